@@ -1,0 +1,1 @@
+"""The JSON API under /api: parse the request, make one domain call, shape the response."""

@@ -1,0 +1,74 @@
+"""The application factory: everything a process needs, opened and closed by cleanup contexts."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import AsyncIterator
+
+import aiohttp_jinja2
+import jinja2
+from aiohttp import web
+
+import pages
+from signsvc import accounts, jobs, maintenance, routes, site_secret
+from signsvc.api.middleware import api_middleware, errors_middleware
+from signsvc.appkeys import ISSUED_KEYS, OPENAPI, SERVICES, WORKER
+from signsvc.clock import Clock, SystemClock
+from signsvc.config import Config
+from signsvc.services import Services
+from storage import Database, open_database
+from storage.migrations import migrate
+
+log = logging.getLogger(__name__)
+OPENAPI_PATH = Path(__file__).parent / "api" / "openapi.json"
+
+
+def create_app(config: Config, *, clock: Clock | None = None, db: Database | None = None,
+               background: bool = True, job_kinds: list[jobs.Kind] | None = None) -> web.Application:
+    """The whole service. `db` is used (and left open) when given; `background=False` runs no
+    worker loop, for tests that drain jobs themselves."""
+    app = web.Application(middlewares=[errors_middleware, api_middleware], client_max_size=config.max_body_bytes)
+    app[OPENAPI] = OPENAPI_PATH.read_bytes()
+    aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(pages.TEMPLATES_DIR), autoescape=True)
+    routes.setup(app)
+    kinds = maintenance.KINDS + (job_kinds or [])
+    app.cleanup_ctx.append(_services(config, clock or SystemClock(), db))
+    app.cleanup_ctx.append(_worker(kinds, background))
+    return app
+
+
+def _services(config: Config, clock: Clock, given: Database | None):
+    async def context(app: web.Application) -> AsyncIterator[None]:
+        db = given or await open_database(config.database_url)
+        try:
+            app[ISSUED_KEYS] = await prepare(db, clock, config)
+            app[SERVICES] = Services(db, clock, config, await site_secret.load(db, config.secret_key))
+            yield
+        finally:
+            if given is None:
+                await db.close()
+
+    return context
+
+
+async def prepare(db: Database, clock: Clock, config: Config) -> accounts.IssuedKeys | None:
+    """Brings the schema up to date and the default account in place; answers keys made on first start."""
+    for migration in await migrate(db):
+        log.info("applied migration %04d_%s", migration.version, migration.name)
+    return await accounts.bootstrap(db, clock, live_key=config.api_key, test_key=config.test_api_key)
+
+
+def _worker(kinds: list[jobs.Kind], background: bool):
+    async def context(app: web.Application) -> AsyncIterator[None]:
+        services = app[SERVICES]
+        worker = jobs.Worker(services.db, services.clock, kinds, services)
+        app[WORKER] = worker
+        await jobs.schedule_periodic(services.db, services.clock, kinds)
+        if background:
+            await worker.start()
+        yield
+        if background:
+            await worker.stop()
+
+    return context

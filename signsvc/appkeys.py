@@ -1,0 +1,14 @@
+"""Typed keys of what the application object holds."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from signsvc.accounts import IssuedKeys
+from signsvc.jobs import Worker
+from signsvc.services import Services
+
+SERVICES = web.AppKey("services", Services)
+WORKER = web.AppKey("worker", Worker)
+ISSUED_KEYS = web.AppKey("issued_keys", IssuedKeys)
+OPENAPI = web.AppKey("openapi", bytes)

@@ -1,0 +1,42 @@
+"""Who a request acts as (SPEC section 5): the key's user and the account it addresses."""
+
+from __future__ import annotations
+
+import storage.accounts as stored
+from signsvc import errors, keys
+from storage import Database
+from storage.records import KeyMode, Principal
+
+_KEY_NAMES = {KeyMode.LIVE: "production", KeyMode.TEST: "testing"}
+
+
+async def find_principal(db: Database, token: str | None) -> Principal | None:
+    """The principal of an active key; None for a missing, empty, wrong or revoked key."""
+    token = (token or "").strip()
+    return await stored.find_principal(db, keys.digest(token)) if token else None
+
+
+def require_access(principal: Principal | None) -> Principal:
+    """401 without a valid key, 403 Forbidden while the account's API access is not approved."""
+    if principal is None:
+        raise errors.NotAuthenticated()
+    if not principal.api_access_approved:
+        raise errors.Forbidden()
+    return principal
+
+
+def check_owner(principal: Principal, account_id: int, noun: str, record_id: int, plural: str | None = None) -> None:
+    """Lets the principal reach a record of its own account, and nothing else.
+
+    A record of the linked live or test account is 404 with a message naming the key to use;
+    a record of any other account is 403 Not authorized.
+    """
+    if account_id == principal.account_id:
+        return
+    if account_id == principal.linked_account_id:
+        other = KeyMode.LIVE if principal.mode is KeyMode.TEST else KeyMode.TEST
+        plural = plural or f"{noun.lower()}s"
+        raise errors.NotFound(
+            f"{noun} {record_id} not found using {_KEY_NAMES[principal.mode]} API key; "
+            f"Use {_KEY_NAMES[other]} API key to access {_KEY_NAMES[other]} {plural}.")
+    raise errors.NotAuthorized()

@@ -1,0 +1,192 @@
+"""The command line: `serve` (the default), `migrate`, and management of accounts, users, keys and access."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from typing import Any, Awaitable, Callable
+
+from signsvc import accounts, config as configuration, errors
+from signsvc.app import prepare
+from signsvc.clock import SystemClock
+from signsvc.config import Config, ConfigError
+from storage import Database, StorageError, open_database
+from storage.accounts import first_live_account, list_live_accounts, list_users
+from storage.records import KeyMode
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        config = configuration.from_env().replace(host=args.host, port=args.port, database_url=args.database)
+        logging.basicConfig(level=config.log_level, stream=sys.stderr,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        command = getattr(args, "run", _serve)
+        return asyncio.run(command(config, args)) or 0
+    except (ConfigError, StorageError, errors.ServiceError, ValueError) as exc:
+        print(f"signsvc: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--database", default=argparse.SUPPRESS, help="database URL (SIGNSVC_DATABASE_URL)")
+    listen = argparse.ArgumentParser(add_help=False)
+    listen.add_argument("--host", default=argparse.SUPPRESS, help="listen address (SIGNSVC_HOST)")
+    listen.add_argument("--port", type=int, default=argparse.SUPPRESS, help="listen port (SIGNSVC_PORT)")
+
+    parser = argparse.ArgumentParser(prog="python run.py", parents=[common, listen],
+                                     description="signsvc, a self-hostable electronic-signature service.")
+    parser.set_defaults(host=None, port=None, database=None)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    commands.add_parser("serve", parents=[common, listen], help="serve the API and pages (the default)") \
+        .set_defaults(run=_serve)
+    commands.add_parser("migrate", parents=[common], help="bring the database schema up to date") \
+        .set_defaults(run=_migrate)
+
+    account_commands = _group(commands, "accounts", "live accounts (each has a linked test account)", common)
+    account_commands.add_parser("list", parents=[common], help="list accounts").set_defaults(run=_list_accounts)
+    create = account_commands.add_parser("create", parents=[common], help="create an account and its first user")
+    create.add_argument("--name", required=True)
+    _user_arguments(create)
+    create.add_argument("--approve", action="store_true", help="approve API access at once")
+    create.set_defaults(run=_create_account)
+
+    user_commands = _group(commands, "users", "users and their keys", common)
+    create = user_commands.add_parser("create", parents=[common], help="create a user; prints their keys")
+    _user_arguments(create)
+    create.add_argument("--account", type=int, help="account id (default: the first account)")
+    create.set_defaults(run=_create_user)
+    listing = user_commands.add_parser("list", parents=[common], help="list the users of an account")
+    listing.add_argument("--account", type=int, help="account id (default: the first account)")
+    listing.set_defaults(run=_list_users)
+
+    key_commands = _group(commands, "keys", "API keys", common)
+    rotate = key_commands.add_parser("rotate", parents=[common], help="replace a key; the old one stops working")
+    rotate.add_argument("user", help="user id or email")
+    rotate.add_argument("--mode", choices=[m.value for m in KeyMode], default="live")
+    rotate.set_defaults(run=_rotate_key)
+
+    access_commands = _group(commands, "access", "API access approval of an account", common)
+    for name, approved in (("approve", True), ("revoke", False)):
+        command = access_commands.add_parser(name, parents=[common], help=f"{name} API access")
+        command.add_argument("--account", type=int, help="account id (default: the first account)")
+        command.set_defaults(run=_set_access, approved=approved)
+    return parser
+
+
+def _group(commands: Any, name: str, help_text: str, common: argparse.ArgumentParser) -> Any:
+    group = commands.add_parser(name, parents=[common], help=help_text)
+    group.set_defaults(run=lambda config, args: _usage(group))
+    return group.add_subparsers(title="commands", metavar="COMMAND")
+
+
+def _user_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--email", required=True)
+    parser.add_argument("--first-name")
+    parser.add_argument("--last-name")
+
+
+async def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+async def _serve(config: Config, args: argparse.Namespace) -> None:
+    from signsvc.server import serve
+
+    await serve(config)
+
+
+async def _with_db(config: Config, action: Callable[[Database], Awaitable[int | None]]) -> int | None:
+    db = await open_database(config.database_url)
+    try:
+        issued = await prepare(db, SystemClock(), config)
+        if issued:
+            _print_keys(issued)
+        return await action(db)
+    finally:
+        await db.close()
+
+
+async def _migrate(config: Config, args: argparse.Namespace) -> int | None:
+    return await _with_db(config, lambda db: _done("schema is up to date"))
+
+
+async def _done(message: str) -> None:
+    print(message)
+
+
+async def _list_accounts(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        for account in await list_live_accounts(db):
+            approval = "approved" if account.api_access_approved else "not approved"
+            print(f"{account.id}\t{account.name}\tAPI access {approval}\ttest account {account.linked_account_id}")
+
+    return await _with_db(config, action)
+
+
+async def _create_account(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        issued = await accounts.create_account(db, SystemClock(), name=args.name, email=args.email,
+                                               first_name=args.first_name, last_name=args.last_name,
+                                               approved=args.approve)
+        print(f"account {issued.user.account_id} created with user {issued.user.id} <{issued.user.email}>")
+        _print_keys(issued)
+
+    return await _with_db(config, action)
+
+
+async def _create_user(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        issued = await accounts.create_user(db, SystemClock(), account_id=await _account_id(db, args.account),
+                                            email=args.email, first_name=args.first_name, last_name=args.last_name)
+        print(f"user {issued.user.id} <{issued.user.email}> created in account {issued.user.account_id}")
+        _print_keys(issued)
+
+    return await _with_db(config, action)
+
+
+async def _list_users(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        after = None
+        while users := await list_users(db, await _account_id(db, args.account), limit=100, after=after):
+            for user in users:
+                print(f"{user.id}\t{user.email}\t{user.first_name or ''} {user.last_name or ''}".rstrip())
+            after = users[-1].id
+
+    return await _with_db(config, action)
+
+
+async def _rotate_key(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        user = await accounts.find_user(db, args.user)
+        key = await accounts.rotate_key(db, SystemClock(), user.id, KeyMode(args.mode))
+        print(f"API key ({args.mode}) of {user.email}: {key}")
+
+    return await _with_db(config, action)
+
+
+async def _set_access(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        account = await accounts.set_api_access(db, await _account_id(db, args.account), args.approved)
+        state = "approved" if account.api_access_approved else "revoked"
+        print(f"API access of account {account.id} ({account.name}) {state}")
+
+    return await _with_db(config, action)
+
+
+async def _account_id(db: Database, given: int | None) -> int:
+    if given is not None:
+        return given
+    return (await first_live_account(db)).id
+
+
+def _print_keys(issued: accounts.IssuedKeys) -> None:
+    for mode, key in (("live", issued.live), ("test", issued.test)):
+        if key:
+            print(f"API key ({mode}): {key}")

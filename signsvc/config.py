@@ -1,0 +1,74 @@
+"""Configuration: `SIGNSVC_*` environment variables, overridden by command-line flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+class ConfigError(ValueError):
+    """A setting has a value the service cannot use; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 3000
+    database_url: str = "sqlite:///data/signsvc.sqlite3"
+    site_url: str | None = None
+    data_dir: str = "data"
+    api_key: str | None = None
+    test_api_key: str | None = None
+    secret_key: str | None = None
+    smtp_url: str | None = None
+    rate_limit_per_key: int = 600
+    rate_limit_per_ip: int = 1200
+    max_body_bytes: int = 64 * 1024 * 1024
+    trusted_proxies: frozenset[str] = field(default_factory=frozenset)
+    log_level: str = "INFO"
+
+    @property
+    def site(self) -> str:
+        """The public base address used in every link; the API base is `{site}/api`."""
+        return (self.site_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    def replace(self, **changes: object) -> "Config":
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_ENV = {
+    "host": ("SIGNSVC_HOST", str),
+    "port": ("SIGNSVC_PORT", int),
+    "database_url": ("SIGNSVC_DATABASE_URL", str),
+    "site_url": ("SIGNSVC_SITE_URL", str),
+    "data_dir": ("SIGNSVC_DATA_DIR", str),
+    "api_key": ("SIGNSVC_API_KEY", str),
+    "test_api_key": ("SIGNSVC_TEST_API_KEY", str),
+    "secret_key": ("SIGNSVC_SECRET_KEY", str),
+    "smtp_url": ("SIGNSVC_SMTP_URL", str),
+    "rate_limit_per_key": ("SIGNSVC_RATE_LIMIT_PER_KEY", int),
+    "rate_limit_per_ip": ("SIGNSVC_RATE_LIMIT_PER_IP", int),
+    "max_body_bytes": ("SIGNSVC_MAX_BODY_BYTES", int),
+    "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
+    "log_level": ("SIGNSVC_LOG_LEVEL", str.upper),
+}
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> Config:
+    environ = os.environ if environ is None else environ
+    values = {}
+    for name, (variable, parse) in _ENV.items():
+        raw = environ.get(variable, "").strip()
+        if not raw:
+            continue
+        try:
+            values[name] = parse(raw)
+        except ValueError:
+            raise ConfigError(f"{variable}={raw!r} is not a valid value") from None
+    config = Config(**values)
+    for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes"):
+        if getattr(config, name) < 0:
+            raise ConfigError(f"{_ENV[name][0]} must not be negative")
+    return config

@@ -1,0 +1,67 @@
+"""The errors a request can end in; one middleware turns each into `{"error": message}`."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    status = 500
+    message = "Internal server error"
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or self.message)
+        self.message = message or self.message
+
+
+class NotAuthenticated(ServiceError):
+    status = 401
+    message = "Not authenticated"
+
+
+class Forbidden(ServiceError):
+    """The account has no approved API access."""
+
+    status = 403
+    message = "Forbidden"
+
+
+class NotAuthorized(ServiceError):
+    """The record belongs to another account."""
+
+    status = 403
+    message = "Not authorized"
+
+
+class NotFound(ServiceError):
+    status = 404
+    message = "Not found"
+
+
+class MethodNotAllowed(ServiceError):
+    status = 405
+    message = "Method not allowed"
+
+
+class PayloadTooLarge(ServiceError):
+    status = 413
+    message = "Request body is too large"
+
+
+class UnsupportedMediaType(ServiceError):
+    status = 415
+    message = "Request body must be JSON sent with Content-Type: application/json"
+
+
+class Invalid(ServiceError):
+    """Understood but invalid: the message names the field or rule."""
+
+    status = 422
+
+
+class TooManyRequests(ServiceError):
+    status = 429
+    message = "Too many requests"
+
+
+class Unavailable(ServiceError):
+    status = 503
+    message = "Service unavailable: the database does not answer"

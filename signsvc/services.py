@@ -1,0 +1,17 @@
+"""What domain code and job handlers share in one process: the database, the clock, the settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from signsvc.clock import Clock
+from signsvc.config import Config
+from storage import Database
+
+
+@dataclass(frozen=True)
+class Services:
+    db: Database
+    clock: Clock
+    config: Config
+    secret_key: str

@@ -1,0 +1,1 @@
+"""Hosted pages (HTML), rendered from the Jinja2 templates in `pages/`."""

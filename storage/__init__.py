@@ -1,0 +1,5 @@
+"""Durable state of signsvc: one driver boundary, an SQLite and a Postgres backend, named SQL, migrations."""
+
+from storage.database import Connection, Database, StorageError, open_database
+
+__all__ = ["Connection", "Database", "StorageError", "open_database"]

@@ -1,0 +1,83 @@
+"""Stored accounts, users and API keys."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from storage.database import Connection
+from storage.records import Account, ApiKey, KeyMode, Principal, User, record, records
+
+
+async def insert_account(conn: Connection, *, name: str, is_test: bool, approved: bool, now: datetime,
+                         linked_account_id: int | None = None) -> Account:
+    row = await conn.fetch_one("insert_account", name=name, is_test=is_test, linked_account_id=linked_account_id,
+                               api_access_approved=approved, created_at=now)
+    return record(Account, row)
+
+
+async def link_account(conn: Connection, account_id: int, linked_account_id: int) -> None:
+    await conn.execute("link_account", id=account_id, linked_account_id=linked_account_id)
+
+
+async def get_account(conn: Connection, account_id: int) -> Account | None:
+    return record(Account, await conn.fetch_one("get_account", id=account_id))
+
+
+async def first_live_account(conn: Connection) -> Account | None:
+    return record(Account, await conn.fetch_one("first_live_account"))
+
+
+async def list_live_accounts(conn: Connection) -> list[Account]:
+    return records(Account, await conn.fetch_all("list_live_accounts"))
+
+
+async def set_api_access(conn: Connection, account_id: int, approved: bool) -> Account | None:
+    return record(Account, await conn.fetch_one("set_api_access", id=account_id, approved=approved))
+
+
+async def insert_user(conn: Connection, *, account_id: int, email: str, first_name: str | None,
+                      last_name: str | None, now: datetime) -> User:
+    row = await conn.fetch_one("insert_user", account_id=account_id, email=email, first_name=first_name,
+                               last_name=last_name, created_at=now)
+    return record(User, row)
+
+
+async def get_user(conn: Connection, user_id: int) -> User | None:
+    return record(User, await conn.fetch_one("get_user", id=user_id))
+
+
+async def find_user_by_email(conn: Connection, email: str) -> User | None:
+    return record(User, await conn.fetch_one("find_user_by_email", email=email))
+
+
+async def first_user(conn: Connection) -> User | None:
+    return record(User, await conn.fetch_one("first_user"))
+
+
+async def list_users(conn: Connection, account_id: int, *, limit: int, after: int | None = None,
+                     before: int | None = None) -> list[User]:
+    rows = await conn.fetch_all("list_users", account_id=account_id, limit=limit, after=after, before=before)
+    return records(User, rows)
+
+
+async def insert_api_key(conn: Connection, *, user_id: int, account_id: int, mode: KeyMode, key_hash: str,
+                         now: datetime) -> ApiKey:
+    row = await conn.fetch_one("insert_api_key", user_id=user_id, account_id=account_id, mode=mode.value,
+                               key_hash=key_hash, created_at=now)
+    return record(ApiKey, row)
+
+
+async def revoke_api_keys(conn: Connection, user_id: int, mode: KeyMode, now: datetime) -> None:
+    await conn.execute("revoke_api_keys", user_id=user_id, mode=mode.value, revoked_at=now)
+
+
+async def find_api_key(conn: Connection, key_hash: str) -> ApiKey | None:
+    return record(ApiKey, await conn.fetch_one("find_api_key", key_hash=key_hash))
+
+
+async def restore_api_key(conn: Connection, key_id: int) -> None:
+    await conn.execute("restore_api_key", id=key_id)
+
+
+async def find_principal(conn: Connection, key_hash: str) -> Principal | None:
+    return record(Principal, await conn.fetch_one("find_principal", key_hash=key_hash))

@@ -1,0 +1,90 @@
+"""The driver boundary: the handful of operations every storage backend provides.
+
+SQL never appears above this package as text: callers name a query from `storage/queries/*.sql`
+and pass its parameters by name. Dialect differences live in the two drivers and in the
+per-dialect query overrides, nowhere else.
+"""
+
+from __future__ import annotations
+
+import abc
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Callable
+
+from storage.queries import Queries
+
+Row = dict[str, Any]
+Listener = Callable[[], None]
+
+
+class StorageError(Exception):
+    """The database could not be reached or refused an operation."""
+
+
+class Connection(abc.ABC):
+    """Runs named queries; inside a transaction when it came from `Database.transaction()`."""
+
+    queries: Queries
+
+    @abc.abstractmethod
+    async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        """All rows of the named query."""
+
+    async def fetch_one(self, query: str, **params: Any) -> Row | None:
+        """The first row of the named query, or None."""
+        rows = await self.fetch_all(query, **params)
+        return rows[0] if rows else None
+
+    async def execute(self, query: str, **params: Any) -> None:
+        """Runs the named query for its effect."""
+        await self.fetch_all(query, **params)
+
+    @abc.abstractmethod
+    async def run_script(self, sql: str) -> None:
+        """Runs several statements of trusted SQL (a migration file)."""
+
+    @abc.abstractmethod
+    async def notify(self, channel: str) -> None:
+        """Wakes every listener of `channel`, in every process, once this transaction commits."""
+
+
+class Database(Connection):
+    """A pool of connections to one database; statements outside a transaction autocommit."""
+
+    dialect: str
+    # True when only one process may use the database (SQLite): work left running at start
+    # belongs to a dead process and can be taken back at once.
+    single_process: bool
+
+    @abc.abstractmethod
+    def transaction(self) -> AbstractAsyncContextManager[Connection]:
+        """One transaction: commits on normal exit, rolls back on an exception."""
+
+    @abc.abstractmethod
+    def exclusive(self) -> AbstractAsyncContextManager[None]:
+        """Held by one process at a time across the database (schema migration, bootstrap)."""
+
+    @abc.abstractmethod
+    async def listen(self, channel: str, listener: Listener) -> None:
+        """Calls `listener` after each commit that notified `channel`."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Closes every connection."""
+
+    async def ping(self) -> None:
+        """Raises StorageError unless the database answers a query."""
+        await self.fetch_all("ping")
+
+
+async def open_database(url: str) -> Database:
+    """Opens the database a `SIGNSVC_DATABASE_URL` names: `sqlite:///...` or `postgresql://...`."""
+    if url.startswith("sqlite:///"):
+        from storage.sqlite import SQLiteDatabase
+
+        return await SQLiteDatabase.open(url.removeprefix("sqlite:///"))
+    if url.startswith(("postgresql://", "postgres://")):
+        from storage.postgres import PostgresDatabase
+
+        return await PostgresDatabase.open(url)
+    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///path or postgresql://...")

@@ -1,0 +1,46 @@
+"""Schema migrations: numbered SQL files per dialect, applied in order, each in its own transaction."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from storage.database import Database
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+_FILENAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def available(dialect: str) -> list[Migration]:
+    found = []
+    for path in sorted((MIGRATIONS_DIR / dialect).glob("*.sql")):
+        match = _FILENAME.match(path.name)
+        if not match:
+            raise ValueError(f"migration file {path.name} is not named NNNN_name.sql")
+        found.append(Migration(int(match[1]), match[2], path.read_text()))
+    return found
+
+
+async def migrate(db: Database) -> list[Migration]:
+    """Applies the migrations this database lacks; answers those it applied."""
+    applied = []
+    async with db.exclusive():
+        await db.execute("create_migrations_table")
+        for migration in available(db.dialect):
+            async with db.transaction() as tx:
+                if await tx.fetch_one("migration_applied", version=migration.version):
+                    continue
+                await tx.run_script(migration.sql)
+                await tx.execute("record_migration", version=migration.version, name=migration.name,
+                                 applied_at=datetime.now(timezone.utc))
+            applied.append(migration)
+    return applied

@@ -1,0 +1,130 @@
+"""Postgres backend (asyncpg): a connection pool; several processes may share the database.
+
+Queries are written with `:name` parameters like every other dialect and renumbered to `$n`
+once, when loaded. Cross-process wake-ups use LISTEN/NOTIFY on a dedicated connection.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator
+
+import asyncpg
+
+from storage.database import Connection, Database, Listener, Row, StorageError
+from storage.queries import Queries
+
+_PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+# Any fixed number: the advisory lock that serializes migrations and bootstrap across processes.
+_EXCLUSIVE_LOCK_ID = 7_301_977_463
+
+
+def numbered(sql: str) -> tuple[str, tuple[str, ...]]:
+    """`:name` parameters turned into `$1..$n`, with the names in their order."""
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        if match.group(1) not in names:
+            names.append(match.group(1))
+        return f"${names.index(match.group(1)) + 1}"
+
+    return _PARAM.sub(number, sql), tuple(names)
+
+
+_QUERIES = Queries.load("postgres")
+_NUMBERED = {name: numbered(sql) for name, sql in _QUERIES.items()}
+
+_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
+
+
+async def _run(conn: Any, query: str, params: dict[str, Any]) -> list[Row]:
+    sql, names = _NUMBERED[query]
+    try:
+        rows = await conn.fetch(sql, *(params[name] for name in names))
+    except KeyError as exc:
+        raise TypeError(f"query {query!r} needs parameter {exc.args[0]!r}") from None
+    except _FAILURES as exc:
+        raise StorageError(str(exc)) from exc
+    return [dict(row) for row in rows]
+
+
+class _Transaction(Connection):
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.queries = _QUERIES
+        self._conn = conn
+
+    async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        return await _run(self._conn, query, params)
+
+    async def run_script(self, sql: str) -> None:
+        await self._conn.execute(sql)
+
+    async def notify(self, channel: str) -> None:
+        await self._conn.execute("SELECT pg_notify($1, '')", channel)
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+
+
+class PostgresDatabase(Database):
+    dialect = "postgres"
+    single_process = False
+
+    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+        self.queries = _QUERIES
+        self._pool = pool
+        self._url = url
+        self._listen_conn: asyncpg.Connection | None = None
+
+    @classmethod
+    async def open(cls, url: str, *, max_size: int = 10) -> "PostgresDatabase":
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=max_size, init=_init_connection)
+        except _FAILURES as exc:
+            raise StorageError(f"cannot connect to Postgres: {exc}") from exc
+        return cls(pool, url)
+
+    async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        try:
+            async with self._pool.acquire() as conn:
+                return await _run(conn, query, params)
+        except _FAILURES as exc:
+            raise StorageError(str(exc)) from exc
+
+    async def run_script(self, sql: str) -> None:
+        async with self.transaction() as tx:
+            await tx.run_script(sql)
+
+    async def notify(self, channel: str) -> None:
+        async with self.transaction() as tx:
+            await tx.notify(channel)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Connection]:
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                yield _Transaction(conn)
+        except _FAILURES as exc:
+            raise StorageError(str(exc)) from exc
+
+    @asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        async with self._pool.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1)", _EXCLUSIVE_LOCK_ID)
+            try:
+                yield
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock($1)", _EXCLUSIVE_LOCK_ID)
+
+    async def listen(self, channel: str, listener: Listener) -> None:
+        if self._listen_conn is None:
+            self._listen_conn = await asyncpg.connect(self._url)
+        await self._listen_conn.add_listener(channel, lambda *_: listener())
+
+    async def close(self) -> None:
+        if self._listen_conn is not None:
+            await self._listen_conn.close()
+        await self._pool.close()

@@ -1,0 +1,86 @@
+-- insert_account --
+-- A new live or test account.
+INSERT INTO accounts (name, is_test, linked_account_id, api_access_approved, created_at)
+VALUES (:name, :is_test, :linked_account_id, :api_access_approved, :created_at)
+RETURNING *
+
+-- link_account --
+-- Points a live account at its test account.
+UPDATE accounts SET linked_account_id = :linked_account_id WHERE id = :id
+
+-- get_account --
+-- One account by id.
+SELECT * FROM accounts WHERE id = :id
+
+-- first_live_account --
+-- The account created on first start.
+SELECT * FROM accounts WHERE NOT is_test ORDER BY id LIMIT 1
+
+-- list_live_accounts --
+-- Every live account, oldest first.
+SELECT * FROM accounts WHERE NOT is_test ORDER BY id
+
+-- set_api_access --
+-- Approves or revokes API access of a live account (its test account follows it).
+UPDATE accounts SET api_access_approved = :approved WHERE id = :id AND NOT is_test RETURNING *
+
+-- insert_user --
+-- A new user of a live account.
+INSERT INTO users (account_id, email, first_name, last_name, created_at)
+VALUES (:account_id, :email, :first_name, :last_name, :created_at)
+RETURNING *
+
+-- get_user --
+-- One user by id.
+SELECT * FROM users WHERE id = :id
+
+-- find_user_by_email --
+-- One user by email address.
+SELECT * FROM users WHERE email = :email
+
+-- first_user --
+-- The default user: the oldest user of the oldest live account.
+SELECT users.* FROM users JOIN accounts ON accounts.id = users.account_id
+WHERE NOT accounts.is_test ORDER BY accounts.id, users.id LIMIT 1
+
+-- list_users --
+-- A page of an account's users, newest first.
+SELECT * FROM users
+WHERE account_id = :account_id
+  AND (CAST(:after AS BIGINT) IS NULL OR id < :after)
+  AND (CAST(:before AS BIGINT) IS NULL OR id > :before)
+ORDER BY id DESC
+LIMIT :limit
+
+-- insert_api_key --
+-- A new active key of a user for the live or the test account.
+INSERT INTO api_keys (user_id, account_id, mode, key_hash, created_at)
+VALUES (:user_id, :account_id, :mode, :key_hash, :created_at)
+RETURNING *
+
+-- revoke_api_keys --
+-- Revokes a user's active key of one mode.
+UPDATE api_keys SET revoked_at = :revoked_at
+WHERE user_id = :user_id AND mode = :mode AND revoked_at IS NULL
+
+-- find_api_key --
+-- A key by hash, revoked or not.
+SELECT * FROM api_keys WHERE key_hash = :key_hash
+
+-- restore_api_key --
+-- Makes a revoked key the user's active key again (a fixed key set by configuration).
+UPDATE api_keys SET revoked_at = NULL WHERE id = :id
+
+-- find_principal --
+-- Who an active key acts as: its user, the account it addresses, and that account's link.
+SELECT api_keys.id AS key_id, api_keys.mode,
+       users.id AS user_id, users.email, users.first_name, users.last_name,
+       accounts.id AS account_id, accounts.linked_account_id,
+       live.api_access_approved
+FROM api_keys
+JOIN users ON users.id = api_keys.user_id
+JOIN accounts ON accounts.id = api_keys.account_id
+JOIN accounts AS live ON live.id = users.account_id
+WHERE api_keys.key_hash = :key_hash
+  AND api_keys.revoked_at IS NULL
+  AND users.archived_at IS NULL

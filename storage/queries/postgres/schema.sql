@@ -1,0 +1,7 @@
+-- create_migrations_table --
+-- The record of applied migrations, created before the first one runs.
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at TIMESTAMPTZ NOT NULL
+)

@@ -1,0 +1,9 @@
+-- hit_rate_limit --
+-- Counts one request in a bucket's window and answers the count so far.
+INSERT INTO rate_limit_hits (bucket, window_start, hits) VALUES (:bucket, :window_start, 1)
+ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_hits.hits + 1
+RETURNING hits
+
+-- prune_rate_limits --
+-- Forgets windows that ended.
+DELETE FROM rate_limit_hits WHERE window_start < :before

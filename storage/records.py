@@ -1,0 +1,121 @@
+"""Frozen records: rows become these at the storage edge, whatever the backend returned."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import json
+import typing
+from datetime import datetime
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class KeyMode(enum.StrEnum):
+    LIVE = "live"
+    TEST = "test"
+
+
+class JobStatus(enum.StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    FAILED = "failed"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Account:
+    id: int
+    name: str
+    is_test: bool
+    linked_account_id: int | None
+    api_access_approved: bool
+    created_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class User:
+    id: int
+    account_id: int
+    email: str
+    first_name: str | None
+    last_name: str | None
+    created_at: datetime
+    archived_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ApiKey:
+    id: int
+    user_id: int
+    account_id: int
+    mode: KeyMode
+    key_hash: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Principal:
+    """Who a request acts as: a user through one of their keys, addressing one account."""
+
+    key_id: int
+    mode: KeyMode
+    user_id: int
+    email: str
+    first_name: str | None
+    last_name: str | None
+    account_id: int
+    linked_account_id: int | None
+    api_access_approved: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Job:
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    status: JobStatus
+    run_at: datetime
+    attempts: int
+    locked_by: str | None
+    locked_until: datetime | None
+    last_error: str | None
+    dedupe_key: str | None
+    created_at: datetime
+
+
+def record(cls: type[T], row: dict[str, Any] | None) -> T | None:
+    """The row as a `cls`, its values brought to the field types (SQLite keeps text and integers)."""
+    if row is None:
+        return None
+    return cls(**{name: convert(row[name]) for name, convert in _converters(cls).items()})
+
+
+def records(cls: type[T], rows: list[dict[str, Any]]) -> list[T]:
+    return [record(cls, row) for row in rows]
+
+
+def to_datetime(value: datetime | str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+@functools.cache
+def _converters(cls: type) -> dict[str, typing.Callable[[Any], Any]]:
+    hints = typing.get_type_hints(cls)
+    return {field.name: _converter(hints[field.name]) for field in dataclasses.fields(cls)}
+
+
+def _converter(hint: Any) -> typing.Callable[[Any], Any]:
+    base = next((a for a in typing.get_args(hint) if a is not type(None)), hint)
+    base = typing.get_origin(base) or base
+    if base is datetime:
+        return to_datetime
+    if base is bool:
+        return lambda v: None if v is None else bool(v)
+    if base in (dict, list):
+        return lambda v: json.loads(v) if isinstance(v, str) else v
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        return lambda v: None if v is None else base(v)
+    return lambda v: v

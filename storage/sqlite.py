@@ -1,0 +1,134 @@
+"""SQLite backend (aiosqlite): one connection, WAL, every transaction `BEGIN IMMEDIATE`.
+
+SQLite allows one writer at a time, so one connection serves the process and an asyncio lock
+keeps transactions whole; point reads are short and queue behind them. Datetimes are stored as
+fixed-width ISO 8601 text in UTC so that they compare correctly as text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from contextlib import asynccontextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import aiosqlite
+
+from storage.database import Connection, Database, Listener, Row, StorageError
+from storage.queries import Queries
+
+_QUERIES = Queries.load("sqlite")
+
+
+def _adapt(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return value
+
+
+class _Session(Connection):
+    """The shared connection as seen by one transaction, or by one autocommit statement."""
+
+    def __init__(self, db: "SQLiteDatabase") -> None:
+        self.queries = _QUERIES
+        self._db = db
+        self.channels: set[str] = set()
+
+    async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        return await self._db._run(self.queries[query], params)
+
+    async def run_script(self, sql: str) -> None:
+        for statement in split_statements(sql):
+            await self._db._run(statement, {})
+
+    async def notify(self, channel: str) -> None:
+        self.channels.add(channel)
+
+
+class SQLiteDatabase(Database):
+    dialect = "sqlite"
+    single_process = True
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.queries = _QUERIES
+        self._conn = conn
+        self._lock = asyncio.Lock()
+        self._listeners: dict[str, list[Listener]] = {}
+
+    @classmethod
+    async def open(cls, path: str) -> "SQLiteDatabase":
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = await aiosqlite.connect(path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot open SQLite database {path!r}: {exc}") from exc
+        conn.row_factory = sqlite3.Row
+        for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON", "busy_timeout = 5000"):
+            await conn.execute(f"PRAGMA {pragma}")
+        return cls(conn)
+
+    async def _run(self, sql: str, params: dict[str, Any]) -> list[Row]:
+        try:
+            rows = await self._conn.execute_fetchall(sql, {k: _adapt(v) for k, v in params.items()})
+        except sqlite3.Error as exc:
+            raise StorageError(str(exc)) from exc
+        return [dict(row) for row in rows]
+
+    async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        async with self._lock:
+            return await self._run(self.queries[query], params)
+
+    async def run_script(self, sql: str) -> None:
+        async with self.transaction() as tx:
+            await tx.run_script(sql)
+
+    async def notify(self, channel: str) -> None:
+        self._wake(channel)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Connection]:
+        session = _Session(self)
+        async with self._lock:
+            await self._run("BEGIN IMMEDIATE", {})
+            try:
+                yield session
+            except BaseException:
+                await self._run("ROLLBACK", {})
+                raise
+            await self._run("COMMIT", {})
+        for channel in session.channels:
+            self._wake(channel)
+
+    @asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        # One process per SQLite file; each migration step is its own BEGIN IMMEDIATE.
+        yield
+
+    async def listen(self, channel: str, listener: Listener) -> None:
+        self._listeners.setdefault(channel, []).append(listener)
+
+    def _wake(self, channel: str) -> None:
+        for listener in self._listeners.get(channel, ()):
+            listener()
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+
+def split_statements(sql: str) -> list[str]:
+    """The complete statements of a script, as SQLite itself delimits them (triggers included)."""
+    statements, pending = [], ""
+    for line in sql.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    if pending.strip() and not all(l.strip().startswith("--") for l in pending.splitlines() if l.strip()):
+        raise ValueError(f"incomplete SQL statement at the end of the script: {pending.strip()[:80]!r}")
+    return statements

@@ -1,0 +1,47 @@
+"""Test-only routes under /api/probe/ that exercise shared API machinery before any resource uses it.
+
+They are built from the real pieces (pagination, JSON bodies, ownership checks, stored users),
+so the rules those pieces implement can be tested over HTTP now; resources added later get the
+same behaviour by construction.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+import storage.accounts as stored
+from signsvc import auth, errors
+from signsvc.api.middleware import principal
+from signsvc.api.pagination import Page, paginated
+from signsvc.api.params import Query, read_json
+from signsvc.api.responses import json_response, iso
+from signsvc.appkeys import SERVICES
+
+
+def _user(user: stored.User) -> dict:
+    return {"id": user.id, "email": user.email, "created_at": iso(user.created_at)}
+
+
+async def list_users(request: web.Request) -> web.Response:
+    page = Page.from_query(Query(request))
+    users = await stored.list_users(request.app[SERVICES].db, principal(request).account_id,
+                                    limit=page.limit, after=page.after, before=page.before)
+    return json_response(paginated(users, _user))
+
+
+async def show_user(request: web.Request) -> web.Response:
+    user = await stored.get_user(request.app[SERVICES].db, int(request.match_info["id"]))
+    if user is None:
+        raise errors.NotFound()
+    auth.check_owner(principal(request), user.account_id, "User", user.id)
+    return json_response(_user(user))
+
+
+async def echo(request: web.Request) -> web.Response:
+    return json_response({"received": await read_json(request), "flag": Query(request).boolean("flag")})
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/api/probe/users", list_users)
+    app.router.add_get(r"/api/probe/users/{id:\d+}", show_user)
+    app.router.add_post("/api/probe/echo", echo)
