@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import AsyncIterator
 
@@ -11,16 +10,15 @@ import jinja2
 from aiohttp import web
 
 import pages
-from signsvc import accounts, jobs, maintenance, routes, site_secret
+from signsvc import jobs, maintenance, routes, site_secret
 from signsvc.api.middleware import api_middleware, errors_middleware
 from signsvc.appkeys import ISSUED_KEYS, OPENAPI, SERVICES, WORKER
 from signsvc.clock import Clock, SystemClock
 from signsvc.config import Config
 from signsvc.services import Services
+from signsvc.startup import prepare
 from storage import Database, open_database
-from storage.migrations import migrate
 
-log = logging.getLogger(__name__)
 OPENAPI_PATH = Path(__file__).parent / "api" / "openapi.json"
 
 
@@ -50,13 +48,6 @@ def _services(config: Config, clock: Clock, given: Database | None):
                 await db.close()
 
     return context
-
-
-async def prepare(db: Database, clock: Clock, config: Config) -> accounts.IssuedKeys | None:
-    """Brings the schema up to date and the default account in place; answers keys made on first start."""
-    for migration in await migrate(db):
-        log.info("applied migration %04d_%s", migration.version, migration.name)
-    return await accounts.bootstrap(db, clock, live_key=config.api_key, test_key=config.test_api_key)
 
 
 def _worker(kinds: list[jobs.Kind], background: bool):

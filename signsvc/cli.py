@@ -9,9 +9,9 @@ import sys
 from typing import Any, Awaitable, Callable
 
 from signsvc import accounts, config as configuration, errors
-from signsvc.app import prepare
 from signsvc.clock import SystemClock
 from signsvc.config import Config, ConfigError
+from signsvc.startup import prepare
 from storage import Database, StorageError, open_database
 from storage.accounts import first_live_account, list_live_accounts, list_users
 from storage.records import KeyMode

@@ -20,18 +20,28 @@ SHUTDOWN_TIMEOUT_SECONDS = 30.0
 
 
 async def serve(config: Config) -> None:
-    sock = _bind(config.host, config.port)
+    sock = bind(config.host, config.port)
     config = config.replace(port=sock.getsockname()[1])
-    runner = web.AppRunner(create_app(config), access_log_class=AccessLogger,
-                           access_log=logging.getLogger("signsvc.access"),
-                           shutdown_timeout=SHUTDOWN_TIMEOUT_SECONDS)
-    await runner.setup()
+    runner = await start(create_app(config), sock)
     try:
-        await web.SockSite(runner, sock).start()
         print_ready(config, runner.app)
         await _until_stop_signal()
     finally:
         await runner.cleanup()
+
+
+async def start(app: web.Application, sock: socket.socket) -> web.AppRunner:
+    """Starts the app (database, worker) and serves it on `sock`; `runner.cleanup()` stops it
+    gracefully: no new connections, requests under way finish, the worker finishes its jobs."""
+    runner = web.AppRunner(app, access_log_class=AccessLogger, access_log=logging.getLogger("signsvc.access"),
+                           shutdown_timeout=SHUTDOWN_TIMEOUT_SECONDS)
+    await runner.setup()
+    try:
+        await web.SockSite(runner, sock).start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    return runner
 
 
 def print_ready(config: Config, app: web.Application) -> None:
@@ -44,7 +54,7 @@ def print_ready(config: Config, app: web.Application) -> None:
     print("\n".join(lines), flush=True)
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def bind(host: str, port: int) -> socket.socket:
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

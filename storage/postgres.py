@@ -40,7 +40,7 @@ _FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
 
 
 async def _run(conn: Any, query: str, params: dict[str, Any]) -> list[Row]:
-    sql, names = _NUMBERED[query]
+    sql, names = _NUMBERED.get(query) or numbered(_QUERIES[query])
     try:
         rows = await conn.fetch(sql, *(params[name] for name in names))
     except KeyError as exc:

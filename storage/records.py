@@ -6,6 +6,7 @@ import dataclasses
 import enum
 import functools
 import json
+import types
 import typing
 from datetime import datetime
 from typing import Any, TypeVar
@@ -108,8 +109,9 @@ def _converters(cls: type) -> dict[str, typing.Callable[[Any], Any]]:
 
 
 def _converter(hint: Any) -> typing.Callable[[Any], Any]:
-    base = next((a for a in typing.get_args(hint) if a is not type(None)), hint)
-    base = typing.get_origin(base) or base
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    base = typing.get_origin(hint) or hint
     if base is datetime:
         return to_datetime
     if base is bool:

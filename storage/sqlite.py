@@ -76,7 +76,7 @@ class SQLiteDatabase(Database):
     async def _run(self, sql: str, params: dict[str, Any]) -> list[Row]:
         try:
             rows = await self._conn.execute_fetchall(sql, {k: _adapt(v) for k, v in params.items()})
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, ValueError) as exc:  # aiosqlite raises ValueError once closed
             raise StorageError(str(exc)) from exc
         return [dict(row) for row in rows]
 

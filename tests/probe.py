@@ -7,6 +7,8 @@ same behaviour by construction.
 
 from __future__ import annotations
 
+import asyncio
+
 from aiohttp import web
 
 import storage.accounts as stored
@@ -16,6 +18,9 @@ from signsvc.api.pagination import Page, paginated
 from signsvc.api.params import Query, read_json
 from signsvc.api.responses import json_response, iso
 from signsvc.appkeys import SERVICES
+
+STARTED = web.AppKey("probe_started", asyncio.Event)
+RELEASE = web.AppKey("probe_release", asyncio.Event)
 
 
 def _user(user: stored.User) -> dict:
@@ -41,7 +46,17 @@ async def echo(request: web.Request) -> web.Response:
     return json_response({"received": await read_json(request), "flag": Query(request).boolean("flag")})
 
 
+async def slow(request: web.Request) -> web.Response:
+    """Answers once the test sets the app's `release` event: a request still under way."""
+    request.app[STARTED].set()
+    await request.app[RELEASE].wait()
+    return json_response({"finished": True})
+
+
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/probe/users", list_users)
     app.router.add_get(r"/api/probe/users/{id:\d+}", show_user)
     app.router.add_post("/api/probe/echo", echo)
+    app.router.add_get("/api/probe/slow", slow)
+    app[STARTED], app[RELEASE] = asyncio.Event(), asyncio.Event()
+

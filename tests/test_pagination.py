@@ -1,0 +1,86 @@
+"""Pagination (SPEC section 4, common list parameters; REFERENCE section 1.6)."""
+
+import pytest
+
+from signsvc import accounts
+
+
+@pytest.fixture
+async def user_ids(api, db, clock):
+    """Thirteen users in the default account: ids 1 (the default user) to 13."""
+    for n in range(2, 14):
+        await accounts.create_user(db, clock, account_id=1, email=f"user{n}@example.com")
+    return list(range(1, 14))
+
+
+def ids(reply):
+    return [item["id"] for item in reply.json["data"]]
+
+
+async def test_list_is_newest_first_with_limit_10_by_default(api, user_ids):
+    reply = await api.get("/api/probe/users")
+    assert ids(reply) == list(range(13, 3, -1))
+    assert reply.json["pagination"] == {"count": 10, "next": 4, "prev": 13}
+
+
+async def test_after_returns_records_older_than_that_id(api, user_ids):
+    reply = await api.get("/api/probe/users?after=4")
+    assert ids(reply) == [3, 2, 1]
+    assert reply.json["pagination"] == {"count": 3, "next": 1, "prev": 3}
+
+
+async def test_before_returns_the_newest_records_newer_than_that_id(api, user_ids):
+    reply = await api.get("/api/probe/users?before=2&limit=3")
+    assert ids(reply) == [13, 12, 11]
+
+
+async def test_after_and_before_combine(api, user_ids):
+    reply = await api.get("/api/probe/users?after=8&before=4")
+    assert ids(reply) == [7, 6, 5]
+
+
+async def test_walking_next_pages_visits_every_record_once(api, user_ids):
+    seen, after = [], None
+    while True:
+        reply = await api.get("/api/probe/users?limit=4" + (f"&after={after}" if after else ""))
+        seen += ids(reply)
+        if reply.json["pagination"]["count"] < 4:
+            break
+        after = reply.json["pagination"]["next"]
+    assert seen == list(range(13, 0, -1))
+
+
+async def test_empty_page_has_null_next_and_prev(api, user_ids):
+    reply = await api.get("/api/probe/users?after=1")
+    assert reply.json == {"data": [], "pagination": {"count": 0, "next": None, "prev": None}}
+
+
+async def test_limit_maximum_is_100(api, user_ids):
+    reply = await api.get("/api/probe/users?limit=100")
+    assert reply.json["pagination"]["count"] == 13
+
+
+async def test_lists_show_only_the_accounts_own_records(api, user_ids, other_account):
+    reply = await api.with_key(other_account.live).get("/api/probe/users")
+    assert ids(reply) == [other_account.user.id]
+
+
+@pytest.mark.parametrize("query,message", [
+    ("limit=0", "limit must be an integer from 1 to 100"),
+    ("limit=1000", "limit must be an integer from 1 to 100"),
+    ("limit=101", "limit must be an integer from 1 to 100"),
+    ("limit=abc", "limit must be an integer from 1 to 100"),
+    ("limit=1.5", "limit must be an integer from 1 to 100"),
+    ("after=-1", "after must be an integer of at least 0"),
+    ("after=abc", "after must be an integer of at least 0"),
+    ("before=-5", "before must be an integer of at least 0"),
+])
+async def test_invalid_list_parameters_are_422(api, user_ids, query, message):
+    reply = await api.get(f"/api/probe/users?{query}")
+    assert (reply.status, reply.json) == (422, {"error": message})
+
+
+@pytest.mark.parametrize("unset", ["None", "undefined", "null", ""])
+async def test_unset_list_parameters_sent_by_clients_count_as_absent(api, user_ids, unset):
+    reply = await api.get(f"/api/probe/users?limit={unset}&after={unset}&before={unset}")
+    assert reply.json["pagination"]["count"] == 10

@@ -1,0 +1,143 @@
+"""The operational contract (DESIGN section 2): start, ready line, keys, health, graceful stop."""
+
+import asyncio
+import signal
+
+import aiohttp
+import pytest
+
+from signsvc.appkeys import SERVICES
+from signsvc.server import bind, start as start_server
+from tests import probe, service
+from tests.conftest import LIVE_KEY
+
+
+async def get_user(api_base: str, key: str) -> tuple[int, dict]:
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{api_base}/user", headers={"X-Auth-Token": key}) as response:
+            return response.status, await response.json()
+
+
+async def test_first_start_prints_the_ready_line_and_working_keys(database_url):
+    server = await service.start(SIGNSVC_DATABASE_URL=database_url)
+    try:
+        assert server.api == server.site + "/api" and server.site.startswith("http://127.0.0.1:")
+        assert set(server.keys) == {"live", "test"}
+        assert (await get_user(server.api, server.keys["live"]))[0] == 200
+        assert (await get_user(server.api, server.keys["test"]))[0] == 200
+    finally:
+        assert await server.stop() == 0
+
+
+async def test_later_starts_print_no_keys_and_keep_the_old_ones(database_url):
+    first = await service.start(SIGNSVC_DATABASE_URL=database_url)
+    await first.stop()
+    second = await service.start(SIGNSVC_DATABASE_URL=database_url)
+    try:
+        assert second.keys == {}
+        assert (await get_user(second.api, first.keys["live"]))[0] == 200
+    finally:
+        await second.stop()
+
+
+async def test_fixed_keys_from_the_environment_are_the_default_users_keys(database_url):
+    server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_API_KEY="fixed-live",
+                                 SIGNSVC_TEST_API_KEY="fixed-test")
+    try:
+        assert server.keys == {}
+        assert await get_user(server.api, "fixed-live") == (200, {"id": 1, "first_name": "Admin",
+                                                                  "last_name": "User", "email": "admin@example.com"})
+        assert (await get_user(server.api, "fixed-test"))[0] == 200
+    finally:
+        await server.stop()
+
+
+async def test_changing_a_fixed_key_revokes_the_previous_one(database_url):
+    first = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_API_KEY="key-one")
+    await first.stop()
+    second = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_API_KEY="key-two")
+    try:
+        assert (await get_user(second.api, "key-one"))[0] == 401
+        assert (await get_user(second.api, "key-two"))[0] == 200
+    finally:
+        await second.stop()
+
+
+async def test_flags_override_the_environment():
+    server = await service.start("--database", "sqlite:///:memory:", "--host", "127.0.0.1",
+                                 SIGNSVC_DATABASE_URL="sqlite:////nonexistent/dir/x.db", SIGNSVC_PORT="1")
+    try:
+        assert server.keys
+    finally:
+        await server.stop()
+
+
+async def test_site_url_sets_the_public_address_in_the_ready_line():
+    server = await service.start(SIGNSVC_DATABASE_URL="sqlite:///:memory:", SIGNSVC_SITE_URL="https://sign.example.com/")
+    try:
+        assert (server.site, server.api) == ("https://sign.example.com", "https://sign.example.com/api")
+    finally:
+        await server.stop()
+
+
+async def test_memory_database_gives_an_ephemeral_instance():
+    server = await service.start(SIGNSVC_DATABASE_URL="sqlite:///:memory:")
+    try:
+        assert (await get_user(server.api, server.keys["live"]))[0] == 200
+    finally:
+        await server.stop()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_stop_signals_end_the_process_cleanly(signum):
+    server = await service.start(SIGNSVC_DATABASE_URL="sqlite:///:memory:")
+    assert await server.stop(signum) == 0
+    assert b"signsvc stopping" in await server.process.stderr.read()
+
+
+async def test_unreachable_database_fails_the_start_with_a_clear_message():
+    code, out, err = await service.run("migrate", SIGNSVC_DATABASE_URL="postgresql://postgres@127.0.0.1:1/test")
+    assert code == 1
+    assert err.startswith("signsvc: cannot connect to Postgres")
+
+
+async def test_invalid_configuration_fails_the_start_naming_the_variable():
+    code, _, err = await service.run("migrate", SIGNSVC_RATE_LIMIT_PER_KEY="many")
+    assert (code, err.strip()) == (1, "signsvc: SIGNSVC_RATE_LIMIT_PER_KEY='many' is not a valid value")
+
+
+async def test_health_is_200_without_a_key_while_the_database_answers(api):
+    reply = await api.with_key(None).get("/health")
+    assert (reply.status, reply.json) == (200, {"status": "ok", "database": "ok"})
+
+
+async def test_health_is_503_when_the_database_does_not_answer(api, db):
+    await db.close()
+    reply = await api.with_key(None).get("/health")
+    assert (reply.status, reply.json) == (503, {"status": "unavailable", "database": "unreachable"})
+
+
+async def test_api_answers_503_when_the_database_does_not_answer(api, db):
+    await db.close()
+    reply = await api.get("/api/user")
+    assert (reply.status, reply.json) == (503, {"error": "Service unavailable: the database does not answer"})
+
+
+async def test_graceful_stop_lets_requests_under_way_finish(make_app):
+    app = make_app()
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    runner = await start_server(app, sock)
+    async with aiohttp.ClientSession() as session:
+        request = asyncio.create_task(session.get(f"http://127.0.0.1:{port}/api/probe/slow",
+                                                  headers={"X-Auth-Token": LIVE_KEY}))
+        await asyncio.wait_for(app[probe.STARTED].wait(), 5)
+        stopping = asyncio.create_task(runner.cleanup())
+        await asyncio.sleep(0.1)
+        assert not stopping.done(), "stopped while a request was under way"
+        app[probe.RELEASE].set()
+        response = await asyncio.wait_for(request, 5)
+        assert (response.status, await response.json()) == (200, {"finished": True})
+        await asyncio.wait_for(stopping, 10)
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await session.get(f"http://127.0.0.1:{port}/health")
