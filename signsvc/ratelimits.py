@@ -42,15 +42,14 @@ async def take(db: Database, clock: Clock, *, key_id: int | None, client: str, p
     now = clock.now().timestamp()
     window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
     reset = window_start + WINDOW_SECONDS
-    limits = [(f"ip:{client}", per_ip)]
+    limits = {f"ip:{client}": per_ip}
     if key_id is not None:
-        limits.insert(0, (f"key:{key_id}", per_key))
-    tightest = (UNLIMITED, UNLIMITED)
-    for bucket, limit in limits:
-        if limit > 0:
-            remaining = limit - await stored.hit(db, bucket, window_start)
-            tightest = min(tightest, (remaining, limit))
-    return Quota(limit=tightest[1], remaining=tightest[0], reset=reset, retry_after=max(1, math.ceil(reset - now)))
+        limits[f"key:{key_id}"] = per_key
+    active = {bucket: limit for bucket, limit in limits.items() if limit > 0}
+    hits = await stored.hit(db, list(active), window_start) if active else {}
+    remaining, limit = min(((limit - hits[bucket], limit) for bucket, limit in active.items()),
+                           default=(UNLIMITED, UNLIMITED))
+    return Quota(limit=limit, remaining=remaining, reset=reset, retry_after=max(1, math.ceil(reset - now)))
 
 
 async def prune(db: Database, clock: Clock) -> None:

@@ -127,4 +127,5 @@ async def test_old_windows_are_pruned_by_the_maintenance_job(api, db, clock, wor
     await api.get("/api/user")
     clock.advance(timedelta(minutes=10))
     assert await worker.drain() == 1
-    assert await stored.hit(db, f"key:{key_id}", int(START.timestamp())) == 1, "the ended window was forgotten"
+    hits = await stored.hit(db, [f"key:{key_id}"], int(START.timestamp()))
+    assert hits == {f"key:{key_id}": 1}, "the ended window was forgotten"
