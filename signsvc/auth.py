@@ -13,7 +13,9 @@ _KEY_NAMES = {KeyMode.LIVE: "production", KeyMode.TEST: "testing"}
 async def find_principal(db: Database, token: str | None) -> Principal | None:
     """The principal of an active key; None for a missing, empty, wrong or revoked key."""
     token = (token or "").strip()
-    return await stored.find_principal(db, keys.digest(token)) if token else None
+    if not token or not token.isascii():  # keys are ASCII; other bytes cannot name one
+        return None
+    return await stored.find_principal(db, keys.digest(token))
 
 
 def require_access(principal: Principal | None) -> Principal:

@@ -1,5 +1,9 @@
 """Authentication and authorization (SPEC section 5, section 7)."""
 
+import asyncio
+import json
+import re
+
 import pytest
 
 from signsvc import accounts, auth, errors
@@ -14,6 +18,16 @@ NOT_AUTHENTICATED = {"error": "Not authenticated"}
 async def test_key_missing_empty_or_wrong_is_401_not_authenticated(api, headers):
     reply = await api.with_key(None).get("/api/user", headers=headers)
     assert (reply.status, reply.json) == (401, NOT_AUTHENTICATED)
+
+
+async def test_key_with_bytes_outside_ascii_is_401_not_authenticated(api):
+    reader, writer = await asyncio.open_connection(api.client.host, api.client.port)
+    writer.write(b"GET /api/user HTTP/1.1\r\nHost: x\r\nX-Auth-Token: \xff\xfe\r\n\r\n")
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = int(re.search(rb"Content-Length: (\d+)", head)[1])
+    body = await reader.readexactly(length)
+    writer.close()
+    assert head.startswith(b"HTTP/1.1 401 ") and json.loads(body) == NOT_AUTHENTICATED
 
 
 async def test_every_api_path_needs_the_key_even_unknown_ones(api):

@@ -1,6 +1,7 @@
 """The operational contract (DESIGN section 2): start, ready line, keys, health, graceful stop."""
 
 import asyncio
+import re
 import signal
 
 import aiohttp
@@ -104,6 +105,18 @@ async def test_unreachable_database_fails_the_start_with_a_clear_message():
 async def test_invalid_configuration_fails_the_start_naming_the_variable():
     code, _, err = await service.run("migrate", SIGNSVC_RATE_LIMIT_PER_KEY="many")
     assert (code, err.strip()) == (1, "signsvc: SIGNSVC_RATE_LIMIT_PER_KEY='many' is not a valid value")
+
+
+async def test_access_log_has_one_line_per_request_and_never_the_key():
+    server = await service.start(SIGNSVC_DATABASE_URL="sqlite:///:memory:", SIGNSVC_LOG_LEVEL="INFO",
+                                 SIGNSVC_API_KEY="secret-key-never-logged")
+    await get_user(server.api, "secret-key-never-logged")
+    await get_user(server.api, "wrong-key")
+    await server.stop()
+    log = (await server.process.stderr.read()).decode()
+    assert re.search(r"signsvc\.access: GET /api/user 200 [\d.]+ms account=1$", log, re.MULTILINE)
+    assert re.search(r"signsvc\.access: GET /api/user 401 [\d.]+ms account=-$", log, re.MULTILINE)
+    assert "secret-key-never-logged" not in log and "wrong-key" not in log
 
 
 async def test_health_is_200_without_a_key_while_the_database_answers(api):
