@@ -13,9 +13,10 @@ sending requests back to back (closed loop) for --warmup seconds (not counted), 
 seconds (counted: requests completed in that window, and their latencies from send to body read);
 MAX_REQUESTS per target is a backstop. Every response must be 200; the first body is checked
 against the expected user. Also printed: the CPU used in the counted window by the client, by the
-server process, and by the whole machine (/proc/stat). Client, server and Postgres share the
-machine's cores, so on a small machine the numbers are bounded by CPU contention, not only by the
-server. With --rounds N every target is measured N times, in turns; the median round is shown.
+server process and by the whole machine, and the CPU the hypervisor stole (/proc/stat). Client,
+server and Postgres share the machine's cores, so on a small machine the numbers are bounded by
+CPU contention, not only by the server. With --rounds N every target is measured N times, in
+turns; the median round is shown.
 
     python bench/api.py [--seconds 5] [--warmup 1] [--rounds 1] [--skip-postgres] [--with-limits]
 """
@@ -51,7 +52,8 @@ class Result:
     latencies: list[float]
     client_cpu: float
     server_cpu: float
-    machine_cpu: float  # busy CPU-seconds of all cores
+    machine_cpu: float  # busy CPU-seconds of all cores, steal excluded
+    steal: float  # CPU-seconds the hypervisor gave to other guests while this one wanted them
 
     @property
     def rps(self) -> float:
@@ -61,10 +63,12 @@ class Result:
         return h.percentile(self.latencies, fraction) * 1000 if self.latencies else float("nan")
 
 
-def machine_busy_seconds() -> float:
-    """Busy (non-idle, non-iowait) CPU-seconds of all cores since boot, from /proc/stat."""
-    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return (sum(values[:8]) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+def machine_seconds() -> tuple[float, float]:
+    """CPU-seconds of all cores since boot, from /proc/stat: busy (user, nice, system, irq, softirq)
+    and stolen by the hypervisor."""
+    user, nice, system, _, _, irq, softirq, steal = map(int, Path("/proc/stat").read_text().split()[1:9])
+    tick = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system + irq + softirq) / tick, steal / tick
 
 
 async def check_once(session: aiohttp.ClientSession, url: str) -> None:
@@ -100,11 +104,11 @@ async def load(url: str, server_pid: int, warmup: float, seconds: float) -> Resu
                     latencies.append(done - sent)
                     errors[0] += not ok
 
-        async def cpu_window() -> tuple[float, float, float]:
+        async def cpu_window() -> tuple[float, ...]:
             await asyncio.sleep(begin - time.perf_counter())
-            start = (time.process_time(), h.cpu_seconds(server_pid), machine_busy_seconds())
+            start = (time.process_time(), h.cpu_seconds(server_pid), *machine_seconds())
             await asyncio.sleep(end - time.perf_counter())
-            stop = (time.process_time(), h.cpu_seconds(server_pid), machine_busy_seconds())
+            stop = (time.process_time(), h.cpu_seconds(server_pid), *machine_seconds())
             return tuple(b - a for a, b in zip(start, stop))
 
         cpu, *_ = await asyncio.gather(cpu_window(), *(worker() for _ in range(CONNECTIONS)))
@@ -162,12 +166,14 @@ def report(results: dict[str, list[Result]]) -> None:
         rows.append([name, f"{r.rps:.0f}", f"{min(x.rps for x in rounds):.0f}-{max(x.rps for x in rounds):.0f}",
                      f"{r.latency_ms(0.50):.1f}", f"{r.latency_ms(0.99):.1f}", str(sum(x.errors for x in rounds)),
                      f"{r.rps / ceiling:.2f}", f"{100 * r.client_cpu / r.seconds:.0f}%",
-                     f"{100 * r.server_cpu / r.seconds:.0f}%", f"{100 * r.machine_cpu / r.seconds:.0f}%"])
+                     f"{100 * r.server_cpu / r.seconds:.0f}%", f"{100 * r.machine_cpu / r.seconds:.0f}%",
+                     f"{100 * r.steal / r.seconds:.0f}%", f"{1000 * r.server_cpu / max(r.requests, 1):.2f}"])
     h.print_table(["GET /api/user", "req/s", "range", "p50 ms", "p99 ms", "errors", "vs bare", "client CPU",
-                   "server CPU", "machine CPU"], rows)
+                   "server CPU", "machine CPU", "steal", "server CPU ms/req"], rows)
     print("\nEach row is the round with the median req/s (range: all rounds; errors: all rounds).\n"
-          "CPU columns: percent of one core over the counted window; machine = all cores together, Postgres\n"
-          "and anything else running included: well above client + server means other load on the machine.")
+          "CPU columns: percent of one core over the counted window; machine = all cores together, Postgres,\n"
+          "kernel and anything else running included; steal = CPU the hypervisor withheld from this VM.\n"
+          "server CPU ms/req: the server process's CPU time per counted request (Postgres's own work not included).")
 
 
 def print_setup(args: argparse.Namespace) -> None:

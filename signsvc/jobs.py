@@ -122,6 +122,9 @@ class Worker:
             except StorageError as exc:
                 log.warning("job queue unavailable: %s", exc)
                 timeout = self.poll_seconds
+            except Exception:
+                log.exception("job worker loop failed; trying again")
+                timeout = self.poll_seconds
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout)
             except TimeoutError:
