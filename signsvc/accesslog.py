@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
@@ -9,6 +11,10 @@ from signsvc.api.middleware import account_id
 
 
 class AccessLogger(AbstractAccessLogger):
+    @property
+    def enabled(self) -> bool:
+        return self.logger.isEnabledFor(logging.INFO)
+
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
         account = account_id(request) if isinstance(request, web.Request) else None
         self.logger.info("%s %s %s %.1fms account=%s", request.method, request.path, response.status,

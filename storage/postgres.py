@@ -69,6 +69,11 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
 
 
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Pool connections never change session state (no SET, no LISTEN, locks released), so the
+    default reset, a round trip on every release, is skipped."""
+
+
 class PostgresDatabase(Database):
     dialect = "postgres"
     single_process = False
@@ -82,7 +87,8 @@ class PostgresDatabase(Database):
     @classmethod
     async def open(cls, url: str, *, max_size: int = 10) -> "PostgresDatabase":
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=max_size, init=_init_connection)
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=max_size, init=_init_connection,
+                                             reset=_keep_session)
         except _FAILURES as exc:
             raise StorageError(f"cannot connect to Postgres: {exc}") from exc
         return cls(pool, url)
