@@ -15,9 +15,11 @@ from signsvc.api.middleware import api_middleware, errors_middleware
 from signsvc.appkeys import ISSUED_KEYS, OPENAPI, SERVICES, WORKER
 from signsvc.clock import Clock, SystemClock
 from signsvc.config import Config
+from signsvc.files import Files
 from signsvc.services import Services
 from signsvc.startup import prepare
 from storage import Database, open_database
+from storage.contents import DatabaseStore, DirectoryStore
 
 OPENAPI_PATH = Path(__file__).parent / "api" / "openapi.json"
 
@@ -41,7 +43,9 @@ def _services(config: Config, clock: Clock, given: Database | None):
         db = given or await open_database(config.database_url)
         try:
             app[ISSUED_KEYS] = await prepare(db, clock, config)
-            app[SERVICES] = Services(db, clock, config, await site_secret.load(db, config.secret_key))
+            secret_key = await site_secret.load(db, config.secret_key)
+            contents = DatabaseStore(db) if config.files_in_database else DirectoryStore(Path(config.data_dir) / "files")
+            app[SERVICES] = Services(db, clock, config, secret_key, Files(db, contents, clock, secret_key, config.site))
             yield
         finally:
             if given is None:

@@ -19,6 +19,7 @@ class Config:
     database_url: str = "sqlite:///data/signsvc.sqlite3"
     site_url: str | None = None
     data_dir: str = "data"
+    file_store: str | None = None
     api_key: str | None = None
     test_api_key: str | None = None
     secret_key: str | None = None
@@ -34,6 +35,11 @@ class Config:
         """The public base address used in every link; the API base is `{site}/api`."""
         return (self.site_url or f"http://{self.host}:{self.port}").rstrip("/")
 
+    @property
+    def files_in_database(self) -> bool:
+        """Files live in the database when asked, and always for an ephemeral in-memory instance."""
+        return self.file_store == "database" or (self.file_store is None and self.database_url.endswith(":memory:"))
+
     def replace(self, **changes: object) -> "Config":
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
@@ -44,6 +50,7 @@ _ENV = {
     "database_url": ("SIGNSVC_DATABASE_URL", str),
     "site_url": ("SIGNSVC_SITE_URL", str),
     "data_dir": ("SIGNSVC_DATA_DIR", str),
+    "file_store": ("SIGNSVC_FILE_STORE", str.lower),
     "api_key": ("SIGNSVC_API_KEY", str),
     "test_api_key": ("SIGNSVC_TEST_API_KEY", str),
     "secret_key": ("SIGNSVC_SECRET_KEY", str),
@@ -68,6 +75,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
         except ValueError:
             raise ConfigError(f"{variable}={raw!r} is not a valid value") from None
     config = Config(**values)
+    if config.file_store not in (None, "directory", "database"):
+        raise ConfigError("SIGNSVC_FILE_STORE must be directory or database")
     for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")

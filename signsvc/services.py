@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from signsvc.clock import Clock
+from signsvc.files import Files
 from signsvc.config import Config
 from storage import Database
 
@@ -15,3 +16,4 @@ class Services:
     clock: Clock
     config: Config
     secret_key: str
+    files: Files

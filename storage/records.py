@@ -87,6 +87,18 @@ class Job:
     created_at: datetime
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Blob:
+    id: int
+    uuid: str
+    account_id: int
+    sha256: str
+    filename: str
+    content_type: str
+    byte_size: int
+    created_at: datetime
+
+
 def record(cls: type[T], row: dict[str, Any] | None) -> T | None:
     """The row as a `cls`, its values brought to the field types (SQLite keeps text and integers)."""
     if row is None:

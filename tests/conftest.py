@@ -96,8 +96,9 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def config() -> Config:
-    return Config(api_key=LIVE_KEY, test_api_key=TEST_KEY, site_url="http://signsvc.test")
+def config(tmp_path) -> Config:
+    return Config(api_key=LIVE_KEY, test_api_key=TEST_KEY, site_url="http://signsvc.test",
+                  data_dir=str(tmp_path / "data"))
 
 
 @dataclass

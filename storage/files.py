@@ -1,0 +1,32 @@
+"""Stored file records: which account owns which content, under what name and type."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from storage.database import Connection
+from storage.records import Blob, record
+
+
+async def insert_blob(conn: Connection, *, uuid: str, account_id: int, sha256: str, filename: str,
+                      content_type: str, byte_size: int, now: datetime) -> Blob:
+    row = await conn.fetch_one("insert_blob", uuid=uuid, account_id=account_id, sha256=sha256, filename=filename,
+                               content_type=content_type, byte_size=byte_size, created_at=now)
+    return record(Blob, row)
+
+
+async def get_blob(conn: Connection, blob_id: int) -> Blob | None:
+    return record(Blob, await conn.fetch_one("get_blob", id=blob_id))
+
+
+async def find_blob(conn: Connection, uuid: str) -> Blob | None:
+    return record(Blob, await conn.fetch_one("find_blob", uuid=uuid))
+
+
+async def delete_blob(conn: Connection, blob_id: int) -> str | None:
+    """Forgets the file; answers its content hash when no other file shares that content."""
+    row = await conn.fetch_one("delete_blob", id=blob_id)
+    if row is None:
+        return None
+    shared = await conn.fetch_one("count_blobs_with_content", sha256=row["sha256"])
+    return None if shared["count"] else row["sha256"]

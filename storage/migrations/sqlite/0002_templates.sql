@@ -1,0 +1,69 @@
+-- Stored files, template folders, templates with their documents, and the events outbox.
+
+CREATE TABLE blobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    uuid TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    sha256 TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    content_type TEXT NOT NULL,
+    byte_size INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX blobs_sha256 ON blobs (sha256);
+
+CREATE TABLE blob_contents (
+    sha256 TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+
+CREATE TABLE template_folders (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (account_id, name)
+);
+
+CREATE TABLE templates (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    author_id INTEGER NOT NULL REFERENCES users (id),
+    folder_id INTEGER NOT NULL REFERENCES template_folders (id),
+    slug TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    external_id TEXT,
+    source TEXT NOT NULL,
+    roles TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    preferences TEXT NOT NULL,
+    shared_link INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    archived_at TEXT
+);
+CREATE INDEX templates_account ON templates (account_id, id);
+CREATE INDEX templates_external_id ON templates (account_id, external_id);
+
+CREATE TABLE template_documents (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    template_id INTEGER NOT NULL REFERENCES templates (id) ON DELETE CASCADE,
+    uuid TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    blob_id INTEGER NOT NULL REFERENCES blobs (id),
+    pages TEXT NOT NULL,
+    preview_blob_ids TEXT NOT NULL
+);
+CREATE INDEX template_documents_template ON template_documents (template_id, position);
+
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    uuid TEXT NOT NULL UNIQUE,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    event_type TEXT NOT NULL,
+    record_type TEXT NOT NULL,
+    record_id INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX events_account ON events (account_id, id);

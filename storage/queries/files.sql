@@ -1,0 +1,33 @@
+-- insert_blob --
+-- Records a stored file of an account.
+INSERT INTO blobs (uuid, account_id, sha256, filename, content_type, byte_size, created_at)
+VALUES (:uuid, :account_id, :sha256, :filename, :content_type, :byte_size, :created_at)
+RETURNING *
+
+-- get_blob --
+-- One stored file by id.
+SELECT * FROM blobs WHERE id = :id
+
+-- find_blob --
+-- One stored file by uuid (the id signed links carry).
+SELECT * FROM blobs WHERE uuid = :uuid
+
+-- delete_blob --
+-- Forgets a stored file; its content goes once no file refers to it.
+DELETE FROM blobs WHERE id = :id RETURNING sha256
+
+-- count_blobs_with_content --
+-- How many stored files share this content.
+SELECT COUNT(*) AS count FROM blobs WHERE sha256 = :sha256
+
+-- put_content --
+-- Keeps file content in the database (the database content store).
+INSERT INTO blob_contents (sha256, data) VALUES (:sha256, :data) ON CONFLICT (sha256) DO NOTHING
+
+-- get_content --
+-- File content kept in the database.
+SELECT data FROM blob_contents WHERE sha256 = :sha256
+
+-- delete_content --
+-- Removes file content kept in the database.
+DELETE FROM blob_contents WHERE sha256 = :sha256
