@@ -37,7 +37,7 @@ class ConversionFailed(errors.Invalid):
 class OfficeConverter:
     """Runs at most `max_parallel` conversions at once, each in its own LibreOffice profile.
 
-    Two soffice processes sharing a profile make the second exit silently (PDF.md P11), so each
+    Two soffice processes sharing a profile make the second exit silently, so each
     parallel slot owns one profile directory; every job gets a fresh directory for its files.
     `soffice` is looked up at each conversion, so a server without LibreOffice starts fine.
     """
