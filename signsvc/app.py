@@ -7,12 +7,18 @@ from typing import AsyncIterator
 
 import aiohttp_jinja2
 import jinja2
+import contextlib
+
 from aiohttp import web
 
 import pages
 from signsvc import jobs, maintenance, routes, site_secret
 from signsvc.api.middleware import api_middleware, errors_middleware
-from signsvc.appkeys import ISSUED_KEYS, OPENAPI, SERVICES, WORKER
+from signsvc.appkeys import INGEST, ISSUED_KEYS, OPENAPI, SERVICES, WORKER
+from signsvc.documents import Ingest
+from signsvc.downloads import Downloader
+from signsvc.office import OfficeConverter
+from signsvc.pool import PdfPool
 from signsvc.clock import Clock, SystemClock
 from signsvc.config import Config
 from signsvc.files import Files
@@ -25,9 +31,10 @@ OPENAPI_PATH = Path(__file__).parent / "api" / "openapi.json"
 
 
 def create_app(config: Config, *, clock: Clock | None = None, db: Database | None = None,
-               background: bool = True, job_kinds: list[jobs.Kind] | None = None) -> web.Application:
-    """The whole service. `db` is used (and left open) when given; `background=False` runs no
-    worker loop, for tests that drain jobs themselves."""
+               pool: PdfPool | None = None, downloader: Downloader | None = None, background: bool = True,
+               job_kinds: list[jobs.Kind] | None = None) -> web.Application:
+    """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
+    `background=False` runs no worker loop, for tests that drain jobs themselves."""
     app = web.Application(middlewares=[errors_middleware, api_middleware], client_max_size=config.max_body_bytes)
     app[OPENAPI] = OPENAPI_PATH.read_bytes()
     aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(pages.TEMPLATES_DIR), autoescape=True)
@@ -35,6 +42,7 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     kinds = maintenance.KINDS + (job_kinds or [])
     app.cleanup_ctx.append(_services(config, clock or SystemClock(), db))
     app.cleanup_ctx.append(_worker(kinds, background))
+    app.cleanup_ctx.append(_ingest(config, pool, downloader))
     return app
 
 
@@ -65,5 +73,21 @@ def _worker(kinds: list[jobs.Kind], background: bool):
         yield
         if background:
             await worker.stop()
+
+    return context
+
+
+def _ingest(config: Config, pool: PdfPool | None, downloader: Downloader | None):
+    async def context(app: web.Application) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            if pool is None:
+                stack.callback((own_pool := PdfPool()).close)
+                own_pool.warm()
+            if downloader is None:
+                own_downloader = await stack.enter_async_context(Downloader(
+                    max_bytes=config.max_body_bytes, allow_private=config.allow_private_downloads))
+            office = await stack.enter_async_context(OfficeConverter())
+            app[INGEST] = Ingest(pool or own_pool, office, downloader or own_downloader)
+            yield
 
     return context

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from signsvc.accounts import IssuedKeys
+from signsvc.documents import Ingest
 from signsvc.jobs import Worker
 from signsvc.services import Services
 
@@ -12,3 +13,4 @@ SERVICES = web.AppKey("services", Services)
 WORKER = web.AppKey("worker", Worker)
 ISSUED_KEYS = web.AppKey("issued_keys", IssuedKeys)
 OPENAPI = web.AppKey("openapi", bytes)
+INGEST = web.AppKey("ingest", Ingest)

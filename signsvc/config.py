@@ -28,6 +28,7 @@ class Config:
     rate_limit_per_ip: int = 1200
     max_body_bytes: int = 64 * 1024 * 1024
     trusted_proxies: frozenset[str] = field(default_factory=frozenset)
+    allow_private_downloads: bool = False
     log_level: str = "INFO"
 
     @property
@@ -42,6 +43,12 @@ class Config:
 
     def replace(self, **changes: object) -> "Config":
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _boolean(value: str) -> bool:
+    if value.lower() not in ("true", "false", "1", "0"):
+        raise ValueError(value)
+    return value.lower() in ("true", "1")
 
 
 _ENV = {
@@ -60,6 +67,7 @@ _ENV = {
     "max_body_bytes": ("SIGNSVC_MAX_BODY_BYTES", int),
     "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
     "log_level": ("SIGNSVC_LOG_LEVEL", str.upper),
+    "allow_private_downloads": ("SIGNSVC_ALLOW_PRIVATE_DOWNLOADS", _boolean),
 }
 
 

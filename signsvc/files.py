@@ -75,10 +75,18 @@ class Files:
             raise errors.NotFound()
         return data
 
-    def link(self, blob: Blob, filename: str | None = None) -> str:
+    def link(self, blob_uuid: str, filename: str) -> str:
+        """A link to the stored file, valid for 40 minutes from now."""
         expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
-        payload = f"{blob.uuid}.{expires}"
-        return f"{self.site}/file/{payload}.{self._sign(payload)}/{quote(filename or blob.filename)}"
+        payload = f"{blob_uuid}.{expires}"
+        return f"{self.site}/file/{payload}.{self._sign(payload)}/{quote(filename)}"
+
+    async def copy(self, tx: Connection, blob_id: int) -> Blob:
+        """Another record of the same content (a cloned template owns its own files)."""
+        blob = await stored.get_blob(tx, blob_id)
+        return await stored.insert_blob(tx, uuid=uuids.uuid4().hex, account_id=blob.account_id, sha256=blob.sha256,
+                                        filename=blob.filename, content_type=blob.content_type,
+                                        byte_size=blob.byte_size, now=self.clock.now())
 
     async def open_link(self, token: str) -> Blob:
         """The file a link names: 404 for a link that was not issued here, 403 once it expired."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.api import system, users
+from signsvc.api import system, templates, users
 from signsvc.web import files, home
 
 
@@ -17,3 +17,13 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/file/{token}/{filename:.+}", files.show)
 
     app.router.add_get("/api/user", users.show)
+
+    app.router.add_get("/api/templates", templates.index)
+    app.router.add_post("/api/templates", templates.create)
+    app.router.add_post("/api/templates/pdf", templates.create)
+    app.router.add_get(r"/api/templates/{id:\d+}", templates.show)
+    app.router.add_put(r"/api/templates/{id:\d+}", templates.update)
+    app.router.add_delete(r"/api/templates/{id:\d+}", templates.destroy)
+    app.router.add_post(r"/api/templates/{id:\d+}/clone", templates.clone)
+    app.router.add_get(r"/api/templates/{id:\d+}/pdf", templates.pdf)
+    app.router.add_get(r"/api/templates/{id:\d+}/submissions", templates.submissions)

@@ -99,6 +99,65 @@ class Blob:
     created_at: datetime
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Folder:
+    id: int
+    account_id: int
+    name: str
+    created_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Template:
+    id: int
+    account_id: int
+    author_id: int
+    folder_id: int
+    folder_name: str
+    slug: str
+    name: str
+    external_id: str | None
+    source: str
+    roles: list[dict[str, Any]]
+    fields: list[dict[str, Any]]
+    preferences: dict[str, Any]
+    combined_blob_id: int | None
+    shared_link: bool
+    created_at: datetime
+    updated_at: datetime
+    archived_at: datetime | None
+    author_email: str
+    author_first_name: str | None
+    author_last_name: str | None
+    combined_uuid: str | None
+    combined_filename: str | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TemplateDocument:
+    id: int
+    template_id: int
+    uuid: str
+    position: int
+    name: str
+    blob_id: int
+    blob_uuid: str
+    filename: str
+    pages: list[dict[str, Any]]
+    previews: list[dict[str, Any]]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Event:
+    id: int
+    uuid: str
+    account_id: int
+    event_type: str
+    record_type: str
+    record_id: int
+    created_at: datetime
+
+
 def record(cls: type[T], row: dict[str, Any] | None) -> T | None:
     """The row as a `cls`, its values brought to the field types (SQLite keeps text and integers)."""
     if row is None:

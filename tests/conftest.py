@@ -18,6 +18,7 @@ from signsvc.app import create_app
 from signsvc.appkeys import SERVICES, WORKER
 from signsvc.clock import ManualClock
 from signsvc.config import Config
+from signsvc.pool import PdfPool
 from storage import Database
 from storage.migrations import migrate
 from storage.postgres import PostgresDatabase
@@ -151,10 +152,19 @@ class Api:
         return await self.request("DELETE", path, **kwargs)
 
 
+@pytest.fixture(scope="session")
+def pdf_pool():
+    """One process pool for the whole run: workers are slow to start and keep no state."""
+    pool = PdfPool(workers=2)
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def make_app(db: Database, clock: ManualClock, config: Config):
-    def make(**changes: Any):
-        app = create_app(config.replace(**changes), clock=clock, db=db, background=False)
+def make_app(db: Database, clock: ManualClock, config: Config, pdf_pool: PdfPool):
+    def make(downloader: Any = None, **changes: Any):
+        app = create_app(config.replace(**changes), clock=clock, db=db, pool=pdf_pool, downloader=downloader,
+                         background=False)
         probe.add_routes(app)
         return app
 

@@ -30,4 +30,6 @@ async def test_every_keyed_operation_documents_the_auth_and_rate_limit_errors(ap
     document = json.loads(OPENAPI_PATH.read_text())
     for path, item in document["paths"].items():
         for method, operation in item.items():
+            if method == "parameters":
+                continue
             assert {"401", "403", "429"} <= set(operation["responses"]), f"{method.upper()} {path}"

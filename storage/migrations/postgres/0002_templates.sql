@@ -37,6 +37,7 @@ CREATE TABLE templates (
     roles JSONB NOT NULL,
     fields JSONB NOT NULL,
     preferences JSONB NOT NULL,
+    combined_blob_id BIGINT REFERENCES blobs (id),
     shared_link BOOLEAN NOT NULL DEFAULT FALSE,
     created_at TIMESTAMPTZ NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL,
@@ -53,7 +54,7 @@ CREATE TABLE template_documents (
     name TEXT NOT NULL,
     blob_id BIGINT NOT NULL REFERENCES blobs (id),
     pages JSONB NOT NULL,
-    preview_blob_ids JSONB NOT NULL
+    previews JSONB NOT NULL
 );
 CREATE INDEX template_documents_template ON template_documents (template_id, position);
 

@@ -37,6 +37,7 @@ CREATE TABLE templates (
     roles TEXT NOT NULL,
     fields TEXT NOT NULL,
     preferences TEXT NOT NULL,
+    combined_blob_id INTEGER REFERENCES blobs (id),
     shared_link INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
@@ -53,7 +54,7 @@ CREATE TABLE template_documents (
     name TEXT NOT NULL,
     blob_id INTEGER NOT NULL REFERENCES blobs (id),
     pages TEXT NOT NULL,
-    preview_blob_ids TEXT NOT NULL
+    previews TEXT NOT NULL
 );
 CREATE INDEX template_documents_template ON template_documents (template_id, position);
 

@@ -1,0 +1,13 @@
+"""PDF engines: pure functions from bytes and plain data to bytes and plain data, run in a process pool.
+
+Each raises `PdfError` for an unusable input, and nothing else for one: no library's exception escapes.
+"""
+
+from signsvc.pdf.errors import PdfError
+from signsvc.pdf.kinds import sniff
+from signsvc.pdf.forms import inspect_pdf
+from signsvc.pdf.images import image_to_pdf
+from signsvc.pdf.merge import merge_pdfs
+from signsvc.pdf.previews import render_pages
+
+__all__ = ["PdfError", "image_to_pdf", "inspect_pdf", "merge_pdfs", "render_pages", "sniff"]

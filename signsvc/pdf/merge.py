@@ -1,0 +1,31 @@
+"""Several PDFs as one, pages in order (the documents of a template, the merge tool of REFERENCE 11.1).
+
+Same-named form fields of different files collapse into one field (P14); callers that merge forms
+someone will still fill should merge the filled and flattened results instead.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pypdf
+
+from signsvc.pdf import reading
+from signsvc.pdf.errors import PdfError
+
+
+def merge_pdfs(documents: list[bytes], *, max_pages: int = reading.MAX_PAGES) -> bytes:
+    """One PDF with every page of `documents` in order; `max_pages` bounds each. Raises PdfError."""
+    if not documents:
+        raise PdfError("There are no PDFs to merge")
+    writer = pypdf.PdfWriter()
+    for number, data in enumerate(documents, 1):
+        try:
+            with reading.reading(max_pages):
+                writer.append(reading.open_pdf(data, max_pages=max_pages))
+        except PdfError as error:
+            raise PdfError(f"{error} (file {number})") from error
+    output = io.BytesIO()
+    with reading.reading(max_pages):
+        writer.write(output)
+    return output.getvalue()

@@ -1,0 +1,45 @@
+"""The process pool that runs PDF work (parsing, rendering, merging, filling, signing) off the event loop.
+
+PDF code is pure Python or not thread-safe (PDFium), so it runs in worker processes started by a
+forkserver (the server has threads; forking them is unsafe). Workers are recycled now and then to
+cap the memory that font and PDF parsing leave behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+TASKS_PER_WORKER = 200
+
+
+class PdfPool:
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"),
+                                             initializer=_start_worker, max_tasks_per_child=TASKS_PER_WORKER)
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """`function(*args)` in a worker; `function` must be a module-level function of plain data."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+
+    def warm(self) -> None:
+        """Starts every worker now, in the background, so the first document is not slowed by imports."""
+        from signsvc.pdf_calls import ready
+
+        for _ in range(self.workers):
+            self._executor.submit(ready)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_worker() -> None:
+    # pypdf logs a warning for every repair it makes; a crafted file can make that a flood.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    import signsvc.pdf  # noqa: F401  (a worker's first job should not pay for the imports)

@@ -1,0 +1,77 @@
+-- find_folder --
+-- An account's template folder by name.
+SELECT * FROM template_folders WHERE account_id = :account_id AND name = :name
+
+-- add_folder --
+-- Creates a folder unless it exists; answers it either way.
+INSERT INTO template_folders (account_id, name, created_at) VALUES (:account_id, :name, :created_at)
+ON CONFLICT (account_id, name) DO UPDATE SET name = template_folders.name
+RETURNING *
+
+-- insert_template --
+-- A new template of an account.
+INSERT INTO templates (account_id, author_id, folder_id, slug, name, external_id, source, roles, fields,
+                       preferences, combined_blob_id, shared_link, created_at, updated_at)
+VALUES (:account_id, :author_id, :folder_id, :slug, :name, :external_id, :source, :roles, :fields,
+        :preferences, :combined_blob_id, :shared_link, :created_at, :created_at)
+RETURNING *
+
+-- get_template --
+-- One template by id, with its folder name.
+SELECT templates.*, template_folders.name AS folder_name, users.email AS author_email,
+       users.first_name AS author_first_name, users.last_name AS author_last_name,
+       combined.uuid AS combined_uuid, combined.filename AS combined_filename
+FROM templates
+JOIN template_folders ON template_folders.id = templates.folder_id
+JOIN users ON users.id = templates.author_id
+LEFT JOIN blobs AS combined ON combined.id = templates.combined_blob_id
+WHERE templates.id = :id
+
+-- list_templates --
+-- A page of an account's templates, newest first, filtered by name, external id, folder, archived state.
+SELECT templates.*, template_folders.name AS folder_name, users.email AS author_email,
+       users.first_name AS author_first_name, users.last_name AS author_last_name,
+       combined.uuid AS combined_uuid, combined.filename AS combined_filename
+FROM templates
+JOIN template_folders ON template_folders.id = templates.folder_id
+JOIN users ON users.id = templates.author_id
+LEFT JOIN blobs AS combined ON combined.id = templates.combined_blob_id
+WHERE templates.account_id = :account_id
+  AND (CAST(:archived AS BOOLEAN) = (templates.archived_at IS NOT NULL))
+  AND (CAST(:q AS TEXT) IS NULL OR LOWER(templates.name) LIKE '%' || LOWER(:q) || '%')
+  AND (CAST(:external_id AS TEXT) IS NULL OR templates.external_id = :external_id)
+  AND (CAST(:folder AS TEXT) IS NULL OR template_folders.name = :folder)
+  AND (CAST(:after AS BIGINT) IS NULL OR templates.id < :after)
+  AND (CAST(:before AS BIGINT) IS NULL OR templates.id > :before)
+ORDER BY templates.id DESC
+LIMIT :limit
+
+-- update_template --
+-- Writes a template's editable state.
+UPDATE templates
+SET name = :name, external_id = :external_id, folder_id = :folder_id, roles = :roles, fields = :fields,
+    shared_link = :shared_link, archived_at = :archived_at, updated_at = :updated_at
+WHERE id = :id
+RETURNING *
+
+-- delete_template --
+-- Deletes a template; its documents go with it.
+DELETE FROM templates WHERE id = :id
+
+-- insert_document --
+-- A document of a template: its PDF, page sizes and page images.
+INSERT INTO template_documents (template_id, uuid, position, name, blob_id, pages, previews)
+VALUES (:template_id, :uuid, :position, :name, :blob_id, :pages, :previews)
+
+-- list_documents --
+-- A template's documents in order.
+SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
+FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
+WHERE template_id = :template_id ORDER BY position
+
+-- list_documents_in_id_range --
+-- The documents of an account's templates with ids in a range (one query for a list page).
+SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
+FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
+WHERE blobs.account_id = :account_id AND template_id >= :min_id AND template_id <= :max_id
+ORDER BY template_id, position

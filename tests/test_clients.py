@@ -1,0 +1,71 @@
+"""The official API clients work against signsvc by changing only their base URL and key."""
+
+import asyncio
+import gc
+
+import pytest
+
+from docuseal import DocusealApi
+from docuseal._http import ApiError
+
+from tests.conftest import LIVE_KEY
+from tests.documents import b64, pdf
+
+# The official Python client opens a connection per call and never closes it (CLIENTS.md).
+pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning")
+
+
+
+@pytest.fixture(autouse=True)
+def collect_leaked_connections():
+    """Collects the client's sockets while this module's warning filter still applies."""
+    yield
+    gc.collect()
+
+
+FIELD = {"name": "Full Name", "type": "text", "role": "Buyer",
+         "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}]}
+
+
+def python_client(api) -> DocusealApi:
+    return DocusealApi(key=LIVE_KEY, url=f"http://{api.client.host}:{api.client.port}/api")
+
+
+async def test_python_client_creates_finds_changes_clones_and_archives_templates(api):
+    client = python_client(api)
+
+    def scenario():
+        created = client.create_template_from_pdf({
+            "name": "NDA", "folder_name": "Legal", "external_id": "crm-1", "shared_link": True, "flatten": False,
+            "remove_tags": True, "documents": [{"name": "nda", "file": b64(pdf()), "fields": [FIELD]}]})
+        listed = client.list_templates({"q": "nda", "folder": None, "limit": 10})
+        fetched = client.get_template(created["id"])
+        updated = client.update_template(created["id"], {"name": "NDA v2", "roles": ["Customer"]})
+        cloned = client.clone_template(created["id"], {"name": "NDA copy"})
+        archived = client.archive_template(created["id"])
+        deleted = client.permanently_delete_template(cloned["id"])
+        return created, listed, fetched, updated, cloned, archived, deleted
+
+    created, listed, fetched, updated, cloned, archived, deleted = await asyncio.to_thread(scenario)
+    assert created["name"] == "NDA" and created["folder_name"] == "Legal"
+    assert [t["id"] for t in listed["data"]] == [created["id"]]
+    assert fetched["fields"][0]["name"] == "Full Name"
+    assert updated["id"] == created["id"]
+    assert cloned["name"] == "NDA copy"
+    assert archived["id"] == created["id"] and archived["archived_at"]
+    assert deleted == {"id": cloned["id"], "archived_at": None}
+
+
+async def test_python_client_errors_carry_the_json_error(api):
+    client = python_client(api)
+    client.key = "wrong"
+    error = await asyncio.to_thread(lambda: _raised(client.list_templates))
+    assert str(error) == 'API Error 401: {"error":"Not authenticated"}'
+
+
+def _raised(call):
+    try:
+        call()
+    except ApiError as error:
+        return error
+    raise AssertionError("no error raised")
