@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -31,7 +32,8 @@ async def get_template(conn: Connection, template_id: int) -> Template | None:
 async def list_templates(conn: Connection, account_id: int, *, archived: bool, q: str | None,
                          external_id: str | None, folder: str | None, limit: int, after: int | None,
                          before: int | None) -> list[Template]:
-    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived, q=q,
+    pattern = None if q is None else "%" + re.sub(r"([\\%_])", r"\\\1", q.lower()) + "%"
+    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived, name_pattern=pattern,
                                 external_id=external_id, folder=folder, limit=limit, after=after, before=before)
     return records(Template, rows)
 

@@ -144,7 +144,7 @@ async def test_sqlite_and_postgres_schemas_agree(tmp_path):
     sqlite = await open_database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
     await migrate(sqlite)
     tables = {row["name"] for row in await sqlite._run(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'", {})}
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'", {})}
     sqlite_columns = {}
     for table in tables:
         for row in await sqlite._run(f"PRAGMA table_info({table})", {}):

@@ -16,7 +16,7 @@ from signsvc.downloads import Downloader
 from tests.conftest import TEST_KEY, Api
 from tests.test_downloads import certificate, client_ssl, server_ssl  # noqa: F401 (fixtures)
 from tests.documents import b64, pdf, png
-from tests.test_pdf_samples import encrypted, form_pdf
+from tests.test_pdf_samples import encrypted, form_pdf, pages_pdf
 
 TEXT_FIELD = {"name": "Full Name", "type": "text", "role": "Buyer",
               "areas": [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05, "page": 1}]}
@@ -164,6 +164,7 @@ async def test_list_filters_by_name_external_id_folder_and_archived_state(api):
 
     assert await ids("") == [first["id"]]
     assert await ids("q=lease") == [first["id"]] and await ids("q=nothing") == []
+    assert await ids("q=%25") == [] and await ids("q=_") == [], "wildcards in q are plain characters"
     assert await ids("external_id=a-1") == [first["id"]]
     assert await ids("folder=Rentals") == [first["id"]] and await ids("folder=Default") == []
     assert await ids("archived=true") == [second["id"]]
@@ -359,6 +360,8 @@ async def test_the_pdfs_own_form_fields_become_fields_of_the_first_role(api):
 @pytest.mark.parametrize("data,message", [
     (lambda: encrypted(pdf(), "secret"), "documents[0].file: The PDF is protected by a password"),
     (lambda: pdf()[:300], "documents[0].file: The PDF is damaged and can't be read"),
+    (lambda: pages_pdf(), "documents[0].file: The PDF has no pages"),
+    (lambda: pages_pdf(*["/MediaBox [0 0 612 792]"] * 1001), "documents[0].file: The PDF has 1001 pages; at most 1000"),
     (lambda: b"%PDF-1.7\n" + b"[" * 100_000 + b"\n%%EOF", "documents[0].file: The PDF"),
 ])
 async def test_unusable_pdfs_are_422_naming_the_document(api, config, data, message):

@@ -17,30 +17,17 @@ VALUES (:account_id, :author_id, :folder_id, :slug, :name, :external_id, :source
 RETURNING *
 
 -- get_template --
--- One template by id, with its folder name.
-SELECT templates.*, template_folders.name AS folder_name, users.email AS author_email,
-       users.first_name AS author_first_name, users.last_name AS author_last_name,
-       combined.uuid AS combined_uuid, combined.filename AS combined_filename
-FROM templates
-JOIN template_folders ON template_folders.id = templates.folder_id
-JOIN users ON users.id = templates.author_id
-LEFT JOIN blobs AS combined ON combined.id = templates.combined_blob_id
-WHERE templates.id = :id
+-- One template by id, with its folder, author and combined PDF.
+SELECT * FROM template_records WHERE id = :id
 
 -- list_templates --
 -- A page of an account's templates, newest first, filtered by name, external id, folder, archived state.
-SELECT templates.*, template_folders.name AS folder_name, users.email AS author_email,
-       users.first_name AS author_first_name, users.last_name AS author_last_name,
-       combined.uuid AS combined_uuid, combined.filename AS combined_filename
-FROM templates
-JOIN template_folders ON template_folders.id = templates.folder_id
-JOIN users ON users.id = templates.author_id
-LEFT JOIN blobs AS combined ON combined.id = templates.combined_blob_id
+SELECT * FROM template_records AS templates
 WHERE templates.account_id = :account_id
   AND (CAST(:archived AS BOOLEAN) = (templates.archived_at IS NOT NULL))
-  AND (CAST(:q AS TEXT) IS NULL OR LOWER(templates.name) LIKE '%' || LOWER(:q) || '%')
+  AND (CAST(:name_pattern AS TEXT) IS NULL OR LOWER(templates.name) LIKE :name_pattern ESCAPE '\')
   AND (CAST(:external_id AS TEXT) IS NULL OR templates.external_id = :external_id)
-  AND (CAST(:folder AS TEXT) IS NULL OR template_folders.name = :folder)
+  AND (CAST(:folder AS TEXT) IS NULL OR templates.folder_name = :folder)
   AND (CAST(:after AS BIGINT) IS NULL OR templates.id < :after)
   AND (CAST(:before AS BIGINT) IS NULL OR templates.id > :before)
 ORDER BY templates.id DESC

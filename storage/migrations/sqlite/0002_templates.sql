@@ -46,6 +46,16 @@ CREATE TABLE templates (
 CREATE INDEX templates_account ON templates (account_id, id);
 CREATE INDEX templates_external_id ON templates (account_id, external_id);
 
+-- A template with its folder name, its author and its combined PDF: what every read of a template needs.
+CREATE VIEW template_records AS
+SELECT templates.*, template_folders.name AS folder_name, users.email AS author_email,
+       users.first_name AS author_first_name, users.last_name AS author_last_name,
+       combined.uuid AS combined_uuid, combined.filename AS combined_filename
+FROM templates
+JOIN template_folders ON template_folders.id = templates.folder_id
+JOIN users ON users.id = templates.author_id
+LEFT JOIN blobs AS combined ON combined.id = templates.combined_blob_id;
+
 CREATE TABLE template_documents (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     template_id INTEGER NOT NULL REFERENCES templates (id) ON DELETE CASCADE,
