@@ -200,3 +200,39 @@ def print_table(headers: list[str], rows: list[list[str]]) -> None:
     for row in [headers, ["-" * w for w in widths], *rows]:
         print("  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
                         for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+
+
+def descendants(pid: int) -> list[int]:
+    """The process ids below `pid` (children, grandchildren, ...), read from /proc; Linux only."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = list(Path(f"/proc/{parent}/task").iterdir())
+        except FileNotFoundError:
+            continue
+        for task in tasks:
+            try:
+                children = [int(child) for child in (task / "children").read_text().split()]
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            found += children
+            todo += children
+    return found
+
+
+def tree_cpu_seconds(pids: list[int]) -> float:
+    """Summed user plus system CPU time of the given processes; one that has gone counts 0."""
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            total += cpu_seconds(pid)
+    return total
+
+
+def machine_seconds() -> tuple[float, float]:
+    """CPU-seconds of all cores since boot, from /proc/stat: busy (user, nice, system, irq, softirq)
+    and stolen by the hypervisor. (The same as bench/api.py's.)"""
+    user, nice, system, _, _, irq, softirq, steal = map(int, Path("/proc/stat").read_text().split()[1:9])
+    tick = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system + irq + softirq) / tick, steal / tick

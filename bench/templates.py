@@ -1,0 +1,609 @@
+"""Creating templates: `POST /api/templates` with 8 concurrent clients, against the same parsing and
+rendering done directly in one process; and `GET /api/user` latency while that runs.
+
+Two documents, built here (the builders follow tests/test_pdf_samples.py), each made unique per
+request so that the content-addressed file store really writes every file:
+  - pdf    a 10-page Letter PDF, about 40 lines of Helvetica text a page and 2 AcroForm fields a
+           page (20: 10 text, 5 signature, 5 checkbox); a per-request reference line on every page
+  - image  a 1700x2200 RGB PNG that looks like a 200 dpi scan (paper noise, 50 lines of text,
+           about 3 MB); a per-request reference stamped in a corner (the PNGs are encoded before
+           any server starts, in a process pool, because each takes about 1.5 s)
+Ceiling, measured in this process while no server runs, in rounds before, between and after the
+targets (so drift on the machine hits both alike): per document, sequentially, what the pool does
+for an upload, `signsvc.pdf_calls.sniff`, for the image `image_to_pdf`, then `prepare`
+(inspect_pdf + render_pages); per round one uncounted run, then --ceiling-runs counted runs. The
+per-document time is the median of all counted runs. No storage, no HTTP, no IPC: what the engines
+alone cost. 2 workers (signsvc's pool size here: one per core) could at best do 2 / that documents
+a second; also measured per round: the documents a second of 2 processes (forked from this one)
+doing --ceiling-runs documents each at the same time, because on a small VM two at once do not
+always get twice the work done.
+
+Targets, one after another, each a separate `python run.py --port 0` on 127.0.0.1 in a temporary
+working directory (files in its `data/` directory store): signsvc on a fresh SQLite file, and on a
+fresh Postgres schema (`?search_path=`, dropped afterwards). Limits lifted
+(SIGNSVC_RATE_LIMIT_PER_KEY=0, SIGNSVC_RATE_LIMIT_PER_IP=0), fixed live key, SIGNSVC_LOG_LEVEL=WARNING.
+Per target: 2 concurrent uncounted warm-up creations (both pool workers loaded), 2 s of the
+/api/user probe alone (the idle baseline, and the server's CPU per probe request), then per
+document --single creations one at a time (latency without queueing), then --count creations from
+--clients concurrent clients (closed loop, keep-alive, aiohttp in this process; request bodies are
+encoded before the batch starts). Per creation: the time from send to the body read; every answer
+must be 201 with one document and all the PDF's form fields. Templates/s = created / wall time of
+the batch. Also: the CPU used by the server process (event loop and its threads; the probe's share
+taken out), by its pool (every process below it: forkserver and workers), by the whole machine,
+and stolen by the hypervisor.
+
+Probe: a thread in this process with its own keep-alive connection (http.client) sends
+`GET /api/user` every 20 ms (at once when the previous answer came later) during each loaded
+batch. Requirement: p99 under 50 ms during every loaded batch (PASS/FAIL printed; exit status 1
+on FAIL or on any failed creation).
+
+Bounds: --count creations per batch, --max-seconds per batch (no new request after it),
+REQUEST_TIMEOUT_SECONDS per request. Client, servers, pool workers and Postgres share the machine's
+cores; the ceiling had them to itself.
+
+    python bench/templates.py [--count 40] [--clients 8] [--single 5] [--ceiling-runs 5]
+                              [--max-seconds 300] [--skip-postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import http.client
+import io
+import json
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import threading
+import time
+import zlib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import aiohttp
+
+import _harness as h
+
+sys.path.insert(0, str(h.REPO))  # signsvc and the tests' PDF builders
+
+from tests.test_pdf_samples import RawPdf, refs  # noqa: E402
+
+REQUEST_TIMEOUT_SECONDS = 300
+WARMUP_CREATIONS = 2
+PROBE_INTERVAL_SECONDS = 0.020
+PROBE_LIMIT_MS = 50.0
+IDLE_PROBE_SECONDS = 2.0
+PAGES, FIELDS_PER_PAGE = 10, 2
+SCAN_SIZE = (1700, 2200)
+WORDS = ("agreement party parties shall hereby notwithstanding provided that herein payment term services "
+         "confidential obligations termination notice written consent governing law liability indemnify "
+         "warranty effective date schedule amendment assigns successors breach remedy").split()
+LIFTED = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The documents
+
+
+def form_pdf(reference: str, pages: int = PAGES) -> bytes:
+    """`pages` Letter pages of text, each with a text field and a signature (odd pages) or a
+    checkbox (even pages); `reference` is written at the foot of every page."""
+    rng = random.Random(1)
+    pdf = RawPdf()
+    catalog, root = pdf.reserve(), pdf.reserve()
+    font = pdf.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    checked = pdf.stream(b"0 g 2 2 10 10 re f", "/Type /XObject /Subtype /Form /BBox [0 0 14 14]")
+    unchecked = pdf.stream(b"", "/Type /XObject /Subtype /Form /BBox [0 0 14 14]")
+    page_numbers, fields = [], []
+    for page in range(pages):
+        lines = [f"BT /F1 14 Tf 72 740 Td (Services Agreement - page {page + 1} of {pages}) Tj ET"]
+        for row in range(40):
+            text = " ".join(rng.choice(WORDS) for _ in range(11)).capitalize() + "."
+            lines.append(f"BT /F1 10 Tf 72 {712 - row * 12} Td ({text}) Tj ET")
+        lines.append(f"BT /F1 8 Tf 72 40 Td (Reference {reference}) Tj ET")
+        text_rect = (72, 200, 300, 224)
+        if page % 2 == 0:
+            other_rect, other = (72, 110, 272, 160), f"/FT /Sig /T (signature_{page + 1})"
+        else:
+            other_rect = (72, 140, 86, 154)
+            other = (f"/FT /Btn /T (agree_{page + 1}) /V /Off /AS /Off "
+                     f"/AP << /N << /Yes {checked} 0 R /Off {unchecked} 0 R >> >>")
+        annots = []
+        for rect, entries in [(text_rect, f"/FT /Tx /T (name_{page + 1}) /DA (/Helv 10 Tf 0 g)"),
+                              (other_rect, other)][:FIELDS_PER_PAGE]:
+            x0, y0, x1, y1 = rect
+            lines.append(f"0.5 G 0.5 w {x0} {y0} {x1 - x0} {y1 - y0} re S")
+            annots.append(pdf.add(f"<< /Type /Annot /Subtype /Widget /Rect [{x0} {y0} {x1} {y1}] /F 4 {entries} >>"))
+        fields += annots
+        content = pdf.stream(zlib.compress("\n".join(lines).encode("latin-1")), "/Filter /FlateDecode")
+        page_numbers.append(pdf.add(f"<< /Type /Page /Parent {root} 0 R /MediaBox [0 0 612 792] "
+                                    f"/Contents {content} 0 R /Resources << /Font << /F1 {font} 0 R >> >> "
+                                    f"/Annots [{refs(annots)}] >>"))
+    pdf.put(root, f"<< /Type /Pages /Kids [{refs(page_numbers)}] /Count {pages} >>")
+    pdf.put(catalog, f"<< /Type /Catalog /Pages {root} 0 R /AcroForm << /Fields [{refs(fields)}] >> >>")
+    return pdf.output(catalog)
+
+
+_SCAN = None  # the scan's pixels, made once before the pool that stamps and encodes the variants forks
+
+
+def scan_pixels():
+    from PIL import Image, ImageDraw, ImageFont
+
+    rng = random.Random(1)
+    paper = Image.effect_noise(SCAN_SIZE, 6).point(lambda v: 235 + (v - 128) // 4)
+    image = Image.merge("RGB", (paper, paper, paper.point(lambda v: max(0, v - 6))))  # slightly yellow
+    draw = ImageDraw.Draw(image)
+    draw.text((150, 140), "SERVICES AGREEMENT", fill=(30, 30, 35), font=ImageFont.load_default(size=44))
+    font = ImageFont.load_default(size=30)
+    for row in range(50):
+        text = " ".join(rng.choice(WORDS) for _ in range(9)).capitalize() + "."
+        draw.text((150, 240 + row * 36), text, fill=(40, 40, 45), font=font)
+    draw.line((150, 2120, 700, 2120), fill=(20, 20, 20), width=3)
+    return image
+
+
+def scan_png(reference: str) -> bytes:
+    from PIL import ImageDraw, ImageFont
+
+    image = _SCAN.copy()
+    ImageDraw.Draw(image).text((1100, 2140), f"Ref {reference}", fill=(40, 40, 45),
+                               font=ImageFont.load_default(size=24))
+    output = io.BytesIO()
+    image.save(output, "PNG")
+    return output.getvalue()
+
+
+@dataclass
+class Document:
+    label: str
+    filename: str
+    variants: list[bytes]  # one per creation (and variants[0] for the ceiling)
+    pages: int
+    fields: int
+
+    def body(self, index: int) -> bytes:
+        return json.dumps({"name": f"bench {self.label} {index}", "documents": [
+            {"name": self.filename, "file": base64.b64encode(self.variants[index]).decode()}]}).encode()
+
+
+def documents(needed: int) -> list[Document]:
+    global _SCAN
+    pdfs = [form_pdf(f"BENCH-{index:05d}") for index in range(needed)]
+    _SCAN = scan_pixels()
+    with ProcessPoolExecutor(os.cpu_count(), mp_context=multiprocessing.get_context("fork")) as pool:
+        pngs = list(pool.map(scan_png, [f"BENCH-{index:05d}" for index in range(needed)]))
+    _SCAN = None
+    return [Document("pdf", "agreement.pdf", pdfs, PAGES, PAGES * FIELDS_PER_PAGE),
+            Document("image", "scan.png", pngs, 1, 0)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The ceiling: the engines called directly, one document after another
+
+
+@dataclass
+class Ceiling:
+    steps: dict[str, list[float]] = field(default_factory=dict)  # step -> seconds, one per counted run
+    cpu: list[float] = field(default_factory=list)  # this process's CPU seconds per counted run
+    detail: dict[str, list[float]] = field(default_factory=lambda: {"inspect_pdf": [], "render_pages": []})
+    rounds: list[float] = field(default_factory=list)  # median seconds per document of each round
+    parallel: list[float] = field(default_factory=list)  # documents a second, one process per worker, per round
+    sizes: dict[str, int] = field(default_factory=dict)
+    wall: float = 0.0  # seconds the rounds took, and the CPU seconds stolen from the machine meanwhile
+    steal: float = 0.0
+
+    def totals(self, first: int = 0) -> list[float]:
+        return [sum(values[run] for values in self.steps.values()) for run in range(first, len(self.cpu))]
+
+    @property
+    def total(self) -> float:
+        """Seconds per document: the median of every counted run of every round."""
+        return statistics.median(self.totals())
+
+
+def engine_run(data: bytes, timings: dict[str, float] | None = None) -> dict:
+    """What signsvc's pool does for one uploaded document, here and now; `timings` gets each step's seconds."""
+    from signsvc import pdf_calls
+
+    timings = {} if timings is None else timings
+    started = time.perf_counter()
+    kind = pdf_calls.sniff(data)
+    timings["sniff"] = time.perf_counter() - started
+    pdf = data
+    if kind != "pdf":
+        started = time.perf_counter()
+        pdf = pdf_calls.image_to_pdf(data)
+        timings["image_to_pdf"] = time.perf_counter() - started
+    started = time.perf_counter()
+    prepared = pdf_calls.prepare(pdf)
+    timings["prepare"] = time.perf_counter() - started
+    return {**prepared, "pdf": pdf}
+
+
+def ceiling_round(document: Document, ceiling: Ceiling, runs: int, workers: int) -> None:
+    """One uncounted run, `runs` counted ones (inspect_pdf and render_pages then timed apart as
+    well), then the same work in `workers` processes at once."""
+    import logging
+
+    import signsvc.pdf as engines
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # as the pool's workers do
+    data = document.variants[0]
+    began, (_, steal_before) = time.perf_counter(), h.machine_seconds()
+    first = len(ceiling.cpu)
+    for run in range(runs + 1):
+        timings: dict[str, float] = {}
+        cpu = time.process_time()
+        prepared = engine_run(data, timings)
+        cpu = time.process_time() - cpu
+        if len(prepared["pages"]) != document.pages or len(prepared["fields"]) != document.fields:
+            raise RuntimeError(f"{document.label}: prepare found {len(prepared['pages'])} pages and "
+                               f"{len(prepared['fields'])} fields, expected {document.pages} and {document.fields}")
+        started = time.perf_counter()
+        engines.inspect_pdf(prepared["pdf"])
+        middle = time.perf_counter()
+        engines.render_pages(prepared["pdf"])
+        ended = time.perf_counter()
+        if run:
+            for step, seconds in timings.items():
+                ceiling.steps.setdefault(step, []).append(seconds)
+            ceiling.cpu.append(cpu)
+            ceiling.detail["inspect_pdf"].append(middle - started)
+            ceiling.detail["render_pages"].append(ended - middle)
+        ceiling.sizes = {"input": len(data), "pdf": len(prepared["pdf"]),
+                         "previews": sum(map(len, prepared["previews"]))}
+    ceiling.rounds.append(statistics.median(ceiling.totals(first)))
+    ceiling.parallel.append(parallel_rate(document, runs, workers))
+    ceiling.wall += time.perf_counter() - began
+    ceiling.steal += h.machine_seconds()[1] - steal_before
+
+
+_PARALLEL_DOCUMENT: bytes = b""  # the document the forked processes of parallel_rate work on
+
+
+def _engine_runs(runs: int) -> None:
+    for _ in range(runs):
+        engine_run(_PARALLEL_DOCUMENT)
+
+
+def parallel_rate(document: Document, runs: int, workers: int) -> float:
+    """Documents a second when `workers` processes each do `runs` documents at the same time (forked
+    from this process once the engines are loaded; one uncounted run each first)."""
+    global _PARALLEL_DOCUMENT
+    _PARALLEL_DOCUMENT = document.variants[0]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        list(pool.map(_engine_runs, [1] * workers))
+        started = time.perf_counter()
+        list(pool.map(_engine_runs, [runs] * workers))
+        seconds = time.perf_counter() - started
+    return workers * runs / seconds
+
+
+def measure_ceilings(docs: list[Document], ceilings: dict[str, Ceiling], args: argparse.Namespace,
+                     workers: int) -> None:
+    for document in docs:
+        ceiling_round(document, ceilings.setdefault(document.label, Ceiling()), args.ceiling_runs, workers)
+    print(f"  ceiling round {len(next(iter(ceilings.values())).rounds)} done", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The probe: GET /api/user every 20 ms from its own thread and connection
+
+
+class Probe(threading.Thread):
+    def __init__(self, base_url: str) -> None:
+        super().__init__(daemon=True)
+        self.host, _, port = base_url.removeprefix("http://").partition(":")
+        self.port = int(port)
+        self.latencies: list[float] = []
+        self.errors: list[str] = []
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        next_at = time.perf_counter()
+        while not self._stop_event.wait(max(0.0, next_at - time.perf_counter())):
+            sent = time.perf_counter()
+            try:
+                conn.request("GET", "/api/user", headers={"X-Auth-Token": h.BENCH_KEY})
+                response = conn.getresponse()
+                response.read()
+                if response.status != 200:
+                    self.errors.append(f"status {response.status}")
+            except (OSError, http.client.HTTPException) as exc:
+                self.errors.append(type(exc).__name__)
+                conn.close()
+                conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+            done = time.perf_counter()
+            self.latencies.append(done - sent)
+            next_at = max(next_at + PROBE_INTERVAL_SECONDS, done)
+        conn.close()
+
+    def stop(self) -> list[float]:
+        self._stop_event.set()
+        self.join()
+        return sorted(self.latencies)
+
+
+@contextlib.contextmanager
+def probing(base_url: str) -> Iterator[Probe]:
+    probe = Probe(base_url)
+    probe.start()
+    try:
+        yield probe
+    finally:
+        probe.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# Creating templates
+
+
+@dataclass
+class Batch:
+    target: str
+    document: str
+    clients: int
+    latencies: list[float]
+    failures: list[str]
+    seconds: float
+    server_cpu: float = 0.0  # the probe's share taken out
+    pool_cpu: float = 0.0
+    machine_cpu: float = 0.0
+    steal: float = 0.0
+    probe: list[float] = field(default_factory=list)  # sorted; empty when the batch ran without the probe
+    probe_errors: list[str] = field(default_factory=list)
+
+    @property
+    def created(self) -> int:
+        return len(self.latencies) - len(self.failures)
+
+    @property
+    def per_second(self) -> float:
+        return self.created / self.seconds
+
+    def latency(self, fraction: float) -> float:
+        return h.percentile(sorted(self.latencies), fraction) if self.latencies else float("nan")
+
+
+def check(document: Document, status: int, payload: bytes) -> str | None:
+    """None when the answer is a created template with the document and all its form fields."""
+    if status != 201:
+        return f"status {status}: {payload[:200]!r}"
+    body = json.loads(payload)
+    if len(body.get("documents", [])) != 1 or len(body.get("fields", [])) != document.fields:
+        return f"201 with {len(body.get('documents', []))} documents and {len(body.get('fields', []))} fields"
+    return None
+
+
+async def create_batch(session: aiohttp.ClientSession, url: str, document: Document, bodies: list[bytes],
+                       clients: int, deadline: float) -> tuple[list[float], list[str], float]:
+    """Creations from `clients` workers, one per body; answers latencies, failures and the wall time."""
+    bodies = list(bodies)
+    latencies: list[float] = []
+    failures: list[str] = []
+
+    async def worker() -> None:
+        while bodies and time.perf_counter() < deadline:
+            body = bodies.pop()
+            sent = time.perf_counter()
+            try:
+                async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as response:
+                    payload = await response.read()
+                    failure = check(document, response.status, payload)
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                failure = f"{type(exc).__name__}: {exc}"
+            latencies.append(time.perf_counter() - sent)
+            if failure:
+                failures.append(failure)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return latencies, failures, time.perf_counter() - started
+
+
+class Target:
+    """One running server: the creations and probes made against it."""
+
+    def __init__(self, name: str, server: h.Server, docs: list[Document], args: argparse.Namespace) -> None:
+        self.name, self.server, self.docs, self.args = name, server, docs, args
+        self.url = f"{server.base_url}/api/templates"
+        self.idle_probe: list[float] = []
+        self.probe_cpu = 0.0  # the server's CPU seconds per probe request, measured while idle
+
+    async def run(self) -> list[Batch]:
+        connector = aiohttp.TCPConnector(limit=self.args.clients)
+        timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS)
+        batches = []
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout,
+                                         headers={"X-Auth-Token": h.BENCH_KEY}) as session:
+            async with session.get(f"{self.server.base_url}/api/user") as response:
+                if response.status != 200 or await response.json(content_type=None) != h.EXPECTED_USER:
+                    raise RuntimeError(f"{self.name}: GET /api/user answered {response.status}")
+            pdf = self.docs[0]
+            _, failures, _ = await create_batch(session, self.url, pdf, [pdf.body(i) for i in range(WARMUP_CREATIONS)],
+                                                WARMUP_CREATIONS, time.perf_counter() + self.args.max_seconds)
+            if failures:
+                raise RuntimeError(f"{self.name}: warm-up creation failed: {failures[0]}")
+            await asyncio.sleep(0.5)  # let the warm-up's stragglers (file writes) finish
+            cpu = h.cpu_seconds(self.server.proc.pid)
+            with probing(self.server.base_url) as probe:
+                await asyncio.sleep(IDLE_PROBE_SECONDS)
+            self.idle_probe = probe.stop()
+            self.probe_cpu = (h.cpu_seconds(self.server.proc.pid) - cpu) / max(len(self.idle_probe), 1)
+            first = WARMUP_CREATIONS
+            if self.args.single:
+                for document in self.docs:
+                    batches.append(await self.batch(session, document, range(first, first + self.args.single), 1))
+                first += self.args.single
+            for document in self.docs:
+                batches.append(await self.batch(session, document, range(first, first + self.args.count),
+                                                self.args.clients))
+        return batches
+
+    async def batch(self, session: aiohttp.ClientSession, document: Document, indexes: range, clients: int) -> Batch:
+        """Creations of document.variants[indexes]; the probe runs along when there is more than one client."""
+        bodies = [document.body(index) for index in indexes]  # encoded before any clock starts
+        pid = self.server.proc.pid
+        pool = h.descendants(pid)
+        before = (h.cpu_seconds(pid), h.tree_cpu_seconds(pool), *h.machine_seconds())
+        with probing(self.server.base_url) if clients > 1 else contextlib.nullcontext() as probe:
+            latencies, failures, seconds = await create_batch(session, self.url, document, bodies, clients,
+                                                              time.perf_counter() + self.args.max_seconds)
+        after = (h.cpu_seconds(pid), h.tree_cpu_seconds(pool), *h.machine_seconds())
+        if sorted(h.descendants(pid)) != sorted(pool):
+            self.server.notes.append("the pool's processes changed during a batch (pool CPU undercounted)")
+        server_cpu, pool_cpu, machine_cpu, steal = (b - a for a, b in zip(before, after))
+        probed = probe.stop() if probe else []
+        batch = Batch(self.name, document.label, clients, latencies, failures, seconds,
+                      server_cpu - len(probed) * self.probe_cpu, pool_cpu, machine_cpu, steal, probed,
+                      probe.errors if probe else [])
+        print(f"  {self.name}, {document.label}, {clients} client(s): {batch.created} created in {seconds:.1f} s, "
+              f"{len(failures)} failed", file=sys.stderr, flush=True)
+        return batch
+
+
+def run_target(name: str, database_url: str, docs: list[Document],
+               args: argparse.Namespace) -> tuple[Target, list[Batch]]:
+    with h.temp_dir("signsvc-bench-") as workdir:
+        server = h.spawn(h.signsvc_argv(), h.server_env(database_url, **LIFTED), workdir)
+        target = Target(name, server, docs, args)
+        try:
+            batches = asyncio.run(target.run())
+        finally:
+            for note in h.stop(server):
+                print(f"note [{name}]: {note}")
+    return target, batches
+
+
+def run_postgres(docs: list[Document], args: argparse.Namespace) -> tuple[Target, list[Batch]]:
+    with h.postgres_schema("bench_templates") as url:
+        return run_target("signsvc postgres", url, docs, args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f}"
+
+
+def report_ceiling(docs: list[Document], ceilings: dict[str, Ceiling], workers: int) -> None:
+    rows = []
+    for document in docs:
+        c = ceilings[document.label]
+        steps = " + ".join(f"{name} {ms(statistics.median(values))}" for name, values in c.steps.items())
+        detail = ", ".join(f"{name} {ms(statistics.median(values))}" for name, values in c.detail.items())
+        rows.append([document.label, ms(c.total), f"{ms(min(c.rounds))}-{ms(max(c.rounds))}",
+                     ms(statistics.median(c.cpu)), f"{workers / c.total:.2f}", f"{statistics.median(c.parallel):.2f}",
+                     f"{min(c.parallel):.2f}-{max(c.parallel):.2f}", steps, detail,
+                     f"{c.sizes['input'] / 1e6:.2f} / {c.sizes['pdf'] / 1e6:.2f} / {c.sizes['previews'] / 1e6:.2f}"])
+    h.print_table(["in-process ceiling", "ms/doc", "rounds", "CPU ms/doc", f"{workers}/(ms/doc)/s",
+                   f"{workers} procs/s", "rounds", "steps, median ms", "of prepare, timed apart",
+                   "MB in / pdf / previews"], rows)
+    wall = sum(c.wall for c in ceilings.values())
+    steal = sum(c.steal for c in ceilings.values())
+    print(f"\nms/doc: median of all counted runs of all rounds (rounds: range of the round medians). {workers} procs/s: "
+          f"documents a second\nwith {workers} processes working at once (median, range over rounds). "
+          f"Steal during the ceiling rounds: {100 * steal / wall:.0f}% of one core.\n")
+
+
+def report(docs: list[Document], ceilings: dict[str, Ceiling], batches: list[Batch], targets: list[Target],
+           workers: int) -> bool:
+    rows = []
+    for b in batches:
+        per_doc = ceilings[b.document].total
+        ceiling_rate = min(workers, b.clients) / per_doc
+        created = max(b.created, 1)
+        rows.append([f"{b.target}, {b.document}", str(b.clients), f"{b.created}", str(len(b.failures)),
+                     ms(b.latency(0.50)), ms(b.latency(0.99)), f"{b.latency(0.50) / per_doc:.2f}x",
+                     f"{b.per_second:.2f}", f"{ceiling_rate:.2f}", f"{b.per_second / ceiling_rate:.2f}",
+                     ms(b.server_cpu / created), ms(b.pool_cpu / created),
+                     f"{100 * b.machine_cpu / b.seconds:.0f}%", f"{100 * b.steal / b.seconds:.0f}%"])
+    h.print_table(["POST /api/templates", "clients", "created", "failed", "p50 ms", "p99 ms", "p50/ceiling",
+                   "tmpl/s", "ceiling/s", "of ceiling", "server CPU ms/t", "pool CPU ms/t", "machine CPU",
+                   "steal"], rows)
+    print(f"\np50/ceiling: median time per template over the in-process ms/doc; with {workers} workers and more "
+          f"clients,\nmost of it is queueing (p50 ~ clients / tmpl/s). ceiling/s: min(clients, {workers} workers) / "
+          f"ms/doc.\nserver CPU: the server process (event loop and its threads), the probe's share taken out "
+          f"(its CPU per\n/api/user request measured while idle); pool CPU: every process below the server "
+          f"(forkserver, workers);\nboth per created template. machine CPU and steal: percent of one core over the "
+          f"batch.\n")
+    rows, passed = [], True
+    for target in targets:
+        idle = target.idle_probe
+        rows.append([f"{target.name}, idle", str(len(idle)), "0", ms(h.percentile(idle, 0.5)),
+                     ms(h.percentile(idle, 0.99)), ms(idle[-1]), ""])
+    for b in batches:
+        if not b.probe:
+            continue
+        p99 = h.percentile(b.probe, 0.99) * 1000
+        ok = p99 < PROBE_LIMIT_MS and not b.probe_errors
+        passed &= ok
+        rows.append([f"{b.target}, during {b.document} x{b.clients}", str(len(b.probe)), str(len(b.probe_errors)),
+                     ms(h.percentile(b.probe, 0.5)), f"{p99:.0f}", ms(b.probe[-1]), "PASS" if ok else "FAIL"])
+    h.print_table(["GET /api/user every 20 ms", "requests", "errors", "p50 ms", "p99 ms", "max ms",
+                   f"p99 < {PROBE_LIMIT_MS:.0f} ms"], rows)
+    print(f"\n/api/user p99 under template load: {'PASS' if passed else 'FAIL'} (limit {PROBE_LIMIT_MS:.0f} ms)")
+    for b in batches:
+        for failure in sorted(set(b.failures)):
+            print(f"failure [{b.target}, {b.document} x{b.clients}] ({b.failures.count(failure)}x): {failure}")
+        for error in sorted(set(b.probe_errors)):
+            print(f"probe error [{b.target}, {b.document}] ({b.probe_errors.count(error)}x): {error}")
+    return passed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=40,
+                        help="creations per document and target under load (default 40)")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent clients creating (default 8)")
+    parser.add_argument("--single", type=int, default=5, help="creations one at a time before the load, per "
+                                                              "document and target (default 5; 0 leaves them out)")
+    parser.add_argument("--ceiling-runs", type=int, default=5,
+                        help="in-process runs per document and ceiling round (default 5)")
+    parser.add_argument("--max-seconds", type=float, default=300.0,
+                        help="no new creation after this many seconds of a batch (default 300)")
+    parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
+    args = parser.parse_args()
+    if min(args.count, args.clients, args.ceiling_runs) < 1 or args.single < 0:
+        parser.error("--count, --clients and --ceiling-runs must be at least 1, --single at least 0")
+    if not args.skip_postgres and (why := h.check_postgres()):
+        parser.error(f"Postgres at {h.POSTGRES_URL} is not reachable ({why}); use --skip-postgres")
+    workers = os.cpu_count() or 1  # signsvc's pool: one worker per core
+    print(f"POST /api/templates, {args.clients} concurrent clients x {args.count} creations per document and "
+          f"target (+{args.single} one at a time), loopback; {os.cpu_count()} CPU cores, signsvc pool of "
+          f"{workers} workers; Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.2f}.")
+    started = time.perf_counter()
+    docs = documents(WARMUP_CREATIONS + args.single + args.count)
+    print(f"Documents built in {time.perf_counter() - started:.0f} s: pdf {PAGES} pages, "
+          f"{PAGES * FIELDS_PER_PAGE} form fields, {len(docs[0].variants[0]) / 1e3:.0f} KB; image "
+          f"{SCAN_SIZE[0]}x{SCAN_SIZE[1]} PNG, {len(docs[1].variants[0]) / 1e6:.2f} MB.\n", flush=True)
+    chosen: list[Callable[[], tuple[Target, list[Batch]]]] = [
+        lambda: run_target("signsvc sqlite", "sqlite:///signsvc.sqlite3", docs, args)]
+    if not args.skip_postgres:
+        chosen.append(lambda: run_postgres(docs, args))
+    ceilings: dict[str, Ceiling] = {}
+    targets, batches = [], []
+    measure_ceilings(docs, ceilings, args, workers)
+    for run in chosen:  # a ceiling round before, between and after the targets
+        target, found = run()
+        targets.append(target)
+        batches += found
+        measure_ceilings(docs, ceilings, args, workers)
+    report_ceiling(docs, ceilings, workers)
+    passed = report(docs, ceilings, batches, targets, workers)
+    print(f"\nTotal {time.perf_counter() - started:.0f} s.")
+    return 0 if passed and not any(b.failures for b in batches) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
