@@ -6,8 +6,6 @@ The PDF work runs in the process pool; office conversion in a LibreOffice subpro
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import uuid as uuids
 from dataclasses import dataclass
@@ -15,17 +13,14 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from signsvc import downloads, errors
+from signsvc import downloads, errors, pdf_calls
 from signsvc.files import NewFile
 from signsvc.office import OfficeConverter
-from signsvc import pdf_calls
 from signsvc.pdf_calls import EngineError
 from signsvc.pool import PdfPool
 
-IMAGES = {"png", "jpeg", "webp", "gif", "tiff"}
 OFFICE = {"docx", "doc", "odt", "rtf", "xlsx", "pptx"}
 SUPPORTED = "a PDF, an image (PNG, JPEG, WebP, GIF, TIFF) or an office document (DOCX, DOC, ODT, RTF, XLSX, PPTX)"
-_DATA_URI = re.compile(r"^data:[\w.+-]+/[\w.+-]+;base64,", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -51,52 +46,49 @@ class Ingest:
         name = raw.get("name")
         if name is not None and not isinstance(name, str):
             raise errors.Invalid(f"{where}.name must be a string")
-        data = await self._bytes(file.strip(), where)
-        pdf = await self._pdf(data, where)
         try:
-            prepared = await self.pool.run(pdf_calls.prepare, pdf)
+            prepared = await self._prepared(file.strip(), where)
+        except pdf_calls.NotBase64:
+            raise errors.Invalid(f"{where}.file is neither valid base64 nor an https:// URL") from None
         except EngineError as exc:
             raise errors.Invalid(f"{where}.file: {exc}") from None
         name = _document_name(name, file) or "document"
-        return IngestedDocument(uuid=str(uuids.uuid4()), name=name, pdf=NewFile(pdf, f"{name}.pdf", "application/pdf"),
-                                pages=prepared["pages"], form_fields=prepared["fields"],
-                                previews=[NewFile(image, f"{page}.{prepared['preview_extension']}",
-                                                  prepared["preview_content_type"])
-                                          for page, image in enumerate(prepared["previews"])])
+        extension, content_type = prepared["preview_extension"], prepared["preview_content_type"]
+        return IngestedDocument(
+            uuid=str(uuids.uuid4()), name=name, pages=prepared["pages"], form_fields=prepared["fields"],
+            pdf=NewFile(prepared["pdf"], f"{name}.pdf", "application/pdf", prepared["pdf_sha256"]),
+            previews=[NewFile(image, f"{page}.{extension}", content_type, sha256) for page, (image, sha256)
+                      in enumerate(zip(prepared["previews"], prepared["preview_sha256s"]))])
 
     async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
         """One PDF of every document, when there is more than one."""
         if len(documents) < 2:
             return None
-        data = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
-        return NewFile(data, f"{name}.pdf", "application/pdf")
+        data, sha256 = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
+        return NewFile(data, f"{name}.pdf", "application/pdf", sha256)
 
-    async def _bytes(self, file: str, where: str) -> bytes:
-        if re.match(r"^[a-z][a-z0-9+.-]*://", file, re.IGNORECASE):
+    async def _prepared(self, file: str, where: str) -> dict[str, Any]:
+        """Decoding, recognising and inspecting run in the pool; office files visit LibreOffice between."""
+        prepared = await self.pool.run(pdf_calls.ingest, await self._download(file, where) if _is_url(file) else file)
+        if prepared["kind"] in OFFICE:
             try:
-                return await self.downloader.fetch(file)
-            except downloads.DownloadError as exc:
-                raise errors.Invalid(f"{where}.file: {exc.message}") from None
-        try:
-            return base64.b64decode(_DATA_URI.sub("", file), validate=True)
-        except (binascii.Error, ValueError):
-            raise errors.Invalid(f"{where}.file is neither valid base64 nor an https:// URL") from None
-
-    async def _pdf(self, data: bytes, where: str) -> bytes:
-        kind = await self.pool.run(pdf_calls.sniff, data)
-        if kind == "pdf":
-            return data
-        if kind in IMAGES:
-            try:
-                return await self.pool.run(pdf_calls.image_to_pdf, data)
-            except EngineError as exc:
-                raise errors.Invalid(f"{where}.file: {exc}") from None
-        if kind in OFFICE:
-            try:
-                return await self.office.to_pdf(data, kind)
+                pdf = await self.office.to_pdf(prepared["data"], prepared["kind"])
             except errors.Invalid as exc:
                 raise errors.Invalid(f"{where}.file: {exc.message}") from None
-        raise errors.Invalid(f"{where}.file is not a supported file: send {SUPPORTED}")
+            return await self.pool.run(pdf_calls.prepare, pdf)
+        if "pdf" not in prepared:
+            raise errors.Invalid(f"{where}.file is not a supported file: send {SUPPORTED}")
+        return prepared
+
+    async def _download(self, url: str, where: str) -> bytes:
+        try:
+            return await self.downloader.fetch(url)
+        except downloads.DownloadError as exc:
+            raise errors.Invalid(f"{where}.file: {exc.message}") from None
+
+
+def _is_url(file: str) -> bool:
+    return re.match(r"^[a-z][a-z0-9+.-]*://", file, re.IGNORECASE) is not None
 
 
 def _document_name(name: str | None, file: str) -> str | None:

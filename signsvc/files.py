@@ -27,15 +27,17 @@ LINK_LIFETIME = timedelta(minutes=40)
 @dataclass(frozen=True)
 class NewFile:
     """File content about to be stored: written to the content store before the transaction that
-    records it, and removed again if that transaction fails."""
+    records it, and removed again if that transaction fails. The hash is computed once, by the
+    pool worker that made the content when it can."""
 
     data: bytes
     filename: str
     content_type: str
+    sha256: str = ""
 
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
+    def __post_init__(self) -> None:
+        if not self.sha256:
+            object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
 
 
 class Files:

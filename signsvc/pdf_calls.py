@@ -2,40 +2,72 @@
 
 `signsvc.pdf` takes about a second to import (pypdf, fpdf2, Pillow, PDFium), so only pool workers
 import it; the server process refers to these functions by name and never loads the engines.
+Decoding, hashing and the rest of the CPU work on uploads happen here too, off the event loop.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import re
 from typing import Any
+
+IMAGES = {"png", "jpeg", "webp", "gif", "tiff"}
+_DATA_URI = re.compile(r"^data:[\w.+-]+/[\w.+-]+;base64,", re.IGNORECASE)
 
 
 class EngineError(Exception):
     """The input cannot be used; the message says why, for the API user."""
 
 
-def sniff(data: bytes) -> str | None:
-    return _call("sniff", data)
+class NotBase64(EngineError):
+    """The text is not base64."""
 
 
-def image_to_pdf(data: bytes) -> bytes:
-    return _call("image_to_pdf", data)
+def ingest(file: str | bytes) -> dict[str, Any]:
+    """A document as uploaded (base64 text, or downloaded bytes) made ready for a template.
 
-
-def merge_pdfs(documents: list[bytes]) -> bytes:
-    return _call("merge_pdfs", documents)
+    Answers `{"kind"}` alone, with `"data"`, when the file is not a PDF or an image (an office
+    file for LibreOffice, or an unsupported kind); otherwise what `prepare` answers plus `"kind"`.
+    """
+    data = file if isinstance(file, bytes) else _decode(file)
+    kind = _call("sniff", data)
+    if kind not in IMAGES and kind != "pdf":
+        return {"kind": kind, "data": data}
+    return {"kind": kind, **prepare(_call("image_to_pdf", data) if kind in IMAGES else data)}
 
 
 def prepare(pdf: bytes) -> dict[str, Any]:
-    """Pages, form fields and page images of a PDF; inspecting first names a PDF without pages."""
+    """The PDF with its hash, pages, form fields and page images (with their hashes)."""
     from signsvc.pdf import previews
 
-    info = _call("inspect_pdf", pdf)
-    return {**info, "previews": _call("render_pages", pdf), "preview_extension": previews.EXTENSION,
-            "preview_content_type": previews.CONTENT_TYPE}
+    info = _call("inspect_pdf", pdf)  # first: it names a PDF without pages, which rendering cannot
+    images = _call("render_pages", pdf)
+    return {**info, "pdf": pdf, "pdf_sha256": _sha256(pdf), "previews": images,
+            "preview_sha256s": [_sha256(image) for image in images],
+            "preview_extension": previews.EXTENSION, "preview_content_type": previews.CONTENT_TYPE}
+
+
+def merge_pdfs(documents: list[bytes]) -> tuple[bytes, str]:
+    """One PDF of all the documents, with its hash."""
+    merged = _call("merge_pdfs", documents)
+    return merged, _sha256(merged)
 
 
 def ready() -> None:
     """Nothing: submitted once per worker at start so that its imports happen before a request needs it."""
+
+
+def _decode(text: str) -> bytes:
+    try:
+        return base64.b64decode(_DATA_URI.sub("", text), validate=True)
+    except (binascii.Error, ValueError):
+        raise NotBase64() from None
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _call(name: str, *args: Any) -> Any:
