@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import AsyncIterator
 
 import aiohttp_jinja2
 import jinja2
-import contextlib
-
 from aiohttp import web
 
 import pages
 from signsvc import jobs, maintenance, routes, site_secret
 from signsvc.api.middleware import api_middleware, errors_middleware
 from signsvc.appkeys import INGEST, ISSUED_KEYS, OPENAPI, SERVICES, WORKER
-from signsvc.documents import Ingest
-from signsvc.downloads import Downloader
-from signsvc.office import OfficeConverter
-from signsvc.pool import PdfPool
 from signsvc.clock import Clock, SystemClock
 from signsvc.config import Config
+from signsvc.documents import Ingest
+from signsvc.downloads import Downloader
 from signsvc.files import Files
+from signsvc.office import OfficeConverter
+from signsvc.pool import PdfPool
 from signsvc.services import Services
 from signsvc.startup import prepare
 from storage import Database, open_database
