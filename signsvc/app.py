@@ -80,8 +80,9 @@ def _ingest(config: Config, pool: PdfPool | None, downloader: Downloader | None)
     async def context(app: web.Application) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
             if pool is None:
+                # Workers start with the first document, not at start: a service used as a fake in
+                # test suites, or never sent a document, should not spend seconds importing PDF code.
                 stack.callback((own_pool := PdfPool()).close)
-                own_pool.warm()
             if downloader is None:
                 own_downloader = await stack.enter_async_context(Downloader(
                     max_bytes=config.max_body_bytes, allow_private=config.allow_private_downloads))

@@ -55,10 +55,6 @@ def merge_pdfs(documents: list[bytes]) -> tuple[bytes, str]:
     return merged, _sha256(merged)
 
 
-def ready() -> None:
-    """Nothing: submitted once per worker at start so that its imports happen before a request needs it."""
-
-
 def _decode(text: str) -> bytes:
     try:
         return base64.b64decode(_DATA_URI.sub("", text), validate=True)

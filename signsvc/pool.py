@@ -28,13 +28,6 @@ class PdfPool:
         """`function(*args)` in a worker; `function` must be a module-level function of plain data."""
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
 
-    def warm(self) -> None:
-        """Starts every worker now, in the background, so the first document is not slowed by imports."""
-        from signsvc.pdf_calls import ready
-
-        for _ in range(self.workers):
-            self._executor.submit(ready)
-
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
 
