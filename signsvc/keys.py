@@ -1,4 +1,4 @@
-"""API keys: random base58 text shown once, stored only as a SHA-256 hash."""
+"""API keys (random base58 text shown once, stored only as a SHA-256 hash) and public slugs."""
 
 from __future__ import annotations
 
@@ -9,8 +9,13 @@ _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 KEY_LENGTH = 43
 
 
-def generate() -> str:
-    return "".join(secrets.choice(_BASE58) for _ in range(KEY_LENGTH))
+def generate(length: int = KEY_LENGTH) -> str:
+    return "".join(secrets.choice(_BASE58) for _ in range(length))
+
+
+def slug() -> str:
+    """The public id of a template or clickwrap in its links (14 base58 characters, as DocuSeal's)."""
+    return generate(14)
 
 
 def digest(key: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.api import system, templates, users
+from signsvc.api import clickwraps, system, templates, users
 from signsvc.web import files, home
 
 
@@ -27,3 +27,12 @@ def setup(app: web.Application) -> None:
     app.router.add_post(r"/api/templates/{id:\d+}/clone", templates.clone)
     app.router.add_get(r"/api/templates/{id:\d+}/pdf", templates.pdf)
     app.router.add_get(r"/api/templates/{id:\d+}/submissions", templates.submissions)
+
+    app.router.add_get("/api/clickwraps", clickwraps.index)
+    app.router.add_post("/api/clickwraps", clickwraps.create)
+    app.router.add_get(r"/api/clickwraps/{id:\d+}", clickwraps.show)
+    app.router.add_put(r"/api/clickwraps/{id:\d+}", clickwraps.update)
+    app.router.add_post(r"/api/clickwraps/{id:\d+}/publish", clickwraps.publish)
+    app.router.add_get(r"/api/clickwraps/{id:\d+}/consents", clickwraps.consents)
+    app.router.add_post(r"/api/clickwraps/{id:\d+}/consents", clickwraps.create_consent)
+    app.router.add_get(r"/api/consents/{id:\d+}", clickwraps.show_consent)

@@ -7,11 +7,10 @@ request leaves neither a row nor a file behind.
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 import storage.templates as stored
-from signsvc import auth, errors, events, template_fields
+from signsvc import auth, errors, events, keys, template_fields
 from signsvc.documents import Ingest, IngestedDocument
 from signsvc.files import NewFile
 from signsvc.services import Services
@@ -20,11 +19,6 @@ from storage import Connection
 from storage.records import Principal, Template, TemplateDocument
 
 DEFAULT_FOLDER = "Default"
-_SLUG_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-
-
-def new_slug() -> str:
-    return "".join(secrets.choice(_SLUG_ALPHABET) for _ in range(14))
 
 
 async def create(services: Services, ingest: Ingest, principal: Principal, body: dict[str, Any]) -> int:
@@ -54,7 +48,7 @@ async def create(services: Services, ingest: Ingest, principal: Principal, body:
             combined_blob = await services.files.record(tx, principal.account_id, combined) if combined else None
             template_id = await stored.insert_template(
                 tx, account_id=principal.account_id, author_id=principal.user_id, folder_id=folder.id,
-                slug=new_slug(), name=name, external_id=external_id, source="api", roles=roles.items,
+                slug=keys.slug(), name=name, external_id=external_id, source="api", roles=roles.items,
                 fields=fields, preferences={}, combined_blob_id=combined_blob.id if combined_blob else None,
                 shared_link=_flag(body, "shared_link", False), now=services.clock.now())
             for position, document in enumerate(documents):
@@ -118,7 +112,7 @@ async def clone(services: Services, principal: Principal, template_id: int, body
             if folder_name else source.folder_id
         combined = await services.files.copy(tx, source.combined_blob_id) if source.combined_blob_id else None
         clone_id = await stored.insert_template(
-            tx, account_id=source.account_id, author_id=principal.user_id, folder_id=folder_id, slug=new_slug(),
+            tx, account_id=source.account_id, author_id=principal.user_id, folder_id=folder_id, slug=keys.slug(),
             name=name or f"{source.name} (Clone)", external_id=external_id, source="api",
             roles=_renamed(source.roles, fresh), fields=_renamed(source.fields, fresh),
             preferences=source.preferences, combined_blob_id=combined.id if combined else None,

@@ -158,6 +158,45 @@ class Event:
     created_at: datetime
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Clickwrap:
+    id: int
+    account_id: int
+    author_id: int
+    slug: str
+    name: str
+    kind: str
+    settings: dict[str, Any]
+    active_version_number: int | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClickwrapVersion:
+    id: int
+    clickwrap_id: int
+    number: int
+    name: str
+    kind: str
+    settings: dict[str, Any]
+    published_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Consent:
+    id: int
+    account_id: int
+    clickwrap_id: int
+    clickwrap_version_number: int
+    name: str | None
+    email: str | None
+    external_id: str | None
+    ip: str | None
+    user_agent: str | None
+    agreed_at: datetime
+
+
 def record(cls: type[T], row: dict[str, Any] | None) -> T | None:
     """The row as a `cls`, its values brought to the field types (SQLite keeps text and integers)."""
     if row is None:

@@ -1,0 +1,64 @@
+"""Stored clickwraps, their published versions and consents."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from storage.database import Connection
+from storage.records import Clickwrap, ClickwrapVersion, Consent, record, records
+
+
+async def insert_clickwrap(conn: Connection, *, account_id: int, author_id: int, slug: str, name: str, kind: str,
+                           settings: dict[str, Any], now: datetime) -> Clickwrap:
+    row = await conn.fetch_one("insert_clickwrap", account_id=account_id, author_id=author_id, slug=slug, name=name,
+                               kind=kind, settings=settings, now=now)
+    return record(Clickwrap, row)
+
+
+async def get_clickwrap(conn: Connection, clickwrap_id: int) -> Clickwrap | None:
+    return record(Clickwrap, await conn.fetch_one("get_clickwrap", id=clickwrap_id))
+
+
+async def list_clickwraps(conn: Connection, account_id: int, *, limit: int, after: int | None,
+                          before: int | None) -> list[Clickwrap]:
+    rows = await conn.fetch_all("list_clickwraps", account_id=account_id, limit=limit, after=after, before=before)
+    return records(Clickwrap, rows)
+
+
+async def update_draft(conn: Connection, clickwrap_id: int, *, name: str, kind: str, settings: dict[str, Any],
+                       now: datetime) -> None:
+    await conn.execute("update_clickwrap_draft", id=clickwrap_id, name=name, kind=kind, settings=settings, now=now)
+
+
+async def publish(conn: Connection, clickwrap: Clickwrap, now: datetime) -> int:
+    """Freezes the clickwrap's draft as its next version; answers the version number."""
+    row = await conn.fetch_one("next_clickwrap_version", id=clickwrap.id, now=now)
+    number = row["active_version_number"]
+    await conn.execute("insert_clickwrap_version", clickwrap_id=clickwrap.id, number=number, name=clickwrap.name,
+                       kind=clickwrap.kind, settings=clickwrap.settings, now=now)
+    return number
+
+
+async def get_version(conn: Connection, clickwrap_id: int, number: int) -> ClickwrapVersion | None:
+    return record(ClickwrapVersion, await conn.fetch_one("get_clickwrap_version", clickwrap_id=clickwrap_id,
+                                                         number=number))
+
+
+async def insert_consent(conn: Connection, *, account_id: int, clickwrap_id: int, version: int, name: str | None,
+                         email: str | None, external_id: str | None, ip: str | None, user_agent: str | None,
+                         now: datetime) -> Consent:
+    row = await conn.fetch_one("insert_consent", account_id=account_id, clickwrap_id=clickwrap_id,
+                               clickwrap_version_number=version, name=name, email=email, external_id=external_id,
+                               ip=ip, user_agent=user_agent, agreed_at=now)
+    return record(Consent, row)
+
+
+async def get_consent(conn: Connection, consent_id: int) -> Consent | None:
+    return record(Consent, await conn.fetch_one("get_consent", id=consent_id))
+
+
+async def list_consents(conn: Connection, clickwrap_id: int, *, limit: int, after: int | None,
+                        before: int | None) -> list[Consent]:
+    rows = await conn.fetch_all("list_consents", clickwrap_id=clickwrap_id, limit=limit, after=after, before=before)
+    return records(Consent, rows)
