@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 import storage.accounts as stored
 from signsvc import errors, keys
 from storage import Database
 from storage.records import KeyMode, Principal
 
+R = TypeVar("R", bound=Any)
 _KEY_NAMES = {KeyMode.LIVE: "production", KeyMode.TEST: "testing"}
 
 
@@ -25,6 +28,14 @@ def require_access(principal: Principal | None) -> Principal:
     if not principal.api_access_approved:
         raise errors.Forbidden()
     return principal
+
+
+def owned(principal: Principal, found: R | None, noun: str) -> R:
+    """`found` (a record with `id` and `account_id`) when the principal may reach it; 404 when missing."""
+    if found is None:
+        raise errors.NotFound()
+    check_owner(principal, found.account_id, noun, found.id)
+    return found
 
 
 def check_owner(principal: Principal, account_id: int, noun: str, record_id: int, plural: str | None = None) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import storage.clickwraps as stored
 import storage.templates as stored_templates
-from signsvc import auth, errors, keys
+from signsvc import auth, errors, inputs, keys
 from signsvc.services import Services
 from storage import Connection
 from storage.records import Clickwrap, Consent, Principal
@@ -30,7 +30,7 @@ async def create(services: Services, principal: Principal, body: dict[str, Any])
         clickwrap = await stored.insert_clickwrap(tx, account_id=principal.account_id, author_id=principal.user_id,
                                                   slug=keys.slug(), name=name, kind=kind, settings=settings,
                                                   now=services.clock.now())
-        if _flag(body, "publish", False):
+        if inputs.flag(body, "publish", False):
             await _publish(tx, services, principal, clickwrap)
         return clickwrap.id
 
@@ -41,7 +41,7 @@ async def update(services: Services, principal: Principal, clickwrap_id: int, bo
         clickwrap = await find(tx, principal, clickwrap_id)
         name, kind, settings = await _draft(tx, principal, body, clickwrap)
         await stored.update_draft(tx, clickwrap.id, name=name, kind=kind, settings=settings, now=services.clock.now())
-        if _flag(body, "publish", False):
+        if inputs.flag(body, "publish", False):
             await _publish(tx, services, principal, await stored.get_clickwrap(tx, clickwrap.id))
 
 
@@ -51,17 +51,13 @@ async def publish(services: Services, principal: Principal, clickwrap_id: int) -
 
 
 async def find(conn: Connection, principal: Principal, clickwrap_id: int) -> Clickwrap:
-    clickwrap = await stored.get_clickwrap(conn, clickwrap_id)
-    if clickwrap is None:
-        raise errors.NotFound()
-    auth.check_owner(principal, clickwrap.account_id, "Clickwrap", clickwrap.id)
-    return clickwrap
+    return auth.owned(principal, await stored.get_clickwrap(conn, clickwrap_id), "Clickwrap")
 
 
 async def consent(services: Services, principal: Principal, clickwrap_id: int, body: dict[str, Any], *,
                   caller_ip: str, caller_user_agent: str | None) -> Consent:
     """Records an acceptance of the active version, at the time the call arrives."""
-    values = {key: _string(body, key, limit) for key, limit in CONSENT_LENGTHS.items()}
+    values = {key: inputs.text(body, key, limit=limit) for key, limit in CONSENT_LENGTHS.items()}
     values["ip"] = values["ip"] or caller_ip
     values["user_agent"] = values["user_agent"] or caller_user_agent
     async with services.db.transaction() as tx:
@@ -75,11 +71,7 @@ async def consent(services: Services, principal: Principal, clickwrap_id: int, b
 
 
 async def find_consent(conn: Connection, principal: Principal, consent_id: int) -> Consent:
-    found = await stored.get_consent(conn, consent_id)
-    if found is None:
-        raise errors.NotFound()
-    auth.check_owner(principal, found.account_id, "Consent", found.id)
-    return found
+    return auth.owned(principal, await stored.get_consent(conn, consent_id), "Consent")
 
 
 async def _publish(tx: Connection, services: Services, principal: Principal, clickwrap: Clickwrap) -> None:
@@ -98,7 +90,7 @@ async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
     settings = dict(current.settings) if current else {
         "template_id": None, "content": None, "button_text": DEFAULT_BUTTON_TEXT, "require_name": False,
         "require_email": False, "checkboxes": []}
-    name = _string(body, "name", MAX_LENGTHS["name"]) if "name" in body or not current else current.name
+    name = inputs.text(body, "name", limit=MAX_LENGTHS["name"]) if "name" in body or not current else current.name
     if not name or not name.strip():
         raise errors.Invalid("name is required")
     kind = body.get("kind", current.kind if current else None)
@@ -106,10 +98,10 @@ async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
         raise errors.Invalid(f"kind must be one of: {', '.join(KINDS)}")
     for key in ("content", "button_text"):
         if key in body:
-            settings[key] = _string(body, key, MAX_LENGTHS[key])
+            settings[key] = inputs.text(body, key, limit=MAX_LENGTHS[key])
     for key in ("require_name", "require_email"):
         if key in body:
-            settings[key] = _flag(body, key, False)
+            settings[key] = inputs.flag(body, key, False)
     if "checkboxes" in body:
         settings["checkboxes"] = _checkboxes(body["checkboxes"])
     if "template_id" in body:
@@ -141,26 +133,8 @@ def _checkboxes(value: Any) -> list[dict[str, Any]]:
         where = f"checkboxes[{index}]"
         if not isinstance(item, dict):
             raise errors.Invalid(f"{where} must be an object with text and required")
-        text = _string(item, "text", MAX_LENGTHS["checkbox_text"], where=f"{where}.text")
+        text = inputs.text(item, "text", limit=MAX_LENGTHS["checkbox_text"], label=f"{where}.text")
         if not text or not text.strip():
             raise errors.Invalid(f"{where}.text is required")
-        checked.append({"text": text, "required": _flag(item, "required", False, where=f"{where}.required")})
+        checked.append({"text": text, "required": inputs.flag(item, "required", False, label=f"{where}.required")})
     return checked
-
-
-def _string(body: dict[str, Any], key: str, limit: int, *, where: str | None = None) -> str | None:
-    value = body.get(key)
-    if value is not None and not isinstance(value, str):
-        raise errors.Invalid(f"{where or key} must be a string")
-    if value is not None and len(value) > limit:
-        raise errors.Invalid(f"{where or key} is too long: at most {limit} characters")
-    return value
-
-
-def _flag(body: dict[str, Any], key: str, default: bool, *, where: str | None = None) -> bool:
-    value = body.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise errors.Invalid(f"{where or key} must be true or false")
-    return value

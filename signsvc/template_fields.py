@@ -10,7 +10,7 @@ import uuid as uuids
 from dataclasses import dataclass
 from typing import Any
 
-from signsvc import errors
+from signsvc import errors, inputs
 
 FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "radio", "select", "multiple",
                "image", "file", "stamp", "cells", "phone")
@@ -68,18 +68,18 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_pa
         raise errors.Invalid(f"{where}.type must be one of: {', '.join(FIELD_TYPES)}")
     role_uuid = raw.get("submitter_uuid")
     if not (isinstance(role_uuid, str) and roles.has_uuid(role_uuid)):
-        role_uuid = roles.uuid_for(_text(raw, "role", where))
+        role_uuid = roles.uuid_for(inputs.text(raw, "role", label=f"{where}.role"))
     result: dict[str, Any] = {
         "uuid": raw["uuid"] if isinstance(raw.get("uuid"), str) and raw["uuid"] else new_uuid(),
         "submitter_uuid": role_uuid,
-        "name": _text(raw, "name", where) or "",
+        "name": inputs.text(raw, "name", label=f"{where}.name") or "",
         "type": kind,
-        "required": _boolean(raw, "required", where, default=True),
-        "readonly": _boolean(raw, "readonly", where, default=False),
+        "required": inputs.flag(raw, "required", True, label=f"{where}.required"),
+        "readonly": inputs.flag(raw, "readonly", False, label=f"{where}.readonly"),
         "preferences": _object(raw, "preferences", where),
     }
     for key in _TEXTS:
-        if (value := _text(raw, key, where)) is not None:
+        if (value := inputs.text(raw, key, label=f"{where}.{key}")) is not None:
             result[key] = value
     if "default_value" in raw and raw["default_value"] is not None:
         result["default_value"] = raw["default_value"]
@@ -155,22 +155,6 @@ def _fraction(raw: dict[str, Any], key: str, where: str) -> float:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
         raise errors.Invalid(f"{where}.{key} must be a number from 0 to 1")
     return float(value)
-
-
-def _text(raw: dict[str, Any], key: str, where: str) -> str | None:
-    value = raw.get(key)
-    if value is not None and not isinstance(value, str):
-        raise errors.Invalid(f"{where}.{key} must be a string")
-    return value
-
-
-def _boolean(raw: dict[str, Any], key: str, where: str, *, default: bool) -> bool:
-    value = raw.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise errors.Invalid(f"{where}.{key} must be true or false")
-    return value
 
 
 def _object(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import storage.templates as stored
-from signsvc import auth, errors, events, keys, template_fields
+from signsvc import auth, errors, events, inputs, keys, template_fields
 from signsvc.documents import Ingest, IngestedDocument
 from signsvc.files import NewFile
 from signsvc.services import Services
@@ -23,7 +23,7 @@ DEFAULT_FOLDER = "Default"
 
 async def create(services: Services, ingest: Ingest, principal: Principal, body: dict[str, Any]) -> int:
     """A template from the creation input; answers its id."""
-    name, external_id, folder_name = (_text(body, key) for key in ("name", "external_id", "folder_name"))
+    name, external_id, folder_name = (inputs.text(body, key) for key in ("name", "external_id", "folder_name"))
     raw_documents = body.get("documents")
     if not isinstance(raw_documents, list) or not raw_documents:
         raise errors.Invalid("documents must be a non-empty array")
@@ -50,7 +50,7 @@ async def create(services: Services, ingest: Ingest, principal: Principal, body:
                 tx, account_id=principal.account_id, author_id=principal.user_id, folder_id=folder.id,
                 slug=keys.slug(), name=name, external_id=external_id, source="api", roles=roles.items,
                 fields=fields, preferences={}, combined_blob_id=combined_blob.id if combined_blob else None,
-                shared_link=_flag(body, "shared_link", False), now=services.clock.now())
+                shared_link=inputs.flag(body, "shared_link", False), now=services.clock.now())
             for position, document in enumerate(documents):
                 await _record_document(tx, services, principal.account_id, template_id, position, document)
             await _event(tx, services, principal.account_id, "template.created", template_id)
@@ -62,11 +62,7 @@ async def create(services: Services, ingest: Ingest, principal: Principal, body:
 
 async def find(conn: Connection, principal: Principal, template_id: int) -> Template:
     """The principal's template: 404 when missing, 403 or 404 (naming the key) when not its own."""
-    template = await stored.get_template(conn, template_id)
-    if template is None:
-        raise errors.NotFound()
-    auth.check_owner(principal, template.account_id, "Template", template.id)
-    return template
+    return auth.owned(principal, await stored.get_template(conn, template_id), "Template")
 
 
 async def update(services: Services, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
@@ -103,7 +99,7 @@ async def delete(services: Services, principal: Principal, template_id: int) -> 
 
 async def clone(services: Services, principal: Principal, template_id: int, body: dict[str, Any]) -> int:
     """A copy with fresh uuids for roles, fields, options and documents, and files of its own."""
-    name, external_id, folder_name = (_text(body, key) for key in ("name", "external_id", "folder_name"))
+    name, external_id, folder_name = (inputs.text(body, key) for key in ("name", "external_id", "folder_name"))
     async with services.db.transaction() as tx:
         source = await find(tx, principal, template_id)
         documents = await stored.list_documents(tx, source.id)
@@ -147,18 +143,19 @@ async def _copy_document(tx: Connection, services: Services, template_id: int, d
 
 async def _changes(tx: Connection, services: Services, template: Template, body: dict[str, Any]) -> dict[str, Any]:
     changes: dict[str, Any] = {}
-    if (name := _text(body, "name")) is not None:
+    if (name := inputs.text(body, "name")) is not None:
         if not name.strip():
             raise errors.Invalid("name must not be empty")
         changes["name"] = name
     if "external_id" in body:
-        changes["external_id"] = _text(body, "external_id")
-    if (folder_name := _text(body, "folder_name")) is not None:
+        changes["external_id"] = inputs.text(body, "external_id")
+    if (folder_name := inputs.text(body, "folder_name")) is not None:
         changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, services.clock.now())).id
     if "shared_link" in body:
-        changes["shared_link"] = _flag(body, "shared_link", template.shared_link)
+        changes["shared_link"] = inputs.flag(body, "shared_link", template.shared_link)
     if "archived" in body:
-        changes["archived_at"] = (template.archived_at or services.clock.now()) if _flag(body, "archived") else None
+        archived = inputs.flag(body, "archived")
+        changes["archived_at"] = (template.archived_at or services.clock.now()) if archived else None
     roles = _roles(template, body)
     if roles is not None:
         changes["roles"] = roles.items
@@ -215,17 +212,3 @@ def _blob_ids(document: TemplateDocument) -> list[int]:
 async def _event(tx: Connection, services: Services, account_id: int, event_type: str, template_id: int) -> None:
     await events.record(tx, services.clock, account_id=account_id, event_type=event_type, record_type="template",
                         record_id=template_id)
-
-
-def _text(body: dict[str, Any], key: str) -> str | None:
-    value = body.get(key)
-    if value is not None and not isinstance(value, str):
-        raise errors.Invalid(f"{key} must be a string")
-    return value
-
-
-def _flag(body: dict[str, Any], key: str, default: bool | None = None) -> bool:
-    value = body.get(key, default)
-    if not isinstance(value, bool):
-        raise errors.Invalid(f"{key} must be true or false")
-    return value

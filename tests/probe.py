@@ -12,7 +12,7 @@ import asyncio
 from aiohttp import web
 
 import storage.accounts as stored
-from signsvc import auth, errors
+from signsvc import auth
 from signsvc.api.middleware import principal
 from signsvc.api.pagination import Page, paginated
 from signsvc.api.params import Query, read_json
@@ -36,10 +36,7 @@ async def list_users(request: web.Request) -> web.Response:
 
 async def show_user(request: web.Request) -> web.Response:
     user = await stored.get_user(request.app[SERVICES].db, int(request.match_info["id"]))
-    if user is None:
-        raise errors.NotFound()
-    auth.check_owner(principal(request), user.account_id, "User", user.id)
-    return json_response(_user(user))
+    return json_response(_user(auth.owned(principal(request), user, "User")))
 
 
 async def echo(request: web.Request) -> web.Response:

@@ -1,0 +1,27 @@
+"""Fields of a JSON request body: a value of the wrong type is a 422 that names the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from signsvc import errors
+
+
+def text(body: dict[str, Any], key: str, *, label: str | None = None, limit: int | None = None) -> str | None:
+    """A string or null; `label` names the field in the message (default: the key)."""
+    value = body.get(key)
+    if value is not None and not isinstance(value, str):
+        raise errors.Invalid(f"{label or key} must be a string")
+    if value is not None and limit is not None and len(value) > limit:
+        raise errors.Invalid(f"{label or key} is too long: at most {limit} characters")
+    return value
+
+
+def flag(body: dict[str, Any], key: str, default: bool | None = None, *, label: str | None = None) -> bool:
+    """A JSON boolean; absent or null gives `default`, and without a default it is required."""
+    value = body.get(key)
+    if value is None and default is not None:
+        return default
+    if not isinstance(value, bool):
+        raise errors.Invalid(f"{label or key} must be true or false")
+    return value
