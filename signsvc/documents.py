@@ -92,6 +92,8 @@ def _is_url(file: str) -> bool:
 
 
 def _document_name(name: str | None, file: str) -> str | None:
+    """The given name, else the URL's file name, without its extension."""
     if not name and file.lower().startswith("https://"):
         name = unquote(PurePosixPath(urlsplit(file).path).name)
-    return PurePosixPath(name).stem.strip() or None if name else None
+    stem = PurePosixPath(name).stem.strip() if name else ""
+    return stem or None

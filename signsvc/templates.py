@@ -12,7 +12,6 @@ from typing import Any
 import storage.templates as stored
 from signsvc import auth, errors, events, inputs, keys, template_fields
 from signsvc.documents import Ingest, IngestedDocument
-from signsvc.files import NewFile
 from signsvc.services import Services
 from signsvc.template_fields import Page, Roles
 from storage import Connection

@@ -129,6 +129,7 @@ def split_statements(sql: str) -> list[str]:
         if sqlite3.complete_statement(pending):
             statements.append(pending.strip())
             pending = ""
-    if pending.strip() and not all(l.strip().startswith("--") for l in pending.splitlines() if l.strip()):
+    leftover = [line for line in pending.splitlines() if line.strip() and not line.strip().startswith("--")]
+    if leftover:
         raise ValueError(f"incomplete SQL statement at the end of the script: {pending.strip()[:80]!r}")
     return statements

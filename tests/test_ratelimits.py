@@ -4,7 +4,6 @@ from datetime import timedelta
 
 import pytest
 
-from signsvc import accounts
 from signsvc.ratelimits import UNLIMITED
 from tests.conftest import LIVE_KEY, START, TEST_KEY, Api, open_db
 

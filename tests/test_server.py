@@ -7,7 +7,6 @@ import signal
 import aiohttp
 import pytest
 
-from signsvc.appkeys import SERVICES
 from signsvc.server import bind, start as start_server
 from tests import probe, service
 from tests.conftest import LIVE_KEY
