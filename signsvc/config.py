@@ -24,6 +24,7 @@ class Config:
     test_api_key: str | None = None
     secret_key: str | None = None
     smtp_url: str | None = None
+    mail_from: str | None = None
     rate_limit_per_key: int = 600
     rate_limit_per_ip: int = 1200
     max_body_bytes: int = 64 * 1024 * 1024
@@ -62,6 +63,7 @@ _ENV = {
     "test_api_key": ("SIGNSVC_TEST_API_KEY", str),
     "secret_key": ("SIGNSVC_SECRET_KEY", str),
     "smtp_url": ("SIGNSVC_SMTP_URL", str),
+    "mail_from": ("SIGNSVC_MAIL_FROM", str),
     "rate_limit_per_key": ("SIGNSVC_RATE_LIMIT_PER_KEY", int),
     "rate_limit_per_ip": ("SIGNSVC_RATE_LIMIT_PER_IP", int),
     "max_body_bytes": ("SIGNSVC_MAX_BODY_BYTES", int),
