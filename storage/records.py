@@ -197,6 +197,89 @@ class Consent:
     agreed_at: datetime
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Submission:
+    id: int
+    account_id: int
+    template_id: int | None
+    created_by_user_id: int
+    slug: str
+    envelope_id: str
+    name: str | None
+    source: str
+    submitters_order: str
+    send_email: bool
+    roles: list[dict[str, Any]]
+    fields: list[dict[str, Any]]
+    documents: list[dict[str, Any]]
+    preferences: dict[str, Any]
+    variables: dict[str, Any]
+    expire_at: datetime | None
+    expired_at: datetime | None
+    declined_at: datetime | None
+    completed_at: datetime | None
+    archived_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Submitter:
+    id: int
+    submission_id: int
+    account_id: int
+    uuid: str
+    slug: str
+    role_uuid: str
+    role: str
+    position: int
+    name: str | None
+    email: str | None
+    phone: str | None
+    external_id: str | None
+    metadata: dict[str, Any]
+    preferences: dict[str, Any]
+    field_values: dict[str, Any]
+    ip: str | None
+    ua: str | None
+    decline_reason: str | None
+    sent_at: datetime | None
+    opened_at: datetime | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    declined_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SubmissionEvent:
+    id: int
+    submission_id: int
+    submitter_id: int | None
+    event_type: str
+    data: dict[str, Any]
+    event_timestamp: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Email:
+    id: int
+    account_id: int
+    kind: str
+    submitter_id: int | None
+    to_address: str
+    reply_to: str | None
+    subject: str
+    text_body: str
+    html_body: str
+    status: str
+    attempts: int
+    last_error: str | None
+    created_at: datetime
+    sent_at: datetime | None
+
+
 def record(cls: type[T], row: dict[str, Any] | None) -> T | None:
     """The row as a `cls`, its values brought to the field types (SQLite keeps text and integers)."""
     if row is None:
