@@ -11,7 +11,7 @@ import jinja2
 from aiohttp import web
 
 import pages
-from signsvc import jobs, maintenance, routes, site_secret
+from signsvc import jobs, mail, maintenance, routes, site_secret, submissions
 from signsvc.api.middleware import api_middleware, errors_middleware
 from signsvc.appkeys import INGEST, ISSUED_KEYS, OPENAPI, SERVICES, WORKER
 from signsvc.clock import Clock, SystemClock
@@ -38,7 +38,7 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     app[OPENAPI] = OPENAPI_PATH.read_bytes()
     aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(pages.TEMPLATES_DIR), autoescape=True)
     routes.setup(app)
-    kinds = maintenance.KINDS + (job_kinds or [])
+    kinds = maintenance.KINDS + mail.KINDS + submissions.KINDS + (job_kinds or [])
     app.cleanup_ctx.append(_services(config, clock or SystemClock(), db))
     app.cleanup_ctx.append(_worker(kinds, background))
     app.cleanup_ctx.append(_ingest(config, pool, downloader))

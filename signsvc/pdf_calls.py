@@ -73,3 +73,36 @@ def _call(name: str, *args: Any) -> Any:
         return getattr(engines, name)(*args)
     except engines.PdfError as exc:
         raise EngineError(str(exc)) from None
+
+
+ATTACHMENT_IMAGES = ("png", "jpeg", "webp", "gif")
+# Programs refused by content whatever their name; the label is what the refusal calls them.
+_EXECUTABLES = [(b"MZ", ".exe"), (b"\x7fELF", "ELF executable"), (b"\xfe\xed\xfa\xce", "Mach-O executable"),
+                (b"\xfe\xed\xfa\xcf", "Mach-O executable"), (b"\xce\xfa\xed\xfe", "Mach-O executable"),
+                (b"\xcf\xfa\xed\xfe", "Mach-O executable"), (b"#!", "script")]
+
+
+def attachment(file: str | bytes, images_only: bool) -> dict[str, Any]:
+    """A signature, image or file value as uploaded (base64 text or downloaded bytes): `{data, kind, sha256}`,
+    `kind` as `sniff` names it (None when unknown).
+
+    Raises NotBase64; EngineError for an executable, or, when `images_only`, for anything but a PNG,
+    JPEG, WebP or GIF that can be drawn into a PDF.
+    """
+    data = file if isinstance(file, bytes) else _decode(file)
+    if not data:
+        raise EngineError("The file is empty")
+    if label := next((label for magic, label in _EXECUTABLES if data.startswith(magic)), None):
+        raise EngineError(f"File type '{label}' is not allowed")
+    kind = _call("sniff", data)
+    if images_only:
+        if kind not in ATTACHMENT_IMAGES:
+            raise EngineError("The file is not an image: send a PNG, JPEG, WebP or GIF")
+        _call("image_to_pdf", data)  # proves now that completion will be able to draw it
+    return {"data": data, "kind": kind, "sha256": _sha256(data)}
+
+
+def typed_signature(text: str, font_dir: str | None = None) -> tuple[bytes, str]:
+    """A PNG of the text in a handwriting-like font, with its hash."""
+    png = _call("render_typed_signature", text, font_dir)
+    return png, _sha256(png)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.api import clickwraps, system, templates, users
-from signsvc.web import files, home
+from signsvc.api import clickwraps, submissions, submitters, system, templates, users
+from signsvc.web import files, home, signer_actions
 
 
 def setup(app: web.Application) -> None:
@@ -15,6 +15,10 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/openapi.json", system.openapi)
     app.router.add_static("/static", pages.STATIC_DIR)
     app.router.add_get("/file/{token}/{filename:.+}", files.show)
+    app.router.add_post("/s/{slug}/view", signer_actions.view)
+    app.router.add_post("/s/{slug}/values", signer_actions.save)
+    app.router.add_post("/s/{slug}/complete", signer_actions.complete)
+    app.router.add_post("/s/{slug}/decline", signer_actions.decline)
 
     app.router.add_get("/api/user", users.show)
 
@@ -26,7 +30,19 @@ def setup(app: web.Application) -> None:
     app.router.add_delete(r"/api/templates/{id:\d+}", templates.destroy)
     app.router.add_post(r"/api/templates/{id:\d+}/clone", templates.clone)
     app.router.add_get(r"/api/templates/{id:\d+}/pdf", templates.pdf)
-    app.router.add_get(r"/api/templates/{id:\d+}/submissions", templates.submissions)
+    app.router.add_get(r"/api/templates/{id:\d+}/submissions", submissions.of_template)
+
+    app.router.add_get("/api/submissions", submissions.index)
+    app.router.add_post("/api/submissions", submissions.create)
+    app.router.add_post("/api/submissions/init", submissions.init)
+    app.router.add_post("/api/submissions/emails", submissions.from_emails)
+    app.router.add_get(r"/api/submissions/{id:\d+}", submissions.show)
+    app.router.add_put(r"/api/submissions/{id:\d+}", submissions.update)
+    app.router.add_delete(r"/api/submissions/{id:\d+}", submissions.destroy)
+
+    app.router.add_get("/api/submitters", submitters.index)
+    app.router.add_get(r"/api/submitters/{id:\d+}", submitters.show)
+    app.router.add_put(r"/api/submitters/{id:\d+}", submitters.update)
 
     app.router.add_get("/api/clickwraps", clickwraps.index)
     app.router.add_post("/api/clickwraps", clickwraps.create)

@@ -37,3 +37,8 @@ def parse(text: str) -> dict[str, str]:
         lines = [line for line in body.strip().splitlines() if not line.startswith("--")]
         blocks[name] = "\n".join(lines).strip()
     return blocks
+
+
+def like_pattern(text: str | None) -> str | None:
+    """A LIKE pattern matching `text` anywhere, any case (for the `q` filters)."""
+    return None if text is None else "%" + re.sub(r"([\\%_])", r"\\\1", text.lower()) + "%"

@@ -206,6 +206,7 @@ class Submission:
     slug: str
     envelope_id: str
     name: str | None
+    template_name: str
     source: str
     submitters_order: str
     send_email: bool
@@ -243,6 +244,7 @@ class Submitter:
     ip: str | None
     ua: str | None
     decline_reason: str | None
+    invited_at: datetime | None
     sent_at: datetime | None
     opened_at: datetime | None
     started_at: datetime | None

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
+from storage.queries import like_pattern
 from storage.records import Folder, Template, TemplateDocument, record, records
 
 
@@ -32,8 +32,7 @@ async def get_template(conn: Connection, template_id: int) -> Template | None:
 async def list_templates(conn: Connection, account_id: int, *, archived: bool, q: str | None,
                          external_id: str | None, folder: str | None, limit: int, after: int | None,
                          before: int | None) -> list[Template]:
-    pattern = None if q is None else "%" + re.sub(r"([\\%_])", r"\\\1", q.lower()) + "%"
-    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived, name_pattern=pattern,
+    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived, name_pattern=like_pattern(q),
                                 external_id=external_id, folder=folder, limit=limit, after=after, before=before)
     return records(Template, rows)
 

@@ -77,13 +77,6 @@ async def pdf(request: web.Request) -> web.Response:
                           "documents": [_document_json(services.files, d) for d in documents]})
 
 
-async def submissions(request: web.Request) -> web.Response:
-    """The template's submissions: none exist until submissions are built, but the checks hold."""
-    await templates.find(request.app[SERVICES].db, principal(request), _id(request))
-    Page.from_query(Query(request))
-    return json_response(paginated([], dict))
-
-
 async def _show(request: web.Request, template_id: int) -> dict[str, Any]:
     services = request.app[SERVICES]
     template = await templates.find(services.db, principal(request), template_id)

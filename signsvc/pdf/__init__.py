@@ -9,5 +9,6 @@ from signsvc.pdf.forms import inspect_pdf
 from signsvc.pdf.images import image_to_pdf
 from signsvc.pdf.merge import merge_pdfs
 from signsvc.pdf.previews import render_pages
+from signsvc.pdf.typed_signature import render_typed_signature
 
-__all__ = ["PdfError", "image_to_pdf", "inspect_pdf", "merge_pdfs", "render_pages", "sniff"]
+__all__ = ["PdfError", "image_to_pdf", "inspect_pdf", "merge_pdfs", "render_pages", "render_typed_signature", "sniff"]

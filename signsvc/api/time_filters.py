@@ -1,0 +1,40 @@
+"""Time range filters of list endpoints (`created_at_from`/`_to` and the like).
+
+A bound is a date (`2026-05-01`) or an ISO 8601 timestamp, in UTC unless it names its offset.
+The lower bound is inclusive; so is the upper one, and an upper date covers that whole day.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from signsvc import errors
+from signsvc.api.params import Query
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@dataclass(frozen=True)
+class Range:
+    start: datetime | None = None
+    end: datetime | None = None  # exclusive
+
+    @classmethod
+    def from_query(cls, query: Query, lower: str, upper: str) -> "Range":
+        start, end = query.string(lower), query.string(upper)
+        return cls(_moment(start, lower) if start else None, _end(end, upper) if end else None)
+
+
+def _moment(text: str, name: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(re.sub(r"\s*(UTC|GMT)$", "", text, flags=re.IGNORECASE))
+    except ValueError:
+        raise errors.Invalid(f"{name} must be a date (2026-05-01) or an ISO 8601 timestamp") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _end(text: str, name: str) -> datetime:
+    """The first moment after the bound: the next day for a date, the next microsecond for a time."""
+    return _moment(text, name) + (timedelta(days=1) if _DATE.match(text) else timedelta(microseconds=1))

@@ -1,0 +1,39 @@
+"""Stored emails: the outbox that invitations and copies wait in until SMTP takes them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from storage.database import Connection
+from storage.records import Email, record, records
+
+
+async def insert_email(conn: Connection, *, account_id: int, kind: str, submitter_id: int | None, to_address: str,
+                       reply_to: str | None, subject: str, text_body: str, html_body: str, status: str,
+                       now: datetime, sent_at: datetime | None) -> Email:
+    row = await conn.fetch_one("insert_email", account_id=account_id, kind=kind, submitter_id=submitter_id,
+                               to_address=to_address, reply_to=reply_to, subject=subject, text_body=text_body,
+                               html_body=html_body, status=status, created_at=now, sent_at=sent_at)
+    return record(Email, row)
+
+
+async def get_email(conn: Connection, email_id: int) -> Email | None:
+    return record(Email, await conn.fetch_one("get_email", id=email_id))
+
+
+async def mark_sent(conn: Connection, email_id: int, now: datetime) -> Email:
+    return record(Email, await conn.fetch_one("mark_email_sent", id=email_id, now=now))
+
+
+async def mark_kept(conn: Connection, email_id: int, now: datetime) -> Email:
+    return record(Email, await conn.fetch_one("mark_email_kept", id=email_id, now=now))
+
+
+async def record_failure(conn: Connection, email_id: int, error: str) -> Email:
+    return record(Email, await conn.fetch_one("record_email_failure", id=email_id, error=error))
+
+
+async def list_emails(conn: Connection, account_id: int, *, limit: int, after: int | None = None,
+                      before: int | None = None) -> list[Email]:
+    rows = await conn.fetch_all("list_emails", account_id=account_id, limit=limit, after=after, before=before)
+    return records(Email, rows)

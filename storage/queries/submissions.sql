@@ -1,0 +1,146 @@
+-- insert_submission --
+-- A new submission with its copy of the template's roles, fields and documents.
+INSERT INTO submissions (account_id, template_id, created_by_user_id, slug, envelope_id, name, template_name, source,
+                         submitters_order, send_email, roles, fields, documents, preferences, variables,
+                         expire_at, created_at, updated_at)
+VALUES (:account_id, :template_id, :created_by_user_id, :slug, :envelope_id, :name, :template_name, :source,
+        :submitters_order, :send_email, :roles, :fields, :documents, :preferences, :variables,
+        :expire_at, :now, :now)
+RETURNING *
+
+-- get_submission --
+-- One submission by id.
+SELECT * FROM submissions WHERE id = :id
+
+-- lock_submission --
+-- One submission by id, held until the transaction ends so signer actions on it take turns.
+SELECT * FROM submissions WHERE id = :id
+
+-- list_submissions --
+-- A page of an account's submissions, newest first; status is computed as the record computes it.
+-- (A time bound is compared before its IS NULL test: Postgres takes the parameter's type from its first use.)
+SELECT * FROM submissions
+WHERE account_id = :account_id
+  AND (CAST(:template_id AS BIGINT) IS NULL OR template_id = :template_id)
+  AND (CAST(:archived AS BOOLEAN) IS NULL OR CAST(:archived AS BOOLEAN) = (archived_at IS NOT NULL))
+  AND (CAST(:status AS TEXT) IS NULL
+       OR (:status = 'completed' AND completed_at IS NOT NULL)
+       OR (:status = 'declined' AND completed_at IS NULL AND declined_at IS NOT NULL)
+       OR (:status = 'expired' AND completed_at IS NULL AND declined_at IS NULL AND expire_at <= :now)
+       OR (:status = 'pending' AND completed_at IS NULL AND declined_at IS NULL
+           AND (expire_at IS NULL OR expire_at > :now)))
+  AND (CAST(:pattern AS TEXT) IS NULL OR EXISTS (
+       SELECT 1 FROM submitters
+       WHERE submitters.submission_id = submissions.id
+         AND (LOWER(submitters.name) LIKE :pattern ESCAPE '\' OR LOWER(submitters.email) LIKE :pattern ESCAPE '\'
+              OR submitters.phone LIKE :pattern ESCAPE '\')))
+  AND (created_at >= :created_from OR :created_from IS NULL)
+  AND (created_at < :created_until OR :created_until IS NULL)
+  AND (completed_at >= :completed_from OR :completed_from IS NULL)
+  AND (completed_at < :completed_until OR :completed_until IS NULL)
+  AND (CAST(:after AS BIGINT) IS NULL OR id < :after)
+  AND (CAST(:before AS BIGINT) IS NULL OR id > :before)
+ORDER BY id DESC
+LIMIT :limit
+
+-- complete_submission --
+-- Marks a submission completed unless it already is: only one caller gets the row back.
+UPDATE submissions SET completed_at = :now, updated_at = :now
+WHERE id = :id AND completed_at IS NULL
+RETURNING id
+
+-- decline_submission --
+-- Marks a submission declined (the first decline wins).
+UPDATE submissions SET declined_at = COALESCE(declined_at, :now), updated_at = :now WHERE id = :id
+
+-- expire_submission --
+-- Marks a pending submission expired once its expiry time passed; only one caller gets the row back.
+UPDATE submissions SET expired_at = :now, updated_at = :now
+WHERE id = :id AND expired_at IS NULL AND completed_at IS NULL AND declined_at IS NULL AND archived_at IS NULL
+  AND expire_at = :expire_at AND expire_at <= :now
+RETURNING id
+
+-- update_submission --
+-- Writes a submission's editable state.
+UPDATE submissions
+SET name = :name, expire_at = :expire_at, expired_at = :expired_at, archived_at = :archived_at, updated_at = :now
+WHERE id = :id
+
+-- delete_submission --
+-- Deletes a submission; its signers, events and attachment records go with it.
+DELETE FROM submissions WHERE id = :id
+
+-- insert_submitter --
+-- A signer of a submission.
+INSERT INTO submitters (submission_id, account_id, uuid, slug, role_uuid, role, position, name, email, phone,
+                        external_id, metadata, preferences, field_values, created_at, updated_at)
+VALUES (:submission_id, :account_id, :uuid, :slug, :role_uuid, :role, :position, :name, :email, :phone,
+        :external_id, :metadata, :preferences, :field_values, :now, :now)
+RETURNING *
+
+-- get_submitter --
+-- One signer by id.
+SELECT * FROM submitters WHERE id = :id
+
+-- find_submitter_by_slug --
+-- The signer a signing link names.
+SELECT * FROM submitters WHERE slug = :slug
+
+-- list_submitters_of --
+-- A submission's signers in role order.
+SELECT * FROM submitters WHERE submission_id = :submission_id ORDER BY position, id
+
+-- list_submitters_in_range --
+-- The signers of an account's submissions with ids in a range (one query for a list page).
+SELECT * FROM submitters
+WHERE account_id = :account_id AND submission_id BETWEEN :min_id AND :max_id
+ORDER BY submission_id, position, id
+
+-- list_submitters --
+-- A page of an account's signers, newest first.
+SELECT * FROM submitters
+WHERE account_id = :account_id
+  AND (CAST(:submission_id AS BIGINT) IS NULL OR submission_id = :submission_id)
+  AND (CAST(:external_id AS TEXT) IS NULL OR external_id = :external_id)
+  AND (CAST(:pattern AS TEXT) IS NULL OR LOWER(name) LIKE :pattern ESCAPE '\'
+       OR LOWER(email) LIKE :pattern ESCAPE '\' OR phone LIKE :pattern ESCAPE '\')
+  AND (completed_at >= :completed_from OR :completed_from IS NULL)
+  AND (completed_at < :completed_until OR :completed_until IS NULL)
+  AND (CAST(:after AS BIGINT) IS NULL OR id < :after)
+  AND (CAST(:before AS BIGINT) IS NULL OR id > :before)
+ORDER BY id DESC
+LIMIT :limit
+
+-- update_submitter --
+-- Writes a signer's state.
+UPDATE submitters
+SET name = :name, email = :email, phone = :phone, external_id = :external_id, metadata = :metadata,
+    preferences = :preferences, field_values = :field_values, ip = :ip, ua = :ua, decline_reason = :decline_reason,
+    sent_at = :sent_at, opened_at = :opened_at, started_at = :started_at, completed_at = :completed_at,
+    declined_at = :declined_at, invited_at = :invited_at, updated_at = :now
+WHERE id = :id
+RETURNING *
+
+-- count_unfinished_submitters --
+-- How many signers of a submission have not completed.
+SELECT COUNT(*) AS count FROM submitters WHERE submission_id = :submission_id AND completed_at IS NULL
+
+-- insert_submission_event --
+-- A line of a submission's audit trail.
+INSERT INTO submission_events (submission_id, submitter_id, event_type, data, event_timestamp)
+VALUES (:submission_id, :submitter_id, :event_type, :data, :now)
+
+-- list_submission_events --
+-- A submission's audit trail, oldest first.
+SELECT * FROM submission_events WHERE submission_id = :submission_id ORDER BY event_timestamp, id
+
+-- insert_attachment --
+-- Records a file as belonging to a submission.
+INSERT INTO submission_attachments (submission_id, submitter_id, blob_id, created_at)
+VALUES (:submission_id, :submitter_id, :blob_id, :now)
+
+-- list_attachments --
+-- The files a submission owns as values, with what a link needs.
+SELECT submission_attachments.blob_id, blobs.uuid, blobs.filename
+FROM submission_attachments JOIN blobs ON blobs.id = submission_attachments.blob_id
+WHERE submission_attachments.submission_id = :submission_id

@@ -1,0 +1,130 @@
+"""Stored submissions, their signers, audit trail and attachments."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+from storage.database import Connection
+from storage.queries import like_pattern
+from storage.records import Submission, SubmissionEvent, Submitter, record, records
+
+_SUBMITTER_STATE = ("name", "email", "phone", "external_id", "metadata", "preferences", "field_values", "ip", "ua",
+                    "decline_reason", "invited_at", "sent_at", "opened_at", "started_at", "completed_at",
+                    "declined_at")
+
+
+async def insert_submission(conn: Connection, **columns: Any) -> Submission:
+    return record(Submission, await conn.fetch_one("insert_submission", **columns))
+
+
+async def get_submission(conn: Connection, submission_id: int) -> Submission | None:
+    return record(Submission, await conn.fetch_one("get_submission", id=submission_id))
+
+
+async def lock_submission(conn: Connection, submission_id: int) -> Submission | None:
+    """The submission, locked for the rest of the transaction (signer actions on it take turns)."""
+    return record(Submission, await conn.fetch_one("lock_submission", id=submission_id))
+
+
+async def list_submissions(conn: Connection, account_id: int, *, q: str | None, **filters: Any) -> list[Submission]:
+    """`q` matches signers' names, emails and phones; other filters: template_id, archived, status,
+    created_from/until, completed_from/until, now, limit, after, before (each given; None: no filter)."""
+    rows = await conn.fetch_all("list_submissions", account_id=account_id, pattern=like_pattern(q), **filters)
+    return records(Submission, rows)
+
+
+async def complete_submission(conn: Connection, submission_id: int, now: datetime) -> bool:
+    """Marks it completed; True for the one caller that did."""
+    return await conn.fetch_one("complete_submission", id=submission_id, now=now) is not None
+
+
+async def decline_submission(conn: Connection, submission_id: int, now: datetime) -> None:
+    await conn.execute("decline_submission", id=submission_id, now=now)
+
+
+async def expire_submission(conn: Connection, submission_id: int, expire_at: datetime, now: datetime) -> bool:
+    """Marks it expired when still pending with this expiry time; True for the one caller that did."""
+    row = await conn.fetch_one("expire_submission", id=submission_id, expire_at=expire_at, now=now)
+    return row is not None
+
+
+async def update_submission(conn: Connection, submission: Submission, now: datetime) -> None:
+    """Writes the editable state of `submission` (a changed copy of the stored record)."""
+    await conn.execute("update_submission", id=submission.id, name=submission.name, expire_at=submission.expire_at,
+                       expired_at=submission.expired_at, archived_at=submission.archived_at, now=now)
+
+
+async def delete_submission(conn: Connection, submission_id: int) -> None:
+    await conn.execute("delete_submission", id=submission_id)
+
+
+async def insert_submitter(conn: Connection, **columns: Any) -> Submitter:
+    return record(Submitter, await conn.fetch_one("insert_submitter", **columns))
+
+
+async def get_submitter(conn: Connection, submitter_id: int) -> Submitter | None:
+    return record(Submitter, await conn.fetch_one("get_submitter", id=submitter_id))
+
+
+async def find_submitter_by_slug(conn: Connection, slug: str) -> Submitter | None:
+    return record(Submitter, await conn.fetch_one("find_submitter_by_slug", slug=slug))
+
+
+async def submitters_of(conn: Connection, submission_id: int) -> list[Submitter]:
+    return records(Submitter, await conn.fetch_all("list_submitters_of", submission_id=submission_id))
+
+
+async def submitters_of_page(conn: Connection, account_id: int,
+                             submissions: list[Submission]) -> dict[int, list[Submitter]]:
+    """The signers of each submission of a page, by submission id."""
+    found: dict[int, list[Submitter]] = {submission.id: [] for submission in submissions}
+    if submissions:
+        rows = await conn.fetch_all("list_submitters_in_range", account_id=account_id, min_id=min(found),
+                                    max_id=max(found))
+        for submitter in records(Submitter, rows):
+            found.get(submitter.submission_id, []).append(submitter)
+    return found
+
+
+async def list_submitters(conn: Connection, account_id: int, *, q: str | None, **filters: Any) -> list[Submitter]:
+    """`q` matches name, email and phone; other filters: submission_id, external_id, completed_from/until,
+    limit, after, before."""
+    rows = await conn.fetch_all("list_submitters", account_id=account_id, pattern=like_pattern(q), **filters)
+    return records(Submitter, rows)
+
+
+async def update_submitter(conn: Connection, submitter: Submitter, now: datetime) -> Submitter:
+    """Writes the state of `submitter` (a changed copy of the stored record); answers the stored row."""
+    state = {name: getattr(submitter, name) for name in _SUBMITTER_STATE}
+    return record(Submitter, await conn.fetch_one("update_submitter", id=submitter.id, now=now, **state))
+
+
+def changed(submitter: Submitter, **changes: Any) -> Submitter:
+    return dataclasses.replace(submitter, **changes)
+
+
+async def count_unfinished(conn: Connection, submission_id: int) -> int:
+    return (await conn.fetch_one("count_unfinished_submitters", submission_id=submission_id))["count"]
+
+
+async def insert_event(conn: Connection, *, submission_id: int, submitter_id: int | None, event_type: str,
+                       data: dict[str, Any], now: datetime) -> None:
+    await conn.execute("insert_submission_event", submission_id=submission_id, submitter_id=submitter_id,
+                       event_type=event_type, data=data, now=now)
+
+
+async def events_of(conn: Connection, submission_id: int) -> list[SubmissionEvent]:
+    return records(SubmissionEvent, await conn.fetch_all("list_submission_events", submission_id=submission_id))
+
+
+async def insert_attachment(conn: Connection, *, submission_id: int, submitter_id: int | None, blob_id: int,
+                            now: datetime) -> None:
+    await conn.execute("insert_attachment", submission_id=submission_id, submitter_id=submitter_id,
+                       blob_id=blob_id, now=now)
+
+
+async def attachments_of(conn: Connection, submission_id: int) -> list[dict[str, Any]]:
+    """`{blob_id, uuid, filename}` of every file the submission's values refer to."""
+    return await conn.fetch_all("list_attachments", submission_id=submission_id)
