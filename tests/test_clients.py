@@ -56,6 +56,39 @@ async def test_python_client_creates_finds_changes_clones_and_archives_templates
     assert deleted == {"id": cloned["id"], "archived_at": None}
 
 
+async def test_python_client_sends_lists_finds_updates_completes_and_archives_submissions(api):
+    client = python_client(api)
+
+    def scenario():
+        template = client.create_template_from_pdf({"name": "NDA", "documents": [
+            {"name": "nda", "file": b64(pdf()), "fields": [FIELD]}]})
+        created = client.create_submission({
+            "template_id": template["id"], "send_email": False, "order": "preserved",
+            "submitters": [{"role": "buyer", "email": "ann@example.com", "external_id": "crm-7",
+                            "values": {"Full Name": "Ann"}, "metadata": {"deal": 7}}]})
+        listed = client.list_submissions({"template_id": template["id"], "status": "pending", "q": None, "limit": 10})
+        fetched = client.get_submission(created["id"])
+        signers = client.list_submitters({"submission_id": created["id"], "external_id": "crm-7"})
+        signer = client.get_submitter(created["submitters"][0]["id"])
+        updated = client.update_submitter(signer["id"], {"name": "Ann Smith", "completed": True})
+        emailed = client.create_submission_from_emails({"template_id": template["id"], "emails": "bob@example.com",
+                                                        "send_email": False})
+        renamed = client.update_submission(emailed[0]["submission_id"], {"name": "For Bob"})
+        archived = client.archive_submission(created["id"])
+        return created, listed, fetched, signers, signer, updated, emailed, renamed, archived
+
+    created, listed, fetched, signers, signer, updated, emailed, renamed, archived = await asyncio.to_thread(scenario)
+    assert set(created) == {"id", "submitters", "expire_at", "created_at"}
+    assert created["submitters"][0]["role"] == "Buyer" and created["submitters"][0]["metadata"] == {"deal": 7}
+    assert [s["id"] for s in listed["data"]] == [created["id"]]
+    assert fetched["status"] == "pending" and fetched["submitters"][0]["values"] == [
+        {"field": "Full Name", "value": "Ann"}]
+    assert [s["id"] for s in signers["data"]] == [signer["id"]] and signer["external_id"] == "crm-7"
+    assert (updated["name"], updated["status"]) == ("Ann Smith", "completed")
+    assert emailed[0]["email"] == "bob@example.com" and renamed["name"] == "For Bob"
+    assert archived["id"] == created["id"] and archived["archived_at"]
+
+
 async def test_python_client_errors_carry_the_json_error(api):
     client = python_client(api)
     client.key = "wrong"
