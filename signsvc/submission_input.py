@@ -97,7 +97,7 @@ def signer(raw: Any, index: int) -> SignerInput:
     name, email, phone = (_text(raw, key, where) for key in ("name", "email", "phone"))
     if not (name or email or phone):
         raise errors.Invalid(f"email or phone or name is required in {where}")
-    values = {**_fields_values(raw, where), **_object(raw, "values", where)}
+    values = {**fields_values(raw, where), **_object(raw, "values", where)}
     return SignerInput(
         index=index, role=_text(raw, "role", where), email=checked_email(email, "email", where),
         phone=checked_phone(phone, where), name=name, values=values,
@@ -187,7 +187,7 @@ def _message(raw: dict[str, Any], where: str | None) -> dict[str, str] | None:
     return {"subject": subject or "", "body": body}
 
 
-def _fields_values(raw: dict[str, Any], where: str) -> dict[str, Any]:
+def fields_values(raw: dict[str, Any], where: str) -> dict[str, Any]:
     """The other prefill route: `fields: [{name, default_value}]`."""
     items = raw.get("fields")
     if items is None:

@@ -16,7 +16,7 @@ from signsvc import auth, errors, events, field_values, inputs, invitations, job
 from signsvc.documents import Ingest
 from signsvc.services import Services
 from signsvc.signer_values import PreparedValues
-from signsvc.submission_input import checked_email, checked_phone, external_id, preferences
+from signsvc.submission_input import checked_email, checked_phone, external_id, fields_values, preferences
 from storage import Connection
 from storage.records import Principal, Submission, Submitter
 
@@ -184,10 +184,14 @@ async def _locked(tx: Connection, submitter_id: int) -> tuple[Submission, Submit
 
 
 async def _prepared(ingest: Ingest, submission: Submission, signer: Submitter, body: dict[str, Any]) -> PreparedValues:
-    if body.get("values") is None:
+    """The values to merge: `values`, and `fields: [{name, default_value}]` (the other prefill route)."""
+    if body.get("values") is None and body.get("fields") is None:
         return PreparedValues()
-    return await signer_values.prepare(ingest, signer_values.role_fields(submission, signer.role_uuid),
-                                       body["values"], "values")
+    if body.get("values") is not None and not isinstance(body["values"], dict):
+        raise errors.Invalid("values must be an object")
+    raw = {**fields_values(body, "submitter"), **(body.get("values") or {})}
+    return await signer_values.prepare(ingest, signer_values.role_fields(submission, signer.role_uuid), raw,
+                                       "values")
 
 
 async def _apply_changes(tx: Connection, services: Services, submission: Submission, signer: Submitter,

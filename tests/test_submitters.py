@@ -187,3 +187,10 @@ async def test_put_submitter_refuses_bad_input_with_a_clear_message(api):
                         ({"completed": "yes"}, "completed must be true or false"), ({"colour": 1}, "Unknown key: colour")]:
         reply = await api.put(path, json=body)
         assert (reply.status, reply.json) == (422, {"error": error}), body
+
+
+async def test_put_submitter_prefills_through_fields_default_value_too(api):
+    signers = await send(api, await template(api))
+    reply = await api.put(f"/api/submitters/{signers[0]['id']}", json={
+        "fields": [{"name": "Full Name", "default_value": "Ann F"}]})
+    assert reply.status == 200 and reply.json["values"] == [{"field": "Full Name", "value": "Ann F"}]
