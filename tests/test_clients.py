@@ -2,6 +2,9 @@
 
 import asyncio
 import gc
+import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +105,28 @@ def _raised(call):
     except ApiError as error:
         return error
     raise AssertionError("no error raised")
+
+
+NPM_DIR = Path(__file__).parent / "npm"
+
+
+@pytest.mark.skipif(not (NPM_DIR / "node_modules" / "@docuseal" / "api").exists() or not shutil.which("node"),
+                    reason="the npm client is not installed: run `npm ci --prefix tests/npm` (CI does)")
+async def test_npm_client_sends_finds_completes_and_archives_a_submission(api):
+    """The official npm client (`@docuseal/api`) given the API base without a trailing slash."""
+    base = f"http://{api.client.host}:{api.client.port}/api"
+    node = await asyncio.create_subprocess_exec("node", str(NPM_DIR / "scenario.mjs"), base, LIVE_KEY, b64(pdf()),
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(node.communicate(), 60)
+    assert node.returncode == 0, err.decode()
+    seen = json.loads(out)
+    created = seen["created"]
+    assert set(created) == {"id", "submitters", "expire_at", "created_at"}
+    assert created["submitters"][0]["role"] == "Buyer" and created["submitters"][0]["status"] == "awaiting"
+    assert [s["id"] for s in seen["listed"]["data"]] == [created["id"]]
+    assert seen["fetched"]["submitters"][0]["values"] == [{"field": "Full Name", "value": "Ann"}]
+    assert seen["signers"]["pagination"]["count"] == 1
+    assert seen["updated"]["status"] == "completed" and seen["signer"]["completed_at"]
+    assert seen["archived"]["id"] == created["id"] and seen["archived"]["archived_at"]
+    assert seen["error"].startswith("HTTP Error: 401") and "Not authenticated" in seen["error"]
+
