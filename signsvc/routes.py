@@ -1,4 +1,5 @@
-"""Every route of the service, top to bottom. Ids in paths are digits only, so literal paths never clash."""
+"""Every route of the service, top to bottom. Ids in paths are digits only, so literal paths never clash,
+and at most 18 of them, so every id a path can name fits the databases' 64-bit integers."""
 
 from __future__ import annotations
 
@@ -25,30 +26,30 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/api/templates", templates.index)
     app.router.add_post("/api/templates", templates.create)
     app.router.add_post("/api/templates/pdf", templates.create)
-    app.router.add_get(r"/api/templates/{id:\d+}", templates.show)
-    app.router.add_put(r"/api/templates/{id:\d+}", templates.update)
-    app.router.add_delete(r"/api/templates/{id:\d+}", templates.destroy)
-    app.router.add_post(r"/api/templates/{id:\d+}/clone", templates.clone)
-    app.router.add_get(r"/api/templates/{id:\d+}/pdf", templates.pdf)
-    app.router.add_get(r"/api/templates/{id:\d+}/submissions", submissions.of_template)
+    app.router.add_get(r"/api/templates/{id:\d{1,18}}", templates.show)
+    app.router.add_put(r"/api/templates/{id:\d{1,18}}", templates.update)
+    app.router.add_delete(r"/api/templates/{id:\d{1,18}}", templates.destroy)
+    app.router.add_post(r"/api/templates/{id:\d{1,18}}/clone", templates.clone)
+    app.router.add_get(r"/api/templates/{id:\d{1,18}}/pdf", templates.pdf)
+    app.router.add_get(r"/api/templates/{id:\d{1,18}}/submissions", submissions.of_template)
 
     app.router.add_get("/api/submissions", submissions.index)
     app.router.add_post("/api/submissions", submissions.create)
     app.router.add_post("/api/submissions/init", submissions.init)
     app.router.add_post("/api/submissions/emails", submissions.from_emails)
-    app.router.add_get(r"/api/submissions/{id:\d+}", submissions.show)
-    app.router.add_put(r"/api/submissions/{id:\d+}", submissions.update)
-    app.router.add_delete(r"/api/submissions/{id:\d+}", submissions.destroy)
+    app.router.add_get(r"/api/submissions/{id:\d{1,18}}", submissions.show)
+    app.router.add_put(r"/api/submissions/{id:\d{1,18}}", submissions.update)
+    app.router.add_delete(r"/api/submissions/{id:\d{1,18}}", submissions.destroy)
 
     app.router.add_get("/api/submitters", submitters.index)
-    app.router.add_get(r"/api/submitters/{id:\d+}", submitters.show)
-    app.router.add_put(r"/api/submitters/{id:\d+}", submitters.update)
+    app.router.add_get(r"/api/submitters/{id:\d{1,18}}", submitters.show)
+    app.router.add_put(r"/api/submitters/{id:\d{1,18}}", submitters.update)
 
     app.router.add_get("/api/clickwraps", clickwraps.index)
     app.router.add_post("/api/clickwraps", clickwraps.create)
-    app.router.add_get(r"/api/clickwraps/{id:\d+}", clickwraps.show)
-    app.router.add_put(r"/api/clickwraps/{id:\d+}", clickwraps.update)
-    app.router.add_post(r"/api/clickwraps/{id:\d+}/publish", clickwraps.publish)
-    app.router.add_get(r"/api/clickwraps/{id:\d+}/consents", clickwraps.consents)
-    app.router.add_post(r"/api/clickwraps/{id:\d+}/consents", clickwraps.create_consent)
-    app.router.add_get(r"/api/consents/{id:\d+}", clickwraps.show_consent)
+    app.router.add_get(r"/api/clickwraps/{id:\d{1,18}}", clickwraps.show)
+    app.router.add_put(r"/api/clickwraps/{id:\d{1,18}}", clickwraps.update)
+    app.router.add_post(r"/api/clickwraps/{id:\d{1,18}}/publish", clickwraps.publish)
+    app.router.add_get(r"/api/clickwraps/{id:\d{1,18}}/consents", clickwraps.consents)
+    app.router.add_post(r"/api/clickwraps/{id:\d{1,18}}/consents", clickwraps.create_consent)
+    app.router.add_get(r"/api/consents/{id:\d{1,18}}", clickwraps.show_consent)

@@ -84,8 +84,8 @@ def template_id(body: dict[str, Any]) -> int:
         raise errors.Invalid("template_id is required")
     if isinstance(value, str) and value.isdigit():
         value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise errors.Invalid("template_id must be an integer")
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**63:
+        raise errors.Invalid("template_id must be a positive integer")
     return value
 
 
@@ -99,7 +99,7 @@ def signer(raw: Any, index: int) -> SignerInput:
         raise errors.Invalid(f"email or phone or name is required in {where}")
     values = {**fields_values(raw, where), **_object(raw, "values", where)}
     return SignerInput(
-        index=index, role=_text(raw, "role", where), email=checked_email(email, "email", where),
+        index=index, role=_text(raw, "role", where) or None, email=checked_email(email, "email", where),
         phone=checked_phone(phone, where), name=name, values=values,
         readonly_fields=_readonly_fields(raw, where), external_id=external_id(raw, where),
         metadata=_object(raw, "metadata", where), completed=_flag(raw, "completed", False, where),
@@ -167,7 +167,7 @@ def timestamp(value: Any, key: str) -> datetime:
         if isinstance(value, str):
             text = re.sub(r"\s*(UTC|GMT)$", "", value.strip(), flags=re.IGNORECASE)
             moment = datetime.fromisoformat(text)
-            return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+            return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
     except (ValueError, OverflowError, OSError):
         pass
     raise errors.Invalid(f"{key} must be a timestamp, such as 2026-09-01T12:00:00Z")

@@ -124,16 +124,15 @@ async def completed(services: Services, payload: dict[str, Any]) -> None:
 
 
 async def _template(services: Services, principal: Principal, template_id: int) -> Template:
-    """The template to send: 404 when it does not exist; 422 when it is not this account's or cannot be sent."""
+    """The template to send: 404 when it does not exist (or belongs to the linked live or test account:
+    the message names the key to use); 422 when it is another account's or cannot be sent."""
     template = await stored_templates.get_template(services.db, template_id)
     if template is None:
         raise errors.NotFound(f"Template {template_id} not found")
     try:
         auth.check_owner(principal, template.account_id, "Template", template.id)
-    except errors.ServiceError as exc:
-        message = exc.message if isinstance(exc, errors.NotFound) else f"Template {template_id} is not a template " \
-                                                                        "of this account"
-        raise errors.Invalid(message) from None
+    except errors.NotAuthorized:
+        raise errors.Invalid(f"Template {template_id} is not a template of this account") from None
     if template.archived_at:
         raise errors.Invalid("Template has been archived")
     if not template.fields:

@@ -71,9 +71,9 @@ async def test_lists_show_only_the_accounts_own_records(api, user_ids, other_acc
     ("limit=101", "limit must be an integer from 1 to 100"),
     ("limit=abc", "limit must be an integer from 1 to 100"),
     ("limit=1.5", "limit must be an integer from 1 to 100"),
-    ("after=-1", "after must be an integer of at least 0"),
-    ("after=abc", "after must be an integer of at least 0"),
-    ("before=-5", "before must be an integer of at least 0"),
+    ("after=-1", "after must be an integer from 0 to 9223372036854775807"),
+    ("after=abc", "after must be an integer from 0 to 9223372036854775807"),
+    ("before=-5", "before must be an integer from 0 to 9223372036854775807"),
 ])
 async def test_invalid_list_parameters_are_422(api, user_ids, query, message):
     reply = await api.get(f"/api/probe/users?{query}")

@@ -220,3 +220,10 @@ async def test_delete_permanently_removes_the_submission_its_signers_and_files(a
     assert (await api.get(f"/api/submitters/{signers[0]['id']}")).status == 404
     assert (await api.client.get(file_link.removeprefix("http://signsvc.test"))).status == 404
     assert (await act(api, signers[0]["slug"], "view")).status == 404
+
+
+async def test_an_id_in_a_path_beyond_64_bits_is_404(api):
+    for path in ("/api/submissions/99999999999999999999", "/api/submitters/99999999999999999999",
+                 "/api/templates/99999999999999999999/submissions"):
+        reply = await api.get(path)
+        assert (reply.status, reply.json) == (404, {"error": "Not found"}), path

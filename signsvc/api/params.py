@@ -17,6 +17,8 @@ from signsvc import errors
 _ABSENT = {"", "none", "undefined", "null"}
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _INTEGER = re.compile(r"^[+-]?\d+$")
+MAX_INTEGER = 2**63 - 1  # the databases' BIGINT
+_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # a JSON escape of NUL, not an escaped backslash before "u0000"
 
 
 class Query:
@@ -25,16 +27,17 @@ class Query:
 
     def string(self, name: str) -> str | None:
         value = self._values.get(name, "").strip()
+        if "\x00" in value:
+            raise errors.Invalid(f"{name} must not contain NUL characters")
         return None if value.lower() in _ABSENT else value
 
-    def integer(self, name: str, *, minimum: int = 0, maximum: int | None = None) -> int | None:
+    def integer(self, name: str, *, minimum: int = 0, maximum: int = MAX_INTEGER) -> int | None:
         value = self.string(name)
         if value is None:
             return None
         number = int(value) if _INTEGER.match(value) else None
-        if number is None or number < minimum or (maximum is not None and number > maximum):
-            bound = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
-            raise errors.Invalid(f"{name} must be an integer {bound}")
+        if number is None or not minimum <= number <= maximum:
+            raise errors.Invalid(f"{name} must be an integer from {minimum} to {maximum}")
         return number
 
     def boolean(self, name: str) -> bool | None:
@@ -63,6 +66,10 @@ async def read_json(request: web.Request) -> dict[str, Any]:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.Invalid(f"JSON parse error: {exc}") from None
+    except RecursionError:
+        raise errors.Invalid("JSON parse error: nested too deeply") from None
     if not isinstance(data, dict):
         raise errors.Invalid(f"Request body must be a JSON object, not {type(data).__name__}")
+    if _NUL.search(body):  # text the databases cannot store alike (Postgres refuses it)
+        raise errors.Invalid("Request body must not contain NUL characters (\\u0000)")
     return data

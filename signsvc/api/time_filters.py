@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 from signsvc import errors
 from signsvc.api.params import Query
-
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 @dataclass(frozen=True)
@@ -30,11 +28,23 @@ class Range:
 def _moment(text: str, name: str) -> datetime:
     try:
         moment = datetime.fromisoformat(re.sub(r"\s*(UTC|GMT)$", "", text, flags=re.IGNORECASE))
-    except ValueError:
+        return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    except (ValueError, OverflowError):
         raise errors.Invalid(f"{name} must be a date (2026-05-01) or an ISO 8601 timestamp") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _end(text: str, name: str) -> datetime:
-    """The first moment after the bound: the next day for a date, the next microsecond for a time."""
-    return _moment(text, name) + (timedelta(days=1) if _DATE.match(text) else timedelta(microseconds=1))
+    """The first moment after the bound: the next day for a date, the next microsecond for a time
+    (at most the last moment there is: a bound still excludes records without that time)."""
+    try:
+        return _moment(text, name) + (timedelta(days=1) if _is_date(text) else timedelta(microseconds=1))
+    except OverflowError:
+        return datetime.max.replace(tzinfo=timezone.utc)
+
+
+def _is_date(text: str) -> bool:
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
