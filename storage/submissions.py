@@ -81,8 +81,7 @@ async def submitters_of_page(conn: Connection, account_id: int,
     """The signers of each submission of a page, by submission id."""
     found: dict[int, list[Submitter]] = {submission.id: [] for submission in submissions}
     if submissions:
-        rows = await conn.fetch_all("list_submitters_in_range", account_id=account_id, min_id=min(found),
-                                    max_id=max(found))
+        rows = await conn.fetch_all("list_submitters_of_many", account_id=account_id, ids=list(found))
         for submitter in records(Submitter, rows):
             found.get(submitter.submission_id, []).append(submitter)
     return found

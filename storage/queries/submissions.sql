@@ -90,10 +90,10 @@ SELECT * FROM submitters WHERE slug = :slug
 -- A submission's signers in role order.
 SELECT * FROM submitters WHERE submission_id = :submission_id ORDER BY position, id
 
--- list_submitters_in_range --
--- The signers of an account's submissions with ids in a range (one query for a list page).
+-- list_submitters_of_many --
+-- The signers of an account's submissions with the given ids (a JSON array; one query for a list page).
 SELECT * FROM submitters
-WHERE account_id = :account_id AND submission_id BETWEEN :min_id AND :max_id
+WHERE account_id = :account_id AND submission_id IN (SELECT value FROM json_each(:ids))
 ORDER BY submission_id, position, id
 
 -- list_submitters --
