@@ -14,7 +14,8 @@ from typing import Any
 import storage.accounts as stored_accounts
 import storage.submissions as stored
 import storage.templates as stored_templates
-from signsvc import auth, errors, events, field_values, inputs, invitations, jobs, keys, mail, signer_values, submission_input, submitters
+from signsvc import (auth, errors, events, field_values, inputs, invitations, jobs, keys, mail, signer_values,
+                     submission_input, submitters)
 from signsvc.documents import Ingest
 from signsvc.services import Services
 from signsvc.signer_values import PreparedValues
@@ -59,20 +60,25 @@ async def update(services: Services, principal: Principal, submission_id: int, b
     now = services.clock.now()
     async with services.db.transaction() as tx:
         submission = await find(tx, principal, submission_id)
-        changed = submission
-        if "name" in body:
-            changed = replace(changed, name=inputs.text(body, "name", limit=255))
-        if "expire_at" in body:
-            changed = replace(changed, expire_at=submission_input.expire_at(body["expire_at"], now), expired_at=None)
-        archived = _archived_flag(body)
-        if archived is not None:
-            changed = replace(changed, archived_at=(submission.archived_at or now) if archived else None)
+        changed = _changed(submission, body, now)
         await stored.update_submission(tx, changed, now)
         if changed.expire_at != submission.expire_at and changed.expire_at:
             await _schedule_expiry(tx, services, changed)
         if changed.archived_at and not submission.archived_at:
             await _event(tx, services, changed, "submission.archived")
         return await stored.get_submission(tx, submission.id)
+
+
+def _changed(submission: Submission, body: dict[str, Any], now: datetime) -> Submission:
+    changed = submission
+    if "name" in body:
+        changed = replace(changed, name=inputs.text(body, "name", limit=255))
+    if "expire_at" in body:
+        changed = replace(changed, expire_at=submission_input.expire_at(body["expire_at"], now), expired_at=None)
+    archived = _archived_flag(body)
+    if archived is not None:
+        changed = replace(changed, archived_at=(submission.archived_at or now) if archived else None)
+    return changed
 
 
 async def archive(services: Services, principal: Principal, submission_id: int) -> Submission:

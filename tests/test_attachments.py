@@ -14,7 +14,7 @@ from signsvc.downloads import Downloader
 from signsvc.field_values import Typed, Upload
 from signsvc.office import OfficeConverter
 from tests.documents import b64, pdf, png
-from tests.test_downloads import certificate, client_ssl, server_ssl  # noqa: F401 (fixtures)
+from tests.test_downloads import certificate, client_ssl, serve_https  # noqa: F401 (fixtures)
 from tests.test_pdf_samples import image_bytes
 
 WHERE = "submitters[0].values"
@@ -47,11 +47,7 @@ async def remote(certificate, tmp_path):
 
     app = web.Application()
     app.router.add_get("/{path:.*}", serve)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_ssl(certificate, tmp_path))
-    await site.start()
-    port = runner.addresses[0][1]
+    runner, port = await serve_https(app, certificate, tmp_path)
 
     class Remote:
         def url(self, path):

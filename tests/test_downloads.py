@@ -52,6 +52,14 @@ def client_ssl(certificate) -> ssl.SSLContext:
     return ssl.create_default_context(cadata=certificate.cert_pem.decode())
 
 
+async def serve_https(app: web.Application, certificate: Certificate, tmp_path) -> tuple[web.AppRunner, int]:
+    """Serves `app` over HTTPS on 127.0.0.1 with the test certificate: the runner (to clean up) and the port."""
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_ssl(certificate, tmp_path)).start()
+    return runner, runner.addresses[0][1]
+
+
 def server_ssl(certificate: Certificate, tmp_path) -> ssl.SSLContext:
     (tmp_path / "cert.pem").write_bytes(certificate.cert_pem)
     (tmp_path / "key.pem").write_bytes(certificate.key_pem)

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from signsvc.downloads import Downloader
 from tests.conftest import TEST_KEY, Api
-from tests.test_downloads import certificate, client_ssl, server_ssl  # noqa: F401 (fixtures)
+from tests.test_downloads import certificate, client_ssl, serve_https  # noqa: F401 (fixtures)
 from tests.documents import b64, pdf, png
 from tests.test_pdf_samples import encrypted, form_pdf, pages_pdf
 
@@ -303,7 +303,7 @@ async def test_template_pdf_is_one_pdf_of_all_documents(api):
     assert len(PdfReader(io.BytesIO(merged.body)).pages) == 5
 
 
-async def test_template_submissions_is_an_empty_list_until_submissions_exist(api):
+async def test_template_submissions_of_a_template_never_sent_is_an_empty_list(api):
     template = await create(api)
     reply = await api.get(f"/api/templates/{template['id']}/submissions")
     assert reply.json == {"data": [], "pagination": {"count": 0, "next": None, "prev": None}}
@@ -316,11 +316,7 @@ async def test_a_document_url_is_downloaded_over_https(aiohttp_client, make_app,
 
     document_server = web.Application()
     document_server.router.add_get("/files/lease.pdf", lease)
-    runner = web.AppRunner(document_server)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=server_ssl(certificate, tmp_path))
-    await site.start()
-    port = runner.addresses[0][1]
+    runner, port = await serve_https(document_server, certificate, tmp_path)
     try:
         async with Downloader(max_bytes=10**7, allow_private=True, ssl_context=client_ssl) as downloader:
             api = Api(await aiohttp_client(make_app(downloader=downloader)))
