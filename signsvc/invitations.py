@@ -49,10 +49,9 @@ async def invite(tx: Connection, services: Services, submission: Submission, sig
                              kind="invitation", to=signer.email, composed=composed,
                              reply_to=settings.get("reply_to"), submitter_id=signer.id, job_kind=SEND_JOB)
     now = services.clock.now()
-    signer = await stored.update_submitter(tx, stored.changed(signer, invited_at=now), now)
-    if email.sent_at:
-        signer = await _mark_sent(tx, signer, email.sent_at)
-    return signer
+    if email.sent_at:  # kept in the outbox: it counts as sent now
+        return await _mark_sent(tx, stored.changed(signer, invited_at=now), email.sent_at)
+    return await stored.update_submitter(tx, stored.changed(signer, invited_at=now), now)
 
 
 async def send(services: Services, payload: dict[str, Any]) -> None:

@@ -212,6 +212,8 @@ async def _insert_signer(tx: Connection, services: Services, submission: Submiss
         slug=keys.slug(), role_uuid=role["uuid"], role=role["name"], position=position, name=signer.name,
         email=signer.email, phone=signer.phone, external_id=signer.external_id, metadata=signer.metadata,
         preferences=settings, field_values={}, now=services.clock.now())
+    if not prepared.values:
+        return inserted
     values = await signer_values.record(tx, services, inserted, prepared)
     return await stored.update_submitter(tx, stored.changed(inserted, field_values=values), services.clock.now())
 

@@ -1,0 +1,561 @@
+"""Submissions with two signers: creating them, then completing both signers, from 16 concurrent
+clients, against the same writes executed directly through the database driver.
+
+Per database (a fresh SQLite file in a temporary directory, then a fresh Postgres schema selected
+with `?search_path=` and dropped afterwards), one after another:
+
+1. signsvc: `python run.py --port 0` in a temporary working directory, limits lifted
+   (SIGNSVC_RATE_LIMIT_PER_KEY=0, SIGNSVC_RATE_LIMIT_PER_IP=0), fixed live key,
+   SIGNSVC_LOG_LEVEL=WARNING, no SMTP server (invitations are kept in the outbox and count as sent).
+   A template is created through `POST /api/templates` (a one-page PDF, field "Full Name" for
+   "First Party" and "Buyer" for "Second Party"). Then, from --clients workers (aiohttp in this
+   process, keep-alive, closed loop):
+   - warm-up, not counted: 2 creations per client, then the completions of all of them;
+   - create: `POST /api/submissions` with two signers (a@example.com, b@example.com), back to back
+     for --seconds; every answer must be 200 with two signers;
+   - complete: every submission created in that window, each by one worker: `PUT
+     /api/submitters/{id}` with `{"completed": true, "values": {...}}` for the first signer, then
+     the second; every answer must be 200 with status "completed". No new request after
+     --max-seconds.
+   With invitations (the default; `--no-email` sends `"send_email": false`), creating invites the
+   first signer and completing the first invites the second (default order `preserved`). Completing
+   the second also enqueues the `submissions.completed` job, which the server's worker runs during
+   the completion phase (a claim, a read and a delete): that work is counted with the server.
+2. The ceiling, on the same database once the server has stopped, in this process: the writes one
+   creation and one completion make, as signsvc executes them (traced from the server), each
+   creation or completion in one transaction, from --clients concurrent tasks, with the same
+   warm-up, window and counting. The SQL text is the server's own named queries
+   (`storage/queries/`, `insert_*` and `update_*` with their RETURNING), sent through the raw
+   driver with parameters that are ready (JSON already text, copied from rows the server wrote,
+   so the rows are the same size):
+   - SQLite (aiosqlite): one connection, WAL, synchronous NORMAL, foreign keys on, an asyncio lock
+     held for each `BEGIN IMMEDIATE` ... `COMMIT`, as signsvc's driver does;
+   - Postgres (asyncpg): a pool of 10 connections (signsvc's size) without the release reset, as
+     signsvc's driver has; each unit of work in `conn.transaction()`.
+   Per creation: insert_blob (the copy of the template's document), insert_submission, per signer
+   insert_submitter and update_submitter, insert_event (submission.created); with invitations also
+   insert_email, update_submitter twice (invited, sent) and insert_submission_event (send_email).
+   Per completed signer: update_submitter twice (the values, then completed), insert_submission_event
+   (api_complete_form), insert_event (form.completed); after the first signer, with invitations,
+   the second's invitation as above; after the second, complete_submission, insert_event
+   (submission.completed) and insert_job. Not in the ceiling: the reads signsvc makes around these
+   writes (key lookup, template, documents and blob, the locked submission, signer lists, the count
+   of unfinished signers, the account, the answer's attachments), the background job run, the
+   domain code, JSON and HTTP. That is what the ratio measures.
+
+Printed per database and phase: operations (a creation is one submission, a completion one signer),
+failures, operations a second (completed in the wall time of the phase), p50/p99 latency from send
+to body read (for the ceiling: from the task asking for the lock or pool connection to commit), the
+ratio to the ceiling, and the CPU used in the phase by this process (the load generator, or the
+ceiling's driver work), by the server process, by every `postgres` process on the machine (other
+sessions included), by the whole machine, and stolen by the hypervisor. Client, server and
+database share the machine's cores.
+
+    python bench/submissions.py [--seconds 3] [--clients 16] [--max-seconds 120] [--no-email]
+                                [--skip-postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import itertools
+import json
+import os
+import secrets
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable
+
+import aiohttp
+
+import _harness as h
+
+sys.path.insert(0, str(h.REPO))  # the server's named queries and the tests' PDF builder
+
+from storage.postgres import numbered  # noqa: E402
+from storage.queries import Queries  # noqa: E402
+from tests.documents import pdf  # noqa: E402
+
+LIFTED = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
+REQUEST_TIMEOUT_SECONDS = 60
+WARMUP_PER_CLIENT = 2
+POSTGRES_POOL_SIZE = 10  # signsvc's (storage/postgres.py)
+SIGNERS = [("a@example.com", {"Full Name": "Ann"}), ("b@example.com", {"Buyer": "Bob"})]
+Sample = tuple[float, str | None]  # seconds, failure
+
+
+@dataclass
+class Phase:
+    target: str
+    phase: str
+    latencies: list[float]
+    failures: list[str]
+    seconds: float
+    own_cpu: float  # this process: the load generator or the ceiling's driver work
+    server_cpu: float | None
+    machine_cpu: float
+    steal: float
+    database_cpu: float | None  # every postgres process; None on SQLite (the database works in-process)
+
+    @property
+    def done(self) -> int:
+        return len(self.latencies) - len(self.failures)
+
+    @property
+    def rate(self) -> float:
+        return self.done / self.seconds
+
+    def latency_ms(self, fraction: float) -> float:
+        return h.percentile(sorted(self.latencies), fraction) * 1000 if self.latencies else float("nan")
+
+
+async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
+    sent = time.perf_counter()
+    result = await call
+    return time.perf_counter() - sent, result
+
+
+async def closed_loop(clients: int, jobs: Iterable[Any], op: Callable[[Any], Awaitable[list[Sample]]],
+                      deadline: float) -> tuple[list[float], list[str], float]:
+    """`clients` workers take jobs until none is left or the deadline passed; answers latencies,
+    failures and the wall time."""
+    jobs = iter(jobs)
+    latencies: list[float] = []
+    failures: list[str] = []
+
+    async def worker() -> None:
+        while time.perf_counter() < deadline and (job := next(jobs, None)) is not None:
+            for latency, failure in await op(job):
+                latencies.append(latency)
+                if failure:
+                    failures.append(failure)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(clients)))
+    return latencies, failures, time.perf_counter() - started
+
+
+class Subject:
+    """What a phase is run against: signsvc over HTTP, or the ceiling through the driver.
+    `create(index)` makes one submission; `complete(signers)` completes its two signers."""
+
+    created: list[Any]
+
+    async def create(self, index: int) -> list[Sample]:
+        raise NotImplementedError
+
+    async def complete(self, signers: Any) -> list[Sample]:
+        raise NotImplementedError
+
+
+async def run_phases(name: str, subject: Subject, server_pid: int | None, args: argparse.Namespace) -> list[Phase]:
+    """Warm-up (not counted), then the counted creation window, then completing what it created."""
+    await closed_loop(args.clients, range(args.clients * WARMUP_PER_CLIENT), subject.create, float("inf"))
+    warm, subject.created = subject.created, []
+    await closed_loop(args.clients, warm, subject.complete, float("inf"))
+    await asyncio.sleep(0.5)  # the server's job worker finishes the warm-up's completion jobs
+    create = await measured(name, "create", server_pid, closed_loop(
+        args.clients, itertools.count(), subject.create, time.perf_counter() + args.seconds))
+    complete = await measured(name, "complete", server_pid, closed_loop(
+        args.clients, list(subject.created), subject.complete, time.perf_counter() + args.max_seconds))
+    print(f"  {name}: {create.done} created ({len(create.failures)} failed), {complete.done} signers completed "
+          f"({len(complete.failures)} failed)", file=sys.stderr, flush=True)
+    return [create, complete]
+
+
+async def measured(name: str, phase: str, server_pid: int | None,
+                   batch: Awaitable[tuple[list[float], list[str], float]]) -> Phase:
+    def now() -> tuple[float, ...]:
+        return (time.process_time(), h.cpu_seconds(server_pid) if server_pid else 0.0, *h.machine_seconds())
+
+    before, postgres = now(), postgres_cpu()
+    latencies, failures, seconds = await batch
+    own, server, machine, steal = (b - a for a, b in zip(before, now()))
+    database = sum(cpu - postgres.get(pid, 0.0) for pid, cpu in postgres_cpu().items())
+    return Phase(name, phase, latencies, failures, seconds, own, server if server_pid else None, machine, steal,
+                 database if name.startswith("postgres") else None)
+
+
+def postgres_cpu() -> dict[int, float]:
+    """CPU seconds so far of every process named `postgres` on this machine (the server and its
+    backends; other users' sessions included), by pid."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError, NotADirectoryError):
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "postgres":
+                found[int(entry.name)] = h.cpu_seconds(int(entry.name))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# signsvc over HTTP
+
+
+class Http(Subject):
+    def __init__(self, session: aiohttp.ClientSession, base_url: str, template_id: int, send_email: bool) -> None:
+        self.session, self.base_url = session, base_url
+        self.template_id, self.send_email = template_id, send_email
+        self.created: list[list[int]] = []
+
+    async def call(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        try:
+            async with self.session.request(method, f"{self.base_url}{path}", json=body) as response:
+                return response.status, await response.json(content_type=None)
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+            return 0, f"{type(exc).__name__}: {exc}"
+
+    async def create(self, index: int) -> list[Sample]:
+        body = {"template_id": self.template_id, "send_email": self.send_email,
+                "submitters": [{"email": email} for email, _ in SIGNERS]}
+        latency, (status, answer) = await timed(self.call("POST", "/api/submissions", body))
+        if status == 200 and isinstance(answer, list) and len(answer) == len(SIGNERS):
+            self.created.append([signer["id"] for signer in answer])
+            return [(latency, None)]
+        return [(latency, f"POST /api/submissions: {status} {str(answer)[:200]}")]
+
+    async def complete(self, signers: list[int]) -> list[Sample]:
+        samples = []
+        for signer_id, (_, values) in zip(signers, SIGNERS):
+            latency, (status, answer) = await timed(
+                self.call("PUT", f"/api/submitters/{signer_id}", {"completed": True, "values": values}))
+            ok = status == 200 and isinstance(answer, dict) and answer.get("status") == "completed"
+            samples.append((latency, None if ok else f"PUT /api/submitters: {status} {str(answer)[:200]}"))
+        return samples
+
+
+async def create_template(session: aiohttp.ClientSession, base_url: str) -> int:
+    def field(name: str, role: str, y: float) -> dict[str, Any]:
+        return {"name": name, "type": "text", "role": role,
+                "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": 0.05, "page": 1}]}
+
+    body = {"name": "Bench NDA", "documents": [{"name": "nda", "file": base64.b64encode(pdf()).decode(), "fields": [
+        field("Full Name", "First Party", 0.1), field("Buyer", "Second Party", 0.3)]}]}
+    async with session.post(f"{base_url}/api/templates", json=body) as response:
+        answer = await response.json(content_type=None)
+    if response.status != 201:
+        raise RuntimeError(f"POST /api/templates answered {response.status}: {answer}")
+    return answer["id"]
+
+
+async def bench_signsvc(name: str, server: h.Server, args: argparse.Namespace) -> list[Phase]:
+    connector = aiohttp.TCPConnector(limit=args.clients)
+    timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout,
+                                     headers={"X-Auth-Token": h.BENCH_KEY}) as session:
+        template_id = await create_template(session, server.base_url)
+        await asyncio.sleep(1.0)  # the PDF pool's workers start with the first document; let them settle
+        http = Http(session, server.base_url, template_id, not args.no_email)
+        return await run_phases(name, http, server.proc.pid, args)
+
+
+# ---------------------------------------------------------------------------------------------
+# The ceiling: the same writes through the raw driver
+
+
+class Raw(Subject):
+    """The writes of one creation and one completion, in one transaction each; the dialect's
+    driver comes from a subclass (`transaction()` yields a `run(query_name, **params)`)."""
+
+    def __init__(self, sample: dict[str, Any], send_email: bool) -> None:
+        self.sample, self.send_email = sample, send_email
+        self.created: list[tuple[int, list[int]]] = []
+
+    def now(self) -> Any:
+        raise NotImplementedError
+
+    def transaction(self) -> contextlib.AbstractAsyncContextManager[Callable[..., Awaitable[list[Any]]]]:
+        raise NotImplementedError
+
+    async def create(self, index: int) -> list[Sample]:
+        latency, created = await timed(self._create())
+        self.created.append(created)
+        return [(latency, None)]
+
+    async def _create(self) -> tuple[int, list[int]]:
+        s, now = self.sample, self.now()
+        async with self.transaction() as run:
+            await run("insert_blob", uuid=uuid.uuid4().hex, created_at=now, **s["blob"])
+            submission = (await run("insert_submission", slug=secrets.token_urlsafe(10), envelope_id=str(uuid.uuid4()),
+                                    now=now, **s["submission"]))[0]["id"]
+            signers = []
+            for signer in s["signers"]:
+                row = (await run("insert_submitter", submission_id=submission, uuid=str(uuid.uuid4()),
+                                 slug=secrets.token_urlsafe(10), field_values="{}", now=now, **signer["insert"]))[0]
+                await run("update_submitter", id=row["id"], now=now, **state(signer, field_values="{}"))
+                signers.append(row["id"])
+            await self._event(run, "submission.created", "submission", submission, now)
+            if self.send_email:
+                await self._invite(run, submission, signers[0], s["signers"][0], now)
+        return submission, signers
+
+    async def complete(self, created: tuple[int, list[int]]) -> list[Sample]:
+        submission, signers = created
+        samples = []
+        for position in range(len(signers)):
+            latency, failure = await timed(self._complete(submission, signers, position))
+            samples.append((latency, failure))
+        return samples
+
+    async def _complete(self, submission: int, signers: list[int], position: int) -> str | None:
+        signer, now = self.sample["signers"][position], self.now()
+        async with self.transaction() as run:
+            values = signer["values"]
+            await run("update_submitter", id=signers[position], now=now, **state(signer, field_values=values))
+            await run("update_submitter", id=signers[position], now=now,
+                      **state(signer, field_values=values, completed_at=now))
+            await run("insert_submission_event", submission_id=submission, submitter_id=signers[position],
+                      event_type="api_complete_form", data="{}", now=now)
+            await self._event(run, "form.completed", "submitter", signers[position], now)
+            if position + 1 < len(signers):
+                if self.send_email:
+                    await self._invite(run, submission, signers[position + 1], self.sample["signers"][position + 1],
+                                       now)
+                return None
+            if not await run("complete_submission", id=submission, now=now):
+                return f"complete_submission {submission}: no row"
+            await self._event(run, "submission.completed", "submission", submission, now)
+            await run("insert_job", kind="submissions.completed", payload=json.dumps({"submission_id": submission}),
+                      run_at=now, dedupe_key=f"submission-completed:{submission}", created_at=now)
+        return None
+
+    async def _invite(self, run: Callable[..., Awaitable[Any]], submission: int, signer_id: int,
+                      signer: dict[str, Any], now: Any) -> None:
+        await run("insert_email", submitter_id=signer_id, to_address=signer["insert"]["email"], created_at=now,
+                  sent_at=now, **self.sample["email"])
+        await run("update_submitter", id=signer_id, now=now, **state(signer, field_values="{}", invited_at=now))
+        await run("update_submitter", id=signer_id, now=now,
+                  **state(signer, field_values="{}", invited_at=now, sent_at=now))
+        await run("insert_submission_event", submission_id=submission, submitter_id=signer_id,
+                  event_type="send_email", data="{}", now=now)
+
+    async def _event(self, run: Callable[..., Awaitable[Any]], event_type: str, record_type: str, record_id: int,
+                     now: Any) -> None:
+        await run("insert_event", uuid=str(uuid.uuid4()), account_id=self.sample["account_id"], event_type=event_type,
+                  record_type=record_type, record_id=record_id, created_at=now)
+
+
+def state(signer: dict[str, Any], *, field_values: str, invited_at: Any = None, sent_at: Any = None,
+          completed_at: Any = None) -> dict[str, Any]:
+    """update_submitter's parameters: the signer's fixed columns and the state given."""
+    return {**signer["fixed"], "field_values": field_values, "ip": None, "ua": None, "decline_reason": None,
+            "invited_at": invited_at, "sent_at": sent_at, "opened_at": None, "started_at": None,
+            "completed_at": completed_at, "declined_at": None}
+
+
+SAMPLE_SQL = {
+    "submission": "SELECT * FROM submissions WHERE completed_at IS NOT NULL ORDER BY id DESC LIMIT 1",
+    "signers": "SELECT * FROM submitters WHERE submission_id = {id} ORDER BY position",
+    "blob": "SELECT * FROM blobs WHERE id = {blob_id}",
+    "email": "SELECT * FROM emails ORDER BY id DESC LIMIT 1",
+}
+
+
+def sample_of(rows: dict[str, Any]) -> dict[str, Any]:
+    """The parameters the ceiling writes, copied from rows the server wrote (JSON columns as text)."""
+    sub = rows["submission"]
+    columns = ("account_id", "template_id", "created_by_user_id", "name", "template_name", "source", "submitters_order",
+               "send_email", "roles", "fields", "documents", "preferences", "variables", "expire_at")
+    fixed = ("name", "email", "phone", "external_id", "metadata", "preferences")
+    email = rows["email"] or {}
+    return {
+        "account_id": sub["account_id"],
+        "submission": {c: sub[c] for c in columns},
+        "blob": {c: rows["blob"][c] for c in ("account_id", "sha256", "filename", "content_type", "byte_size")},
+        "signers": [{"insert": {c: s[c] for c in ("account_id", "role_uuid", "role", "position", *fixed)},
+                     "fixed": {c: s[c] for c in fixed}, "values": s["field_values"]} for s in rows["signers"]],
+        "email": {c: email.get(c) for c in ("account_id", "kind", "reply_to", "subject", "text_body", "html_body",
+                                            "status")},
+    }
+
+
+class SqliteRaw(Raw):
+    QUERIES = Queries.load("sqlite")
+
+    def __init__(self, conn: Any, sample: dict[str, Any], send_email: bool) -> None:
+        super().__init__(sample, send_email)
+        self.conn = conn
+        self.lock = asyncio.Lock()  # one connection: transactions take turns, as in signsvc's driver
+
+    @classmethod
+    async def open(cls, path: str, send_email: bool) -> "SqliteRaw":
+        import aiosqlite
+        import sqlite3
+
+        conn = await aiosqlite.connect(path, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON", "busy_timeout = 5000"):
+            await conn.execute(f"PRAGMA {pragma}")
+        rows = {"submission": dict((await conn.execute_fetchall(SAMPLE_SQL["submission"]))[0])}
+        signers = await conn.execute_fetchall(SAMPLE_SQL["signers"].format(**rows["submission"]))
+        rows["signers"] = [dict(r) for r in signers]
+        blob_id = json.loads(rows["submission"]["documents"])[0]["blob_id"]
+        rows["blob"] = dict((await conn.execute_fetchall(SAMPLE_SQL["blob"].format(blob_id=blob_id)))[0])
+        rows["email"] = next((dict(r) for r in await conn.execute_fetchall(SAMPLE_SQL["email"])), None)
+        return cls(conn, sample_of(rows), send_email)
+
+    def now(self) -> str:
+        return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Callable[..., Awaitable[list[Any]]]]:
+        async with self.lock:
+            await self.conn.execute_fetchall("BEGIN IMMEDIATE")
+            try:
+                yield self.run
+            except BaseException:
+                await self.conn.execute_fetchall("ROLLBACK")
+                raise
+            await self.conn.execute_fetchall("COMMIT")
+
+    async def run(self, query: str, **params: Any) -> list[Any]:
+        return await self.conn.execute_fetchall(self.QUERIES[query], params)
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+
+async def _no_reset(conn: Any) -> None:
+    """As signsvc's pool: no reset query when a connection goes back."""
+
+
+class PostgresRaw(Raw):
+    QUERIES = {name: numbered(sql) for name, sql in Queries.load("postgres").items()}
+
+    def __init__(self, pool: Any, sample: dict[str, Any], send_email: bool) -> None:
+        super().__init__(sample, send_email)
+        self.pool = pool
+
+    @classmethod
+    async def open(cls, url: str, send_email: bool) -> "PostgresRaw":
+        import asyncpg
+
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=POSTGRES_POOL_SIZE, reset=_no_reset)
+        async with pool.acquire() as conn:  # no jsonb codec: JSON columns come and go as text
+            rows = {"submission": dict(await conn.fetchrow(SAMPLE_SQL["submission"]))}
+            rows["signers"] = [dict(r) for r in await conn.fetch(SAMPLE_SQL["signers"].format(**rows["submission"]))]
+            blob_id = json.loads(rows["submission"]["documents"])[0]["blob_id"]
+            rows["blob"] = dict(await conn.fetchrow(SAMPLE_SQL["blob"].format(blob_id=blob_id)))
+            email = await conn.fetchrow(SAMPLE_SQL["email"])
+            rows["email"] = dict(email) if email else None
+        return cls(pool, sample_of(rows), send_email)
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Callable[..., Awaitable[list[Any]]]]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            async def run(query: str, **params: Any) -> list[Any]:
+                sql, names = self.QUERIES[query]
+                return await conn.fetch(sql, *(params[name] for name in names))
+
+            yield run
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+
+async def bench_ceiling(name: str, opened: Awaitable[Raw], args: argparse.Namespace) -> list[Phase]:
+    raw = await opened
+    try:
+        return await run_phases(name, raw, None, args)
+    finally:
+        await raw.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets
+
+
+def run_database(label: str, server_url: str, workdir: Any, open_raw: Callable[[], Awaitable[Raw]],
+                 args: argparse.Namespace) -> list[Phase]:
+    server = h.spawn(h.signsvc_argv(), h.server_env(server_url, **LIFTED), workdir)
+    try:
+        phases = asyncio.run(bench_signsvc(f"{label} signsvc", server, args))
+    finally:
+        for note in h.stop(server):
+            print(f"note [{label} signsvc]: {note}")
+    return asyncio.run(bench_ceiling(f"{label} ceiling", open_raw(), args)) + phases
+
+
+def run_sqlite(args: argparse.Namespace) -> list[Phase]:
+    with h.temp_dir("signsvc-bench-") as workdir:
+        path = str(workdir / "signsvc.sqlite3")
+        return run_database("sqlite", f"sqlite:///{path}", workdir,
+                            lambda: SqliteRaw.open(path, not args.no_email), args)
+
+
+def run_postgres(args: argparse.Namespace) -> list[Phase]:
+    with h.postgres_schema("bench_submissions") as url, h.temp_dir("signsvc-bench-") as workdir:
+        return run_database("postgres", url, workdir, lambda: PostgresRaw.open(url, not args.no_email), args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def report(phases: list[Phase]) -> None:
+    ceilings = {(p.target.split()[0], p.phase): p for p in phases if p.target.endswith("ceiling")}
+    rows = []
+    for phase in ("create", "complete"):
+        for p in (p for p in phases if p.phase == phase):
+            ceiling = ceilings[(p.target.split()[0], phase)]
+            rows.append([f"{p.target}, {phase}", str(p.done), str(len(p.failures)), f"{p.rate:.0f}",
+                         f"{p.latency_ms(0.50):.1f}", f"{p.latency_ms(0.99):.1f}", f"{p.rate / ceiling.rate:.2f}",
+                         percent(p.own_cpu, p), percent(p.server_cpu, p), percent(p.database_cpu, p),
+                         percent(p.machine_cpu, p), percent(p.steal, p),
+                         per_op(p.own_cpu if p.server_cpu is None else p.server_cpu, p), per_op(p.database_cpu, p)])
+    h.print_table(["target, phase", "ops", "failed", "ops/s", "p50 ms", "p99 ms", "vs ceiling", "this process",
+                   "server", "postgres", "machine", "steal", "CPU ms/op", "postgres ms/op"], rows)
+    print("\nops: create = one submission with two signers (one request, or one transaction); complete = one signer\n"
+          "(one request, or one transaction). ops/s: done / wall time of the phase. CPU columns: percent of one core\n"
+          "over the phase; this process = the load generator (signsvc rows) or the driver work (ceiling rows);\n"
+          "postgres = every postgres process on the machine; machine = all cores, everything running included.\n"
+          "CPU ms/op: the server process's CPU (signsvc rows) or this process's (ceiling rows) per operation;\n"
+          "on SQLite it includes the database's work, on Postgres that is the last column.")
+    for p in phases:
+        for failure in sorted(set(p.failures)):
+            print(f"failure [{p.target}, {p.phase}] ({p.failures.count(failure)}x): {failure}")
+
+
+def percent(cpu: float | None, p: Phase) -> str:
+    return "-" if cpu is None else f"{100 * cpu / p.seconds:.0f}%"
+
+
+def per_op(cpu: float | None, p: Phase) -> str:
+    return "-" if cpu is None else f"{1000 * cpu / max(p.done, 1):.2f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="counted creation window per target (default 3)")
+    parser.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
+    parser.add_argument("--max-seconds", type=float, default=120.0,
+                        help="no new completion after this many seconds of the completion phase (default 120)")
+    parser.add_argument("--no-email", action="store_true", help='create with "send_email": false (no invitations)')
+    parser.add_argument("--skip-postgres", action="store_true", help="leave out Postgres")
+    args = parser.parse_args()
+    if args.clients < 1 or args.seconds <= 0:
+        parser.error("--clients must be at least 1 and --seconds positive")
+    if not args.skip_postgres and (why := h.check_postgres()):
+        parser.error(f"Postgres at {h.POSTGRES_URL} is not reachable ({why}); use --skip-postgres")
+    print(f"Submissions with two signers, {args.clients} concurrent clients, {args.seconds:g} s of creations per "
+          f"target, then their completions; invitations {'off' if args.no_email else 'on (kept in the outbox)'}; "
+          f"{os.cpu_count()} CPU cores; Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.2f}.\n",
+          flush=True)
+    started = time.perf_counter()
+    phases = run_sqlite(args) + ([] if args.skip_postgres else run_postgres(args))
+    report(phases)
+    print(f"\nTotal {time.perf_counter() - started:.0f} s.")
+    return 1 if any(p.failures for p in phases) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
