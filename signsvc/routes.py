@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.api import clickwraps, submissions, submitters, system, templates, users
+from signsvc.api import clickwraps, events, submissions, submitters, system, templates, users
 from signsvc.web import files, home, signer_actions
 
 
@@ -44,6 +44,8 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/api/submitters", submitters.index)
     app.router.add_get(r"/api/submitters/{id:\d{1,18}}", submitters.show)
     app.router.add_put(r"/api/submitters/{id:\d{1,18}}", submitters.update)
+
+    app.router.add_get("/api/events/form/completed", events.form_completed)
 
     app.router.add_get("/api/clickwraps", clickwraps.index)
     app.router.add_post("/api/clickwraps", clickwraps.create)

@@ -94,6 +94,19 @@ async def list_submitters(conn: Connection, account_id: int, *, q: str | None, *
     return records(Submitter, rows)
 
 
+async def completed_submitters(conn: Connection, account_id: int, *, until: datetime | None, since: datetime | None,
+                               limit: int) -> list[Submitter]:
+    """Completed signers, latest completion first, completed before `until` and from `since` on."""
+    rows = await conn.fetch_all("list_completed_submitters", account_id=account_id, until=until, since=since,
+                                limit=limit)
+    return records(Submitter, rows)
+
+
+async def completed_within(conn: Connection, account_id: int, start: datetime, end: datetime) -> list[Submitter]:
+    rows = await conn.fetch_all("list_submitters_completed_within", account_id=account_id, start=start, end=end)
+    return records(Submitter, rows)
+
+
 async def update_submitter(conn: Connection, submitter: Submitter, now: datetime) -> Submitter:
     """Writes the state of `submitter` (a changed copy of the stored record); answers the stored row."""
     state = {name: getattr(submitter, name) for name in _SUBMITTER_STATE}

@@ -61,3 +61,14 @@ async def submitter_record(services: Services, signer: Submitter) -> dict[str, A
     return {**submission_json.submitter_json(ctx, submission, signer),
             "template": submission_json.template_summary(template),
             "submission_events": [submission_json.event_json(event) for event in events]}
+
+
+async def webhook_data(services: Services, signer: Submitter) -> dict[str, Any]:
+    """A signer as `form.*` events and the events feed carry it (SPEC section 2, webhook data)."""
+    submission = await stored.get_submission(services.db, signer.submission_id)
+    template = await stored_templates.get_template(services.db, submission.template_id) \
+        if submission.template_id else None
+    signers = await stored.submitters_of(services.db, submission.id)
+    ctx = await submission_json.context(services, submission)
+    return submission_json.webhook_submitter_json(ctx, submission, signer, signers, template)
+

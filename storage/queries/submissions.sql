@@ -144,3 +144,19 @@ VALUES (:submission_id, :submitter_id, :blob_id, :now)
 SELECT submission_attachments.blob_id, blobs.uuid, blobs.filename
 FROM submission_attachments JOIN blobs ON blobs.id = submission_attachments.blob_id
 WHERE submission_attachments.submission_id = :submission_id
+
+-- list_completed_submitters --
+-- A page of the events feed: an account's signers completed before `until` (exclusive) and from `since`
+-- (inclusive), latest completion first.
+SELECT * FROM submitters
+WHERE account_id = :account_id AND completed_at IS NOT NULL
+  AND (completed_at < :until OR :until IS NULL)
+  AND (completed_at >= :since OR :since IS NULL)
+ORDER BY completed_at DESC, id DESC
+LIMIT :limit
+
+-- list_submitters_completed_within --
+-- An account's signers completed in a time span [start, end), latest completion first.
+SELECT * FROM submitters
+WHERE account_id = :account_id AND completed_at >= :start AND completed_at < :end
+ORDER BY completed_at DESC, id DESC
