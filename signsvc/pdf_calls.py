@@ -11,6 +11,7 @@ import base64
 import binascii
 import hashlib
 import re
+from datetime import datetime
 from typing import Any
 
 IMAGES = {"png", "jpeg", "webp", "gif", "tiff"}
@@ -66,11 +67,15 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _call(name: str, *args: Any) -> Any:
+def _call(engine: str, /, *args: Any, **kwargs: Any) -> Any:
+    """Calls the engine function named `engine` (dotted below `signsvc.pdf`, as `seal.sign`)."""
     import signsvc.pdf as engines
 
+    function: Any = engines
+    for part in engine.split("."):
+        function = getattr(function, part)
     try:
-        return getattr(engines, name)(*args)
+        return function(*args, **kwargs)
     except engines.PdfError as exc:
         raise EngineError(str(exc)) from None
 
@@ -106,3 +111,51 @@ def typed_signature(text: str, font_dir: str | None = None) -> tuple[bytes, str]
     """A PNG of the text in a handwriting-like font, with its hash."""
     png = _call("render_typed_signature", text, font_dir)
     return png, _sha256(png)
+
+
+def audit_log(log: dict[str, Any], font_dir: str | None = None) -> tuple[bytes, str]:
+    """The audit log PDF of a submission, with its hash; `signsvc.pdf.audit_log` documents `log`."""
+    pdf = _call("render_audit_log", log, font_dir)
+    return pdf, _sha256(pdf)
+
+
+def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
+             files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
+             font_dir: str | None = None) -> tuple[bytes, str]:
+    """The document with the values drawn in and its form flattened (`signsvc.pdf.fill_pdf`), with its hash."""
+    filled = _call("fill_pdf", pdf, document_uuid, fields, values, files, filenames=filenames,
+                          stamp=stamp, font_dir=font_dir)
+    return filled, _sha256(filled)
+
+
+def seal_pdf(pdf: bytes, signer_pems: dict[str, Any], reason: str, name: str | None, signing_time: datetime,
+             tsa_url: str | None = None) -> tuple[bytes, str]:
+    """The PDF with the service's certification signature (`signsvc.pdf.seal`), with its hash.
+
+    Raises EngineError for a PDF that can't be signed, ConnectionError when the timestamp server fails.
+    """
+    signed = _call("seal.sign", pdf, signer_pems, reason=reason, name=name, signing_time=signing_time,
+                          tsa_url=tsa_url)
+    return signed, _sha256(signed)
+
+
+def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> tuple[list[dict[str, Any]], str]:
+    """A report per signature in the PDF (`signsvc.pdf.verify`), with the file's hash to look up."""
+    return _call("verify.verify", pdf, trusted_pems), _sha256(pdf)
+
+
+def generate_signing_chain(common_name: str, organization: str, now: datetime) -> dict[str, Any]:
+    """A new signing key and certificate chain as PEM text, with the certificate's SHA-256 (`sha256`)."""
+    chain = _call("certificates.generate", common_name, organization, now=now)
+    return {**chain, "sha256": _call("certificates.fingerprint", chain["cert_pem"])}
+
+
+def load_signing_p12(data: bytes, password: str | None) -> dict[str, Any]:
+    """The chain inside a PKCS#12 file, as `generate_signing_chain` answers; EngineError says what is wrong."""
+    chain = _call("certificates.load_p12", data, password)
+    return {**chain, "sha256": _call("certificates.fingerprint", chain["cert_pem"])}
+
+
+def warm_signer(signer_pems: dict[str, Any]) -> None:
+    """Parses the signing key into this worker's cache, for the pool initializer (P5)."""
+    _call("seal.signer_for", signer_pems)

@@ -1,4 +1,13 @@
-"""The font typed signatures are written in: a handwriting-like one when installed, else a plain oblique."""
+"""Fonts the PDF engines write with: Unicode text fonts for filled values, a handwriting-like one for typed signatures.
+
+How fonts are found (documented for installers; `check()` runs it at start):
+- text: DejaVu Sans (`DejaVuSans.ttf`; Debian `fonts-dejavu-core`), for Latin, Greek and Cyrillic;
+- fallback: Droid Sans Fallback (`DroidSansFallbackFull.ttf`; Debian `fonts-droid-fallback`), for CJK,
+  loaded into a document only when one of its strings has a character DejaVu lacks (PDF.md P8);
+- each is looked for in the configured font directory first (recursively), then in the Debian package's
+  directory, then in the usual system font directories (`FONT_DIRS`). Copying the files into the
+  configured directory makes the output independent of the system.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +15,22 @@ import functools
 from pathlib import Path
 from typing import Iterable
 
+from signsvc.pdf.errors import PdfError
+
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts", "/Library/Fonts",
              "/System/Library/Fonts", "C:/Windows/Fonts")
 # Most wanted first: DocuSeal types signatures in Dancing Script.
 HANDWRITING = ("dancingscript", "script", "hand", "cursive")
 FALLBACK = "dejavusans-oblique"
+TEXT = ("DejaVuSans.ttf",)
+CJK = ("DroidSansFallbackFull.ttf", "DroidSansFallback.ttf")
+# Where the Debian packages put them: looked at before walking every font directory.
+PACKAGE_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/droid")
 _SUFFIXES = {".ttf", ".otf"}
+
+
+class MissingFont(PdfError):
+    """A font the output needs is not installed; the message names it and its Debian package."""
 
 
 @functools.cache
@@ -30,6 +49,62 @@ def find(dirs: Iterable[str]) -> str | None:
         if found := next((path for path in files if wanted in _plain(path.stem)), None):
             return str(found)
     return None
+
+
+@functools.cache
+def text_font(font_dir: str | None = None) -> str | None:
+    """The path of DejaVu Sans, or None; cached per process like the walk it makes."""
+    return locate(TEXT, font_dir)
+
+
+@functools.cache
+def fallback_font(font_dir: str | None = None) -> str | None:
+    """The path of the CJK fallback font, or None."""
+    return locate(CJK, font_dir)
+
+
+def locate(names: Iterable[str], font_dir: str | None = None) -> str | None:
+    """The first file called one of `names`: in `font_dir`, then the package directories, then FONT_DIRS."""
+    wanted = [name.lower() for name in names]
+    for dirs in ([font_dir] if font_dir else [], PACKAGE_DIRS, FONT_DIRS):
+        files = {path.name.lower(): path for directory in dirs for path in _font_files(Path(directory).expanduser())}
+        if found := next((files[name] for name in wanted if name in files), None):
+            return str(found)
+    return None
+
+
+@functools.cache
+def coverage(path: str) -> frozenset[int]:
+    """The code points a font has glyphs for; read once per process (its cmap only, not the whole font)."""
+    from fontTools.ttLib import TTFont
+
+    try:
+        with open(path, "rb") as file:
+            return frozenset(TTFont(file, lazy=True).getBestCmap() or {})
+    except Exception as error:  # fontTools raises many types on a file that is not a font
+        raise MissingFont(f"The font file {path} can't be read: {error}") from error
+
+
+def check(font_dir: str | None = None) -> str:
+    """The text font's path once it has been read; MissingFont saying what to install when there is none.
+
+    Run at start, so that a server without fonts fails there rather than at its first completed document.
+    """
+    path = text_font(font_dir)
+    if path is None:
+        where = f"{font_dir} or " if font_dir else ""
+        raise MissingFont(f"No usable text font: put DejaVuSans.ttf in {where}a system font directory "
+                          "(Debian: apt-get install fonts-dejavu-core)")
+    coverage(path)
+    return path
+
+
+def missing_cjk(char: str, font_dir: str | None = None) -> MissingFont:
+    """The error for text with a character DejaVu lacks (`char`) when the CJK fallback font isn't installed."""
+    where = f"{font_dir} or " if font_dir else ""
+    return MissingFont(f"The text has characters DejaVu Sans lacks (U+{ord(char):04X}) and no fallback font is "
+                       f"installed: put DroidSansFallbackFull.ttf in {where}a system font directory "
+                       "(Debian: apt-get install fonts-droid-fallback)")
 
 
 def _font_files(directory: Path) -> list[Path]:

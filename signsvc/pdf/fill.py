@@ -1,0 +1,486 @@
+"""Signers' values drawn into a document and its own form flattened (REFERENCE 7.4, PDF.md section 2 Filling).
+
+The values are drawn with fpdf2 onto one overlay page per touched page, upright and of the displayed
+size; each overlay becomes a Form XObject painted through the page's displayed-page matrix after the
+original content, which stays byte for byte as uploaded (P3). The PDF's own widgets are painted the same
+way, from their appearance, before they are removed, so values filled before upload stay visible.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+import pypdf
+from fpdf import FPDF
+from PIL import ExifTags, ImageOps
+from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, FloatObject, NameObject, StreamObject
+
+from signsvc.pdf import fonts, geometry, images, reading
+from signsvc.pdf.errors import PdfError
+
+IMAGE_TYPES = {"signature", "initials", "image", "stamp"}
+MAX_FONT_SIZE = 24.0
+FILL = 0.65  # font size as a share of a line's height in the box
+LEADING = 1.25
+INK = (0, 0, 0)
+MARK_INK = (16, 24, 64)
+DATE_FORMAT = "DD/MM/YYYY"
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+CURRENCIES = {"usd": "$", "eur": "€", "gbp": "£"}
+COLORS = {"black": (0, 0, 0), "white": (255, 255, 255), "blue": (29, 78, 216), "red": (220, 38, 38),
+          "green": (21, 128, 61), "gray": (107, 114, 128), "grey": (107, 114, 128)}
+_DATE_TOKENS = re.compile(r"YYYY|YY|MMMM|MMM|MM|M|DD|D")
+_HEX = re.compile(r"#?([0-9a-fA-F]{6})")
+_HIDDEN = 1 << 1 | 1 << 5  # annotation flags (/F): Hidden, NoView
+
+
+@dataclass(frozen=True)
+class Box:
+    """An area in displayed points, from the displayed page's top-left corner (as fpdf2 measures)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One thing to draw: `text` (lines), `cells` (a character per cell), `check`, or `image` (a file uuid)."""
+
+    kind: str
+    box: Box
+    content: str = ""
+    preferences: Any = None
+    cell_w: float | None = None
+
+
+def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
+             files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
+             font_dir: str | None = None) -> bytes:
+    """The document with every value drawn in its areas on this document, and its own form flattened.
+
+    `values` are stored values by field uuid (field_values); image values name `files` by uuid, file values
+    name `filenames`. `stamp` (`{name, role, time}`, or such a dict per `submitter_uuid`) is written in stamp
+    fields without a value. Raises PdfError for an unreadable PDF or image, or text no installed font has.
+    """
+    with reading.reading():
+        reader = reading.open_pdf(pdf)
+        frames = [geometry.frame(page) for page in reader.pages]
+        writer = pypdf.PdfWriter(clone_from=reader)
+    marks = _marks(fields, values, document_uuid, frames, filenames or {}, stamp)
+    overlay = _overlay(marks, frames, files, font_dir) if marks else None
+    with reading.reading():
+        _stamp(writer, overlay, sorted(marks), frames)
+        writer.remove_annotations("/Widget")
+        writer.root_object.pop(NameObject("/AcroForm"), None)
+        output = io.BytesIO()
+        writer.write(output)
+    return output.getvalue()
+
+
+# What to draw, page by page.
+
+def _marks(fields: list[dict[str, Any]], values: dict[str, object], document_uuid: str, frames: list[geometry.Frame],
+           filenames: dict[str, str], stamp: dict[str, Any] | None) -> dict[int, list[Mark]]:
+    marks: dict[int, list[Mark]] = {}
+    for field in fields:
+        value = values.get(field["uuid"])
+        if value is None and field["type"] == "stamp":
+            value = _stamp_text(field, stamp)
+        if value is None or value == "" or value == []:
+            continue
+        for area in field.get("areas", []):
+            if area.get("attachment_uuid") != document_uuid:
+                continue
+            page = area.get("page", 0)
+            if not 0 <= page < len(frames):
+                raise PdfError(f"{field.get('name') or field['type']} is placed on page {page + 1}, "
+                               f"but the document has {len(frames)} pages")
+            if mark := _mark(field, value, area, frames[page], filenames):
+                marks.setdefault(page, []).append(mark)
+    return marks
+
+
+def _mark(field: dict[str, Any], value: object, area: dict[str, Any], frame: geometry.Frame,
+          filenames: dict[str, str]) -> Mark | None:
+    kind, preferences = field["type"], field.get("preferences") or {}
+    box = Box(area["x"] * frame.width, area["y"] * frame.height, area["w"] * frame.width, area["h"] * frame.height)
+    if kind in IMAGE_TYPES and not isinstance(value, _StampText):
+        return Mark("image", box, str(value))
+    if kind == "checkbox":
+        return Mark("check", box) if value is True or str(value).lower() in ("true", "1", "yes") else None
+    if kind in ("radio", "multiple"):
+        return _choice(field, value, area, box)
+    if kind == "cells":
+        return Mark("cells", box, str(value), preferences, area["cell_w"] * frame.width if area.get("cell_w") else None)
+    if kind == "file":
+        uuids = value if isinstance(value, list) else [value]
+        names = ", ".join(filenames[uuid] for uuid in uuids if uuid in filenames)
+        return Mark("text", box, names, preferences) if names else None
+    return Mark("text", box, _text(kind, value, preferences), preferences)
+
+
+def _choice(field: dict[str, Any], value: object, area: dict[str, Any], box: Box) -> Mark | None:
+    """A mark in an option's area when that option is chosen; in an area of no option, the chosen values."""
+    chosen = [str(each) for each in value] if isinstance(value, list) else [str(value)]
+    if "option_uuid" not in area:
+        return Mark("text", box, ", ".join(chosen), field.get("preferences") or {})
+    option = next((o["value"] for o in field.get("options", []) if o["uuid"] == area["option_uuid"]), None)
+    return Mark("check", box) if option in chosen else None
+
+
+class _StampText(str):
+    """The text block a stamp field shows when no stamp image was given."""
+
+
+def _stamp_text(field: dict[str, Any], stamp: dict[str, Any] | None) -> _StampText | None:
+    if stamp and "name" not in stamp:
+        stamp = stamp.get(field.get("submitter_uuid"))
+    if not stamp:
+        return None
+    when = " ".join(filter(None, (stamp.get("role"), stamp.get("time"))))
+    return _StampText("\n".join(line for line in ("Digitally signed by", stamp.get("name"), when) if line))
+
+
+def _text(kind: str, value: object, preferences: dict[str, Any]) -> str:
+    if kind == "date":
+        return format_date(value, preferences.get("format") or DATE_FORMAT)
+    if kind == "number":
+        return format_number(value, preferences.get("format"))
+    return str(value)
+
+
+def format_date(value: object, format: str) -> str:
+    """A stored date ("YYYY-MM-DD") in a format such as "DD/MM/YYYY" or "MMMM D, YYYY"; other values as given."""
+    try:
+        day = date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return str(value)
+    parts = {"YYYY": f"{day.year:04d}", "YY": f"{day.year % 100:02d}", "MMMM": MONTHS[day.month - 1],
+             "MMM": MONTHS[day.month - 1][:3], "MM": f"{day.month:02d}", "M": str(day.month),
+             "DD": f"{day.day:02d}", "D": str(day.day)}
+    return _DATE_TOKENS.sub(lambda token: parts[token.group()], format.upper())
+
+
+def format_number(value: object, format: str | None) -> str:
+    """A number as REFERENCE 3.2's number formats show it: usd "$1,000.00", dot "1.000,5", percent "50%"..."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    sign = "-" if value < 0 else ""
+    if format in CURRENCIES:
+        return f"{sign}{CURRENCIES[format]}{abs(value):,.2f}"
+    whole, _, decimals = (str(abs(value)) if isinstance(value, int) else f"{abs(value):.15g}").partition(".")
+    if "e" in whole:  # too large or small for separators to help
+        return f"{sign}{whole}"
+    grouped = f"{int(whole):,}"
+    separators = {"comma": (",", "."), "dot": (".", ","), "space": (" ", ",")}.get(format or "", ("", "."))
+    text = sign + grouped.replace(",", separators[0]) + (separators[1] + decimals if decimals else "")
+    return {"percent": f"{text}%", "percent_space": f"{text} %"}.get(format or "", text)
+
+
+# Drawing the overlay pages.
+
+def _overlay(marks: dict[int, list[Mark]], frames: list[geometry.Frame], files: dict[str, bytes],
+             font_dir: str | None) -> pypdf.PdfReader:
+    """One upright page per touched page, in page order, as a parsed PDF."""
+    pictures = {mark.content: _picture(files, mark.content) for page in marks.values() for mark in page
+                if mark.kind == "image"}
+    texts = {mark.content: _clean(mark.content) for page in marks.values() for mark in page
+             if mark.kind in ("text", "cells")}
+    paths, shown = _fonts(texts, font_dir)
+    pdf = _document(paths)
+    try:
+        for page in sorted(marks):
+            pdf.add_page(format=(frames[page].width, frames[page].height))
+            for mark in marks[page]:
+                _DRAW[mark.kind](pdf, replace(mark, content=shown.get(mark.content, mark.content)), pictures)
+        return pypdf.PdfReader(io.BytesIO(bytes(pdf.output())))
+    finally:
+        for font in pdf.fonts.values():
+            font.close()  # fpdf2 closes only the fonts it wrote out; an error would leave the files open
+
+
+def _fonts(texts: dict[str, str], font_dir: str | None) -> tuple[list[str], dict[str, str]]:
+    """The font files the texts need (DejaVu, then the CJK fallback only if some text needs it: P8), and each
+    text as it can be shown: characters no installed font has become U+FFFD, a visible sign."""
+    if not texts:
+        return [], {}
+    paths = [fonts.check(font_dir)]
+    known = fonts.coverage(paths[0]) | {ord("\n")}
+    if lacking := {ord(char) for text in texts.values() for char in text} - known:
+        fallback = fonts.fallback_font(font_dir)
+        if fallback is None:
+            raise fonts.missing_cjk(chr(min(lacking)), font_dir)
+        if lacking & fonts.coverage(fallback):  # 320 ms and 34 MB: only when it draws something
+            paths.append(fallback)
+            known = known | fonts.coverage(fallback)
+    return paths, {raw: "".join(c if ord(c) in known else "\ufffd" for c in text) for raw, text in texts.items()}
+
+
+def _document(paths: list[str]) -> FPDF:
+    """A fresh FPDF with the fonts loaded: never reused across documents (P8)."""
+    pdf = FPDF(unit="pt")
+    pdf.set_margin(0)
+    pdf.set_auto_page_break(False)
+    pdf.c_margin = 0
+    for name, path in zip(("text", "fallback"), paths):
+        pdf.add_font(name, fname=path)
+    if len(paths) > 1:
+        pdf.set_fallback_fonts(["fallback"], exact_match=False)
+    return pdf
+
+
+def _clean(text: str) -> str:
+    """Composed characters, and spaces for control characters a line can't show."""
+    text = unicodedata.normalize("NFC", text)
+    return "".join(char if char == "\n" or unicodedata.category(char)[0] != "C" else " " for char in text)
+
+
+def _draw_text(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
+    lines = mark.content.split("\n")
+    preferences, box = mark.preferences or {}, mark.box
+    pad = min(2.0, box.w * 0.05)
+    size = _fitted(pdf, lines, box.w - 2 * pad, box.h, preferences)
+    height = size * LEADING
+    top = {"top": box.y, "bottom": box.y + box.h - height * len(lines)}.get(
+        preferences.get("valign"), box.y + (box.h - height * len(lines)) / 2)
+    pdf.set_text_color(*_color(preferences.get("color")))
+    align = {"center": "C", "right": "R"}.get(preferences.get("align"), "L")
+    for index, line in enumerate(lines):
+        pdf.set_xy(box.x + pad, top + index * height)
+        pdf.cell(box.w - 2 * pad, height, line, align=align)
+
+
+def _fitted(pdf: FPDF, lines: list[str], width: float, height: float, preferences: dict[str, Any]) -> float:
+    """The font size from the box height (or the field's font size), shrunk until the widest line fits."""
+    size = min(_font_size(preferences.get("font_size")) or MAX_FONT_SIZE, height * FILL / len(lines))
+    pdf.set_font("text", size=max(size, 0.1))
+    widest = max(pdf.get_string_width(line) for line in lines)
+    if widest > width > 0:
+        size *= width / widest
+        pdf.set_font("text", size=max(size, 0.1))
+    return size
+
+
+def _draw_cells(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
+    chars = [char for char in mark.content if char != "\n"]
+    box = mark.box
+    cell = mark.cell_w or box.w / max(len(chars), 1)
+    pdf.set_text_color(*_color((mark.preferences or {}).get("color")))
+    for index, char in enumerate(chars):
+        left = box.x + index * cell
+        if left + cell > box.x + box.w + 0.01:
+            break  # more characters than cells: the rest has nowhere to go
+        size = _fitted(pdf, [char], cell * 0.9, box.h, mark.preferences or {})
+        pdf.set_xy(left, box.y + (box.h - size * LEADING) / 2)
+        pdf.cell(cell, size * LEADING, char, align="C")
+
+
+def _draw_check(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
+    """A check mark of two strokes, square and centred in the area."""
+    box = mark.box
+    side = min(box.w, box.h) * 0.8
+    left, top = box.x + (box.w - side) / 2, box.y + (box.h - side) / 2
+    pdf.set_draw_color(*MARK_INK)
+    pdf.set_line_width(side * 0.12)
+    pdf.polyline([(left + side * x, top + side * y) for x, y in ((0.12, 0.55), (0.4, 0.82), (0.88, 0.18))])
+
+
+def _draw_image(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
+    """The image fitted in the area with its aspect ratio, centred, turned as its EXIF orientation says."""
+    picture, box = pictures[mark.content], mark.box
+    turned = picture.orientation in (5, 6, 7, 8)
+    shown_w, shown_h = (picture.height, picture.width) if turned else (picture.width, picture.height)
+    scale = min(box.w / shown_w, box.h / shown_h)
+    left, top = box.x + (box.w - shown_w * scale) / 2, box.y + (box.h - shown_h * scale) / 2
+    drawn_w, drawn_h = picture.width * scale, picture.height * scale
+    pdf.set_image_filter(picture.image_filter)
+    with pdf.transform(images._orientation(picture.orientation, drawn_w, drawn_h).translate(left, top)):
+        pdf.image(picture.source, x=0, y=0, w=drawn_w, h=drawn_h)
+    pdf.set_image_filter("AUTO")
+
+
+_DRAW = {"text": _draw_text, "cells": _draw_cells, "check": _draw_check, "image": _draw_image}
+
+
+@dataclass(frozen=True)
+class Picture:
+    """An image value ready for fpdf2: its source, stored size, EXIF orientation and how to embed it."""
+
+    source: Any
+    width: int
+    height: int
+    orientation: int = 1
+    image_filter: str = "AUTO"
+
+
+def _picture(files: dict[str, bytes], uuid: str) -> Picture:
+    """The image of a signature, initials, image or stamp value; PdfError when it is missing or broken."""
+    if uuid not in files:
+        raise PdfError(f"The image {uuid} of a signature or image field is missing")
+    image = images._open(files[uuid])
+    try:
+        if image.format in ("JPEG", "MPO"):
+            orientation = image.getexif().get(ExifTags.Base.Orientation, 1)
+            width, height = image.size
+            # A decode at 1/8 size proves the file whole; the JPEG then goes in as it is (P9). fpdf2 passes
+            # only plain JPEG through: a phone's MPO is re-encoded as JPEG, not made 10x bigger.
+            image.draft(None, (width // 8, height // 8))
+            image.load()
+            return Picture(io.BytesIO(files[uuid]), width, height, orientation if orientation in range(1, 9) else 1,
+                           "DCTDecode" if image.format == "MPO" else "AUTO")
+        upright = ImageOps.exif_transpose(image)
+        upright.load()
+        return Picture(upright, upright.width, upright.height)
+    except Exception as error:  # Pillow raises many types on a broken image
+        raise PdfError(images.UNREADABLE) from error
+
+
+def _color(name: Any) -> tuple[int, int, int]:
+    if isinstance(name, str) and (match := _HEX.fullmatch(name.strip())):
+        value = int(match.group(1), 16)
+        return value >> 16, value >> 8 & 255, value & 255
+    return COLORS.get(str(name).lower(), INK)
+
+
+def _font_size(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0 < number < 1000 else None
+
+
+# Stamping onto the original pages.
+
+def _stamp(writer: pypdf.PdfWriter, overlay: pypdf.PdfReader | None, touched: list[int],
+           frames: list[geometry.Frame]) -> None:
+    """Paints each page's widget appearances, then its overlay, after its untouched original content."""
+    overlays = dict(zip(touched, overlay.pages)) if overlay else {}
+    opening = None  # one "q" stream shared by every painted page
+    for index, page in enumerate(writer.pages):
+        painted = _widget_appearances(page)
+        if index in overlays:
+            painted.append((_form(writer, overlays[index], frames[index]), None))
+        if painted:
+            if opening is None:
+                opening = writer._add_object(_stream(b"q\n"))
+            _paint(writer, page, opening, painted)
+
+
+def _form(writer: pypdf.PdfWriter, overlay: pypdf.PageObject, frame: geometry.Frame) -> StreamObject:
+    """The overlay page as a Form XObject drawn through the page's displayed-page matrix."""
+    form = overlay["/Contents"].clone(writer)
+    form.update({
+        NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+        NameObject("/BBox"): _array((0, 0, frame.width, frame.height)),
+        NameObject("/Matrix"): _array(frame.matrix),
+        NameObject("/Resources"): overlay["/Resources"].clone(writer),
+    })
+    return form
+
+
+def _widget_appearances(page: pypdf.PageObject) -> list[tuple[StreamObject, tuple[float, ...]]]:
+    """Each shown widget's normal appearance, with the matrix that puts it in its /Rect (PDF 32000 12.5.5)."""
+    found = []
+    annots = _get(page, "/Annots")
+    for annot in annots if isinstance(annots, ArrayObject) else []:
+        annot = annot.get_object()
+        if _get(annot, "/Subtype") != "/Widget" or _int(_get(annot, "/F")) & _HIDDEN:
+            continue
+        appearance = _appearance(annot)
+        rect = geometry.numbers(_get(annot, "/Rect"))
+        if appearance is None or rect is None:
+            continue
+        if matrix := _placement(appearance, rect):
+            found.append((appearance, matrix))
+    return found
+
+
+def _appearance(annot: DictionaryObject) -> StreamObject | None:
+    normal = _get(_get(annot, "/AP"), "/N")
+    if isinstance(normal, DictionaryObject) and not isinstance(normal, StreamObject):
+        normal = _get(normal, _get(annot, "/AS"))  # a dictionary of states: the one the widget is in
+    return normal if isinstance(normal, StreamObject) and normal.indirect_reference is not None else None
+
+
+def _placement(appearance: StreamObject, rect: list[float]) -> tuple[float, ...] | None:
+    bbox = geometry.numbers(_get(appearance, "/BBox"))
+    a, b, c, d, e, f = geometry.numbers(_get(appearance, "/Matrix"), 6) or (1, 0, 0, 1, 0, 0)
+    if bbox is None:
+        return None
+    corners = [(x * a + y * c + e, x * b + y * d + f) for x in (bbox[0], bbox[2]) for y in (bbox[1], bbox[3])]
+    xs, ys = [x for x, _ in corners], [y for _, y in corners]
+    width, height = max(xs) - min(xs), max(ys) - min(ys)
+    if width <= 0 or height <= 0:
+        return None
+    sx, sy = (abs(rect[2] - rect[0])) / width, (abs(rect[3] - rect[1])) / height
+    return sx, 0, 0, sy, min(rect[0], rect[2]) - min(xs) * sx, min(rect[1], rect[3]) - min(ys) * sy
+
+
+def _paint(writer: pypdf.PdfWriter, page: pypdf.PageObject, opening: Any,
+           painted: list[tuple[StreamObject, tuple[float, ...] | None]]) -> None:
+    """Wraps the original content streams in q ... Q (unchanged) and paints the XObjects after them."""
+    resources = DictionaryObject(_get(page, "/Resources") or {})
+    xobjects = DictionaryObject(_get(resources, "/XObject") or {})
+    commands = [b"Q\n"]
+    for form, matrix in painted:
+        if _get(form, "/Subtype") != "/Form":
+            form[NameObject("/Subtype")] = NameObject("/Form")
+        name = _free_name(xobjects, "/SignsvcForm")
+        xobjects[NameObject(name)] = form.indirect_reference
+        place = b"%s cm " % " ".join(_real(n) for n in matrix).encode() if matrix else b""
+        commands.append(b"q %s%s Do Q\n" % (place, name.encode()))
+    resources[NameObject("/XObject")] = xobjects
+    page[NameObject("/Resources")] = resources
+    closing = writer._add_object(_stream(b"".join(commands)))
+    page[NameObject("/Contents")] = ArrayObject([opening, *_contents(page), closing])
+
+
+def _contents(page: pypdf.PageObject) -> list[Any]:
+    """References to the page's content streams, as they are."""
+    if "/Contents" not in page:
+        return []
+    contents = page.raw_get("/Contents")
+    resolved = contents.get_object()
+    return list(resolved) if isinstance(resolved, ArrayObject) else [contents]
+
+
+def _get(node: Any, key: Any) -> Any:
+    """`node[key]`, resolved; None when `node` isn't a dictionary or lacks the key."""
+    return node[key] if isinstance(node, DictionaryObject) and key is not None and key in node else None
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value) if value is not None else 0
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def _free_name(xobjects: DictionaryObject, stem: str) -> str:
+    number = len(xobjects)
+    while f"{stem}{number}" in xobjects:
+        number += 1
+    return f"{stem}{number}"
+
+
+def _stream(data: bytes) -> DecodedStreamObject:
+    stream = DecodedStreamObject()
+    stream.set_data(data)
+    return stream
+
+
+def _array(numbers: tuple[float, ...]) -> ArrayObject:
+    return ArrayObject(FloatObject(_real(n)) for n in numbers)
+
+
+def _real(number: float) -> str:
+    return f"{number:.4f}".rstrip("0").rstrip(".") or "0"

@@ -1,0 +1,159 @@
+"""What the signatures inside a PDF say: intact, valid, trusted by the service, covering the whole file (REFERENCE 11.2).
+
+"Issued by the service" needs all four of: the signed bytes are unchanged (intact), the signature
+checks out against its certificate (valid), that certificate is one of the service's (its SHA-256, so
+certificates kept from before a key rotation still count), and the signature covers the entire file.
+Coverage matters on its own: pyHanko calls a later metadata-only update harmless (P15), but the file
+is then no longer the one the service issued.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+import logging
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from asn1crypto import cms
+from asn1crypto import x509 as asn1_x509
+from pyhanko.pdf_utils.crypt import AuthStatus
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.validation import (EmbeddedPdfSignature, async_validate_detached_cms, validate_pdf_signature,
+                                     validate_pdf_timestamp)
+from pyhanko.sign.validation.status import SignatureCoverageLevel
+from pyhanko_certvalidator import ValidationContext
+
+from signsvc.pdf import certificates, kinds, reading
+from signsvc.pdf.errors import PdfError
+
+COVERAGE = {SignatureCoverageLevel.ENTIRE_FILE: "entire_file",
+            SignatureCoverageLevel.ENTIRE_REVISION: "entire_revision"}  # anything less is "partial"
+_CONTAINER = re.compile(rb"<([0-9A-Fa-f]{1024,})>")  # a signature's /Contents: a CMS container in hex
+_DOCMDP = re.compile(rb"/TransformMethod\s*/DocMDP")
+
+# A signature by a certificate the service doesn't trust is an answer, not an error, yet these log it
+# with a full ERROR traceback (P17); damaged files make the reader warn about every repair.
+for _name in ("pyhanko.sign.validation", "pyhanko_certvalidator", "pyhanko.pdf_utils"):
+    logging.getLogger(_name).setLevel(logging.CRITICAL)
+
+
+def verify(pdf: bytes, trusted_pems: list[str]) -> list[dict[str, Any]]:
+    """One report per signature, in signing order; [] when there is none.
+
+    `trusted_pems` are the service's certificates in PEM, current and past, signing certificates as
+    well as their CAs: a signature is trusted when its chain leads to one of them, and issued by the
+    service only when its signing certificate is one of them. Raises PdfError for a file that is not a
+    readable PDF, or that needs a password to open (P16).
+    """
+    roots = [asn1_x509.Certificate.load(certificates.der(pem)) for pem in trusted_pems]
+    ours = {certificates.fingerprint(pem) for pem in trusted_pems}
+    try:
+        embedded = _signatures(pdf)
+    except PdfError as error:
+        # A file damaged past reading may still hold a signature, which then tells that it was changed.
+        if error.args[0] == reading.ENCRYPTED or not (reports := _found_in_bytes(pdf, roots, ours)):
+            raise
+        return reports
+    return [_report(signature, roots, ours) for signature in embedded] or _found_in_bytes(pdf, roots, ours)
+
+
+def _signatures(pdf: bytes) -> list[EmbeddedPdfSignature]:
+    if kinds.sniff(pdf) != "pdf":
+        raise PdfError(reading.NOT_PDF)
+    try:
+        reader = PdfFileReader(io.BytesIO(pdf), strict=False)
+        # The empty user password opens owner-password-only files, as every viewer does.
+        if reader.encrypted and reader.decrypt("").status == AuthStatus.FAILED:
+            raise PdfError(reading.ENCRYPTED)
+        return reader.embedded_signatures
+    except PdfError:
+        raise
+    except Exception as error:  # on a damaged file pyHanko raises its own errors and KeyError, ValueError...
+        raise PdfError(reading.DAMAGED) from error
+
+
+def _report(signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate], ours: set[str]) -> dict[str, Any]:
+    report = _failing(signature.field_name)
+    # A fresh context per signature: pyHanko releases a context's resources after each validation.
+    context = ValidationContext(trust_roots=roots, allow_fetching=False)
+    try:
+        report.update(type=_type(signature), reason=_text(signature, "/Reason"))
+        if report["type"] == "timestamp":
+            status = validate_pdf_timestamp(signature, validation_context=context)
+            report.update(signing_time=_iso(status.timestamp), timestamp=_iso(status.timestamp))
+        else:
+            status = validate_pdf_signature(signature, signer_validation_context=context)
+            token = status.timestamp_validity
+            report.update(signing_time=_iso(status.signer_reported_dt),
+                          timestamp=_iso(token.timestamp) if token and token.intact and token.valid else None)
+        report.update(_judged(status), coverage=COVERAGE.get(signature.coverage, "partial"),
+                      signer_name=_text(signature, "/Name") or _common_name(status.signing_cert))
+    except Exception:  # a signature too broken to evaluate is reported as failing, not as a bad file
+        return _failing(signature.field_name)
+    return {**report, "issued_by_service": _issued(report, ours)}
+
+
+def _found_in_bytes(pdf: bytes, roots: list[asn1_x509.Certificate], ours: set[str]) -> list[dict[str, Any]]:
+    """Reports on the signature containers in the bytes of a file whose structure no longer leads to them
+    (a damaged cross-reference table, a renamed key). Each is checked as covering all of the file but
+    itself, as the service's seal does, so any byte changed anywhere makes it not intact; the type is a
+    guess from the bytes, and there is no field, reason or time to report."""
+    kind = "certification" if _DOCMDP.search(pdf) else "approval"
+    reports = []
+    for match in _CONTAINER.finditer(pdf):
+        try:
+            signed_data = cms.ContentInfo.load(bytes.fromhex(match[1].decode()))["content"]
+            status = asyncio.run(async_validate_detached_cms(
+                pdf[:match.start()] + pdf[match.end():], signed_data,
+                signer_validation_context=ValidationContext(trust_roots=roots, allow_fetching=False)))
+        except Exception:  # hex that is not a signature container
+            continue
+        report = {**_failing(None), **_judged(status), "type": kind,
+                  "signer_name": _common_name(status.signing_cert)}
+        report["coverage"] = "entire_file" if report["intact"] else "partial"
+        reports.append({**report, "issued_by_service": _issued(report, ours)})
+    return reports
+
+
+def _failing(field: str | None) -> dict[str, Any]:
+    return {"field": field, "signer_name": None, "reason": None, "signing_time": None, "timestamp": None,
+            "type": "approval", "intact": False, "valid": False, "trusted": False, "coverage": "partial",
+            "certificate_sha256": None, "issued_by_service": False}
+
+
+def _judged(status: Any) -> dict[str, Any]:
+    return {"intact": bool(status.intact), "valid": bool(status.valid), "trusted": bool(status.trusted),
+            "certificate_sha256": hashlib.sha256(status.signing_cert.dump()).hexdigest()}
+
+
+def _issued(report: dict[str, Any], ours: set[str]) -> bool:
+    return bool(report["intact"] and report["valid"] and report["coverage"] == "entire_file"
+                and report["certificate_sha256"] in ours)
+
+
+def _type(signature: EmbeddedPdfSignature) -> str:
+    if signature.sig_object_type == "/DocTimeStamp":
+        return "timestamp"
+    references = signature.sig_object.get("/Reference") or []
+    methods = {reference.get_object().get("/TransformMethod") for reference in references}
+    return "certification" if "/DocMDP" in methods else "approval"
+
+
+def _text(signature: EmbeddedPdfSignature, key: str) -> str | None:
+    value = signature.sig_object.get(key)
+    return str(value) if value is not None else None
+
+
+def _common_name(certificate: asn1_x509.Certificate) -> str:
+    name = certificate.subject.native.get("common_name")
+    return (name[0] if isinstance(name, list) else name) or certificate.subject.human_friendly
+
+
+def _iso(moment: datetime | None) -> str | None:
+    """ISO 8601 UTC with milliseconds and Z, the API's wire format (DESIGN invariant 5)."""
+    if moment is None:
+        return None
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
