@@ -40,3 +40,9 @@ UPDATE jobs SET status = 'pending', locked_by = NULL, locked_until = NULL WHERE 
 -- When the next job falls due: a pending run_at or a running job's lease end.
 SELECT MIN(CASE WHEN status = 'pending' THEN run_at ELSE locked_until END) AS next_at
 FROM jobs WHERE status IN ('pending', 'running')
+
+-- bring_job_forward --
+-- Makes a waiting or failed job with this dedupe_key due at run_at; a running one is left to finish.
+UPDATE jobs
+SET status = 'pending', run_at = :run_at, attempts = 0, last_error = NULL
+WHERE dedupe_key = :dedupe_key AND status <> 'running'
