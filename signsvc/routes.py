@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.api import clickwraps, system, templates, users
+from signsvc.api import clickwraps, system, templates, users, webhooks
 from signsvc.web import files, home
 
 
@@ -36,3 +36,12 @@ def setup(app: web.Application) -> None:
     app.router.add_get(r"/api/clickwraps/{id:\d+}/consents", clickwraps.consents)
     app.router.add_post(r"/api/clickwraps/{id:\d+}/consents", clickwraps.create_consent)
     app.router.add_get(r"/api/consents/{id:\d+}", clickwraps.show_consent)
+
+    app.router.add_get("/api/webhooks", webhooks.index)
+    app.router.add_post("/api/webhooks", webhooks.create)
+    app.router.add_get(r"/api/webhooks/{id:\d+}", webhooks.show)
+    app.router.add_put(r"/api/webhooks/{id:\d+}", webhooks.update)
+    app.router.add_delete(r"/api/webhooks/{id:\d+}", webhooks.destroy)
+    app.router.add_get(r"/api/webhooks/{id:\d+}/deliveries", webhooks.deliveries)
+    app.router.add_post(r"/api/webhooks/{id:\d+}/deliveries/{delivery_id:\d+}/resend", webhooks.resend)
+    app.router.add_post(r"/api/webhooks/{id:\d+}/test", webhooks.test)
