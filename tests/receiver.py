@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 from multidict import CIMultiDictProxy
@@ -31,7 +31,11 @@ class Receiver:
 
     def __init__(self) -> None:
         self.received: list[Received] = []
+        # Requests of one event to one path that were under way at the same time.
+        self.overlapping: list[tuple[str, str]] = []
+        self.pause = 0.0
         self.release = asyncio.Event()
+        self._under_way: set[tuple[str, str]] = set()
         self._scripts: dict[str, list[int | str]] = {}
         self._arrived = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -48,8 +52,11 @@ class Receiver:
 
     async def wait_for(self, count: int, timeout: float = 10) -> list[Received]:
         """Waits until `count` requests have arrived (real I/O from another task or process)."""
+        return await self.wait_until(lambda received: len(received) >= count, timeout)
+
+    async def wait_until(self, done: Callable[[list[Received]], bool], timeout: float = 10) -> list[Received]:
         async with self._arrived:
-            await asyncio.wait_for(self._arrived.wait_for(lambda: len(self.received) >= count), timeout)
+            await asyncio.wait_for(self._arrived.wait_for(lambda: done(self.received)), timeout)
         return self.received
 
     async def start(self) -> "Receiver":
@@ -69,9 +76,21 @@ class Receiver:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         received = Received(request.path, request.headers, await request.read())
-        async with self._arrived:
-            self.received.append(received)
-            self._arrived.notify_all()
+        key = (request.path, request.headers.get("X-Service-Event-Id", ""))
+        if key in self._under_way:
+            self.overlapping.append(key)
+        self._under_way.add(key)
+        try:
+            async with self._arrived:
+                self.received.append(received)
+                self._arrived.notify_all()
+            if self.pause:
+                await asyncio.sleep(self.pause)  # a receiver that takes its time, widening any overlap
+            return await self._answer(request)
+        finally:
+            self._under_way.discard(key)
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         answers = self._scripts.get(request.path)
         answer = answers.pop(0) if answers else 200
         if answer == "hang":
