@@ -157,9 +157,9 @@ class Worker:
         return min(self.poll_seconds, max((next_at - self.clock.now()).total_seconds(), 0.01))
 
     async def _claim(self) -> Job | None:
+        # One statement, atomic on its own: no transaction around it (two round trips fewer per job).
         now = self.clock.now()
-        async with self.db.transaction() as tx:
-            return await stored.claim_job(tx, worker=self.name, now=now, lease_until=now + self.lease)
+        return await stored.claim_job(self.db, worker=self.name, now=now, lease_until=now + self.lease)
 
     async def _execute_logged(self, job: Job) -> None:
         try:

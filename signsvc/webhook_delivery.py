@@ -127,9 +127,6 @@ class Deliverer:
             return None  # the endpoint was deleted, or the delivery was settled by an earlier run
         if delivery.next_attempt_at is not None and delivery.next_attempt_at > clock.now():
             return delivery.next_attempt_at  # run early: after a crash between an attempt and its job's release
-        endpoint = await stored.get_endpoint(db, delivery.endpoint_id)
-        if endpoint is None:
-            return None  # deleted a moment ago, with the delivery
         serializer = self.serializers.get(delivery.record_type)
         if serializer is None:
             raise LookupError(f"no webhook payload is defined for {delivery.record_type} records")
@@ -139,7 +136,7 @@ class Deliverer:
             return await _record(db, clock, delivery, Outcome(False, clock.now(), error=gone), final=True)
         envelope = {"event_id": delivery.event_uuid, "event_type": delivery.event_type,
                     "timestamp": iso(delivery.event_created_at), "data": data}
-        outcome = await self.sender.post(clock, endpoint.url, *signed(endpoint, clock, envelope))
+        outcome = await self.sender.post(clock, delivery.url, *signed(delivery, clock, envelope))
         return await _record(db, clock, delivery, outcome)
 
     async def test(self, services: Services, endpoint: WebhookEndpoint) -> Outcome:
@@ -157,8 +154,10 @@ class Deliverer:
         return await self.sender.post(services.clock, endpoint.url, *signed(endpoint, services.clock, envelope))
 
 
-def signed(endpoint: WebhookEndpoint, clock: Clock, envelope: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
-    """The body and headers of a delivery (SPEC section 6, headers of every delivery)."""
+def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
+           envelope: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
+    """The body and headers of a delivery (SPEC section 6, headers of every delivery), signed with the
+    endpoint's secret (which a delivery record carries too)."""
     body = dumps(envelope).encode()
     timestamp = int(clock.now().timestamp())
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,

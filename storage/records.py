@@ -179,7 +179,7 @@ class WebhookEndpoint:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class WebhookDelivery:
-    """A delivery of one event to one endpoint, with the event it carries."""
+    """A delivery of one event to one endpoint, with the event it carries and the endpoint's url and secret."""
 
     id: int
     endpoint_id: int
@@ -196,6 +196,9 @@ class WebhookDelivery:
     record_id: int
     account_id: int
     event_created_at: datetime
+    url: str
+    secret_header: str | None
+    secret: str | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

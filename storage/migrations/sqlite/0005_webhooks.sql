@@ -43,9 +43,11 @@ CREATE TABLE webhook_attempts (
 );
 CREATE INDEX webhook_attempts_delivery ON webhook_attempts (delivery_id, number);
 
--- A delivery with the event it carries: what the sender and the delivery log read.
+-- A delivery with the event it carries and where it goes: what the sender and the delivery log read.
 CREATE VIEW webhook_delivery_records AS
 SELECT webhook_deliveries.*, events.uuid AS event_uuid, events.event_type, events.record_type, events.record_id,
-       events.account_id, events.created_at AS event_created_at
+       events.account_id, events.created_at AS event_created_at, webhook_endpoints.url,
+       webhook_endpoints.secret_header, webhook_endpoints.secret
 FROM webhook_deliveries
-JOIN events ON events.id = webhook_deliveries.event_id;
+JOIN events ON events.id = webhook_deliveries.event_id
+JOIN webhook_endpoints ON webhook_endpoints.id = webhook_deliveries.endpoint_id;
