@@ -5,12 +5,14 @@ server with limits lifted and the access log silenced, and a receiver in this pr
 server on 127.0.0.1 answering 200 "ok" at once) with two endpoints: `/a` (SIGNSVC_WEBHOOK_URL,
 every event type) and `/b` (template.created and template.updated, added through the API).
 
-live     one template is created, then `--events - 1` `PUT /api/templates/{id}` calls are made by
-         `--clients` concurrent clients: `--events` events, each delivered to both endpoints. The
-         delay of a delivery is its receipt time here minus the event's `timestamp` (taken in the
-         transaction that records it, just before the commit; millisecond precision). Deliveries/s
-         is all deliveries over the time from the first event to the last receipt, so it is bounded
-         by how fast the API makes events too (that rate is printed beside it).
+paced    one template is created, then `--paced` `PUT /api/templates/{id}` calls are made one
+         after another at `--rate` a second: events the deliveries keep up with. The delay of a
+         delivery is its receipt time here minus the event's `timestamp` (taken in the transaction
+         that records it, just before the commit; millisecond precision): p50, p99, max.
+burst    `--events` more PUTs as fast as `--clients` concurrent clients make them: deliveries/s is
+         all deliveries over the time from the first event to the last receipt, so it is bounded by
+         how fast the API makes events too (that rate is printed beside it); when events come
+         faster than they are delivered the delays are time spent in the queue.
 backlog  the server is stopped (SIGTERM). This process then records `--backlog` template.updated
          events with the service's own outbox code (`events.record`, which writes each event with
          its two deliveries and their jobs), in transactions of 1,000, as if they had piled up
@@ -21,7 +23,8 @@ backlog  the server is stopped (SIGTERM). This process then records `--backlog` 
 Every delivery must arrive, once per endpoint (a repeat is counted and printed). The receiver, the
 load generator and the server share the machine's cores with Postgres.
 
-    python bench/webhooks.py [--events 10000] [--clients 8] [--backlog 100000] [--skip-postgres]
+    python bench/webhooks.py [--paced 500] [--rate 20] [--events 10000] [--clients 8] [--backlog 100000]
+                             [--skip-postgres]
 """
 
 from __future__ import annotations
@@ -95,36 +98,52 @@ async def start_server(database_url: str, workdir: Path, receiver: Receiver) -> 
     return await asyncio.to_thread(h.spawn, h.signsvc_argv(), env, workdir)
 
 
-async def live(server: h.Server, receiver: Receiver, events: int, clients: int) -> tuple[int, dict[str, float]]:
-    api = server.base_url + "/api"
-    async with aiohttp.ClientSession(headers=HEADERS, connector=aiohttp.TCPConnector(limit=clients)) as session:
-        async with session.post(f"{api}/webhooks", json={"url": f"{receiver.base}/b",
-                                                          "events": ["template.created", "template.updated"]}) as r:
-            assert r.status == 200, await r.text()
-        receiver.expect(2 * events)
-        document = base64.b64encode(pdf()).decode()
-        started = time.time()
-        async with session.post(f"{api}/templates", json={"name": "NDA", "documents": [
-                {"name": "nda.pdf", "file": document}]}) as reply:
-            assert reply.status == 201, await reply.text()
-            template_id = (await reply.json())["id"]
-        queue = iter(range(1, events))
+async def create_template(session: aiohttp.ClientSession, api: str, receiver: Receiver) -> int:
+    async with session.post(f"{api}/webhooks", json={"url": f"{receiver.base}/b",
+                                                      "events": ["template.created", "template.updated"]}) as r:
+        assert r.status == 200, await r.text()
+    document = base64.b64encode(pdf()).decode()
+    async with session.post(f"{api}/templates", json={"name": "NDA", "documents": [
+            {"name": "nda.pdf", "file": document}]}) as reply:
+        assert reply.status == 201, await reply.text()
+        return (await reply.json())["id"]
 
-        async def client() -> None:
-            for n in queue:
-                async with session.put(f"{api}/templates/{template_id}", json={"name": f"v{n}"}) as reply:
-                    assert reply.status == 200, await reply.text()
 
-        await asyncio.gather(*(client() for _ in range(clients)))
-        made = time.time() - started
-        await asyncio.wait_for(receiver.done.wait(), 600)
+async def paced(session: aiohttp.ClientSession, api: str, receiver: Receiver, template_id: int, count: int,
+                rate: float) -> dict[str, float]:
+    receiver.expect(2 * count)
+    started = time.perf_counter()
+    for n in range(count):
+        await asyncio.sleep(max(0.0, started + n / rate - time.perf_counter()))
+        async with session.put(f"{api}/templates/{template_id}", json={"name": f"p{n}"}) as reply:
+            assert reply.status == 200, await reply.text()
+    await asyncio.wait_for(receiver.done.wait(), 600)
+    return figures(receiver, count / (time.perf_counter() - started))
+
+
+async def burst(session: aiohttp.ClientSession, api: str, receiver: Receiver, template_id: int, count: int,
+                clients: int) -> dict[str, float]:
+    receiver.expect(2 * count)
+    queue, started = iter(range(count)), time.time()
+
+    async def client() -> None:
+        for n in queue:
+            async with session.put(f"{api}/templates/{template_id}", json={"name": f"v{n}"}) as reply:
+                assert reply.status == 200, await reply.text()
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    made = count / (time.time() - started)
+    await asyncio.wait_for(receiver.done.wait(), 1800)
+    return figures(receiver, made)
+
+
+def figures(receiver: Receiver, made: float) -> dict[str, float]:
     delays = sorted((got - stamped) * 1000 for got, stamped in receiver.arrivals.values())
     first_event = min(stamped for _, stamped in receiver.arrivals.values())
     last_receipt = max(got for got, _ in receiver.arrivals.values())
-    return template_id, {"events/s made": events / made,
-                         "deliveries/s": len(delays) / (last_receipt - first_event),
-                         "p50 ms": h.percentile(delays, 0.50), "p99 ms": h.percentile(delays, 0.99),
-                         "max ms": delays[-1], "repeats": receiver.repeats}
+    return {"events/s made": made, "deliveries/s": len(delays) / (last_receipt - first_event),
+            "p50 ms": h.percentile(delays, 0.50), "p99 ms": h.percentile(delays, 0.99), "max ms": delays[-1],
+            "repeats": receiver.repeats}
 
 
 async def pile_up(database_url: str, template_id: int, count: int) -> float:
@@ -178,23 +197,31 @@ def resident_mb(pid: int) -> float:
 async def run_target(name: str, database_url: str, workdir: Path, args: argparse.Namespace) -> dict[str, dict]:
     receiver = Receiver()
     await receiver.start()
+    results: dict[str, dict] = {}
     try:
         server = await start_server(database_url, workdir, receiver)
         try:
-            template_id, live_figures = await live(server, receiver, args.events, args.clients)
+            api = server.base_url + "/api"
+            connector = aiohttp.TCPConnector(limit=args.clients)
+            async with aiohttp.ClientSession(headers=HEADERS, connector=connector) as session:
+                template_id = await create_template(session, api, receiver)
+                results["paced"] = await paced(session, api, receiver, template_id, args.paced, args.rate)
+                results["burst"] = await burst(session, api, receiver, template_id, args.events, args.clients)
         finally:
-            live_figures["notes"] = await asyncio.to_thread(h.stop, server)
-        backlog_figures = await backlog(database_url, workdir, receiver, template_id, args.backlog) \
-            if args.backlog else None
+            results["burst"]["notes"] = await asyncio.to_thread(h.stop, server)
+        if args.backlog:
+            results["backlog"] = await backlog(database_url, workdir, receiver, template_id, args.backlog)
     finally:
         await receiver.stop()
     print(f"{name}: done", file=sys.stderr, flush=True)
-    return {"live": live_figures, "backlog": backlog_figures}
+    return results
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--events", type=int, default=10_000, help="live events (default 10,000)")
+    parser.add_argument("--paced", type=int, default=500, help="paced events (default 500)")
+    parser.add_argument("--rate", type=float, default=20.0, help="paced events a second (default 20)")
+    parser.add_argument("--events", type=int, default=10_000, help="events in the burst (default 10,000)")
     parser.add_argument("--clients", type=int, default=8, help="concurrent API clients making them (default 8)")
     parser.add_argument("--backlog", type=int, default=100_000, help="events piled up, 0 to skip (default 100,000)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
@@ -215,11 +242,12 @@ def main() -> int:
 
 
 def report(results: dict[str, dict], args: argparse.Namespace) -> None:
-    print(f"\nlive: {args.events:,} events x 2 endpoints, {args.clients} API clients")
-    h.print_table(["backend", "events/s made", "deliveries/s", "p50 ms", "p99 ms", "max ms", "repeats"],
-                  [[name, *(f"{r['live'][k]:.0f}" if k != "p50 ms" else f"{r['live'][k]:.1f}"
-                            for k in ("events/s made", "deliveries/s", "p50 ms", "p99 ms", "max ms", "repeats"))]
-                   for name, r in results.items()])
+    keys = ("events/s made", "deliveries/s", "p50 ms", "p99 ms", "max ms", "repeats")
+    for phase, title in (("paced", f"paced: {args.paced:,} events at {args.rate:g}/s x 2 endpoints"),
+                         ("burst", f"burst: {args.events:,} events x 2 endpoints, {args.clients} API clients")):
+        print(f"\n{title}")
+        h.print_table(["backend", *keys], [[name, *(f"{r[phase][k]:.1f}" for k in keys)]
+                                           for name, r in results.items()])
     if args.backlog:
         print(f"\nbacklog: {args.backlog:,} events x 2 endpoints, drained after a start")
         keys = ("recorded/s", "drain s", "deliveries/s", "CPU ms/delivery", "RSS first MB", "RSS peak MB",
@@ -227,8 +255,8 @@ def report(results: dict[str, dict], args: argparse.Namespace) -> None:
         h.print_table(["backend", *keys], [[name, *(f"{r['backlog'][k]:.1f}" for k in keys)]
                                            for name, r in results.items()])
     for name, r in results.items():
-        for phase in ("live", "backlog"):
-            for note in (r[phase] or {}).get("notes", []):
+        for phase, figures_of_phase in r.items():
+            for note in figures_of_phase.get("notes", []):
                 print(f"note ({name}, {phase}): {note}")
 
 
