@@ -11,9 +11,9 @@ import jinja2
 from aiohttp import web
 
 import pages
-from signsvc import jobs, mail, maintenance, routes, site_secret, submissions
+from signsvc import jobs, mail, maintenance, routes, site_secret, submissions, webhook_payloads
 from signsvc.api.middleware import api_middleware, errors_middleware
-from signsvc.appkeys import INGEST, ISSUED_KEYS, OPENAPI, SERVICES, WORKER
+from signsvc.appkeys import DELIVERER, INGEST, ISSUED_KEYS, OPENAPI, SERVICES, WORKER
 from signsvc.clock import Clock, SystemClock
 from signsvc.config import Config
 from signsvc.documents import Ingest
@@ -23,6 +23,7 @@ from signsvc.office import OfficeConverter
 from signsvc.pool import PdfPool
 from signsvc.services import Services
 from signsvc.startup import prepare
+from signsvc.webhook_delivery import Deliverer
 from storage import Database, open_database
 from storage.contents import DatabaseStore, DirectoryStore
 
@@ -38,8 +39,10 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     app[OPENAPI] = OPENAPI_PATH.read_bytes()
     aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(pages.TEMPLATES_DIR), autoescape=True)
     routes.setup(app)
-    kinds = maintenance.KINDS + mail.KINDS + submissions.KINDS + (job_kinds or [])
+    app[DELIVERER] = deliverer = Deliverer(config, webhook_payloads.SERIALIZERS)
+    kinds = maintenance.KINDS + mail.KINDS + submissions.KINDS + deliverer.kinds + (job_kinds or [])
     app.cleanup_ctx.append(_services(config, clock or SystemClock(), db))
+    app.cleanup_ctx.append(deliverer.context)
     app.cleanup_ctx.append(_worker(kinds, background))
     app.cleanup_ctx.append(_ingest(config, pool, downloader))
     return app
@@ -50,15 +53,20 @@ def _services(config: Config, clock: Clock, given: Database | None):
         db = given or await open_database(config.database_url)
         try:
             app[ISSUED_KEYS] = await prepare(db, clock, config)
-            secret_key = await site_secret.load(db, config.secret_key)
-            contents = DatabaseStore(db) if config.files_in_database else DirectoryStore(Path(config.data_dir) / "files")
-            app[SERVICES] = Services(db, clock, config, secret_key, Files(db, contents, clock, secret_key, config.site))
+            app[SERVICES] = await services(db, clock, config)
             yield
         finally:
             if given is None:
                 await db.close()
 
     return context
+
+
+async def services(db: Database, clock: Clock, config: Config) -> Services:
+    """What domain code and job handlers share, on a prepared database."""
+    secret_key = await site_secret.load(db, config.secret_key)
+    contents = DatabaseStore(db) if config.files_in_database else DirectoryStore(Path(config.data_dir) / "files")
+    return Services(db, clock, config, secret_key, Files(db, contents, clock, secret_key, config.site))
 
 
 def _worker(kinds: list[jobs.Kind], background: bool):

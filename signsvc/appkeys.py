@@ -8,9 +8,11 @@ from signsvc.accounts import IssuedKeys
 from signsvc.documents import Ingest
 from signsvc.jobs import Worker
 from signsvc.services import Services
+from signsvc.webhook_delivery import Deliverer
 
 SERVICES = web.AppKey("services", Services)
 WORKER = web.AppKey("worker", Worker)
 ISSUED_KEYS = web.AppKey("issued_keys", IssuedKeys)
 OPENAPI = web.AppKey("openapi", bytes)
 INGEST = web.AppKey("ingest", Ingest)
+DELIVERER = web.AppKey("deliverer", Deliverer)

@@ -1,4 +1,5 @@
-"""The command line: `serve` (the default), `migrate`, and management of accounts, users, keys and access."""
+"""The command line: `serve` (the default), `migrate`, and management of accounts, users, keys, access and
+webhook endpoints."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import logging
 import sys
 from typing import Any, Awaitable, Callable
 
-from signsvc import accounts, config as configuration, errors
+from signsvc import accounts, config as configuration, errors, webhook_payloads, webhooks
 from signsvc.clock import SystemClock
 from signsvc.config import Config, ConfigError
 from signsvc.startup import prepare
 from storage import Database, StorageError, open_database
-from storage.accounts import first_live_account, list_live_accounts, list_users
-from storage.records import KeyMode
+from storage.accounts import first_live_account, get_account, list_live_accounts, list_users
+from storage.records import DeliveryStatus, KeyMode
+from storage.webhooks import attempts_of, list_deliveries, list_endpoints
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +78,43 @@ def _parser() -> argparse.ArgumentParser:
         command = access_commands.add_parser(name, parents=[common], help=f"{name} API access")
         command.add_argument("--account", type=int, help="account id (default: the first account)")
         command.set_defaults(run=_set_access, approved=approved)
+
+    _webhook_commands(_group(commands, "webhooks", "webhook endpoints and their delivery logs", common), common)
     return parser
+
+
+def _webhook_commands(commands: Any, common: argparse.ArgumentParser) -> None:
+    owner = argparse.ArgumentParser(add_help=False, parents=[common])
+    owner.add_argument("--account", type=int, help="live account id (default: the first account)")
+    owner.add_argument("--test", action="store_true", help="the account's test account instead")
+    settings = argparse.ArgumentParser(add_help=False)
+    settings.add_argument("--events", help="comma-separated event types, or all (default on create: the form.* "
+                                           "events)")
+    settings.add_argument("--secret-header", help="header name that carries the secret")
+    settings.add_argument("--secret", help="secret value, 32+ random characters recommended; - reads it from stdin")
+    endpoint = argparse.ArgumentParser(add_help=False, parents=[common])
+    endpoint.add_argument("id", type=int, help="endpoint id")
+
+    commands.add_parser("list", parents=[owner], help="list the endpoints of an account").set_defaults(
+        run=_list_webhooks)
+    create = commands.add_parser("create", parents=[owner, settings], help="add an endpoint")
+    create.add_argument("url")
+    create.set_defaults(run=_create_webhook)
+    update = commands.add_parser("update", parents=[endpoint, settings], help="change an endpoint")
+    update.add_argument("--url")
+    update.add_argument("--no-secret", action="store_true", help="remove the secret")
+    update.set_defaults(run=_update_webhook)
+    commands.add_parser("delete", parents=[endpoint], help="remove an endpoint and its delivery log") \
+        .set_defaults(run=_delete_webhook)
+    deliveries = commands.add_parser("deliveries", parents=[endpoint], help="the endpoint's delivery log")
+    deliveries.add_argument("--status", choices=[s.value for s in DeliveryStatus])
+    deliveries.add_argument("--limit", type=int, default=20)
+    deliveries.set_defaults(run=_list_deliveries)
+    resend = commands.add_parser("resend", parents=[endpoint], help="send a delivery's event again now")
+    resend.add_argument("delivery", type=int, help="delivery id")
+    resend.set_defaults(run=_resend_delivery)
+    commands.add_parser("test", parents=[endpoint], help="send the test webhook now").set_defaults(
+        run=_test_webhook)
 
 
 def _group(commands: Any, name: str, help_text: str, common: argparse.ArgumentParser) -> Any:
@@ -178,6 +216,109 @@ async def _set_access(config: Config, args: argparse.Namespace) -> int | None:
         print(f"API access of account {account.id} ({account.name}) {state}")
 
     return await _with_db(config, action)
+
+
+async def _list_webhooks(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        for endpoint in await list_endpoints(db, await _webhook_account(db, args), limit=webhooks.MAX_ENDPOINTS):
+            secret = f"secret in {endpoint.secret_header}" if endpoint.secret else "no secret"
+            configured = "\tconfigured at start" if endpoint.configured else ""
+            print(f"{endpoint.id}\t{endpoint.url}\t{','.join(endpoint.events)}\t{secret}{configured}")
+
+    return await _with_db(config, action)
+
+
+async def _create_webhook(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        changed = await webhooks.create(db, SystemClock(), await _webhook_account(db, args),
+                                        {"url": args.url, **_webhook_settings(args)})
+        _print_changed("created", changed)
+
+    return await _with_db(config, action)
+
+
+async def _update_webhook(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        body = {"url": args.url, **_webhook_settings(args), **({"secret": None} if args.no_secret else {})}
+        _print_changed("updated", await webhooks.update(db, SystemClock(), None, args.id, body))
+
+    return await _with_db(config, action)
+
+
+async def _delete_webhook(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        endpoint = await webhooks.delete(db, None, args.id)
+        print(f"webhook endpoint {endpoint.id} ({endpoint.url}) deleted")
+
+    return await _with_db(config, action)
+
+
+async def _list_deliveries(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        endpoint = await webhooks.find(db, None, args.id)
+        found = await list_deliveries(db, endpoint.id, status=DeliveryStatus(args.status) if args.status else None,
+                                      limit=args.limit)
+        attempts = await attempts_of(db, endpoint.id, found)
+        for delivery in found:
+            last = attempts[delivery.id][-1] if attempts[delivery.id] else None
+            outcome = (last.error or f"HTTP {last.response_status}") if last else "not attempted yet"
+            upcoming = f"\tnext attempt {delivery.next_attempt_at.isoformat()}" if delivery.next_attempt_at else ""
+            print(f"{delivery.id}\t{delivery.event_type}\t{delivery.event_uuid}\t{delivery.status}\t"
+                  f"{delivery.attempts} attempt(s), last: {outcome}{upcoming}")
+
+    return await _with_db(config, action)
+
+
+async def _resend_delivery(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        delivery = await webhooks.resend(db, SystemClock(), None, args.id, args.delivery)
+        print(f"delivery {delivery.id} ({delivery.event_type} {delivery.event_uuid}) will be sent again now")
+
+    return await _with_db(config, action)
+
+
+async def _test_webhook(config: Config, args: argparse.Namespace) -> int | None:
+    from signsvc.app import services
+    from signsvc.webhook_delivery import Deliverer
+
+    async def action(db: Database) -> int:
+        deliverer = Deliverer(config, webhook_payloads.SERIALIZERS)
+        try:
+            outcome = await deliverer.test(await services(db, SystemClock(), config), await webhooks.find(db, None,
+                                                                                                        args.id))
+        finally:
+            await deliverer.sender.close()
+        print(f"test webhook {'delivered' if outcome.delivered else 'failed'}: "
+              f"{outcome.error or f'HTTP {outcome.response_status}'} in {outcome.duration_ms} ms")
+        return 0 if outcome.delivered else 1
+
+    return await _with_db(config, action)
+
+
+async def _webhook_account(db: Database, args: argparse.Namespace) -> int:
+    account = await get_account(db, await _account_id(db, args.account))
+    if account is None or account.is_test:
+        raise errors.NotFound(f"Account {args.account} not found")
+    return account.linked_account_id if args.test else account.id
+
+
+def _webhook_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The body of an endpoint change, from the flags that were given."""
+    settings: dict[str, Any] = {}
+    if args.events:
+        settings["events"] = list(webhooks.EVENT_TYPES) if args.events == "all" else \
+            [event.strip() for event in args.events.split(",")]
+    if args.secret_header or args.secret:
+        secret = sys.stdin.readline().strip() if args.secret == "-" else args.secret
+        settings["secret"] = {"header": args.secret_header, "value": secret}
+    return settings
+
+
+def _print_changed(verb: str, changed: webhooks.Changed) -> None:
+    endpoint = changed.endpoint
+    print(f"webhook endpoint {endpoint.id} {verb}: {endpoint.url} ({', '.join(endpoint.events)})")
+    for warning in changed.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 async def _account_id(db: Database, given: int | None) -> int:

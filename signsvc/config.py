@@ -31,6 +31,12 @@ class Config:
     trusted_proxies: frozenset[str] = field(default_factory=frozenset)
     allow_private_downloads: bool = False
     log_level: str = "INFO"
+    webhook_url: str | None = None
+    test_webhook_url: str | None = None
+    webhook_secret_header: str | None = None
+    webhook_secret: str | None = None
+    webhook_timeout_seconds: float = 30.0
+    webhook_public_only: bool = False
 
     @property
     def site(self) -> str:
@@ -70,6 +76,12 @@ _ENV = {
     "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
     "log_level": ("SIGNSVC_LOG_LEVEL", str.upper),
     "allow_private_downloads": ("SIGNSVC_ALLOW_PRIVATE_DOWNLOADS", _boolean),
+    "webhook_url": ("SIGNSVC_WEBHOOK_URL", str),
+    "test_webhook_url": ("SIGNSVC_TEST_WEBHOOK_URL", str),
+    "webhook_secret_header": ("SIGNSVC_WEBHOOK_SECRET_HEADER", str),
+    "webhook_secret": ("SIGNSVC_WEBHOOK_SECRET", str),
+    "webhook_timeout_seconds": ("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS", float),
+    "webhook_public_only": ("SIGNSVC_WEBHOOK_PUBLIC_ONLY", _boolean),
 }
 
 
@@ -90,4 +102,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
     for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
+    if not 0 < config.webhook_timeout_seconds <= 300:
+        raise ConfigError("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS must be more than 0 and at most 300")
+    if (config.webhook_secret_header is None) != (config.webhook_secret is None):
+        raise ConfigError("SIGNSVC_WEBHOOK_SECRET_HEADER and SIGNSVC_WEBHOOK_SECRET are set together or not at all")
     return config

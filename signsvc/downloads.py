@@ -25,7 +25,7 @@ class DownloadError(errors.Invalid):
     """The document could not be downloaded; the message says why in words an API user can act on."""
 
 
-class _Refused(OSError):
+class Refused(OSError):
     """A host name with no public address (an OSError, as aiohttp expects of a resolver)."""
 
 
@@ -39,7 +39,7 @@ def is_public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-class _PublicResolver(AbstractResolver):
+class PublicResolver(AbstractResolver):
     """Answers only the public addresses of a host name.
 
     The connector connects to exactly the addresses its resolver answers, with the host name kept
@@ -55,7 +55,7 @@ class _PublicResolver(AbstractResolver):
         answers = [answer for answer in await self._resolver.resolve(host, port, family)
                    if is_public(answer["host"])]
         if not answers:
-            raise _Refused(f"{host} has no public address")
+            raise Refused(f"{host} has no public address")
         return answers
 
     async def close(self) -> None:
@@ -117,7 +117,7 @@ class Downloader:
             raise DownloadError("The document URL redirects to a URL that is not https://" if redirected
                                 else "The document URL must be an https:// URL")
         # An address written in the URL is never resolved, so the resolver never sees it.
-        if not self.allow_private and _is_ip(url.host) and not is_public(url.host):
+        if not self.allow_private and is_ip(url.host) and not is_public(url.host):
             raise DownloadError(PRIVATE)
 
     async def _read(self, response: aiohttp.ClientResponse) -> bytes:
@@ -136,7 +136,7 @@ class Downloader:
 
     def _session(self) -> aiohttp.ClientSession:
         if self._client is None:
-            connector = aiohttp.TCPConnector(ssl=self._ssl, resolver=None if self.allow_private else _PublicResolver())
+            connector = aiohttp.TCPConnector(ssl=self._ssl, resolver=None if self.allow_private else PublicResolver())
             # No cookie jar: one account's download must not carry cookies another account's set.
             # No trust_env: a proxy would resolve and connect on its own, past the address check.
             self._client = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
@@ -151,7 +151,7 @@ def _parse(url: str, invalid: str) -> URL:
         raise DownloadError(invalid) from None
 
 
-def _is_ip(host: str) -> bool:
+def is_ip(host: str) -> bool:
     try:
         ipaddress.ip_address(host)
     except ValueError:
@@ -169,7 +169,7 @@ def _status(status: int) -> str:
 def _explain(exc: aiohttp.ClientError) -> str:
     """A plain message for a failed download, naming no internals (addresses, library errors)."""
     if isinstance(exc, aiohttp.ClientConnectorDNSError):
-        return PRIVATE if isinstance(exc.os_error, _Refused) else "The host name of the document URL does not resolve"
+        return PRIVATE if isinstance(exc.os_error, Refused) else "The host name of the document URL does not resolve"
     if isinstance(exc, aiohttp.ClientSSLError):
         return "The document URL's server has no valid TLS certificate for its name"
     if isinstance(exc, aiohttp.ClientConnectorError):

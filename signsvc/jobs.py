@@ -4,6 +4,9 @@ One `Worker` per process claims due jobs (on Postgres several processes share th
 takes a lease, and a job whose lease ran out is taken again). Enqueueing notifies the `jobs`
 channel, which wakes every worker right after the commit; a timer wakes it for jobs that fall due
 later. `Worker.drain()` runs everything due once, for tests that move the clock.
+
+A handler that keeps its own schedule (webhook deliveries) answers the time it wants to run
+again; the job then stays in the queue until that time instead of leaving it.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from storage.records import Job, JobStatus
 
 log = logging.getLogger(__name__)
 CHANNEL = "signsvc_jobs"
-Handler = Callable[[Any, dict[str, Any]], Awaitable[None]]
+Handler = Callable[[Any, dict[str, Any]], Awaitable[datetime | None]]
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,10 @@ class Backoff:
 
     def delay(self, attempt: int) -> timedelta:
         return min(self.first * self.factor ** (attempt - 1), self.longest)
+
+    def next_at(self, failures: int, clock: Clock) -> datetime | None:
+        """When to run again after `failures` failed runs in a row; None once `attempts` runs failed."""
+        return None if failures >= self.attempts else clock.now() + self.delay(failures)
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,15 @@ async def enqueue(tx: Connection, clock: Clock, kind: str, payload: dict[str, An
                                   dedupe_key=dedupe_key)
     await tx.notify(CHANNEL)
     return job
+
+
+async def bring_forward(tx: Connection, clock: Clock, kind: str, payload: dict[str, Any], *, dedupe_key: str) -> None:
+    """Makes the job with this dedupe_key due now: adds it, or brings a waiting or failed one forward.
+
+    A job that is running is left to finish: what it does is what was asked for.
+    """
+    if await enqueue(tx, clock, kind, payload, dedupe_key=dedupe_key) is None:
+        await stored.bring_job_forward(tx, dedupe_key=dedupe_key, run_at=clock.now())
 
 
 async def schedule_periodic(db: Database, clock: Clock, kinds: list[Kind]) -> None:
@@ -141,9 +157,9 @@ class Worker:
         return min(self.poll_seconds, max((next_at - self.clock.now()).total_seconds(), 0.01))
 
     async def _claim(self) -> Job | None:
+        # One statement, atomic on its own: no transaction around it (two round trips fewer per job).
         now = self.clock.now()
-        async with self.db.transaction() as tx:
-            return await stored.claim_job(tx, worker=self.name, now=now, lease_until=now + self.lease)
+        return await stored.claim_job(self.db, worker=self.name, now=now, lease_until=now + self.lease)
 
     async def _execute_logged(self, job: Job) -> None:
         try:
@@ -157,12 +173,14 @@ class Worker:
         try:
             if kind is None:
                 raise LookupError(f"no handler for job kind {job.kind!r}")
-            await kind.handler(self.context, job.payload)
+            again_at = await kind.handler(self.context, job.payload)
         except Exception as exc:
             log.warning("job %s (%s) run %d failed: %r", job.id, job.kind, job.attempts, exc)
             await self._retry_or_fail(job, kind, f"{type(exc).__name__}: {exc}")
             return
-        if kind.every:
+        if again_at is not None:
+            await self._release(job, JobStatus.PENDING, again_at, 0, None)
+        elif kind.every:
             await self._release(job, JobStatus.PENDING, self.clock.now() + kind.every, 0, None)
         else:
             await stored.delete_job(self.db, job.id, self.name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.api import clickwraps, events, submissions, submitters, system, templates, users
+from signsvc.api import clickwraps, events, submissions, submitters, system, templates, users, webhooks
 from signsvc.web import files, home, signer_actions
 
 
@@ -55,3 +55,12 @@ def setup(app: web.Application) -> None:
     app.router.add_get(r"/api/clickwraps/{id:\d{1,18}}/consents", clickwraps.consents)
     app.router.add_post(r"/api/clickwraps/{id:\d{1,18}}/consents", clickwraps.create_consent)
     app.router.add_get(r"/api/consents/{id:\d{1,18}}", clickwraps.show_consent)
+
+    app.router.add_get("/api/webhooks", webhooks.index)
+    app.router.add_post("/api/webhooks", webhooks.create)
+    app.router.add_get(r"/api/webhooks/{id:\d{1,18}}", webhooks.show)
+    app.router.add_put(r"/api/webhooks/{id:\d{1,18}}", webhooks.update)
+    app.router.add_delete(r"/api/webhooks/{id:\d{1,18}}", webhooks.destroy)
+    app.router.add_get(r"/api/webhooks/{id:\d{1,18}}/deliveries", webhooks.deliveries)
+    app.router.add_post(r"/api/webhooks/{id:\d{1,18}}/deliveries/{delivery_id:\d{1,18}}/resend", webhooks.resend)
+    app.router.add_post(r"/api/webhooks/{id:\d{1,18}}/test", webhooks.test)

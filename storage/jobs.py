@@ -35,6 +35,10 @@ async def release_job(conn: Connection, job: Job, *, worker: str, status: JobSta
                        attempts=attempts, last_error=last_error)
 
 
+async def bring_job_forward(conn: Connection, *, dedupe_key: str, run_at: datetime) -> None:
+    await conn.execute("bring_job_forward", dedupe_key=dedupe_key, run_at=run_at)
+
+
 async def release_running_jobs(conn: Connection) -> None:
     await conn.execute("release_running_jobs")
 

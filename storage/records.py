@@ -25,6 +25,12 @@ class JobStatus(enum.StrEnum):
     FAILED = "failed"
 
 
+class DeliveryStatus(enum.StrEnum):
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Account:
     id: int
@@ -156,6 +162,54 @@ class Event:
     record_type: str
     record_id: int
     created_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WebhookEndpoint:
+    id: int
+    account_id: int
+    url: str
+    events: list[str]
+    secret_header: str | None
+    secret: str | None
+    configured: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WebhookDelivery:
+    """A delivery of one event to one endpoint, with the event it carries and the endpoint's url and secret."""
+
+    id: int
+    endpoint_id: int
+    event_id: int
+    status: DeliveryStatus
+    attempts: int
+    failures: int
+    next_attempt_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    event_uuid: str
+    event_type: str
+    record_type: str
+    record_id: int
+    account_id: int
+    event_created_at: datetime
+    url: str
+    secret_header: str | None
+    secret: str | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WebhookAttempt:
+    id: int
+    delivery_id: int
+    number: int
+    attempted_at: datetime
+    response_status: int | None
+    error: str | None
+    duration_ms: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -43,6 +43,13 @@ class OpenApiChecker:
         if schema is not None:
             self._validate(schema, data, f"{method} {path} {status}")
 
+    def check_webhook(self, body: bytes) -> None:
+        """A webhook body against the document's `webhooks` entry for its event type."""
+        data = json.loads(body)
+        operation = self.doc["webhooks"][data["event_type"]]["post"]
+        schema = operation["requestBody"]["content"]["application/json"]["schema"]
+        self._validate(self._resolve(schema), data, f"webhook {data['event_type']}")
+
     def _path_item(self, path: str) -> dict[str, Any] | None:
         if not path.startswith(self.base + "/"):
             return None

@@ -20,7 +20,7 @@ async def status_with(server: service.Service, key: str) -> int:
 async def test_help_lists_every_command():
     code, out, _ = await service.run("--help")
     assert code == 0
-    for command in ("serve", "migrate", "accounts", "users", "keys", "access"):
+    for command in ("serve", "migrate", "accounts", "users", "keys", "access", "webhooks"):
         assert command in out
 
 

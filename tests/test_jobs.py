@@ -246,3 +246,47 @@ def test_backoff_doubles_from_one_minute():
     backoff = Backoff()
     assert [backoff.delay(n) for n in range(1, 5)] == [timedelta(minutes=m) for m in (1, 2, 4, 8)]
     assert backoff.delay(30) == timedelta(hours=6)
+
+
+def test_backoff_answers_the_next_time_until_its_attempts_are_used(clock):
+    backoff = Backoff(attempts=3)
+    assert backoff.next_at(1, clock) == clock.now() + timedelta(minutes=1)
+    assert backoff.next_at(2, clock) == clock.now() + timedelta(minutes=2)
+    assert backoff.next_at(3, clock) is None
+
+
+async def test_a_handler_that_answers_a_time_runs_again_at_that_time(db, clock):
+    runs = []
+
+    async def handler(context, payload):
+        runs.append(clock.now())
+        return clock.now() + timedelta(minutes=10) if len(runs) == 1 else None
+
+    worker = Worker(db, clock, [Kind("test.record", handler)], None)
+    job = await enqueue(db, clock)
+    await worker.drain()
+    again = await stored.get_job(db, job.id)
+    assert (again.status, again.run_at, again.attempts, again.last_error) == (
+        JobStatus.PENDING, clock.now() + timedelta(minutes=10), 0, None)
+    assert await worker.drain() == 0
+    clock.advance(timedelta(minutes=10))
+    assert await worker.drain() == 1
+    assert len(runs) == 2 and await stored.get_job(db, job.id) is None
+
+
+async def test_bring_forward_makes_a_waiting_or_failed_job_due_now_or_adds_it(db, clock):
+    waiting = await enqueue(db, clock, run_at=clock.now() + timedelta(hours=1), dedupe_key="waiting")
+    worker = make_worker(db, clock, Recorder(fail_times=10))
+    for key in ("waiting", "missing"):
+        async with db.transaction() as tx:
+            await jobs.bring_forward(tx, clock, "test.record", {"key": key}, dedupe_key=key)
+    assert (await stored.get_job(db, waiting.id)).run_at == clock.now()
+    assert await worker.drain() == 2
+    for _ in range(2):
+        clock.advance(timedelta(hours=1))
+        await worker.drain()
+    failed = await stored.get_job(db, waiting.id)
+    assert failed.status == JobStatus.FAILED
+    async with db.transaction() as tx:
+        await jobs.bring_forward(tx, clock, "test.record", {}, dedupe_key="waiting")
+    assert (await stored.get_job(db, waiting.id)).status == JobStatus.PENDING
