@@ -25,6 +25,7 @@ from storage.postgres import PostgresDatabase
 from storage.sqlite import SQLiteDatabase
 from tests import probe
 from tests.openapi_check import OpenApiChecker
+from tests.receiver import Receiver
 
 POSTGRES_URL = os.environ.get("SIGNSVC_TEST_POSTGRES_URL")
 LIVE_KEY = "live-key-of-the-default-user-0000000000000"
@@ -190,3 +191,12 @@ def worker(api: Api):
 async def other_account(api: Api, db: Database, clock: ManualClock) -> accounts.IssuedKeys:
     """A second approved account with keys of its own."""
     return await accounts.create_account(db, clock, name="Other", email="other@example.com", approved=True)
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    """A real local webhook receiver (tests/receiver.py)."""
+    receiver = await Receiver().start()
+    yield receiver
+    await receiver.stop()
+

@@ -17,16 +17,8 @@ from signsvc.webhook_signature import verify
 from storage.records import DeliveryStatus
 from tests.conftest import START, TEST_KEY, Api
 from tests.documents import b64, pdf
-from tests.receiver import Receiver
 
 SECRET = "whsec-" + "k" * 40
-
-
-@pytest.fixture
-async def receiver():
-    receiver = await Receiver().start()
-    yield receiver
-    await receiver.stop()
 
 
 async def add_endpoint(api, url, events=("template.created", "template.updated"), **body):

@@ -7,17 +7,9 @@ import pytest
 from signsvc.appkeys import WORKER
 from signsvc.webhook_signature import verify
 from tests.conftest import START, Api
-from tests.receiver import Receiver
 from tests.signing import ANN_VALUES, BOB_VALUES, act, send, submission, template
 
 SECRET = "whsec-" + "s" * 40
-
-
-@pytest.fixture
-async def receiver():
-    receiver = await Receiver().start()
-    yield receiver
-    await receiver.stop()
 
 
 @pytest.fixture

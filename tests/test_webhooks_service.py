@@ -11,16 +11,8 @@ import pytest
 from tests import service
 from tests.conftest import BACKENDS, POSTGRES_URL
 from tests.documents import b64, pdf
-from tests.receiver import Receiver
 
 KEY = "service-test-key-0000000000000000000000000"
-
-
-@pytest.fixture
-async def receiver():
-    receiver = await Receiver().start()
-    yield receiver
-    await receiver.stop()
 
 
 def environment(database_url, tmp_path, receiver):
