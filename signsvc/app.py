@@ -11,7 +11,7 @@ import jinja2
 from aiohttp import web
 
 import pages
-from signsvc import jobs, mail, maintenance, routes, site_secret, submissions, webhook_payloads
+from signsvc import jobs, mail, maintenance, routes, site_secret, submissions, webhook_payloads, webhooks
 from signsvc.api.middleware import api_middleware, errors_middleware
 from signsvc.appkeys import DELIVERER, INGEST, ISSUED_KEYS, OPENAPI, SERVICES, WORKER
 from signsvc.clock import Clock, SystemClock
@@ -53,6 +53,9 @@ def _services(config: Config, clock: Clock, given: Database | None):
         db = given or await open_database(config.database_url)
         try:
             app[ISSUED_KEYS] = await prepare(db, clock, config)
+            # Only a serving process applies SIGNSVC_WEBHOOK_URL: a management command run from a shell
+            # without it must not remove the endpoint the server was started with.
+            await webhooks.configure(db, clock, config)
             app[SERVICES] = await services(db, clock, config)
             yield
         finally:

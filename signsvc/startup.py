@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from signsvc import accounts, webhooks
+from signsvc import accounts
 from signsvc.clock import Clock
 from signsvc.config import Config
 from storage import Database
@@ -14,10 +14,7 @@ log = logging.getLogger(__name__)
 
 
 async def prepare(db: Database, clock: Clock, config: Config) -> accounts.IssuedKeys | None:
-    """Brings the schema up to date, the default account and the configured webhook endpoints in place;
-    answers keys made on first start."""
+    """Brings the schema up to date and the default account in place; answers keys made on first start."""
     for migration in await migrate(db):
         log.info("applied migration %04d_%s", migration.version, migration.name)
-    issued = await accounts.bootstrap(db, clock, live_key=config.api_key, test_key=config.test_api_key)
-    await webhooks.configure(db, clock, config)
-    return issued
+    return await accounts.bootstrap(db, clock, live_key=config.api_key, test_key=config.test_api_key)

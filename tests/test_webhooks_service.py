@@ -8,8 +8,11 @@ import aiohttp
 import asyncpg
 import pytest
 
+from signsvc import webhooks
+from signsvc.clock import ManualClock
+from signsvc.config import Config
 from tests import service
-from tests.conftest import BACKENDS, POSTGRES_URL
+from tests.conftest import BACKENDS, POSTGRES_URL, open_db
 from tests.documents import b64, pdf
 
 KEY = "service-test-key-0000000000000000000000000"
@@ -137,3 +140,16 @@ async def test_management_commands_for_webhook_endpoints(database_url, tmp_path)
     assert (code, out) == (0, "webhook endpoint 1 (https://hooks.example.com/a) deleted\n")
     code, _, err = await run("webhooks", "delete", "1", **env)
     assert (code, err) == (1, "signsvc: Webhook endpoint 1 not found\n")
+
+
+async def test_a_management_command_leaves_the_configured_endpoint_alone(database_url, tmp_path):
+    """Only a serving process applies SIGNSVC_WEBHOOK_URL; a command run without it removes nothing."""
+    env = {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data")}
+    assert (await service.run("migrate", **env))[0] == 0
+    db = await open_db(database_url)
+    try:
+        await webhooks.configure(db, ManualClock(), Config(webhook_url="http://127.0.0.1:9/hook"))
+    finally:
+        await db.close()
+    code, out, _ = await service.run("webhooks", "list", **env)
+    assert code == 0 and out.startswith("1\thttp://127.0.0.1:9/hook\tform.viewed,") and "configured at start" in out
