@@ -104,3 +104,19 @@ async def test_the_test_webhook_is_a_form_completed_of_the_latest_completed_sign
     assert request.json["event_type"] == "form.completed" and "event_id" not in request.json
     assert request.json["data"]["id"] == signers[0]["id"]
     assert request.json["timestamp"] == START.isoformat()[:19] + ".000Z"
+
+
+async def test_form_completed_is_retried_for_almost_six_days(api, worker, receiver, clock):
+    reply = await api.post("/api/webhooks", json={"url": receiver.url(), "events": ["form.completed"]})
+    assert reply.status == 200, reply.json
+    receiver.script("/hook", *[503] * 20)
+    await send(api, await template(api), {"email": "ann@example.com", "completed": True})
+    for _ in range(30):
+        await worker.drain()
+        [delivery] = (await api.get("/api/webhooks/1/deliveries")).json["data"]
+        if delivery["next_attempt_at"] is None:
+            break
+        clock.set(clock.now().fromisoformat(delivery["next_attempt_at"]))
+    assert (delivery["status"], len(delivery["attempts"])) == ("failed", 14)
+    assert delivery["attempts"][-1]["attempted_at"] == (START + timedelta(minutes=8191)).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z"), "the last attempt 5.7 days after the first"
