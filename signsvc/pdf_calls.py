@@ -56,6 +56,24 @@ def merge_pdfs(documents: list[bytes]) -> tuple[bytes, str]:
     return merged, _sha256(merged)
 
 
+def merge_base64(files: list[str]) -> str:
+    """The merge tool (REFERENCE 11.1): base64 PDFs in, one base64 PDF of all their pages out.
+
+    Raises EngineError naming the first file (`files[i]`) that is not base64, not a PDF or unreadable.
+    """
+    documents = []
+    for index, text in enumerate(files):
+        try:
+            data = _decode(text)
+        except NotBase64:
+            raise EngineError(f"files[{index}] is not valid base64") from None
+        if _call("sniff", data) != "pdf":
+            raise EngineError(f"files[{index}] is not a PDF")
+        documents.append(data)
+    merged = _call("merge_pdfs", documents, names=[f"files[{index}]" for index in range(len(files))])
+    return base64.b64encode(merged).decode()
+
+
 def _decode(text: str) -> bytes:
     try:
         return base64.b64decode(_DATA_URI.sub("", text), validate=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.api import clickwraps, events, submissions, submitters, system, templates, users, webhooks
+from signsvc.api import clickwraps, events, submissions, submitters, system, templates, tools, users, webhooks
 from signsvc.web import files, home, signer_actions
 
 
@@ -46,6 +46,8 @@ def setup(app: web.Application) -> None:
     app.router.add_put(r"/api/submitters/{id:\d{1,18}}", submitters.update)
 
     app.router.add_get("/api/events/form/completed", events.form_completed)
+
+    app.router.add_post("/api/tools/merge", tools.merge)
 
     app.router.add_get("/api/clickwraps", clickwraps.index)
     app.router.add_post("/api/clickwraps", clickwraps.create)

@@ -1,0 +1,28 @@
+"""Tools (SPEC section 4, Tools): the merge tool. PDF work runs in the process pool."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from signsvc import errors, pdf_calls
+from signsvc.api.params import read_json
+from signsvc.api.responses import json_response
+from signsvc.appkeys import INGEST
+
+MAX_FILES = 50
+
+
+async def merge(request: web.Request) -> web.Response:
+    """`files`: two or more base64 PDFs; answers `{data}`, one base64 PDF of all their pages in order."""
+    files = (await read_json(request)).get("files")
+    if not files:
+        raise errors.Invalid("Files are required: files must be an array of base64 PDFs")
+    if not isinstance(files, list) or not all(isinstance(file, str) for file in files):
+        raise errors.Invalid("files must be an array of base64 PDFs (strings)")
+    if not 2 <= len(files) <= MAX_FILES:
+        raise errors.Invalid(f"At least 2 files are required, and at most {MAX_FILES}")
+    try:
+        merged = await request.app[INGEST].pool.run(pdf_calls.merge_base64, files)
+    except pdf_calls.EngineError as exc:
+        raise errors.Invalid(str(exc)) from None
+    return json_response({"data": merged})
