@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from signsvc import smtp
+
 
 class ConfigError(ValueError):
     """A setting has a value the service cannot use; the message names the variable."""
@@ -106,4 +108,9 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
         raise ConfigError("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS must be more than 0 and at most 300")
     if (config.webhook_secret_header is None) != (config.webhook_secret is None):
         raise ConfigError("SIGNSVC_WEBHOOK_SECRET_HEADER and SIGNSVC_WEBHOOK_SECRET are set together or not at all")
+    if config.smtp_url:
+        try:
+            smtp.parse_smtp_url(config.smtp_url)  # a bad URL stops the start, not the first email
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     return config

@@ -35,3 +35,9 @@ def test_invalid_values_name_the_variable(variable, value):
 def test_flags_replace_only_what_they_set():
     config = from_env({"SIGNSVC_PORT": "8080"}).replace(host="0.0.0.0", port=None)
     assert (config.host, config.port) == ("0.0.0.0", 8080)
+
+
+def test_an_smtp_url_that_cannot_be_used_stops_the_start_naming_the_variable():
+    with pytest.raises(ConfigError, match="^SIGNSVC_SMTP_URL must start with smtp:// or smtps://"):
+        from_env({"SIGNSVC_SMTP_URL": "ftp://mail.example.com"})
+    assert from_env({"SIGNSVC_SMTP_URL": "smtps://u:p@mail.example.com"}).smtp_url == "smtps://u:p@mail.example.com"
