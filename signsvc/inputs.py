@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime, timezone
 from typing import Any
 
 from signsvc import errors
@@ -25,3 +27,11 @@ def flag(body: dict[str, Any], key: str, default: bool | None = None, *, label: 
     if not isinstance(value, bool):
         raise errors.Invalid(f"{label or key} must be true or false")
     return value
+
+
+def utc_moment(text: str) -> datetime:
+    """An ISO 8601 date or timestamp, also with a trailing "UTC" or "GMT", as UTC (a time without an
+    offset is UTC). Raises ValueError or OverflowError for anything else."""
+    moment = datetime.fromisoformat(re.sub(r"\s*(UTC|GMT)$", "", text.strip(), flags=re.IGNORECASE))
+    return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+

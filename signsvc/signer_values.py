@@ -2,7 +2,7 @@
 
 Files (signatures, images, uploads) are fetched, decoded and drawn before the transaction, written
 to the content store, and recorded as the submission's attachments inside it; a value then holds the
-file's uuid. A refused transaction leaves no file behind (`discard`).
+file's uuid. A refused transaction leaves no file behind (`Files.discard`).
 """
 
 from __future__ import annotations
@@ -44,14 +44,6 @@ async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where:
             prepared.files.append(value)
         prepared.values[uuid] = value
     return prepared
-
-
-async def write(services: Services, prepared: PreparedValues) -> None:
-    await services.files.write(prepared.files)
-
-
-async def discard(services: Services, prepared: PreparedValues) -> None:
-    await services.files.discard(prepared.files)
 
 
 async def record(tx: Connection, services: Services, signer: Submitter, prepared: PreparedValues) -> dict[str, Any]:

@@ -165,9 +165,7 @@ def timestamp(value: Any, key: str) -> datetime:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return datetime.fromtimestamp(value, timezone.utc)
         if isinstance(value, str):
-            text = re.sub(r"\s*(UTC|GMT)$", "", value.strip(), flags=re.IGNORECASE)
-            moment = datetime.fromisoformat(text)
-            return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+            return inputs.utc_moment(value)
     except (ValueError, OverflowError, OSError):
         pass
     raise errors.Invalid(f"{key} must be a timestamp, such as 2026-09-01T12:00:00Z")

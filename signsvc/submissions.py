@@ -34,8 +34,8 @@ async def create(services: Services, ingest: Ingest, principal: Principal, body:
     fields = _fields_with_readonly(template, assigned)
     prepared = [await signer_values.prepare(ingest, _fields_of(field_values.named(fields), role), signer.values,
                                             f"{signer.where}.values") for signer, role in assigned]
-    files = PreparedValues(files=[file for values in prepared for file in values.files])
-    await signer_values.write(services, files)
+    files = [file for values in prepared for file in values.files]
+    await services.files.write(files)
     try:
         async with services.db.transaction() as tx:
             submission = await _insert(tx, services, principal, template, request, fields, source)
@@ -44,7 +44,7 @@ async def create(services: Services, ingest: Ingest, principal: Principal, body:
             await _started(tx, services, submission, signers)
             return submission, await stored.submitters_of(tx, submission.id)
     except BaseException:
-        await signer_values.discard(services, files)
+        await services.files.discard(files)
         raise
 
 

@@ -63,7 +63,7 @@ async def update(services: Services, ingest: Ingest, principal: Principal, submi
     submission = await stored.get_submission(services.db, signer.submission_id)
     _refuse_finished_by_api(signer)
     prepared = await _prepared(ingest, submission, signer, body)
-    await signer_values.write(services, prepared)
+    await services.files.write(prepared.files)
     try:
         async with services.db.transaction() as tx:
             submission, signer, _ = await _locked(tx, signer.id)
@@ -75,7 +75,7 @@ async def update(services: Services, ingest: Ingest, principal: Principal, submi
                 signer = await invitations.invite(tx, services, submission, signer)
             return signer
     except BaseException:
-        await signer_values.discard(services, prepared)
+        await services.files.discard(prepared.files)
         raise
 
 
@@ -126,7 +126,7 @@ async def _with_values(services: Services, ingest: Ingest, slug: str, body: dict
     prepared = await signer_values.prepare(ingest, signer_values.role_fields(submission, signer.role_uuid), raw,
                                            "values")
     _refuse_readonly(submission, signer, prepared)
-    await signer_values.write(services, prepared)
+    await services.files.write(prepared.files)
     try:
         async with services.db.transaction() as tx:
             submission, signer = await _acting(tx, services, slug)
@@ -137,7 +137,7 @@ async def _with_values(services: Services, ingest: Ingest, slug: str, body: dict
                                         ua=finish[1])
             return signer
     except BaseException:
-        await signer_values.discard(services, prepared)
+        await services.files.discard(prepared.files)
         raise
 
 

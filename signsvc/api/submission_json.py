@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 import storage.submissions as stored
+import storage.templates as stored_templates
 from signsvc import field_values, signer_values, statuses
 from signsvc.files import Files
 from signsvc.services import Services
@@ -32,6 +33,13 @@ async def context(services: Services, submission: Submission | None = None) -> C
     found = await stored.attachments_of(services.db, submission.id) if submission else []
     return Context(services.files, services.config.site, services.clock.now(),
                    {row["uuid"]: row["filename"] for row in found})
+
+
+async def template_of(services: Services, submission: Submission) -> Template | None:
+    """The submission's template, while it exists."""
+    if submission.template_id is None:
+        return None
+    return await stored_templates.get_template(services.db, submission.template_id)
 
 
 def submitter_json(ctx: Context, submission: Submission, signer: Submitter, *, values: bool = True,

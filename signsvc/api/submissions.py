@@ -91,8 +91,7 @@ async def submission_record(services: Any, submission: Submission, *, with_event
     """GET /submissions/{id}; also the data of `submission.*` events."""
     ctx = await submission_json.context(services, submission)
     signers = await stored.submitters_of(services.db, submission.id)
-    template = await stored_templates.get_template(services.db, submission.template_id) \
-        if submission.template_id else None
+    template = await submission_json.template_of(services, submission)
     author = await stored_accounts.get_user(services.db, submission.created_by_user_id)
     events = await stored.events_of(services.db, submission.id) if with_events else None
     return submission_json.submission_json(ctx, submission, signers, template=template, author=author,

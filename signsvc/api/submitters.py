@@ -7,7 +7,6 @@ from typing import Any
 from aiohttp import web
 
 import storage.submissions as stored
-import storage.templates as stored_templates
 from signsvc import submitters
 from signsvc.api import submission_json
 from signsvc.api.middleware import principal
@@ -55,8 +54,7 @@ async def submitter_record(services: Services, signer: Submitter) -> dict[str, A
     """A signer with values, documents, its template and its submission's audit trail."""
     submission = await stored.get_submission(services.db, signer.submission_id)
     ctx = await submission_json.context(services, submission)
-    template = await stored_templates.get_template(services.db, submission.template_id) \
-        if submission.template_id else None
+    template = await submission_json.template_of(services, submission)
     events = [e for e in await stored.events_of(services.db, submission.id) if e.submitter_id == signer.id]
     return {**submission_json.submitter_json(ctx, submission, signer),
             "template": submission_json.template_summary(template),
@@ -66,8 +64,7 @@ async def submitter_record(services: Services, signer: Submitter) -> dict[str, A
 async def webhook_data(services: Services, signer: Submitter) -> dict[str, Any]:
     """A signer as `form.*` events and the events feed carry it (SPEC section 2, webhook data)."""
     submission = await stored.get_submission(services.db, signer.submission_id)
-    template = await stored_templates.get_template(services.db, submission.template_id) \
-        if submission.template_id else None
+    template = await submission_json.template_of(services, submission)
     signers = await stored.submitters_of(services.db, submission.id)
     ctx = await submission_json.context(services, submission)
     return submission_json.webhook_submitter_json(ctx, submission, signer, signers, template)

@@ -6,11 +6,10 @@ The lower bound is inclusive; so is the upper one, and an upper date covers that
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
-from signsvc import errors
+from signsvc import errors, inputs
 from signsvc.api.params import Query
 
 
@@ -27,8 +26,7 @@ class Range:
 
 def _moment(text: str, name: str) -> datetime:
     try:
-        moment = datetime.fromisoformat(re.sub(r"\s*(UTC|GMT)$", "", text, flags=re.IGNORECASE))
-        return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        return inputs.utc_moment(text)
     except (ValueError, OverflowError):
         raise errors.Invalid(f"{name} must be a date (2026-05-01) or an ISO 8601 timestamp") from None
 
