@@ -11,7 +11,7 @@ import pypdfium2
 import pytest
 from PIL import Image
 
-from signsvc import pdf_calls
+from signsvc import font_files, pdf_calls
 from signsvc.pdf import PdfError, audit_log, fonts
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
@@ -213,8 +213,8 @@ def test_the_pool_call_answers_the_pdf_and_its_hash():
 @pytest.fixture
 def font_dir(tmp_path, monkeypatch):
     """A configured font directory, and no system fonts but the ones each test copies into it."""
-    monkeypatch.setattr(fonts, "FONT_DIRS", ())
-    monkeypatch.setattr(fonts, "PACKAGE_DIRS", ())
+    monkeypatch.setattr(font_files, "FONT_DIRS", ())
+    monkeypatch.setattr(font_files, "PACKAGE_DIRS", ())
     return tmp_path
 
 

@@ -12,7 +12,7 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageChops, ImageDraw, ImageOps
 
-from signsvc import pdf_calls
+from signsvc import font_files, pdf_calls
 from signsvc.pdf import PdfError, fill, fonts
 from signsvc.pdf.fill import fill_pdf
 from tests.test_pdf_images import jpeg_with_orientation
@@ -354,6 +354,58 @@ def test_a_file_field_shows_its_filenames():
     assert "contract.docx, id.png" in text_of(result)
 
 
+FOOTER = "Test document, not legally binding"
+FOOTER_PAGES = [PAGES["upright"], PAGES["turned 90"], PAGES["cropped"]]
+
+
+def footer_sample() -> bytes:
+    """An upright, a turned (/Rotate 90) and a cropped page, each with some drawing of its own."""
+    raw, content = RawPdf(), b"0.8 g 60 120 200 300 re f 0 0 1 rg 300 400 50 50 re f"
+    return pages_pdf(*[f"{spec} /Contents {raw.stream(content)} 0 R" for spec in FOOTER_PAGES], pdf=raw)
+
+
+def footer_strip(image: Image.Image) -> tuple[float, float, float, float]:
+    """The relative area the footer may use: the bottom 24 points of the displayed page, across it."""
+    strip = 24 * SCALE / image.height
+    return 0.0, 1 - strip, 1.0, strip
+
+
+def footer_pixels(before: Image.Image, after: Image.Image) -> tuple[int, int, int, int]:
+    """The pixel box, on the page, of what changed in the footer's strip."""
+    left, top, right, bottom = pixels(after, footer_strip(after))
+    x0, y0, x1, y1 = changes(before, after).crop((left, top, right, bottom)).getbbox()
+    return left + x0, top + y0, left + x1, top + y1
+
+
+def test_a_footer_is_written_small_in_red_and_centred_at_the_bottom_of_every_page():
+    pdf, area = footer_sample(), (0.1, 0.1, 0.5, 0.06)
+    result = filled(pdf, (field("text", (0, *area)), "Zoë"), footer=FOOTER)
+    for page in range(len(FOOTER_PAGES)):
+        assert FOOTER in " ".join(text_of(result, page).split())
+        before, after = render(pdf, page), render(result, page)
+        assert changed_only_inside(before, after, [footer_strip(after)] + ([area] if page == 0 else []))
+        left, top, right, bottom = footer_pixels(before, after)
+        assert abs((left + right) / 2 - after.width / 2) < 3 and after.height - bottom < 12 * SCALE
+        assert 5 * SCALE < bottom - top < 10 * SCALE  # an 8 pt line
+        darkest = min((after.getpixel((x, y)) for x in range(left, right) for y in range(top, bottom)), key=sum)
+        assert darkest[0] > 150 and darkest[1] < 100 and darkest[2] < 100
+
+
+def test_a_footer_leaves_the_original_content_streams_byte_for_byte():
+    pdf = footer_sample()
+    result = fill_pdf(pdf, DOC, [], {}, {}, footer=FOOTER)
+    before, after = pypdf.PdfReader(io.BytesIO(pdf)), pypdf.PdfReader(io.BytesIO(result))
+    for old, new in zip(before.pages, after.pages):
+        assert contents(old)[0]._data in [stream._data for stream in contents(new)]
+
+
+def test_without_a_footer_no_footer_text_is_written():
+    pdf = footer_sample()
+    result = filled(pdf, (field("text", (0, 0.1, 0.1, 0.5, 0.06)), "Zoë"))
+    assert all(FOOTER not in text_of(result, page) for page in range(len(FOOTER_PAGES)))
+    assert all(render(result, page) == render(pdf, page) for page in (1, 2))
+
+
 def test_areas_on_other_documents_are_left_out():
     pdf, text = sample_pdf(), field("text", (0, 0.1, 0.1, 0.5, 0.05))
     text["areas"][0]["attachment_uuid"] = "another-document"
@@ -397,8 +449,8 @@ def test_fonts_are_looked_for_in_the_font_directory_first(tmp_path):
 
 
 def test_the_start_check_fails_clearly_without_a_text_font(monkeypatch, tmp_path):
-    monkeypatch.setattr(fonts, "FONT_DIRS", ())
-    monkeypatch.setattr(fonts, "PACKAGE_DIRS", ())
+    monkeypatch.setattr(font_files, "FONT_DIRS", ())
+    monkeypatch.setattr(font_files, "PACKAGE_DIRS", ())
     fonts.text_font.cache_clear()
     try:
         with pytest.raises(fonts.MissingFont, match="DejaVuSans.ttf.*fonts-dejavu-core"):

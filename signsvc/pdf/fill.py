@@ -28,6 +28,10 @@ FILL = 0.65  # font size as a share of a line's height in the box
 LEADING = 1.25
 INK = (0, 0, 0)
 MARK_INK = (16, 24, 64)
+FOOTER_SIZE = 8.0  # points
+FOOTER_HEIGHT = 14.0  # the footer's box: tall enough for FOOTER_SIZE at FILL
+FOOTER_GAP = 6.0  # from the displayed page's bottom edge to the footer's box
+FOOTER_MARGIN = 0.05  # either side, as a share of the displayed page's width
 DATE_FORMAT = "DD/MM/YYYY"
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
@@ -61,18 +65,20 @@ class Mark:
 
 def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
              files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
-             font_dir: str | None = None) -> bytes:
+             font_dir: str | None = None, footer: str | None = None) -> bytes:
     """The document with every value drawn in its areas on this document, and its own form flattened.
 
     `values` are stored values by field uuid (field_values); image values name `files` by uuid, file values
     name `filenames`. `stamp` (`{name, role, time}`, or such a dict per `submitter_uuid`) is written in stamp
-    fields without a value. Raises PdfError for an unreadable PDF or image, or text no installed font has.
+    fields without a value. `footer` (such as "Test document, not legally binding") is written small, in red,
+    centred at the bottom of every displayed page. Raises PdfError for an unreadable PDF or image, or text no
+    installed font has.
     """
     with reading.reading():
         reader = reading.open_pdf(pdf)
         frames = [geometry.frame(page) for page in reader.pages]
         writer = pypdf.PdfWriter(clone_from=reader)
-    marks = _marks(fields, values, document_uuid, frames, filenames or {}, stamp)
+    marks = _with_footer(_marks(fields, values, document_uuid, frames, filenames or {}, stamp), frames, footer)
     overlay = _overlay(marks, frames, files, font_dir) if marks else None
     with reading.reading():
         stamping.stamp(writer, overlay, sorted(marks), frames)
@@ -103,6 +109,23 @@ def _marks(fields: list[dict[str, Any]], values: dict[str, object], document_uui
             if mark := _mark(field, value, area, frames[page], filenames):
                 marks.setdefault(page, []).append(mark)
     return marks
+
+
+def _with_footer(marks: dict[int, list[Mark]], frames: list[geometry.Frame],
+                 footer: str | None) -> dict[int, list[Mark]]:
+    """The marks with the footer's on every page, after the values; the marks as they are without a footer."""
+    if not footer:
+        return marks
+    return {page: [*marks.get(page, []), _footer_mark(footer, frame)] for page, frame in enumerate(frames)}
+
+
+def _footer_mark(footer: str, frame: geometry.Frame) -> Mark:
+    """A line of small red text centred just above the displayed page's bottom edge."""
+    margin = frame.width * FOOTER_MARGIN
+    top = max(frame.height - FOOTER_GAP - FOOTER_HEIGHT, 0.0)
+    box = Box(margin, top, frame.width - 2 * margin, min(FOOTER_HEIGHT, frame.height))
+    return Mark("text", box, " ".join(footer.split()),
+                {"font_size": FOOTER_SIZE, "align": "center", "color": "red"})
 
 
 def _mark(field: dict[str, Any], value: object, area: dict[str, Any], frame: geometry.Frame,

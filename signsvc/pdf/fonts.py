@@ -4,9 +4,9 @@ How fonts are found (documented for installers; `check()` runs it at start):
 - text: DejaVu Sans (`DejaVuSans.ttf`; Debian `fonts-dejavu-core`), for Latin, Greek and Cyrillic;
 - fallback: Droid Sans Fallback (`DroidSansFallbackFull.ttf`; Debian `fonts-droid-fallback`), for CJK,
   loaded into a document only when one of its strings has a character DejaVu lacks (PDF.md P8);
-- each is looked for in the configured font directory first (recursively), then in the Debian package's
-  directory, then in the usual system font directories (`FONT_DIRS`). Copying the files into the
-  configured directory makes the output independent of the system.
+- each is looked for as `signsvc.font_files` says: the configured font directory first, then the Debian
+  package's directory, then the system font directories. Copying the files into the configured
+  directory makes the output independent of the system.
 """
 
 from __future__ import annotations
@@ -15,18 +15,12 @@ import functools
 from pathlib import Path
 from typing import Iterable
 
+from signsvc.font_files import CJK, FONT_DIRS, PACKAGE_DIRS, TEXT, font_files, locate, no_text_font
 from signsvc.pdf.errors import PdfError
 
-FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts", "/Library/Fonts",
-             "/System/Library/Fonts", "C:/Windows/Fonts")
 # Most wanted first: DocuSeal types signatures in Dancing Script.
 HANDWRITING = ("dancingscript", "script", "hand", "cursive")
 FALLBACK = "dejavusans-oblique"
-TEXT = ("DejaVuSans.ttf",)
-CJK = ("DroidSansFallbackFull.ttf", "DroidSansFallback.ttf")
-# Where the Debian packages put them: looked at before walking every font directory.
-PACKAGE_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/droid")
-_SUFFIXES = {".ttf", ".otf"}
 
 
 class MissingFont(PdfError):
@@ -44,7 +38,7 @@ def signature_font(extra_dir: str | None = None) -> str | None:
 
 def find(dirs: Iterable[str]) -> str | None:
     """The best font file in `dirs`: the first handwriting kind found, else DejaVu Sans Oblique."""
-    files = [path for directory in dirs for path in _font_files(Path(directory).expanduser())]
+    files = [path for directory in dirs for path in font_files(Path(directory).expanduser())]
     for wanted in (*HANDWRITING, FALLBACK):
         if found := next((path for path in files if wanted in _plain(path.stem)), None):
             return str(found)
@@ -61,16 +55,6 @@ def text_font(font_dir: str | None = None) -> str | None:
 def fallback_font(font_dir: str | None = None) -> str | None:
     """The path of the CJK fallback font, or None."""
     return locate(CJK, font_dir)
-
-
-def locate(names: Iterable[str], font_dir: str | None = None) -> str | None:
-    """The first file called one of `names`: in `font_dir`, then the package directories, then FONT_DIRS."""
-    wanted = [name.lower() for name in names]
-    for dirs in ([font_dir] if font_dir else [], PACKAGE_DIRS, FONT_DIRS):
-        files = {path.name.lower(): path for directory in dirs for path in _font_files(Path(directory).expanduser())}
-        if found := next((files[name] for name in wanted if name in files), None):
-            return str(found)
-    return None
 
 
 @functools.cache
@@ -92,9 +76,7 @@ def check(font_dir: str | None = None) -> str:
     """
     path = text_font(font_dir)
     if path is None:
-        where = f"{font_dir} or " if font_dir else ""
-        raise MissingFont(f"No usable text font: put DejaVuSans.ttf in {where}a system font directory "
-                          "(Debian: apt-get install fonts-dejavu-core)")
+        raise MissingFont(no_text_font(font_dir))
     coverage(path)
     return path
 
@@ -105,15 +87,6 @@ def missing_cjk(char: str, font_dir: str | None = None) -> MissingFont:
     return MissingFont(f"The text has characters DejaVu Sans lacks (U+{ord(char):04X}) and no fallback font is "
                        f"installed: put DroidSansFallbackFull.ttf in {where}a system font directory "
                        "(Debian: apt-get install fonts-droid-fallback)")
-
-
-def _font_files(directory: Path) -> list[Path]:
-    if not directory.is_dir():
-        return []
-    try:
-        return sorted(path for path in directory.rglob("*") if path.suffix.lower() in _SUFFIXES and path.is_file())
-    except OSError:  # an unreadable subdirectory: use what else there is
-        return []
 
 
 def _plain(name: str) -> str:
