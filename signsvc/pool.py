@@ -11,18 +11,22 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 TASKS_PER_WORKER = 200
+WATCH_SECONDS = 0.5
 
 
 class PdfPool:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
         self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"),
-                                             initializer=_start_worker, max_tasks_per_child=TASKS_PER_WORKER)
+                                             initializer=_start_worker, initargs=(os.getpid(),),
+                                             max_tasks_per_child=TASKS_PER_WORKER)
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` in a worker; `function` must be a module-level function of plain data."""
@@ -32,7 +36,21 @@ class PdfPool:
         self._executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _start_worker() -> None:
+def _start_worker(server_pid: int) -> None:
+    threading.Thread(target=_leave_with_server, args=(server_pid,), daemon=True).start()
     # pypdf logs a warning for every repair it makes; a crafted file can make that a flood.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     import signsvc.pdf  # noqa: F401  (a worker's first job should not pay for the imports)
+
+
+
+def _leave_with_server(server_pid: int) -> None:
+    """Ends the worker once the server process is gone, even killed with SIGKILL. Its parent, the
+    forkserver, can't tell: every worker holds the pipe it watches, so a worker blocked on the task
+    queue would otherwise outlive the server forever, holding its stdout and stderr."""
+    while True:
+        time.sleep(WATCH_SECONDS)
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
