@@ -13,7 +13,7 @@ from aiohttp import web
 import pages
 from signsvc import jobs, mail, maintenance, routes, site_secret, submissions, webhook_payloads, webhooks
 from signsvc.api.middleware import api_middleware, errors_middleware
-from signsvc.appkeys import DELIVERER, INGEST, ISSUED_KEYS, OPENAPI, SERVICES, WORKER
+from signsvc.appkeys import DELIVERER, INGEST, ISSUED_KEYS, OPENAPI, RESULTS, SERVICES, WORKER
 from signsvc.clock import Clock, SystemClock
 from signsvc.config import Config
 from signsvc.documents import Ingest
@@ -21,6 +21,7 @@ from signsvc.downloads import Downloader
 from signsvc.files import Files
 from signsvc.office import OfficeConverter
 from signsvc.pool import PdfPool
+from signsvc.results import Results
 from signsvc.services import Services
 from signsvc.startup import prepare
 from signsvc.webhook_delivery import Deliverer
@@ -40,11 +41,14 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(pages.TEMPLATES_DIR), autoescape=True)
     routes.setup(app)
     app[DELIVERER] = deliverer = Deliverer(config, webhook_payloads.SERIALIZERS)
-    kinds = maintenance.KINDS + mail.KINDS + submissions.KINDS + deliverer.kinds + (job_kinds or [])
+    app[RESULTS] = results = Results(warm=background and pool is None)
+    kinds = (maintenance.KINDS + mail.KINDS + submissions.KINDS + deliverer.kinds + results.kinds
+             + (job_kinds or []))
     app.cleanup_ctx.append(_services(config, clock or SystemClock(), db))
     app.cleanup_ctx.append(deliverer.context)
-    app.cleanup_ctx.append(_worker(kinds, background))
     app.cleanup_ctx.append(_ingest(config, pool, downloader))
+    app.cleanup_ctx.append(results.context)
+    app.cleanup_ctx.append(_worker(kinds, background))  # last: it stops first, before what its jobs use
     return app
 
 

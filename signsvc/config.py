@@ -39,6 +39,10 @@ class Config:
     webhook_secret: str | None = None
     webhook_timeout_seconds: float = 30.0
     webhook_public_only: bool = False
+    signing_p12: str | None = None
+    signing_p12_password: str | None = None
+    tsa_url: str | None = None
+    font_dir: str | None = None
 
     @property
     def site(self) -> str:
@@ -84,6 +88,10 @@ _ENV = {
     "webhook_secret": ("SIGNSVC_WEBHOOK_SECRET", str),
     "webhook_timeout_seconds": ("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS", float),
     "webhook_public_only": ("SIGNSVC_WEBHOOK_PUBLIC_ONLY", _boolean),
+    "signing_p12": ("SIGNSVC_SIGNING_P12", str),
+    "signing_p12_password": ("SIGNSVC_SIGNING_P12_PASSWORD", str),
+    "tsa_url": ("SIGNSVC_TSA_URL", str),
+    "font_dir": ("SIGNSVC_FONT_DIR", str),
 }
 
 
@@ -108,6 +116,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
         raise ConfigError("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS must be more than 0 and at most 300")
     if (config.webhook_secret_header is None) != (config.webhook_secret is None):
         raise ConfigError("SIGNSVC_WEBHOOK_SECRET_HEADER and SIGNSVC_WEBHOOK_SECRET are set together or not at all")
+    if config.tsa_url and not config.tsa_url.startswith(("http://", "https://")):
+        raise ConfigError("SIGNSVC_TSA_URL must be an http:// or https:// address")
     if config.smtp_url:
         try:
             smtp.parse_smtp_url(config.smtp_url)  # a bad URL stops the start, not the first email

@@ -15,6 +15,7 @@ import jinja2
 
 import pages
 import storage.emails as stored
+import storage.files as stored_files
 from signsvc import jobs, smtp
 from signsvc.clock import Clock
 from signsvc.config import Config
@@ -60,17 +61,17 @@ def invitation(*, account_name: str, template_name: str, submitter_name: str | N
 
 
 def completed_copy(*, account_name: str, template_name: str, submitter_names: list[str],
-                   documents: list[tuple[str, str]], audit_log_url: str | None) -> Composed:
-    """Tells that a submission is completed, with links to its documents and audit log."""
+                   documents: list[tuple[str, str]], audit_log_url: str | None, attached: bool = False) -> Composed:
+    """Tells that a submission is completed: its documents and audit log attached, or linked when too big."""
     names = ", ".join(submitter_names)
     context = {"account_name": account_name, "template_name": template_name, "names": names,
-               "documents": documents, "audit_log_url": audit_log_url}
+               "documents": documents, "audit_log_url": audit_log_url, "attached": attached}
     return _render("completed", f"{template_name} has been completed by {names}", context)
 
 
 async def queue(tx: Connection, clock: Clock, config: Config, *, account_id: int, kind: str, to: str,
                 composed: Composed, reply_to: str | None = None, submitter_id: int | None = None,
-                job_kind: str = "mail.send") -> Email:
+                job_kind: str = "mail.send", attachments: list[int] | None = None) -> Email:
     """Puts the email in the outbox in the caller's transaction, with the job that sends it.
 
     Without an SMTP server the email is only kept, and counts as sent.
@@ -80,7 +81,7 @@ async def queue(tx: Connection, clock: Clock, config: Config, *, account_id: int
     email = await stored.insert_email(tx, account_id=account_id, kind=kind, submitter_id=submitter_id, to_address=to,
                                       reply_to=reply_to, subject=composed.subject, text_body=composed.text,
                                       html_body=composed.html, status=status.value, now=now,
-                                      sent_at=None if config.smtp_url else now)
+                                      sent_at=None if config.smtp_url else now, attachments=attachments)
     if config.smtp_url:
         await jobs.enqueue(tx, clock, job_kind, {"email_id": email.id})
     return email
@@ -97,16 +98,17 @@ async def deliver(services: Services, email_id: int) -> Email:
         return await stored.mark_kept(services.db, email.id, services.clock.now())
     server = smtp.parse_smtp_url(services.config.smtp_url)
     try:
-        await smtp.send(server, build_message(services.config, email, services.clock.now()),
-                        local_hostname=_site_host(services.config))
+        message = build_message(services.config, email, services.clock.now(), await _attachments(services, email))
+        await smtp.send(server, message, local_hostname=_site_host(services.config))
     except Exception as exc:
         await stored.record_failure(services.db, email.id, f"{type(exc).__name__}: {exc}")
         raise
     return await stored.mark_sent(services.db, email.id, services.clock.now())
 
 
-def build_message(config: Config, email: Email, now: datetime) -> EmailMessage:
-    """The MIME message: text and HTML alternatives with the headers a mail client expects."""
+def build_message(config: Config, email: Email, now: datetime,
+                  attachments: list[tuple[str, bytes]] = ()) -> EmailMessage:
+    """The MIME message: text and HTML alternatives with the headers a mail client expects, and PDF files."""
     message = EmailMessage()
     message["From"] = config.mail_from or f"signsvc@{_site_host(config)}"
     message["To"] = email.to_address
@@ -118,7 +120,18 @@ def build_message(config: Config, email: Email, now: datetime) -> EmailMessage:
     message["Message-ID"] = f"<signsvc.{email.id}.{email.created_at:%Y%m%d%H%M%S%f}@{_site_host(config)}>"
     message.set_content(email.text_body)
     message.add_alternative(email.html_body, subtype="html")
+    for filename, data in attachments:
+        message.add_attachment(data, maintype="application", subtype="pdf", filename=filename)
     return message
+
+
+async def _attachments(services: Services, email: Email) -> list[tuple[str, bytes]]:
+    """The files the email carries; one deleted since (its submission was) is left out."""
+    found = []
+    for blob_id in email.attachments:
+        if blob := await stored_files.get_blob(services.db, blob_id):
+            found.append((blob.filename, await services.files.read(blob)))
+    return found
 
 
 async def send_job(services: Services, payload: dict[str, Any]) -> None:

@@ -139,10 +139,10 @@ def audit_log(log: dict[str, Any], font_dir: str | None = None) -> tuple[bytes, 
 
 def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
              files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
-             font_dir: str | None = None) -> tuple[bytes, str]:
+             font_dir: str | None = None, footer: str | None = None) -> tuple[bytes, str]:
     """The document with the values drawn in and its form flattened (`signsvc.pdf.fill_pdf`), with its hash."""
-    filled = _call("fill_pdf", pdf, document_uuid, fields, values, files, filenames=filenames,
-                          stamp=stamp, font_dir=font_dir)
+    filled = _call("fill_pdf", pdf, document_uuid, fields, values, files, filenames=filenames, stamp=stamp,
+                   font_dir=font_dir, footer=footer)
     return filled, _sha256(filled)
 
 
@@ -162,6 +162,15 @@ def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> tuple[list[dict[str, Any]
     return _call("verify.verify", pdf, trusted_pems), _sha256(pdf)
 
 
+def verify_base64(file: str, trusted_pems: list[str]) -> tuple[list[dict[str, Any]], str]:
+    """The verify tool's input (base64 text) checked as `verify_pdf` does."""
+    try:
+        data = _decode(file)
+    except NotBase64:
+        raise EngineError("file is not valid base64") from None
+    return verify_pdf(data, trusted_pems)
+
+
 def generate_signing_chain(common_name: str, organization: str, now: datetime) -> dict[str, Any]:
     """A new signing key and certificate chain as PEM text, with the certificate's SHA-256 (`sha256`)."""
     chain = _call("certificates.generate", common_name, organization, now=now)
@@ -174,6 +183,7 @@ def load_signing_p12(data: bytes, password: str | None) -> dict[str, Any]:
     return {**chain, "sha256": _call("certificates.fingerprint", chain["cert_pem"])}
 
 
-def warm_signer(signer_pems: dict[str, Any]) -> None:
-    """Parses the signing key into this worker's cache, for the pool initializer (P5)."""
+def warm(signer_pems: dict[str, Any], font_dir: str | None = None) -> None:
+    """Loads the signing key and the text font into this worker's caches (P5), as a server starts."""
     _call("seal.signer_for", signer_pems)
+    _call("fonts.coverage", _call("fonts.check", font_dir))

@@ -39,6 +39,8 @@ def setup(app: web.Application) -> None:
     app.router.add_post("/api/submissions/emails", submissions.from_emails)
     app.router.add_get(r"/api/submissions/{id:\d{1,18}}", submissions.show)
     app.router.add_put(r"/api/submissions/{id:\d{1,18}}", submissions.update)
+    app.router.add_get(r"/api/submissions/{id:\d{1,18}}/documents", submissions.documents)
+    app.router.add_get(r"/api/submissions/{id:\d{1,18}}/pdf", submissions.pdf)
     app.router.add_delete(r"/api/submissions/{id:\d{1,18}}", submissions.destroy)
 
     app.router.add_get("/api/submitters", submitters.index)
@@ -48,6 +50,7 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/api/events/form/completed", events.form_completed)
 
     app.router.add_post("/api/tools/merge", tools.merge)
+    app.router.add_post("/api/tools/verify", tools.verify)
 
     app.router.add_get("/api/clickwraps", clickwraps.index)
     app.router.add_post("/api/clickwraps", clickwraps.create)

@@ -11,10 +11,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-import storage.accounts as stored_accounts
+import storage.results as stored_results
 import storage.submissions as stored
 import storage.templates as stored_templates
-from signsvc import (auth, errors, events, field_values, inputs, invitations, jobs, keys, mail, signer_values,
+from signsvc import (auth, errors, events, field_values, inputs, invitations, jobs, keys, signer_values,
                      submission_input, submitters)
 from signsvc.documents import Ingest
 from signsvc.services import Services
@@ -97,6 +97,7 @@ async def delete(services: Services, principal: Principal, submission_id: int) -
         submission = await find(tx, principal, submission_id)
         blob_ids = [document["blob_id"] for document in submission.documents]
         blob_ids += [attachment["blob_id"] for attachment in await stored.attachments_of(tx, submission.id)]
+        blob_ids += list({result.blob_id for result in await stored_results.results_of(tx, submission.id)})
         await stored.delete_submission(tx, submission.id)
         orphans = await services.files.delete(tx, blob_ids)
     await services.files.remove_contents(orphans)
@@ -110,23 +111,6 @@ async def expire(services: Services, payload: dict[str, Any]) -> None:
         submission = await stored.lock_submission(tx, payload["submission_id"])
         if submission and await stored.expire_submission(tx, submission.id, expire_at, services.clock.now()):
             await _event(tx, services, submission, "submission.expired")
-
-
-async def completed(services: Services, payload: dict[str, Any]) -> None:
-    """After the last signer: the copy for `bcc_completed`, unless the submission sends no email."""
-    submission = await stored.get_submission(services.db, payload["submission_id"])
-    bcc = submission.preferences.get("bcc_completed") if submission else None
-    if not (bcc and submission.send_email):
-        return
-    signers = await stored.submitters_of(services.db, submission.id)
-    composed = mail.completed_copy(
-        account_name=await _account_name(services, submission), template_name=submission.template_name,
-        submitter_names=[s.name or s.email or s.phone or s.role for s in signers],
-        documents=[(d["name"], services.files.link(d["blob_uuid"], d["filename"])) for d in submission.documents],
-        audit_log_url=None)
-    async with services.db.transaction() as tx:
-        await mail.queue(tx, services.clock, services.config, account_id=submission.account_id,
-                         kind="completed_copy", to=bcc, composed=composed)
 
 
 async def _template(services: Services, principal: Principal, template_id: int) -> Template:
@@ -253,8 +237,4 @@ def _archived_flag(body: dict[str, Any]) -> bool | None:
     return value
 
 
-async def _account_name(services: Services, submission: Submission) -> str:
-    return (await stored_accounts.get_account(services.db, submission.account_id)).name
-
-
-KINDS = [jobs.Kind(EXPIRE_JOB, expire), jobs.Kind(submitters.COMPLETED_JOB, completed)] + invitations.KINDS
+KINDS = [jobs.Kind(EXPIRE_JOB, expire)] + invitations.KINDS

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import storage.submissions as stored
-from signsvc import auth, errors, events, field_values, inputs, invitations, jobs, signer_values, statuses
+from signsvc import auth, errors, events, field_values, inputs, invitations, results, signer_values, statuses
 from signsvc.documents import Ingest
 from signsvc.services import Services
 from signsvc.signer_values import PreparedValues
@@ -20,7 +20,6 @@ from signsvc.submission_input import checked_email, checked_phone, external_id, 
 from storage import Connection
 from storage.records import Principal, Submission, Submitter
 
-COMPLETED_JOB = "submissions.completed"
 _PUT_KEYS = {"name", "email", "phone", "values", "external_id", "application_key", "metadata", "completed",
              "send_email", "send_sms", "reply_to", "completed_redirect_url", "message", "fields",
              "require_phone_2fa", "require_email_2fa", "go_to_last"}
@@ -32,7 +31,9 @@ async def find(conn: Connection, principal: Principal, submitter_id: int) -> Sub
 
 async def complete(tx: Connection, services: Services, submission: Submission, signer: Submitter, *,
                    via_api: bool, ip: str | None = None, ua: str | None = None, invite_next: bool = True) -> Submitter:
-    """Marks the signer completed; the last one completes the submission, others invite the next."""
+    """Marks the signer completed; the last one completes the submission, others invite the next.
+
+    `form.completed` (and `submission.completed`) come from the job that produces the signer's documents."""
     now = services.clock.now()
     values = _with_defaults(submission, signer, now)
     signer = await stored.update_submitter(
@@ -40,15 +41,13 @@ async def complete(tx: Connection, services: Services, submission: Submission, s
                            field_values=values, ip=ip, ua=ua), now)
     await stored.insert_event(tx, submission_id=submission.id, submitter_id=signer.id,
                               event_type="api_complete_form" if via_api else "complete_form", data={}, now=now)
-    await _event(tx, services, signer, "form.completed")
     if await stored.count_unfinished(tx, submission.id) == 0:
-        if await stored.complete_submission(tx, submission.id, now):
-            await events.record(tx, services.clock, account_id=submission.account_id,
-                                 event_type="submission.completed", record_type="submission", record_id=submission.id)
-            await jobs.enqueue(tx, services.clock, COMPLETED_JOB, {"submission_id": submission.id},
-                               dedupe_key=f"submission-completed:{submission.id}")
-    elif invite_next:
-        await invitations.invite_due(tx, services, submission)
+        last = await stored.complete_submission(tx, submission.id, now)
+        await results.completed_job(tx, services, signer, last=last)
+    else:
+        await results.completed_job(tx, services, signer, last=False)
+        if invite_next:
+            await invitations.invite_due(tx, services, submission)
     return signer
 
 

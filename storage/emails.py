@@ -10,10 +10,11 @@ from storage.records import Email, record, records
 
 async def insert_email(conn: Connection, *, account_id: int, kind: str, submitter_id: int | None, to_address: str,
                        reply_to: str | None, subject: str, text_body: str, html_body: str, status: str,
-                       now: datetime, sent_at: datetime | None) -> Email:
+                       now: datetime, sent_at: datetime | None, attachments: list[int] | None = None) -> Email:
     row = await conn.fetch_one("insert_email", account_id=account_id, kind=kind, submitter_id=submitter_id,
                                to_address=to_address, reply_to=reply_to, subject=subject, text_body=text_body,
-                               html_body=html_body, status=status, created_at=now, sent_at=sent_at)
+                               html_body=html_body, status=status, created_at=now, sent_at=sent_at,
+                               attachments=attachments or [])
     return record(Email, row)
 
 

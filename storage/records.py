@@ -319,6 +319,36 @@ class SubmissionEvent:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ResultDocument:
+    """A file completion produced (storage/migrations 0006 names the kinds), with its blob's uuid and name."""
+
+    id: int
+    submission_id: int
+    submitter_id: int | None
+    kind: str
+    position: int
+    name: str
+    blob_id: int
+    blob_uuid: str
+    filename: str
+    sha256: str
+    values_sha256: str | None
+    created_at: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SigningCertificate:
+    id: int
+    sha256: str
+    cert_pem: str
+    chain_pems: list[str]
+    key_pem: str | None
+    source: str
+    created_at: datetime
+    retired_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Email:
     id: int
     account_id: int
@@ -334,6 +364,7 @@ class Email:
     last_error: str | None
     created_at: datetime
     sent_at: datetime | None
+    attachments: list[int]
 
 
 def record(cls: type[T], row: dict[str, Any] | None) -> T | None:

@@ -383,7 +383,7 @@ def test_a_timestamp_server_that_does_not_answer_is_a_connection_error(chain):
 def test_the_pool_calls_answer_hashes_and_engine_errors(chain, ours):
     generated = pdf_calls.generate_signing_chain("signsvc", "signsvc", NOW)
     assert generated["sha256"] == certificates.fingerprint(generated["cert_pem"])
-    pdf_calls.warm_signer(chain)
+    pdf_calls.warm(chain)
     signed, digest = pdf_calls.seal_pdf(pdf(), chain, REASON, None, SIGNED_AT)
     reports, same = pdf_calls.verify_pdf(signed, ours)
     assert same == digest and reports[0]["issued_by_service"]

@@ -90,17 +90,18 @@ async def test_get_submission_of_another_account_is_403_and_of_the_live_account_
 
 # Status (SPEC section 3)
 
-async def test_the_last_signer_completing_completes_the_submission_once(api, db):
+async def test_the_last_signer_completing_completes_the_submission_once(api, db, worker):
     signers = await send(api, await template(api))
     assert (await act(api, signers[0]["slug"], "complete", {"values": ANN_VALUES})).status == 200
     assert (await submission(api, 1))["status"] == "pending"
     assert (await act(api, signers[1]["slug"], "complete", {"values": BOB_VALUES})).status == 200
     found = await submission(api, 1)
     assert found["status"] == "completed" and found["completed_at"] == "2026-01-01T12:00:00.000Z"
+    await worker.drain()  # the events come with the documents
     assert await event_types(db, "submission", 1) == ["submission.created", "submission.completed"]
 
 
-async def test_two_last_signers_completing_at_the_same_instant_give_one_completion(api, db):
+async def test_two_last_signers_completing_at_the_same_instant_give_one_completion(api, db, worker):
     """Real parallel requests (on Postgres, parallel transactions), ten submissions at once to make them meet."""
     fields = [{"name": "A", "role": "First Party", "areas": [area(0.1)]},
               {"name": "B", "role": "Second Party", "areas": [area(0.2)]}]
@@ -109,6 +110,7 @@ async def test_two_last_signers_completing_at_the_same_instant_give_one_completi
     replies = await asyncio.gather(*(act(api, signer["slug"], "complete", {"values": {name: "x"}})
                                      for pair in pairs for signer, name in zip(pair, "AB")))
     assert {reply.status for reply in replies} == {200}
+    await worker.drain()
     for pair in pairs:
         submission_id = pair[0]["submission_id"]
         assert (await submission(api, submission_id))["status"] == "completed"
@@ -124,21 +126,24 @@ async def test_a_declined_signer_makes_the_submission_declined(api):
     assert found["submission_events"][-1]["data"] == {"reason": "Wrong amount"}
 
 
-async def test_completed_true_marks_the_signer_completed_at_creation_without_checking_required_fields(api, db):
+async def test_completed_true_marks_the_signer_completed_at_creation_without_checking_required_fields(api, db,
+                                                                                                     worker):
     signers = await send(api, await template(api), {"email": "ann@example.com", "completed": True},
                          {"email": "bob@example.com"})
     assert signers[0]["status"] == "completed" and signers[0]["completed_at"] == "2026-01-01T12:00:00.000Z"
     assert signers[1]["status"] == "sent", "the next signer in preserved order is invited"
     found = await submission(api, 1)
     assert [e["event_type"] for e in found["submission_events"]] == ["api_complete_form", "send_email"]
+    await worker.drain()
     assert await event_types(db, "submitter", signers[0]["id"]) == ["form.completed"]
 
 
-async def test_every_signer_completed_at_creation_completes_the_submission(api, db):
+async def test_every_signer_completed_at_creation_completes_the_submission(api, db, worker):
     signers = await send(api, await template(api), {"email": "ann@example.com", "completed": True},
                          {"email": "bob@example.com", "completed": True})
     assert [s["status"] for s in signers] == ["completed", "completed"]
     assert (await submission(api, 1))["status"] == "completed"
+    await worker.drain()
     assert await event_types(db, "submission", 1) == ["submission.created", "submission.completed"]
 
 

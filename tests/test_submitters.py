@@ -43,10 +43,11 @@ async def test_complete_validates_values_per_field_type(api):
     assert reply.status == 422 and "Newsletter" in reply.json["error"]
 
 
-async def test_complete_records_the_callers_ip_and_user_agent_and_emits_form_completed(api, db):
+async def test_complete_records_the_callers_ip_and_user_agent_and_emits_form_completed(api, db, worker):
     signers = await send(api, await template(api))
     reply = await act(api, signers[0]["slug"], "complete", {"values": ANN_VALUES}, **{"User-Agent": "Signer/1.0"})
     assert (reply.status, reply.json["status"]) == (200, "completed")
+    await worker.drain()  # form.completed comes with the signer's documents
     assert await event_types(db, "submitter", signers[0]["id"]) == ["form.started", "form.completed"]
     stored = await db.fetch_one("get_submitter", id=signers[0]["id"])
     assert (stored["ip"], stored["ua"]) == ("127.0.0.1", "Signer/1.0")
@@ -154,10 +155,11 @@ async def test_put_submitter_fixes_contact_details_merges_values_and_replaces_me
     assert reply.json["embed_src"].endswith(signers[0]["slug"])
 
 
-async def test_put_submitter_completed_true_marks_it_completed_without_checking_required_fields(api, db):
+async def test_put_submitter_completed_true_marks_it_completed_without_checking_required_fields(api, db, worker):
     signers = await send(api, await template(api))
     reply = await api.put(f"/api/submitters/{signers[0]['id']}", json={"completed": True})
     assert (reply.status, reply.json["status"]) == (200, "completed")
+    await worker.drain()
     assert await event_types(db, "submitter", signers[0]["id"]) == ["form.completed"]
     assert (await signer(api, signers[1]["id"]))["status"] == "sent", "the next signer is invited"
 

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import storage.results as stored_results
 import storage.submissions as stored
 import storage.templates as stored_templates
 from signsvc import field_values, signer_values, statuses
 from signsvc.files import Files
 from signsvc.services import Services
-from storage.records import Submission, SubmissionEvent, Submitter, Template, User
+from storage.records import ResultDocument, Submission, SubmissionEvent, Submitter, Template, User
 
 _EVENT_DATA_KEYS = ("reason",)  # ip, user agent and the like stay in the audit log only
 
@@ -24,15 +25,30 @@ class Context:
     site: str
     now: datetime
     attachments: dict[str, str]
+    results: list[ResultDocument]
 
     def link(self, blob_uuid: str) -> str:
         return self.files.link(blob_uuid, self.attachments.get(blob_uuid, "file"))
 
+    def documents(self, kind: str, submission_id: int, submitter_id: int | None = None) -> list[dict[str, str]]:
+        """`[{name, url}]` of the result documents of this kind (a signer's own when `submitter_id`)."""
+        return [{"name": r.name, "url": self.files.link(r.blob_uuid, r.filename)} for r in self.results
+                if r.kind == kind and r.submission_id == submission_id and r.submitter_id == submitter_id]
 
-async def context(services: Services, submission: Submission | None = None) -> Context:
+    def url(self, kind: str, submission_id: int) -> str | None:
+        """The link to the submission's audit log or combined document, once it exists."""
+        found = self.documents(kind, submission_id)
+        return found[0]["url"] if found else None
+
+
+async def context(services: Services, submission: Submission | None = None,
+                  results: list[ResultDocument] | None = None) -> Context:
+    """For one submission, or for a list page with `results` (its audit logs and combined documents)."""
     found = await stored.attachments_of(services.db, submission.id) if submission else []
+    if submission:
+        results = await stored_results.results_of(services.db, submission.id)
     return Context(services.files, services.config.site, services.clock.now(),
-                   {row["uuid"]: row["filename"] for row in found})
+                   {row["uuid"]: row["filename"] for row in found}, results or [])
 
 
 async def template_of(services: Services, submission: Submission) -> Template | None:
@@ -55,7 +71,7 @@ def submitter_json(ctx: Context, submission: Submission, signer: Submitter, *, v
     if values:
         data["values"] = values_json(ctx, submission, signer)
     if values and documents:
-        data["documents"] = []
+        data["documents"] = ctx.documents("signer", submission.id, signer.id)
     if embed:
         data["embed_src"] = f"{ctx.site}/apiemb/{signer.slug}"
     return data
@@ -80,11 +96,12 @@ def submission_json(ctx: Context, submission: Submission, signers: list[Submitte
         "completed_at": submission.completed_at, "archived_at": submission.archived_at,
         "created_at": submission.created_at, "updated_at": submission.updated_at,
         "variables": submission.variables, "template": template_summary(template),
-        "created_by_user": _user(author), "audit_log_url": None, "combined_document_url": None,
+        "created_by_user": _user(author), "audit_log_url": ctx.url("audit_log", submission.id),
+        "combined_document_url": ctx.url("combined", submission.id),
         "submitters": [submitter_json(ctx, submission, signer, values=full) for signer in signers],
     }
     if full:
-        data["documents"] = []
+        data["documents"] = ctx.documents("final", submission.id)
     if events is not None:
         data["submission_events"] = [event_json(event) for event in events]
     return data
@@ -96,11 +113,12 @@ def webhook_submitter_json(ctx: Context, submission: Submission, signer: Submitt
     data = submitter_json(ctx, submission, signer)
     del data["slug"], data["uuid"]
     return {**data, "link_slug": signer.slug, "ip": signer.ip, "ua": signer.ua,
-            "decline_reason": signer.decline_reason, "audit_log_url": None,
+            "decline_reason": signer.decline_reason, "audit_log_url": ctx.url("audit_log", submission.id),
             "signer_order": signers.index(signer) + 1, "total_signers": len(signers),
             "template": template_summary(template),
             "submission": {"id": submission.id, "status": statuses.submission_status(submission, ctx.now),
-                           "audit_log_url": None, "combined_document_url": None,
+                           "audit_log_url": ctx.url("audit_log", submission.id),
+                           "combined_document_url": ctx.url("combined", submission.id),
                            "created_at": submission.created_at}}
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from aiohttp import web
 
 import storage.accounts as stored_accounts
+import storage.results as stored_results
 import storage.submissions as stored
 import storage.templates as stored_templates
 from signsvc import errors, submissions, templates
@@ -16,8 +17,8 @@ from signsvc.api.pagination import Page, paginated
 from signsvc.api.params import Query, read_json
 from signsvc.api.responses import json_response
 from signsvc.api.time_filters import Range
-from signsvc.appkeys import INGEST, SERVICES
-from storage.records import Submission, Submitter
+from signsvc.appkeys import INGEST, RESULTS, SERVICES
+from storage.records import ResultDocument, Submission, Submitter
 
 STATUSES = ("pending", "completed", "declined", "expired")
 
@@ -69,6 +70,41 @@ async def show(request: web.Request) -> web.Response:
     services = request.app[SERVICES]
     submission = await submissions.find(services.db, principal(request), _id(request))
     return json_response(await submission_record(services, submission, with_events=True))
+
+
+async def documents(request: web.Request) -> web.Response:
+    """The signed documents once completed; before that, previews with every value entered so far."""
+    services = request.app[SERVICES]
+    submission = await submissions.find(services.db, principal(request), _id(request))
+    found = [r for r in await stored_results.results_of(services.db, submission.id) if r.kind == "final"]
+    if not found:
+        found = await request.app[RESULTS].previews(submission)
+    return json_response({"id": submission.id, "documents": [_document(services, r) for r in found]})
+
+
+async def pdf(request: web.Request) -> web.Response:
+    """The signed documents, combined document and audit log of a completed submission."""
+    services = request.app[SERVICES]
+    submission = await submissions.find(services.db, principal(request), _id(request))
+    if submission.completed_at is None:
+        raise errors.Invalid("Submission is not completed: signed documents exist once every signer has completed")
+    found = await stored_results.results_of(services.db, submission.id)
+    final = [r for r in found if r.kind == "final"]
+    combined = next((r for r in found if r.kind == "combined"), None)
+    audit_log = next((r for r in found if r.kind == "audit_log"), None)
+    if not final or combined is None:
+        raise errors.Invalid("The signed documents are still being produced: try again in a few seconds")
+    main = final[0] if len(final) == 1 else combined
+    link = services.files.link
+    return json_response({
+        "id": submission.id, "envelope_id": submission.envelope_id, "pdf_url": link(main.blob_uuid, main.filename),
+        "filename": main.filename, "documents": [_document(services, r) for r in final],
+        "combined_document_url": link(combined.blob_uuid, combined.filename),
+        "audit_log_url": link(audit_log.blob_uuid, audit_log.filename) if audit_log else None})
+
+
+def _document(services: Any, result: ResultDocument) -> dict[str, str]:
+    return {"name": result.name, "url": services.files.link(result.blob_uuid, result.filename)}
 
 
 async def update(request: web.Request) -> web.Response:
@@ -129,7 +165,8 @@ async def _list_item(services: Any, account_id: int, found: list[Submission]):
     found_templates = {i: await stored_templates.get_template(services.db, i) for i in template_ids}
     user_ids = {s.created_by_user_id for s in found}
     users = {i: await stored_accounts.get_user(services.db, i) for i in user_ids}
-    ctx = await submission_json.context(services)
+    ctx = await submission_json.context(
+        services, results=await stored_results.completed_results_of_many(services.db, [s.id for s in found]))
 
     def item(submission: Submission) -> dict[str, Any]:
         return submission_json.submission_json(

@@ -1,4 +1,4 @@
-"""Tools (SPEC section 4, Tools): the merge tool. PDF work runs in the process pool."""
+"""Tools (SPEC section 4, Tools): merge PDFs, verify signed ones. PDF work runs in the process pool."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from aiohttp import web
 from signsvc import errors, pdf_calls
 from signsvc.api.params import read_json
 from signsvc.api.responses import json_response
-from signsvc.appkeys import INGEST
+from signsvc.appkeys import INGEST, RESULTS
 
 MAX_FILES = 50
 
@@ -26,3 +26,14 @@ async def merge(request: web.Request) -> web.Response:
     except pdf_calls.EngineError as exc:
         raise errors.Invalid(str(exc)) from None
     return json_response({"data": merged})
+
+
+async def verify(request: web.Request) -> web.Response:
+    """`file`: a base64 PDF; answers whether the service issued it, and a report per signature."""
+    file = (await read_json(request)).get("file")
+    if not isinstance(file, str) or not file:
+        raise errors.Invalid("file is required: a PDF as base64")
+    try:
+        return json_response(await request.app[RESULTS].verify(file))
+    except pdf_calls.EngineError as exc:
+        raise errors.Invalid(str(exc)) from None

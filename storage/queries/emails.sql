@@ -1,9 +1,9 @@
 -- insert_email --
 -- An email in the outbox, written in the transaction that decided to send it.
 INSERT INTO emails (account_id, kind, submitter_id, to_address, reply_to, subject, text_body, html_body, status,
-                    created_at, sent_at)
+                    created_at, sent_at, attachments)
 VALUES (:account_id, :kind, :submitter_id, :to_address, :reply_to, :subject, :text_body, :html_body, :status,
-        :created_at, :sent_at)
+        :created_at, :sent_at, :attachments)
 RETURNING *
 
 -- get_email --

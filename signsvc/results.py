@@ -1,0 +1,291 @@
+"""Result documents (REFERENCE 8): each signer's documents; a completed submission's signed documents,
+audit log and combined document; previews while signing is in progress.
+
+The completion transaction enqueues a job per completed signer. The job draws the values of every
+signer completed so far into the submission's documents. For the signer who completed the submission it
+also signs them (PAdES, `signsvc.signing`), renders and signs the audit log, and makes the combined
+document: the filled documents and the audit log merged, then signed (a signed file can't be merged
+into another one without breaking its signature). It then records the files together with
+`form.completed` (and `submission.completed` and the completed emails) in one transaction, so every
+event's payload links documents that exist. Everything is made again from stored values: a job run
+again after a crash finds its rows and produces nothing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
+
+from aiohttp import web
+
+import storage.accounts as stored_accounts
+import storage.files as stored_files
+import storage.results as stored
+import storage.submissions as stored_submissions
+from signsvc import audit_trail, events, field_values, font_files, jobs, mail, pdf_calls
+from signsvc.appkeys import INGEST, SERVICES
+from signsvc.config import ConfigError
+from signsvc.files import NewFile
+from signsvc.pool import PdfPool
+from signsvc.services import Services
+from signsvc.signing import Signing
+from storage import Connection
+from storage.records import ResultDocument, Submission, Submitter
+
+log = logging.getLogger(__name__)
+
+JOB = "results.produce"
+REASON = "Signed with signsvc"
+TEST_MARK = "Test document, not legally binding"
+ATTACHMENT_LIMIT = 10 * 1024 * 1024  # above it, the completed email links the files instead
+PDF = "application/pdf"
+
+
+@dataclass(frozen=True)
+class Produced:
+    """A file to record in a slot of `result_documents`."""
+
+    kind: str
+    position: int
+    name: str
+    file: NewFile
+
+
+class Results:
+    """Produces and finds result documents; its job kind runs in the worker, its methods serve the API."""
+
+    def __init__(self, *, warm: bool = False) -> None:
+        self.kinds = [jobs.Kind(JOB, self.produce)]
+        self.warm = warm
+
+    async def context(self, app: web.Application) -> AsyncIterator[None]:
+        self.services: Services = app[SERVICES]
+        self.pool: PdfPool = app[INGEST].pool
+        if problem := font_files.no_text_font(self.services.config.font_dir):
+            raise ConfigError(problem)
+        self.signing = Signing(self.services, self.pool)
+        await self.signing.load()
+        # After the ready line, not before it: a server used as a fake in test suites starts in well
+        # under a second, and its workers load the PDF libraries, fonts and signing key meanwhile.
+        warming = asyncio.create_task(self._warm()) if self.warm else None
+        yield
+        if warming:
+            warming.cancel()
+
+    async def _warm(self) -> None:
+        try:
+            chain = await self.signing.chain()
+            await asyncio.gather(*(self.pool.run(pdf_calls.warm, chain, self.services.config.font_dir)
+                                   for _ in range(self.pool.workers)))
+        except Exception:
+            log.exception("warming the PDF workers failed; they will load what they need on first use")
+
+    async def produce(self, services: Services, payload: dict[str, Any]) -> None:
+        """The job: a completed signer's documents, and for the last signer everything else."""
+        submission = await stored_submissions.get_submission(services.db, payload["submission_id"])
+        signer = await stored_submissions.get_submitter(services.db, payload["submitter_id"])
+        if submission is None or signer is None:
+            return  # deleted since
+        if any(r.kind == "signer" and r.submitter_id == signer.id for r in await stored.results_of(
+                services.db, submission.id)):
+            return  # recorded by an earlier run
+        signers = await stored_submissions.submitters_of(services.db, submission.id)
+        last = bool(payload.get("last"))
+        try:
+            produced = await self._documents(submission, signers, signer, last)
+        except pdf_calls.EngineError as error:
+            # The values can't be drawn (a font is missing, say): the signer has still signed.
+            log.error("submission %s: documents of signer %s not produced: %s", submission.id, signer.id, error)
+            produced = []
+        await self._record(submission, signer, produced, last)
+
+    async def previews(self, submission: Submission) -> list[ResultDocument]:
+        """Unsigned documents with every value entered so far; made again only when the values change."""
+        signers = await stored_submissions.submitters_of(self.services.db, submission.id)
+        digest = _values_digest(signers)
+        current = [r for r in await stored.results_of(self.services.db, submission.id) if r.kind == "preview"]
+        if current and all(r.values_sha256 == digest for r in current):
+            return current
+        filled = await self._filled(submission, signers, [s for s in signers if s.field_values])
+        files = [NewFile(pdf, _filename(document["name"]), PDF, sha256) for document, (pdf, sha256) in filled]
+        await self.services.files.write(files)
+        async with self.services.db.transaction() as tx:
+            stale = await stored.delete_previews(tx, submission.id)
+            for position, file in enumerate(files):
+                await self._insert(tx, submission, None, Produced("preview", position, file.filename[:-4], file),
+                                   values_sha256=digest)
+            orphans = await self.services.files.delete(tx, stale)
+        await self.services.files.remove_contents(orphans)
+        return [r for r in await stored.results_of(self.services.db, submission.id) if r.kind == "preview"]
+
+    async def verify(self, file: str) -> dict[str, Any]:
+        """Whether the service issued the PDF (base64): its hash is that of a file the service produced, or
+        one of the service's certificates signed all of it and it is intact; with a report per signature.
+        Raises EngineError for input that is not a readable PDF."""
+        signatures, sha256 = await self.pool.run(pdf_calls.verify_base64, file, await self.signing.trusted())
+        produced = await stored.issued(self.services.db, sha256)
+        signed = any(signature["issued_by_service"] for signature in signatures)
+        return {"issued_by_service": produced or signed, "checksum_status": "verified" if produced else "not_found",
+                "sha256": sha256, "signatures": signatures}
+
+    # Producing.
+
+    async def _documents(self, submission: Submission, signers: list[Submitter], signer: Submitter,
+                         last: bool) -> list[Produced]:
+        completed = [s for s in signers if s.completed_at]
+        filled = await self._filled(submission, signers, completed)
+        if not last:
+            return [Produced("signer", i, document["name"], NewFile(pdf, _filename(document["name"]), PDF, sha256))
+                    for i, (document, (pdf, sha256)) in enumerate(filled)]
+        return await self._final(submission, signers, filled)
+
+    async def _final(self, submission: Submission, signers: list[Submitter],
+                     filled: list[tuple[dict[str, Any], tuple[bytes, str]]]) -> list[Produced]:
+        sealed = [(document, NewFile(*await self._seal(submission, pdf, _filename(document["name"]))))
+                  for document, (pdf, _) in filled]
+        produced = [Produced(kind, position, document["name"], file)
+                    for position, (document, file) in enumerate(sealed) for kind in ("signer", "final")]
+        hashes = [{"name": file.filename, "original_sha256": (await self._blob(document["blob_id"])).sha256,
+                   "result_sha256": file.sha256} for document, file in sealed]
+        audit_pdf, _ = await self.pool.run(pdf_calls.audit_log, await self._log(submission, signers, hashes),
+                                           self.services.config.font_dir)
+        title = submission.name or submission.template_name
+        audit_name = f"Audit Log - {title}"
+        produced.append(Produced("audit_log", 0, audit_name,
+                                 NewFile(*await self._seal(submission, audit_pdf, _filename(audit_name)))))
+        merged, _ = await self.pool.run(pdf_calls.merge_pdfs, [pdf for _, (pdf, _) in filled] + [audit_pdf])
+        produced.append(Produced("combined", 0, title, NewFile(*await self._seal(submission, merged, _filename(title)))))
+        return produced
+
+    async def _filled(self, submission: Submission, signers: list[Submitter],
+                      completed: list[Submitter]) -> list[tuple[dict[str, Any], tuple[bytes, str]]]:
+        """Each document of the submission with the values of `completed` drawn in, with its hash."""
+        roles = {signer.role_uuid for signer in completed}
+        fields = [f for f in field_values.named(submission.fields) if f.get("submitter_uuid") in roles]
+        values = {uuid: value for signer in completed for uuid, value in signer.field_values.items()}
+        attachments = await stored_submissions.attachments_of(self.services.db, submission.id)
+        images = await self._images(fields, values, attachments)
+        filenames = {row["uuid"]: row["filename"] for row in attachments}
+        stamp = {s.role_uuid: {"name": s.name or s.email or s.phone or s.role, "role": s.role,
+                               "time": f"{s.completed_at:%Y-%m-%d %H:%M:%S} UTC"} for s in completed if s.completed_at}
+        footer = TEST_MARK if await self._test_mode(submission) else None
+        filled = []
+        for document in submission.documents:
+            pdf = await self.services.files.read(await self._blob(document["blob_id"]))
+            fill = functools.partial(pdf_calls.fill_pdf, filenames=filenames, stamp=stamp,
+                                     font_dir=self.services.config.font_dir, footer=footer)
+            filled.append((document, await self.pool.run(fill, pdf, document["uuid"], fields, values, images)))
+        return filled
+
+    async def _seal(self, submission: Submission, pdf: bytes, filename: str) -> tuple[bytes, str, str, str]:
+        """The PDF signed by the service as of the submission's completion: NewFile's fields."""
+        signed, sha256 = await self.pool.run(
+            functools.partial(pdf_calls.seal_pdf, tsa_url=self.services.config.tsa_url), pdf,
+            await self.signing.chain(), REASON, None, submission.completed_at or self.services.clock.now())
+        return signed, filename, PDF, sha256
+
+    async def _log(self, submission: Submission, signers: list[Submitter],
+                   documents: list[dict[str, str]]) -> dict[str, Any]:
+        attachments = await stored_submissions.attachments_of(self.services.db, submission.id)
+        fields = field_values.named(submission.fields)
+        values = {uuid: value for signer in signers for uuid, value in signer.field_values.items()}
+        return audit_trail.log(
+            submission, signers, await stored_submissions.events_of(self.services.db, submission.id),
+            documents=documents, images=await self._images(fields, values, attachments),
+            filenames={row["uuid"]: row["filename"] for row in attachments},
+            test_mode=await self._test_mode(submission), generated_at=self.services.clock.now())
+
+    async def _images(self, fields: list[dict[str, Any]], values: dict[str, Any],
+                      attachments: list[dict[str, Any]]) -> dict[str, bytes]:
+        """The contents of the image values among `values`, by blob uuid."""
+        wanted = {str(values[f["uuid"]]) for f in fields
+                  if f["type"] in audit_trail.IMAGE_TYPES and values.get(f["uuid"])}
+        return {row["uuid"]: await self.services.files.read(await self._blob(row["blob_id"]))
+                for row in attachments if row["uuid"] in wanted}
+
+    # Recording.
+
+    async def _record(self, submission: Submission, signer: Submitter, produced: list[Produced], last: bool) -> None:
+        files = list({p.file.sha256: p.file for p in produced}.values())
+        await self.services.files.write(files)
+        try:
+            async with self.services.db.transaction() as tx:
+                blob_ids: dict[tuple[str, str], int] = {}
+                for item in produced:
+                    key = (item.file.sha256, item.file.filename)
+                    if key not in blob_ids:
+                        blob_ids[key] = (await self.services.files.record(tx, submission.account_id, item.file)).id
+                    await self._insert(tx, submission, signer if item.kind == "signer" else None, item, blob_ids[key])
+                await self._event(tx, submission, "form.completed", "submitter", signer.id)
+                if last:
+                    await self._event(tx, submission, "submission.completed", "submission", submission.id)
+                    await self._completed_emails(tx, submission, produced)
+        except BaseException:
+            await self.services.files.discard(files)
+            raise
+
+    async def _insert(self, tx: Connection, submission: Submission, signer: Submitter | None, item: Produced,
+                      blob_id: int | None = None, values_sha256: str | None = None) -> None:
+        if blob_id is None:
+            blob_id = (await self.services.files.record(tx, submission.account_id, item.file)).id
+        await stored.insert_result_document(
+            tx, submission_id=submission.id, submitter_id=signer.id if signer else None, kind=item.kind,
+            position=item.position, name=item.name, blob_id=blob_id, sha256=item.file.sha256,
+            values_sha256=values_sha256, now=self.services.clock.now())
+
+    async def _event(self, tx: Connection, submission: Submission, event_type: str, record_type: str,
+                     record_id: int) -> None:
+        await events.record(tx, self.services.clock, account_id=submission.account_id, event_type=event_type,
+                            record_type=record_type, record_id=record_id)
+
+    async def _completed_emails(self, tx: Connection, submission: Submission, produced: list[Produced]) -> None:
+        """The signed documents and audit log to each signer and to `bcc_completed`, unless the
+        submission sends no email."""
+        if not submission.send_email:
+            return
+        signers = await stored_submissions.submitters_of(tx, submission.id)
+        recipients = [(s.email, s.id) for s in signers if s.email and s.preferences.get("send_email") is not False]
+        if bcc := submission.preferences.get("bcc_completed"):
+            recipients.append((bcc, None))
+        if not recipients:
+            return
+        results = [r for r in await stored.results_of(tx, submission.id) if r.kind in ("final", "audit_log")]
+        attached = sum(len(p.file.data) for p in produced if p.kind in ("final", "audit_log")) <= ATTACHMENT_LIMIT
+        links = self.services.files.link
+        composed = mail.completed_copy(
+            account_name=(await stored_accounts.get_account(tx, submission.account_id)).name,
+            template_name=submission.template_name,
+            submitter_names=[s.name or s.email or s.phone or s.role for s in signers],
+            documents=[(r.name, links(r.blob_uuid, r.filename)) for r in results if r.kind == "final"],
+            audit_log_url=next((links(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None),
+            attached=attached)
+        for address, submitter_id in recipients:
+            await mail.queue(tx, self.services.clock, self.services.config, account_id=submission.account_id,
+                             kind="completed_copy", to=address, composed=composed, submitter_id=submitter_id,
+                             attachments=[r.blob_id for r in results] if attached else None)
+
+    async def _blob(self, blob_id: int):
+        return await stored_files.get_blob(self.services.db, blob_id)
+
+    async def _test_mode(self, submission: Submission) -> bool:
+        return (await stored_accounts.get_account(self.services.db, submission.account_id)).is_test
+
+
+def completed_job(tx: Connection, services: Services, signer: Submitter, *, last: bool):
+    """Enqueues the documents of a signer who just completed (in the completion transaction)."""
+    return jobs.enqueue(tx, services.clock, JOB, {"submission_id": signer.submission_id, "submitter_id": signer.id,
+                                                  "last": last}, dedupe_key=f"results:{signer.id}")
+
+
+def _filename(name: str) -> str:
+    return f"{name}.pdf"
+
+
+def _values_digest(signers: list[Submitter]) -> str:
+    values = {signer.id: signer.field_values for signer in signers}
+    return hashlib.sha256(json.dumps(values, sort_keys=True, default=str).encode()).hexdigest()

@@ -1,0 +1,55 @@
+"""Stored result documents and signing certificates."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from storage.database import Connection
+from storage.records import ResultDocument, SigningCertificate, record, records
+
+
+async def insert_result_document(conn: Connection, *, submission_id: int, submitter_id: int | None, kind: str,
+                                 position: int, name: str, blob_id: int, sha256: str, now: datetime,
+                                 values_sha256: str | None = None) -> None:
+    await conn.execute("insert_result_document", submission_id=submission_id, submitter_id=submitter_id, kind=kind,
+                       position=position, name=name, blob_id=blob_id, sha256=sha256, values_sha256=values_sha256,
+                       now=now)
+
+
+async def results_of(conn: Connection, submission_id: int) -> list[ResultDocument]:
+    return records(ResultDocument, await conn.fetch_all("list_result_documents", submission_id=submission_id))
+
+
+async def delete_previews(conn: Connection, submission_id: int) -> list[int]:
+    """Forgets the submission's previews; answers their blob ids."""
+    return [row["blob_id"] for row in await conn.fetch_all("delete_previews", submission_id=submission_id)]
+
+
+async def issued(conn: Connection, sha256: str) -> bool:
+    """Whether the service produced a file with this hash (a signed result or an audit log)."""
+    return (await conn.fetch_one("count_issued_with_sha256", sha256=sha256))["count"] > 0
+
+
+async def insert_certificate(conn: Connection, *, chain: dict[str, Any], source: str, now: datetime) -> None:
+    await conn.execute("insert_signing_certificate", sha256=chain["sha256"], cert_pem=chain["cert_pem"],
+                       chain_pems=chain["chain_pems"], key_pem=chain.get("key_pem"), source=source, now=now)
+
+
+async def current_generated(conn: Connection) -> SigningCertificate | None:
+    return record(SigningCertificate, await conn.fetch_one("current_generated_certificate"))
+
+
+async def certificates(conn: Connection) -> list[SigningCertificate]:
+    return records(SigningCertificate, await conn.fetch_all("list_signing_certificates"))
+
+
+async def retire_generated(conn: Connection, now: datetime) -> None:
+    await conn.execute("retire_generated_certificates", now=now)
+
+
+async def completed_results_of_many(conn: Connection, submission_ids: list[int]) -> list[ResultDocument]:
+    """The audit logs and combined documents of several submissions (a list page)."""
+    if not submission_ids:
+        return []
+    return records(ResultDocument, await conn.fetch_all("list_completed_results_of_many", ids=submission_ids))

@@ -1,0 +1,235 @@
+"""Result documents (issue 5; SPEC sections 2 and 4): each signer's documents, the signed documents, audit log
+and combined document of a completed submission, the documents and pdf endpoints, and the completion events."""
+
+import asyncio
+import io
+import shutil
+import subprocess
+from urllib.parse import urlsplit
+
+import pypdf
+import pytest
+from asn1crypto import pem as asn1_pem, x509 as asn1_x509
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.validation import async_validate_pdf_signature
+from pyhanko_certvalidator import ValidationContext
+
+import storage.results as stored_results
+from signsvc.appkeys import RESULTS, SERVICES
+from tests.conftest import TEST_KEY
+from tests.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
+
+BOTH_COMPLETED = ({"email": "ann@example.com", "name": "Zoë Łukasz", "values": ANN_VALUES, "completed": True},
+                  {"email": "bob@example.com", "name": "山田 太郎", "values": BOB_VALUES, "completed": True})
+
+
+async def fetch(api, url: str) -> bytes:
+    """A file behind one of the service's signed links."""
+    parts = urlsplit(url)
+    reply = await api.with_key(None).get(parts.path + (f"?{parts.query}" if parts.query else ""))
+    assert reply.status == 200, url
+    return reply.body
+
+
+async def completed_submission(api, worker, *signers, **body) -> dict:
+    sent = await send(api, await template(api, **body.pop("template", {})), *(signers or BOTH_COMPLETED), **body)
+    await worker.drain()
+    return await submission(api, sent[0]["submission_id"])
+
+
+async def trusted_roots(db) -> list[asn1_x509.Certificate]:
+    pems = [pem for c in await stored_results.certificates(db) for pem in (c.cert_pem, *c.chain_pems)]
+    return [asn1_x509.Certificate.load(asn1_pem.unarmor(pem.encode())[2]) for pem in pems]
+
+
+async def validate(db, data: bytes):
+    """pyHanko's own validation with the service's certificates as trust roots."""
+    [signature] = PdfFileReader(io.BytesIO(data)).embedded_signatures
+    status = await async_validate_pdf_signature(signature, signer_validation_context=ValidationContext(
+        trust_roots=await trusted_roots(db), allow_fetching=False))
+    return status
+
+
+def text_of(data: bytes) -> str:
+    return "\n".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(data)).pages)
+
+
+# Completion produces the documents
+
+async def test_a_completed_submission_links_signed_documents_an_audit_log_and_a_combined_document(api, worker, db):
+    found = await completed_submission(api, worker)
+    assert found["status"] == "completed"
+    [document] = found["documents"]
+    assert document["name"] == "nda" and "/nda.pdf" in document["url"]
+    assert "/Audit%20Log%20-%20NDA.pdf" in found["audit_log_url"]
+    assert found["combined_document_url"].endswith("/NDA.pdf")
+    for url in (document["url"], found["audit_log_url"], found["combined_document_url"]):
+        status = await validate(db, await fetch(api, url))
+        assert status.intact and status.valid and status.trusted
+        assert status.coverage.name == "ENTIRE_FILE"
+
+
+async def test_signed_documents_hold_every_signers_values_as_extractable_text(api, worker):
+    found = await completed_submission(api, worker)
+    text = text_of(await fetch(api, found["documents"][0]["url"]))
+    assert "Ann Smith" in text and "Bob Buyer" in text
+
+
+async def test_the_audit_log_names_envelope_signers_hashes_and_events_in_utc(api, worker):
+    found = await completed_submission(api, worker)
+    text = text_of(await fetch(api, found["audit_log_url"]))
+    assert found["envelope_id"] in text
+    assert "Zoë Łukasz" in text and "山田 太郎" in text and "ann@example.com" in text
+    assert "Submission completed via API by ann@example.com" in text and "UTC" in text
+    assert "Test document" not in text
+
+
+async def test_the_combined_document_is_the_documents_then_the_audit_log(api, worker):
+    found = await completed_submission(api, worker)
+    text = text_of(await fetch(api, found["combined_document_url"]))
+    assert text.index("Bob Buyer") < text.index(found["envelope_id"])
+
+
+@pytest.mark.skipif(shutil.which("pdfsig") is None, reason="poppler-utils is not installed")
+async def test_pdfsig_reports_every_signed_output_valid_over_the_whole_file(api, worker, tmp_path):
+    found = await completed_submission(api, worker)
+    for number, url in enumerate((found["documents"][0]["url"], found["audit_log_url"],
+                                  found["combined_document_url"])):
+        path = tmp_path / f"{number}.pdf"
+        path.write_bytes(await fetch(api, url))
+        report = subprocess.run(["pdfsig", "-nocert", str(path)], capture_output=True, text=True).stdout
+        assert "Signature is Valid." in report and "Total document signed" in report
+
+
+async def test_form_completed_and_submission_completed_are_emitted_once_the_documents_exist(api, worker, db):
+    sent = await send(api, await template(api), *BOTH_COMPLETED)
+    assert await event_types(db, "submission", sent[0]["submission_id"]) == ["submission.created"]
+    assert await event_types(db, "submitter", sent[0]["id"]) == []
+    await worker.drain()
+    assert await event_types(db, "submission", sent[0]["submission_id"]) == [
+        "submission.created", "submission.completed"]
+    assert await event_types(db, "submitter", sent[0]["id"]) == ["form.completed"]
+    assert await event_types(db, "submitter", sent[1]["id"]) == ["form.completed"]
+
+
+async def test_each_signer_gets_documents_with_the_values_of_every_signer_completed_so_far(api, worker):
+    sent = await send(api, await template(api), {"email": "ann@example.com"}, {"email": "bob@example.com"})
+    assert (await act(api, sent[0]["slug"], "complete", {"values": ANN_VALUES})).status == 200
+    await worker.drain()
+    ann = (await api.get(f"/api/submitters/{sent[0]['id']}")).json
+    [document] = ann["documents"]
+    first = await fetch(api, document["url"])
+    assert "Ann Smith" in text_of(first) and "Bob Buyer" not in text_of(first)
+    assert not PdfFileReader(io.BytesIO(first)).embedded_signatures  # only the final documents are signed
+    assert (await submission(api, sent[0]["submission_id"]))["documents"] == []
+    assert (await act(api, sent[1]["slug"], "complete", {"values": BOB_VALUES})).status == 200
+    await worker.drain()
+    bob = (await api.get(f"/api/submitters/{sent[1]['id']}")).json
+    found = await submission(api, sent[0]["submission_id"])
+    assert [d["name"] for d in bob["documents"]] == ["nda"]
+    assert await fetch(api, bob["documents"][0]["url"]) == await fetch(api, found["documents"][0]["url"])
+
+
+async def test_a_job_run_again_produces_nothing_twice(api, worker, services, db):
+    found = await completed_submission(api, worker)
+    before = await stored_results.results_of(db, found["id"])
+    for signer in found["submitters"]:
+        await api.app[RESULTS].produce(services, {"submission_id": found["id"], "submitter_id": signer["id"],
+                                                  "last": True})
+    assert await stored_results.results_of(db, found["id"]) == before
+    assert await event_types(db, "submission", found["id"]) == ["submission.created", "submission.completed"]
+
+
+async def test_test_mode_documents_and_audit_logs_are_marked_on_every_page(api, worker):
+    test_api = api.with_key(TEST_KEY)
+    found = await completed_submission(test_api, worker)
+    for url in (found["documents"][0]["url"], found["audit_log_url"]):
+        for page in pypdf.PdfReader(io.BytesIO(await fetch(api, url))).pages:
+            assert "Test document, not legally binding" in page.extract_text()
+
+
+async def test_a_hundred_page_document_completes(api, worker):
+    from tests.documents import b64, pdf
+    from tests.signing import FIELDS
+    found = await completed_submission(api, worker, template={
+        "documents": [{"name": "long", "file": b64(pdf(100)), "fields": FIELDS}]})
+    signed = await fetch(api, found["documents"][0]["url"])
+    assert len(pypdf.PdfReader(io.BytesIO(signed)).pages) == 100
+
+
+async def test_deleting_a_submission_for_good_removes_its_result_files(api, worker, db):
+    found = await completed_submission(api, worker)
+    url = found["audit_log_url"]
+    assert (await api.delete(f"/api/submissions/{found['id']}?permanently=true")).status == 200
+    parts = urlsplit(url)
+    assert (await api.with_key(None).get(parts.path)).status == 404
+    assert await stored_results.results_of(db, found["id"]) == []
+
+
+# GET /submissions/{id}/documents and /pdf
+
+async def test_documents_while_in_progress_are_previews_with_the_values_so_far(api, worker):
+    sent = await send(api, await template(api), {"email": "ann@example.com", "values": {"Full Name": "Ann Draft"}},
+                      {"email": "bob@example.com"})
+    reply = await api.get(f"/api/submissions/{sent[0]['submission_id']}/documents")
+    assert reply.status == 200, reply.json
+    assert reply.json["id"] == sent[0]["submission_id"] and [d["name"] for d in reply.json["documents"]] == ["nda"]
+    preview = await fetch(api, reply.json["documents"][0]["url"])
+    assert "Ann Draft" in text_of(preview) and not PdfFileReader(io.BytesIO(preview)).embedded_signatures
+    again = await api.get(f"/api/submissions/{sent[0]['submission_id']}/documents")
+    assert await fetch(api, again.json["documents"][0]["url"]) == preview  # kept while the values stay
+    assert (await act(api, sent[0]["slug"], "values", {"values": {"Full Name": "Ann Final"}})).status == 200
+    changed = await api.get(f"/api/submissions/{sent[0]['submission_id']}/documents")
+    assert "Ann Final" in text_of(await fetch(api, changed.json["documents"][0]["url"]))
+
+
+async def test_documents_once_completed_are_the_signed_documents(api, worker, db):
+    found = await completed_submission(api, worker)
+    reply = await api.get(f"/api/submissions/{found['id']}/documents")
+    assert reply.json == {"id": found["id"], "documents": [{"name": "nda", "url": reply.json["documents"][0]["url"]}]}
+    assert (await validate(db, await fetch(api, reply.json["documents"][0]["url"]))).intact
+
+
+async def test_documents_of_an_unknown_submission_is_404(api):
+    reply = await api.get("/api/submissions/999/documents")
+    assert reply.status == 404 and reply.json == {"error": "Not found"}
+
+
+async def test_pdf_before_every_signer_completed_is_422(api):
+    sent = await send(api, await template(api))
+    reply = await api.get(f"/api/submissions/{sent[0]['submission_id']}/pdf")
+    assert reply.status == 422
+    assert reply.json == {"error": "Submission is not completed: signed documents exist once every signer has "
+                                   "completed"}
+
+
+async def test_pdf_of_a_completed_submission_links_everything(api, worker):
+    found = await completed_submission(api, worker)
+    reply = await api.get(f"/api/submissions/{found['id']}/pdf")
+    assert reply.status == 200, reply.json
+    body = reply.json
+    assert set(body) == {"id", "envelope_id", "pdf_url", "filename", "documents", "combined_document_url",
+                         "audit_log_url"}
+    assert body["envelope_id"] == found["envelope_id"] and body["filename"] == "nda.pdf"
+    assert await fetch(api, body["pdf_url"]) == await fetch(api, body["documents"][0]["url"])
+    assert body["combined_document_url"].endswith("/NDA.pdf") and "Audit%20Log" in body["audit_log_url"]
+
+
+async def test_pdf_of_an_unknown_submission_is_404(api):
+    assert (await api.get("/api/submissions/999/pdf")).status == 404
+
+
+# Webhook payloads carry working links
+
+async def test_the_last_form_completed_and_submission_completed_carry_document_links(api, worker, receiver):
+    reply = await api.post("/api/webhooks", json={"url": receiver.url(), "events": [
+        "form.completed", "submission.completed"]})
+    assert reply.status in (200, 201), reply.json
+    await completed_submission(api, worker)
+    await worker.drain()
+    bodies = {request.json["event_type"]: request.json["data"] for request in receiver.received}
+    last = bodies["form.completed"]
+    assert last["documents"] and last["audit_log_url"] and last["submission"]["audit_log_url"]
+    assert bodies["submission.completed"]["documents"] and bodies["submission.completed"]["combined_document_url"]
+    for url in (last["documents"][0]["url"], last["audit_log_url"]):
+        assert (await fetch(api, url)).startswith(b"%PDF-")
