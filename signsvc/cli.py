@@ -1,5 +1,5 @@
-"""The command line: `serve` (the default), `migrate`, and management of accounts, users, keys, access and
-webhook endpoints."""
+"""The command line: `serve` (the default), `migrate`, and management of accounts, users, keys, access,
+webhook endpoints and signing certificates."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Any, Awaitable, Callable
 from signsvc import accounts, config as configuration, errors, webhook_payloads, webhooks
 from signsvc.clock import SystemClock
 from signsvc.config import Config, ConfigError
+from signsvc.pool import PdfPool
+from signsvc.signing import Signing
 from signsvc.startup import prepare
 from storage import Database, StorageError, open_database
 from storage.accounts import first_live_account, get_account, list_live_accounts, list_users
@@ -80,6 +82,13 @@ def _parser() -> argparse.ArgumentParser:
         command.set_defaults(run=_set_access, approved=approved)
 
     _webhook_commands(_group(commands, "webhooks", "webhook endpoints and their delivery logs", common), common)
+
+    signing_commands = _group(commands, "signing", "the certificates that sign result documents", common)
+    signing_commands.add_parser("list", parents=[common], help="every certificate, current and past") \
+        .set_defaults(run=_list_certificates)
+    signing_commands.add_parser("rotate", parents=[common],
+                                help="a new generated certificate signs from now on; the old one stays trusted") \
+        .set_defaults(run=_rotate_certificate)
     return parser
 
 
@@ -207,6 +216,37 @@ async def _rotate_key(config: Config, args: argparse.Namespace) -> int | None:
         print(f"API key ({args.mode}) of {user.email}: {key}")
 
     return await _with_db(config, action)
+
+
+async def _list_certificates(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(signing: Signing) -> None:
+        for line in await signing.listing():
+            print(line)
+
+    return await _with_signing(config, action)
+
+
+async def _rotate_certificate(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(signing: Signing) -> None:
+        chain = await signing.rotate()
+        print(f"signing certificate {chain['sha256']} generated; earlier certificates stay trusted")
+        if config.signing_p12:
+            print("SIGNSVC_SIGNING_P12 is set: its certificate signs until it is removed")
+
+    return await _with_signing(config, action)
+
+
+async def _with_signing(config: Config, action: Callable[[Signing], Awaitable[None]]) -> int | None:
+    async def with_pool(db: Database) -> None:
+        pool = PdfPool(workers=1)
+        try:
+            signing = Signing(db, SystemClock(), config, pool)
+            await signing.load()
+            await action(signing)
+        finally:
+            pool.close()
+
+    return await _with_db(config, with_pool)
 
 
 async def _set_access(config: Config, args: argparse.Namespace) -> int | None:

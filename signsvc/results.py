@@ -68,7 +68,7 @@ class Results:
         self.pool: PdfPool = app[INGEST].pool
         if problem := font_files.no_text_font(self.services.config.font_dir):
             raise ConfigError(problem)
-        self.signing = Signing(self.services, self.pool)
+        self.signing = Signing(self.services.db, self.services.clock, self.services.config, self.pool)
         await self.signing.load()
         # After the ready line, not before it: a server used as a fake in test suites starts in well
         # under a second, and its workers load the PDF libraries, fonts and signing key meanwhile.

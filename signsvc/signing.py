@@ -14,23 +14,23 @@ from typing import Any
 
 import storage.results as stored
 from signsvc import pdf_calls
+from signsvc.clock import Clock
 from signsvc.config import Config, ConfigError
 from signsvc.pool import PdfPool
-from signsvc.services import Services
+from storage import Database
 
 COMMON_NAME = "signsvc"
 
 
 class Signing:
-    def __init__(self, services: Services, pool: PdfPool) -> None:
-        self.services, self.pool = services, pool
+    def __init__(self, db: Database, clock: Clock, config: Config, pool: PdfPool) -> None:
+        self.db, self.clock, self.config, self.pool = db, clock, config, pool
         self._configured: dict[str, Any] | None = None
-        self._generated: dict[str, Any] | None = None
         self._lock = asyncio.Lock()
 
     async def load(self) -> None:
         """Reads the configured PKCS#12, if any, and records its certificate as trusted."""
-        config = self.services.config
+        config = self.config
         if not config.signing_p12:
             return
         try:
@@ -38,42 +38,53 @@ class Signing:
                                                    config.signing_p12_password)
         except pdf_calls.EngineError as error:
             raise ConfigError(f"SIGNSVC_SIGNING_P12={config.signing_p12}: {error}") from None
-        async with self.services.db.transaction() as tx:
+        async with self.db.transaction() as tx:
             await stored.insert_certificate(tx, chain={**self._configured, "key_pem": None}, source="p12",
-                                            now=self.services.clock.now())
+                                            now=self.clock.now())
 
     async def chain(self) -> dict[str, Any]:
-        """The chain to sign with now (PEM texts, as `signsvc.pdf.certificates` describes)."""
+        """The chain to sign with now (PEM texts, as `signsvc.pdf.certificates` describes). Read for each
+        use, one small query: a rotation by `python run.py signing rotate` reaches running servers at once."""
         if self._configured:
             return self._configured
-        async with self._lock:
-            if self._generated is None:
-                self._generated = await self._current_or_new()
-            return self._generated
+        return await self._generated_chain()
 
     async def rotate(self) -> dict[str, Any]:
-        """A new generated chain signs from now on; the old one stays trusted."""
-        async with self.services.db.transaction() as tx:
-            await stored.retire_generated(tx, self.services.clock.now())
-        self._generated = None
-        return await self.chain()
+        """A new generated chain signs from now on (unless a PKCS#12 is configured); the old one stays trusted."""
+        async with self.db.transaction() as tx:
+            await stored.retire_generated(tx, self.clock.now())
+        return await self._generated_chain()
 
     async def trusted(self) -> list[str]:
         """Every certificate the service signed with, leaves and issuers, as PEM texts."""
-        return [pem for certificate in await stored.certificates(self.services.db)
+        return [pem for certificate in await stored.certificates(self.db)
                 for pem in (certificate.cert_pem, *certificate.chain_pems)]
 
-    async def _current_or_new(self) -> dict[str, Any]:
-        if current := await stored.current_generated(self.services.db):
-            return _pems(current)
-        new = await self.pool.run(pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME,
-                                  self.services.clock.now())
-        async with self.services.db.transaction() as tx:
-            # Two processes may both generate one: each signs with what is current once theirs is in.
-            if not await stored.current_generated(tx):
-                await stored.insert_certificate(tx, chain=new, source="generated", now=self.services.clock.now())
-            return _pems(await stored.current_generated(tx))
+    async def listing(self) -> list[str]:
+        """A line per certificate: id, fingerprint, where it comes from, since when, and its state."""
+        current = None if self.config.signing_p12 else await stored.current_generated(self.db)
+        configured = (self._configured or {}).get("sha256")
+        lines = []
+        for certificate in await stored.certificates(self.db):
+            signs = certificate.sha256 == configured or (current is not None and certificate.id == current.id)
+            state = "signs" if signs else f"retired {certificate.retired_at:%Y-%m-%d}" if certificate.retired_at \
+                else "trusted"
+            lines.append(f"{certificate.id}\t{certificate.sha256}\t{certificate.source}\t"
+                         f"{certificate.created_at:%Y-%m-%d}\t{state}")
+        return lines
 
+    async def _generated_chain(self) -> dict[str, Any]:
+        if current := await stored.current_generated(self.db):
+            return _pems(current)
+        async with self._lock:  # one generation per process at a time
+            if current := await stored.current_generated(self.db):
+                return _pems(current)
+            new = await self.pool.run(pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME, self.clock.now())
+            async with self.db.transaction() as tx:
+                # Two processes may both generate one: each signs with what is current once theirs is in.
+                if not await stored.current_generated(tx):
+                    await stored.insert_certificate(tx, chain=new, source="generated", now=self.clock.now())
+                return _pems(await stored.current_generated(tx))
 
 def _pems(certificate: Any) -> dict[str, Any]:
     return {"key_pem": certificate.key_pem, "cert_pem": certificate.cert_pem,

@@ -108,6 +108,27 @@ async def test_bcc_completed_receives_a_copy_once_every_signer_finished(mailing,
     assert copy.message["Subject"] == "NDA has been completed by Ann, Bob"
 
 
+async def test_signers_and_bcc_completed_receive_the_signed_documents_and_audit_log_attached(mailing, smtp_server):
+    signers = await send(mailing, await template(mailing), order="random", bcc_completed="archive@example.com")
+    for signer, values in zip(signers, (ANN_VALUES, BOB_VALUES)):
+        await act(mailing, signer["slug"], "complete", {"values": values})
+    await mailing.app[WORKER].drain()
+    copies = [r for r in smtp_server.received if r.message["Subject"] == "NDA has been completed by Ann, Bob"]
+    assert [copy.recipients for copy in copies] == [["ann@example.com"], ["bob@example.com"], ["archive@example.com"]]
+    for copy in copies:
+        files = {part.get_filename(): part.get_content() for part in copy.message.iter_attachments()}
+        assert sorted(files) == ["Audit Log - NDA.pdf", "nda.pdf"]
+        assert all(data.startswith(b"%PDF-") for data in files.values())
+        assert "The signed documents and the audit log are attached." in text_of(copy.message)
+
+
+async def test_a_signer_who_asked_for_no_email_gets_no_completed_copy(mailing, smtp_server):
+    await send(mailing, await template(mailing), {"email": "ann@example.com", "completed": True, "send_email": False},
+               {"email": "bob@example.com", "completed": True})
+    await mailing.app[WORKER].drain()
+    assert recipients(smtp_server) == ["bob@example.com"]
+
+
 async def test_bcc_completed_is_not_sent_when_the_submission_sends_no_email(mailing, smtp_server):
     await send(mailing, await template(mailing), {"email": "ann@example.com", "completed": True},
                {"email": "bob@example.com", "completed": True}, send_email=False, bcc_completed="archive@example.com")

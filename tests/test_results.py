@@ -233,3 +233,22 @@ async def test_the_last_form_completed_and_submission_completed_carry_document_l
     assert bodies["submission.completed"]["documents"] and bodies["submission.completed"]["combined_document_url"]
     for url in (last["documents"][0]["url"], last["audit_log_url"]):
         assert (await fetch(api, url)).startswith(b"%PDF-")
+
+
+# Start-up
+
+async def test_a_server_without_a_usable_text_font_refuses_to_start_naming_what_to_install(
+        make_app, monkeypatch, tmp_path):
+    from aiohttp import web
+
+    from signsvc import font_files
+    from signsvc.config import ConfigError
+    monkeypatch.setattr(font_files, "FONT_DIRS", ())
+    monkeypatch.setattr(font_files, "PACKAGE_DIRS", ())
+    runner = web.AppRunner(make_app(font_dir=str(tmp_path)))
+    try:
+        with pytest.raises(ConfigError, match=f"put DejaVuSans.ttf in {tmp_path} or a system font directory "
+                                              r"\(Debian: apt-get install fonts-dejavu-core\)"):
+            await runner.setup()
+    finally:
+        await runner.cleanup()

@@ -1,0 +1,103 @@
+"""The service's signing identity (issue 5, Digital signature): a chain generated once and kept in the
+database, old certificates still trusted after a rotation, or a PKCS#12 given by configuration."""
+
+import base64
+
+import pytest
+from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.serialization import pkcs12
+
+import storage.results as stored
+from signsvc.appkeys import RESULTS, WORKER
+from signsvc.config import ConfigError
+from signsvc.pdf import certificates
+from tests import service
+from tests.conftest import START, Api
+from tests.test_results import completed_submission, fetch
+
+
+async def signing_certificate(api, worker) -> str:
+    """The fingerprint of the certificate that signed a new completed submission's document."""
+    found = await completed_submission(api, worker)
+    data = await fetch(api, found["documents"][0]["url"])
+    reply = await api.post("/api/tools/verify", json={"file": base64.b64encode(data).decode()})
+    [signature] = reply.json["signatures"]
+    assert signature["issued_by_service"], signature
+    return signature["certificate_sha256"]
+
+
+def p12(password: bytes | None) -> bytes:
+    chain = certificates.generate("Acme Signing", "Acme", now=START)
+    key = serialization.load_pem_private_key(chain["key_pem"].encode(), None)
+    load = lambda pem: x509.load_pem_x509_certificate(pem.encode())  # noqa: E731
+    encryption = serialization.BestAvailableEncryption(password) if password else serialization.NoEncryption()
+    return pkcs12.serialize_key_and_certificates(b"acme", key, load(chain["cert_pem"]),
+                                                 [load(pem) for pem in chain["chain_pems"]], encryption)
+
+
+async def test_the_chain_is_generated_once_kept_in_the_database_and_used_by_every_process(
+        api, worker, db, aiohttp_client, make_app):
+    assert await stored.certificates(db) == []  # nothing is generated before it is needed: a fast start
+    first = await signing_certificate(api, worker)
+    other = Api(await aiohttp_client(make_app()))  # another process on the same database
+    assert await signing_certificate(other, worker) == first
+    [kept] = await stored.certificates(db)
+    assert (kept.sha256, kept.source, kept.key_pem is not None) == (first, "generated", True)
+
+
+async def test_after_a_rotation_new_documents_use_a_new_certificate_and_old_ones_still_verify(api, worker):
+    before = await completed_submission(api, worker)
+    old = await fetch(api, before["documents"][0]["url"])
+    old_certificate = (await api.post("/api/tools/verify", json={"file": base64.b64encode(old).decode()})
+                       ).json["signatures"][0]["certificate_sha256"]
+    await api.app[RESULTS].signing.rotate()
+    assert await signing_certificate(api, worker) != old_certificate
+    body = (await api.post("/api/tools/verify", json={"file": base64.b64encode(old).decode()})).json
+    assert body["issued_by_service"] and body["signatures"][0]["trusted"]
+
+
+async def test_a_configured_pkcs12_signs_and_is_trusted(aiohttp_client, make_app, tmp_path, db):
+    path = tmp_path / "acme.p12"
+    path.write_bytes(p12(b"s3cret"))
+    configured = Api(await aiohttp_client(make_app(signing_p12=str(path), signing_p12_password="s3cret")))
+    used = await signing_certificate(configured, configured.app[WORKER])
+    [kept] = await stored.certificates(db)
+    assert (kept.sha256, kept.source, kept.key_pem) == (used, "p12", None)  # its key stays in the file
+
+
+@pytest.mark.parametrize("contents, password, error", [
+    (None, None, r"SIGNSVC_SIGNING_P12=.*missing\.p12 can't be read: No such file or directory"),
+    (b"s3cret", "wrong", "SIGNSVC_SIGNING_P12=.*: The PKCS#12 file can't be read: the password is wrong"),
+    (b"", None, "SIGNSVC_SIGNING_P12=.*: The PKCS#12 file can't be read"),
+])
+async def test_a_pkcs12_that_cannot_be_read_stops_the_start_with_a_clear_message(make_app, tmp_path, contents,
+                                                                                   password, error):
+    path = tmp_path / "missing.p12"
+    if contents is not None:
+        path.write_bytes(p12(contents) if contents else b"not a pkcs12 file")
+    runner = web.AppRunner(make_app(signing_p12=str(path), signing_p12_password=password))
+    try:
+        with pytest.raises(ConfigError, match=error):
+            await runner.setup()
+    finally:
+        await runner.cleanup()
+
+
+async def test_the_server_process_refuses_to_start_with_an_unreadable_pkcs12(tmp_path):
+    code, out, err = await service.run("--port", "0", SIGNSVC_DATABASE_URL="sqlite:///:memory:",
+                                       SIGNSVC_SIGNING_P12=str(tmp_path / "none.p12"))
+    assert code == 1 and "ready" not in out
+    assert f"SIGNSVC_SIGNING_P12={tmp_path / 'none.p12'} can't be read" in err
+
+
+async def test_signing_list_and_rotate_commands(tmp_path):
+    env = {"SIGNSVC_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "SIGNSVC_DATA_DIR": str(tmp_path)}
+    code, out, _ = await service.run("signing", "rotate", **env)
+    assert code == 0 and "generated; earlier certificates stay trusted" in out
+    code, out, _ = await service.run("signing", "rotate", **env)
+    code, out, _ = await service.run("signing", "list", **env)
+    lines = [line.split("\t") for line in out.strip().splitlines() if line.count("\t") == 4]
+    assert [(line[0], line[2], line[4].split()[0]) for line in lines] == [
+        ("1", "generated", "retired"), ("2", "generated", "signs")]
