@@ -102,7 +102,7 @@ def _ingest(config: Config, pool: PdfPool | None, downloader: Downloader | None)
                 own_downloader = await stack.enter_async_context(Downloader(
                     max_bytes=config.max_body_bytes, allow_private=config.allow_private_downloads))
             office = await stack.enter_async_context(OfficeConverter())
-            app[INGEST] = Ingest(pool or own_pool, office, downloader or own_downloader)
+            app[INGEST] = Ingest(pool or own_pool, office, downloader or own_downloader, config.font_dir)
             yield
 
     return context

@@ -35,14 +35,13 @@ DANGEROUS = frozenset({
 _UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f\\/]")
 
 
-async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], where: str, *,
-                font_dir: str | None = None) -> NewFile:
+async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], where: str) -> NewFile:
     """The content of one file value of `field`; a 422 naming the field (pass it as `field_values.named`
     gives it) and `where` when it cannot be had or is not allowed."""
     name = field.get("name") or f"{field['type'].capitalize()} Field"
     try:
         if isinstance(source, Typed):
-            png, sha256 = await ingest.pool.run(pdf_calls.typed_signature, source.text, font_dir)
+            png, sha256 = await ingest.pool.run(pdf_calls.typed_signature, source.text, ingest.font_dir)
             return NewFile(png, f"{field['type']}.png", "image/png", sha256)
         return await _upload(ingest, source, field, name, where)
     except pdf_calls.NotBase64:

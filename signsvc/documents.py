@@ -34,8 +34,9 @@ class IngestedDocument:
 
 
 class Ingest:
-    def __init__(self, pool: PdfPool, office: OfficeConverter, downloader: downloads.Downloader) -> None:
-        self.pool, self.office, self.downloader = pool, office, downloader
+    def __init__(self, pool: PdfPool, office: OfficeConverter, downloader: downloads.Downloader,
+                 font_dir: str | None = None) -> None:
+        self.pool, self.office, self.downloader, self.font_dir = pool, office, downloader, font_dir
 
     async def document(self, raw: Any, where: str) -> IngestedDocument:
         if not isinstance(raw, dict):

@@ -107,21 +107,28 @@ class Results:
     async def previews(self, submission: Submission) -> list[ResultDocument]:
         """Unsigned documents with every value entered so far; made again only when the values change."""
         signers = await stored_submissions.submitters_of(self.services.db, submission.id)
-        digest = _values_digest(signers)
-        current = [r for r in await stored.results_of(self.services.db, submission.id) if r.kind == "preview"]
+        digest = _digest({signer.id: signer.field_values for signer in signers})
+        current = await self._of_kind(submission, "preview")
         if current and all(r.values_sha256 == digest for r in current):
             return current
         filled = await self._filled(submission, signers, [s for s in signers if s.field_values])
-        files = [NewFile(pdf, _filename(document["name"]), PDF, sha256) for document, (pdf, sha256) in filled]
-        await self.services.files.write(files)
-        async with self.services.db.transaction() as tx:
-            stale = await stored.delete_previews(tx, submission.id)
-            for position, file in enumerate(files):
-                await self._insert(tx, submission, None, Produced("preview", position, file.filename[:-4], file),
-                                   values_sha256=digest)
-            orphans = await self.services.files.delete(tx, stale)
-        await self.services.files.remove_contents(orphans)
-        return [r for r in await stored.results_of(self.services.db, submission.id) if r.kind == "preview"]
+        return await self._replace(submission, "preview", digest, [
+            Produced("preview", i, document["name"], NewFile(pdf, _filename(document["name"]), PDF, sha256))
+            for i, (document, (pdf, sha256)) in enumerate(filled)])
+
+    async def merged(self, submission: Submission, documents: list[ResultDocument]) -> ResultDocument:
+        """The documents in one PDF (`?merge=true`), kept until the documents change. Merging rewrites the
+        files: signatures in them no longer verify in the copy."""
+        digest = _digest([document.sha256 for document in documents])
+        current = await self._of_kind(submission, "merged")
+        if current and current[0].values_sha256 == digest:
+            return current[0]
+        contents = [await self.services.files.read(await self._blob(d.blob_id)) for d in documents]
+        pdf, sha256 = await self.pool.run(pdf_calls.merge_pdfs, contents)
+        name = submission.name or submission.template_name
+        [merged] = await self._replace(submission, "merged", digest,
+                                       [Produced("merged", 0, name, NewFile(pdf, _filename(name), PDF, sha256))])
+        return merged
 
     async def verify(self, file: str) -> dict[str, Any]:
         """Whether the service issued the PDF (base64): its hash is that of a file the service produced, or
@@ -183,10 +190,18 @@ class Results:
         return filled
 
     async def _seal(self, submission: Submission, pdf: bytes, filename: str) -> tuple[bytes, str, str, str]:
-        """The PDF signed by the service as of the submission's completion: NewFile's fields."""
-        signed, sha256 = await self.pool.run(
-            functools.partial(pdf_calls.seal_pdf, tsa_url=self.services.config.tsa_url), pdf,
-            await self.signing.chain(), REASON, None, submission.completed_at or self.services.clock.now())
+        """The PDF signed by the service as of the submission's completion: NewFile's fields.
+
+        Without an answer from the timestamp server the signature is made without its timestamp (PAdES B-B
+        instead of B-T) and the failure logged as an error: a signer's completion never waits on it."""
+        chain, when = await self.signing.chain(), submission.completed_at or self.services.clock.now()
+        tsa_url = self.services.config.tsa_url
+        try:
+            signed, sha256 = await self.pool.run(functools.partial(pdf_calls.seal_pdf, tsa_url=tsa_url), pdf, chain,
+                                                 REASON, None, when)
+        except ConnectionError as error:
+            log.error("submission %s: %s signed without a timestamp: %s", submission.id, filename, error)
+            signed, sha256 = await self.pool.run(pdf_calls.seal_pdf, pdf, chain, REASON, None, when)
         return signed, filename, PDF, sha256
 
     async def _log(self, submission: Submission, signers: list[Submitter],
@@ -269,6 +284,34 @@ class Results:
                              kind="completed_copy", to=address, composed=composed, submitter_id=submitter_id,
                              attachments=[r.blob_id for r in results] if attached else None)
 
+    async def _of_kind(self, submission: Submission, kind: str) -> list[ResultDocument]:
+        return [r for r in await stored.results_of(self.services.db, submission.id) if r.kind == kind]
+
+    async def _replace(self, submission: Submission, kind: str, digest: str,
+                       produced: list[Produced]) -> list[ResultDocument]:
+        """Puts files made on demand in place of the ones of their kind, unless a request made the same
+        ones meanwhile (the submission row lock makes such requests take turns)."""
+        files = [p.file for p in produced]
+        await self.services.files.write(files)
+        try:
+            async with self.services.db.transaction() as tx:
+                await stored_submissions.lock_submission(tx, submission.id)
+                current = [r for r in await stored.results_of(tx, submission.id) if r.kind == kind]
+                made_meanwhile = bool(current) and all(r.values_sha256 == digest for r in current)
+                if not made_meanwhile:
+                    stale = await stored.delete_kind(tx, submission.id, kind)
+                    for item in produced:
+                        await self._insert(tx, submission, None, item, values_sha256=digest)
+                    orphans = await self.services.files.delete(tx, stale)
+        except BaseException:
+            await self.services.files.discard(files)
+            raise
+        if made_meanwhile:
+            await self.services.files.discard(files)
+            return current
+        await self.services.files.remove_contents(orphans)
+        return await self._of_kind(submission, kind)
+
     async def _blob(self, blob_id: int):
         return await stored_files.get_blob(self.services.db, blob_id)
 
@@ -286,6 +329,5 @@ def _filename(name: str) -> str:
     return f"{name}.pdf"
 
 
-def _values_digest(signers: list[Submitter]) -> str:
-    values = {signer.id: signer.field_values for signer in signers}
-    return hashlib.sha256(json.dumps(values, sort_keys=True, default=str).encode()).hexdigest()
+def _digest(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()

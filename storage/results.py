@@ -21,9 +21,10 @@ async def results_of(conn: Connection, submission_id: int) -> list[ResultDocumen
     return records(ResultDocument, await conn.fetch_all("list_result_documents", submission_id=submission_id))
 
 
-async def delete_previews(conn: Connection, submission_id: int) -> list[int]:
-    """Forgets the submission's previews; answers their blob ids."""
-    return [row["blob_id"] for row in await conn.fetch_all("delete_previews", submission_id=submission_id)]
+async def delete_kind(conn: Connection, submission_id: int, kind: str) -> list[int]:
+    """Forgets the submission's files of this kind; answers their blob ids."""
+    rows = await conn.fetch_all("delete_result_documents", submission_id=submission_id, kind=kind)
+    return [row["blob_id"] for row in rows]
 
 
 async def issued(conn: Connection, sha256: str) -> bool:

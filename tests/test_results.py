@@ -1,7 +1,7 @@
 """Result documents (issue 5; SPEC sections 2 and 4): each signer's documents, the signed documents, audit log
 and combined document of a completed submission, the documents and pdf endpoints, and the completion events."""
 
-import asyncio
+import base64
 import io
 import shutil
 import subprocess
@@ -18,6 +18,7 @@ import storage.results as stored_results
 from signsvc.appkeys import RESULTS, SERVICES
 from tests.conftest import TEST_KEY
 from tests.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
+from tests.test_pdf_seal import tsa  # noqa: F401  (a local timestamp server, as a fixture)
 
 BOTH_COMPLETED = ({"email": "ann@example.com", "name": "Zoë Łukasz", "values": ANN_VALUES, "completed": True},
                   {"email": "bob@example.com", "name": "山田 太郎", "values": BOB_VALUES, "completed": True})
@@ -252,3 +253,50 @@ async def test_a_server_without_a_usable_text_font_refuses_to_start_naming_what_
             await runner.setup()
     finally:
         await runner.cleanup()
+
+
+# Timestamps (PAdES B-T)
+
+async def test_with_a_timestamp_server_every_signature_carries_its_timestamp(aiohttp_client, make_app, tsa):
+    from signsvc.appkeys import WORKER
+    from tests.conftest import Api
+    stamped = Api(await aiohttp_client(make_app(tsa_url=tsa["url"])))
+    found = await completed_submission(stamped, stamped.app[WORKER])
+    for url in (found["documents"][0]["url"], found["audit_log_url"], found["combined_document_url"]):
+        data = base64.b64encode(await fetch(stamped, url)).decode()
+        [signature] = (await stamped.post("/api/tools/verify", json={"file": data})).json["signatures"]
+        assert signature["timestamp"] and signature["issued_by_service"]
+
+
+async def test_without_an_answer_from_the_timestamp_server_documents_are_signed_without_a_timestamp(
+        aiohttp_client, make_app, caplog):
+    from signsvc.appkeys import WORKER
+    from tests.conftest import Api
+    unreachable = Api(await aiohttp_client(make_app(tsa_url="http://127.0.0.1:9/tsa")))
+    found = await completed_submission(unreachable, unreachable.app[WORKER])
+    data = base64.b64encode(await fetch(unreachable, found["documents"][0]["url"])).decode()
+    [signature] = (await unreachable.post("/api/tools/verify", json={"file": data})).json["signatures"]
+    assert signature["timestamp"] is None and signature["issued_by_service"]
+    assert any("signed without a timestamp" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+
+
+async def test_documents_with_merge_true_answer_several_documents_in_one_pdf(api, worker):
+    from tests.documents import b64, pdf
+    fields = [{"name": "Full Name", "type": "text", "role": "First Party",
+               "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}]}]
+    reply = await api.post("/api/templates", json={"name": "Pack", "documents": [
+        {"name": "one", "file": b64(pdf(1, text="First")), "fields": fields},
+        {"name": "two", "file": b64(pdf(2, text="Second"))}]})
+    assert reply.status == 201, reply.json
+    sent = await send(api, reply.json["id"], {"email": "ann@example.com", "values": {"Full Name": "Ann"},
+                                             "completed": True})
+    await worker.drain()
+    submission_id = sent[0]["submission_id"]
+    separate = (await api.get(f"/api/submissions/{submission_id}/documents")).json["documents"]
+    assert [d["name"] for d in separate] == ["one", "two"]
+    merged = (await api.get(f"/api/submissions/{submission_id}/documents?merge=true")).json["documents"]
+    assert [d["name"] for d in merged] == ["Pack"]
+    data = await fetch(api, merged[0]["url"])
+    assert len(pypdf.PdfReader(io.BytesIO(data)).pages) == 3 and "Second" in text_of(data)
+    again = (await api.get(f"/api/submissions/{submission_id}/documents?merge=true")).json["documents"]
+    assert await fetch(api, again[0]["url"]) == data

@@ -73,12 +73,15 @@ async def show(request: web.Request) -> web.Response:
 
 
 async def documents(request: web.Request) -> web.Response:
-    """The signed documents once completed; before that, previews with every value entered so far."""
+    """The signed documents once completed; before that, previews with every value entered so far.
+    `merge=true` answers them in one PDF."""
     services = request.app[SERVICES]
     submission = await submissions.find(services.db, principal(request), _id(request))
     found = [r for r in await stored_results.results_of(services.db, submission.id) if r.kind == "final"]
     if not found:
         found = await request.app[RESULTS].previews(submission)
+    if Query(request).boolean("merge") and len(found) > 1:
+        found = [await request.app[RESULTS].merged(submission, found)]
     return json_response({"id": submission.id, "documents": [_document(services, r) for r in found]})
 
 

@@ -11,13 +11,15 @@ FROM result_documents r JOIN blobs b ON b.id = r.blob_id
 WHERE r.submission_id = :submission_id
 ORDER BY r.kind, r.submitter_id, r.position
 
--- delete_previews --
--- Forgets a submission's previews (they show values that changed); answers their files.
-DELETE FROM result_documents WHERE submission_id = :submission_id AND kind = 'preview' RETURNING blob_id
+-- delete_result_documents --
+-- Forgets a submission's files of one kind made on demand (previews, a merged copy) to make them again;
+-- answers their files.
+DELETE FROM result_documents WHERE submission_id = :submission_id AND kind = :kind RETURNING blob_id
 
 -- count_issued_with_sha256 --
--- How many files the service issued (signed results and audit logs, not previews) have this hash.
-SELECT COUNT(*) AS count FROM result_documents WHERE sha256 = :sha256 AND kind <> 'preview'
+-- How many files the service issued (results and audit logs, not previews or merged copies) have this hash.
+SELECT COUNT(*) AS count FROM result_documents
+WHERE sha256 = :sha256 AND kind IN ('signer', 'final', 'audit_log', 'combined')
 
 -- insert_signing_certificate --
 -- A certificate to sign with or to trust; the same certificate again is ignored.

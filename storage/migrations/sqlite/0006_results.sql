@@ -1,8 +1,9 @@
 -- Result documents (what completion produces) and the certificates that sign them.
 
 -- `kind`: `signer` (a signer's documents, with the values of every signer completed so far),
--- `final` (the signed documents of a completed submission), `audit_log`, `combined`, or `preview`
--- (unsigned, while signing is in progress; `values_sha256` names the values they show).
+-- `final` (the signed documents of a completed submission), `audit_log`, `combined`, `preview`
+-- (unsigned, while signing is in progress) or `merged` (the documents in one file, on request);
+-- `values_sha256` names what a file made on demand shows, so it is made again only when that changes.
 -- One row per slot: a completion job that runs again finds its rows and produces nothing twice.
 CREATE TABLE result_documents (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
