@@ -83,3 +83,8 @@ def test_a_broken_font_file_falls_back_to_pillows_own(tmp_path):
 def test_the_engine_raises_pdf_error_for_too_much_text():
     with pytest.raises(PdfError):
         typed_signature.render_typed_signature("x" * 201)
+
+
+def test_characters_the_signature_font_lacks_are_written_in_the_cjk_fallback_font():
+    # Drawn in a font without them, every CJK character is the same empty box.
+    assert typed_signature.render_typed_signature("山") != typed_signature.render_typed_signature("田")

@@ -24,7 +24,7 @@ def render_typed_signature(text: str, font_dir: str | None = None) -> bytes:
     text = " ".join(text.split())
     if not text or len(text) > MAX_LENGTH:
         raise PdfError(f"A typed signature needs from 1 to {MAX_LENGTH} characters")
-    font = _fitted_font(text, fonts.signature_font(font_dir))
+    font = _fitted_font(text, _covering_font(text, font_dir))
     image = Image.new("RGBA", SIZE, (0, 0, 0, 0))
     draw = ImageDraw.Draw(image)
     left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
@@ -33,6 +33,18 @@ def render_typed_signature(text: str, font_dir: str | None = None) -> bytes:
     output = io.BytesIO()
     image.save(output, "PNG", optimize=True)
     return output.getvalue()
+
+
+def _covering_font(text: str, font_dir: str | None) -> str | None:
+    """The signature font, or the CJK fallback font when the text has characters the former lacks
+    (a name in Chinese or Japanese would otherwise be drawn as empty boxes)."""
+    path = fonts.signature_font(font_dir)
+    try:
+        if path is None or all(ord(char) in fonts.coverage(path) for char in text if not char.isspace()):
+            return path
+    except PdfError:  # a broken font file: `_font` falls back to Pillow's own
+        return path
+    return fonts.fallback_font(font_dir) or path
 
 
 def _fitted_font(text: str, path: str | None) -> Font:
