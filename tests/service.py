@@ -59,3 +59,14 @@ async def start(*args: str, **variables: str) -> Service:
             break
         keys[key[1]] = key[2]
     return Service(process, match[1], match[2], keys)
+
+
+async def expire_leases(database_url: str) -> None:
+    """After a SIGKILL on Postgres: the dead process's job leases would run out after five minutes;
+    move them instead of waiting (SQLite releases them when a process starts)."""
+    if database_url.startswith("postgresql"):
+        import asyncpg
+
+        conn = await asyncpg.connect(database_url)
+        await conn.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE status = 'running'")
+        await conn.close()

@@ -142,11 +142,7 @@ async def test_documents_exist_exactly_once_after_the_service_is_killed_during_t
         assert {(r["kind"], r["submitter_id"]) for r in before} <= {("signer", ann)}, before
         assert {(e["event_type"], e["record_id"]) for e in await peek.events()} <= {("form.completed", ann)}
 
-        if database_url.startswith("postgresql"):
-            # The dead process's leases would run out after five minutes; move them instead of waiting.
-            conn = await asyncpg.connect(database_url)
-            await conn.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE status = 'running'")
-            await conn.close()
+        await service.expire_leases(database_url)
         second = await service.start(**env)
         try:
             found = await wait_for_audit_log(session, second.api, submission_id)

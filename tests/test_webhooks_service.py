@@ -5,7 +5,6 @@ import asyncio
 import re
 
 import aiohttp
-import asyncpg
 import pytest
 
 from signsvc import webhooks
@@ -74,11 +73,7 @@ async def test_deliveries_pending_when_the_service_is_killed_go_out_after_a_rest
         await asyncio.wait_for(first.process.wait(), 30)
     killed_at = len(receiver.received)
     receiver.script("/hook")  # from now on every request is answered 200
-    if database_url.startswith("postgresql"):
-        # The dead process's leases would run out after five minutes; move them instead of waiting.
-        conn = await asyncpg.connect(database_url)
-        await conn.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE status = 'running'")
-        await conn.close()
+    await service.expire_leases(database_url)
     second = await service.start(**env)
     try:
         await receiver.wait_until(lambda received: len(event_ids(received[killed_at:])) == 500, timeout=60)
