@@ -319,10 +319,10 @@ class Results:
         return (await stored_accounts.get_account(self.services.db, submission.account_id)).is_test
 
 
-def completed_job(tx: Connection, services: Services, signer: Submitter, *, last: bool):
+async def completed_job(tx: Connection, services: Services, signer: Submitter, *, last: bool) -> None:
     """Enqueues the documents of a signer who just completed (in the completion transaction)."""
-    return jobs.enqueue(tx, services.clock, JOB, {"submission_id": signer.submission_id, "submitter_id": signer.id,
-                                                  "last": last}, dedupe_key=f"results:{signer.id}")
+    await jobs.enqueue(tx, services.clock, JOB, {"submission_id": signer.submission_id, "submitter_id": signer.id,
+                                                 "last": last}, dedupe_key=f"results:{signer.id}")
 
 
 def _filename(name: str) -> str:

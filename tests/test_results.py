@@ -300,3 +300,45 @@ async def test_documents_with_merge_true_answer_several_documents_in_one_pdf(api
     assert len(pypdf.PdfReader(io.BytesIO(data)).pages) == 3 and "Second" in text_of(data)
     again = (await api.get(f"/api/submissions/{submission_id}/documents?merge=true")).json["documents"]
     assert await fetch(api, again[0]["url"]) == data
+
+
+# Bad signature values: a clear 422 at the door, or documents that still complete
+
+def _image(size, mode="1", **save) -> bytes:
+    from PIL import Image
+    buffer = io.BytesIO()
+    Image.new(mode, size).save(buffer, save.pop("format", "PNG"), **save)
+    return buffer.getvalue()
+
+
+async def test_an_enormous_signature_image_is_a_422_naming_the_field(api):
+    huge = base64.b64encode(_image((12000, 12000))).decode()
+    reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [
+        {"email": "ann@example.com", "values": {"Signature": huge}}]})
+    assert reply.status == 422 and reply.json["error"].startswith("Signature: The image is too large")
+
+
+async def test_a_broken_signature_image_is_a_422_naming_the_field(api):
+    broken = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 64).decode()
+    reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [
+        {"email": "ann@example.com", "values": {"Signature": broken}}]})
+    assert reply.status == 422 and reply.json["error"].startswith("Signature:"), reply.json
+
+
+async def test_a_signature_image_with_exif_rotation_completes(api, worker):
+    from PIL import Image
+    photo = Image.new("RGB", (300, 100), "white")
+    exif = photo.getexif()
+    exif[0x0112] = 6  # shown rotated 90 degrees
+    buffer = io.BytesIO()
+    photo.save(buffer, "JPEG", exif=exif)
+    found = await completed_submission(api, worker, {"email": "ann@example.com", "completed": True, "values": {
+        "Full Name": "Ann", "Signature": base64.b64encode(buffer.getvalue()).decode()}},
+        {"email": "bob@example.com", "values": BOB_VALUES, "completed": True})
+    assert found["status"] == "completed" and found["documents"] and found["audit_log_url"]
+
+
+async def test_an_empty_signature_is_a_422_naming_the_field(api):
+    reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [
+        {"email": "ann@example.com", "values": {"Signature": ""}}]})
+    assert reply.status == 422 and reply.json["error"].startswith("Signature: Invalid value"), reply.json
