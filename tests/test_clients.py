@@ -92,6 +92,22 @@ async def test_python_client_sends_lists_finds_updates_completes_and_archives_su
     assert archived["id"] == created["id"] and archived["archived_at"]
 
 
+async def test_python_client_gets_previews_then_the_signed_documents(api, worker):
+    client = python_client(api)
+    template = await asyncio.to_thread(client.create_template_from_pdf, {"name": "NDA", "documents": [
+        {"name": "nda", "file": b64(pdf()), "fields": [FIELD]}]})
+    created = await asyncio.to_thread(client.create_submission, {
+        "template_id": template["id"], "send_email": False, "submitters": [{"email": "ann@example.com"}]})
+    preview = await asyncio.to_thread(client.get_submission_documents, created["id"])
+    await asyncio.to_thread(client.update_submitter, created["submitters"][0]["id"],
+                            {"values": {"Full Name": "Ann"}, "completed": True})
+    await worker.drain()
+    signed = await asyncio.to_thread(client.get_submission_documents, created["id"], {"merge": "true"})
+    assert preview["id"] == signed["id"] == created["id"]
+    assert [d["name"] for d in preview["documents"]] == [d["name"] for d in signed["documents"]] == ["nda"]
+    assert preview["documents"][0]["url"] != signed["documents"][0]["url"]
+
+
 async def test_python_client_errors_carry_the_json_error(api):
     client = python_client(api)
     client.key = "wrong"
