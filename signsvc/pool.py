@@ -1,7 +1,7 @@
 """The process pool that runs PDF work (parsing, rendering, merging, filling, signing) off the event loop.
 
 PDF code is pure Python or not thread-safe (PDFium), so it runs in worker processes started by a
-forkserver (the server has threads; forking them is unsafe). Workers are recycled now and then to
+forkserver (the server has threads; forking them is unsafe). Workers are replaced now and then to
 cap the memory that font and PDF parsing leave behind.
 """
 
@@ -22,18 +22,33 @@ WATCH_SECONDS = 0.5
 
 
 class PdfPool:
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, tasks_per_worker: int = TASKS_PER_WORKER) -> None:
         self.workers = workers or os.cpu_count() or 1
-        self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"),
-                                             initializer=_start_worker, initargs=(os.getpid(),),
-                                             max_tasks_per_child=TASKS_PER_WORKER)
+        self._budget = self.workers * tasks_per_worker
+        self._tasks = 0
+        self._executor = self._new_executor()
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` in a worker; `function` must be a module-level function of plain data."""
+        self._tasks += 1
+        if self._tasks > self._budget:
+            self._renew()
         return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def _renew(self) -> None:
+        """Replaces the workers once they have run their share of tasks, capping the memory that font and
+        PDF parsing leave behind. The old ones finish what they were given, then leave (their callers await it). (Not
+        `max_tasks_per_child`: on Python 3.11 the executor may then fail to start a replacement worker and
+        hang, CPython gh-115634.)"""
+        self._executor.shutdown(wait=False)
+        self._executor, self._tasks = self._new_executor(), 1
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"),
+                                   initializer=_start_worker, initargs=(os.getpid(),))
 
 
 def _start_worker(server_pid: int) -> None:

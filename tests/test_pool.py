@@ -1,0 +1,16 @@
+"""The PDF process pool (issue 5, CPU work off the event loop): workers replaced after their share of tasks."""
+
+import asyncio
+import os
+
+from signsvc.pool import PdfPool
+
+
+async def test_workers_are_replaced_after_their_share_of_tasks_and_every_task_still_runs():
+    pool = PdfPool(workers=1, tasks_per_worker=3)
+    try:
+        pids = await asyncio.gather(*(pool.run(os.getpid) for _ in range(10)))
+        assert len(pids) == 10 and len(set(pids)) == 4  # 3, 3, 3 and 1 tasks
+        assert os.getpid() not in pids
+    finally:
+        pool.close()
