@@ -14,6 +14,7 @@ import os
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
@@ -33,7 +34,14 @@ class PdfPool:
         self._tasks += 1
         if self._tasks > self._budget:
             self._renew()
-        return await asyncio.get_running_loop().run_in_executor(self._executor, function, *args)
+        executor = self._executor
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
+        except BrokenProcessPool:
+            # A worker died (killed for memory, or a crash in PDFium): the executor takes no more work.
+            if executor is self._executor:
+                self._renew()
+            raise
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -19,11 +19,13 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, AsyncIterator
 
 from aiohttp import web
 
 import storage.accounts as stored_accounts
+import storage.events as stored_events
 import storage.files as stored_files
 import storage.results as stored
 import storage.submissions as stored_submissions
@@ -42,6 +44,8 @@ log = logging.getLogger(__name__)
 JOB = "results.produce"
 REASON = "Signed with signsvc"
 TEST_MARK = "Test document, not legally binding"
+LEGACY_JOB = "submissions.completed"  # enqueued by earlier versions; what it did is done by JOB now
+TSA_PAUSE = timedelta(minutes=5)
 ATTACHMENT_LIMIT = 10 * 1024 * 1024  # above it, the completed email links the files instead
 PDF = "application/pdf"
 
@@ -60,8 +64,9 @@ class Results:
     """Produces and finds result documents; its job kind runs in the worker, its methods serve the API."""
 
     def __init__(self, *, warm: bool = False) -> None:
-        self.kinds = [jobs.Kind(JOB, self.produce)]
+        self.kinds = [jobs.Kind(JOB, self.produce), jobs.Kind(LEGACY_JOB, _legacy)]
         self.warm = warm
+        self._tsa_failed_at: datetime | None = None
 
     async def context(self, app: web.Application) -> AsyncIterator[None]:
         self.services: Services = app[SERVICES]
@@ -91,9 +96,8 @@ class Results:
         signer = await stored_submissions.get_submitter(services.db, payload["submitter_id"])
         if submission is None or signer is None:
             return  # deleted since
-        if any(r.kind == "signer" and r.submitter_id == signer.id for r in await stored.results_of(
-                services.db, submission.id)):
-            return  # recorded by an earlier run
+        if await emitted(services, "submitter", signer.id, "form.completed"):
+            return  # recorded by an earlier run, with its documents
         signers = await stored_submissions.submitters_of(services.db, submission.id)
         last = bool(payload.get("last"))
         try:
@@ -107,7 +111,7 @@ class Results:
     async def previews(self, submission: Submission) -> list[ResultDocument]:
         """Unsigned documents with every value entered so far; made again only when the values change."""
         signers = await stored_submissions.submitters_of(self.services.db, submission.id)
-        digest = _digest({signer.id: signer.field_values for signer in signers})
+        digest = _digest({signer.id: [signer.field_values, signer.completed_at] for signer in signers})
         current = await self._of_kind(submission, "preview")
         if current and all(r.values_sha256 == digest for r in current):
             return current
@@ -144,7 +148,8 @@ class Results:
 
     async def _documents(self, submission: Submission, signers: list[Submitter], signer: Submitter,
                          last: bool) -> list[Produced]:
-        completed = [s for s in signers if s.completed_at]
+        # The values of the signers completed up to this one: later ones are in their own documents.
+        completed = [s for s in signers if s.completed_at and s.completed_at <= signer.completed_at]
         filled = await self._filled(submission, signers, completed)
         if not last:
             return [Produced("signer", i, document["name"], NewFile(pdf, _filename(document["name"]), PDF, sha256))
@@ -190,18 +195,22 @@ class Results:
         return filled
 
     async def _seal(self, submission: Submission, pdf: bytes, filename: str) -> tuple[bytes, str, str, str]:
-        """The PDF signed by the service as of the submission's completion: NewFile's fields.
+        """The PDF signed by the service now: NewFile's fields.
 
         Without an answer from the timestamp server the signature is made without its timestamp (PAdES B-B
-        instead of B-T) and the failure logged as an error: a signer's completion never waits on it."""
-        chain, when = await self.signing.chain(), submission.completed_at or self.services.clock.now()
+        instead of B-T) and the failure logged as an error: a signer's completion never waits on it. The
+        server is then left alone for a while (TSA_PAUSE), so each seal doesn't wait for its time limit."""
+        chain, now = await self.signing.chain(), self.services.clock.now()
         tsa_url = self.services.config.tsa_url
+        if self._tsa_failed_at and now - self._tsa_failed_at < TSA_PAUSE:
+            tsa_url = None
         try:
             signed, sha256 = await self.pool.run(functools.partial(pdf_calls.seal_pdf, tsa_url=tsa_url), pdf, chain,
-                                                 REASON, None, when)
+                                                 REASON, None, now)
         except ConnectionError as error:
             log.error("submission %s: %s signed without a timestamp: %s", submission.id, filename, error)
-            signed, sha256 = await self.pool.run(pdf_calls.seal_pdf, pdf, chain, REASON, None, when)
+            self._tsa_failed_at = now
+            signed, sha256 = await self.pool.run(pdf_calls.seal_pdf, pdf, chain, REASON, None, now)
         return signed, filename, PDF, sha256
 
     async def _log(self, submission: Submission, signers: list[Submitter],
@@ -240,9 +249,13 @@ class Results:
                 if last:
                     await self._event(tx, submission, "submission.completed", "submission", submission.id)
                     await self._completed_emails(tx, submission, produced)
+                    previews = await stored.delete_kind(tx, submission.id, "preview")
+                    orphans = await self.services.files.delete(tx, previews)
         except BaseException:
             await self.services.files.discard(files)
             raise
+        if last:
+            await self.services.files.remove_contents(orphans)
 
     async def _insert(self, tx: Connection, submission: Submission, signer: Submitter | None, item: Produced,
                       blob_id: int | None = None, values_sha256: str | None = None) -> None:
@@ -270,7 +283,8 @@ class Results:
         if not recipients:
             return
         results = [r for r in await stored.results_of(tx, submission.id) if r.kind in ("final", "audit_log")]
-        attached = sum(len(p.file.data) for p in produced if p.kind in ("final", "audit_log")) <= ATTACHMENT_LIMIT
+        attached = bool(results) and sum(
+            len(p.file.data) for p in produced if p.kind in ("final", "audit_log")) <= ATTACHMENT_LIMIT
         links = self.services.files.link
         composed = mail.completed_copy(
             account_name=(await stored_accounts.get_account(tx, submission.account_id)).name,
@@ -319,10 +333,20 @@ class Results:
         return (await stored_accounts.get_account(self.services.db, submission.account_id)).is_test
 
 
+async def emitted(services: Services, record_type: str, record_id: int, event_type: str) -> bool:
+    """Whether the event was recorded for the record: a documents job records it with what it made."""
+    return any(event.event_type == event_type
+               for event in await stored_events.list_events_of_record(services.db, record_type, record_id))
+
+
 async def completed_job(tx: Connection, services: Services, signer: Submitter, *, last: bool) -> None:
     """Enqueues the documents of a signer who just completed (in the completion transaction)."""
     await jobs.enqueue(tx, services.clock, JOB, {"submission_id": signer.submission_id, "submitter_id": signer.id,
                                                  "last": last}, dedupe_key=f"results:{signer.id}")
+
+
+async def _legacy(services: Services, payload: dict[str, Any]) -> None:
+    log.info("submission %s: a completion job of an earlier version, nothing left to do", payload.get("submission_id"))
 
 
 def _filename(name: str) -> str:

@@ -2,6 +2,9 @@
 
 import asyncio
 import os
+from concurrent.futures.process import BrokenProcessPool
+
+import pytest
 
 from signsvc.pool import PdfPool
 
@@ -12,5 +15,15 @@ async def test_workers_are_replaced_after_their_share_of_tasks_and_every_task_st
         pids = await asyncio.gather(*(pool.run(os.getpid) for _ in range(10)))
         assert len(pids) == 10 and len(set(pids)) == 4  # 3, 3, 3 and 1 tasks
         assert os.getpid() not in pids
+    finally:
+        pool.close()
+
+
+async def test_a_worker_that_dies_breaks_only_its_task_and_the_pool_goes_on():
+    pool = PdfPool(workers=1)
+    try:
+        with pytest.raises(BrokenProcessPool):
+            await pool.run(os._exit, 1)
+        assert await pool.run(os.getpid) != os.getpid()
     finally:
         pool.close()

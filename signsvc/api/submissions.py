@@ -10,7 +10,7 @@ import storage.accounts as stored_accounts
 import storage.results as stored_results
 import storage.submissions as stored
 import storage.templates as stored_templates
-from signsvc import errors, submissions, templates
+from signsvc import errors, pdf_calls, results, submissions, templates
 from signsvc.api import submission_json
 from signsvc.api.middleware import principal
 from signsvc.api.pagination import Page, paginated
@@ -78,10 +78,13 @@ async def documents(request: web.Request) -> web.Response:
     services = request.app[SERVICES]
     submission = await submissions.find(services.db, principal(request), _id(request))
     found = [r for r in await stored_results.results_of(services.db, submission.id) if r.kind == "final"]
-    if not found:
-        found = await request.app[RESULTS].previews(submission)
-    if Query(request).boolean("merge") and len(found) > 1:
-        found = [await request.app[RESULTS].merged(submission, found)]
+    try:
+        if not found:
+            found = await request.app[RESULTS].previews(submission)
+        if Query(request).boolean("merge") and len(found) > 1:
+            found = [await request.app[RESULTS].merged(submission, found)]
+    except pdf_calls.EngineError as exc:
+        raise errors.Invalid(f"The documents can't be produced: {exc}") from None
     return json_response({"id": submission.id, "documents": [_document(services, r) for r in found]})
 
 
@@ -96,6 +99,8 @@ async def pdf(request: web.Request) -> web.Response:
     combined = next((r for r in found if r.kind == "combined"), None)
     audit_log = next((r for r in found if r.kind == "audit_log"), None)
     if not final or combined is None:
+        if await results.emitted(services, "submission", submission.id, "submission.completed"):
+            raise errors.Invalid("The signed documents could not be produced; the server log says why")
         raise errors.Invalid("The signed documents are still being produced: try again in a few seconds")
     main = final[0] if len(final) == 1 else combined
     link = services.files.link

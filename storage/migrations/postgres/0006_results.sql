@@ -36,3 +36,6 @@ CREATE TABLE signing_certificates (
 
 -- Files an email carries (blob ids): the completed copy attaches the signed documents and audit log.
 ALTER TABLE emails ADD COLUMN attachments JSONB NOT NULL DEFAULT '[]';
+
+-- The events of one record: a completion job looks for its `form.completed` to know it ran.
+CREATE INDEX events_record ON events (record_type, record_id);
