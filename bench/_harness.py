@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import os
 import select
 import signal
@@ -15,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -236,3 +238,53 @@ def machine_seconds() -> tuple[float, float]:
     user, nice, system, _, _, irq, softirq, steal = map(int, Path("/proc/stat").read_text().split()[1:9])
     tick = os.sysconf("SC_CLK_TCK")
     return (user + nice + system + irq + softirq) / tick, steal / tick
+
+
+# ---------------------------------------------------------------------------------------------
+# The probe: GET /api/user every 20 ms from its own thread and connection
+
+
+class Probe(threading.Thread):
+    def __init__(self, base_url: str, interval: float = 0.020) -> None:
+        super().__init__(daemon=True)
+        self.interval = interval
+        self.host, _, port = base_url.removeprefix("http://").partition(":")
+        self.port = int(port)
+        self.latencies: list[float] = []
+        self.errors: list[str] = []
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        next_at = time.perf_counter()
+        while not self._stop_event.wait(max(0.0, next_at - time.perf_counter())):
+            sent = time.perf_counter()
+            try:
+                conn.request("GET", "/api/user", headers={"X-Auth-Token": BENCH_KEY})
+                response = conn.getresponse()
+                response.read()
+                if response.status != 200:
+                    self.errors.append(f"status {response.status}")
+            except (OSError, http.client.HTTPException) as exc:
+                self.errors.append(type(exc).__name__)
+                conn.close()
+                conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+            done = time.perf_counter()
+            self.latencies.append(done - sent)
+            next_at = max(next_at + self.interval, done)
+        conn.close()
+
+    def stop(self) -> list[float]:
+        self._stop_event.set()
+        self.join()
+        return sorted(self.latencies)
+
+
+@contextlib.contextmanager
+def probing(base_url: str) -> Iterator[Probe]:
+    probe = Probe(base_url)
+    probe.start()
+    try:
+        yield probe
+    finally:
+        probe.stop()

@@ -62,9 +62,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import contextlib
 import hashlib
-import http.client
 import io
 import itertools
 import json
@@ -72,12 +70,11 @@ import os
 import random
 import statistics
 import sys
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterator
+from typing import Any
 
 import aiohttp
 
@@ -90,7 +87,6 @@ EMAILS = ("first@example.com", "second@example.com")
 SCRIPTS = {"latin": ("Anna Müller", "Robert Fischer"), "cjk": ("山田 太郎", "鈴木 花子")}
 RATIO_TARGET = 1.3
 PROBE_LIMIT_MS = 50.0
-PROBE_INTERVAL_SECONDS = 0.020
 POLL_SECONDS = 0.010
 LOAD_POLL_SECONDS = 0.100
 LOAD_CLIENTS = 4
@@ -310,55 +306,6 @@ def ceiling_round(engines: Engines, docs: list[Document], ceilings: dict[tuple[i
 
 
 # ---------------------------------------------------------------------------------------------
-# The probe: GET /api/user every 20 ms from its own thread and connection
-
-
-class Probe(threading.Thread):
-    def __init__(self, base_url: str) -> None:
-        super().__init__(daemon=True)
-        self.host, _, port = base_url.removeprefix("http://").partition(":")
-        self.port = int(port)
-        self.latencies: list[float] = []
-        self.errors: list[str] = []
-        self._stop_event = threading.Event()
-
-    def run(self) -> None:
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
-        next_at = time.perf_counter()
-        while not self._stop_event.wait(max(0.0, next_at - time.perf_counter())):
-            sent = time.perf_counter()
-            try:
-                conn.request("GET", "/api/user", headers={"X-Auth-Token": h.BENCH_KEY})
-                response = conn.getresponse()
-                response.read()
-                if response.status != 200:
-                    self.errors.append(f"status {response.status}")
-            except (OSError, http.client.HTTPException) as exc:
-                self.errors.append(type(exc).__name__)
-                conn.close()
-                conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
-            done = time.perf_counter()
-            self.latencies.append(done - sent)
-            next_at = max(next_at + PROBE_INTERVAL_SECONDS, done)
-        conn.close()
-
-    def stop(self) -> list[float]:
-        self._stop_event.set()
-        self.join()
-        return sorted(self.latencies)
-
-
-@contextlib.contextmanager
-def probing(base_url: str) -> Iterator[Probe]:
-    probe = Probe(base_url)
-    probe.start()
-    try:
-        yield probe
-    finally:
-        probe.stop()
-
-
-# ---------------------------------------------------------------------------------------------
 # The service
 
 
@@ -501,7 +448,7 @@ class Target:
 
     async def probed(self, session: aiohttp.ClientSession) -> None:
         load = self.load
-        with probing(self.base) as probe:
+        with h.probing(self.base) as probe:
             await asyncio.sleep(self.args.probe_seconds)
         load.idle, load.idle_errors = probe.stop(), probe.errors
         template_id = self.templates[self.args.load_pages]
@@ -520,7 +467,7 @@ class Target:
 
         before = h.machine_seconds()
         started = time.perf_counter()
-        with probing(self.base) as probe:
+        with h.probing(self.base) as probe:
             clients = [asyncio.ensure_future(client()) for _ in range(LOAD_CLIENTS)]
             await asyncio.sleep(max(0.0, window_end - time.perf_counter()))
             load.loaded, load.loaded_errors = probe.stop(), probe.errors

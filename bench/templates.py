@@ -51,7 +51,6 @@ import argparse
 import asyncio
 import base64
 import contextlib
-import http.client
 import io
 import json
 import multiprocessing
@@ -59,12 +58,11 @@ import os
 import random
 import statistics
 import sys
-import threading
 import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable
 
 import aiohttp
 
@@ -76,7 +74,6 @@ from tests.test_pdf_samples import RawPdf, refs  # noqa: E402
 
 REQUEST_TIMEOUT_SECONDS = 300
 WARMUP_CREATIONS = 2
-PROBE_INTERVAL_SECONDS = 0.020
 PROBE_LIMIT_MS = 50.0
 IDLE_PROBE_SECONDS = 2.0
 PAGES, FIELDS_PER_PAGE = 10, 2
@@ -295,55 +292,6 @@ def measure_ceilings(docs: list[Document], ceilings: dict[str, Ceiling], args: a
 
 
 # ---------------------------------------------------------------------------------------------
-# The probe: GET /api/user every 20 ms from its own thread and connection
-
-
-class Probe(threading.Thread):
-    def __init__(self, base_url: str) -> None:
-        super().__init__(daemon=True)
-        self.host, _, port = base_url.removeprefix("http://").partition(":")
-        self.port = int(port)
-        self.latencies: list[float] = []
-        self.errors: list[str] = []
-        self._stop_event = threading.Event()
-
-    def run(self) -> None:
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
-        next_at = time.perf_counter()
-        while not self._stop_event.wait(max(0.0, next_at - time.perf_counter())):
-            sent = time.perf_counter()
-            try:
-                conn.request("GET", "/api/user", headers={"X-Auth-Token": h.BENCH_KEY})
-                response = conn.getresponse()
-                response.read()
-                if response.status != 200:
-                    self.errors.append(f"status {response.status}")
-            except (OSError, http.client.HTTPException) as exc:
-                self.errors.append(type(exc).__name__)
-                conn.close()
-                conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
-            done = time.perf_counter()
-            self.latencies.append(done - sent)
-            next_at = max(next_at + PROBE_INTERVAL_SECONDS, done)
-        conn.close()
-
-    def stop(self) -> list[float]:
-        self._stop_event.set()
-        self.join()
-        return sorted(self.latencies)
-
-
-@contextlib.contextmanager
-def probing(base_url: str) -> Iterator[Probe]:
-    probe = Probe(base_url)
-    probe.start()
-    try:
-        yield probe
-    finally:
-        probe.stop()
-
-
-# ---------------------------------------------------------------------------------------------
 # Creating templates
 
 
@@ -435,7 +383,7 @@ class Target:
                 raise RuntimeError(f"{self.name}: warm-up creation failed: {failures[0]}")
             await asyncio.sleep(0.5)  # let the warm-up's stragglers (file writes) finish
             cpu = h.cpu_seconds(self.server.proc.pid)
-            with probing(self.server.base_url) as probe:
+            with h.probing(self.server.base_url) as probe:
                 await asyncio.sleep(IDLE_PROBE_SECONDS)
             self.idle_probe = probe.stop()
             self.probe_cpu = (h.cpu_seconds(self.server.proc.pid) - cpu) / max(len(self.idle_probe), 1)
@@ -455,7 +403,7 @@ class Target:
         pid = self.server.proc.pid
         pool = h.descendants(pid)
         before = (h.cpu_seconds(pid), h.tree_cpu_seconds(pool), *h.machine_seconds())
-        with probing(self.server.base_url) if clients > 1 else contextlib.nullcontext() as probe:
+        with h.probing(self.server.base_url) if clients > 1 else contextlib.nullcontext() as probe:
             latencies, failures, seconds = await create_batch(session, self.url, document, bodies, clients,
                                                               time.perf_counter() + self.args.max_seconds)
         after = (h.cpu_seconds(pid), h.tree_cpu_seconds(pool), *h.machine_seconds())
