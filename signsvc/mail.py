@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import re
 from dataclasses import dataclass
@@ -98,7 +99,9 @@ async def deliver(services: Services, email_id: int) -> Email:
         return await stored.mark_kept(services.db, email.id, services.clock.now())
     server = smtp.parse_smtp_url(services.config.smtp_url)
     try:
-        message = build_message(services.config, email, services.clock.now(), await _attachments(services, email))
+        # In a thread: attachments are base64-encoded as they are added, megabytes of work.
+        message = await asyncio.to_thread(build_message, services.config, email, services.clock.now(),
+                                          await _attachments(services, email))
         await smtp.send(server, message, local_hostname=_site_host(services.config))
     except Exception as exc:
         await stored.record_failure(services.db, email.id, f"{type(exc).__name__}: {exc}")
