@@ -51,8 +51,10 @@ class Signing:
 
     async def rotate(self) -> dict[str, Any]:
         """A new generated chain signs from now on (unless a PKCS#12 is configured); the old one stays trusted."""
+        new = await self._generate()
         async with self.db.transaction() as tx:
             await stored.retire_generated(tx, self.clock.now())
+            await stored.insert_certificate(tx, chain=new, source="generated", now=self.clock.now())
         return await self._generated_chain()
 
     async def trusted(self) -> list[str]:
@@ -77,14 +79,15 @@ class Signing:
         if current := await stored.current_generated(self.db):
             return _pems(current)
         async with self._lock:  # one generation per process at a time
-            if current := await stored.current_generated(self.db):
-                return _pems(current)
-            new = await self.pool.run(pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME, self.clock.now())
-            async with self.db.transaction() as tx:
-                # Two processes may both generate one: each signs with what is current once theirs is in.
-                if not await stored.current_generated(tx):
+            if not await stored.current_generated(self.db):
+                new = await self._generate()
+                async with self.db.transaction() as tx:
+                    # Another process may have made one meanwhile: the index keeps one current, theirs or ours.
                     await stored.insert_certificate(tx, chain=new, source="generated", now=self.clock.now())
-                return _pems(await stored.current_generated(tx))
+            return _pems(await stored.current_generated(self.db))
+
+    async def _generate(self) -> dict[str, Any]:
+        return await self.pool.run(pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME, self.clock.now())
 
 def _pems(certificate: Any) -> dict[str, Any]:
     return {"key_pem": certificate.key_pem, "cert_pem": certificate.cert_pem,

@@ -101,3 +101,13 @@ async def test_signing_list_and_rotate_commands(tmp_path):
     lines = [line.split("\t") for line in out.strip().splitlines() if line.count("\t") == 4]
     assert [(line[0], line[2], line[4].split()[0]) for line in lines] == [
         ("1", "generated", "retired"), ("2", "generated", "signs")]
+
+
+async def test_one_generated_certificate_is_current_even_when_two_processes_make_one_at_once(db):
+    first, second = (certificates.generate(name, "signsvc", now=START) for name in ("one", "two"))
+    for chain in (first, second):
+        async with db.transaction() as tx:
+            await stored.insert_certificate(tx, chain={**chain, "sha256": certificates.fingerprint(chain["cert_pem"])},
+                                            source="generated", now=START)
+    [kept] = await stored.certificates(db)
+    assert kept.cert_pem == first["cert_pem"] and (await stored.current_generated(db)).id == kept.id

@@ -22,10 +22,11 @@ SELECT COUNT(*) AS count FROM result_documents
 WHERE sha256 = :sha256 AND kind IN ('signer', 'final', 'audit_log', 'combined')
 
 -- insert_signing_certificate --
--- A certificate to sign with or to trust; the same certificate again is ignored.
+-- A certificate to sign with or to trust; the same certificate again, or a second current generated
+-- one, is ignored.
 INSERT INTO signing_certificates (sha256, cert_pem, chain_pems, key_pem, source, created_at)
 VALUES (:sha256, :cert_pem, :chain_pems, :key_pem, :source, :now)
-ON CONFLICT (sha256) DO NOTHING
+ON CONFLICT DO NOTHING
 
 -- current_generated_certificate --
 -- The newest generated certificate not retired: the one that signs when no PKCS#12 is configured.

@@ -33,6 +33,9 @@ CREATE TABLE signing_certificates (
     created_at TEXT NOT NULL,
     retired_at TEXT
 );
+-- One generated certificate signs at a time, even when several processes make one on their first start.
+CREATE UNIQUE INDEX signing_certificates_current ON signing_certificates (source)
+    WHERE source = 'generated' AND retired_at IS NULL;
 
 -- Files an email carries (blob ids): the completed copy attaches the signed documents and audit log.
 ALTER TABLE emails ADD COLUMN attachments TEXT NOT NULL DEFAULT '[]';
