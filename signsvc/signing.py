@@ -1,7 +1,8 @@
 """The service's signing identity: the chain that signs result documents, and every certificate it trusts.
 
-By default the service signs with a chain of its own (a root CA and a leaf), generated the first time a
-document is signed and kept in the database, so every process of a deployment signs with the same key.
+By default the service signs with a chain of its own (a root CA and a leaf), generated when a server
+first warms its pool (after its ready line) or first signs, and kept in the database, so every process of
+a deployment signs with the same key.
 `SIGNSVC_SIGNING_P12` replaces it with a PKCS#12 file, read at start (a file that can't be read stops the
 start). Every certificate ever used stays in the database: files signed before a rotation still verify.
 """
