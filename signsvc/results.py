@@ -51,6 +51,17 @@ PDF = "application/pdf"
 
 
 @dataclass(frozen=True)
+class Inputs:
+    """What producing reads once per submission: its original documents (record, blob hash, content), the
+    files its values name (image contents and file names by blob uuid), and whether it is a test."""
+
+    originals: list[tuple[dict[str, Any], str, bytes]]
+    images: dict[str, bytes]
+    filenames: dict[str, str]
+    test_mode: bool
+
+
+@dataclass(frozen=True)
 class Produced:
     """A file to record in a slot of `result_documents`."""
 
@@ -115,7 +126,8 @@ class Results:
         current = await self._of_kind(submission, "preview")
         if current and all(r.values_sha256 == digest for r in current):
             return current
-        filled = await self._filled(submission, signers, [s for s in signers if s.field_values])
+        filled = await self._filled(submission, [s for s in signers if s.field_values],
+                                    await self._inputs(submission, signers))
         return await self._replace(submission, "preview", digest, [
             Produced("preview", i, document["name"], NewFile(pdf, _filename(document["name"]), PDF, sha256))
             for i, (document, (pdf, sha256)) in enumerate(filled)])
@@ -127,7 +139,7 @@ class Results:
         current = await self._of_kind(submission, "merged")
         if current and current[0].values_sha256 == digest:
             return current[0]
-        contents = [await self.services.files.read(await self._blob(d.blob_id)) for d in documents]
+        contents = [await self._content(d.blob_id) for d in documents]
         pdf, sha256 = await self.pool.run(pdf_calls.merge_pdfs, contents)
         name = submission.name or submission.template_name
         [merged] = await self._replace(submission, "merged", digest,
@@ -150,22 +162,26 @@ class Results:
                          last: bool) -> list[Produced]:
         # The values of the signers completed up to this one: later ones are in their own documents.
         completed = [s for s in signers if s.completed_at and s.completed_at <= signer.completed_at]
-        filled = await self._filled(submission, signers, completed)
+        inputs = await self._inputs(submission, signers)
+        filled = await self._filled(submission, completed, inputs)
         if not last:
             return [Produced("signer", i, document["name"], NewFile(pdf, _filename(document["name"]), PDF, sha256))
                     for i, (document, (pdf, sha256)) in enumerate(filled)]
-        return await self._final(submission, signers, filled)
+        return await self._final(submission, signers, filled, inputs)
 
     async def _final(self, submission: Submission, signers: list[Submitter],
-                     filled: list[tuple[dict[str, Any], tuple[bytes, str]]]) -> list[Produced]:
+                     filled: list[tuple[dict[str, Any], tuple[bytes, str]]], inputs: Inputs) -> list[Produced]:
         sealed = [(document, NewFile(*await self._seal(submission, pdf, _filename(document["name"]))))
                   for document, (pdf, _) in filled]
         produced = [Produced(kind, position, document["name"], file)
                     for position, (document, file) in enumerate(sealed) for kind in ("signer", "final")]
-        hashes = [{"name": file.filename, "original_sha256": (await self._blob(document["blob_id"])).sha256,
-                   "result_sha256": file.sha256} for document, file in sealed]
-        audit_pdf, _ = await self.pool.run(pdf_calls.audit_log, await self._log(submission, signers, hashes),
-                                           self.services.config.font_dir)
+        hashes = [{"name": file.filename, "original_sha256": original_sha256, "result_sha256": file.sha256}
+                  for (_, file), (_, original_sha256, _) in zip(sealed, inputs.originals)]
+        log_data = audit_trail.log(
+            submission, signers, await stored_submissions.events_of(self.services.db, submission.id),
+            documents=hashes, images=inputs.images, filenames=inputs.filenames, test_mode=inputs.test_mode,
+            generated_at=self.services.clock.now())
+        audit_pdf, _ = await self.pool.run(pdf_calls.audit_log, log_data, self.services.config.font_dir)
         title = submission.name or submission.template_name
         audit_name = f"Audit Log - {title}"
         produced.append(Produced("audit_log", 0, audit_name,
@@ -174,25 +190,35 @@ class Results:
         produced.append(Produced("combined", 0, title, NewFile(*await self._seal(submission, merged, _filename(title)))))
         return produced
 
-    async def _filled(self, submission: Submission, signers: list[Submitter],
-                      completed: list[Submitter]) -> list[tuple[dict[str, Any], tuple[bytes, str]]]:
+    async def _inputs(self, submission: Submission, signers: list[Submitter]) -> Inputs:
+        attachments = await stored_submissions.attachments_of(self.services.db, submission.id)
+        fields = field_values.named(submission.fields)
+        values = {uuid: value for signer in signers for uuid, value in signer.field_values.items()}
+        wanted = {str(values[f["uuid"]]) for f in fields
+                  if f["type"] in audit_trail.IMAGE_TYPES and values.get(f["uuid"])}
+        originals = []
+        for document in submission.documents:
+            blob = await stored_files.get_blob(self.services.db, document["blob_id"])
+            originals.append((document, blob.sha256, await self.services.files.read(blob)))
+        account = await stored_accounts.get_account(self.services.db, submission.account_id)
+        return Inputs(originals=originals,
+                      images={row["uuid"]: await self._content(row["blob_id"])
+                              for row in attachments if row["uuid"] in wanted},
+                      filenames={row["uuid"]: row["filename"] for row in attachments}, test_mode=account.is_test)
+
+    async def _filled(self, submission: Submission, completed: list[Submitter],
+                      inputs: Inputs) -> list[tuple[dict[str, Any], tuple[bytes, str]]]:
         """Each document of the submission with the values of `completed` drawn in, with its hash."""
         roles = {signer.role_uuid for signer in completed}
         fields = [f for f in field_values.named(submission.fields) if f.get("submitter_uuid") in roles]
         values = {uuid: value for signer in completed for uuid, value in signer.field_values.items()}
-        attachments = await stored_submissions.attachments_of(self.services.db, submission.id)
-        images = await self._images(fields, values, attachments)
-        filenames = {row["uuid"]: row["filename"] for row in attachments}
         stamp = {s.role_uuid: {"name": s.name or s.email or s.phone or s.role, "role": s.role,
                                "time": f"{s.completed_at:%Y-%m-%d %H:%M:%S} UTC"} for s in completed if s.completed_at}
-        footer = TEST_MARK if await self._test_mode(submission) else None
-        filled = []
-        for document in submission.documents:
-            pdf = await self.services.files.read(await self._blob(document["blob_id"]))
-            fill = functools.partial(pdf_calls.fill_pdf, filenames=filenames, stamp=stamp,
-                                     font_dir=self.services.config.font_dir, footer=footer)
-            filled.append((document, await self.pool.run(fill, pdf, document["uuid"], fields, values, images)))
-        return filled
+        fill = functools.partial(pdf_calls.fill_pdf, filenames=inputs.filenames, stamp=stamp,
+                                 font_dir=self.services.config.font_dir,
+                                 footer=TEST_MARK if inputs.test_mode else None)
+        return [(document, await self.pool.run(fill, pdf, document["uuid"], fields, values, inputs.images))
+                for document, _, pdf in inputs.originals]
 
     async def _seal(self, submission: Submission, pdf: bytes, filename: str) -> tuple[bytes, str, str, str]:
         """The PDF signed by the service now: NewFile's fields.
@@ -212,25 +238,6 @@ class Results:
             self._tsa_failed_at = now
             signed, sha256 = await self.pool.run(pdf_calls.seal_pdf, pdf, chain, REASON, None, now)
         return signed, filename, PDF, sha256
-
-    async def _log(self, submission: Submission, signers: list[Submitter],
-                   documents: list[dict[str, str]]) -> dict[str, Any]:
-        attachments = await stored_submissions.attachments_of(self.services.db, submission.id)
-        fields = field_values.named(submission.fields)
-        values = {uuid: value for signer in signers for uuid, value in signer.field_values.items()}
-        return audit_trail.log(
-            submission, signers, await stored_submissions.events_of(self.services.db, submission.id),
-            documents=documents, images=await self._images(fields, values, attachments),
-            filenames={row["uuid"]: row["filename"] for row in attachments},
-            test_mode=await self._test_mode(submission), generated_at=self.services.clock.now())
-
-    async def _images(self, fields: list[dict[str, Any]], values: dict[str, Any],
-                      attachments: list[dict[str, Any]]) -> dict[str, bytes]:
-        """The contents of the image values among `values`, by blob uuid."""
-        wanted = {str(values[f["uuid"]]) for f in fields
-                  if f["type"] in audit_trail.IMAGE_TYPES and values.get(f["uuid"])}
-        return {row["uuid"]: await self.services.files.read(await self._blob(row["blob_id"]))
-                for row in attachments if row["uuid"] in wanted}
 
     # Recording.
 
@@ -258,9 +265,7 @@ class Results:
             await self.services.files.remove_contents(orphans)
 
     async def _insert(self, tx: Connection, submission: Submission, signer: Submitter | None, item: Produced,
-                      blob_id: int | None = None, values_sha256: str | None = None) -> None:
-        if blob_id is None:
-            blob_id = (await self.services.files.record(tx, submission.account_id, item.file)).id
+                      blob_id: int, values_sha256: str | None = None) -> None:
         await stored.insert_result_document(
             tx, submission_id=submission.id, submitter_id=signer.id if signer else None, kind=item.kind,
             position=item.position, name=item.name, blob_id=blob_id, sha256=item.file.sha256,
@@ -315,7 +320,8 @@ class Results:
                 if not made_meanwhile:
                     stale = await stored.delete_kind(tx, submission.id, kind)
                     for item in produced:
-                        await self._insert(tx, submission, None, item, values_sha256=digest)
+                        blob = await self.services.files.record(tx, submission.account_id, item.file)
+                        await self._insert(tx, submission, None, item, blob.id, values_sha256=digest)
                     orphans = await self.services.files.delete(tx, stale)
         except BaseException:
             await self.services.files.discard(files)
@@ -326,11 +332,8 @@ class Results:
         await self.services.files.remove_contents(orphans)
         return await self._of_kind(submission, kind)
 
-    async def _blob(self, blob_id: int):
-        return await stored_files.get_blob(self.services.db, blob_id)
-
-    async def _test_mode(self, submission: Submission) -> bool:
-        return (await stored_accounts.get_account(self.services.db, submission.account_id)).is_test
+    async def _content(self, blob_id: int) -> bytes:
+        return await self.services.files.read(await stored_files.get_blob(self.services.db, blob_id))
 
 
 async def emitted(services: Services, record_type: str, record_id: int, event_type: str) -> bool:

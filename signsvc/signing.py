@@ -65,16 +65,10 @@ class Signing:
 
     async def listing(self) -> list[str]:
         """A line per certificate: id, fingerprint, where it comes from, since when, and its state."""
-        current = None if self.config.signing_p12 else await stored.current_generated(self.db)
-        configured = (self._configured or {}).get("sha256")
-        lines = []
-        for certificate in await stored.certificates(self.db):
-            signs = certificate.sha256 == configured or (current is not None and certificate.id == current.id)
-            state = "signs" if signs else f"retired {certificate.retired_at:%Y-%m-%d}" if certificate.retired_at \
-                else "trusted"
-            lines.append(f"{certificate.id}\t{certificate.sha256}\t{certificate.source}\t"
-                         f"{certificate.created_at:%Y-%m-%d}\t{state}")
-        return lines
+        generated = None if self._configured else await stored.current_generated(self.db)
+        signing = self._configured["sha256"] if self._configured else generated.sha256 if generated else None
+        return [f"{c.id}\t{c.sha256}\t{c.source}\t{c.created_at:%Y-%m-%d}\t{_state(c, signing)}"
+                for c in await stored.certificates(self.db)]
 
     async def _generated_chain(self) -> dict[str, Any]:
         if current := await stored.current_generated(self.db):
@@ -89,6 +83,12 @@ class Signing:
 
     async def _generate(self) -> dict[str, Any]:
         return await self.pool.run(pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME, self.clock.now())
+
+def _state(certificate: Any, signing: str) -> str:
+    if certificate.sha256 == signing:
+        return "signs"
+    return f"retired {certificate.retired_at:%Y-%m-%d}" if certificate.retired_at else "trusted"
+
 
 def _pems(certificate: Any) -> dict[str, Any]:
     return {"key_pem": certificate.key_pem, "cert_pem": certificate.cert_pem,
