@@ -10,7 +10,7 @@ request so that the content-addressed file store really writes every file:
            any server starts, in a process pool, because each takes about 1.5 s)
 Ceiling, measured in this process while no server runs, in rounds before, between and after the
 targets (so drift on the machine hits both alike): per document, sequentially, what the pool does
-for an upload, `signsvc.pdf.sniff`, for the image `image_to_pdf`, then `signsvc.pdf_calls.prepare`
+for an upload, `signsvc.pdf.sniff`, for the image `image_to_pdf`, then `signsvc.infra.pdf_calls.prepare`
 (inspect_pdf + render_pages + hashes); per round one uncounted run, then --ceiling-runs counted runs. The
 per-document time is the median of all counted runs. No storage, no HTTP, no IPC: what the engines
 alone cost. 2 workers (signsvc's pool size here: one per core) could at best do 2 / that documents
@@ -208,7 +208,7 @@ class Ceiling:
 def engine_run(data: bytes, timings: dict[str, float] | None = None) -> dict:
     """What signsvc's pool does for one uploaded document, here and now; `timings` gets each step's seconds."""
     import signsvc.pdf as engines
-    from signsvc import pdf_calls
+    from signsvc.infra import pdf_calls
 
     timings = {} if timings is None else timings
     started = time.perf_counter()

@@ -148,8 +148,8 @@ def figures(receiver: Receiver, made: float) -> dict[str, float]:
 
 async def pile_up(database_url: str, template_id: int, count: int) -> float:
     """Records `count` events with the outbox code while no server runs; answers the seconds it took."""
-    from signsvc import events
-    from signsvc.clock import SystemClock
+    from signsvc.webhooks import events
+    from signsvc.infra.clock import SystemClock
     from storage import open_database
 
     db, clock, started = await open_database(database_url), SystemClock(), time.perf_counter()

@@ -11,24 +11,31 @@ import jinja2
 from aiohttp import web
 
 import pages
-from signsvc import jobs, mail, maintenance, routes, site_secret, submissions, webhook_payloads, webhooks
-from signsvc.api.middleware import api_middleware, errors_middleware
-from signsvc.appkeys import DELIVERER, INGEST, ISSUED_KEYS, OPENAPI, RESULTS, SERVICES, WORKER
-from signsvc.clock import Clock, SystemClock
-from signsvc.config import Config
-from signsvc.documents import Ingest
-from signsvc.downloads import Downloader
-from signsvc.files import Files
-from signsvc.office import OfficeConverter
-from signsvc.pool import PdfPool
-from signsvc.results import Results
-from signsvc.services import Services
+from signsvc.infra import jobs
+from signsvc.infra import mail
+from signsvc.accounts import maintenance
+from signsvc.http import routes
+from signsvc.infra import secret_key as site_secret
+from signsvc.submissions import submissions
+from signsvc.webhooks import payloads as webhook_payloads
+from signsvc.webhooks import endpoints as webhooks
+from signsvc.http.middleware import api_middleware, errors_middleware
+from signsvc.http.appkeys import DELIVERER, INGEST, ISSUED_KEYS, OPENAPI, RESULTS, SERVICES, WORKER
+from signsvc.infra.clock import Clock, SystemClock
+from signsvc.infra.config import Config
+from signsvc.templates.documents import Ingest
+from signsvc.infra.downloads import Downloader
+from signsvc.infra.files import Files
+from signsvc.infra.office import OfficeConverter
+from signsvc.infra.pool import PdfPool
+from signsvc.results.produce import Results
+from signsvc.infra.services import Services
 from signsvc.startup import prepare
-from signsvc.webhook_delivery import Deliverer
+from signsvc.webhooks.delivery import Deliverer
 from storage import Database, open_database
 from storage.contents import DatabaseStore, DirectoryStore
 
-OPENAPI_PATH = Path(__file__).parent / "api" / "openapi.json"
+OPENAPI_PATH = Path(__file__).parent / "http" / "api" / "openapi.json"
 
 
 def create_app(config: Config, *, clock: Clock | None = None, db: Database | None = None,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from signsvc import accounts
-from signsvc.clock import Clock
-from signsvc.config import Config
+from signsvc.accounts import accounts
+from signsvc.infra.clock import Clock
+from signsvc.infra.config import Config
 from storage import Database
 from storage.migrations import migrate
 

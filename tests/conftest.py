@@ -13,12 +13,12 @@ import pytest
 from multidict import CIMultiDictProxy
 from yarl import URL
 
-from signsvc import accounts
+from signsvc.accounts import accounts
 from signsvc.app import create_app
-from signsvc.appkeys import SERVICES, WORKER
-from signsvc.clock import ManualClock
-from signsvc.config import Config
-from signsvc.pool import PdfPool
+from signsvc.http.appkeys import SERVICES, WORKER
+from signsvc.infra.clock import ManualClock
+from signsvc.infra.config import Config
+from signsvc.infra.pool import PdfPool
 from storage import Database
 from storage.migrations import migrate
 from storage.postgres import PostgresDatabase

@@ -12,12 +12,12 @@ import asyncio
 from aiohttp import web
 
 import storage.accounts as stored
-from signsvc import auth
-from signsvc.api.middleware import principal
-from signsvc.api.pagination import Page, paginated
-from signsvc.api.params import Query, read_json
-from signsvc.api.responses import json_response, iso
-from signsvc.appkeys import SERVICES
+from signsvc.accounts import auth
+from signsvc.http.middleware import principal
+from signsvc.http.pagination import Page, paginated
+from signsvc.http.params import Query, read_json
+from signsvc.http.responses import json_response, iso
+from signsvc.http.appkeys import SERVICES
 
 STARTED = web.AppKey("probe_started", asyncio.Event)
 RELEASE = web.AppKey("probe_release", asyncio.Event)

@@ -8,11 +8,13 @@ import pytest
 from aiohttp import web
 from PIL import Image
 
-from signsvc import attachments, errors
-from signsvc.documents import Ingest
-from signsvc.downloads import Downloader
-from signsvc.field_values import Typed, Upload
-from signsvc.office import OfficeConverter
+from signsvc.submissions import attachments
+
+from signsvc.infra import errors
+from signsvc.templates.documents import Ingest
+from signsvc.infra.downloads import Downloader
+from signsvc.submissions.field_values import Typed, Upload
+from signsvc.infra.office import OfficeConverter
 from tests.documents import b64, pdf, png
 from tests.test_downloads import certificate, client_ssl, serve_https  # noqa: F401 (fixtures)
 from tests.test_pdf_samples import image_bytes

@@ -6,7 +6,11 @@ import re
 
 import pytest
 
-from signsvc import accounts, auth, errors
+from signsvc.accounts import accounts
+
+from signsvc.accounts import auth
+
+from signsvc.infra import errors
 from storage.records import KeyMode, Principal
 from tests.conftest import LIVE_KEY, TEST_KEY
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from signsvc.config import Config, ConfigError, from_env
+from signsvc.infra.config import Config, ConfigError, from_env
 
 
 def test_defaults_follow_the_operational_contract():

@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from signsvc import downloads
-from signsvc.downloads import PRIVATE, Downloader, DownloadError
+from signsvc.infra import downloads
+from signsvc.infra.downloads import PRIVATE, Downloader, DownloadError
 
 DOCUMENT = b"%PDF-1.7 a small document"
 LIMIT = 1000

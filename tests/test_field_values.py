@@ -3,8 +3,10 @@
 
 import pytest
 
-from signsvc import errors, field_values
-from signsvc.field_values import Typed, Upload
+from signsvc.infra import errors
+
+from signsvc.submissions import field_values
+from signsvc.submissions.field_values import Typed, Upload
 
 WHERE = "submitters[0].values"
 PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

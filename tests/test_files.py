@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from yarl import URL
 
-from signsvc.appkeys import SERVICES
-from signsvc.files import NewFile
+from signsvc.http.appkeys import SERVICES
+from signsvc.infra.files import NewFile
 from tests.conftest import Api
 
 

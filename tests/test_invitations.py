@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from signsvc.appkeys import WORKER
+from signsvc.http.appkeys import WORKER
 from tests.conftest import Api
 from tests.signing import ANN_VALUES, BOB_VALUES, act, send, submission, template
 from tests.smtp_server import SmtpServer

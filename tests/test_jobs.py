@@ -6,8 +6,8 @@ from datetime import timedelta
 import pytest
 
 import storage.jobs as stored
-from signsvc import jobs
-from signsvc.jobs import Backoff, Kind, Worker
+from signsvc.infra import jobs
+from signsvc.infra.jobs import Backoff, Kind, Worker
 from storage.records import JobStatus
 from tests.conftest import open_db
 

@@ -10,9 +10,11 @@ from email.utils import parsedate_to_datetime
 import pytest
 
 import storage.emails as stored
-from signsvc import jobs, mail, smtp
-from signsvc.appkeys import SERVICES, WORKER
-from signsvc.services import Services
+from signsvc.infra import jobs
+from signsvc.infra import mail
+from signsvc.infra import smtp
+from signsvc.http.appkeys import SERVICES, WORKER
+from signsvc.infra.services import Services
 from storage.records import Email
 from tests.smtp_server import SmtpServer
 

@@ -16,7 +16,7 @@ import pptx
 import pytest
 from pypdf import PdfReader
 
-from signsvc.office import ConversionFailed, ConversionUnavailable, OfficeConverter
+from signsvc.infra.office import ConversionFailed, ConversionUnavailable, OfficeConverter
 
 FILES = Path(__file__).parent / "files"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from signsvc import accounts
+from signsvc.accounts import accounts
 
 
 @pytest.fixture

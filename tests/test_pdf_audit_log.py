@@ -11,7 +11,9 @@ import pypdfium2
 import pytest
 from PIL import Image
 
-from signsvc import font_files, pdf_calls
+from signsvc.pdf import font_files
+
+from signsvc.infra import pdf_calls
 from signsvc.pdf import PdfError, audit_log, fonts
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")

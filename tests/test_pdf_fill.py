@@ -12,7 +12,9 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageChops, ImageDraw, ImageOps
 
-from signsvc import font_files, pdf_calls
+from signsvc.pdf import font_files
+
+from signsvc.infra import pdf_calls
 from signsvc.pdf import PdfError, fill, fonts
 from signsvc.pdf.fill import fill_pdf
 from tests.test_pdf_images import jpeg_with_orientation

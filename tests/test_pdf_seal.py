@@ -33,7 +33,7 @@ from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
-from signsvc import pdf_calls
+from signsvc.infra import pdf_calls
 from signsvc.pdf import PdfError, certificates, reading, seal, verify
 from tests.documents import pdf
 from tests.test_pdf_samples import encrypted

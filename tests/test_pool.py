@@ -6,7 +6,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-from signsvc.pool import PdfPool
+from signsvc.infra.pool import PdfPool
 
 
 async def test_workers_are_replaced_after_their_share_of_tasks_and_every_task_still_runs():

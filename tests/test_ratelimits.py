@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from signsvc.ratelimits import UNLIMITED
+from signsvc.accounts.rate_limits import UNLIMITED
 from tests.conftest import LIVE_KEY, START, TEST_KEY, Api, open_db
 
 WINDOW_END = int(START.timestamp()) + 300
@@ -119,7 +119,7 @@ async def test_counts_are_shared_by_every_process_using_the_database(aiohttp_cli
 
 async def test_old_windows_are_pruned_by_the_maintenance_job(api, db, clock, worker, services):
     import storage.rate_limits as stored
-    from signsvc.auth import find_principal
+    from signsvc.accounts.auth import find_principal
 
     key_id = (await find_principal(db, LIVE_KEY)).key_id
     await api.get("/api/user")

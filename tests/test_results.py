@@ -16,7 +16,7 @@ from pyhanko.sign.validation import async_validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
 import storage.results as stored_results
-from signsvc.appkeys import RESULTS, SERVICES
+from signsvc.http.appkeys import RESULTS, SERVICES
 from tests.conftest import TEST_KEY
 from tests.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
 from tests.test_pdf_seal import tsa  # noqa: F401  (a local timestamp server, as a fixture)
@@ -267,8 +267,8 @@ async def test_a_server_without_a_usable_text_font_refuses_to_start_naming_what_
         make_app, monkeypatch, tmp_path):
     from aiohttp import web
 
-    from signsvc import font_files
-    from signsvc.config import ConfigError
+    from signsvc.pdf import font_files
+    from signsvc.infra.config import ConfigError
     monkeypatch.setattr(font_files, "FONT_DIRS", ())
     monkeypatch.setattr(font_files, "PACKAGE_DIRS", ())
     runner = web.AppRunner(make_app(font_dir=str(tmp_path)))
@@ -283,7 +283,7 @@ async def test_a_server_without_a_usable_text_font_refuses_to_start_naming_what_
 # Timestamps (PAdES B-T)
 
 async def test_with_a_timestamp_server_every_signature_carries_its_timestamp(aiohttp_client, make_app, tsa):
-    from signsvc.appkeys import WORKER
+    from signsvc.http.appkeys import WORKER
     from tests.conftest import Api
     stamped = Api(await aiohttp_client(make_app(tsa_url=tsa["url"])))
     found = await completed_submission(stamped, stamped.app[WORKER])
@@ -295,7 +295,7 @@ async def test_with_a_timestamp_server_every_signature_carries_its_timestamp(aio
 
 async def test_without_an_answer_from_the_timestamp_server_documents_are_signed_without_a_timestamp(
         aiohttp_client, make_app, caplog):
-    from signsvc.appkeys import WORKER
+    from signsvc.http.appkeys import WORKER
     from tests.conftest import Api
     unreachable = Api(await aiohttp_client(make_app(tsa_url="http://127.0.0.1:9/tsa")))
     found = await completed_submission(unreachable, unreachable.app[WORKER])

@@ -7,7 +7,7 @@ import signal
 import aiohttp
 import pytest
 
-from signsvc.server import bind, start as start_server
+from signsvc.cli.serve import bind, start as start_server
 from tests import probe, service
 from tests.conftest import LIVE_KEY
 

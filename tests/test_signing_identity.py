@@ -10,8 +10,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 
 import storage.results as stored
-from signsvc.appkeys import RESULTS, WORKER
-from signsvc.config import ConfigError
+from signsvc.http.appkeys import RESULTS, WORKER
+from signsvc.infra.config import ConfigError
 from signsvc.pdf import certificates
 from tests import service
 from tests.conftest import START, Api

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 import pytest
 
 import storage.jobs as stored_jobs
-from signsvc.clock import ManualClock
+from signsvc.infra.clock import ManualClock
 from storage import StorageError, open_database
 from storage.migrations import available, migrate
 from storage.postgres import PostgresDatabase, numbered

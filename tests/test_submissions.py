@@ -3,7 +3,7 @@
 import asyncio
 from datetime import timedelta
 
-from signsvc.appkeys import WORKER
+from signsvc.http.appkeys import WORKER
 from tests.conftest import START, TEST_KEY
 from tests.signing import ANN_VALUES, BOB_VALUES, act, area, event_types, send, submission, template
 

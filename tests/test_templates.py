@@ -12,7 +12,7 @@ from yarl import URL
 import storage.events as stored_events
 from aiohttp import web
 
-from signsvc.downloads import Downloader
+from signsvc.infra.downloads import Downloader
 from tests.conftest import TEST_KEY, Api
 from tests.test_downloads import certificate, client_ssl, serve_https  # noqa: F401 (fixtures)
 from tests.documents import b64, pdf, png

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from signsvc import pdf_calls
+from signsvc.infra import pdf_calls
 from signsvc.pdf import PdfError, fonts, typed_signature
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")

@@ -11,9 +11,10 @@ import pytest
 
 import storage.events as stored_events
 import storage.webhooks as stored
-from signsvc import events, jobs
-from signsvc.appkeys import DELIVERER, SERVICES, WORKER
-from signsvc.webhook_signature import verify
+from signsvc.webhooks import events
+from signsvc.infra import jobs
+from signsvc.http.appkeys import DELIVERER, SERVICES, WORKER
+from signsvc.webhooks.signature import verify
 from storage.records import DeliveryStatus
 from tests.conftest import START, TEST_KEY, Api
 from tests.documents import b64, pdf

@@ -4,8 +4,8 @@ from datetime import timedelta
 
 import pytest
 
-from signsvc.appkeys import WORKER
-from signsvc.webhook_signature import verify
+from signsvc.http.appkeys import WORKER
+from signsvc.webhooks.signature import verify
 from tests.conftest import START, Api
 from tests.signing import ANN_VALUES, BOB_VALUES, act, send, submission, template
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from multidict import CIMultiDict
 
-from signsvc.webhook_signature import InvalidSignature, sign, verify
+from signsvc.webhooks.signature import InvalidSignature, sign, verify
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "webhooks.md"
 

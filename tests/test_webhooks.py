@@ -3,8 +3,9 @@
 import pytest
 
 import storage.webhooks as stored
-from signsvc import accounts, webhooks
-from signsvc.config import ConfigError
+from signsvc.accounts import accounts
+from signsvc.webhooks import endpoints as webhooks
+from signsvc.infra.config import ConfigError
 from tests.conftest import TEST_KEY, Api
 
 URL = "https://hooks.example.com/signsvc"

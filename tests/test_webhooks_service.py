@@ -7,9 +7,9 @@ import re
 import aiohttp
 import pytest
 
-from signsvc import webhooks
-from signsvc.clock import ManualClock
-from signsvc.config import Config
+from signsvc.webhooks import endpoints as webhooks
+from signsvc.infra.clock import ManualClock
+from signsvc.infra.config import Config
 from tests import service
 from tests.conftest import BACKENDS, POSTGRES_URL, open_db
 from tests.documents import b64, pdf

@@ -4,7 +4,7 @@ How fonts are found (documented for installers; `check()` runs it at start):
 - text: DejaVu Sans (`DejaVuSans.ttf`; Debian `fonts-dejavu-core`), for Latin, Greek and Cyrillic;
 - fallback: Droid Sans Fallback (`DroidSansFallbackFull.ttf`; Debian `fonts-droid-fallback`), for CJK,
   loaded into a document only when one of its strings has a character DejaVu lacks (PDF.md P8);
-- each is looked for as `signsvc.font_files` says: the configured font directory first, then the Debian
+- each is looked for as `signsvc.pdf.font_files` says: the configured font directory first, then the Debian
   package's directory, then the system font directories. Copying the files into the configured
   directory makes the output independent of the system.
 """
@@ -15,7 +15,7 @@ import functools
 from pathlib import Path
 from typing import Iterable
 
-from signsvc.font_files import CJK, FONT_DIRS, PACKAGE_DIRS, TEXT, font_files, locate, no_text_font
+from signsvc.pdf.font_files import CJK, FONT_DIRS, PACKAGE_DIRS, TEXT, font_files, locate, no_text_font
 from signsvc.pdf.errors import PdfError
 
 # Most wanted first: DocuSeal types signatures in Dancing Script.

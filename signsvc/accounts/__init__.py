@@ -1,0 +1,1 @@
+"""Accounts, users, API keys, authentication and rate limits."""

@@ -1,0 +1,143 @@
+"""Accounts, users and API keys: the first start, new users, key rotation, API access approval.
+
+Every live account has a linked test account with data of its own. A user belongs to the live
+account and has one active key for each: the live key addresses the live account, the test key
+the test account. Keys are shown once and stored as hashes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import storage.accounts as stored
+from signsvc.infra import errors
+from signsvc.infra import tokens as keys
+from signsvc.infra.clock import Clock
+from storage import Connection, Database
+from storage.records import Account, KeyMode, User
+
+DEFAULT_ACCOUNT_NAME = "signsvc"
+DEFAULT_EMAIL = "admin@example.com"
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+
+
+@dataclass(frozen=True)
+class IssuedKeys:
+    """Keys created just now, to be shown once; None where a key was not generated."""
+
+    user: User
+    live: str | None = None
+    test: str | None = None
+
+
+async def bootstrap(db: Database, clock: Clock, *, live_key: str | None = None,
+                    test_key: str | None = None) -> IssuedKeys | None:
+    """Creates the default account, its test account and user on first start (API access approved).
+
+    Fixed keys from configuration then become the default user's keys. Answers the keys generated
+    on first start, or None on later starts.
+    """
+    async with db.exclusive(), db.transaction() as tx:
+        user = await stored.first_user(tx)
+        issued = None
+        if user is None:
+            account = await _insert_account_pair(tx, clock, DEFAULT_ACCOUNT_NAME, approved=True)
+            user = await _insert_user(tx, clock, account.id, DEFAULT_EMAIL, "Admin", "User")
+            issued = IssuedKeys(user, live=None if live_key else await _issue(tx, clock, user, KeyMode.LIVE),
+                                test=None if test_key else await _issue(tx, clock, user, KeyMode.TEST))
+        for mode, fixed in ((KeyMode.LIVE, live_key), (KeyMode.TEST, test_key)):
+            if fixed:
+                await _use_fixed_key(tx, clock, user, mode, fixed)
+    return issued
+
+
+async def create_account(db: Database, clock: Clock, *, name: str, email: str, first_name: str | None = None,
+                         last_name: str | None = None, approved: bool = False) -> IssuedKeys:
+    """A new live account with its test account and first user, whose keys are answered."""
+    async with db.transaction() as tx:
+        account = await _insert_account_pair(tx, clock, name, approved=approved)
+        user = await _insert_user(tx, clock, account.id, email, first_name, last_name)
+        return IssuedKeys(user, await _issue(tx, clock, user, KeyMode.LIVE), await _issue(tx, clock, user, KeyMode.TEST))
+
+
+async def create_user(db: Database, clock: Clock, *, account_id: int, email: str, first_name: str | None = None,
+                      last_name: str | None = None) -> IssuedKeys:
+    """A new user of a live account, with a live and a test key."""
+    async with db.transaction() as tx:
+        account = await stored.get_account(tx, account_id)
+        if account is None or account.is_test:
+            raise errors.NotFound(f"Account {account_id} not found")
+        user = await _insert_user(tx, clock, account_id, email, first_name, last_name)
+        return IssuedKeys(user, await _issue(tx, clock, user, KeyMode.LIVE), await _issue(tx, clock, user, KeyMode.TEST))
+
+
+async def rotate_key(db: Database, clock: Clock, user_id: int, mode: KeyMode) -> str:
+    """A new key for the user; the old one stops working with this commit."""
+    async with db.transaction() as tx:
+        user = await stored.get_user(tx, user_id)
+        if user is None:
+            raise errors.NotFound(f"User {user_id} not found")
+        await stored.revoke_api_keys(tx, user.id, mode, clock.now())
+        return await _issue(tx, clock, user, mode)
+
+
+async def set_api_access(db: Database, account_id: int, approved: bool) -> Account:
+    async with db.transaction() as tx:
+        account = await stored.set_api_access(tx, account_id, approved)
+    if account is None:
+        raise errors.NotFound(f"Account {account_id} not found")
+    return account
+
+
+async def find_user(db: Database, ref: str) -> User:
+    """A user named by id or by email address."""
+    user = await (stored.get_user(db, int(ref)) if ref.isdigit() else stored.find_user_by_email(db, ref))
+    if user is None:
+        raise errors.NotFound(f"User {ref} not found")
+    return user
+
+
+async def _insert_account_pair(tx: Connection, clock: Clock, name: str, *, approved: bool) -> Account:
+    live = await stored.insert_account(tx, name=name, is_test=False, approved=approved, now=clock.now())
+    test = await stored.insert_account(tx, name=f"{name} (test)", is_test=True, approved=approved, now=clock.now(),
+                                       linked_account_id=live.id)
+    await stored.link_account(tx, live.id, test.id)
+    return live
+
+
+async def _insert_user(tx: Connection, clock: Clock, account_id: int, email: str, first_name: str | None,
+                       last_name: str | None) -> User:
+    email = email.strip().lower()
+    if not _EMAIL.match(email):
+        raise errors.Invalid(f"email {email!r} is not an email address")
+    if await stored.find_user_by_email(tx, email):
+        raise errors.Invalid(f"email {email} is already taken")
+    return await stored.insert_user(tx, account_id=account_id, email=email, first_name=first_name,
+                                    last_name=last_name, now=clock.now())
+
+
+async def _issue(tx: Connection, clock: Clock, user: User, mode: KeyMode, key: str | None = None) -> str:
+    key = key or keys.generate()
+    await stored.insert_api_key(tx, user_id=user.id, account_id=await _addressed_account(tx, user, mode),
+                                mode=mode, key_hash=keys.digest(key), now=clock.now())
+    return key
+
+
+async def _addressed_account(tx: Connection, user: User, mode: KeyMode) -> int:
+    if mode is KeyMode.LIVE:
+        return user.account_id
+    return (await stored.get_account(tx, user.account_id)).linked_account_id
+
+
+async def _use_fixed_key(tx: Connection, clock: Clock, user: User, mode: KeyMode, key: str) -> None:
+    existing = await stored.find_api_key(tx, keys.digest(key))
+    if existing and (existing.user_id, existing.mode) != (user.id, mode):
+        raise errors.Invalid(f"the configured {mode.value} key already belongs to another user or mode")
+    if existing and existing.revoked_at is None:
+        return
+    await stored.revoke_api_keys(tx, user.id, mode, clock.now())
+    if existing:
+        await stored.restore_api_key(tx, existing.id)
+    else:
+        await _issue(tx, clock, user, mode, key)

@@ -1,0 +1,56 @@
+"""Who a request acts as (SPEC section 5): the key's user and the account it addresses."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import storage.accounts as stored
+from signsvc.infra import errors
+from signsvc.infra import tokens as keys
+from storage import Database
+from storage.records import KeyMode, Principal
+
+R = TypeVar("R", bound=Any)
+_KEY_NAMES = {KeyMode.LIVE: "production", KeyMode.TEST: "testing"}
+
+
+async def find_principal(db: Database, token: str | None) -> Principal | None:
+    """The principal of an active key; None for a missing, empty, wrong or revoked key."""
+    token = (token or "").strip()
+    if not token or not token.isascii():  # keys are ASCII; other bytes cannot name one
+        return None
+    return await stored.find_principal(db, keys.digest(token))
+
+
+def require_access(principal: Principal | None) -> Principal:
+    """401 without a valid key, 403 Forbidden while the account's API access is not approved."""
+    if principal is None:
+        raise errors.NotAuthenticated()
+    if not principal.api_access_approved:
+        raise errors.Forbidden()
+    return principal
+
+
+def owned(principal: Principal, found: R | None, noun: str) -> R:
+    """`found` (a record with `id` and `account_id`) when the principal may reach it; 404 when missing."""
+    if found is None:
+        raise errors.NotFound()
+    check_owner(principal, found.account_id, noun, found.id)
+    return found
+
+
+def check_owner(principal: Principal, account_id: int, noun: str, record_id: int, plural: str | None = None) -> None:
+    """Lets the principal reach a record of its own account, and nothing else.
+
+    A record of the linked live or test account is 404 with a message naming the key to use;
+    a record of any other account is 403 Not authorized.
+    """
+    if account_id == principal.account_id:
+        return
+    if account_id == principal.linked_account_id:
+        other = KeyMode.LIVE if principal.mode is KeyMode.TEST else KeyMode.TEST
+        plural = plural or f"{noun.lower()}s"
+        raise errors.NotFound(
+            f"{noun} {record_id} not found using {_KEY_NAMES[principal.mode]} API key; "
+            f"Use {_KEY_NAMES[other]} API key to access {_KEY_NAMES[other]} {plural}.")
+    raise errors.NotAuthorized()

@@ -1,0 +1,1 @@
+"""Clickwraps and the consents recorded against their versions."""

@@ -1,0 +1,143 @@
+"""Clickwraps and consents (SPEC sections 2, 3, 4): an agreement accepted with a click, published in
+immutable numbered versions, and the recorded acceptances of its active version.
+
+The clickwrap row holds the editable draft; each publish freezes the draft as version N+1 and makes
+it active. Content is plain text: it is stored and returned as sent, never rendered as HTML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import storage.clickwraps as stored
+import storage.templates as stored_templates
+from signsvc.accounts import auth
+from signsvc.infra import errors
+from signsvc.infra import json_fields as inputs
+from signsvc.infra import tokens as keys
+from signsvc.infra.services import Services
+from storage import Connection
+from storage.records import Clickwrap, Consent, Principal
+
+KINDS = ("no_document", "view_only", "requires_signature")
+WITH_DOCUMENT = {"view_only", "requires_signature"}
+DEFAULT_BUTTON_TEXT = "I agree"
+MAX_LENGTHS = {"name": 255, "content": 100_000, "button_text": 100, "checkbox_text": 1000}
+MAX_CHECKBOXES = 20
+CONSENT_LENGTHS = {"name": 255, "email": 255, "external_id": 255, "ip": 100, "user_agent": 1000}
+
+
+async def create(services: Services, principal: Principal, body: dict[str, Any]) -> int:
+    async with services.db.transaction() as tx:
+        name, kind, settings = await _draft(tx, principal, body, None)
+        clickwrap = await stored.insert_clickwrap(tx, account_id=principal.account_id, author_id=principal.user_id,
+                                                  slug=keys.slug(), name=name, kind=kind, settings=settings,
+                                                  now=services.clock.now())
+        if inputs.flag(body, "publish", False):
+            await _publish(tx, services, principal, clickwrap)
+        return clickwrap.id
+
+
+async def update(services: Services, principal: Principal, clickwrap_id: int, body: dict[str, Any]) -> None:
+    """Edits the draft; `publish: true` then releases it as a new version."""
+    async with services.db.transaction() as tx:
+        clickwrap = await find(tx, principal, clickwrap_id)
+        name, kind, settings = await _draft(tx, principal, body, clickwrap)
+        await stored.update_draft(tx, clickwrap.id, name=name, kind=kind, settings=settings, now=services.clock.now())
+        if inputs.flag(body, "publish", False):
+            await _publish(tx, services, principal, await stored.get_clickwrap(tx, clickwrap.id))
+
+
+async def publish(services: Services, principal: Principal, clickwrap_id: int) -> None:
+    async with services.db.transaction() as tx:
+        await _publish(tx, services, principal, await find(tx, principal, clickwrap_id))
+
+
+async def find(conn: Connection, principal: Principal, clickwrap_id: int) -> Clickwrap:
+    return auth.owned(principal, await stored.get_clickwrap(conn, clickwrap_id), "Clickwrap")
+
+
+async def consent(services: Services, principal: Principal, clickwrap_id: int, body: dict[str, Any], *,
+                  caller_ip: str, caller_user_agent: str | None) -> Consent:
+    """Records an acceptance of the active version, at the time the call arrives."""
+    values = {key: inputs.text(body, key, limit=limit) for key, limit in CONSENT_LENGTHS.items()}
+    values["ip"] = values["ip"] or caller_ip
+    values["user_agent"] = values["user_agent"] or caller_user_agent
+    async with services.db.transaction() as tx:
+        clickwrap = await find(tx, principal, clickwrap_id)
+        if clickwrap.active_version_number is None:
+            raise errors.Invalid(f"Clickwrap {clickwrap.id} is not published: publish a version before recording "
+                                 "consents")
+        return await stored.insert_consent(tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id,
+                                           version=clickwrap.active_version_number, now=services.clock.now(),
+                                           **values)
+
+
+async def find_consent(conn: Connection, principal: Principal, consent_id: int) -> Consent:
+    return auth.owned(principal, await stored.get_consent(conn, consent_id), "Consent")
+
+
+async def _publish(tx: Connection, services: Services, principal: Principal, clickwrap: Clickwrap) -> None:
+    """Publishing checks that the draft is complete for its kind, and that its template is usable."""
+    settings = clickwrap.settings
+    if clickwrap.kind == "no_document" and not (settings.get("content") or "").strip():
+        raise errors.Invalid("content is required to publish a no_document clickwrap")
+    if clickwrap.kind in WITH_DOCUMENT:
+        await _template(tx, principal, settings.get("template_id"), clickwrap.kind)
+    await stored.publish(tx, clickwrap, services.clock.now())
+
+
+async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
+                 current: Clickwrap | None) -> tuple[str, str, dict[str, Any]]:
+    """The draft after applying `body` to the current one (or to the defaults, on creation)."""
+    settings = dict(current.settings) if current else {
+        "template_id": None, "content": None, "button_text": DEFAULT_BUTTON_TEXT, "require_name": False,
+        "require_email": False, "checkboxes": []}
+    name = inputs.text(body, "name", limit=MAX_LENGTHS["name"]) if "name" in body or not current else current.name
+    if not name or not name.strip():
+        raise errors.Invalid("name is required")
+    kind = body.get("kind", current.kind if current else None)
+    if kind not in KINDS:
+        raise errors.Invalid(f"kind must be one of: {', '.join(KINDS)}")
+    for key in ("content", "button_text"):
+        if key in body:
+            settings[key] = inputs.text(body, key, limit=MAX_LENGTHS[key])
+    for key in ("require_name", "require_email"):
+        if key in body:
+            settings[key] = inputs.flag(body, key, False)
+    if "checkboxes" in body:
+        settings["checkboxes"] = _checkboxes(body["checkboxes"])
+    if "template_id" in body:
+        settings["template_id"] = body["template_id"]
+    if kind in WITH_DOCUMENT or settings["template_id"] is not None:
+        await _template(tx, principal, settings["template_id"], kind)
+    return name, kind, settings
+
+
+async def _template(tx: Connection, principal: Principal, template_id: Any, kind: str) -> None:
+    if template_id is None and kind in WITH_DOCUMENT:
+        raise errors.Invalid(f"template_id is required for a {kind} clickwrap")
+    if not isinstance(template_id, int) or isinstance(template_id, bool):
+        raise errors.Invalid("template_id must be an integer")
+    template = await stored_templates.get_template(tx, template_id)
+    if template is None:
+        raise errors.Invalid(f"template_id {template_id} does not name a template")
+    if template.account_id != principal.account_id:
+        raise errors.Invalid(f"template_id {template_id} is not a template of this account")
+    if template.archived_at is not None:
+        raise errors.Invalid(f"template_id {template_id} names an archived template")
+
+
+def _checkboxes(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or len(value) > MAX_CHECKBOXES:
+        raise errors.Invalid(f"checkboxes must be an array of at most {MAX_CHECKBOXES} objects with text and required")
+    checked = []
+    for index, item in enumerate(value):
+        where = f"checkboxes[{index}]"
+        if not isinstance(item, dict):
+            raise errors.Invalid(f"{where} must be an object with text and required")
+        text = inputs.text(item, "text", limit=MAX_LENGTHS["checkbox_text"], label=f"{where}.text")
+        if not text or not text.strip():
+            raise errors.Invalid(f"{where}.text is required")
+        checked.append({"text": text, "required": inputs.flag(item, "required", False, label=f"{where}.required")})
+    return checked

@@ -1,0 +1,105 @@
+"""The two middlewares every request passes: errors become JSON; /api requests are keyed and counted."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from aiohttp import web
+
+from signsvc.accounts import auth
+
+from signsvc.infra import errors
+
+from signsvc.accounts import rate_limits as ratelimits
+from signsvc.http.responses import error_response
+from signsvc.http.appkeys import SERVICES
+from storage import StorageError
+from storage.records import Principal
+
+log = logging.getLogger(__name__)
+
+TOKEN_HEADER = "X-Auth-Token"
+_PRINCIPAL = web.RequestKey("principal", Principal)
+_QUOTA = web.RequestKey("quota", ratelimits.Quota)
+_HTTP_MESSAGES = {404: "Not found", 405: "Method not allowed"}
+
+
+def is_api(request: web.Request) -> bool:
+    return request.path == "/api" or request.path.startswith("/api/")
+
+
+def principal(request: web.Request) -> Principal:
+    return request[_PRINCIPAL]
+
+
+def account_id(request: web.Request) -> int | None:
+    """The account a request acted on, once its key was accepted (for the access log)."""
+    found = request.get(_PRINCIPAL)
+    return found.account_id if found else None
+
+
+@web.middleware
+async def errors_middleware(request: web.Request, handler: web.Handler) -> web.StreamResponse:
+    """Turns every failure into `{"error": message}`; never HTML, never a stack trace."""
+    try:
+        response = await handler(request)
+    except errors.ServiceError as exc:
+        response = error_response(exc.status, exc.message)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        response = _http_error(request, exc)
+    except StorageError as exc:
+        log.error("database failure on %s %s: %s", request.method, request.path, exc)
+        response = error_response(503, errors.Unavailable.message)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        response = error_response(500, errors.ServiceError.message)
+    quota = request.get(_QUOTA)
+    if quota is not None:
+        response.headers.update(quota.headers())
+        if response.status == 429:
+            response.headers["Retry-After"] = str(quota.retry_after)
+    return response
+
+
+def _http_error(request: web.Request, exc: web.HTTPException) -> web.Response:
+    if exc.status == 413:
+        message = f"Request body is too large: the limit is {request.app[SERVICES].config.max_body_bytes} bytes"
+    else:
+        message = _HTTP_MESSAGES.get(exc.status, exc.reason)
+    headers = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
+    return error_response(exc.status, message, headers)
+
+
+@web.middleware
+async def api_middleware(request: web.Request, handler: web.Handler) -> web.StreamResponse:
+    """Authenticates /api requests and counts them against the rate limits (SPEC sections 5 and 8)."""
+    if not is_api(request):
+        return await handler(request)
+    services = request.app[SERVICES]
+    found = await auth.find_principal(services.db, request.headers.get(TOKEN_HEADER))
+    quota = await ratelimits.take(services.db, services.clock, key_id=found.key_id if found else None,
+                                  client=client_address(request, services.config.trusted_proxies),
+                                  per_key=services.config.rate_limit_per_key,
+                                  per_ip=services.config.rate_limit_per_ip)
+    request[_QUOTA] = quota
+    if quota.exceeded:
+        raise errors.TooManyRequests()
+    request[_PRINCIPAL] = auth.require_access(found)
+    return await handler(request)
+
+
+def client_address(request: web.Request, trusted_proxies: frozenset[str]) -> str:
+    """The caller's address; behind a trusted proxy, the nearest untrusted X-Forwarded-For entry."""
+    address = request.remote or "unknown"
+    if address not in trusted_proxies:
+        return address
+    for hop in reversed(request.headers.get("X-Forwarded-For", "").split(",")):
+        hop = hop.strip()
+        if hop and hop not in trusted_proxies:
+            return hop
+    return address

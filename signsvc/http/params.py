@@ -1,0 +1,75 @@
+"""Reading request input: query values as real clients send them, and JSON bodies.
+
+The official clients send unset parameters as the literal text `None`, `undefined` or `null`;
+those count as absent, like an empty value. Booleans are true/false/1/0 in any case.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from aiohttp import web
+
+from signsvc.infra import errors
+
+_ABSENT = {"", "none", "undefined", "null"}
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+_INTEGER = re.compile(r"^[+-]?\d+$")
+MAX_INTEGER = 2**63 - 1  # the databases' BIGINT
+_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # a JSON escape of NUL, not an escaped backslash before "u0000"
+
+
+class Query:
+    def __init__(self, request: web.Request) -> None:
+        self._values = request.query
+
+    def string(self, name: str) -> str | None:
+        value = self._values.get(name, "").strip()
+        if "\x00" in value:
+            raise errors.Invalid(f"{name} must not contain NUL characters")
+        return None if value.lower() in _ABSENT else value
+
+    def integer(self, name: str, *, minimum: int = 0, maximum: int = MAX_INTEGER) -> int | None:
+        value = self.string(name)
+        if value is None:
+            return None
+        number = int(value) if _INTEGER.match(value) else None
+        if number is None or not minimum <= number <= maximum:
+            raise errors.Invalid(f"{name} must be an integer from {minimum} to {maximum}")
+        return number
+
+    def boolean(self, name: str) -> bool | None:
+        value = self.string(name)
+        if value is None:
+            return None
+        if value.lower() not in _BOOLEANS:
+            raise errors.Invalid(f"{name} must be true or false")
+        return _BOOLEANS[value.lower()]
+
+
+async def read_json(request: web.Request) -> dict[str, Any]:
+    """The JSON object in the body; no body reads as `{}`.
+
+    A body is read as JSON only when sent with `Content-Type: application/json` (SPEC section 2),
+    whether it came with a Content-Length or chunked.
+    """
+    if not request.body_exists:
+        return {}
+    if request.content_type != "application/json":
+        raise errors.UnsupportedMediaType()
+    body = await request.read()
+    if not body.strip():
+        return {}
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.Invalid(f"JSON parse error: {exc}") from None
+    except RecursionError:
+        raise errors.Invalid("JSON parse error: nested too deeply") from None
+    if not isinstance(data, dict):
+        raise errors.Invalid(f"Request body must be a JSON object, not {type(data).__name__}")
+    if _NUL.search(body):  # text the databases cannot store alike (Postgres refuses it)
+        raise errors.Invalid("Request body must not contain NUL characters (\\u0000)")
+    return data

@@ -1,0 +1,81 @@
+"""Every route of the service, top to bottom. Ids in paths are digits only, so literal paths never clash,
+and at most 18 of them, so every id a path can name fits the databases' 64-bit integers."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+import pages
+from signsvc.http.api import clickwraps
+from signsvc.http.api import events
+from signsvc.http.api import submissions
+from signsvc.http.api import submitters
+from signsvc.http.api import system
+from signsvc.http.api import templates
+from signsvc.http.api import tools
+from signsvc.http.api import users
+from signsvc.http.api import webhooks
+from signsvc.http.web import files
+from signsvc.http.web import home
+from signsvc.http.web import submitter_actions as signer_actions
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_get("/", home.show)
+    app.router.add_get("/health", system.health)
+    app.router.add_get("/openapi.json", system.openapi)
+    app.router.add_static("/static", pages.STATIC_DIR)
+    app.router.add_get("/file/{token}/{filename:.+}", files.show)
+    app.router.add_post("/s/{slug}/view", signer_actions.view)
+    app.router.add_post("/s/{slug}/values", signer_actions.save)
+    app.router.add_post("/s/{slug}/complete", signer_actions.complete)
+    app.router.add_post("/s/{slug}/decline", signer_actions.decline)
+
+    app.router.add_get("/api/user", users.show)
+
+    app.router.add_get("/api/templates", templates.index)
+    app.router.add_post("/api/templates", templates.create)
+    app.router.add_post("/api/templates/pdf", templates.create)
+    app.router.add_get(r"/api/templates/{id:\d{1,18}}", templates.show)
+    app.router.add_put(r"/api/templates/{id:\d{1,18}}", templates.update)
+    app.router.add_delete(r"/api/templates/{id:\d{1,18}}", templates.destroy)
+    app.router.add_post(r"/api/templates/{id:\d{1,18}}/clone", templates.clone)
+    app.router.add_get(r"/api/templates/{id:\d{1,18}}/pdf", templates.pdf)
+    app.router.add_get(r"/api/templates/{id:\d{1,18}}/submissions", submissions.of_template)
+
+    app.router.add_get("/api/submissions", submissions.index)
+    app.router.add_post("/api/submissions", submissions.create)
+    app.router.add_post("/api/submissions/init", submissions.init)
+    app.router.add_post("/api/submissions/emails", submissions.from_emails)
+    app.router.add_get(r"/api/submissions/{id:\d{1,18}}", submissions.show)
+    app.router.add_put(r"/api/submissions/{id:\d{1,18}}", submissions.update)
+    app.router.add_get(r"/api/submissions/{id:\d{1,18}}/documents", submissions.documents)
+    app.router.add_get(r"/api/submissions/{id:\d{1,18}}/pdf", submissions.pdf)
+    app.router.add_delete(r"/api/submissions/{id:\d{1,18}}", submissions.destroy)
+
+    app.router.add_get("/api/submitters", submitters.index)
+    app.router.add_get(r"/api/submitters/{id:\d{1,18}}", submitters.show)
+    app.router.add_put(r"/api/submitters/{id:\d{1,18}}", submitters.update)
+
+    app.router.add_get("/api/events/form/completed", events.form_completed)
+
+    app.router.add_post("/api/tools/merge", tools.merge)
+    app.router.add_post("/api/tools/verify", tools.verify)
+
+    app.router.add_get("/api/clickwraps", clickwraps.index)
+    app.router.add_post("/api/clickwraps", clickwraps.create)
+    app.router.add_get(r"/api/clickwraps/{id:\d{1,18}}", clickwraps.show)
+    app.router.add_put(r"/api/clickwraps/{id:\d{1,18}}", clickwraps.update)
+    app.router.add_post(r"/api/clickwraps/{id:\d{1,18}}/publish", clickwraps.publish)
+    app.router.add_get(r"/api/clickwraps/{id:\d{1,18}}/consents", clickwraps.consents)
+    app.router.add_post(r"/api/clickwraps/{id:\d{1,18}}/consents", clickwraps.create_consent)
+    app.router.add_get(r"/api/consents/{id:\d{1,18}}", clickwraps.show_consent)
+
+    app.router.add_get("/api/webhooks", webhooks.index)
+    app.router.add_post("/api/webhooks", webhooks.create)
+    app.router.add_get(r"/api/webhooks/{id:\d{1,18}}", webhooks.show)
+    app.router.add_put(r"/api/webhooks/{id:\d{1,18}}", webhooks.update)
+    app.router.add_delete(r"/api/webhooks/{id:\d{1,18}}", webhooks.destroy)
+    app.router.add_get(r"/api/webhooks/{id:\d{1,18}}/deliveries", webhooks.deliveries)
+    app.router.add_post(r"/api/webhooks/{id:\d{1,18}}/deliveries/{delivery_id:\d{1,18}}/resend", webhooks.resend)
+    app.router.add_post(r"/api/webhooks/{id:\d{1,18}}/test", webhooks.test)

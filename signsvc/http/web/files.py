@@ -1,0 +1,46 @@
+"""GET /file/{token}/{filename}: a stored file through its signed link, with HEAD and byte ranges."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from aiohttp import web
+
+from signsvc.http.appkeys import SERVICES
+
+_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+async def show(request: web.Request) -> web.Response:
+    files = request.app[SERVICES].files
+    blob = await files.open_link(request.match_info["token"])
+    data = await files.read(blob)
+    headers = {"Content-Disposition": _disposition(blob.filename), "Accept-Ranges": "bytes",
+               "Cache-Control": "private, max-age=60", "X-Content-Type-Options": "nosniff"}
+    wanted = _range(request.headers.get("Range", ""), len(data))
+    if wanted is None:
+        return web.Response(body=data, content_type=blob.content_type, headers=headers)
+    if wanted == ():
+        return web.Response(status=416, headers={"Content-Range": f"bytes */{len(data)}"})
+    start, end = wanted
+    headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
+    return web.Response(status=206, body=data[start:end + 1], content_type=blob.content_type, headers=headers)
+
+
+def _range(header: str, size: int) -> tuple[int, int] | tuple[()] | None:
+    """The one byte range asked for: None for the whole file, () when it cannot be satisfied."""
+    match = _RANGE.match(header.strip())
+    if not match or match.groups() == ("", ""):
+        return None
+    first, last = match.groups()
+    if first == "":
+        start, end = max(size - int(last), 0), size - 1
+    else:
+        start, end = int(first), min(int(last), size - 1) if last else size - 1
+    return (start, end) if start <= end and start < size else ()
+
+
+def _disposition(filename: str) -> str:
+    ascii_name = filename.encode("ascii", "replace").decode().replace('"', "'").replace("?", "_")
+    return f"inline; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename)}"

@@ -1,0 +1,1 @@
+"""Infrastructure: clock, configuration, jobs, the PDF pool, files, mail, downloads, office conversion."""

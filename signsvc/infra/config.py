@@ -1,0 +1,126 @@
+"""Configuration: `SIGNSVC_*` environment variables, overridden by command-line flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from signsvc.infra import smtp
+
+
+class ConfigError(ValueError):
+    """A setting has a value the service cannot use; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 3000
+    database_url: str = "sqlite:///data/signsvc.sqlite3"
+    site_url: str | None = None
+    data_dir: str = "data"
+    file_store: str | None = None
+    api_key: str | None = None
+    test_api_key: str | None = None
+    secret_key: str | None = None
+    smtp_url: str | None = None
+    mail_from: str | None = None
+    rate_limit_per_key: int = 600
+    rate_limit_per_ip: int = 1200
+    max_body_bytes: int = 64 * 1024 * 1024
+    trusted_proxies: frozenset[str] = field(default_factory=frozenset)
+    allow_private_downloads: bool = False
+    log_level: str = "INFO"
+    webhook_url: str | None = None
+    test_webhook_url: str | None = None
+    webhook_secret_header: str | None = None
+    webhook_secret: str | None = None
+    webhook_timeout_seconds: float = 30.0
+    webhook_public_only: bool = False
+    signing_p12: str | None = None
+    signing_p12_password: str | None = None
+    tsa_url: str | None = None
+    font_dir: str | None = None
+
+    @property
+    def site(self) -> str:
+        """The public base address used in every link; the API base is `{site}/api`."""
+        return (self.site_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    @property
+    def files_in_database(self) -> bool:
+        """Files live in the database when asked, and always for an ephemeral in-memory instance."""
+        return self.file_store == "database" or (self.file_store is None and self.database_url.endswith(":memory:"))
+
+    def replace(self, **changes: object) -> "Config":
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _boolean(value: str) -> bool:
+    if value.lower() not in ("true", "false", "1", "0"):
+        raise ValueError(value)
+    return value.lower() in ("true", "1")
+
+
+_ENV = {
+    "host": ("SIGNSVC_HOST", str),
+    "port": ("SIGNSVC_PORT", int),
+    "database_url": ("SIGNSVC_DATABASE_URL", str),
+    "site_url": ("SIGNSVC_SITE_URL", str),
+    "data_dir": ("SIGNSVC_DATA_DIR", str),
+    "file_store": ("SIGNSVC_FILE_STORE", str.lower),
+    "api_key": ("SIGNSVC_API_KEY", str),
+    "test_api_key": ("SIGNSVC_TEST_API_KEY", str),
+    "secret_key": ("SIGNSVC_SECRET_KEY", str),
+    "smtp_url": ("SIGNSVC_SMTP_URL", str),
+    "mail_from": ("SIGNSVC_MAIL_FROM", str),
+    "rate_limit_per_key": ("SIGNSVC_RATE_LIMIT_PER_KEY", int),
+    "rate_limit_per_ip": ("SIGNSVC_RATE_LIMIT_PER_IP", int),
+    "max_body_bytes": ("SIGNSVC_MAX_BODY_BYTES", int),
+    "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
+    "log_level": ("SIGNSVC_LOG_LEVEL", str.upper),
+    "allow_private_downloads": ("SIGNSVC_ALLOW_PRIVATE_DOWNLOADS", _boolean),
+    "webhook_url": ("SIGNSVC_WEBHOOK_URL", str),
+    "test_webhook_url": ("SIGNSVC_TEST_WEBHOOK_URL", str),
+    "webhook_secret_header": ("SIGNSVC_WEBHOOK_SECRET_HEADER", str),
+    "webhook_secret": ("SIGNSVC_WEBHOOK_SECRET", str),
+    "webhook_timeout_seconds": ("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS", float),
+    "webhook_public_only": ("SIGNSVC_WEBHOOK_PUBLIC_ONLY", _boolean),
+    "signing_p12": ("SIGNSVC_SIGNING_P12", str),
+    "signing_p12_password": ("SIGNSVC_SIGNING_P12_PASSWORD", str),
+    "tsa_url": ("SIGNSVC_TSA_URL", str),
+    "font_dir": ("SIGNSVC_FONT_DIR", str),
+}
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> Config:
+    environ = os.environ if environ is None else environ
+    values = {}
+    for name, (variable, parse) in _ENV.items():
+        raw = environ.get(variable, "").strip()
+        if not raw:
+            continue
+        try:
+            values[name] = parse(raw)
+        except ValueError:
+            raise ConfigError(f"{variable}={raw!r} is not a valid value") from None
+    config = Config(**values)
+    if config.file_store not in (None, "directory", "database"):
+        raise ConfigError("SIGNSVC_FILE_STORE must be directory or database")
+    for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes"):
+        if getattr(config, name) < 0:
+            raise ConfigError(f"{_ENV[name][0]} must not be negative")
+    if not 0 < config.webhook_timeout_seconds <= 300:
+        raise ConfigError("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS must be more than 0 and at most 300")
+    if (config.webhook_secret_header is None) != (config.webhook_secret is None):
+        raise ConfigError("SIGNSVC_WEBHOOK_SECRET_HEADER and SIGNSVC_WEBHOOK_SECRET are set together or not at all")
+    if config.tsa_url and not config.tsa_url.startswith(("http://", "https://")):
+        raise ConfigError("SIGNSVC_TSA_URL must be an http:// or https:// address")
+    if config.smtp_url:
+        try:
+            smtp.parse_smtp_url(config.smtp_url)  # a bad URL stops the start, not the first email
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    return config

@@ -1,0 +1,179 @@
+"""Documents fetched from public https:// URLs, refusing private networks, slow servers and oversized files."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import ssl
+from http import HTTPStatus
+from typing import Any
+
+import aiohttp
+from aiohttp.abc import AbstractResolver
+from aiohttp.resolver import DefaultResolver
+from yarl import URL
+
+from signsvc.infra import errors
+
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = {301, 302, 303, 307, 308}
+PRIVATE = "The document URL points to a private or local network address; only public addresses are allowed"
+
+
+class DownloadError(errors.Invalid):
+    """The document could not be downloaded; the message says why in words an API user can act on."""
+
+
+class Refused(OSError):
+    """A host name with no public address (an OSError, as aiohttp expects of a resolver)."""
+
+
+def is_public(address: str) -> bool:
+    """Whether an IP address belongs to the public internet (not loopback, private, link-local and so on)."""
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    # is_global leaves out loopback, RFC 1918, fc00::/7, link-local (so cloud metadata at
+    # 169.254.169.254), unspecified, reserved, documentation and CGNAT 100.64/10; not multicast.
+    return ip.is_global and not ip.is_multicast
+
+
+class PublicResolver(AbstractResolver):
+    """Answers only the public addresses of a host name.
+
+    The connector connects to exactly the addresses its resolver answers, with the host name kept
+    for SNI, certificate checks and the Host header. Filtering here checks the address that is
+    used: a name that resolves to a public address for a check and to a private one for the
+    connection (DNS rebinding) has no second lookup to slip through.
+    """
+
+    def __init__(self) -> None:
+        self._resolver = DefaultResolver()
+
+    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[dict[str, Any]]:
+        answers = [answer for answer in await self._resolver.resolve(host, port, family)
+                   if is_public(answer["host"])]
+        if not answers:
+            raise Refused(f"{host} has no public address")
+        return answers
+
+    async def close(self) -> None:
+        await self._resolver.close()
+
+
+class Downloader:
+    """One client for every document download: https only, a size cap, one time limit for all hops.
+
+    `allow_private` lets URLs reach private and local addresses, for test suites that serve their
+    documents from localhost. `ssl_context` verifies servers (the system's trusted CAs by default).
+    """
+
+    def __init__(self, *, max_bytes: int, timeout: float = 30, allow_private: bool = False,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+        self.allow_private = allow_private
+        self._ssl = ssl_context if ssl_context is not None else True
+        self._client: aiohttp.ClientSession | None = None
+
+    async def fetch(self, url: str) -> bytes:
+        """The body of the document at `url`, following up to `MAX_REDIRECTS` redirects."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await self._follow(_parse(url, "The document URL is not a valid URL"))
+        except TimeoutError:
+            raise DownloadError(f"The document URL did not deliver the document within {self.timeout:g} seconds") \
+                from None
+        except aiohttp.ClientError as exc:
+            raise DownloadError(_explain(exc)) from None
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def __aenter__(self) -> "Downloader":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _follow(self, url: URL) -> bytes:
+        for hop in range(MAX_REDIRECTS + 1):
+            self._check(url, redirected=hop > 0)
+            async with self._session().get(url, allow_redirects=False) as response:
+                location = response.headers.get("Location")
+                if response.status in REDIRECT_STATUSES and location:
+                    url = response.url.join(_parse(location, "The document URL redirects to an invalid URL"))
+                    continue
+                if not 200 <= response.status < 300:
+                    raise DownloadError(f"The document URL answered with HTTP status {_status(response.status)}")
+                return await self._read(response)
+        raise DownloadError(f"The document URL redirects more than {MAX_REDIRECTS} times")
+
+    def _check(self, url: URL, *, redirected: bool) -> None:
+        if url.scheme != "https" or not url.host:
+            raise DownloadError("The document URL redirects to a URL that is not https://" if redirected
+                                else "The document URL must be an https:// URL")
+        # An address written in the URL is never resolved, so the resolver never sees it.
+        if not self.allow_private and is_ip(url.host) and not is_public(url.host):
+            raise DownloadError(PRIVATE)
+
+    async def _read(self, response: aiohttp.ClientResponse) -> bytes:
+        if response.content_length is not None and response.content_length > self.max_bytes:
+            raise DownloadError(self._too_large())
+        body = bytearray()
+        async for chunk in response.content.iter_chunked(64 * 1024):
+            body += chunk
+            if len(body) > self.max_bytes:
+                raise DownloadError(self._too_large())
+        return bytes(body)
+
+    def _too_large(self) -> str:
+        size = f"{self.max_bytes / 2**20:g} MB" if self.max_bytes >= 2**20 else f"{self.max_bytes} bytes"
+        return f"The document at the URL is larger than the limit of {size}"
+
+    def _session(self) -> aiohttp.ClientSession:
+        if self._client is None:
+            connector = aiohttp.TCPConnector(ssl=self._ssl, resolver=None if self.allow_private else PublicResolver())
+            # No cookie jar: one account's download must not carry cookies another account's set.
+            # No trust_env: a proxy would resolve and connect on its own, past the address check.
+            self._client = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
+                                                 trust_env=False, timeout=aiohttp.ClientTimeout(total=None))
+        return self._client
+
+
+def _parse(url: str, invalid: str) -> URL:
+    try:
+        return URL(url)
+    except (ValueError, TypeError):
+        raise DownloadError(invalid) from None
+
+
+def is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _status(status: int) -> str:
+    try:
+        return f"{status} ({HTTPStatus(status).phrase})"
+    except ValueError:
+        return str(status)
+
+
+def _explain(exc: aiohttp.ClientError) -> str:
+    """A plain message for a failed download, naming no internals (addresses, library errors)."""
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return PRIVATE if isinstance(exc.os_error, Refused) else "The host name of the document URL does not resolve"
+    if isinstance(exc, aiohttp.ClientSSLError):
+        return "The document URL's server has no valid TLS certificate for its name"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return "The document URL's server could not be reached"
+    if isinstance(exc, aiohttp.InvalidURL):
+        return "The document URL is not a valid URL"
+    return "The document URL's server broke off the download"

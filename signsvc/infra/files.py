@@ -1,0 +1,108 @@
+"""Stored files and the signed links that serve them (SPEC section 2: links expire after 40 minutes).
+
+A link is `{site}/file/{token}/{filename}`; the token carries the file's uuid and the expiry time,
+signed with the service's secret key, so a link needs no lookup to check and cannot be forged.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import uuid as uuids
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import quote
+
+import storage.files as stored
+from signsvc.infra import errors
+from signsvc.infra.clock import Clock
+from storage import Connection, Database
+from storage.contents import ContentStore
+from storage.records import Blob
+
+LINK_LIFETIME = timedelta(minutes=40)
+
+
+@dataclass(frozen=True)
+class NewFile:
+    """File content about to be stored: written to the content store before the transaction that
+    records it, and removed again if that transaction fails. The hash is computed once, by the
+    pool worker that made the content when it can."""
+
+    data: bytes
+    filename: str
+    content_type: str
+    sha256: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.sha256:
+            object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
+
+
+class Files:
+    def __init__(self, db: Database, contents: ContentStore, clock: Clock, secret_key: str, site: str) -> None:
+        self.db, self.contents, self.clock = db, contents, clock
+        self._key = hashlib.sha256(f"file-links:{secret_key}".encode()).digest()
+        self.site = site
+
+    async def write(self, files: list[NewFile]) -> None:
+        """Writes the contents; `record` must follow in a transaction, else `discard`."""
+        for file in files:
+            await self.contents.put(file.sha256, file.data)
+
+    async def record(self, tx: Connection, account_id: int, file: NewFile) -> Blob:
+        return await stored.insert_blob(tx, uuid=uuids.uuid4().hex, account_id=account_id, sha256=file.sha256,
+                                        filename=file.filename, content_type=file.content_type,
+                                        byte_size=len(file.data), now=self.clock.now())
+
+    async def discard(self, files: list[NewFile]) -> None:
+        """Removes written contents that no recorded file refers to (the transaction failed)."""
+        for file in files:
+            if not (await self.db.fetch_one("count_blobs_with_content", sha256=file.sha256))["count"]:
+                await self.contents.delete(file.sha256)
+
+    async def delete(self, tx: Connection, blob_ids: list[int]) -> list[str]:
+        """Forgets files in a transaction; answers the contents to remove once it commits."""
+        orphans = [await stored.delete_blob(tx, blob_id) for blob_id in blob_ids]
+        return [sha256 for sha256 in orphans if sha256]
+
+    async def remove_contents(self, hashes: list[str]) -> None:
+        for sha256 in hashes:
+            await self.contents.delete(sha256)
+
+    async def read(self, blob: Blob) -> bytes:
+        data = await self.contents.get(blob.sha256)
+        if data is None:
+            raise errors.NotFound()
+        return data
+
+    def link(self, blob_uuid: str, filename: str) -> str:
+        """A link to the stored file, valid for 40 minutes from now."""
+        expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
+        payload = f"{blob_uuid}.{expires}"
+        return f"{self.site}/file/{payload}.{self._sign(payload)}/{quote(filename)}"
+
+    async def copy(self, tx: Connection, blob_id: int) -> Blob:
+        """Another record of the same content (a cloned template owns its own files)."""
+        blob = await stored.get_blob(tx, blob_id)
+        return await stored.insert_blob(tx, uuid=uuids.uuid4().hex, account_id=blob.account_id, sha256=blob.sha256,
+                                        filename=blob.filename, content_type=blob.content_type,
+                                        byte_size=blob.byte_size, now=self.clock.now())
+
+    async def open_link(self, token: str) -> Blob:
+        """The file a link names: 404 for a link that was not issued here, 403 once it expired."""
+        payload, _, signature = token.rpartition(".")
+        blob_uuid, _, expires = payload.partition(".")
+        if not expires.isdigit() or not hmac.compare_digest(signature, self._sign(payload)):
+            raise errors.NotFound()
+        if int(expires) <= self.clock.now().timestamp():
+            raise errors.NotAuthorized()
+        blob = await stored.find_blob(self.db, blob_uuid)
+        if blob is None:
+            raise errors.NotFound()
+        return blob
+
+    def _sign(self, payload: str) -> str:
+        digest = hmac.new(self._key, payload.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()

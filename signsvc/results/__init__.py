@@ -1,0 +1,1 @@
+"""Result documents: filled, sealed, audited and combined, once submitters complete."""

@@ -1,0 +1,78 @@
+"""What the audit log PDF shows (REFERENCE 8.3), gathered from a completed submission's records.
+
+`signsvc.pdf.audit_log` documents the shape of the log; this module fills it in: the documents with
+both hashes, each signer's details, signature images and values, and the event log.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from signsvc.submissions import field_values
+
+from signsvc.submissions import values as signer_values
+
+from signsvc.submissions import statuses
+from storage.records import Submission, SubmissionEvent, Submitter
+
+IMAGE_TYPES = {"signature", "initials", "image", "stamp"}
+_SENTENCES = {
+    "send_email": "Email sent to {}", "send_reminder_email": "Reminder email sent to {}",
+    "open_email": "Email opened by {}", "click_email": "Email link clicked by {}", "view_form": "Form viewed by {}",
+    "start_form": "Submission started by {}", "complete_form": "Submission completed by {}",
+    "api_complete_form": "Submission completed via API by {}", "decline_form": "Form declined by {}",
+    "invite_party": "Invitation prepared for {}",
+}
+
+
+def log(submission: Submission, signers: list[Submitter], events: list[SubmissionEvent], *,
+        documents: list[dict[str, str]], images: dict[str, bytes], filenames: dict[str, str], test_mode: bool,
+        generated_at: datetime) -> dict[str, Any]:
+    """The audit log of `submission`; `images` and `filenames` are its attachments by blob uuid."""
+    by_id = {signer.id: signer for signer in signers}
+    created = {"time": submission.created_at.isoformat(),
+               "text": f"Submission created via {'API' if submission.source == 'api' else submission.source}"}
+    return {
+        "title": submission.name or submission.template_name, "envelope_id": submission.envelope_id,
+        "test_mode": test_mode, "generated_at": generated_at.isoformat(), "documents": documents,
+        "signers": [_signer(submission, signer, images, filenames) for signer in signers],
+        "events": [created] + [{"time": event.event_timestamp.isoformat(), "text": _sentence(event, by_id)}
+                               for event in events],
+    }
+
+
+def _signer(submission: Submission, signer: Submitter, images: dict[str, bytes],
+            filenames: dict[str, str]) -> dict[str, Any]:
+    fields = signer_values.role_fields(submission, signer.role_uuid)
+    shown, pictures = [], []
+    for field in fields:
+        value = signer.field_values.get(field["uuid"])
+        if value is None or value == "" or value == []:
+            continue
+        if field["type"] in IMAGE_TYPES:
+            if str(value) in images:
+                pictures.append({"label": field["name"], "png": images[str(value)]})
+            continue
+        shown.append({"field": field["name"], "value": _text(field, value, filenames)})
+    return {"role": signer.role, "name": signer.name, "email": signer.email, "phone": signer.phone,
+            "ip": signer.ip, "user_agent": signer.ua, "status": statuses.submitter_status(signer),
+            "completed_at": signer.completed_at.isoformat() if signer.completed_at else None,
+            "images": pictures, "values": shown}
+
+
+def _text(field: dict[str, Any], value: Any, filenames: dict[str, str]) -> str:
+    shown = field_values.display(field, value, lambda uuid: filenames.get(uuid, "file"))
+    if isinstance(shown, bool):
+        return "Yes" if shown else "No"
+    if isinstance(shown, list):
+        return ", ".join(str(item) for item in shown)
+    return str(shown)
+
+
+def _sentence(event: SubmissionEvent, signers: dict[int, Submitter]) -> str:
+    signer = signers.get(event.submitter_id)
+    who = (signer.email or signer.name or signer.phone or signer.role) if signer else "the sender"
+    sentence = _SENTENCES.get(event.event_type, event.event_type.replace("_", " ").capitalize() + " by {}")
+    reason = event.data.get("reason") if event.event_type == "decline_form" else None
+    return sentence.format(who) + (f": {reason}" if reason else "")

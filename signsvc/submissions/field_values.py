@@ -1,0 +1,299 @@
+"""Values of a signer's fields: API input matched to fields, checked and normalised per type (REFERENCE 4.3, 7.4).
+
+Pure and quick to import: files given as values come back as `Upload`s, decoded later in the pool,
+and typed signatures as `Typed`, drawn there.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any, Callable
+
+from signsvc.infra import errors
+
+TODAY = "{{date}}"  # kept as is: filled with the completion date
+TYPED_LIMIT = 60  # a signature text shorter than this is drawn, not decoded (DocuSeal's rule)
+DEFAULT_DATE_FORMAT = "DD/MM/YYYY"
+LINKED = {"signature", "initials", "image", "stamp"}
+_TRUE = {"1", "true", "yes"}
+_FALSE = {"0", "false", "no"}
+_PHONE = re.compile(r"\+?[0-9\s().-]*[0-9][0-9\s().-]*")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+;base64,", re.IGNORECASE)
+_BASE64_START = re.compile(r"[A-Za-z0-9+/\r\n]*={0,2}\s*")  # line breaks, never spaces: a long name has them
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_DATE_TOKENS = re.compile(r"YYYY|YY|MMMM|MMM|MM|M|DD|D")
+_STRPTIME = {"YYYY": "%Y", "YY": "%y", "MMMM": "%B", "MMM": "%b", "MM": "%m", "M": "%m", "DD": "%d", "D": "%d"}
+_WORDY_DATES = ("D MMMM YYYY", "MMMM D, YYYY", "D MMM YYYY", "MMM D, YYYY")
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file given as an https:// URL or as base64 text (not decoded here: it may be megabytes)."""
+
+    source: str
+
+    @property
+    def is_url(self) -> bool:
+        return self.source[:8].lower() == "https://"
+
+
+@dataclass(frozen=True)
+class Typed:
+    """A signature given as plain text, to be drawn in a handwriting-like font."""
+
+    text: str
+
+
+def prefill(fields: list[dict[str, Any]], values: object, where: str) -> dict[str, object]:
+    """`{field_uuid: normalised value}` of one role's `values` input, keyed by field uuid, name,
+    snake_case name, name in any case, or "<Type> Field <n>" for an unnamed field. Null is no value."""
+    if values is None:
+        return {}
+    if not isinstance(values, dict):
+        parent, _, key = where.rpartition(".")
+        raise errors.Invalid(f"{key} must be an object in {parent}" if parent else f"{where} must be an object")
+    labelled = named(fields)
+    result: dict[str, object] = {}
+    for key, value in values.items():
+        matches = _matching(labelled, str(key))
+        if not matches:
+            raise errors.Invalid(f"Unknown field: {key} in {where}")
+        for field in matches:
+            if field["uuid"] in result:
+                raise errors.Invalid(f"{field['name']} is given twice in {where}")
+            result[field["uuid"]] = normalize(field, value, where)
+    return result
+
+
+def normalize(field: dict[str, Any], value: object, where: str) -> object:
+    """The stored form of one field's value; a 422 naming the field (and `where`) when it does not fit."""
+    if value is None:
+        return None
+    return _NORMALIZERS[field["type"]](field, value, where)
+
+
+def display(field: dict[str, Any], stored: object, link: Callable[[str], str]) -> object:
+    """A stored value as the API shows it (REFERENCE 5.1): files as links, the rest as stored."""
+    if stored is None:
+        return None
+    if field["type"] in LINKED:
+        return link(str(stored))
+    if field["type"] == "file":
+        return [link(uuid) for uuid in (stored if isinstance(stored, list) else [stored])]
+    return stored
+
+
+def missing_required(fields: list[dict[str, Any]], values: dict[str, object]) -> dict[str, Any] | None:
+    """The first required, editable field with neither a value nor a default value."""
+    for field in fields:
+        # A stamp is made at completion: the signer never gives it.
+        if not field.get("required") or field.get("readonly") or field["type"] == "stamp":
+            continue
+        if _is_empty(values.get(field["uuid"])) and _is_empty(field.get("default_value")):
+            return field
+    return None
+
+
+def find(fields: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """The fields a name, uuid or snake_case name refers to (the rules `prefill` uses)."""
+    return _matching(named(fields), key)
+
+
+def named(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The fields, each unnamed one as a copy called "<Type> Field <n>" (counted per type), as the API shows it."""
+    counts: Counter[str] = Counter()
+    result = []
+    for field in fields:
+        counts[field["type"]] += 1
+        result.append(field if field.get("name") else {**field, "name": f"{_label(field)} {counts[field['type']]}"})
+    return result
+
+
+def _label(field: dict[str, Any]) -> str:
+    return field.get("name") or f"{field['type'].capitalize()} Field"
+
+
+def _matching(fields: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """The fields a key names, trying the rules from the most exact; a name may belong to several fields."""
+    rules: list[Callable[[dict[str, Any]], bool]] = [
+        lambda field: field["uuid"] == key,
+        lambda field: field["name"] == key,
+        lambda field: _snake(field["name"]) == key != "",
+        lambda field: field["name"].casefold() == key.casefold(),
+    ]
+    for rule in rules:
+        if matches := [field for field in fields if rule(field)]:
+            return matches
+    return []
+
+
+def _snake(name: str) -> str:
+    """Rails' `name.parameterize.underscore`: "Full Name" -> "full_name"."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")
+
+
+def _is_empty(value: object) -> bool:
+    if isinstance(value, str):
+        return not value.strip()
+    return value is None or value is False or value == [] or value == {}
+
+
+def _invalid(field: dict[str, Any], problem: str, where: str) -> errors.Invalid:
+    return errors.Invalid(f"{_label(field)} {problem} in {where}")
+
+
+def _checkbox(field: dict[str, Any], value: object, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower() if isinstance(value, (str, int)) else None
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise _invalid(field, "must be true or false (or 1/0, yes/no)", where)
+
+
+def _text(field: dict[str, Any], value: object, where: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise _invalid(field, "must be a string", where)
+
+
+def _phone(field: dict[str, Any], value: object, where: str) -> str:
+    text = _text(field, value, where).strip()
+    if text and not _PHONE.fullmatch(text):
+        raise _invalid(field, "must be a phone number: digits, spaces, +, - and parentheses", where)
+    return text
+
+
+def _number(field: dict[str, Any], value: object, where: str) -> int | float:
+    number: int | float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+        number = int(value)
+    elif isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
+        number = float(value)
+    if number is None or not math.isfinite(number):
+        raise _invalid(field, "must be a number", where)
+    return int(number) if isinstance(number, float) and number.is_integer() else number
+
+
+def _date(field: dict[str, Any], value: object, where: str) -> str:
+    if isinstance(value, str) and value.strip() == TODAY:
+        return TODAY
+    format = (field.get("preferences") or {}).get("format") or DEFAULT_DATE_FORMAT
+    day = _parsed_date(value, format)
+    if day is None:
+        accepted = f"YYYY-MM-DD or {format} (or an ISO timestamp, or Unix seconds)"
+        raise _invalid(field, f"must be a date as {accepted}", where)
+    return day.isoformat()
+
+
+def _parsed_date(value: object, format: str) -> date | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value, timezone.utc).date()
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    return _iso_date(text) or next(filter(None, (_formatted_date(text, f) for f in (format, *_WORDY_DATES))), None)
+
+
+def _iso_date(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return (moment.astimezone(timezone.utc) if moment.tzinfo else moment).date()
+
+
+def _formatted_date(text: str, format: str) -> date | None:
+    """`text` read with a format such as "DD/MM/YYYY" or "MMMM D, YYYY" (month names in English)."""
+    pattern = _DATE_TOKENS.sub(lambda token: _STRPTIME[token.group()], format.replace("%", "%%"))
+    try:
+        return datetime.strptime(text, pattern).date()
+    except ValueError:
+        return None
+
+
+def _option(field: dict[str, Any], value: object, where: str) -> str:
+    options = [option["value"] for option in field.get("options", [])]
+    text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+    exact = [option for option in options if option == text]
+    loose = [option for option in options if text is not None and option.casefold() == text.casefold()]
+    if not (exact or loose):
+        raise _invalid(field, f"must be one of: {', '.join(options)}", where)
+    return (exact or loose)[0]
+
+
+def _multiple(field: dict[str, Any], value: object, where: str) -> list[str]:
+    if isinstance(value, str):
+        # An option may itself hold a comma: the whole text is tried as one option first.
+        whole = value.strip().casefold()
+        chosen = [value] if any(o["value"].casefold() == whole for o in field.get("options", [])) else value.split(",")
+        value = [each.strip() for each in chosen]
+    if not isinstance(value, list):
+        raise _invalid(field, "must be an array of options or a comma-separated string", where)
+    return list(dict.fromkeys(_option(field, each, where) for each in value))
+
+
+def _signature(field: dict[str, Any], value: object, where: str) -> Upload | Typed:
+    upload = _upload_or_none(field, value, where)
+    if upload is not None:
+        return upload
+    if not isinstance(value, str) or not 0 < len(value.strip()) < TYPED_LIMIT:
+        raise _not_a_file(field, value, where, "url, base64 or text < 60 chars")
+    return Typed(" ".join(value.split()))
+
+
+def _image(field: dict[str, Any], value: object, where: str) -> Upload:
+    upload = _upload_or_none(field, value, where)
+    if upload is None:
+        raise _not_a_file(field, value, where, "url or base64")
+    return upload
+
+
+def _files(field: dict[str, Any], value: object, where: str) -> list[Upload]:
+    return [_image(field, each, where) for each in (value if isinstance(value, list) else [value])]
+
+
+def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload | None:
+    """An https:// URL, or text that starts as base64 does; base64 is checked in full when decoded."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if scheme := _SCHEME.match(text):
+        if scheme.group().lower() != "https://":
+            raise errors.Invalid(f"{_label(field)}: only https:// URLs are allowed, not {scheme.group()} in {where}")
+        return Upload(text)
+    if _DATA_URI.match(text) or (len(text) >= TYPED_LIMIT and _BASE64_START.fullmatch(text[:256])):
+        return Upload(text)
+    return None
+
+
+def _not_a_file(field: dict[str, Any], value: object, where: str, expected: str) -> errors.Invalid:
+    shown = str(value)
+    shown = f"{shown[:50]}..." if len(shown) > 50 else shown
+    return errors.Invalid(f"{_label(field)}: Invalid value, {expected} is expected: {shown} in {where}")
+
+
+_NORMALIZERS: dict[str, Callable[[dict[str, Any], object, str], object]] = {
+    "text": _text, "cells": _text, "phone": _phone, "number": _number, "checkbox": _checkbox, "date": _date,
+    "select": _option, "radio": _option, "multiple": _multiple, "signature": _signature, "initials": _signature,
+    "image": _image, "stamp": _image, "file": _files,
+}

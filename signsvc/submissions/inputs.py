@@ -1,0 +1,249 @@
+"""The submission creation input (SPEC section 4, SubmissionCreate) checked into plain data.
+
+Messages name the field and where it is, as `email is invalid in submitters[1]`. Keys the
+official clients may send that signsvc does not act on (SMS, 2FA) are accepted and ignored;
+any other key is refused, so a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from signsvc.infra import errors
+
+from signsvc.infra import json_fields as inputs
+
+MAX_SUBMITTERS = 100
+ORDERS = ("preserved", "random")
+_EMAIL = re.compile(r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
+_PHONE = re.compile(r"^\+\d{6,15}$")
+_TOP_KEYS = {"template_id", "submitters", "send_email", "send_sms", "order", "submitters_order",
+             "completed_redirect_url", "message", "expire_at", "reply_to", "bcc_completed", "name", "variables",
+             "emails"}
+_SIGNER_KEYS = {"role", "email", "phone", "name", "values", "readonly_fields", "external_id", "application_key",
+                "metadata", "completed", "send_email", "send_sms", "message", "reply_to", "completed_redirect_url",
+                "uuid", "fields", "order", "roles", "go_to_last", "require_phone_2fa", "require_email_2fa",
+                "invite_by"}
+
+
+@dataclass(frozen=True)
+class SignerInput:
+    index: int
+    role: str | None
+    email: str | None
+    phone: str | None
+    name: str | None
+    values: dict[str, Any]
+    readonly_fields: list[str]
+    external_id: str | None
+    metadata: dict[str, Any]
+    completed: bool
+    send_email: bool
+    preferences: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return f"submitters[{self.index}]"
+
+
+@dataclass(frozen=True)
+class SubmissionInput:
+    template_id: int
+    signers: list[SignerInput]
+    send_email: bool
+    order: str
+    name: str | None
+    expire_at: datetime | None
+    preferences: dict[str, Any]
+    variables: dict[str, Any]
+
+
+def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
+    _refuse_unknown(body, _TOP_KEYS, None)
+    raw_signers = body.get("submitters")
+    if raw_signers is None:
+        raise errors.Invalid("submitters is required")
+    if not isinstance(raw_signers, list) or not raw_signers:
+        raise errors.Invalid("submitters must be a non-empty array")
+    if len(raw_signers) > MAX_SUBMITTERS:
+        raise errors.Invalid(f"submitters must have at most {MAX_SUBMITTERS} entries")
+    order = body.get("order", body.get("submitters_order")) or "preserved"
+    if order not in ORDERS:
+        raise errors.Invalid("order must be one of preserved, random")
+    return SubmissionInput(
+        template_id=template_id(body), signers=[signer(raw, index) for index, raw in enumerate(raw_signers)],
+        send_email=inputs.flag(body, "send_email", True), order=order, name=inputs.text(body, "name", limit=255),
+        expire_at=expire_at(body.get("expire_at"), now), preferences=preferences(body, None),
+        variables=_object(body, "variables", None))
+
+
+def template_id(body: dict[str, Any]) -> int:
+    value = body.get("template_id")
+    if value is None:
+        raise errors.Invalid("template_id is required")
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**63:
+        raise errors.Invalid("template_id must be a positive integer")
+    return value
+
+
+def signer(raw: Any, index: int) -> SignerInput:
+    where = f"submitters[{index}]"
+    if not isinstance(raw, dict):
+        raise errors.Invalid(f"{where} must be an object")
+    _refuse_unknown(raw, _SIGNER_KEYS, where)
+    name, email, phone = (_text(raw, key, where) for key in ("name", "email", "phone"))
+    if not (name or email or phone):
+        raise errors.Invalid(f"email or phone or name is required in {where}")
+    values = {**fields_values(raw, where), **_object(raw, "values", where)}
+    return SignerInput(
+        index=index, role=_text(raw, "role", where) or None, email=checked_email(email, "email", where),
+        phone=checked_phone(phone, where), name=name, values=values,
+        readonly_fields=_readonly_fields(raw, where), external_id=external_id(raw, where),
+        metadata=_object(raw, "metadata", where), completed=_flag(raw, "completed", False, where),
+        send_email=_flag(raw, "send_email", True, where), preferences=preferences(raw, where))
+
+
+def preferences(raw: dict[str, Any], where: str | None) -> dict[str, Any]:
+    """The invitation settings of a submission or a signer: message, reply_to, bcc_completed, redirect."""
+    found: dict[str, Any] = {}
+    if (message := _message(raw, where)) is not None:
+        found["message"] = message
+    if (reply_to := checked_email(_text(raw, "reply_to", where), "reply_to", where)) is not None:
+        found["reply_to"] = reply_to
+    if where is None and (bcc := checked_email(_text(raw, "bcc_completed", where), "bcc_completed", where)):
+        found["bcc_completed"] = bcc
+    if (url := _text(raw, "completed_redirect_url", where)) is not None:
+        if not re.match(r"^https?://[^\s/]+", url, re.IGNORECASE):
+            raise errors.Invalid(_at("completed_redirect_url must be an http:// or https:// URL", where))
+        found["completed_redirect_url"] = url
+    return found
+
+
+def checked_email(value: str | None, key: str, where: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    value = value.strip()
+    if not _EMAIL.match(value) or len(value) > 254:
+        raise errors.Invalid(_at(f"{key} is invalid", where))
+    return value.lower()
+
+
+def checked_phone(value: str | None, where: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    compact = re.sub(r"[\s().-]", "", value)
+    if not _PHONE.match(compact):
+        raise errors.Invalid(_at("phone is invalid", where) + ": it should start with +<country code> and "
+                             "contain only digits")
+    return compact
+
+
+def external_id(raw: dict[str, Any], where: str | None) -> str | None:
+    value = raw.get("external_id", raw.get("application_key"))
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if value is not None and not isinstance(value, str):
+        raise errors.Invalid(_at("external_id must be a string", where))
+    return value
+
+
+def expire_at(value: Any, now: datetime) -> datetime | None:
+    """A timestamp: ISO 8601 (UTC unless it names its offset), `2024-09-01 12:00:00 UTC`, or Unix seconds."""
+    if value is None or value == "":
+        return None
+    moment = timestamp(value, "expire_at")
+    if moment <= now:
+        raise errors.Invalid("expire_at must be in the future")
+    return moment
+
+
+def timestamp(value: Any, key: str) -> datetime:
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return datetime.fromtimestamp(value, timezone.utc)
+        if isinstance(value, str):
+            return inputs.utc_moment(value)
+    except (ValueError, OverflowError, OSError):
+        pass
+    raise errors.Invalid(f"{key} must be a timestamp, such as 2026-09-01T12:00:00Z")
+
+
+def _message(raw: dict[str, Any], where: str | None) -> dict[str, str] | None:
+    message = raw.get("message")
+    if message is None:
+        return None
+    if not isinstance(message, dict):
+        raise errors.Invalid(_at("message must be an object with subject and body", where))
+    place = f"{where}.message" if where else "message"
+    body = inputs.text(message, "body", label=f"body in {place}", limit=20_000)
+    if not body or not body.strip():
+        raise errors.Invalid(f"body is required in {place}")
+    subject = inputs.text(message, "subject", label=f"subject in {place}", limit=255)
+    return {"subject": subject or "", "body": body}
+
+
+def fields_values(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """The other prefill route: `fields: [{name, default_value}]`."""
+    items = raw.get("fields")
+    if items is None:
+        return {}
+    if not isinstance(items, list):
+        raise errors.Invalid(f"fields must be an array in {where}")
+    found = {}
+    for position, item in enumerate(items):
+        key = item.get("name") or item.get("uuid") if isinstance(item, dict) else None
+        if not isinstance(key, str):
+            raise errors.Invalid(f"name or uuid is required in {where}.fields[{position}]")
+        if "default_value" in item:
+            found[key] = item["default_value"]
+    return found
+
+
+def _readonly_fields(raw: dict[str, Any], where: str) -> list[str]:
+    names = raw.get("readonly_fields") or []
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise errors.Invalid(f"readonly_fields must be an array of field names in {where}")
+    fields = raw.get("fields") if isinstance(raw.get("fields"), list) else []
+    return names + [item.get("name") or item.get("uuid") for item in fields if item.get("readonly") is True]
+
+
+def _refuse_unknown(raw: dict[str, Any], known: set[str], where: str | None) -> None:
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise errors.Invalid(_at(f"Unknown key: {unknown[0]}", where))
+
+
+def _text(raw: dict[str, Any], key: str, where: str | None) -> str | None:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, str):
+        raise errors.Invalid(_at(f"{key} must be a string", where))
+    if value is not None and len(value) > 255:
+        raise errors.Invalid(_at(f"{key} is too long: at most 255 characters", where))
+    return value
+
+
+def _flag(raw: dict[str, Any], key: str, default: bool, where: str) -> bool:
+    value = raw.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise errors.Invalid(_at(f"{key} must be true or false", where))
+    return value
+
+
+def _object(raw: dict[str, Any], key: str, where: str | None) -> dict[str, Any]:
+    value = raw.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise errors.Invalid(_at(f"{key} must be an object", where))
+    return value
+
+
+def _at(message: str, where: str | None) -> str:
+    return f"{message} in {where}" if where else message

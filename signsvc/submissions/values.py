@@ -1,0 +1,70 @@
+"""A signer's field values from input: checked per field type, their files made and stored.
+
+Files (signatures, images, uploads) are fetched, decoded and drawn before the transaction, written
+to the content store, and recorded as the submission's attachments inside it; a value then holds the
+file's uuid. A refused transaction leaves no file behind (`Files.discard`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import storage.submissions as stored
+from signsvc.submissions import attachments
+from signsvc.submissions import field_values
+from signsvc.templates.documents import Ingest
+from signsvc.infra.files import NewFile
+from signsvc.infra.services import Services
+from storage import Connection
+from storage.records import Submission, Submitter
+
+
+@dataclass
+class PreparedValues:
+    """Checked values by field uuid; a file value is still a `NewFile` (or a list of them)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    files: list[NewFile] = field(default_factory=list)
+
+
+def role_fields(submission: Submission, role_uuid: str) -> list[dict[str, Any]]:
+    """The role's fields, unnamed ones called "<Type> Field <n>" counting over the whole template."""
+    return [f for f in field_values.named(submission.fields) if f.get("submitter_uuid") == role_uuid]
+
+
+async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where: str) -> PreparedValues:
+    prepared = PreparedValues()
+    by_uuid = {f["uuid"]: f for f in fields}
+    for uuid, value in field_values.prefill(fields, raw, where).items():
+        if isinstance(value, list) and any(_is_source(item) for item in value):
+            value = [await attachments.store(ingest, item, by_uuid[uuid], where) for item in value]
+            prepared.files += value
+        elif _is_source(value):
+            value = await attachments.store(ingest, value, by_uuid[uuid], where)
+            prepared.files.append(value)
+        prepared.values[uuid] = value
+    return prepared
+
+
+async def record(tx: Connection, services: Services, signer: Submitter, prepared: PreparedValues) -> dict[str, Any]:
+    """The values as stored: each file recorded as an attachment of the signer's submission."""
+    stored_values = {}
+    for uuid, value in prepared.values.items():
+        if isinstance(value, list) and value and isinstance(value[0], NewFile):
+            value = [await _attach(tx, services, signer, item) for item in value]
+        elif isinstance(value, NewFile):
+            value = await _attach(tx, services, signer, value)
+        stored_values[uuid] = value
+    return stored_values
+
+
+async def _attach(tx: Connection, services: Services, signer: Submitter, file: NewFile) -> str:
+    blob = await services.files.record(tx, signer.account_id, file)
+    await stored.insert_attachment(tx, submission_id=signer.submission_id, submitter_id=signer.id, blob_id=blob.id,
+                                   now=services.clock.now())
+    return blob.uuid
+
+
+def _is_source(value: Any) -> bool:
+    return isinstance(value, (field_values.Upload, field_values.Typed))

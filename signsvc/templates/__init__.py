@@ -1,0 +1,1 @@
+"""Templates: documents made ready to sign, their roles and fields."""

@@ -1,0 +1,104 @@
+"""Documents of a new template: fetched or decoded, recognised by content, turned into a PDF,
+inspected for pages and form fields, and rendered to page images (SPEC section 2, Template).
+
+The PDF work runs in the process pool; office conversion in a LibreOffice subprocess.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid as uuids
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from signsvc.infra import downloads
+
+from signsvc.infra import errors
+
+from signsvc.infra import pdf_calls
+from signsvc.infra.files import NewFile
+from signsvc.infra.office import OfficeConverter
+from signsvc.infra.pdf_calls import EngineError
+from signsvc.infra.pool import PdfPool
+
+OFFICE = {"docx", "doc", "odt", "rtf", "xlsx", "pptx"}
+SUPPORTED = "a PDF, an image (PNG, JPEG, WebP, GIF, TIFF) or an office document (DOCX, DOC, ODT, RTF, XLSX, PPTX)"
+
+
+@dataclass(frozen=True)
+class IngestedDocument:
+    uuid: str
+    name: str
+    pdf: NewFile
+    pages: list[dict[str, float]]
+    previews: list[NewFile]
+    form_fields: list[dict[str, Any]]
+
+
+class Ingest:
+    def __init__(self, pool: PdfPool, office: OfficeConverter, downloader: downloads.Downloader,
+                 font_dir: str | None = None) -> None:
+        self.pool, self.office, self.downloader, self.font_dir = pool, office, downloader, font_dir
+
+    async def document(self, raw: Any, where: str) -> IngestedDocument:
+        if not isinstance(raw, dict):
+            raise errors.Invalid(f"{where} must be an object")
+        file = raw.get("file")
+        if not isinstance(file, str) or not file.strip():
+            raise errors.Invalid(f"{where}.file is required: the file as base64 or an https:// URL")
+        name = raw.get("name")
+        if name is not None and not isinstance(name, str):
+            raise errors.Invalid(f"{where}.name must be a string")
+        try:
+            prepared = await self._prepared(file.strip(), where)
+        except pdf_calls.NotBase64:
+            raise errors.Invalid(f"{where}.file is neither valid base64 nor an https:// URL") from None
+        except EngineError as exc:
+            raise errors.Invalid(f"{where}.file: {exc}") from None
+        name = _document_name(name, file) or "document"
+        extension, content_type = prepared["preview_extension"], prepared["preview_content_type"]
+        return IngestedDocument(
+            uuid=str(uuids.uuid4()), name=name, pages=prepared["pages"], form_fields=prepared["fields"],
+            pdf=NewFile(prepared["pdf"], f"{name}.pdf", "application/pdf", prepared["pdf_sha256"]),
+            previews=[NewFile(image, f"{page}.{extension}", content_type, sha256) for page, (image, sha256)
+                      in enumerate(zip(prepared["previews"], prepared["preview_sha256s"]))])
+
+    async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
+        """One PDF of every document, when there is more than one."""
+        if len(documents) < 2:
+            return None
+        data, sha256 = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
+        return NewFile(data, f"{name}.pdf", "application/pdf", sha256)
+
+    async def _prepared(self, file: str, where: str) -> dict[str, Any]:
+        """Decoding, recognising and inspecting run in the pool; office files visit LibreOffice between."""
+        prepared = await self.pool.run(pdf_calls.ingest, await self._download(file, where) if _is_url(file) else file)
+        if prepared["kind"] in OFFICE:
+            try:
+                pdf = await self.office.to_pdf(prepared["data"], prepared["kind"])
+            except errors.Invalid as exc:
+                raise errors.Invalid(f"{where}.file: {exc.message}") from None
+            return await self.pool.run(pdf_calls.prepare, pdf)
+        if "pdf" not in prepared:
+            raise errors.Invalid(f"{where}.file is not a supported file: send {SUPPORTED}")
+        return prepared
+
+    async def _download(self, url: str, where: str) -> bytes:
+        try:
+            return await self.downloader.fetch(url)
+        except downloads.DownloadError as exc:
+            raise errors.Invalid(f"{where}.file: {exc.message}") from None
+
+
+def _is_url(file: str) -> bool:
+    return re.match(r"^[a-z][a-z0-9+.-]*://", file, re.IGNORECASE) is not None
+
+
+def _document_name(name: str | None, file: str) -> str | None:
+    """The given name, else the URL's file name, without its extension."""
+    if not name and file.lower().startswith("https://"):
+        name = unquote(PurePosixPath(urlsplit(file).path).name)
+    stem = PurePosixPath(name).stem.strip() if name else ""
+    return stem or None

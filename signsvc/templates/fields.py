@@ -1,0 +1,171 @@
+"""Template roles and fields from API input (SPEC section 2, Template): checked, then stored as
+`{uuid, submitter_uuid, name, type, required, areas: [{x, y, w, h, attachment_uuid, page}] ...}`.
+
+Pages are 1-based in creation input and 0-based in update input; storage keeps them 0-based.
+"""
+
+from __future__ import annotations
+
+import uuid as uuids
+from dataclasses import dataclass
+from typing import Any
+
+from signsvc.infra import errors
+
+from signsvc.infra import json_fields as inputs
+
+FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "radio", "select", "multiple",
+               "image", "file", "stamp", "cells", "phone")
+WITH_OPTIONS = {"select", "radio", "multiple"}
+DEFAULT_ROLE = "First Party"
+_TEXTS = ("title", "description")
+_EPSILON = 1e-9
+
+
+def new_uuid() -> str:
+    return str(uuids.uuid4())
+
+
+class Roles:
+    """The template's signer roles, in order; asking for a role that does not exist adds it."""
+
+    def __init__(self, roles: list[dict[str, Any]] | None = None) -> None:
+        self.items = [dict(role) for role in roles or []]
+
+    def uuid_for(self, name: str | None) -> str:
+        if name is None:
+            if not self.items:
+                self.items.append({"name": DEFAULT_ROLE, "uuid": new_uuid()})
+            return self.items[0]["uuid"]
+        for role in self.items:
+            if role["name"].lower() == name.lower():
+                return role["uuid"]
+        self.items.append({"name": name, "uuid": new_uuid()})
+        return self.items[-1]["uuid"]
+
+    def has_uuid(self, role_uuid: str) -> bool:
+        return any(role["uuid"] == role_uuid for role in self.items)
+
+
+@dataclass(frozen=True)
+class Page:
+    """Where areas may go: a document (by uuid) and how many pages it has."""
+
+    document_uuid: str
+    page_count: int
+
+
+def fields(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_page: int) -> list[dict[str, Any]]:
+    """Checked fields; areas name their document by `attachment_uuid` (the first document when absent
+    and there is only one choice) and their page counting from `first_page`."""
+    if not isinstance(raw, list):
+        raise errors.Invalid(f"{where} must be an array")
+    return [field(item, roles, documents, f"{where}[{index}]", first_page=first_page) for index, item in enumerate(raw)]
+
+
+def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_page: int) -> dict[str, Any]:
+    _require_object(raw, where)
+    kind = raw.get("type", "text")
+    if kind not in FIELD_TYPES:
+        raise errors.Invalid(f"{where}.type must be one of: {', '.join(FIELD_TYPES)}")
+    role_uuid = raw.get("submitter_uuid")
+    if not (isinstance(role_uuid, str) and roles.has_uuid(role_uuid)):
+        role_uuid = roles.uuid_for(inputs.text(raw, "role", label=f"{where}.role"))
+    result: dict[str, Any] = {
+        "uuid": raw["uuid"] if isinstance(raw.get("uuid"), str) and raw["uuid"] else new_uuid(),
+        "submitter_uuid": role_uuid,
+        "name": inputs.text(raw, "name", label=f"{where}.name") or "",
+        "type": kind,
+        "required": inputs.flag(raw, "required", True, label=f"{where}.required"),
+        "readonly": inputs.flag(raw, "readonly", False, label=f"{where}.readonly"),
+        "preferences": _object(raw, "preferences", where),
+    }
+    for key in _TEXTS:
+        if (value := inputs.text(raw, key, label=f"{where}.{key}")) is not None:
+            result[key] = value
+    if "default_value" in raw and raw["default_value"] is not None:
+        result["default_value"] = raw["default_value"]
+    if "validation" in raw and raw["validation"] is not None:
+        result["validation"] = _object(raw, "validation", where)
+    options = _options(raw, kind, where)
+    if options is not None:
+        result["options"] = options
+    result["areas"] = _areas(raw.get("areas", []), options, documents, f"{where}.areas", first_page)
+    return result
+
+
+def _options(raw: dict[str, Any], kind: str, where: str) -> list[dict[str, str]] | None:
+    options = raw.get("options")
+    if kind not in WITH_OPTIONS:
+        return None
+    if not isinstance(options, list) or not options:
+        raise errors.Invalid(f"{where}.options must be a non-empty array for a {kind} field")
+    result = []
+    for index, option in enumerate(options):
+        value = option.get("value") if isinstance(option, dict) else option
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool) or str(value) == "":
+            raise errors.Invalid(f"{where}.options[{index}] must be a text or an object with a value")
+        uuid = option.get("uuid") if isinstance(option, dict) and isinstance(option.get("uuid"), str) else new_uuid()
+        result.append({"uuid": uuid, "value": str(value)})
+    return result
+
+
+def _areas(raw: Any, options: list[dict[str, str]] | None, documents: list[Page], where: str,
+           first_page: int) -> list[dict[str, Any]]:
+    if not isinstance(raw, list):
+        raise errors.Invalid(f"{where} must be an array")
+    return [_area(item, options, documents, f"{where}[{index}]", first_page) for index, item in enumerate(raw)]
+
+
+def _area(raw: Any, options: list[dict[str, str]] | None, documents: list[Page], where: str,
+          first_page: int) -> dict[str, Any]:
+    _require_object(raw, where)
+    box = {key: _fraction(raw, key, where) for key in ("x", "y", "w", "h")}
+    if box["x"] + box["w"] > 1 + _EPSILON or box["y"] + box["h"] > 1 + _EPSILON:
+        raise errors.Invalid(f"{where} must lie inside the page: x + w and y + h must not exceed 1")
+    document = _document(raw, documents, where)
+    page = raw.get("page", first_page)
+    if not isinstance(page, int) or isinstance(page, bool):
+        raise errors.Invalid(f"{where}.page must be an integer")
+    if not first_page <= page < first_page + document.page_count:
+        raise errors.Invalid(f"{where}.page {page} does not exist: the document has {document.page_count} "
+                             f"page{'s' if document.page_count != 1 else ''} (pages start at {first_page})")
+    area = {**box, "attachment_uuid": document.document_uuid, "page": page - first_page}
+    if "cell_w" in raw:
+        area["cell_w"] = _fraction(raw, "cell_w", where)
+    option = raw.get("option", raw.get("option_uuid"))
+    if options is not None and option is not None:
+        match = next((o for o in options if option in (o["value"], o["uuid"])), None)
+        if match is None:
+            raise errors.Invalid(f"{where}.option must be one of the field's options")
+        area["option_uuid"] = match["uuid"]
+    return area
+
+
+def _document(raw: dict[str, Any], documents: list[Page], where: str) -> Page:
+    wanted = raw.get("attachment_uuid")
+    if wanted is None and len(documents) == 1:
+        return documents[0]
+    found = next((document for document in documents if document.document_uuid == wanted), None)
+    if found is None:
+        raise errors.Invalid(f"{where}.attachment_uuid must name one of the template's documents")
+    return found
+
+
+def _fraction(raw: dict[str, Any], key: str, where: str) -> float:
+    value = raw.get(key)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
+        raise errors.Invalid(f"{where}.{key} must be a number from 0 to 1")
+    return float(value)
+
+
+def _object(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    value = raw.get(key) or {}
+    if not isinstance(value, dict):
+        raise errors.Invalid(f"{where}.{key} must be an object")
+    return value
+
+
+def _require_object(raw: Any, where: str) -> None:
+    if not isinstance(raw, dict):
+        raise errors.Invalid(f"{where} must be an object")

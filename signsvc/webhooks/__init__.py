@@ -1,0 +1,1 @@
+"""Events, webhook endpoints and their signed, durable deliveries."""

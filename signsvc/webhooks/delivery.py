@@ -1,0 +1,211 @@
+"""Sending webhook deliveries (SPEC section 6): a signed POST of the event envelope, made by a job
+outside any transaction, with one time limit for the whole exchange and a bounded read of the
+answer; each attempt is logged and the next one scheduled by the retry schedule.
+
+A delivery's row is the truth (status, failures, next attempt time); its job is only the durable
+wake-up. The handler is idempotent: a job run again after a crash sends only a delivery that is
+still pending and due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
+
+import aiohttp
+from aiohttp import web
+from yarl import URL
+
+import storage.webhooks as stored
+from signsvc.infra import downloads
+from signsvc.infra import errors
+from signsvc.infra import jobs
+from signsvc.webhooks import signature as webhook_signature
+from signsvc.webhooks import endpoints as webhooks
+from signsvc.http.responses import dumps, iso
+from signsvc.infra.clock import Clock
+from signsvc.infra.config import Config
+from signsvc.infra.services import Services
+from storage import Database
+from storage.records import DeliveryStatus, WebhookDelivery, WebhookEndpoint
+
+if TYPE_CHECKING:
+    from signsvc.webhooks.payloads import Serializer
+
+USER_AGENT = "signsvc-webhooks/1"
+# Of an answer only this much is read (a failure's log shows its start); the rest is never waited for.
+EXCERPT_BYTES = 1024
+EXCERPT_CHARACTERS = 200
+# A handler failure (the database away, a payload that cannot be built) is not a failed attempt:
+# the job retries on its own schedule, and the delivery keeps its place.
+HANDLER_RETRIES = jobs.Backoff(longest=timedelta(hours=1), attempts=50)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One attempt: acknowledged or not, the answer's status code, what went wrong, how long it took."""
+
+    delivered: bool
+    attempted_at: datetime
+    response_status: int | None = None
+    error: str | None = None
+    duration_ms: int = 0
+
+
+class Sender:
+    """One HTTP client for every delivery: redirects are not followed, no cookies, no proxy from the
+    environment, one time limit per attempt, at most `EXCERPT_BYTES` of the answer read.
+
+    `public_only` refuses private and local addresses (the resolver answers only public ones, so a
+    name that changes its answer between check and connection gets nowhere).
+    """
+
+    def __init__(self, *, timeout: float, public_only: bool) -> None:
+        self.timeout, self.public_only = timeout, public_only
+        self._client: aiohttp.ClientSession | None = None
+
+    async def post(self, clock: Clock, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
+        attempted_at, started = clock.now(), time.monotonic()
+        status, excerpt, error = None, b"", self._refused(url)
+        if error:
+            return Outcome(False, attempted_at, error=error)
+        try:
+            async with asyncio.timeout(self.timeout):
+                async with self._session().post(url, data=body, headers=headers, allow_redirects=False) as response:
+                    status = response.status
+                    excerpt = await response.content.read(EXCERPT_BYTES)
+        except TimeoutError:
+            error = f"No answer within {self.timeout:g} seconds"
+        except aiohttp.ClientError as exc:
+            error = _explain(exc)
+        duration_ms = round((time.monotonic() - started) * 1000)
+        if status is None:
+            return Outcome(False, attempted_at, None, error, duration_ms)
+        # Any 2xx acknowledges; a 3xx counts as delivered and is not followed (SPEC section 6).
+        if status < 400:
+            return Outcome(True, attempted_at, status, None, duration_ms)
+        return Outcome(False, attempted_at, status, _http_error(status, excerpt), duration_ms)
+
+    def _refused(self, url: str) -> str | None:
+        # An address written in the URL is never resolved, so the resolver never sees it.
+        host = URL(url).host or ""
+        if self.public_only and downloads.is_ip(host) and not downloads.is_public(host):
+            return _PRIVATE
+        return None
+
+    def _session(self) -> aiohttp.ClientSession:
+        if self._client is None:
+            connector = aiohttp.TCPConnector(resolver=downloads.PublicResolver() if self.public_only else None)
+            self._client = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
+                                                 trust_env=False, timeout=aiohttp.ClientTimeout(total=None))
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+class Deliverer:
+    """Sends deliveries (the `webhooks.deliver` job) and test webhooks, with one `Sender`; the payload
+    of each event comes from the serializer of its record type (`signsvc/webhook_payloads.py`)."""
+
+    def __init__(self, config: Config, serializers: Mapping[str, "Serializer"]) -> None:
+        self.sender = Sender(timeout=config.webhook_timeout_seconds, public_only=config.webhook_public_only)
+        self.serializers = serializers
+        self.kinds = [jobs.Kind(webhooks.DELIVER, self.deliver, backoff=HANDLER_RETRIES)]
+
+    async def context(self, app: web.Application) -> AsyncIterator[None]:
+        """Cleanup context: the client closes after the worker has stopped."""
+        yield
+        await self.sender.close()
+
+    async def deliver(self, services: Services, payload: dict[str, Any]) -> datetime | None:
+        """Makes the delivery's next attempt if it is pending and due; answers when to run again."""
+        db, clock = services.db, services.clock
+        delivery = await stored.get_delivery(db, payload["delivery_id"])
+        if delivery is None or delivery.status is not DeliveryStatus.PENDING:
+            return None  # the endpoint was deleted, or the delivery was settled by an earlier run
+        if delivery.next_attempt_at is not None and delivery.next_attempt_at > clock.now():
+            return delivery.next_attempt_at  # run early: after a crash between an attempt and its job's release
+        serializer = self.serializers.get(delivery.record_type)
+        if serializer is None:
+            raise LookupError(f"no webhook payload is defined for {delivery.record_type} records")
+        data = await serializer(db, services, delivery.record_id, delivery.event_type)
+        if data is None:
+            gone = f"Not sent: the {delivery.record_type} {delivery.record_id} no longer exists"
+            return await _record(db, clock, delivery, Outcome(False, clock.now(), error=gone), final=True)
+        envelope = {"event_id": delivery.event_uuid, "event_type": delivery.event_type,
+                    "timestamp": iso(delivery.event_created_at), "data": data}
+        outcome = await self.sender.post(clock, delivery.url, *signed(delivery, clock, envelope))
+        return await _record(db, clock, delivery, outcome)
+
+    async def test(self, services: Services, endpoint: WebhookEndpoint) -> Outcome:
+        """Sends a sample form.completed built from the account's latest completed signer, at once,
+        without an event_id; it is not logged and not retried."""
+        submitter_id = await stored.latest_completed_submitter_id(services.db, endpoint.account_id)
+        if submitter_id is None:
+            raise errors.Invalid("No signer of this account has completed yet: the test webhook is a form.completed "
+                                 "built from the latest completed signer")
+        data = await self.serializers["submitter"](services.db, services, submitter_id, "form.completed")
+        envelope = {"event_type": "form.completed", "timestamp": iso(services.clock.now()), "data": data}
+        return await self.sender.post(services.clock, endpoint.url, *signed(endpoint, services.clock, envelope))
+
+
+def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
+           envelope: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
+    """The body and headers of a delivery (SPEC section 6, headers of every delivery), signed with the
+    endpoint's secret (which a delivery record carries too)."""
+    body = dumps(envelope).encode()
+    timestamp = int(clock.now().timestamp())
+    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
+               "X-Service-Event-Type": envelope["event_type"], "X-Service-Timestamp": str(timestamp)}
+    if "event_id" in envelope:
+        headers["X-Service-Event-Id"] = envelope["event_id"]
+    if endpoint.secret is not None:
+        headers["X-Service-Signature"] = webhook_signature.sign(endpoint.secret, timestamp, body)
+        headers[endpoint.secret_header] = endpoint.secret
+    return body, headers
+
+
+async def _record(db: Database, clock: Clock, delivery: WebhookDelivery, outcome: Outcome, *,
+                  final: bool = False) -> datetime | None:
+    """Logs the attempt and settles the delivery or schedules its next attempt; answers that time."""
+    failures = 0 if outcome.delivered else delivery.failures + 1
+    next_at = None if outcome.delivered or final else webhooks.retries(delivery.event_type).next_at(failures, clock)
+    status = DeliveryStatus.DELIVERED if outcome.delivered else \
+        DeliveryStatus.PENDING if next_at else DeliveryStatus.FAILED
+    async with db.transaction() as tx:
+        await stored.record_attempt(tx, delivery, attempted_at=outcome.attempted_at,
+                                    response_status=outcome.response_status, error=outcome.error,
+                                    duration_ms=outcome.duration_ms, status=status, failures=failures,
+                                    next_attempt_at=next_at, now=clock.now())
+    return next_at
+
+
+_PRIVATE = "The URL points to a private or local network address (refused by SIGNSVC_WEBHOOK_PUBLIC_ONLY)"
+
+
+def _http_error(status: int, excerpt: bytes) -> str:
+    text = " ".join(excerpt.decode("utf-8", "replace").split())
+    if len(text) > EXCERPT_CHARACTERS:
+        text = text[:EXCERPT_CHARACTERS] + "..."
+    return f"HTTP {status}: {text}" if text else f"HTTP {status}"
+
+
+def _explain(exc: Exception) -> str:
+    """What went wrong, in words for the delivery log."""
+    if isinstance(exc, aiohttp.InvalidURL):
+        return "The URL is not valid"
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return _PRIVATE if isinstance(exc.os_error, downloads.Refused) else "The host name does not resolve"
+    if isinstance(exc, aiohttp.ClientSSLError):
+        return "The server has no valid TLS certificate for its name"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return f"Could not connect: {exc.os_error.strerror or exc.os_error}"
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "The server closed the connection without an answer"
+    return f"{type(exc).__name__}: {exc}"[:EXCERPT_CHARACTERS]

@@ -1,0 +1,217 @@
+"""Webhook endpoints (SPEC section 6): per account, a URL, the event types it receives and an optional
+secret; every recorded event becomes a delivery to each endpoint that chose its type.
+
+Deliveries are written in the transaction of the change that recorded the event (the outbox), each
+with a job that sends it (`signsvc/webhook_delivery.py`). Endpoints are managed by an API key
+(`/api/webhooks`, an extension), by management commands, and for test suites by
+`SIGNSVC_WEBHOOK_URL` / `SIGNSVC_TEST_WEBHOOK_URL`, which name one endpoint for every event type.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+from yarl import URL
+
+import storage.webhooks as stored
+from signsvc.accounts import auth
+from signsvc.infra import errors
+from signsvc.infra import json_fields as inputs
+from signsvc.infra import jobs
+from signsvc.infra.clock import Clock
+from signsvc.infra.config import Config, ConfigError
+from storage import Connection, Database
+from storage.accounts import first_live_account
+from storage.records import Event, Principal, WebhookDelivery, WebhookEndpoint
+
+log = logging.getLogger(__name__)
+
+EVENT_TYPES = ("form.viewed", "form.started", "form.completed", "form.declined", "submission.created",
+               "submission.completed", "submission.expired", "submission.archived", "template.created",
+               "template.updated")
+DEFAULT_EVENTS = EVENT_TYPES[:4]
+DELIVER = "webhooks.deliver"
+MAX_ENDPOINTS = 20
+MAX_URL_LENGTH = 2048
+MIN_SECRET_LENGTH, RECOMMENDED_SECRET_LENGTH, MAX_SECRET_LENGTH = 16, 32, 255
+# Headers every delivery sets itself: a secret header must not replace them.
+RESERVED_HEADERS = {"content-type", "content-length", "content-encoding", "transfer-encoding", "host", "connection",
+                    "user-agent", "x-service-event-id", "x-service-event-type", "x-service-timestamp",
+                    "x-service-signature"}
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
+
+# Retries (SPEC section 6, REFERENCE section 9.4): attempt n failed, the next one is 2**(n-1) minutes
+# later (1, 2, 4, 8 ... minutes). 12 attempts put the last one 2047 minutes (34.1 hours) after the
+# first; form.completed gets 14, the last 8191 minutes (5.7 days) after the first.
+RETRIES = jobs.Backoff(longest=timedelta(days=3), attempts=12)
+FORM_COMPLETED_RETRIES = jobs.Backoff(longest=timedelta(days=3), attempts=14)
+
+
+def retries(event_type: str) -> jobs.Backoff:
+    return FORM_COMPLETED_RETRIES if event_type == "form.completed" else RETRIES
+
+
+@dataclass(frozen=True)
+class Changed:
+    """An endpoint as written, and what the caller should hear about its settings."""
+
+    endpoint: WebhookEndpoint
+    warnings: list[str]
+
+
+async def create(db: Database, clock: Clock, account_id: int, body: dict[str, Any]) -> Changed:
+    url = _url(body.get("url"))
+    events = _events(body["events"]) if body.get("events") is not None else list(DEFAULT_EVENTS)
+    header, secret = _secret(body.get("secret"))
+    async with db.transaction() as tx:
+        if await stored.count_endpoints(tx, account_id) >= MAX_ENDPOINTS:
+            raise errors.Invalid(f"an account has at most {MAX_ENDPOINTS} webhook endpoints")
+        endpoint = await stored.insert_endpoint(tx, account_id=account_id, url=url, events=events,
+                                                secret_header=header, secret=secret, now=clock.now())
+    if endpoint is None:
+        raise errors.Invalid(f"url {url} already has a webhook endpoint")
+    return Changed(endpoint, _warnings(secret))
+
+
+async def update(db: Database, clock: Clock, scope: Principal | None, endpoint_id: int,
+                 body: dict[str, Any]) -> Changed:
+    """Changes what `body` names: `url`, `events`, `secret` (null removes it)."""
+    async with db.transaction() as tx:
+        endpoint = await find(tx, scope, endpoint_id)
+        changes: dict[str, Any] = {}
+        if body.get("url") is not None and body["url"] != endpoint.url:
+            changes["url"] = _url(body["url"])
+            if await stored.find_endpoint_by_url(tx, endpoint.account_id, changes["url"]):
+                raise errors.Invalid(f"url {changes['url']} already has a webhook endpoint")
+        if body.get("events") is not None:
+            changes["events"] = _events(body["events"])
+        if "secret" in body:
+            changes["secret_header"], changes["secret"] = _secret(body["secret"])
+        endpoint = await stored.update_endpoint(tx, replace(endpoint, **changes), clock.now())
+    return Changed(endpoint, _warnings(endpoint.secret) if "secret" in changes else [])
+
+
+async def delete(db: Database, scope: Principal | None, endpoint_id: int) -> WebhookEndpoint:
+    """Removes the endpoint with its delivery log; its pending deliveries are not sent."""
+    async with db.transaction() as tx:
+        endpoint = await find(tx, scope, endpoint_id)
+        await stored.delete_endpoint(tx, endpoint.id)
+    return endpoint
+
+
+async def find(conn: Connection, scope: Principal | None, endpoint_id: int) -> WebhookEndpoint:
+    """The endpoint, if `scope` may reach it; None as scope is the operator (management commands)."""
+    endpoint = await stored.get_endpoint(conn, endpoint_id)
+    if endpoint is None:
+        raise errors.NotFound(f"Webhook endpoint {endpoint_id} not found")
+    if scope is not None:
+        auth.check_owner(scope, endpoint.account_id, "Webhook endpoint", endpoint.id)
+    return endpoint
+
+
+async def find_delivery(conn: Connection, scope: Principal | None, endpoint_id: int,
+                        delivery_id: int) -> WebhookDelivery:
+    endpoint = await find(conn, scope, endpoint_id)
+    delivery = await stored.get_delivery(conn, delivery_id)
+    if delivery is None or delivery.endpoint_id != endpoint.id:
+        raise errors.NotFound(f"Delivery {delivery_id} of webhook endpoint {endpoint.id} not found")
+    return delivery
+
+
+async def resend(db: Database, clock: Clock, scope: Principal | None, endpoint_id: int,
+                 delivery_id: int) -> WebhookDelivery:
+    """Sends the same event (same event_id) again now; if that fails, the whole retry schedule follows."""
+    async with db.transaction() as tx:
+        delivery = await find_delivery(tx, scope, endpoint_id, delivery_id)
+        await stored.resend_delivery(tx, delivery.id, clock.now())
+        await jobs.bring_forward(tx, clock, DELIVER, {"delivery_id": delivery.id}, dedupe_key=_job_key(delivery.id))
+        return await stored.get_delivery(tx, delivery.id)
+
+
+async def fan_out(tx: Connection, clock: Clock, event: Event) -> None:
+    """In the event's own transaction: a delivery, and the job that sends it, for each endpoint of the
+    event's account that chose its type. Test-mode events stay in the test account's endpoints."""
+    delivery_ids = await stored.insert_deliveries(tx, event_id=event.id, account_id=event.account_id,
+                                                  event_type=event.event_type, now=clock.now())
+    for delivery_id in delivery_ids:
+        # One job per delivery at a time (its dedupe key): one attempt is ever under way.
+        await jobs.enqueue(tx, clock, DELIVER, {"delivery_id": delivery_id}, dedupe_key=_job_key(delivery_id))
+
+
+async def configure(db: Database, clock: Clock, config: Config) -> None:
+    """Makes the endpoints `SIGNSVC_WEBHOOK_URL` and `SIGNSVC_TEST_WEBHOOK_URL` name the default account's
+    configured endpoints (live and test), for every event type; removes those no longer named."""
+    secret = {"header": config.webhook_secret_header, "value": config.webhook_secret} \
+        if config.webhook_secret is not None else None
+    try:
+        header, value = _secret(secret)
+        urls = [_url(url) if url else None for url in (config.webhook_url, config.test_webhook_url)]
+    except errors.Invalid as exc:
+        raise ConfigError(f"SIGNSVC_WEBHOOK_* settings: {exc.message}") from None
+    for warning in _warnings(value) if any(urls) else []:
+        log.warning("SIGNSVC_WEBHOOK_SECRET: %s", warning)
+    async with db.transaction() as tx:
+        account = await first_live_account(tx)
+        for account_id, url in zip((account.id, account.linked_account_id), urls):
+            await stored.put_configured_endpoint(tx, account_id=account_id, url=url, events=list(EVENT_TYPES),
+                                                 secret_header=header, secret=value, now=clock.now())
+
+
+def _job_key(delivery_id: int) -> str:
+    return f"webhook-delivery:{delivery_id}"
+
+
+def _url(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise errors.Invalid("url is required: an http:// or https:// URL")
+    url = value.strip()
+    if len(url) > MAX_URL_LENGTH:
+        raise errors.Invalid(f"url is too long: at most {MAX_URL_LENGTH} characters")
+    try:
+        parsed = URL(url)
+    except (ValueError, TypeError):
+        parsed = None
+    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
+        raise errors.Invalid("url must be an http:// or https:// URL with a host")
+    return url
+
+
+def _events(value: Any) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise errors.Invalid(f"events must be a non-empty array of event types: {', '.join(EVENT_TYPES)}")
+    for index, event_type in enumerate(value):
+        if event_type not in EVENT_TYPES:
+            raise errors.Invalid(f"events[{index}] {event_type!r} is not an event type; "
+                                 f"use one of: {', '.join(EVENT_TYPES)}")
+    return [event_type for event_type in EVENT_TYPES if event_type in value]
+
+
+def _secret(value: Any) -> tuple[str | None, str | None]:
+    """The header name and value of a secret `{header, value}`; (None, None) for null."""
+    if value is None:
+        return None, None
+    if not isinstance(value, dict):
+        raise errors.Invalid("secret must be an object with header and value, or null")
+    header = inputs.text(value, "header", label="secret.header")
+    secret = inputs.text(value, "value", label="secret.value")
+    if not header or not _TOKEN.match(header):
+        raise errors.Invalid("secret.header must be an HTTP header name (letters, digits and -, at most 100)")
+    if header.lower() in RESERVED_HEADERS:
+        raise errors.Invalid(f"secret.header {header} is a header every delivery sets itself; choose another name")
+    if not secret or len(secret) < MIN_SECRET_LENGTH or len(secret) > MAX_SECRET_LENGTH:
+        raise errors.Invalid(f"secret.value must have {MIN_SECRET_LENGTH} to {MAX_SECRET_LENGTH} characters "
+                             f"({RECOMMENDED_SECRET_LENGTH} or more random characters are recommended)")
+    if not all("!" <= character <= "~" for character in secret):
+        raise errors.Invalid("secret.value must be printable ASCII without spaces (it is sent as a header value)")
+    return header, secret
+
+
+def _warnings(secret: str | None) -> list[str]:
+    if secret is not None and len(secret) < RECOMMENDED_SECRET_LENGTH:
+        return [f"secret.value has {len(secret)} characters; {RECOMMENDED_SECRET_LENGTH} or more random "
+                "characters are recommended"]
+    return []
