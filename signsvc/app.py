@@ -1,39 +1,55 @@
-"""The application factory: everything a process needs, opened and closed by cleanup contexts."""
+"""The application factory: the one place that builds every part from the configuration and wires it up.
+
+The parts are opened and closed by one cleanup context, in order: the database, the files, the PDF pool,
+the downloader and the office converter, then the domain's objects, and last the job worker, which
+therefore stops first, before anything its jobs use.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
 
 import pages
-from signsvc.infra import jobs
-from signsvc.infra import mail
-from signsvc.accounts import maintenance
-from signsvc.http import routes
-from signsvc.infra import secret_key as site_secret
-from signsvc.submissions import submissions
-from signsvc.webhooks import payloads as webhook_payloads
-from signsvc.webhooks import endpoints as webhooks
+from signsvc.accounts.accounts import Accounts, IssuedKeys
+from signsvc.accounts.rate_limits import RateLimits
+from signsvc.clickwraps.clickwraps import Clickwraps
+from signsvc.http import appkeys, routes
 from signsvc.http.middleware import api_middleware, errors_middleware
-from signsvc.http.appkeys import DELIVERER, INGEST, ISSUED_KEYS, OPENAPI, RESULTS, SERVICES, WORKER
+from signsvc.infra import errors, jobs, pdf_calls, secret_key, smtp
 from signsvc.infra.clock import Clock, SystemClock
-from signsvc.infra.config import Config
-from signsvc.templates.documents import Ingest
+from signsvc.infra.config import Config, ConfigError
 from signsvc.infra.downloads import Downloader
 from signsvc.infra.files import Files
+from signsvc.infra.mail import Outbox
 from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
-from signsvc.results.produce import Results
-from signsvc.infra.services import Services
-from signsvc.startup import prepare
-from signsvc.webhooks.delivery import Deliverer
+from signsvc.pdf import font_files
+from signsvc.results.previews import Previews
+from signsvc.results.produce import Producer
+from signsvc.results.results import Results
+from signsvc.results.sealing import Sealer
+from signsvc.results.signing_identity import SigningIdentity
+from signsvc.submissions.invitations import Invitations
+from signsvc.submissions.submissions import Submissions
+from signsvc.submissions.submitters import Submitters
+from signsvc.templates.documents import Ingest
+from signsvc.templates.templates import Templates
+from signsvc.webhooks.delivery import Deliverer, Sender
+from signsvc.webhooks.endpoints import WebhookEndpoints
+from signsvc.webhooks.payloads import Payloads
 from storage import Database, open_database
 from storage.contents import DatabaseStore, DirectoryStore
+from storage.migrations import migrate
+
+log = logging.getLogger(__name__)
 
 OPENAPI_PATH = Path(__file__).parent / "http" / "api" / "openapi.json"
 
@@ -44,72 +60,150 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
     `background=False` runs no worker loop, for tests that drain jobs themselves."""
     app = web.Application(middlewares=[errors_middleware, api_middleware], client_max_size=config.max_body_bytes)
-    app[OPENAPI] = OPENAPI_PATH.read_bytes()
+    app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
+    app[appkeys.SETTINGS] = appkeys.Settings(config.site, config.trusted_proxies, config.max_body_bytes)
     aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(pages.TEMPLATES_DIR), autoescape=True)
     routes.setup(app)
-    app[DELIVERER] = deliverer = Deliverer(config, webhook_payloads.SERIALIZERS)
-    app[RESULTS] = results = Results(warm=background and pool is None)
-    kinds = (maintenance.KINDS + mail.KINDS + submissions.KINDS + deliverer.kinds + results.kinds
-             + (job_kinds or []))
-    app.cleanup_ctx.append(_services(config, clock or SystemClock(), db))
-    app.cleanup_ctx.append(deliverer.context)
-    app.cleanup_ctx.append(_ingest(config, pool, downloader))
-    app.cleanup_ctx.append(results.context)
-    app.cleanup_ctx.append(_worker(kinds, background))  # last: it stops first, before what its jobs use
+    parts = _Parts(config, clock or SystemClock(), db, pool, downloader, background, job_kinds or [])
+    app.cleanup_ctx.append(parts.context)
     return app
 
 
-def _services(config: Config, clock: Clock, given: Database | None):
-    async def context(app: web.Application) -> AsyncIterator[None]:
-        db = given or await open_database(config.database_url)
-        try:
-            app[ISSUED_KEYS] = await prepare(db, clock, config)
-            # Only a serving process applies SIGNSVC_WEBHOOK_URL: a management command run from a shell
-            # without it must not remove the endpoint the server was started with.
-            await webhooks.configure(db, clock, config)
-            app[SERVICES] = await services(db, clock, config)
-            yield
-        finally:
-            if given is None:
-                await db.close()
-
-    return context
+async def prepare(db: Database, clock: Clock, config: Config) -> IssuedKeys | None:
+    """What every process does before it serves or manages: brings the schema up to date and the default
+    account in place; answers the keys made on first start."""
+    for migration in await migrate(db):
+        log.info("applied migration %04d_%s", migration.version, migration.name)
+    return await Accounts(db, clock).bootstrap(live_key=config.api_key, test_key=config.test_api_key)
 
 
-async def services(db: Database, clock: Clock, config: Config) -> Services:
-    """What domain code and job handlers share, on a prepared database."""
-    secret_key = await site_secret.load(db, config.secret_key)
+async def open_files(db: Database, clock: Clock, config: Config) -> Files:
+    """The files of a prepared database, in the content store the configuration names."""
     contents = DatabaseStore(db) if config.files_in_database else DirectoryStore(Path(config.data_dir) / "files")
-    return Services(db, clock, config, secret_key, Files(db, contents, clock, secret_key, config.site))
+    return Files(db, contents, clock, await secret_key.load(db, config.secret_key), config.site)
 
 
-def _worker(kinds: list[jobs.Kind], background: bool):
-    async def context(app: web.Application) -> AsyncIterator[None]:
-        services = app[SERVICES]
-        worker = jobs.Worker(services.db, services.clock, kinds, services)
-        app[WORKER] = worker
-        await jobs.schedule_periodic(services.db, services.clock, kinds)
-        if background:
-            await worker.start()
-        yield
-        if background:
-            await worker.stop()
-
-    return context
+def outbox(db: Database, clock: Clock, files: Files, config: Config) -> Outbox:
+    smtp_server = smtp.parse_smtp_url(config.smtp_url) if config.smtp_url else None
+    return Outbox(db, clock, files, site=config.site, smtp_server=smtp_server, sender=config.mail_from)
 
 
-def _ingest(config: Config, pool: PdfPool | None, downloader: Downloader | None):
-    async def context(app: web.Application) -> AsyncIterator[None]:
+def webhook_sender(config: Config) -> Sender:
+    return Sender(timeout=config.webhook_timeout_seconds, public_only=config.webhook_public_only)
+
+
+async def signing_identity(db: Database, clock: Clock, pool: PdfPool, config: Config) -> SigningIdentity:
+    """The service's signing identity, with the configured PKCS#12 when there is one (else a start error)."""
+    identity = SigningIdentity(db, clock, pool)
+    if config.signing_p12:
+        try:
+            data = Path(config.signing_p12).read_bytes()
+        except OSError as error:
+            raise ConfigError(f"SIGNSVC_SIGNING_P12={config.signing_p12} can't be read: {error.strerror}") from None
+        try:
+            await identity.use_p12(data, config.signing_p12_password)
+        except pdf_calls.EngineError as error:
+            raise ConfigError(f"SIGNSVC_SIGNING_P12={config.signing_p12}: {error}") from None
+    return identity
+
+
+async def configure_webhooks(endpoints: WebhookEndpoints, config: Config) -> None:
+    """`SIGNSVC_WEBHOOK_URL` and its siblings name the default account's configured endpoints. Only a
+    serving process applies them: a management command run from a shell without them must not remove the
+    endpoint the server was started with."""
+    secret = {"header": config.webhook_secret_header, "value": config.webhook_secret} \
+        if config.webhook_secret_header and config.webhook_secret is not None else None
+    try:
+        warnings = await endpoints.put_configured((config.webhook_url, config.test_webhook_url), secret)
+    except errors.Invalid as exc:
+        raise ConfigError(f"SIGNSVC_WEBHOOK_* settings: {exc.message}") from None
+    for warning in warnings:
+        log.warning("SIGNSVC_WEBHOOK_SECRET: %s", warning)
+
+
+class _Parts:
+    """Opens every part in order when the app starts, and closes them in reverse when it stops."""
+
+    def __init__(self, config: Config, clock: Clock, db: Database | None, pool: PdfPool | None,
+                 downloader: Downloader | None, background: bool, job_kinds: list[jobs.Kind]) -> None:
+        self.config, self.clock, self.given_db, self.given_pool = config, clock, db, pool
+        self.given_downloader, self.background, self.job_kinds = downloader, background, job_kinds
+
+    async def context(self, app: web.Application) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as stack:
-            if pool is None:
-                # Workers start with the first document, not at start: a service used as a fake in
-                # test suites, or never sent a document, should not spend seconds importing PDF code.
-                stack.callback((own_pool := PdfPool()).close)
-            if downloader is None:
-                own_downloader = await stack.enter_async_context(Downloader(
-                    max_bytes=config.max_body_bytes, allow_private=config.allow_private_downloads))
+            db = await self._database(app, stack)
+            pool = self.given_pool or self._own_pool(stack)
+            downloader = self.given_downloader or await stack.enter_async_context(Downloader(
+                max_bytes=self.config.max_body_bytes, allow_private=self.config.allow_private_downloads))
             office = await stack.enter_async_context(OfficeConverter())
-            app[INGEST] = Ingest(pool or own_pool, office, downloader or own_downloader, config.font_dir)
+            sender = webhook_sender(self.config)
+            stack.push_async_callback(sender.close)
+            kinds = await self._domain(app, db, pool, Ingest(pool, office, downloader, self.config.font_dir), sender)
+            await configure_webhooks(app[appkeys.WEBHOOKS], self.config)
+            await self._worker(app, stack, db, kinds)
+            if self.background and self.given_pool is None:
+                # After the ready line, not before it: a server used as a fake in test suites starts in well
+                # under a second, and its workers load the PDF libraries, fonts and signing key meanwhile.
+                warming = asyncio.create_task(_warm(pool, self.identity, self.config.font_dir))
+                stack.callback(warming.cancel)
             yield
 
-    return context
+    async def _database(self, app: web.Application, stack: contextlib.AsyncExitStack) -> Database:
+        db = self.given_db or await open_database(self.config.database_url)
+        if self.given_db is None:
+            stack.push_async_callback(db.close)
+        app[appkeys.DB], app[appkeys.CLOCK] = db, self.clock
+        app[appkeys.ISSUED_KEYS] = await prepare(db, self.clock, self.config)
+        return db
+
+    def _own_pool(self, stack: contextlib.AsyncExitStack) -> PdfPool:
+        # Workers start with the first document, not at start: a service used as a fake in test suites,
+        # or never sent a document, should not spend seconds importing PDF code.
+        pool = PdfPool()
+        stack.callback(pool.close)
+        return pool
+
+    async def _domain(self, app: web.Application, db: Database, pool: PdfPool, ingest: Ingest,
+                      sender: Sender) -> list[jobs.Kind]:
+        """Builds the domain's objects, gives the edge the ones it calls; answers every job kind."""
+        config, clock = self.config, self.clock
+        if problem := font_files.no_text_font(config.font_dir):
+            raise ConfigError(problem)
+        files = await open_files(db, clock, config)
+        mail = outbox(db, clock, files, config)
+        invitations = Invitations(db, clock, mail)
+        submitters = Submitters(db, clock, files, ingest, invitations)
+        self.identity = await signing_identity(db, clock, pool, config)
+        previews = Previews(db, clock, files, pool, config.font_dir)
+        producer = Producer(db, clock, files, pool, Sealer(clock, pool, self.identity, config.tsa_url), mail,
+                            config.font_dir)
+        deliverer = Deliverer(db, clock, Payloads(clock, files), sender)
+        rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip)
+        submissions = Submissions(db, clock, files, ingest, submitters)
+        app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
+        app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = Accounts(db, clock), rate_limits
+        app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
+        app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
+        app[appkeys.RESULTS] = Results(db, pool, self.identity, previews)
+        app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
+        app[appkeys.WEBHOOKS], app[appkeys.DELIVERER] = WebhookEndpoints(db, clock), deliverer
+        return (rate_limits.kinds() + mail.kinds() + invitations.kinds() + submissions.kinds() + producer.kinds()
+                + deliverer.kinds() + self.job_kinds)
+
+    async def _worker(self, app: web.Application, stack: contextlib.AsyncExitStack, db: Database,
+                      kinds: list[jobs.Kind]) -> None:
+        worker = jobs.Worker(db, self.clock, kinds)
+        app[appkeys.WORKER] = worker
+        await jobs.schedule_periodic(db, self.clock, kinds)
+        if self.background:
+            await worker.start()
+            stack.push_async_callback(worker.stop)
+
+
+async def _warm(pool: PdfPool, identity: SigningIdentity, font_dir: str | None) -> None:
+    """Loads the PDF libraries, the signing key and the font in every pool worker."""
+    try:
+        chain = await identity.chain()
+        await asyncio.gather(*(pool.run(pdf_calls.warm, chain, font_dir) for _ in range(pool.workers)))
+    except Exception:
+        log.exception("warming the PDF workers failed; they will load what they need on first use")

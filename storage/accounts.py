@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Account, ApiKey, KeyMode, Principal, User, record, records
+from storage.records import Account, ApiKey, KeyMode, Principal, User, record, records, required
 
 
 async def insert_account(conn: Connection, *, name: str, is_test: bool, approved: bool, now: datetime,
@@ -21,6 +21,11 @@ async def link_account(conn: Connection, account_id: int, linked_account_id: int
 
 async def get_account(conn: Connection, account_id: int) -> Account | None:
     return record(Account, await conn.fetch_one("get_account", id=account_id))
+
+
+async def required_account(conn: Connection, account_id: int) -> Account:
+    """An account that must exist (a record of it names it)."""
+    return required(Account, await conn.fetch_one("get_account", id=account_id))
 
 
 async def first_live_account(conn: Connection) -> Account | None:

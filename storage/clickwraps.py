@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
-from storage.records import Clickwrap, ClickwrapVersion, Consent, record, records
+from storage.records import Clickwrap, ClickwrapVersion, Consent, record, records, required
 
 
 async def insert_clickwrap(conn: Connection, *, account_id: int, author_id: int, slug: str, name: str, kind: str,
@@ -14,6 +14,11 @@ async def insert_clickwrap(conn: Connection, *, account_id: int, author_id: int,
     row = await conn.fetch_one("insert_clickwrap", account_id=account_id, author_id=author_id, slug=slug, name=name,
                                kind=kind, settings=settings, now=now)
     return record(Clickwrap, row)
+
+
+async def required_clickwrap(conn: Connection, clickwrap_id: int) -> Clickwrap:
+    """A clickwrap that must exist (read back in the transaction that holds it)."""
+    return required(Clickwrap, await conn.fetch_one("get_clickwrap", id=clickwrap_id))
 
 
 async def get_clickwrap(conn: Connection, clickwrap_id: int) -> Clickwrap | None:

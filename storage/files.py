@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Blob, record
+from storage.records import Blob, record, required
 
 
 async def insert_blob(conn: Connection, *, uuid: str, account_id: int, sha256: str, filename: str,
@@ -19,6 +19,11 @@ async def get_blob(conn: Connection, blob_id: int) -> Blob | None:
     return record(Blob, await conn.fetch_one("get_blob", id=blob_id))
 
 
+async def required_blob(conn: Connection, blob_id: int) -> Blob:
+    """A file record that must exist (a row that refers to it holds it)."""
+    return required(Blob, await conn.fetch_one("get_blob", id=blob_id))
+
+
 async def find_blob(conn: Connection, uuid: str) -> Blob | None:
     return record(Blob, await conn.fetch_one("find_blob", uuid=uuid))
 
@@ -28,5 +33,10 @@ async def delete_blob(conn: Connection, blob_id: int) -> str | None:
     row = await conn.fetch_one("delete_blob", id=blob_id)
     if row is None:
         return None
-    shared = await conn.fetch_one("count_blobs_with_content", sha256=row["sha256"])
-    return None if shared["count"] else row["sha256"]
+    return None if await is_content_used(conn, row["sha256"]) else row["sha256"]
+
+
+async def is_content_used(conn: Connection, sha256: str) -> bool:
+    """Whether any stored file has this content."""
+    row = await conn.fetch_one("count_blobs_with_content", sha256=sha256)
+    return bool(row and row["count"])

@@ -319,6 +319,15 @@ class SubmissionEvent:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file a submission owns as a value, with what a link needs."""
+
+    blob_id: int
+    uuid: str
+    filename: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ResultDocument:
     """A file completion produced (storage/migrations 0006 names the kinds), with its blob's uuid and name."""
 
@@ -374,8 +383,16 @@ def record(cls: type[T], row: dict[str, Any] | None) -> T | None:
     return cls(**{name: convert(row[name]) for name, convert in _converters(cls).items()})
 
 
+def required(cls: type[T], row: dict[str, Any] | None) -> T:
+    """The row as a `cls`, for a row that must exist (one just written, or one a foreign key holds)."""
+    found = record(cls, row)
+    if found is None:
+        raise LookupError(f"no {cls.__name__} row where one must exist")
+    return found
+
+
 def records(cls: type[T], rows: list[dict[str, Any]]) -> list[T]:
-    return [record(cls, row) for row in rows]
+    return [required(cls, row) for row in rows]
 
 
 def to_datetime(value: datetime | str | None) -> datetime | None:

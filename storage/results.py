@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from storage.database import Connection
 from storage.records import ResultDocument, SigningCertificate, record, records
@@ -29,12 +28,14 @@ async def delete_kind(conn: Connection, submission_id: int, kind: str) -> list[i
 
 async def issued(conn: Connection, sha256: str) -> bool:
     """Whether the service produced a file with this hash (a signed result or an audit log)."""
-    return (await conn.fetch_one("count_issued_with_sha256", sha256=sha256))["count"] > 0
+    row = await conn.fetch_one("count_issued_with_sha256", sha256=sha256)
+    return bool(row and row["count"])
 
 
-async def insert_certificate(conn: Connection, *, chain: dict[str, Any], source: str, now: datetime) -> None:
-    await conn.execute("insert_signing_certificate", sha256=chain["sha256"], cert_pem=chain["cert_pem"],
-                       chain_pems=chain["chain_pems"], key_pem=chain.get("key_pem"), source=source, now=now)
+async def insert_certificate(conn: Connection, *, sha256: str, cert_pem: str, chain_pems: list[str],
+                             key_pem: str | None, source: str, now: datetime) -> None:
+    await conn.execute("insert_signing_certificate", sha256=sha256, cert_pem=cert_pem, chain_pems=chain_pems,
+                       key_pem=key_pem, source=source, now=now)
 
 
 async def current_generated(conn: Connection) -> SigningCertificate | None:

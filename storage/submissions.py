@@ -8,7 +8,7 @@ from typing import Any
 
 from storage.database import Connection
 from storage.queries import like_pattern
-from storage.records import Submission, SubmissionEvent, Submitter, record, records
+from storage.records import Attachment, Submission, SubmissionEvent, Submitter, record, records, required
 
 _SUBMITTER_STATE = ("name", "email", "phone", "external_id", "metadata", "preferences", "field_values", "ip", "ua",
                     "decline_reason", "invited_at", "sent_at", "opened_at", "started_at", "completed_at",
@@ -21,6 +21,11 @@ async def insert_submission(conn: Connection, **columns: Any) -> Submission:
 
 async def get_submission(conn: Connection, submission_id: int) -> Submission | None:
     return record(Submission, await conn.fetch_one("get_submission", id=submission_id))
+
+
+async def required_submission(conn: Connection, submission_id: int) -> Submission:
+    """A submission that must exist (read back in the transaction that holds it)."""
+    return required(Submission, await conn.fetch_one("get_submission", id=submission_id))
 
 
 async def lock_submission(conn: Connection, submission_id: int) -> Submission | None:
@@ -62,6 +67,11 @@ async def delete_submission(conn: Connection, submission_id: int) -> None:
 
 async def insert_submitter(conn: Connection, **columns: Any) -> Submitter:
     return record(Submitter, await conn.fetch_one("insert_submitter", **columns))
+
+
+async def submission_of(conn: Connection, submitter: Submitter) -> Submission:
+    """The submission a submitter belongs to (it exists while the submitter does)."""
+    return required(Submission, await conn.fetch_one("get_submission", id=submitter.submission_id))
 
 
 async def get_submitter(conn: Connection, submitter_id: int) -> Submitter | None:
@@ -137,6 +147,6 @@ async def insert_attachment(conn: Connection, *, submission_id: int, submitter_i
                        blob_id=blob_id, now=now)
 
 
-async def attachments_of(conn: Connection, submission_id: int) -> list[dict[str, Any]]:
-    """`{blob_id, uuid, filename}` of every file the submission's values refer to."""
-    return await conn.fetch_all("list_attachments", submission_id=submission_id)
+async def attachments_of(conn: Connection, submission_id: int) -> list[Attachment]:
+    """Every file the submission's values refer to."""
+    return records(Attachment, await conn.fetch_all("list_attachments", submission_id=submission_id))

@@ -7,7 +7,7 @@ from typing import Any
 
 from storage.database import Connection
 from storage.queries import like_pattern
-from storage.records import Folder, Template, TemplateDocument, record, records
+from storage.records import Folder, Template, TemplateDocument, record, records, required
 
 
 async def folder(conn: Connection, account_id: int, name: str, now: datetime) -> Folder:
@@ -23,6 +23,11 @@ async def insert_template(conn: Connection, *, account_id: int, author_id: int, 
                                fields=fields, preferences=preferences, combined_blob_id=combined_blob_id,
                                shared_link=shared_link, created_at=now)
     return row["id"]
+
+
+async def required_template(conn: Connection, template_id: int) -> Template:
+    """A template that must exist (read back in the transaction that holds it)."""
+    return required(Template, await conn.fetch_one("get_template", id=template_id))
 
 
 async def get_template(conn: Connection, template_id: int) -> Template | None:

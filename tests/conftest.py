@@ -13,9 +13,9 @@ import pytest
 from multidict import CIMultiDictProxy
 from yarl import URL
 
-from signsvc.accounts import accounts
+from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.app import create_app
-from signsvc.http.appkeys import SERVICES, WORKER
+from signsvc.http.appkeys import WORKER
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.config import Config
 from signsvc.infra.pool import PdfPool
@@ -178,19 +178,14 @@ async def api(aiohttp_client, make_app) -> Api:
 
 
 @pytest.fixture
-def services(api: Api):
-    return api.app[SERVICES]
-
-
-@pytest.fixture
 def worker(api: Api):
     return api.app[WORKER]
 
 
 @pytest.fixture
-async def other_account(api: Api, db: Database, clock: ManualClock) -> accounts.IssuedKeys:
+async def other_account(api: Api, db: Database, clock: ManualClock) -> IssuedKeys:
     """A second approved account with keys of its own."""
-    return await accounts.create_account(db, clock, name="Other", email="other@example.com", approved=True)
+    return await Accounts(db, clock).create_account(name="Other", email="other@example.com", approved=True)
 
 
 @pytest.fixture

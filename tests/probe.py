@@ -16,8 +16,9 @@ from signsvc.accounts import auth
 from signsvc.http.middleware import principal
 from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json
-from signsvc.http.responses import json_response, iso
-from signsvc.http.appkeys import SERVICES
+from signsvc.http.responses import json_response
+from signsvc.wire.encoding import iso
+from signsvc.http.appkeys import DB
 
 STARTED = web.AppKey("probe_started", asyncio.Event)
 RELEASE = web.AppKey("probe_release", asyncio.Event)
@@ -29,13 +30,13 @@ def _user(user: stored.User) -> dict:
 
 async def list_users(request: web.Request) -> web.Response:
     page = Page.from_query(Query(request))
-    users = await stored.list_users(request.app[SERVICES].db, principal(request).account_id,
+    users = await stored.list_users(request.app[DB], principal(request).account_id,
                                     limit=page.limit, after=page.after, before=page.before)
     return json_response(paginated(users, _user))
 
 
 async def show_user(request: web.Request) -> web.Response:
-    user = await stored.get_user(request.app[SERVICES].db, int(request.match_info["id"]))
+    user = await stored.get_user(request.app[DB], int(request.match_info["id"]))
     return json_response(_user(auth.owned(principal(request), user, "User")))
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from signsvc.accounts import accounts
+from signsvc.accounts.accounts import Accounts
 
 from signsvc.accounts import auth
 
@@ -40,7 +40,7 @@ async def test_every_api_path_needs_the_key_even_unknown_ones(api):
 
 
 async def test_rotating_the_key_revokes_the_old_one_immediately(api, db, clock):
-    new_key = await accounts.rotate_key(db, clock, 1, KeyMode.LIVE)
+    new_key = await Accounts(db, clock).rotate_key(1, KeyMode.LIVE)
     old = await api.get("/api/user")
     new = await api.with_key(new_key).get("/api/user")
     assert (old.status, old.json) == (401, NOT_AUTHENTICATED)
@@ -49,23 +49,23 @@ async def test_rotating_the_key_revokes_the_old_one_immediately(api, db, clock):
 
 
 async def test_each_user_acts_with_their_own_key(api, db, clock):
-    issued = await accounts.create_user(db, clock, account_id=1, email="bob@example.com", first_name="Bob")
+    issued = await Accounts(db, clock).create_user(account_id=1, email="bob@example.com", first_name="Bob")
     reply = await api.with_key(issued.live).get("/api/user")
     assert reply.json["email"] == "bob@example.com"
 
 
 async def test_account_without_approved_api_access_is_403_forbidden(api, db, clock):
-    issued = await accounts.create_account(db, clock, name="New", email="new@example.com")
+    issued = await Accounts(db, clock).create_account(name="New", email="new@example.com")
     for key in (issued.live, issued.test):
         reply = await api.with_key(key).get("/api/user")
         assert (reply.status, reply.json) == (403, {"error": "Forbidden"})
 
 
-async def test_revoking_api_access_is_403_forbidden_and_approving_restores_it(api, db):
-    await accounts.set_api_access(db, 1, False)
+async def test_revoking_api_access_is_403_forbidden_and_approving_restores_it(api, db, clock):
+    await Accounts(db, clock).set_api_access(1, False)
     assert (await api.get("/api/user")).json == {"error": "Forbidden"}
     assert (await api.with_key(TEST_KEY).get("/api/user")).status == 403, "the test account follows its live account"
-    await accounts.set_api_access(db, 1, True)
+    await Accounts(db, clock).set_api_access(1, True)
     assert (await api.get("/api/user")).status == 200
 
 
@@ -95,9 +95,9 @@ def test_test_record_asked_with_a_live_key_names_the_test_key():
                                     "Use testing API key to access testing templates.")
 
 
-async def test_test_key_addresses_the_test_account(api, services):
-    live = await auth.find_principal(services.db, LIVE_KEY)
-    test = await auth.find_principal(services.db, TEST_KEY)
+async def test_test_key_addresses_the_test_account(api, db, clock):
+    live = await Accounts(db, clock).find_principal(LIVE_KEY)
+    test = await Accounts(db, clock).find_principal(TEST_KEY)
     assert (live.mode, test.mode) == (KeyMode.LIVE, KeyMode.TEST)
     assert test.account_id == live.linked_account_id and live.account_id == test.linked_account_id
 

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from yarl import URL
 
-from signsvc.http.appkeys import SERVICES
+from signsvc.http.appkeys import FILES
 from signsvc.infra.files import NewFile
 from tests.conftest import Api
 
@@ -14,7 +14,7 @@ from tests.conftest import Api
 async def files(request, aiohttp_client, make_app):
     """The file service of a running app, on each content store."""
     api = Api(await aiohttp_client(make_app(file_store=request.param)))
-    return api, api.app[SERVICES].files
+    return api, api.app[FILES]
 
 
 async def store(files, data=b"%PDF-1.7 hello", filename="Zoë contract.pdf", content_type="application/pdf"):

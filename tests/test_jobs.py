@@ -1,6 +1,7 @@
 """Durable jobs: enqueue in a transaction, claim when due, retry with backoff, survive restarts."""
 
 import asyncio
+import functools
 from datetime import timedelta
 
 import pytest
@@ -20,7 +21,7 @@ class Recorder:
         self.fail_times = fail_times
         self.ran = asyncio.Event()
 
-    async def __call__(self, context, payload) -> None:
+    async def __call__(self, payload) -> None:
         self.payloads.append(payload)
         self.ran.set()
         if len(self.payloads) <= self.fail_times:
@@ -33,7 +34,7 @@ async def enqueue(db, clock, kind="test.record", payload=None, **kwargs):
 
 
 def make_worker(db, clock, handler, **kwargs) -> Worker:
-    return Worker(db, clock, [Kind("test.record", handler, backoff=Backoff(attempts=3))], None, **kwargs)
+    return Worker(db, clock, [Kind("test.record", handler, backoff=Backoff(attempts=3))], **kwargs)
 
 
 async def test_a_job_runs_with_its_payload_and_leaves_the_queue(db, clock):
@@ -150,10 +151,10 @@ async def test_two_workers_on_one_database_never_run_the_same_job_twice(db, data
     dbs = [await open_db(database_url) for _ in range(2)]
     running, runs = set(), []
 
-    async def handler(context, payload):
+    async def handler(name, payload):
         assert payload["n"] not in running, "a job ran twice at once"
         running.add(payload["n"])
-        runs.append((context, payload["n"]))
+        runs.append((name, payload["n"]))
         for _ in range(3):
             await asyncio.sleep(0)
         running.discard(payload["n"])
@@ -161,7 +162,8 @@ async def test_two_workers_on_one_database_never_run_the_same_job_twice(db, data
     try:
         for n in range(40):
             await enqueue(dbs[0], clock, payload={"n": n})
-        workers = [Worker(db, clock, [Kind("test.record", handler)], name) for db, name in zip(dbs, "AB")]
+        workers = [Worker(db, clock, [Kind("test.record", functools.partial(handler, name))])
+                   for db, name in zip(dbs, "AB", strict=True)]
         await asyncio.gather(*(worker.drain() for worker in workers))
     finally:
         for db in dbs:
@@ -214,11 +216,11 @@ async def test_the_running_worker_runs_a_timer_when_the_clock_is_moved(db, clock
 async def test_stop_waits_for_the_job_under_way(db, clock):
     release, started = asyncio.Event(), asyncio.Event()
 
-    async def slow(context, payload):
+    async def slow(payload):
         started.set()
         await release.wait()
 
-    worker = Worker(db, clock, [Kind("test.record", slow)], None)
+    worker = Worker(db, clock, [Kind("test.record", slow)])
     job = await enqueue(db, clock)
     await worker.start()
     await asyncio.wait_for(started.wait(), 5)
@@ -233,7 +235,7 @@ async def test_stop_waits_for_the_job_under_way(db, clock):
 async def test_a_periodic_job_is_scheduled_once_and_runs_every_interval(db, clock):
     recorder = Recorder()
     kind = Kind("test.record", recorder, every=timedelta(minutes=5))
-    worker = Worker(db, clock, [kind], None)
+    worker = Worker(db, clock, [kind])
     await jobs.schedule_periodic(db, clock, [kind])
     await jobs.schedule_periodic(db, clock, [kind])
     assert await worker.drain() == 1
@@ -258,11 +260,11 @@ def test_backoff_answers_the_next_time_until_its_attempts_are_used(clock):
 async def test_a_handler_that_answers_a_time_runs_again_at_that_time(db, clock):
     runs = []
 
-    async def handler(context, payload):
+    async def handler(payload):
         runs.append(clock.now())
         return clock.now() + timedelta(minutes=10) if len(runs) == 1 else None
 
-    worker = Worker(db, clock, [Kind("test.record", handler)], None)
+    worker = Worker(db, clock, [Kind("test.record", handler)])
     job = await enqueue(db, clock)
     await worker.drain()
     again = await stored.get_job(db, job.id)

@@ -10,11 +10,10 @@ from email.utils import parsedate_to_datetime
 import pytest
 
 import storage.emails as stored
-from signsvc.infra import jobs
-from signsvc.infra import mail
-from signsvc.infra import smtp
-from signsvc.http.appkeys import SERVICES, WORKER
-from signsvc.infra.services import Services
+from signsvc.http.appkeys import OUTBOX, WORKER
+from signsvc.infra import jobs, mail, smtp
+from signsvc.results import emails
+from signsvc.submissions import invitations
 from storage.records import Email
 from tests.smtp_server import SmtpServer
 
@@ -25,34 +24,33 @@ ACCOUNT_ID = 1
 def invite(**changes) -> mail.Composed:
     arguments = dict(account_name="Acme", template_name="NDA", submitter_name="Bob Stone",
                      submitter_email="bob@example.com", link=LINK, expire_at=None, message=None)
-    return mail.invitation(**{**arguments, **changes})
+    return invitations.compose(**{**arguments, **changes})
 
 
 @dataclass
 class Outbox:
-    """The app's services with a worker that knows the mail jobs."""
+    """The app's outbox with a worker that knows the mail jobs."""
 
-    services: Services
+    outbox: mail.Outbox
     worker: jobs.Worker
 
     async def queue(self, composed: mail.Composed | None = None, **changes) -> Email:
         arguments = dict(account_id=ACCOUNT_ID, kind="invitation", to="bob@example.com",
                          composed=composed or invite(), reply_to="ada@example.com")
-        async with self.services.db.transaction() as tx:
-            return await mail.queue(tx, self.services.clock, self.services.config, **{**arguments, **changes})
+        async with self.outbox.db.transaction() as tx:
+            return await self.outbox.queue(tx, **{**arguments, **changes})
 
     async def email(self, email_id: int) -> Email:
-        return await stored.get_email(self.services.db, email_id)
+        return await stored.get_email(self.outbox.db, email_id)
 
 
 @pytest.fixture
 def start(aiohttp_client, make_app):
     async def start(**config_changes) -> Outbox:
         app = (await aiohttp_client(make_app(**config_changes))).app
-        services = app[SERVICES]
         worker = app[WORKER]
         await worker.drain()  # the periodic jobs due at start, so a test counts only its own
-        return Outbox(services, worker)
+        return Outbox(app[OUTBOX], worker)
 
     return start
 
@@ -116,7 +114,7 @@ def test_a_subject_stays_on_one_line_whatever_the_values():
 
 
 def test_a_completed_copy_says_who_completed_it_with_links_to_documents_and_audit_log():
-    composed = mail.completed_copy(account_name="Acme", template_name="NDA", submitter_names=["Bob", "<Ann>"],
+    composed = emails.compose(account_name="Acme", template_name="NDA", submitter_names=["Bob", "<Ann>"],
                                    documents=[("nda", "http://signsvc.test/file/t/nda.pdf")],
                                    audit_log_url="http://signsvc.test/file/a/audit.pdf")
     assert composed.subject == "NDA has been completed by Bob, <Ann>"
@@ -167,11 +165,11 @@ async def test_with_smtp_an_email_waits_as_pending_for_its_job(outbox):
 
 async def test_an_email_and_its_job_are_dropped_with_a_rolled_back_transaction(outbox, smtp_server):
     with pytest.raises(RuntimeError):
-        async with outbox.services.db.transaction() as tx:
-            await mail.queue(tx, outbox.services.clock, outbox.services.config, account_id=ACCOUNT_ID,
+        async with outbox.outbox.db.transaction() as tx:
+            await outbox.outbox.queue(tx, account_id=ACCOUNT_ID,
                              kind="invitation", to="bob@example.com", composed=invite())
             raise RuntimeError("the change that decided to send it failed")
-    assert await stored.list_emails(outbox.services.db, ACCOUNT_ID, limit=10) == []
+    assert await stored.list_emails(outbox.outbox.db, ACCOUNT_ID, limit=10) == []
     assert await outbox.worker.drain() == 0
     assert smtp_server.received == []
 
@@ -233,8 +231,8 @@ async def test_when_the_smtp_server_is_down_the_email_stays_pending_and_its_job_
 
 async def test_delivering_an_email_twice_sends_it_once(outbox, smtp_server):
     email = await outbox.queue()
-    first = await mail.deliver(outbox.services, email.id)
-    again = await mail.deliver(outbox.services, email.id)
+    first = await outbox.outbox.send(email.id)
+    again = await outbox.outbox.send(email.id)
     assert first == again and first.status == "sent"
     assert len(smtp_server.received) == 1
     assert await outbox.worker.drain() == 1, "the job finds it sent"
@@ -244,14 +242,14 @@ async def test_delivering_an_email_twice_sends_it_once(outbox, smtp_server):
 async def test_a_pending_email_is_kept_when_the_service_runs_on_without_smtp(start, outbox, clock):
     email = await outbox.queue()
     without_smtp = await start()
-    kept = await mail.deliver(without_smtp.services, email.id)
+    kept = await without_smtp.outbox.send(email.id)
     assert (kept.status, kept.sent_at) == ("kept", clock.now())
 
 
 async def test_emails_of_an_account_are_listed_newest_first(start):
     outbox = await start()
     first, second = await outbox.queue(), await outbox.queue(to="ann@example.com")
-    listed = await stored.list_emails(outbox.services.db, ACCOUNT_ID, limit=10)
+    listed = await stored.list_emails(outbox.outbox.db, ACCOUNT_ID, limit=10)
     assert [email.id for email in listed] == [second.id, first.id]
-    assert [email.id for email in await stored.list_emails(outbox.services.db, ACCOUNT_ID, limit=10,
+    assert [email.id for email in await stored.list_emails(outbox.outbox.db, ACCOUNT_ID, limit=10,
                                                            after=second.id)] == [first.id]

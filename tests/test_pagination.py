@@ -2,14 +2,14 @@
 
 import pytest
 
-from signsvc.accounts import accounts
+from signsvc.accounts.accounts import Accounts
 
 
 @pytest.fixture
 async def user_ids(api, db, clock):
     """Thirteen users in the default account: ids 1 (the default user) to 13."""
     for n in range(2, 14):
-        await accounts.create_user(db, clock, account_id=1, email=f"user{n}@example.com")
+        await Accounts(db, clock).create_user(account_id=1, email=f"user{n}@example.com")
     return list(range(1, 14))
 
 

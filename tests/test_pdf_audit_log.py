@@ -14,7 +14,8 @@ from PIL import Image
 from signsvc.pdf import font_files
 
 from signsvc.infra import pdf_calls
-from signsvc.pdf import PdfError, audit_log, fonts
+from signsvc.pdf import audit_log, fonts
+from signsvc.pdf.errors import PdfError
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 DROID = Path("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf")
@@ -30,7 +31,7 @@ def png(color=(16, 24, 64, 255), size=(600, 200)):
     return output.getvalue()
 
 
-def signer(name="Ann Lee", email="ann@example.com", **details):
+def submitter(name="Ann Lee", email="ann@example.com", **details):
     return {"role": "First Party", "name": name, "email": email, "phone": "+1 555 0100", "ip": "203.0.113.7",
             "user_agent": USER_AGENT, "completed_at": "2026-01-01T12:00:00+00:00", "status": "completed",
             "images": [{"label": "Signature", "png": png()}],
@@ -47,7 +48,7 @@ def make_log(**changes):
             "generated_at": "2026-01-02T09:30:00Z", "verify_url": "https://sign.example.com/tools/verify",
             "documents": [{"name": "NDA.pdf", "original_sha256": hashlib.sha256(b"original").hexdigest(),
                            "result_sha256": hashlib.sha256(b"result").hexdigest()}],
-            "signers": [signer()],
+            "submitters": [submitter()],
             "events": [event(0, "Email sent to ann@example.com"), event(5, "Form opened by ann@example.com"),
                        event(9, "Form completed by ann@example.com")],
             **changes}
@@ -80,7 +81,7 @@ def font_names(pdf):
 def test_every_item_of_the_log_appears_in_the_audit_log():
     log = make_log()
     text = flat(audit_log.render(log))
-    document, details = log["documents"][0], log["signers"][0]
+    document, details = log["documents"][0], log["submitters"][0]
     expected = ["Audit Log", "NDA", "Envelope ID", log["envelope_id"], "2026-01-02 09:30:00 UTC", log["verify_url"],
                 document["name"], document["original_sha256"], document["result_sha256"],
                 *(details[key] for key in ("role", "name", "email", "phone", "ip", "user_agent", "status")),
@@ -109,14 +110,14 @@ def test_events_of_the_same_second_keep_their_given_order():
 @pytest.mark.parametrize("name", ["Zoë Łukasz", "Иван Петров", "José Muñoz",
                                   pytest.param("山田 太郎", marks=needs_droid)])
 def test_unicode_names_are_extractable(name):
-    text = flat(audit_log.render(make_log(signers=[signer(name=name, email="zoe@example.com")])))
+    text = flat(audit_log.render(make_log(submitters=[submitter(name=name, email="zoe@example.com")])))
     assert f"Name {name}" in text
 
 
 @needs_droid
 def test_the_cjk_fallback_font_is_embedded_only_when_a_string_needs_it():
-    latin = audit_log.render(make_log(signers=[signer(name="Zoë Łukasz")]))
-    cjk = audit_log.render(make_log(signers=[signer(name="Zoë Łukasz"), signer(name="山田 太郎")]))
+    latin = audit_log.render(make_log(submitters=[submitter(name="Zoë Łukasz")]))
+    cjk = audit_log.render(make_log(submitters=[submitter(name="Zoë Łukasz"), submitter(name="山田 太郎")]))
     assert not any("Droid" in name for name in font_names(latin))
     assert any("Droid" in name for name in font_names(cjk))
 
@@ -147,7 +148,7 @@ def test_200_events_flow_onto_several_pages_with_the_table_heading_repeated_and_
 
 def test_long_values_wrap_inside_the_page():
     long_value = "word " * 300 + "x" * 400
-    log = make_log(signers=[signer(values=[{"field": "Notes", "value": long_value}], user_agent="UA/" + "y" * 300)],
+    log = make_log(submitters=[submitter(values=[{"field": "Notes", "value": long_value}], user_agent="UA/" + "y" * 300)],
                    events=[event(1, "Comment: " + "long text " * 80)])
     pdf = audit_log.render(log)
     compact = "".join(" ".join(pages_text(pdf)).split())
@@ -169,20 +170,20 @@ def test_signature_images_are_embedded_fitted_and_upright():
     Image.new("RGB", (300, 200), "navy").save(portrait, "JPEG", exif=exif.tobytes())
     images = [{"label": "Signature", "png": png((16, 24, 64, 255))}, {"label": "Initials", "png": png((64, 0, 0, 255))},
               {"label": "Stamp", "png": portrait.getvalue()}]
-    found = image_xobjects(audit_log.render(make_log(signers=[signer(images=images)])))
+    found = image_xobjects(audit_log.render(make_log(submitters=[submitter(images=images)])))
     assert sorted(found) == sorted([(600, 200), (600, 200), (200, 300)])
 
 
 def test_a_broken_image_is_replaced_by_a_note_and_the_log_is_still_produced():
     images = [{"label": "Signature", "png": b"\x89PNG\r\n\x1a\nnot really"}, {"label": "Initials", "png": None},
               {"label": "Stamp", "png": png()}]
-    pdf = audit_log.render(make_log(signers=[signer(images=images)]))
+    pdf = audit_log.render(make_log(submitters=[submitter(images=images)]))
     assert flat(pdf).count(audit_log.UNREADABLE_IMAGE) == 2
     assert len(image_xobjects(pdf)) == 1
 
 
 def test_missing_signer_details_are_left_out():
-    text = flat(audit_log.render(make_log(signers=[signer(phone=None, ip="", completed_at=None, images=[],
+    text = flat(audit_log.render(make_log(submitters=[submitter(phone=None, ip="", completed_at=None, images=[],
                                                           status="declined")])))
     assert "Phone" not in text and "IP address" not in text and "Completed at" not in text
     assert "Status declined" in text
@@ -199,14 +200,15 @@ def test_the_same_log_renders_the_same_bytes():
 
 @pytest.mark.parametrize("changes", [{"envelope_id": ""}, {"generated_at": "yesterday"},
                                      {"events": [{"time": None, "text": "Email sent"}]},
-                                     {"signers": [signer(completed_at="2026-13-01")]}])
+                                     {"submitters": [submitter(completed_at="2026-13-01")]}])
 def test_a_log_without_an_envelope_id_or_with_a_time_that_is_not_iso_8601_is_refused(changes):
     with pytest.raises(PdfError):
         audit_log.render(make_log(**changes))
 
 
 def test_the_pool_call_answers_the_pdf_and_its_hash():
-    pdf, sha256 = pdf_calls.audit_log(make_log())
+    made = pdf_calls.audit_log(make_log())
+    pdf, sha256 = made.data, made.sha256
     assert pdf.startswith(b"%PDF-") and sha256 == hashlib.sha256(pdf).hexdigest()
     with pytest.raises(pdf_calls.EngineError, match="ISO 8601"):
         pdf_calls.audit_log(make_log(generated_at="soon"))
@@ -235,4 +237,4 @@ def test_cjk_text_without_the_fallback_font_names_the_font_to_install(font_dir):
     for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):
         shutil.copy(DEJAVU / name, font_dir)
     with pytest.raises(fonts.MissingFont, match="DroidSansFallbackFull.ttf"):
-        audit_log.render(make_log(signers=[signer(name="山田 太郎")]), str(font_dir))
+        audit_log.render(make_log(submitters=[submitter(name="山田 太郎")]), str(font_dir))

@@ -15,7 +15,8 @@ from PIL import Image, ImageChops, ImageDraw, ImageOps
 from signsvc.pdf import font_files
 
 from signsvc.infra import pdf_calls
-from signsvc.pdf import PdfError, fill, fonts
+from signsvc.pdf import fill, fonts
+from signsvc.pdf.errors import PdfError
 from signsvc.pdf.fill import fill_pdf
 from tests.test_pdf_images import jpeg_with_orientation
 from tests.test_pdf_samples import RawPdf, form_pdf, pages_pdf, refs, text_pdf
@@ -436,7 +437,8 @@ def test_a_file_that_is_not_a_pdf_is_refused():
 
 
 def test_the_pool_call_answers_the_pdf_and_its_hash_and_engine_errors():
-    result, sha256 = pdf_calls.fill_pdf(sample_pdf(), DOC, [], {}, {})
+    filled = pdf_calls.fill_pdf(sample_pdf(), DOC, [], {}, {})
+    result, sha256 = filled.data, filled.sha256
     assert result.startswith(b"%PDF") and len(sha256) == 64
     image = field("image", (0, 0.1, 0.1, 0.3, 0.1))
     with pytest.raises(pdf_calls.EngineError, match="missing"):

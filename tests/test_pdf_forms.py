@@ -6,7 +6,8 @@ import time
 import pytest
 from PIL import Image, ImageStat
 
-from signsvc.pdf import PdfError, forms, previews
+from signsvc.pdf import forms, previews
+from signsvc.pdf.errors import PdfError
 from tests.test_pdf_samples import A4, LETTER, RawPdf, form_pdf, pages_pdf
 
 W, H = A4

@@ -8,7 +8,8 @@ import pypdf
 import pytest
 from PIL import Image, ImageOps
 
-from signsvc.pdf import PdfError, images, previews
+from signsvc.pdf import images, previews
+from signsvc.pdf.errors import PdfError
 from tests.test_pdf_samples import image_bytes
 
 A4_LONG, A4_SHORT = 841.89, 595.28

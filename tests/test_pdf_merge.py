@@ -5,7 +5,8 @@ import io
 import pypdf
 import pytest
 
-from signsvc.pdf import PdfError, merge
+from signsvc.pdf import merge
+from signsvc.pdf.errors import PdfError
 from tests.test_pdf_samples import encrypted, text_pdf
 
 

@@ -5,7 +5,8 @@ import io
 import pytest
 from PIL import Image
 
-from signsvc.pdf import PdfError, previews
+from signsvc.pdf import previews
+from signsvc.pdf.errors import PdfError
 from tests.test_pdf_samples import A4, encrypted, pages_pdf, text_pdf, turned
 
 

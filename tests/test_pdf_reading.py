@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from signsvc.pdf import PdfError, forms
+from signsvc.pdf import forms
+from signsvc.pdf.errors import PdfError
 from tests.test_pdf_samples import RawPdf, encrypted, pages_pdf, refs, text_pdf
 
 

@@ -34,7 +34,8 @@ from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
 from signsvc.infra import pdf_calls
-from signsvc.pdf import PdfError, certificates, reading, seal, verify
+from signsvc.pdf import certificates, reading, seal, verify
+from signsvc.pdf.errors import PdfError
 from tests.documents import pdf
 from tests.test_pdf_samples import encrypted
 
@@ -380,13 +381,13 @@ def test_a_timestamp_server_that_does_not_answer_is_a_connection_error(chain):
 # The calls the process pool runs
 
 
-def test_the_pool_calls_answer_hashes_and_engine_errors(chain, ours):
+def test_the_pool_calls_answer_hashes_and_engine_errors(ours):
     generated = pdf_calls.generate_signing_chain("signsvc", "signsvc", NOW)
-    assert generated["sha256"] == certificates.fingerprint(generated["cert_pem"])
-    pdf_calls.warm(chain)
-    signed, digest = pdf_calls.seal_pdf(pdf(), chain, REASON, None, SIGNED_AT)
-    reports, same = pdf_calls.verify_pdf(signed, ours)
-    assert same == digest and reports[0]["issued_by_service"]
+    assert generated.sha256 == certificates.fingerprint(generated.cert_pem)
+    pdf_calls.warm(generated)
+    signed = pdf_calls.seal_pdf(pdf(), generated, REASON, None, SIGNED_AT)
+    verified = pdf_calls.verify_pdf(signed.data, [generated.cert_pem, *generated.chain_pems])
+    assert verified.sha256 == signed.sha256 and verified.signatures[0].issued_by_service
     with pytest.raises(pdf_calls.EngineError, match=f"^{reading.NOT_PDF}$"):
         pdf_calls.verify_pdf(b"nope", ours)
     with pytest.raises(pdf_calls.EngineError, match="password is wrong"):

@@ -117,11 +117,11 @@ async def test_counts_are_shared_by_every_process_using_the_database(aiohttp_cli
     assert statuses == [200, 200, 200, 429]
 
 
-async def test_old_windows_are_pruned_by_the_maintenance_job(api, db, clock, worker, services):
+async def test_old_windows_are_pruned_by_the_maintenance_job(api, db, clock, worker):
     import storage.rate_limits as stored
-    from signsvc.accounts.auth import find_principal
+    from signsvc.accounts.accounts import Accounts
 
-    key_id = (await find_principal(db, LIVE_KEY)).key_id
+    key_id = (await Accounts(db, clock).find_principal(LIVE_KEY)).key_id
     await api.get("/api/user")
     await api.get("/api/user")
     clock.advance(timedelta(minutes=10))

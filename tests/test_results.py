@@ -16,7 +16,6 @@ from pyhanko.sign.validation import async_validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
 import storage.results as stored_results
-from signsvc.http.appkeys import RESULTS, SERVICES
 from tests.conftest import TEST_KEY
 from tests.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
 from tests.test_pdf_seal import tsa  # noqa: F401  (a local timestamp server, as a fixture)
@@ -156,12 +155,12 @@ async def test_previews_are_forgotten_once_the_signed_documents_exist(api, worke
     assert kinds == {"signer", "final", "audit_log", "combined"}
 
 
-async def test_a_job_run_again_produces_nothing_twice(api, worker, services, db):
+async def test_a_job_run_again_produces_nothing_twice(api, worker, db):
     found = await completed_submission(api, worker)
     before = await stored_results.results_of(db, found["id"])
     for signer in found["submitters"]:
-        await api.app[RESULTS].produce(services, {"submission_id": found["id"], "submitter_id": signer["id"],
-                                                  "last": True})
+        await worker.kinds["results.produce"].handler({"submission_id": found["id"], "submitter_id": signer["id"],
+                                                       "last": True})
     assert await stored_results.results_of(db, found["id"]) == before
     assert await event_types(db, "submission", found["id"]) == ["submission.created", "submission.completed"]
 

@@ -52,7 +52,7 @@ async def test_after_a_rotation_new_documents_use_a_new_certificate_and_old_ones
     old = await fetch(api, before["documents"][0]["url"])
     old_certificate = (await api.post("/api/tools/verify", json={"file": base64.b64encode(old).decode()})
                        ).json["signatures"][0]["certificate_sha256"]
-    await api.app[RESULTS].signing.rotate()
+    await api.app[RESULTS].identity.rotate()
     assert await signing_certificate(api, worker) != old_certificate
     body = (await api.post("/api/tools/verify", json={"file": base64.b64encode(old).decode()})).json
     assert body["issued_by_service"] and body["signatures"][0]["trusted"]
@@ -107,7 +107,8 @@ async def test_one_generated_certificate_is_current_even_when_two_processes_make
     first, second = (certificates.generate(name, "signsvc", now=START) for name in ("one", "two"))
     for chain in (first, second):
         async with db.transaction() as tx:
-            await stored.insert_certificate(tx, chain={**chain, "sha256": certificates.fingerprint(chain["cert_pem"])},
-                                            source="generated", now=START)
+            await stored.insert_certificate(tx, sha256=certificates.fingerprint(chain["cert_pem"]),
+                                            cert_pem=chain["cert_pem"], chain_pems=chain["chain_pems"],
+                                            key_pem=chain["key_pem"], source="generated", now=START)
     [kept] = await stored.certificates(db)
     assert kept.cert_pem == first["cert_pem"] and (await stored.current_generated(db)).id == kept.id

@@ -9,7 +9,8 @@ import pytest
 from PIL import Image
 
 from signsvc.infra import pdf_calls
-from signsvc.pdf import PdfError, fonts, typed_signature
+from signsvc.pdf import fonts, typed_signature
+from signsvc.pdf.errors import PdfError
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 needs_dejavu = pytest.mark.skipif(not (DEJAVU / "DejaVuSans-Oblique.ttf").is_file(), reason="DejaVu not installed")
@@ -21,7 +22,8 @@ def ink_box(png: bytes) -> tuple[int, int, int, int] | None:
 
 
 async def test_a_typed_signature_is_a_transparent_png_with_dark_ink(pdf_pool):
-    png, sha256 = await pdf_pool.run(pdf_calls.typed_signature, "Bob Smith")
+    made = await pdf_pool.run(pdf_calls.typed_signature, "Bob Smith")
+    png, sha256 = made.data, made.sha256
     image = Image.open(io.BytesIO(png))
     assert (image.format, image.mode, image.size) == ("PNG", "RGBA", (600, 200))
     assert sha256 == hashlib.sha256(png).hexdigest()

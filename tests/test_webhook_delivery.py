@@ -13,7 +13,7 @@ import storage.events as stored_events
 import storage.webhooks as stored
 from signsvc.webhooks import events
 from signsvc.infra import jobs
-from signsvc.http.appkeys import DELIVERER, SERVICES, WORKER
+from signsvc.http.appkeys import DELIVERER, WORKER
 from signsvc.webhooks.signature import verify
 from storage.records import DeliveryStatus
 from tests.conftest import START, TEST_KEY, Api
@@ -44,7 +44,7 @@ async def log(api, endpoint_id=1, **query):
 
 def deliver_handler(api):
     """The job handler that sends a delivery, as the worker calls it."""
-    [kind] = api.app[DELIVERER].kinds
+    [kind] = api.app[DELIVERER].kinds()
     return kind.handler
 
 
@@ -289,8 +289,7 @@ async def test_an_event_and_its_deliveries_commit_together_or_not_at_all(api, wo
 
 
 async def test_a_delivery_starts_when_its_commit_wakes_the_worker(api, receiver, db, clock):
-    services = api.app[SERVICES]
-    worker = jobs.Worker(db, clock, api.app[DELIVERER].kinds, services, poll_seconds=3600)
+    worker = jobs.Worker(db, clock, api.app[DELIVERER].kinds(), poll_seconds=3600)
     await add_endpoint(api, receiver.url())
     await worker.start()
     try:
@@ -309,6 +308,6 @@ async def test_a_delivery_whose_job_runs_again_after_a_crash_is_not_sent_again(a
     await add_endpoint(api, receiver.url())
     await create_template(api)
     await worker.drain()
-    assert await deliver_handler(api)(api.app[SERVICES], {"delivery_id": 1}) == START + timedelta(minutes=1)
+    assert await deliver_handler(api)({"delivery_id": 1}) == START + timedelta(minutes=1)
     assert len(receiver.received) == 1, "not due yet: the job just waits for its time"
     assert (await stored.get_delivery(db, 1)).status is DeliveryStatus.PENDING

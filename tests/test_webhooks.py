@@ -3,8 +3,10 @@
 import pytest
 
 import storage.webhooks as stored
-from signsvc.accounts import accounts
+from signsvc.accounts.accounts import Accounts
+from signsvc.app import configure_webhooks
 from signsvc.webhooks import endpoints as webhooks
+from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.infra.config import ConfigError
 from tests.conftest import TEST_KEY, Api
 
@@ -157,17 +159,17 @@ async def test_configured_endpoints_have_every_event_type_in_their_own_account(m
 
 
 async def test_the_configured_endpoint_follows_the_variable_from_start_to_start(db, clock, config):
-    await accounts.bootstrap(db, clock)
-    await webhooks.configure(db, clock, config.replace(webhook_url="http://127.0.0.1:9/a"))
-    await webhooks.configure(db, clock, config.replace(webhook_url="http://127.0.0.1:9/a"))
+    await Accounts(db, clock).bootstrap()
+    await configure_webhooks(WebhookEndpoints(db, clock), config.replace(webhook_url="http://127.0.0.1:9/a"))
+    await configure_webhooks(WebhookEndpoints(db, clock), config.replace(webhook_url="http://127.0.0.1:9/a"))
     assert [e.url for e in await stored.list_endpoints(db, 1, limit=10)] == ["http://127.0.0.1:9/a"]
     async with db.transaction() as tx:
         await stored.insert_endpoint(tx, account_id=1, url="http://127.0.0.1:9/own", events=["form.viewed"],
                                      secret_header=None, secret=None, now=clock.now())
-    await webhooks.configure(db, clock, config.replace(webhook_url="http://127.0.0.1:9/b"))
+    await configure_webhooks(WebhookEndpoints(db, clock), config.replace(webhook_url="http://127.0.0.1:9/b"))
     assert [e.url for e in await stored.list_endpoints(db, 1, limit=10)] == ["http://127.0.0.1:9/b",
                                                                             "http://127.0.0.1:9/own"]
-    await webhooks.configure(db, clock, config)
+    await configure_webhooks(WebhookEndpoints(db, clock), config)
     assert [e.url for e in await stored.list_endpoints(db, 1, limit=10)] == ["http://127.0.0.1:9/own"]
 
 
@@ -177,9 +179,9 @@ async def test_the_configured_endpoint_follows_the_variable_from_start_to_start(
      "secret.value must have 16 to 255 characters"),
 ])
 async def test_bad_configured_endpoints_stop_the_start(db, clock, config, changes, message):
-    await accounts.bootstrap(db, clock)
+    await Accounts(db, clock).bootstrap()
     with pytest.raises(ConfigError, match=f"SIGNSVC_WEBHOOK_.* settings: {message}"):
-        await webhooks.configure(db, clock, config.replace(**changes))
+        await configure_webhooks(WebhookEndpoints(db, clock), config.replace(**changes))
 
 
 def test_retries_follow_the_spec_schedule(clock):

@@ -7,7 +7,9 @@ import re
 import aiohttp
 import pytest
 
+from signsvc.app import configure_webhooks
 from signsvc.webhooks import endpoints as webhooks
+from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.config import Config
 from tests import service
@@ -143,7 +145,7 @@ async def test_a_management_command_leaves_the_configured_endpoint_alone(databas
     assert (await service.run("migrate", **env))[0] == 0
     db = await open_db(database_url)
     try:
-        await webhooks.configure(db, ManualClock(), Config(webhook_url="http://127.0.0.1:9/hook"))
+        await configure_webhooks(WebhookEndpoints(db, ManualClock()), Config(webhook_url="http://127.0.0.1:9/hook"))
     finally:
         await db.close()
     code, out, _ = await service.run("webhooks", "list", **env)

@@ -11,11 +11,10 @@ import re
 from dataclasses import dataclass
 
 import storage.accounts as stored
-from signsvc.infra import errors
-from signsvc.infra import tokens as keys
+from signsvc.infra import errors, tokens
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
-from storage.records import Account, KeyMode, User
+from storage.records import Account, KeyMode, Principal, User
 
 DEFAULT_ACCOUNT_NAME = "signsvc"
 DEFAULT_EMAIL = "admin@example.com"
@@ -31,71 +30,93 @@ class IssuedKeys:
     test: str | None = None
 
 
-async def bootstrap(db: Database, clock: Clock, *, live_key: str | None = None,
-                    test_key: str | None = None) -> IssuedKeys | None:
-    """Creates the default account, its test account and user on first start (API access approved).
+class Accounts:
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self.db, self.clock = db, clock
 
-    Fixed keys from configuration then become the default user's keys. Answers the keys generated
-    on first start, or None on later starts.
-    """
-    async with db.exclusive(), db.transaction() as tx:
-        user = await stored.first_user(tx)
-        issued = None
+    async def bootstrap(self, *, live_key: str | None = None, test_key: str | None = None) -> IssuedKeys | None:
+        """Creates the default account, its test account and user on first start (API access approved).
+
+        Fixed keys from configuration then become the default user's keys. Answers the keys generated
+        on first start, or None on later starts.
+        """
+        clock = self.clock
+        async with self.db.exclusive(), self.db.transaction() as tx:
+            user = await stored.first_user(tx)
+            issued = None
+            if user is None:
+                account = await _insert_account_pair(tx, clock, DEFAULT_ACCOUNT_NAME, approved=True)
+                user = await _insert_user(tx, clock, account.id, DEFAULT_EMAIL, "Admin", "User")
+                issued = IssuedKeys(user, live=None if live_key else await _issue(tx, clock, user, KeyMode.LIVE),
+                                    test=None if test_key else await _issue(tx, clock, user, KeyMode.TEST))
+            for mode, fixed in ((KeyMode.LIVE, live_key), (KeyMode.TEST, test_key)):
+                if fixed:
+                    await _use_fixed_key(tx, clock, user, mode, fixed)
+        return issued
+
+    async def create_account(self, *, name: str, email: str, first_name: str | None = None,
+                             last_name: str | None = None, approved: bool = False) -> IssuedKeys:
+        """A new live account with its test account and first user, whose keys are answered."""
+        async with self.db.transaction() as tx:
+            account = await _insert_account_pair(tx, self.clock, name, approved=approved)
+            user = await _insert_user(tx, self.clock, account.id, email, first_name, last_name)
+            return IssuedKeys(user, await _issue(tx, self.clock, user, KeyMode.LIVE),
+                              await _issue(tx, self.clock, user, KeyMode.TEST))
+
+    async def create_user(self, *, account_id: int, email: str, first_name: str | None = None,
+                          last_name: str | None = None) -> IssuedKeys:
+        """A new user of a live account, with a live and a test key."""
+        async with self.db.transaction() as tx:
+            account = await stored.get_account(tx, account_id)
+            if account is None or account.is_test:
+                raise errors.NotFound(f"Account {account_id} not found")
+            user = await _insert_user(tx, self.clock, account_id, email, first_name, last_name)
+            return IssuedKeys(user, await _issue(tx, self.clock, user, KeyMode.LIVE),
+                              await _issue(tx, self.clock, user, KeyMode.TEST))
+
+    async def rotate_key(self, user_id: int, mode: KeyMode) -> str:
+        """A new key for the user; the old one stops working with this commit."""
+        async with self.db.transaction() as tx:
+            user = await stored.get_user(tx, user_id)
+            if user is None:
+                raise errors.NotFound(f"User {user_id} not found")
+            await stored.revoke_api_keys(tx, user.id, mode, self.clock.now())
+            return await _issue(tx, self.clock, user, mode)
+
+    async def set_api_access(self, account_id: int, approved: bool) -> Account:
+        async with self.db.transaction() as tx:
+            account = await stored.set_api_access(tx, account_id, approved)
+        if account is None:
+            raise errors.NotFound(f"Account {account_id} not found")
+        return account
+
+    async def find_user(self, ref: str) -> User:
+        """A user named by id or by email address."""
+        user = await (stored.get_user(self.db, int(ref)) if ref.isdigit() else stored.find_user_by_email(self.db, ref))
         if user is None:
-            account = await _insert_account_pair(tx, clock, DEFAULT_ACCOUNT_NAME, approved=True)
-            user = await _insert_user(tx, clock, account.id, DEFAULT_EMAIL, "Admin", "User")
-            issued = IssuedKeys(user, live=None if live_key else await _issue(tx, clock, user, KeyMode.LIVE),
-                                test=None if test_key else await _issue(tx, clock, user, KeyMode.TEST))
-        for mode, fixed in ((KeyMode.LIVE, live_key), (KeyMode.TEST, test_key)):
-            if fixed:
-                await _use_fixed_key(tx, clock, user, mode, fixed)
-    return issued
+            raise errors.NotFound(f"User {ref} not found")
+        return user
 
+    async def find_principal(self, token: str | None) -> Principal | None:
+        """Who a request with this API key acts as: None for a missing, empty, wrong or revoked key."""
+        token = (token or "").strip()
+        if not token or not token.isascii():  # keys are ASCII; other bytes cannot name one
+            return None
+        return await stored.find_principal(self.db, tokens.digest(token))
 
-async def create_account(db: Database, clock: Clock, *, name: str, email: str, first_name: str | None = None,
-                         last_name: str | None = None, approved: bool = False) -> IssuedKeys:
-    """A new live account with its test account and first user, whose keys are answered."""
-    async with db.transaction() as tx:
-        account = await _insert_account_pair(tx, clock, name, approved=approved)
-        user = await _insert_user(tx, clock, account.id, email, first_name, last_name)
-        return IssuedKeys(user, await _issue(tx, clock, user, KeyMode.LIVE), await _issue(tx, clock, user, KeyMode.TEST))
-
-
-async def create_user(db: Database, clock: Clock, *, account_id: int, email: str, first_name: str | None = None,
-                      last_name: str | None = None) -> IssuedKeys:
-    """A new user of a live account, with a live and a test key."""
-    async with db.transaction() as tx:
-        account = await stored.get_account(tx, account_id)
+    async def find_account(self, account_id: int | None) -> Account:
+        """A live account by id; the first one (the default account) for None."""
+        account = await (stored.first_live_account(self.db) if account_id is None
+                         else stored.get_account(self.db, account_id))
         if account is None or account.is_test:
             raise errors.NotFound(f"Account {account_id} not found")
-        user = await _insert_user(tx, clock, account_id, email, first_name, last_name)
-        return IssuedKeys(user, await _issue(tx, clock, user, KeyMode.LIVE), await _issue(tx, clock, user, KeyMode.TEST))
+        return account
 
+    async def list_accounts(self) -> list[Account]:
+        return await stored.list_live_accounts(self.db)
 
-async def rotate_key(db: Database, clock: Clock, user_id: int, mode: KeyMode) -> str:
-    """A new key for the user; the old one stops working with this commit."""
-    async with db.transaction() as tx:
-        user = await stored.get_user(tx, user_id)
-        if user is None:
-            raise errors.NotFound(f"User {user_id} not found")
-        await stored.revoke_api_keys(tx, user.id, mode, clock.now())
-        return await _issue(tx, clock, user, mode)
-
-
-async def set_api_access(db: Database, account_id: int, approved: bool) -> Account:
-    async with db.transaction() as tx:
-        account = await stored.set_api_access(tx, account_id, approved)
-    if account is None:
-        raise errors.NotFound(f"Account {account_id} not found")
-    return account
-
-
-async def find_user(db: Database, ref: str) -> User:
-    """A user named by id or by email address."""
-    user = await (stored.get_user(db, int(ref)) if ref.isdigit() else stored.find_user_by_email(db, ref))
-    if user is None:
-        raise errors.NotFound(f"User {ref} not found")
-    return user
+    async def list_users(self, account_id: int, *, limit: int, after: int | None = None) -> list[User]:
+        return await stored.list_users(self.db, account_id, limit=limit, after=after)
 
 
 async def _insert_account_pair(tx: Connection, clock: Clock, name: str, *, approved: bool) -> Account:
@@ -118,9 +139,9 @@ async def _insert_user(tx: Connection, clock: Clock, account_id: int, email: str
 
 
 async def _issue(tx: Connection, clock: Clock, user: User, mode: KeyMode, key: str | None = None) -> str:
-    key = key or keys.generate()
+    key = key or tokens.generate()
     await stored.insert_api_key(tx, user_id=user.id, account_id=await _addressed_account(tx, user, mode),
-                                mode=mode, key_hash=keys.digest(key), now=clock.now())
+                                mode=mode, key_hash=tokens.digest(key), now=clock.now())
     return key
 
 
@@ -131,7 +152,7 @@ async def _addressed_account(tx: Connection, user: User, mode: KeyMode) -> int:
 
 
 async def _use_fixed_key(tx: Connection, clock: Clock, user: User, mode: KeyMode, key: str) -> None:
-    existing = await stored.find_api_key(tx, keys.digest(key))
+    existing = await stored.find_api_key(tx, tokens.digest(key))
     if existing and (existing.user_id, existing.mode) != (user.id, mode):
         raise errors.Invalid(f"the configured {mode.value} key already belongs to another user or mode")
     if existing and existing.revoked_at is None:

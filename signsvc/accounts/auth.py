@@ -1,25 +1,14 @@
-"""Who a request acts as (SPEC section 5): the key's user and the account it addresses."""
+"""Who may reach what: a key's access to the API, and a principal's to the records of an account."""
 
 from __future__ import annotations
 
 from typing import Any, TypeVar
 
-import storage.accounts as stored
 from signsvc.infra import errors
-from signsvc.infra import tokens as keys
-from storage import Database
 from storage.records import KeyMode, Principal
 
 R = TypeVar("R", bound=Any)
 _KEY_NAMES = {KeyMode.LIVE: "production", KeyMode.TEST: "testing"}
-
-
-async def find_principal(db: Database, token: str | None) -> Principal | None:
-    """The principal of an active key; None for a missing, empty, wrong or revoked key."""
-    token = (token or "").strip()
-    if not token or not token.isascii():  # keys are ASCII; other bytes cannot name one
-        return None
-    return await stored.find_principal(db, keys.digest(token))
 
 
 def require_access(principal: Principal | None) -> Principal:

@@ -1,4 +1,4 @@
-"""Rate limits (SPEC section 8): requests per API key and per client address in 5-minute windows.
+"""Rate limits: requests per API key and per client address in 5-minute windows.
 
 Windows are fixed, aligned to multiples of five minutes of the injected clock, and counted in the
 database, so every process sharing a Postgres database shares the counts. A limit of 0 is lifted.
@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
 import storage.rate_limits as stored
 from signsvc.infra.clock import Clock
+from signsvc.infra.jobs import Kind
 from storage import Database
 
 WINDOW_SECONDS = 300
+PRUNE_JOB = "maintenance.prune_rate_limits"
 # Reported as the limit and the remaining count when every limit is lifted.
 UNLIMITED = 2**31 - 1
 
@@ -36,23 +40,30 @@ class Quota:
                 "X-RateLimit-Reset": str(self.reset)}
 
 
-async def take(db: Database, clock: Clock, *, key_id: int | None, client: str, per_key: int,
-               per_ip: int) -> Quota:
-    """Counts one request against the key (when known) and the client address."""
-    now = clock.now().timestamp()
-    window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
-    reset = window_start + WINDOW_SECONDS
-    limits = {f"ip:{client}": per_ip}
-    if key_id is not None:
-        limits[f"key:{key_id}"] = per_key
-    active = {bucket: limit for bucket, limit in limits.items() if limit > 0}
-    hits = await stored.hit(db, list(active), window_start) if active else {}
-    remaining, limit = min(((limit - hits[bucket], limit) for bucket, limit in active.items()),
-                           default=(UNLIMITED, UNLIMITED))
-    return Quota(limit=limit, remaining=remaining, reset=reset, retry_after=max(1, math.ceil(reset - now)))
+class RateLimits:
+    """Requests per API key and per client address in each window; a limit of 0 is lifted."""
 
+    def __init__(self, db: Database, clock: Clock, *, per_key: int, per_ip: int) -> None:
+        self.db, self.clock, self.per_key, self.per_ip = db, clock, per_key, per_ip
 
-async def prune(db: Database, clock: Clock) -> None:
-    """Forgets the windows that have ended."""
-    current = int(clock.now().timestamp() // WINDOW_SECONDS) * WINDOW_SECONDS
-    await stored.prune(db, current)
+    async def take(self, *, key_id: int | None, client: str) -> Quota:
+        """Counts one request against the key (when known) and the client address."""
+        now = self.clock.now().timestamp()
+        window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
+        reset = window_start + WINDOW_SECONDS
+        limits = {f"ip:{client}": self.per_ip}
+        if key_id is not None:
+            limits[f"key:{key_id}"] = self.per_key
+        active = {bucket: limit for bucket, limit in limits.items() if limit > 0}
+        hits = await stored.hit(self.db, list(active), window_start) if active else {}
+        remaining, limit = min(((limit - hits[bucket], limit) for bucket, limit in active.items()),
+                               default=(UNLIMITED, UNLIMITED))
+        return Quota(limit=limit, remaining=remaining, reset=reset, retry_after=max(1, math.ceil(reset - now)))
+
+    def kinds(self) -> list[Kind]:
+        return [Kind(PRUNE_JOB, self._prune, every=timedelta(seconds=WINDOW_SECONDS))]
+
+    async def _prune(self, payload: dict[str, Any]) -> None:
+        """Forgets the windows that have ended."""
+        current = int(self.clock.now().timestamp() // WINDOW_SECONDS) * WINDOW_SECONDS
+        await stored.prune(self.db, current)

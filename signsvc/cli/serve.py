@@ -1,4 +1,5 @@
-"""`python run.py serve`: listen, print the ready line, stop gracefully on SIGTERM or SIGINT."""
+"""`python run.py serve`: listen, print the ready line, stop gracefully on SIGTERM or SIGINT; and
+`python run.py migrate`."""
 
 from __future__ import annotations
 
@@ -8,15 +9,37 @@ import signal
 import socket
 import sys
 
+import argparse
+from typing import Any
+
 from aiohttp import web
 
-from signsvc.http.access_log import AccessLogger
 from signsvc.app import create_app
+from signsvc.cli.database import with_database
+from signsvc.http.access_log import AccessLogger
 from signsvc.http.appkeys import ISSUED_KEYS
 from signsvc.infra.config import Config
 
 # In-flight requests get this long to finish once a stop is asked for.
 SHUTDOWN_TIMEOUT_SECONDS = 30.0
+
+
+def add_commands(commands: Any, common: argparse.ArgumentParser, listen: argparse.ArgumentParser) -> None:
+    commands.add_parser("serve", parents=[common, listen], help="serve the API and pages (the default)") \
+        .set_defaults(run=serve_command)
+    commands.add_parser("migrate", parents=[common], help="bring the database schema up to date") \
+        .set_defaults(run=_migrate)
+
+
+async def serve_command(config: Config, args: argparse.Namespace) -> None:
+    await serve(config)
+
+
+async def _migrate(config: Config, args: argparse.Namespace) -> int | None:
+    async def done(db: object) -> None:
+        print("schema is up to date")
+
+    return await with_database(config, done)
 
 
 async def serve(config: Config) -> None:

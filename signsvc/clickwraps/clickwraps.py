@@ -1,4 +1,4 @@
-"""Clickwraps and consents (SPEC sections 2, 3, 4): an agreement accepted with a click, published in
+"""Clickwraps and consents: an agreement accepted with a click, published in
 immutable numbered versions, and the recorded acceptances of its active version.
 
 The clickwrap row holds the editable draft; each publish freezes the draft as version N+1 and makes
@@ -12,11 +12,9 @@ from typing import Any
 import storage.clickwraps as stored
 import storage.templates as stored_templates
 from signsvc.accounts import auth
-from signsvc.infra import errors
-from signsvc.infra import json_fields as inputs
-from signsvc.infra import tokens as keys
-from signsvc.infra.services import Services
-from storage import Connection
+from signsvc.infra import errors, json_fields, tokens
+from signsvc.infra.clock import Clock
+from storage import Connection, Database
 from storage.records import Clickwrap, Consent, Principal
 
 KINDS = ("no_document", "view_only", "requires_signature")
@@ -27,64 +25,78 @@ MAX_CHECKBOXES = 20
 CONSENT_LENGTHS = {"name": 255, "email": 255, "external_id": 255, "ip": 100, "user_agent": 1000}
 
 
-async def create(services: Services, principal: Principal, body: dict[str, Any]) -> int:
-    async with services.db.transaction() as tx:
-        name, kind, settings = await _draft(tx, principal, body, None)
-        clickwrap = await stored.insert_clickwrap(tx, account_id=principal.account_id, author_id=principal.user_id,
-                                                  slug=keys.slug(), name=name, kind=kind, settings=settings,
-                                                  now=services.clock.now())
-        if inputs.flag(body, "publish", False):
-            await _publish(tx, services, principal, clickwrap)
-        return clickwrap.id
+class Clickwraps:
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self.db, self.clock = db, clock
+
+    async def create(self, principal: Principal, body: dict[str, Any]) -> Clickwrap:
+        async with self.db.transaction() as tx:
+            name, kind, settings = await _draft(tx, principal, body, None)
+            clickwrap = await stored.insert_clickwrap(tx, account_id=principal.account_id,
+                                                      author_id=principal.user_id, slug=tokens.slug(), name=name,
+                                                      kind=kind, settings=settings, now=self.clock.now())
+            if json_fields.flag(body, "publish", False):
+                await self._publish(tx, principal, clickwrap)
+            return await stored.required_clickwrap(tx, clickwrap.id)
+
+    async def update(self, principal: Principal, clickwrap_id: int, body: dict[str, Any]) -> Clickwrap:
+        """Edits the draft; `publish: true` then releases it as a new version."""
+        async with self.db.transaction() as tx:
+            clickwrap = await _find(tx, principal, clickwrap_id)
+            name, kind, settings = await _draft(tx, principal, body, clickwrap)
+            await stored.update_draft(tx, clickwrap.id, name=name, kind=kind, settings=settings,
+                                      now=self.clock.now())
+            if json_fields.flag(body, "publish", False):
+                await self._publish(tx, principal, await stored.required_clickwrap(tx, clickwrap.id))
+            return await stored.required_clickwrap(tx, clickwrap.id)
+
+    async def publish(self, principal: Principal, clickwrap_id: int) -> Clickwrap:
+        async with self.db.transaction() as tx:
+            await self._publish(tx, principal, await _find(tx, principal, clickwrap_id))
+            return await stored.required_clickwrap(tx, clickwrap_id)
+
+    async def find(self, principal: Principal, clickwrap_id: int) -> Clickwrap:
+        return await _find(self.db, principal, clickwrap_id)
+
+    async def page(self, principal: Principal, *, limit: int, after: int | None,
+                   before: int | None) -> list[Clickwrap]:
+        return await stored.list_clickwraps(self.db, principal.account_id, limit=limit, after=after, before=before)
+
+    async def consents(self, principal: Principal, clickwrap_id: int, *, limit: int, after: int | None,
+                       before: int | None) -> list[Consent]:
+        clickwrap = await self.find(principal, clickwrap_id)
+        return await stored.list_consents(self.db, clickwrap.id, limit=limit, after=after, before=before)
+
+    async def consent(self, principal: Principal, clickwrap_id: int, body: dict[str, Any], *, caller_ip: str,
+                      caller_user_agent: str | None) -> Consent:
+        """Records an acceptance of the active version, at the time the call arrives."""
+        values = {key: json_fields.text(body, key, limit=limit) for key, limit in CONSENT_LENGTHS.items()}
+        values["ip"] = values["ip"] or caller_ip
+        values["user_agent"] = values["user_agent"] or caller_user_agent
+        async with self.db.transaction() as tx:
+            clickwrap = await _find(tx, principal, clickwrap_id)
+            if clickwrap.active_version_number is None:
+                raise errors.Invalid(f"Clickwrap {clickwrap.id} is not published: publish a version before "
+                                     "recording consents")
+            return await stored.insert_consent(tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id,
+                                               version=clickwrap.active_version_number, now=self.clock.now(),
+                                               **values)
+
+    async def find_consent(self, principal: Principal, consent_id: int) -> Consent:
+        return auth.owned(principal, await stored.get_consent(self.db, consent_id), "Consent")
+
+    async def _publish(self, tx: Connection, principal: Principal, clickwrap: Clickwrap) -> None:
+        """Publishing checks that the draft is complete for its kind, and that its template is usable."""
+        settings = clickwrap.settings
+        if clickwrap.kind == "no_document" and not (settings.get("content") or "").strip():
+            raise errors.Invalid("content is required to publish a no_document clickwrap")
+        if clickwrap.kind in WITH_DOCUMENT:
+            await _template(tx, principal, settings.get("template_id"), clickwrap.kind)
+        await stored.publish(tx, clickwrap, self.clock.now())
 
 
-async def update(services: Services, principal: Principal, clickwrap_id: int, body: dict[str, Any]) -> None:
-    """Edits the draft; `publish: true` then releases it as a new version."""
-    async with services.db.transaction() as tx:
-        clickwrap = await find(tx, principal, clickwrap_id)
-        name, kind, settings = await _draft(tx, principal, body, clickwrap)
-        await stored.update_draft(tx, clickwrap.id, name=name, kind=kind, settings=settings, now=services.clock.now())
-        if inputs.flag(body, "publish", False):
-            await _publish(tx, services, principal, await stored.get_clickwrap(tx, clickwrap.id))
-
-
-async def publish(services: Services, principal: Principal, clickwrap_id: int) -> None:
-    async with services.db.transaction() as tx:
-        await _publish(tx, services, principal, await find(tx, principal, clickwrap_id))
-
-
-async def find(conn: Connection, principal: Principal, clickwrap_id: int) -> Clickwrap:
+async def _find(conn: Connection, principal: Principal, clickwrap_id: int) -> Clickwrap:
     return auth.owned(principal, await stored.get_clickwrap(conn, clickwrap_id), "Clickwrap")
-
-
-async def consent(services: Services, principal: Principal, clickwrap_id: int, body: dict[str, Any], *,
-                  caller_ip: str, caller_user_agent: str | None) -> Consent:
-    """Records an acceptance of the active version, at the time the call arrives."""
-    values = {key: inputs.text(body, key, limit=limit) for key, limit in CONSENT_LENGTHS.items()}
-    values["ip"] = values["ip"] or caller_ip
-    values["user_agent"] = values["user_agent"] or caller_user_agent
-    async with services.db.transaction() as tx:
-        clickwrap = await find(tx, principal, clickwrap_id)
-        if clickwrap.active_version_number is None:
-            raise errors.Invalid(f"Clickwrap {clickwrap.id} is not published: publish a version before recording "
-                                 "consents")
-        return await stored.insert_consent(tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id,
-                                           version=clickwrap.active_version_number, now=services.clock.now(),
-                                           **values)
-
-
-async def find_consent(conn: Connection, principal: Principal, consent_id: int) -> Consent:
-    return auth.owned(principal, await stored.get_consent(conn, consent_id), "Consent")
-
-
-async def _publish(tx: Connection, services: Services, principal: Principal, clickwrap: Clickwrap) -> None:
-    """Publishing checks that the draft is complete for its kind, and that its template is usable."""
-    settings = clickwrap.settings
-    if clickwrap.kind == "no_document" and not (settings.get("content") or "").strip():
-        raise errors.Invalid("content is required to publish a no_document clickwrap")
-    if clickwrap.kind in WITH_DOCUMENT:
-        await _template(tx, principal, settings.get("template_id"), clickwrap.kind)
-    await stored.publish(tx, clickwrap, services.clock.now())
 
 
 async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
@@ -93,7 +105,7 @@ async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
     settings = dict(current.settings) if current else {
         "template_id": None, "content": None, "button_text": DEFAULT_BUTTON_TEXT, "require_name": False,
         "require_email": False, "checkboxes": []}
-    name = inputs.text(body, "name", limit=MAX_LENGTHS["name"]) if "name" in body or not current else current.name
+    name = json_fields.text(body, "name", limit=MAX_LENGTHS["name"]) if "name" in body or not current else current.name
     if not name or not name.strip():
         raise errors.Invalid("name is required")
     kind = body.get("kind", current.kind if current else None)
@@ -101,10 +113,10 @@ async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
         raise errors.Invalid(f"kind must be one of: {', '.join(KINDS)}")
     for key in ("content", "button_text"):
         if key in body:
-            settings[key] = inputs.text(body, key, limit=MAX_LENGTHS[key])
+            settings[key] = json_fields.text(body, key, limit=MAX_LENGTHS[key])
     for key in ("require_name", "require_email"):
         if key in body:
-            settings[key] = inputs.flag(body, key, False)
+            settings[key] = json_fields.flag(body, key, False)
     if "checkboxes" in body:
         settings["checkboxes"] = _checkboxes(body["checkboxes"])
     if "template_id" in body:
@@ -136,8 +148,8 @@ def _checkboxes(value: Any) -> list[dict[str, Any]]:
         where = f"checkboxes[{index}]"
         if not isinstance(item, dict):
             raise errors.Invalid(f"{where} must be an object with text and required")
-        text = inputs.text(item, "text", limit=MAX_LENGTHS["checkbox_text"], label=f"{where}.text")
+        text = json_fields.text(item, "text", limit=MAX_LENGTHS["checkbox_text"], label=f"{where}.text")
         if not text or not text.strip():
             raise errors.Invalid(f"{where}.text is required")
-        checked.append({"text": text, "required": inputs.flag(item, "required", False, label=f"{where}.required")})
+        checked.append({"text": text, "required": json_fields.flag(item, "required", False, label=f"{where}.required")})
     return checked

@@ -1,19 +1,53 @@
-"""Typed keys of what the application object holds."""
+"""Typed keys of what the application holds for the HTTP edge: the domain's objects and a few settings."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from aiohttp import web
 
-from signsvc.accounts.accounts import IssuedKeys
-from signsvc.templates.documents import Ingest
+from signsvc.accounts.accounts import Accounts, IssuedKeys
+from signsvc.accounts.rate_limits import RateLimits
+from signsvc.clickwraps.clickwraps import Clickwraps
+from signsvc.infra.clock import Clock
+from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
-from signsvc.infra.services import Services
+from signsvc.infra.mail import Outbox
+from signsvc.results.results import Results
+from signsvc.submissions.submissions import Submissions
+from signsvc.submissions.submitters import Submitters
+from signsvc.templates.documents import Ingest
+from signsvc.templates.templates import Templates
 from signsvc.webhooks.delivery import Deliverer
+from signsvc.webhooks.endpoints import WebhookEndpoints
+from storage import Database
 
-SERVICES = web.AppKey("services", Services)
-WORKER = web.AppKey("worker", Worker)
-ISSUED_KEYS = web.AppKey("issued_keys", IssuedKeys)
+
+@dataclass(frozen=True)
+class Settings:
+    """What the edge itself needs to know: the public address, the proxies whose X-Forwarded-For it
+    believes, and the largest body it reads."""
+
+    site: str
+    trusted_proxies: frozenset[str]
+    max_body_bytes: int
+
+
+SETTINGS = web.AppKey("settings", Settings)
 OPENAPI = web.AppKey("openapi", bytes)
+DB = web.AppKey("db", Database)
+CLOCK = web.AppKey("clock", Clock)
+FILES = web.AppKey("files", Files)
+OUTBOX = web.AppKey("outbox", Outbox)
+ISSUED_KEYS = web.AppKey("issued_keys", IssuedKeys)
+ACCOUNTS = web.AppKey("accounts", Accounts)
+RATE_LIMITS = web.AppKey("rate_limits", RateLimits)
 INGEST = web.AppKey("ingest", Ingest)
+TEMPLATES = web.AppKey("templates", Templates)
+SUBMISSIONS = web.AppKey("submissions", Submissions)
+SUBMITTERS = web.AppKey("submitters", Submitters)
+RESULTS = web.AppKey("results", Results)
+CLICKWRAPS = web.AppKey("clickwraps", Clickwraps)
+WEBHOOKS = web.AppKey("webhooks", WebhookEndpoints)
 DELIVERER = web.AppKey("deliverer", Deliverer)
-RESULTS = web.AppKey("results", "Results")
+WORKER = web.AppKey("worker", Worker)

@@ -8,12 +8,10 @@ import logging
 from aiohttp import web
 
 from signsvc.accounts import auth
-
-from signsvc.infra import errors
-
-from signsvc.accounts import rate_limits as ratelimits
+from signsvc.accounts.rate_limits import Quota
+from signsvc.http.appkeys import ACCOUNTS, RATE_LIMITS, SETTINGS
 from signsvc.http.responses import error_response
-from signsvc.http.appkeys import SERVICES
+from signsvc.infra import errors
 from storage import StorageError
 from storage.records import Principal
 
@@ -21,7 +19,7 @@ log = logging.getLogger(__name__)
 
 TOKEN_HEADER = "X-Auth-Token"
 _PRINCIPAL = web.RequestKey("principal", Principal)
-_QUOTA = web.RequestKey("quota", ratelimits.Quota)
+_QUOTA = web.RequestKey("quota", Quota)
 _HTTP_MESSAGES = {404: "Not found", 405: "Method not allowed"}
 
 
@@ -68,7 +66,7 @@ async def errors_middleware(request: web.Request, handler: web.Handler) -> web.S
 
 def _http_error(request: web.Request, exc: web.HTTPException) -> web.Response:
     if exc.status == 413:
-        message = f"Request body is too large: the limit is {request.app[SERVICES].config.max_body_bytes} bytes"
+        message = f"Request body is too large: the limit is {request.app[SETTINGS].max_body_bytes} bytes"
     else:
         message = _HTTP_MESSAGES.get(exc.status, exc.reason)
     headers = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
@@ -77,15 +75,12 @@ def _http_error(request: web.Request, exc: web.HTTPException) -> web.Response:
 
 @web.middleware
 async def api_middleware(request: web.Request, handler: web.Handler) -> web.StreamResponse:
-    """Authenticates /api requests and counts them against the rate limits (SPEC sections 5 and 8)."""
+    """Authenticates /api requests and counts them against the rate limits."""
     if not is_api(request):
         return await handler(request)
-    services = request.app[SERVICES]
-    found = await auth.find_principal(services.db, request.headers.get(TOKEN_HEADER))
-    quota = await ratelimits.take(services.db, services.clock, key_id=found.key_id if found else None,
-                                  client=client_address(request, services.config.trusted_proxies),
-                                  per_key=services.config.rate_limit_per_key,
-                                  per_ip=services.config.rate_limit_per_ip)
+    found = await request.app[ACCOUNTS].find_principal(request.headers.get(TOKEN_HEADER))
+    quota = await request.app[RATE_LIMITS].take(key_id=found.key_id if found else None,
+                                               client=client_address(request))
     request[_QUOTA] = quota
     if quota.exceeded:
         raise errors.TooManyRequests()
@@ -93,8 +88,9 @@ async def api_middleware(request: web.Request, handler: web.Handler) -> web.Stre
     return await handler(request)
 
 
-def client_address(request: web.Request, trusted_proxies: frozenset[str]) -> str:
+def client_address(request: web.Request) -> str:
     """The caller's address; behind a trusted proxy, the nearest untrusted X-Forwarded-For entry."""
+    trusted_proxies = request.app[SETTINGS].trusted_proxies
     address = request.remote or "unknown"
     if address not in trusted_proxies:
         return address

@@ -1,4 +1,4 @@
-"""List pages (SPEC section 4, common list parameters): newest first, `after` older, `before` newer."""
+"""List pages: newest first, `after` older, `before` newer."""
 
 from __future__ import annotations
 

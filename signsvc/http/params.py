@@ -21,6 +21,11 @@ MAX_INTEGER = 2**63 - 1  # the databases' BIGINT
 _NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # a JSON escape of NUL, not an escaped backslash before "u0000"
 
 
+def record_id(request: web.Request, name: str = "id") -> int:
+    """An id from the path (the route table lets only digits through)."""
+    return int(request.match_info[name])
+
+
 class Query:
     def __init__(self, request: web.Request) -> None:
         self._values = request.query

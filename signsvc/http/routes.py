@@ -17,7 +17,7 @@ from signsvc.http.api import users
 from signsvc.http.api import webhooks
 from signsvc.http.web import files
 from signsvc.http.web import home
-from signsvc.http.web import submitter_actions as signer_actions
+from signsvc.http.web import submitter_actions
 
 
 def setup(app: web.Application) -> None:
@@ -26,10 +26,10 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/openapi.json", system.openapi)
     app.router.add_static("/static", pages.STATIC_DIR)
     app.router.add_get("/file/{token}/{filename:.+}", files.show)
-    app.router.add_post("/s/{slug}/view", signer_actions.view)
-    app.router.add_post("/s/{slug}/values", signer_actions.save)
-    app.router.add_post("/s/{slug}/complete", signer_actions.complete)
-    app.router.add_post("/s/{slug}/decline", signer_actions.decline)
+    app.router.add_post("/s/{slug}/view", submitter_actions.view)
+    app.router.add_post("/s/{slug}/values", submitter_actions.save)
+    app.router.add_post("/s/{slug}/complete", submitter_actions.complete)
+    app.router.add_post("/s/{slug}/decline", submitter_actions.decline)
 
     app.router.add_get("/api/user", users.show)
 

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta, timezone
 
 from signsvc.infra import errors
 
-from signsvc.infra import json_fields as inputs
+from signsvc.infra import json_fields
 from signsvc.http.params import Query
 
 
@@ -28,7 +28,7 @@ class Range:
 
 def _moment(text: str, name: str) -> datetime:
     try:
-        return inputs.utc_moment(text)
+        return json_fields.utc_moment(text)
     except (ValueError, OverflowError):
         raise errors.Invalid(f"{name} must be a date (2026-05-01) or an ISO 8601 timestamp") from None
 

@@ -59,7 +59,7 @@ class Files:
     async def discard(self, files: list[NewFile]) -> None:
         """Removes written contents that no recorded file refers to (the transaction failed)."""
         for file in files:
-            if not (await self.db.fetch_one("count_blobs_with_content", sha256=file.sha256))["count"]:
+            if not await stored.is_content_used(self.db, file.sha256):
                 await self.contents.delete(file.sha256)
 
     async def delete(self, tx: Connection, blob_ids: list[int]) -> list[str]:

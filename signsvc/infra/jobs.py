@@ -27,7 +27,8 @@ from storage.records import Job, JobStatus
 
 log = logging.getLogger(__name__)
 CHANNEL = "signsvc_jobs"
-Handler = Callable[[Any, dict[str, Any]], Awaitable[datetime | None]]
+# A handler gets the job's payload; it may answer when to run again (else the job is done).
+Handler = Callable[[dict[str, Any]], Awaitable[datetime | None]]
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,9 @@ async def schedule_periodic(db: Database, clock: Clock, kinds: list[Kind]) -> No
 
 
 class Worker:
-    def __init__(self, db: Database, clock: Clock, kinds: list[Kind], context: Any, *, concurrency: int = 8,
+    def __init__(self, db: Database, clock: Clock, kinds: list[Kind], *, concurrency: int = 8,
                  lease: timedelta = timedelta(minutes=5), poll_seconds: float = 5.0) -> None:
-        self.db, self.clock, self.context = db, clock, context
+        self.db, self.clock = db, clock
         self.kinds = {kind.name: kind for kind in kinds}
         self.concurrency, self.lease, self.poll_seconds = concurrency, lease, poll_seconds
         self.name = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -173,7 +174,7 @@ class Worker:
         try:
             if kind is None:
                 raise LookupError(f"no handler for job kind {job.kind!r}")
-            again_at = await kind.handler(self.context, job.payload)
+            again_at = await kind.handler(job.payload)
         except Exception as exc:
             log.warning("job %s (%s) run %d failed: %r", job.id, job.kind, job.attempts, exc)
             await self._retry_or_fail(job, kind, f"{type(exc).__name__}: {exc}")

@@ -1,7 +1,7 @@
-"""The PDF engine functions as the process pool runs them.
+"""The PDF engine calls as the process pool runs them: typed functions of plain data, answering records.
 
 `signsvc.pdf` takes about a second to import (pypdf, fpdf2, Pillow, PDFium), so only pool workers
-import it; the server process refers to these functions by name and never loads the engines.
+import it, each call the engine module it needs; the server process never loads the engines.
 Decoding, hashing and the rest of the CPU work on uploads happen here too, off the event loop.
 """
 
@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 IMAGES = {"png", "jpeg", "webp", "gif", "tiff"}
+ATTACHMENT_IMAGES = ("png", "jpeg", "webp", "gif")
 _DATA_URI = re.compile(r"^data:[\w.+-]+/[\w.+-]+;base64,", re.IGNORECASE)
+# Programs refused by content whatever their name; the label is what the refusal calls them.
+_EXECUTABLES = [(b"MZ", ".exe"), (b"\x7fELF", "ELF executable"), (b"\xfe\xed\xfa\xce", "Mach-O executable"),
+                (b"\xfe\xed\xfa\xcf", "Mach-O executable"), (b"\xce\xfa\xed\xfe", "Mach-O executable"),
+                (b"\xcf\xfa\xed\xfe", "Mach-O executable"), (b"#!", "script")]
 
 
 class EngineError(Exception):
@@ -26,164 +34,270 @@ class NotBase64(EngineError):
     """The text is not base64."""
 
 
-def ingest(file: str | bytes) -> dict[str, Any]:
-    """A document as uploaded (base64 text, or downloaded bytes) made ready for a template.
+@dataclass(frozen=True)
+class Hashed:
+    """Bytes an engine made, with their SHA-256 (computed in the worker that made them)."""
 
-    Answers `{"kind"}` alone, with `"data"`, when the file is not a PDF or an image (an office
-    file for LibreOffice, or an unsupported kind); otherwise what `prepare` answers plus `"kind"`.
-    """
-    data = file if isinstance(file, bytes) else _decode(file)
-    kind = _call("sniff", data)
+    data: bytes
+    sha256: str
+
+    @classmethod
+    def of(cls, data: bytes) -> Hashed:
+        return cls(data, _sha256(data))
+
+
+@dataclass(frozen=True)
+class PreparedPdf:
+    """A PDF ready for a template: its pages as displayed, its own form fields and a picture of each page."""
+
+    pdf: Hashed
+    pages: list[dict[str, float]]
+    fields: list[dict[str, Any]]
+    previews: list[Hashed]
+    preview_extension: str
+    preview_content_type: str
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """An uploaded document: prepared when it is a PDF or an image; else its kind and bytes (an office file
+    for LibreOffice, or a kind nobody can use)."""
+
+    kind: str | None
+    prepared: PreparedPdf | None = None
+    data: bytes = b""
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A signature, image or file value as uploaded: its bytes, their kind as sniffed (None: unknown), hash."""
+
+    data: bytes
+    kind: str | None
+    sha256: str
+
+
+@dataclass(frozen=True)
+class SigningChain:
+    """A signing key (None when it stays in a PKCS#12 file) and its certificate chain, as PEM text."""
+
+    key_pem: str | None
+    cert_pem: str
+    chain_pems: tuple[str, ...]
+    sha256: str
+
+    def pems(self) -> dict[str, Any]:
+        """As `signsvc.pdf.seal` takes it."""
+        return {"key_pem": self.key_pem, "cert_pem": self.cert_pem, "chain_pems": list(self.chain_pems)}
+
+
+@dataclass(frozen=True)
+class SignatureReport:
+    """One signature of a verified PDF (`signsvc.pdf.verify`)."""
+
+    field: str | None
+    signer_name: str | None
+    reason: str | None
+    signing_time: str | None
+    timestamp: str | None
+    type: str | None
+    intact: bool
+    valid: bool
+    trusted: bool
+    coverage: str | None
+    certificate_sha256: str | None
+    issued_by_service: bool
+
+
+@dataclass(frozen=True)
+class Verified:
+    signatures: list[SignatureReport]
+    sha256: str
+
+
+def ingest(file: str | bytes) -> Ingested:
+    """A document as uploaded (base64 text, or downloaded bytes) made ready for a template."""
+    from signsvc.pdf import images, kinds
+
+    data = file if isinstance(file, bytes) else decode(file)
+    kind = kinds.sniff(data)
     if kind not in IMAGES and kind != "pdf":
-        return {"kind": kind, "data": data}
-    return {"kind": kind, **prepare(_call("image_to_pdf", data) if kind in IMAGES else data)}
+        return Ingested(kind, data=data)
+    with _engine_errors():
+        pdf = images.image_to_pdf(data) if kind in IMAGES else data
+    return Ingested(kind, prepare(pdf))
 
 
-def prepare(pdf: bytes) -> dict[str, Any]:
+def prepare(pdf: bytes) -> PreparedPdf:
     """The PDF with its hash, pages, form fields and page images (with their hashes)."""
-    from signsvc.pdf import previews
+    from signsvc.pdf import forms, previews
 
-    info = _call("inspect_pdf", pdf)  # first: it names a PDF without pages, which rendering cannot
-    images = _call("render_pages", pdf)
-    return {**info, "pdf": pdf, "pdf_sha256": _sha256(pdf), "previews": images,
-            "preview_sha256s": [_sha256(image) for image in images],
-            "preview_extension": previews.EXTENSION, "preview_content_type": previews.CONTENT_TYPE}
+    with _engine_errors():
+        info = forms.inspect_pdf(pdf)  # first: it names a PDF without pages, which rendering cannot
+        pictures = previews.render_pages(pdf)
+    return PreparedPdf(Hashed.of(pdf), info["pages"], info["fields"], [Hashed.of(p) for p in pictures],
+                       previews.EXTENSION, previews.CONTENT_TYPE)
 
 
-def merge_pdfs(documents: list[bytes]) -> tuple[bytes, str]:
-    """One PDF of all the documents, with its hash."""
-    merged = _call("merge_pdfs", documents)
-    return merged, _sha256(merged)
+def merge_pdfs(documents: list[bytes]) -> Hashed:
+    """One PDF of all the documents."""
+    from signsvc.pdf import merge
+
+    with _engine_errors():
+        return Hashed.of(merge.merge_pdfs(documents))
 
 
 def merge_base64(files: list[str]) -> str:
-    """The merge tool (REFERENCE 11.1): base64 PDFs in, one base64 PDF of all their pages out.
+    """The merge tool: base64 PDFs in, one base64 PDF of all their pages out.
 
     Raises EngineError naming the first file (`files[i]`) that is not base64, not a PDF or unreadable.
     """
+    from signsvc.pdf import kinds, merge
+
     documents = []
     for index, text in enumerate(files):
         try:
-            data = _decode(text)
+            data = decode(text)
         except NotBase64:
             raise EngineError(f"files[{index}] is not valid base64") from None
-        if _call("sniff", data) != "pdf":
+        if kinds.sniff(data) != "pdf":
             raise EngineError(f"files[{index}] is not a PDF")
         documents.append(data)
-    merged = _call("merge_pdfs", documents, names=[f"files[{index}]" for index in range(len(files))])
+    with _engine_errors():
+        merged = merge.merge_pdfs(documents, names=[f"files[{index}]" for index in range(len(files))])
     return base64.b64encode(merged).decode()
 
 
-def _decode(text: str) -> bytes:
+def attachment(file: str | bytes, images_only: bool) -> Attachment:
+    """A signature, image or file value as uploaded (base64 text or downloaded bytes).
+
+    Raises NotBase64; EngineError for an executable, or, when `images_only`, for anything but a PNG,
+    JPEG, WebP or GIF that can be drawn into a PDF.
+    """
+    from signsvc.pdf import images, kinds
+
+    data = file if isinstance(file, bytes) else decode(file)
+    if not data:
+        raise EngineError("The file is empty")
+    if label := next((label for magic, label in _EXECUTABLES if data.startswith(magic)), None):
+        raise EngineError(f"File type '{label}' is not allowed")
+    kind = kinds.sniff(data)
+    if images_only:
+        if kind not in ATTACHMENT_IMAGES:
+            raise EngineError("The file is not an image: send a PNG, JPEG, WebP or GIF")
+        with _engine_errors():
+            images.image_to_pdf(data)  # proves now that completion will be able to draw it
+    return Attachment(data, kind, _sha256(data))
+
+
+def typed_signature(text: str, font_dir: str | None = None) -> Hashed:
+    """A PNG of the text in a handwriting-like font."""
+    from signsvc.pdf import typed_signature as engine
+
+    with _engine_errors():
+        return Hashed.of(engine.render_typed_signature(text, font_dir))
+
+
+def audit_log(log: dict[str, Any], font_dir: str | None = None) -> Hashed:
+    """The audit log PDF of a submission; `signsvc.pdf.audit_log` documents `log`."""
+    from signsvc.pdf import audit_log as engine
+
+    with _engine_errors():
+        return Hashed.of(engine.render(log, font_dir))
+
+
+def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
+             files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
+             font_dir: str | None = None, footer: str | None = None) -> Hashed:
+    """The document with the values drawn in and its form flattened (`signsvc.pdf.fill`)."""
+    from signsvc.pdf import fill
+
+    with _engine_errors():
+        return Hashed.of(fill.fill_pdf(pdf, document_uuid, fields, values, files, filenames=filenames, stamp=stamp,
+                                       font_dir=font_dir, footer=footer))
+
+
+def seal_pdf(pdf: bytes, chain: SigningChain, reason: str, name: str | None, signing_time: datetime,
+             tsa_url: str | None = None) -> Hashed:
+    """The PDF with the service's certification signature (`signsvc.pdf.seal`).
+
+    Raises EngineError for a PDF that can't be signed, ConnectionError when the timestamp server fails.
+    """
+    from signsvc.pdf import seal
+
+    with _engine_errors():
+        return Hashed.of(seal.sign(pdf, chain.pems(), reason=reason, name=name, signing_time=signing_time,
+                                   tsa_url=tsa_url))
+
+
+def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> Verified:
+    """A report per signature in the PDF (`signsvc.pdf.verify`), with the file's hash to look up."""
+    from signsvc.pdf import verify
+
+    with _engine_errors():
+        reports = verify.verify(pdf, trusted_pems)
+    return Verified([SignatureReport(**report) for report in reports], _sha256(pdf))
+
+
+def verify_base64(file: str, trusted_pems: list[str]) -> Verified:
+    """The verify tool's input (base64 text) checked as `verify_pdf` does."""
+    try:
+        data = decode(file)
+    except NotBase64:
+        raise EngineError("file is not valid base64") from None
+    return verify_pdf(data, trusted_pems)
+
+
+def generate_signing_chain(common_name: str, organization: str, now: datetime) -> SigningChain:
+    """A new signing key and certificate chain."""
+    from signsvc.pdf import certificates
+
+    with _engine_errors():
+        return _chain(certificates.generate(common_name, organization, now=now))
+
+
+def load_signing_p12(data: bytes, password: str | None) -> SigningChain:
+    """The chain inside a PKCS#12 file; EngineError says what is wrong with it."""
+    from signsvc.pdf import certificates
+
+    with _engine_errors():
+        return _chain(certificates.load_p12(data, password))
+
+
+def warm(chain: SigningChain, font_dir: str | None = None) -> None:
+    """Loads the signing key and the text font into this worker's caches, as a server starts."""
+    from signsvc.pdf import fonts, seal
+
+    with _engine_errors():
+        seal.signer_for(chain.pems())
+        fonts.coverage(fonts.check(font_dir))
+
+
+def decode(text: str) -> bytes:
+    """Base64 text (a `data:` prefix allowed) as bytes; raises NotBase64."""
     try:
         return base64.b64decode(_DATA_URI.sub("", text), validate=True)
     except (binascii.Error, ValueError):
         raise NotBase64() from None
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def _chain(pems: dict[str, Any]) -> SigningChain:
+    from signsvc.pdf import certificates
+
+    return SigningChain(pems["key_pem"], pems["cert_pem"], tuple(pems["chain_pems"]),
+                        certificates.fingerprint(pems["cert_pem"]))
 
 
-def _call(engine: str, /, *args: Any, **kwargs: Any) -> Any:
-    """Calls the engine function named `engine` (dotted below `signsvc.pdf`, as `seal.sign`)."""
-    import signsvc.pdf as engines
+@contextlib.contextmanager
+def _engine_errors() -> Iterator[None]:
+    """Engines raise PdfError for an input they can't use: the caller hears it as EngineError."""
+    from signsvc.pdf.errors import PdfError
 
-    function: Any = engines
-    for part in engine.split("."):
-        function = getattr(function, part)
     try:
-        return function(*args, **kwargs)
-    except engines.PdfError as exc:
+        yield
+    except PdfError as exc:
         raise EngineError(str(exc)) from None
 
 
-ATTACHMENT_IMAGES = ("png", "jpeg", "webp", "gif")
-# Programs refused by content whatever their name; the label is what the refusal calls them.
-_EXECUTABLES = [(b"MZ", ".exe"), (b"\x7fELF", "ELF executable"), (b"\xfe\xed\xfa\xce", "Mach-O executable"),
-                (b"\xfe\xed\xfa\xcf", "Mach-O executable"), (b"\xce\xfa\xed\xfe", "Mach-O executable"),
-                (b"\xcf\xfa\xed\xfe", "Mach-O executable"), (b"#!", "script")]
-
-
-def attachment(file: str | bytes, images_only: bool) -> dict[str, Any]:
-    """A signature, image or file value as uploaded (base64 text or downloaded bytes): `{data, kind, sha256}`,
-    `kind` as `sniff` names it (None when unknown).
-
-    Raises NotBase64; EngineError for an executable, or, when `images_only`, for anything but a PNG,
-    JPEG, WebP or GIF that can be drawn into a PDF.
-    """
-    data = file if isinstance(file, bytes) else _decode(file)
-    if not data:
-        raise EngineError("The file is empty")
-    if label := next((label for magic, label in _EXECUTABLES if data.startswith(magic)), None):
-        raise EngineError(f"File type '{label}' is not allowed")
-    kind = _call("sniff", data)
-    if images_only:
-        if kind not in ATTACHMENT_IMAGES:
-            raise EngineError("The file is not an image: send a PNG, JPEG, WebP or GIF")
-        _call("image_to_pdf", data)  # proves now that completion will be able to draw it
-    return {"data": data, "kind": kind, "sha256": _sha256(data)}
-
-
-def typed_signature(text: str, font_dir: str | None = None) -> tuple[bytes, str]:
-    """A PNG of the text in a handwriting-like font, with its hash."""
-    png = _call("render_typed_signature", text, font_dir)
-    return png, _sha256(png)
-
-
-def audit_log(log: dict[str, Any], font_dir: str | None = None) -> tuple[bytes, str]:
-    """The audit log PDF of a submission, with its hash; `signsvc.pdf.audit_log` documents `log`."""
-    pdf = _call("render_audit_log", log, font_dir)
-    return pdf, _sha256(pdf)
-
-
-def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
-             files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
-             font_dir: str | None = None, footer: str | None = None) -> tuple[bytes, str]:
-    """The document with the values drawn in and its form flattened (`signsvc.pdf.fill_pdf`), with its hash."""
-    filled = _call("fill_pdf", pdf, document_uuid, fields, values, files, filenames=filenames, stamp=stamp,
-                   font_dir=font_dir, footer=footer)
-    return filled, _sha256(filled)
-
-
-def seal_pdf(pdf: bytes, signer_pems: dict[str, Any], reason: str, name: str | None, signing_time: datetime,
-             tsa_url: str | None = None) -> tuple[bytes, str]:
-    """The PDF with the service's certification signature (`signsvc.pdf.seal`), with its hash.
-
-    Raises EngineError for a PDF that can't be signed, ConnectionError when the timestamp server fails.
-    """
-    signed = _call("seal.sign", pdf, signer_pems, reason=reason, name=name, signing_time=signing_time,
-                          tsa_url=tsa_url)
-    return signed, _sha256(signed)
-
-
-def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> tuple[list[dict[str, Any]], str]:
-    """A report per signature in the PDF (`signsvc.pdf.verify`), with the file's hash to look up."""
-    return _call("verify.verify", pdf, trusted_pems), _sha256(pdf)
-
-
-def verify_base64(file: str, trusted_pems: list[str]) -> tuple[list[dict[str, Any]], str]:
-    """The verify tool's input (base64 text) checked as `verify_pdf` does."""
-    try:
-        data = _decode(file)
-    except NotBase64:
-        raise EngineError("file is not valid base64") from None
-    return verify_pdf(data, trusted_pems)
-
-
-def generate_signing_chain(common_name: str, organization: str, now: datetime) -> dict[str, Any]:
-    """A new signing key and certificate chain as PEM text, with the certificate's SHA-256 (`sha256`)."""
-    chain = _call("certificates.generate", common_name, organization, now=now)
-    return {**chain, "sha256": _call("certificates.fingerprint", chain["cert_pem"])}
-
-
-def load_signing_p12(data: bytes, password: str | None) -> dict[str, Any]:
-    """The chain inside a PKCS#12 file, as `generate_signing_chain` answers; EngineError says what is wrong."""
-    chain = _call("certificates.load_p12", data, password)
-    return {**chain, "sha256": _call("certificates.fingerprint", chain["cert_pem"])}
-
-
-def warm(signer_pems: dict[str, Any], font_dir: str | None = None) -> None:
-    """Loads the signing key and the text font into this worker's caches (P5), as a server starts."""
-    _call("seal.signer_for", signer_pems)
-    _call("fonts.coverage", _call("fonts.check", font_dir))
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

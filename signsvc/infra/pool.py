@@ -63,7 +63,8 @@ def _start_worker(server_pid: int) -> None:
     threading.Thread(target=_leave_with_server, args=(server_pid,), daemon=True).start()
     # pypdf logs a warning for every repair it makes; a crafted file can make that a flood.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
-    import signsvc.pdf  # noqa: F401  (a worker's first job should not pay for the imports)
+    # A worker's first job should not pay for the imports.
+    from signsvc.pdf import audit_log, fill, forms, merge, previews, seal, verify  # noqa: F401
 
 
 

@@ -9,7 +9,7 @@ required may be missing or None):
      "generated_at": str,               # required, ISO 8601; also the PDF's creation date
      "verify_url": str,                 # where the file can be verified
      "documents": [{"name": str, "original_sha256": str, "result_sha256": str}],
-     "signers": [{"role": str, "name": str, "email": str, "phone": str, "ip": str,
+     "submitters": [{"role": str, "name": str, "email": str, "phone": str, "ip": str,
                   "user_agent": str, "completed_at": str (ISO 8601), "status": str,
                   "images": [{"label": str, "png": bytes}],  # PNG, JPEG, WebP, GIF or TIFF bytes
                   "values": [{"field": str, "value": str}]}],
@@ -62,16 +62,16 @@ def render(log: dict[str, Any], font_dir: str | None = None) -> bytes:
     generated_at = _utc(log.get("generated_at"), "generated_at")
     events = sorted(((_utc(event.get("time"), f"events[{number}].time"), _text(event.get("text")))
                      for number, event in enumerate(log.get("events") or [])), key=lambda event: event[0])
-    signers = log.get("signers") or []
+    submitters = log.get("submitters") or []
     # Every time is read before the document opens its font files, which only `output()` closes.
-    completed = [_utc(signer["completed_at"], f"signers[{number}].completed_at") if signer.get("completed_at")
-                 else None for number, signer in enumerate(signers)]
+    completed = [_utc(submitter["completed_at"], f"submitters[{number}].completed_at") if submitter.get("completed_at")
+                 else None for number, submitter in enumerate(submitters)]
     pdf = _document(log, _fonts(log, font_dir), generated_at)
     _summary(pdf, log, generated_at)
     for document in log.get("documents") or []:
         _document_hashes(pdf, document)
-    for number, (signer, completed_at) in enumerate(zip(signers, completed), 1):
-        _signer(pdf, signer, number, completed_at)
+    for number, (submitter, completed_at) in enumerate(zip(submitters, completed), 1):
+        _submitter(pdf, submitter, number, completed_at)
     _events(pdf, events)
     return bytes(pdf.output())
 
@@ -172,24 +172,24 @@ def _document_hashes(pdf: FPDF, document: dict[str, Any]) -> None:
     _row(pdf, "Result SHA-256", _line(document.get("result_sha256")) or "-")
 
 
-def _signer(pdf: FPDF, signer: dict[str, Any], number: int, completed_at: datetime | None) -> None:
-    who = _line(signer.get("name")) or _line(signer.get("email")) or f"Signer {number}"
-    role = _line(signer.get("role"))
+def _submitter(pdf: FPDF, submitter: dict[str, Any], number: int, completed_at: datetime | None) -> None:
+    who = _line(submitter.get("name")) or _line(submitter.get("email")) or f"Signer {number}"
+    role = _line(submitter.get("role"))
     _heading(pdf, f"Signer: {who}" + (f" ({role})" if role else ""))
-    details = [("Role", role), ("Name", signer.get("name")), ("Email", signer.get("email")),
-               ("Phone", signer.get("phone")), ("Status", signer.get("status")),
+    details = [("Role", role), ("Name", submitter.get("name")), ("Email", submitter.get("email")),
+               ("Phone", submitter.get("phone")), ("Status", submitter.get("status")),
                ("Completed at", completed_at and _shown(completed_at)),
-               ("IP address", signer.get("ip")), ("User agent", signer.get("user_agent"))]
+               ("IP address", submitter.get("ip")), ("User agent", submitter.get("user_agent"))]
     for label, value in details:
         if value := _line(value):
             _row(pdf, label, value)
-    _images(pdf, signer.get("images") or [])
-    for value in signer.get("values") or []:
+    _images(pdf, submitter.get("images") or [])
+    for value in submitter.get("values") or []:
         _row(pdf, _line(value.get("field")) or "Field", _text(value.get("value")) or "-")
 
 
 def _images(pdf: FPDF, pictures: list[dict[str, Any]]) -> None:
-    """The signer's images side by side, each fitted to IMAGE_BOX with its aspect ratio, its label below."""
+    """The submitter's images side by side, each fitted to IMAGE_BOX with its aspect ratio, its label below."""
     if not pictures:
         return
     width, height = IMAGE_BOX

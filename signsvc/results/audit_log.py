@@ -1,7 +1,7 @@
-"""What the audit log PDF shows (REFERENCE 8.3), gathered from a completed submission's records.
+"""What the audit log PDF shows, gathered from a completed submission's records.
 
 `signsvc.pdf.audit_log` documents the shape of the log; this module fills it in: the documents with
-both hashes, each signer's details, signature images and values, and the event log.
+both hashes, each submitter's details, signature images and values, and the event log.
 """
 
 from __future__ import annotations
@@ -9,11 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from signsvc.submissions import field_values
-
-from signsvc.submissions import values as signer_values
-
-from signsvc.submissions import statuses
+from signsvc.submissions import field_values, statuses
 from storage.records import Submission, SubmissionEvent, Submitter
 
 IMAGE_TYPES = {"signature", "initials", "image", "stamp"}
@@ -26,28 +22,27 @@ _SENTENCES = {
 }
 
 
-def log(submission: Submission, signers: list[Submitter], events: list[SubmissionEvent], *,
+def log(submission: Submission, submitters: list[Submitter], events: list[SubmissionEvent], *,
         documents: list[dict[str, str]], images: dict[str, bytes], filenames: dict[str, str], test_mode: bool,
         generated_at: datetime) -> dict[str, Any]:
     """The audit log of `submission`; `images` and `filenames` are its attachments by blob uuid."""
-    by_id = {signer.id: signer for signer in signers}
+    by_id = {submitter.id: submitter for submitter in submitters}
     created = {"time": submission.created_at.isoformat(),
                "text": f"Submission created via {'API' if submission.source == 'api' else submission.source}"}
     return {
         "title": submission.name or submission.template_name, "envelope_id": submission.envelope_id,
         "test_mode": test_mode, "generated_at": generated_at.isoformat(), "documents": documents,
-        "signers": [_signer(submission, signer, images, filenames) for signer in signers],
+        "submitters": [_submitter(submission, submitter, images, filenames) for submitter in submitters],
         "events": [created] + [{"time": event.event_timestamp.isoformat(), "text": _sentence(event, by_id)}
                                for event in events],
     }
 
 
-def _signer(submission: Submission, signer: Submitter, images: dict[str, bytes],
-            filenames: dict[str, str]) -> dict[str, Any]:
-    fields = signer_values.role_fields(submission, signer.role_uuid)
+def _submitter(submission: Submission, submitter: Submitter, images: dict[str, bytes],
+               filenames: dict[str, str]) -> dict[str, Any]:
     shown, pictures = [], []
-    for field in fields:
-        value = signer.field_values.get(field["uuid"])
+    for field in field_values.role_fields(submission.fields, submitter.role_uuid):
+        value = submitter.field_values.get(field["uuid"])
         if value is None or value == "" or value == []:
             continue
         if field["type"] in IMAGE_TYPES:
@@ -55,9 +50,9 @@ def _signer(submission: Submission, signer: Submitter, images: dict[str, bytes],
                 pictures.append({"label": field["name"], "png": images[str(value)]})
             continue
         shown.append({"field": field["name"], "value": _text(field, value, filenames)})
-    return {"role": signer.role, "name": signer.name, "email": signer.email, "phone": signer.phone,
-            "ip": signer.ip, "user_agent": signer.ua, "status": statuses.submitter_status(signer),
-            "completed_at": signer.completed_at.isoformat() if signer.completed_at else None,
+    return {"role": submitter.role, "name": submitter.name, "email": submitter.email, "phone": submitter.phone,
+            "ip": submitter.ip, "user_agent": submitter.ua, "status": statuses.submitter_status(submitter),
+            "completed_at": submitter.completed_at.isoformat() if submitter.completed_at else None,
             "images": pictures, "values": shown}
 
 
@@ -70,9 +65,9 @@ def _text(field: dict[str, Any], value: Any, filenames: dict[str, str]) -> str:
     return str(shown)
 
 
-def _sentence(event: SubmissionEvent, signers: dict[int, Submitter]) -> str:
-    signer = signers.get(event.submitter_id)
-    who = (signer.email or signer.name or signer.phone or signer.role) if signer else "the sender"
+def _sentence(event: SubmissionEvent, submitters: dict[int, Submitter]) -> str:
+    submitter = submitters.get(event.submitter_id) if event.submitter_id is not None else None
+    who = (submitter.email or submitter.name or submitter.phone or submitter.role) if submitter else "the sender"
     sentence = _SENTENCES.get(event.event_type, event.event_type.replace("_", " ").capitalize() + " by {}")
     reason = event.data.get("reason") if event.event_type == "decline_form" else None
     return sentence.format(who) + (f": {reason}" if reason else "")

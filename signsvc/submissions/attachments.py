@@ -45,8 +45,8 @@ async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], w
     name = field.get("name") or f"{field['type'].capitalize()} Field"
     try:
         if isinstance(source, Typed):
-            png, sha256 = await ingest.pool.run(pdf_calls.typed_signature, source.text, ingest.font_dir)
-            return NewFile(png, f"{field['type']}.png", "image/png", sha256)
+            png = await ingest.pool.run(pdf_calls.typed_signature, source.text, ingest.font_dir)
+            return NewFile(png.data, f"{field['type']}.png", "image/png", png.sha256)
         return await _upload(ingest, source, field, name, where)
     except pdf_calls.NotBase64:
         raise errors.Invalid(f"{name}: the value is neither valid base64 nor an https:// URL in {where}") from None
@@ -63,9 +63,8 @@ async def _upload(ingest: Ingest, source: Upload, field: dict[str, Any], name: s
         raise errors.Invalid(f"{name}: File type '.{extension}' is not allowed in {where}")
     file = await ingest.downloader.fetch(source.source) if source.is_url else source.source
     content = await ingest.pool.run(pdf_calls.attachment, file, field["type"] != "file")
-    kind = content["kind"]
-    return NewFile(content["data"], _filename(field["type"], kind, url_name),
-                   CONTENT_TYPES.get(kind, OCTET_STREAM), content["sha256"])
+    return NewFile(content.data, _filename(field["type"], content.kind, url_name),
+                   CONTENT_TYPES.get(content.kind or "", OCTET_STREAM), content.sha256)
 
 
 def _filename(field_type: str, kind: str | None, url_name: str) -> str:

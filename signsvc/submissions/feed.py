@@ -1,7 +1,7 @@
-"""The events feed (SPEC section 4, Events feed): completed signers, latest first, for catching up
+"""The events feed (SPEC section 4, Events feed): completed submitters, latest first, for catching up
 after a webhook outage.
 
-`after` and `before` are Unix seconds, so a page never ends inside a second: when the signers
+`after` and `before` are Unix seconds, so a page never ends inside a second: when the submitters
 completed in its last second go on beyond `limit`, that second moves whole to the next page (or,
 when it alone fills the page, the page holds all of it). `next` is then the last second shown and
 `after=next` starts right below it; `prev` is the first second shown and `before=prev` starts right
@@ -22,14 +22,14 @@ SECOND = timedelta(seconds=1)
 
 @dataclass(frozen=True)
 class FeedPage:
-    signers: list[Submitter]
+    submitters: list[Submitter]
     next: int | None
     prev: int | None
 
 
 async def form_completed(conn: Connection, account_id: int, *, limit: int, after: int | None,
                          before: int | None) -> FeedPage:
-    """Signers completed before `after` and in a second later than `before`, latest first."""
+    """Submitters completed before `after` and in a second later than `before`, latest first."""
     found = await stored.completed_submitters(conn, account_id, until=_moment(after),
                                               since=_moment(before + 1) if before is not None else None,
                                               limit=limit + 1)
@@ -43,14 +43,14 @@ async def _whole_seconds(conn: Connection, account_id: int, found: list[Submitte
     if len(found) <= limit or _second(found[limit]) != _second(found[limit - 1]):
         return found[:limit]
     last = _second(found[limit - 1])
-    earlier = [signer for signer in found[:limit] if _second(signer) != last]
+    earlier = [submitter for submitter in found[:limit] if _second(submitter) != last]
     if earlier:
         return earlier
     return await stored.completed_within(conn, account_id, _moment(last), _moment(last) + SECOND)
 
 
-def _second(signer: Submitter) -> int:
-    return int(signer.completed_at.timestamp() // 1)
+def _second(submitter: Submitter) -> int:
+    return int(submitter.completed_at.timestamp() // 1)
 
 
 def _moment(seconds: int | None) -> datetime | None:

@@ -116,6 +116,11 @@ def named(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return result
 
 
+def role_fields(fields: list[dict[str, Any]], role_uuid: str) -> list[dict[str, Any]]:
+    """A role's fields, unnamed ones called "<Type> Field <n>" counting over the whole template."""
+    return [f for f in named(fields) if f.get("submitter_uuid") == role_uuid]
+
+
 def _label(field: dict[str, Any]) -> str:
     return field.get("name") or f"{field['type'].capitalize()} Field"
 

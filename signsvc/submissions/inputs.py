@@ -23,14 +23,14 @@ _PHONE = re.compile(r"^\+\d{6,15}$")
 _TOP_KEYS = {"template_id", "submitters", "send_email", "send_sms", "order", "submitters_order",
              "completed_redirect_url", "message", "expire_at", "reply_to", "bcc_completed", "name", "variables",
              "emails"}
-_SIGNER_KEYS = {"role", "email", "phone", "name", "values", "readonly_fields", "external_id", "application_key",
+_SUBMITTER_KEYS = {"role", "email", "phone", "name", "values", "readonly_fields", "external_id", "application_key",
                 "metadata", "completed", "send_email", "send_sms", "message", "reply_to", "completed_redirect_url",
                 "uuid", "fields", "order", "roles", "go_to_last", "require_phone_2fa", "require_email_2fa",
                 "invite_by"}
 
 
 @dataclass(frozen=True)
-class SignerInput:
+class SubmitterInput:
     index: int
     role: str | None
     email: str | None
@@ -52,7 +52,7 @@ class SignerInput:
 @dataclass(frozen=True)
 class SubmissionInput:
     template_id: int
-    signers: list[SignerInput]
+    submitters: list[SubmitterInput]
     send_email: bool
     order: str
     name: str | None
@@ -63,18 +63,18 @@ class SubmissionInput:
 
 def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
     _refuse_unknown(body, _TOP_KEYS, None)
-    raw_signers = body.get("submitters")
-    if raw_signers is None:
+    raw_submitters = body.get("submitters")
+    if raw_submitters is None:
         raise errors.Invalid("submitters is required")
-    if not isinstance(raw_signers, list) or not raw_signers:
+    if not isinstance(raw_submitters, list) or not raw_submitters:
         raise errors.Invalid("submitters must be a non-empty array")
-    if len(raw_signers) > MAX_SUBMITTERS:
+    if len(raw_submitters) > MAX_SUBMITTERS:
         raise errors.Invalid(f"submitters must have at most {MAX_SUBMITTERS} entries")
     order = body.get("order", body.get("submitters_order")) or "preserved"
     if order not in ORDERS:
         raise errors.Invalid("order must be one of preserved, random")
     return SubmissionInput(
-        template_id=template_id(body), signers=[signer(raw, index) for index, raw in enumerate(raw_signers)],
+        template_id=template_id(body), submitters=[submitter(raw, index) for index, raw in enumerate(raw_submitters)],
         send_email=inputs.flag(body, "send_email", True), order=order, name=inputs.text(body, "name", limit=255),
         expire_at=expire_at(body.get("expire_at"), now), preferences=preferences(body, None),
         variables=_object(body, "variables", None))
@@ -91,16 +91,16 @@ def template_id(body: dict[str, Any]) -> int:
     return value
 
 
-def signer(raw: Any, index: int) -> SignerInput:
+def submitter(raw: Any, index: int) -> SubmitterInput:
     where = f"submitters[{index}]"
     if not isinstance(raw, dict):
         raise errors.Invalid(f"{where} must be an object")
-    _refuse_unknown(raw, _SIGNER_KEYS, where)
+    _refuse_unknown(raw, _SUBMITTER_KEYS, where)
     name, email, phone = (_text(raw, key, where) for key in ("name", "email", "phone"))
     if not (name or email or phone):
         raise errors.Invalid(f"email or phone or name is required in {where}")
     values = {**fields_values(raw, where), **_object(raw, "values", where)}
-    return SignerInput(
+    return SubmitterInput(
         index=index, role=_text(raw, "role", where) or None, email=checked_email(email, "email", where),
         phone=checked_phone(phone, where), name=name, values=values,
         readonly_fields=_readonly_fields(raw, where), external_id=external_id(raw, where),
@@ -109,7 +109,7 @@ def signer(raw: Any, index: int) -> SignerInput:
 
 
 def preferences(raw: dict[str, Any], where: str | None) -> dict[str, Any]:
-    """The invitation settings of a submission or a signer: message, reply_to, bcc_completed, redirect."""
+    """The invitation settings of a submission or a submitter: message, reply_to, bcc_completed, redirect."""
     found: dict[str, Any] = {}
     if (message := _message(raw, where)) is not None:
         found["message"] = message

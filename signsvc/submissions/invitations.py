@@ -1,77 +1,106 @@
-"""Invitation emails (SPEC section 4, `order`): queued in the transaction that makes a signer due.
+"""Invitation emails: queued in the transaction that makes a submitter due.
 
-`preserved` invites the next signer when the previous one completes; `random` invites everyone at
-once; `send_email: false` on the submission or the signer sends nothing. An invitation moves its
-signer to `sent` and records a `send_email` event once it is sent; without SMTP it is kept in the
+`preserved` order invites the next submitter when the previous one completes; `random` invites everyone
+at once; `send_email: false` on the submission or the submitter sends nothing. An invitation moves its
+submitter to `sent` and records a `send_email` event once it is sent; without SMTP it is kept in the
 outbox and counts as sent at once.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
 import storage.accounts as stored_accounts
 import storage.submissions as stored
-from signsvc.infra import jobs
-from signsvc.infra import mail
+from signsvc.infra import jobs, mail
+from signsvc.infra.clock import Clock
+from signsvc.infra.mail import Composed, Outbox
 from signsvc.submissions import statuses
-from signsvc.infra.services import Services
-from storage import Connection
+from storage import Connection, Database
 from storage.records import Submission, Submitter
 
 SEND_JOB = "invitations.send"
+SUBJECT = "You are invited to sign a document"
 
 
-def signing_link(services: Services, signer: Submitter) -> str:
-    return f"{services.config.site}/s/{signer.slug}"
+class Invitations:
+    def __init__(self, db: Database, clock: Clock, outbox: Outbox) -> None:
+        self.db, self.clock, self.outbox = db, clock, outbox
+
+    def link(self, submitter: Submitter) -> str:
+        """The signing form of the submitter: whoever holds it can sign."""
+        return f"{self.outbox.site}/s/{submitter.slug}"
+
+    async def invite_due(self, tx: Connection, submission: Submission) -> None:
+        """Invites every submitter whose turn has come and who has not been invited yet."""
+        if not submission.send_email:
+            return
+        submitters = await stored.submitters_of(tx, submission.id)
+        for submitter in submitters:
+            if submitter.preferences.get("send_email", True) and statuses.turn_has_come(submission, submitter,
+                                                                                         submitters):
+                await self.invite(tx, submission, submitter)
+
+    async def invite(self, tx: Connection, submission: Submission, submitter: Submitter) -> Submitter:
+        """Queues the submitter's invitation unless one was queued already or they cannot be invited."""
+        if submitter.invited_at or not submitter.email or submitter.completed_at or submitter.declined_at:
+            return submitter
+        settings = {**submission.preferences, **submitter.preferences}
+        account = await stored_accounts.get_account(tx, submission.account_id)
+        composed = compose(account_name=account.name, template_name=submission.template_name,
+                           submitter_name=submitter.name or submitter.email, submitter_email=submitter.email,
+                           link=self.link(submitter), expire_at=submission.expire_at,
+                           message=settings.get("message"))
+        email = await self.outbox.queue(tx, account_id=submission.account_id, kind="invitation", to=submitter.email,
+                                        composed=composed, reply_to=settings.get("reply_to"),
+                                        submitter_id=submitter.id, job_kind=SEND_JOB)
+        now = self.clock.now()
+        if email.sent_at:  # kept in the outbox: it counts as sent now
+            return await _mark_sent(tx, stored.changed(submitter, invited_at=now), email.sent_at)
+        return await stored.update_submitter(tx, stored.changed(submitter, invited_at=now), now)
+
+    def kinds(self) -> list[jobs.Kind]:
+        return [jobs.Kind(SEND_JOB, self._send, backoff=jobs.Backoff(attempts=12))]
+
+    async def _send(self, payload: dict[str, Any]) -> None:
+        """The job that sends one invitation through SMTP, then moves its submitter to `sent`."""
+        email = await self.outbox.send(payload["email_id"])
+        async with self.db.transaction() as tx:
+            submitter = await stored.get_submitter(tx, email.submitter_id) if email.submitter_id else None
+            if submitter:
+                await _mark_sent(tx, submitter, email.sent_at or self.clock.now())
 
 
-async def invite_due(tx: Connection, services: Services, submission: Submission) -> None:
-    """Invites every signer whose turn has come and who has not been invited yet."""
-    if not submission.send_email:
-        return
-    signers = await stored.submitters_of(tx, submission.id)
-    for signer in signers:
-        if signer.preferences.get("send_email", True) and statuses.turn_has_come(submission, signer, signers):
-            await invite(tx, services, submission, signer)
+def compose(*, account_name: str, template_name: str, submitter_name: str | None, submitter_email: str,
+            link: str, expire_at: datetime | None, message: dict[str, Any] | None) -> Composed:
+    """The invitation to sign; a custom `message` {subject, body} replaces the default wording."""
+    expiry = mail.format_time(expire_at) if expire_at else None
+    values = {"template.name": template_name, "submitter.name": submitter_name or "",
+              "submitter.email": submitter_email, "submitter.link": link, "account.name": account_name,
+              "submission.expire_at": expiry or ""}
+    message = message or {}
+    subject = mail.substitute(message.get("subject") or SUBJECT, values)
+    body = mail.substitute(message["body"], values).strip() if message.get("body") else None
+    context = {"account_name": account_name, "template_name": template_name, "submitter_name": submitter_name,
+               "link": link, "expire_at": expiry, "paragraphs": _paragraphs(body),
+               # The text version has no button: a custom body that leaves out the link gets it added.
+               "body": body if not body or link in body else f"{body}\n\n{link}"}
+    return mail.compose("invitation", subject, context)
 
 
-async def invite(tx: Connection, services: Services, submission: Submission, signer: Submitter) -> Submitter:
-    """Queues the signer's invitation unless one was queued already or the signer cannot be invited."""
-    if signer.invited_at or not signer.email or signer.completed_at or signer.declined_at:
-        return signer
-    settings = {**submission.preferences, **signer.preferences}
-    account = await stored_accounts.get_account(tx, submission.account_id)
-    composed = mail.invitation(
-        account_name=account.name, template_name=submission.template_name,
-        submitter_name=signer.name or signer.email, submitter_email=signer.email,
-        link=signing_link(services, signer), expire_at=submission.expire_at, message=settings.get("message"))
-    email = await mail.queue(tx, services.clock, services.config, account_id=submission.account_id,
-                             kind="invitation", to=signer.email, composed=composed,
-                             reply_to=settings.get("reply_to"), submitter_id=signer.id, job_kind=SEND_JOB)
-    now = services.clock.now()
-    if email.sent_at:  # kept in the outbox: it counts as sent now
-        return await _mark_sent(tx, stored.changed(signer, invited_at=now), email.sent_at)
-    return await stored.update_submitter(tx, stored.changed(signer, invited_at=now), now)
+def _paragraphs(body: str | None) -> list[list[str]]:
+    """A plain-text body as paragraphs of lines, so the HTML keeps its line breaks."""
+    if not body:
+        return []
+    return [paragraph.splitlines() for paragraph in re.split(r"\n\s*\n", body)]
 
 
-async def send(services: Services, payload: dict[str, Any]) -> None:
-    """The job that sends one invitation through SMTP, then moves its signer to `sent`."""
-    email = await mail.deliver(services, payload["email_id"])
-    async with services.db.transaction() as tx:
-        signer = await stored.get_submitter(tx, email.submitter_id) if email.submitter_id else None
-        if signer:
-            await _mark_sent(tx, signer, email.sent_at or services.clock.now())
-
-
-async def _mark_sent(tx: Connection, signer: Submitter, sent_at: datetime) -> Submitter:
-    if signer.sent_at:
-        return signer
-    signer = await stored.update_submitter(tx, stored.changed(signer, sent_at=sent_at), sent_at)
-    await stored.insert_event(tx, submission_id=signer.submission_id, submitter_id=signer.id,
+async def _mark_sent(tx: Connection, submitter: Submitter, sent_at: datetime) -> Submitter:
+    if submitter.sent_at:
+        return submitter
+    submitter = await stored.update_submitter(tx, stored.changed(submitter, sent_at=sent_at), sent_at)
+    await stored.insert_event(tx, submission_id=submitter.submission_id, submitter_id=submitter.id,
                               event_type="send_email", data={}, now=sent_at)
-    return signer
-
-
-KINDS = [jobs.Kind(SEND_JOB, send, backoff=jobs.Backoff(attempts=12))]
+    return submitter

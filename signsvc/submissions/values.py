@@ -1,4 +1,4 @@
-"""A signer's field values from input: checked per field type, their files made and stored.
+"""A submitter's field values from input: checked per field type, their files made and stored.
 
 Files (signatures, images, uploads) are fetched, decoded and drawn before the transaction, written
 to the content store, and recorded as the submission's attachments inside it; a value then holds the
@@ -11,13 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import storage.submissions as stored
-from signsvc.submissions import attachments
-from signsvc.submissions import field_values
+from signsvc.infra.clock import Clock
+from signsvc.infra.files import Files, NewFile
+from signsvc.submissions import attachments, field_values
 from signsvc.templates.documents import Ingest
-from signsvc.infra.files import NewFile
-from signsvc.infra.services import Services
 from storage import Connection
-from storage.records import Submission, Submitter
+from storage.records import Submitter
 
 
 @dataclass
@@ -28,12 +27,8 @@ class PreparedValues:
     files: list[NewFile] = field(default_factory=list)
 
 
-def role_fields(submission: Submission, role_uuid: str) -> list[dict[str, Any]]:
-    """The role's fields, unnamed ones called "<Type> Field <n>" counting over the whole template."""
-    return [f for f in field_values.named(submission.fields) if f.get("submitter_uuid") == role_uuid]
-
-
 async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where: str) -> PreparedValues:
+    """`raw` values of the role's `fields` checked, their files made (not yet stored)."""
     prepared = PreparedValues()
     by_uuid = {f["uuid"]: f for f in fields}
     for uuid, value in field_values.prefill(fields, raw, where).items():
@@ -47,22 +42,23 @@ async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where:
     return prepared
 
 
-async def record(tx: Connection, services: Services, signer: Submitter, prepared: PreparedValues) -> dict[str, Any]:
-    """The values as stored: each file recorded as an attachment of the signer's submission."""
+async def record(tx: Connection, clock: Clock, files: Files, submitter: Submitter,
+                 prepared: PreparedValues) -> dict[str, Any]:
+    """The values as stored: each file recorded as an attachment of the submitter's submission."""
     stored_values = {}
     for uuid, value in prepared.values.items():
         if isinstance(value, list) and value and isinstance(value[0], NewFile):
-            value = [await _attach(tx, services, signer, item) for item in value]
+            value = [await _attach(tx, clock, files, submitter, item) for item in value]
         elif isinstance(value, NewFile):
-            value = await _attach(tx, services, signer, value)
+            value = await _attach(tx, clock, files, submitter, value)
         stored_values[uuid] = value
     return stored_values
 
 
-async def _attach(tx: Connection, services: Services, signer: Submitter, file: NewFile) -> str:
-    blob = await services.files.record(tx, signer.account_id, file)
-    await stored.insert_attachment(tx, submission_id=signer.submission_id, submitter_id=signer.id, blob_id=blob.id,
-                                   now=services.clock.now())
+async def _attach(tx: Connection, clock: Clock, files: Files, submitter: Submitter, file: NewFile) -> str:
+    blob = await files.record(tx, submitter.account_id, file)
+    await stored.insert_attachment(tx, submission_id=submitter.submission_id, submitter_id=submitter.id,
+                                   blob_id=blob.id, now=clock.now())
     return blob.uuid
 
 

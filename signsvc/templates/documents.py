@@ -1,5 +1,5 @@
 """Documents of a new template: fetched or decoded, recognised by content, turned into a PDF,
-inspected for pages and form fields, and rendered to page images (SPEC section 2, Template).
+inspected for pages and form fields, and rendered to page images.
 
 The PDF work runs in the process pool; office conversion in a LibreOffice subprocess.
 """
@@ -13,17 +13,14 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from signsvc.infra import downloads
-
-from signsvc.infra import errors
-
-from signsvc.infra import pdf_calls
+from signsvc.infra import downloads, errors, pdf_calls
 from signsvc.infra.files import NewFile
 from signsvc.infra.office import OfficeConverter
-from signsvc.infra.pdf_calls import EngineError
 from signsvc.infra.pool import PdfPool
 
 OFFICE = {"docx", "doc", "odt", "rtf", "xlsx", "pptx"}
+PDF = "application/pdf"
+MAX_MERGED = 50
 SUPPORTED = "a PDF, an image (PNG, JPEG, WebP, GIF, TIFF) or an office document (DOCX, DOC, ODT, RTF, XLSX, PPTX)"
 
 
@@ -38,6 +35,9 @@ class IngestedDocument:
 
 
 class Ingest:
+    """Takes in what callers upload: documents for templates, files for values. Holds the PDF pool, the
+    office converter and the downloader, and where the fonts are."""
+
     def __init__(self, pool: PdfPool, office: OfficeConverter, downloader: downloads.Downloader,
                  font_dir: str | None = None) -> None:
         self.pool, self.office, self.downloader, self.font_dir = pool, office, downloader, font_dir
@@ -55,35 +55,48 @@ class Ingest:
             prepared = await self._prepared(file.strip(), where)
         except pdf_calls.NotBase64:
             raise errors.Invalid(f"{where}.file is neither valid base64 nor an https:// URL") from None
-        except EngineError as exc:
+        except pdf_calls.EngineError as exc:
             raise errors.Invalid(f"{where}.file: {exc}") from None
         name = _document_name(name, file) or "document"
-        extension, content_type = prepared["preview_extension"], prepared["preview_content_type"]
+        extension, content_type = prepared.preview_extension, prepared.preview_content_type
         return IngestedDocument(
-            uuid=str(uuids.uuid4()), name=name, pages=prepared["pages"], form_fields=prepared["fields"],
-            pdf=NewFile(prepared["pdf"], f"{name}.pdf", "application/pdf", prepared["pdf_sha256"]),
-            previews=[NewFile(image, f"{page}.{extension}", content_type, sha256) for page, (image, sha256)
-                      in enumerate(zip(prepared["previews"], prepared["preview_sha256s"]))])
+            uuid=str(uuids.uuid4()), name=name, pages=prepared.pages, form_fields=prepared.fields,
+            pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
+            previews=[NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
+                      for page, image in enumerate(prepared.previews)])
 
     async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
         """One PDF of every document, when there is more than one."""
         if len(documents) < 2:
             return None
-        data, sha256 = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
-        return NewFile(data, f"{name}.pdf", "application/pdf", sha256)
+        merged = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
+        return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
 
-    async def _prepared(self, file: str, where: str) -> dict[str, Any]:
+    async def merge(self, files: Any) -> str:
+        """The merge tool: `files`, two to `MAX_MERGED` base64 PDFs, as one base64 PDF of all their pages."""
+        if not files:
+            raise errors.Invalid("Files are required: files must be an array of base64 PDFs")
+        if not isinstance(files, list) or not all(isinstance(file, str) for file in files):
+            raise errors.Invalid("files must be an array of base64 PDFs (strings)")
+        if not 2 <= len(files) <= MAX_MERGED:
+            raise errors.Invalid(f"At least 2 files are required, and at most {MAX_MERGED}")
+        try:
+            return await self.pool.run(pdf_calls.merge_base64, files)
+        except pdf_calls.EngineError as exc:
+            raise errors.Invalid(str(exc)) from None
+
+    async def _prepared(self, file: str, where: str) -> pdf_calls.PreparedPdf:
         """Decoding, recognising and inspecting run in the pool; office files visit LibreOffice between."""
-        prepared = await self.pool.run(pdf_calls.ingest, await self._download(file, where) if _is_url(file) else file)
-        if prepared["kind"] in OFFICE:
+        ingested = await self.pool.run(pdf_calls.ingest, await self._download(file, where) if _is_url(file) else file)
+        if ingested.kind in OFFICE:
             try:
-                pdf = await self.office.to_pdf(prepared["data"], prepared["kind"])
+                pdf = await self.office.to_pdf(ingested.data, ingested.kind)
             except errors.Invalid as exc:
                 raise errors.Invalid(f"{where}.file: {exc.message}") from None
             return await self.pool.run(pdf_calls.prepare, pdf)
-        if "pdf" not in prepared:
+        if ingested.prepared is None:
             raise errors.Invalid(f"{where}.file is not a supported file: send {SUPPORTED}")
-        return prepared
+        return ingested.prepared
 
     async def _download(self, url: str, where: str) -> bytes:
         try:

@@ -1,4 +1,4 @@
-"""Templates (SPEC section 4, Templates): create from documents, change, clone, archive, delete.
+"""Templates: create from documents, change, clone, archive, delete.
 
 Every change commits with its `template.created` / `template.updated` event (the outbox). Files are
 written before the transaction that records them and removed again when it fails, so a refused
@@ -11,164 +11,185 @@ from typing import Any
 
 import storage.templates as stored
 from signsvc.accounts import auth
-from signsvc.infra import errors
-from signsvc.webhooks import events
-from signsvc.infra import json_fields as inputs
-from signsvc.infra import tokens as keys
-from signsvc.templates import fields as template_fields
+from signsvc.infra import errors, json_fields, tokens
+from signsvc.infra.clock import Clock
+from signsvc.infra.files import Files
+from signsvc.templates import template_fields
 from signsvc.templates.documents import Ingest, IngestedDocument
-from signsvc.infra.services import Services
-from signsvc.templates.fields import Page, Roles
-from storage import Connection
+from signsvc.templates.template_fields import Page, Roles
+from signsvc.webhooks import events
+from storage import Connection, Database
 from storage.records import Principal, Template, TemplateDocument
 
 DEFAULT_FOLDER = "Default"
 
 
-async def create(services: Services, ingest: Ingest, principal: Principal, body: dict[str, Any]) -> int:
-    """A template from the creation input; answers its id."""
-    name, external_id, folder_name = (inputs.text(body, key) for key in ("name", "external_id", "folder_name"))
-    raw_documents = body.get("documents")
-    if not isinstance(raw_documents, list) or not raw_documents:
-        raise errors.Invalid("documents must be a non-empty array")
-    documents = [await ingest.document(raw, f"documents[{index}]") for index, raw in enumerate(raw_documents)]
-    roles, fields = Roles(), []
-    for index, (raw, document) in enumerate(zip(raw_documents, documents)):
+class Templates:
+    def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest) -> None:
+        self.db, self.clock, self.files, self.ingest = db, clock, files, ingest
+
+    async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
+        """A template from the creation input."""
+        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id",
+                                                                                 "folder_name"))
+        raw_documents = body.get("documents")
+        if not isinstance(raw_documents, list) or not raw_documents:
+            raise errors.Invalid("documents must be a non-empty array")
+        documents = [await self.ingest.document(raw, f"documents[{index}]") for index, raw in enumerate(raw_documents)]
+        roles, fields = _fields_of_documents(raw_documents, documents)
+        name = name or documents[0].name
+        combined = await self.ingest.combined(documents, name)
+        files = [file for document in documents for file in (document.pdf, *document.previews)] + \
+            ([combined] if combined else [])
+        await self.files.write(files)
+        try:
+            async with self.db.transaction() as tx:
+                now = self.clock.now()
+                folder = await stored.folder(tx, principal.account_id, folder_name or DEFAULT_FOLDER, now)
+                combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None
+                template_id = await stored.insert_template(
+                    tx, account_id=principal.account_id, author_id=principal.user_id, folder_id=folder.id,
+                    slug=tokens.slug(), name=name, external_id=external_id, source="api", roles=roles.items,
+                    fields=fields, preferences={}, combined_blob_id=combined_blob.id if combined_blob else None,
+                    shared_link=json_fields.flag(body, "shared_link", False), now=now)
+                for position, document in enumerate(documents):
+                    await self._record_document(tx, principal.account_id, template_id, position, document)
+                await self._event(tx, principal.account_id, "template.created", template_id)
+                return await stored.required_template(tx, template_id)
+        except BaseException:
+            await self.files.discard(files)
+            raise
+
+    async def find(self, principal: Principal, template_id: int) -> Template:
+        """The principal's template: 404 when missing, 403 or 404 (naming the key) when not its own."""
+        return auth.owned(principal, await stored.get_template(self.db, template_id), "Template")
+
+    async def page(self, principal: Principal, **filters: Any) -> list[Template]:
+        """The account's templates, newest first (`storage.templates.list_templates` names the filters)."""
+        return await stored.list_templates(self.db, principal.account_id, **filters)
+
+    async def documents_of(self, template: Template) -> list[TemplateDocument]:
+        return await stored.list_documents(self.db, template.id)
+
+    async def documents_of_page(self, principal: Principal,
+                                templates: list[Template]) -> dict[int, list[TemplateDocument]]:
+        return await stored.documents_of(self.db, principal.account_id, templates)
+
+    async def update(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
+        """Renames, moves, edits roles and fields, archives or restores."""
+        body = body["template"] if isinstance(body.get("template"), dict) else body
+        async with self.db.transaction() as tx:
+            template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
+            changes = await self._changes(tx, template, body)
+            await stored.update_template(tx, template, changes, self.clock.now())
+            await self._event(tx, template.account_id, "template.updated", template.id)
+            return await stored.required_template(tx, template.id)
+
+    async def archive(self, principal: Principal, template_id: int) -> Template:
+        async with self.db.transaction() as tx:
+            template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
+            if template.archived_at is None:
+                await stored.update_template(tx, template, {"archived_at": self.clock.now()}, self.clock.now())
+            return await stored.required_template(tx, template.id)
+
+    async def delete(self, principal: Principal, template_id: int) -> Template:
+        """Deletes the template and its files for good; answers it as it was."""
+        async with self.db.transaction() as tx:
+            template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
+            documents = await stored.list_documents(tx, template.id)
+            await stored.delete_template(tx, template.id)
+            blob_ids = [blob_id for document in documents for blob_id in _blob_ids(document)]
+            blob_ids += [template.combined_blob_id] if template.combined_blob_id else []
+            orphans = await self.files.delete(tx, blob_ids)
+        await self.files.remove_contents(orphans)
+        return template
+
+    async def clone(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
+        """A copy with fresh uuids for roles, fields, options and documents, and files of its own."""
+        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id",
+                                                                                 "folder_name"))
+        async with self.db.transaction() as tx:
+            now = self.clock.now()
+            source = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
+            documents = await stored.list_documents(tx, source.id)
+            fresh = _fresh_uuids(source, documents)
+            folder_id = (await stored.folder(tx, source.account_id, folder_name, now)).id \
+                if folder_name else source.folder_id
+            combined = await self.files.copy(tx, source.combined_blob_id) if source.combined_blob_id else None
+            clone_id = await stored.insert_template(
+                tx, account_id=source.account_id, author_id=principal.user_id, folder_id=folder_id,
+                slug=tokens.slug(), name=name or f"{source.name} (Clone)", external_id=external_id, source="api",
+                roles=_renamed(source.roles, fresh), fields=_renamed(source.fields, fresh),
+                preferences=source.preferences, combined_blob_id=combined.id if combined else None,
+                shared_link=source.shared_link, now=now)
+            for document in documents:
+                await self._copy_document(tx, clone_id, document, fresh)
+            await self._event(tx, source.account_id, "template.created", clone_id)
+            return await stored.required_template(tx, clone_id)
+
+    async def _record_document(self, tx: Connection, account_id: int, template_id: int, position: int,
+                               document: IngestedDocument) -> None:
+        blob = await self.files.record(tx, account_id, document.pdf)
+        previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
+        await stored.insert_document(tx, template_id=template_id, uuid=document.uuid, position=position,
+                                     name=document.name, blob_id=blob.id, pages=document.pages,
+                                     previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename}
+                                               for p in previews])
+
+    async def _copy_document(self, tx: Connection, template_id: int, document: TemplateDocument,
+                             fresh: dict[str, str]) -> None:
+        blob = await self.files.copy(tx, document.blob_id)
+        previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
+        await stored.insert_document(tx, template_id=template_id, uuid=fresh[document.uuid],
+                                     position=document.position, name=document.name, blob_id=blob.id,
+                                     pages=document.pages,
+                                     previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename}
+                                               for p in previews])
+
+    async def _changes(self, tx: Connection, template: Template, body: dict[str, Any]) -> dict[str, Any]:
+        changes: dict[str, Any] = {}
+        now = self.clock.now()
+        if (name := json_fields.text(body, "name")) is not None:
+            if not name.strip():
+                raise errors.Invalid("name must not be empty")
+            changes["name"] = name
+        if "external_id" in body:
+            changes["external_id"] = json_fields.text(body, "external_id")
+        if (folder_name := json_fields.text(body, "folder_name")) is not None:
+            changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
+        if "shared_link" in body:
+            changes["shared_link"] = json_fields.flag(body, "shared_link", template.shared_link)
+        if "archived" in body:
+            archived = json_fields.flag(body, "archived")
+            changes["archived_at"] = (template.archived_at or now) if archived else None
+        roles = _roles(template, body)
+        if roles is not None:
+            changes["roles"] = roles.items
+        if "fields" in body:
+            roles = roles or Roles(template.roles)
+            pages = [Page(d.uuid, len(d.pages)) for d in await stored.list_documents(tx, template.id)]
+            changes["fields"] = template_fields.fields(body["fields"], roles, pages, "fields", first_page=0)
+            changes["roles"] = roles.items
+        return changes
+
+    async def _event(self, tx: Connection, account_id: int, event_type: str, template_id: int) -> None:
+        await events.record(tx, self.clock, account_id=account_id, event_type=event_type, record_type="template",
+                            record_id=template_id)
+
+
+def _fields_of_documents(raw_documents: list[Any],
+                         documents: list[IngestedDocument]) -> tuple[Roles, list[dict[str, Any]]]:
+    """The roles and fields the creation input gives each document, else the document's own form fields."""
+    roles, found = Roles(), []
+    for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True)):
         pages = [Page(document.uuid, len(document.pages))]
         if raw.get("fields") is not None:
-            fields += template_fields.fields(raw["fields"], roles, pages, f"documents[{index}].fields", first_page=1)
+            found += template_fields.fields(raw["fields"], roles, pages, f"documents[{index}].fields", first_page=1)
         else:
-            fields += template_fields.fields(document.form_fields, roles, pages, f"documents[{index}] form fields",
-                                             first_page=0)
+            found += template_fields.fields(document.form_fields, roles, pages, f"documents[{index}] form fields",
+                                   first_page=0)
     roles.uuid_for(None)
-    name = name or documents[0].name
-    combined = await ingest.combined(documents, name)
-    files = [file for document in documents for file in (document.pdf, *document.previews)] + \
-        ([combined] if combined else [])
-    await services.files.write(files)
-    try:
-        async with services.db.transaction() as tx:
-            folder = await stored.folder(tx, principal.account_id, folder_name or DEFAULT_FOLDER, services.clock.now())
-            combined_blob = await services.files.record(tx, principal.account_id, combined) if combined else None
-            template_id = await stored.insert_template(
-                tx, account_id=principal.account_id, author_id=principal.user_id, folder_id=folder.id,
-                slug=keys.slug(), name=name, external_id=external_id, source="api", roles=roles.items,
-                fields=fields, preferences={}, combined_blob_id=combined_blob.id if combined_blob else None,
-                shared_link=inputs.flag(body, "shared_link", False), now=services.clock.now())
-            for position, document in enumerate(documents):
-                await _record_document(tx, services, principal.account_id, template_id, position, document)
-            await _event(tx, services, principal.account_id, "template.created", template_id)
-    except BaseException:
-        await services.files.discard(files)
-        raise
-    return template_id
-
-
-async def find(conn: Connection, principal: Principal, template_id: int) -> Template:
-    """The principal's template: 404 when missing, 403 or 404 (naming the key) when not its own."""
-    return auth.owned(principal, await stored.get_template(conn, template_id), "Template")
-
-
-async def update(services: Services, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
-    """Renames, moves, edits roles and fields, archives or restores (REFERENCE section 3.4)."""
-    body = body["template"] if isinstance(body.get("template"), dict) else body
-    async with services.db.transaction() as tx:
-        template = await find(tx, principal, template_id)
-        changes = await _changes(tx, services, template, body)
-        await stored.update_template(tx, template, changes, services.clock.now())
-        await _event(tx, services, template.account_id, "template.updated", template.id)
-        return await stored.get_template(tx, template.id)
-
-
-async def archive(services: Services, principal: Principal, template_id: int) -> Template:
-    async with services.db.transaction() as tx:
-        template = await find(tx, principal, template_id)
-        if template.archived_at is None:
-            await stored.update_template(tx, template, {"archived_at": services.clock.now()}, services.clock.now())
-        return await stored.get_template(tx, template.id)
-
-
-async def delete(services: Services, principal: Principal, template_id: int) -> Template:
-    """Deletes the template and its files for good; answers it as it was."""
-    async with services.db.transaction() as tx:
-        template = await find(tx, principal, template_id)
-        documents = await stored.list_documents(tx, template.id)
-        await stored.delete_template(tx, template.id)
-        blob_ids = [blob_id for document in documents for blob_id in _blob_ids(document)]
-        blob_ids += [template.combined_blob_id] if template.combined_blob_id else []
-        orphans = await services.files.delete(tx, blob_ids)
-    await services.files.remove_contents(orphans)
-    return template
-
-
-async def clone(services: Services, principal: Principal, template_id: int, body: dict[str, Any]) -> int:
-    """A copy with fresh uuids for roles, fields, options and documents, and files of its own."""
-    name, external_id, folder_name = (inputs.text(body, key) for key in ("name", "external_id", "folder_name"))
-    async with services.db.transaction() as tx:
-        source = await find(tx, principal, template_id)
-        documents = await stored.list_documents(tx, source.id)
-        fresh = _fresh_uuids(source, documents)
-        folder_id = (await stored.folder(tx, source.account_id, folder_name, services.clock.now())).id \
-            if folder_name else source.folder_id
-        combined = await services.files.copy(tx, source.combined_blob_id) if source.combined_blob_id else None
-        clone_id = await stored.insert_template(
-            tx, account_id=source.account_id, author_id=principal.user_id, folder_id=folder_id, slug=keys.slug(),
-            name=name or f"{source.name} (Clone)", external_id=external_id, source="api",
-            roles=_renamed(source.roles, fresh), fields=_renamed(source.fields, fresh),
-            preferences=source.preferences, combined_blob_id=combined.id if combined else None,
-            shared_link=source.shared_link, now=services.clock.now())
-        for document in documents:
-            await _copy_document(tx, services, clone_id, document, fresh)
-        await _event(tx, services, source.account_id, "template.created", clone_id)
-    return clone_id
-
-
-async def documents_of(services: Services, template: Template) -> list[TemplateDocument]:
-    return await stored.list_documents(services.db, template.id)
-
-
-async def _record_document(tx: Connection, services: Services, account_id: int, template_id: int, position: int,
-                           document: IngestedDocument) -> None:
-    blob = await services.files.record(tx, account_id, document.pdf)
-    previews = [await services.files.record(tx, account_id, preview) for preview in document.previews]
-    await stored.insert_document(tx, template_id=template_id, uuid=document.uuid, position=position,
-                                 name=document.name, blob_id=blob.id, pages=document.pages,
-                                 previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews])
-
-
-async def _copy_document(tx: Connection, services: Services, template_id: int, document: TemplateDocument,
-                         fresh: dict[str, str]) -> None:
-    blob = await services.files.copy(tx, document.blob_id)
-    previews = [await services.files.copy(tx, preview["id"]) for preview in document.previews]
-    await stored.insert_document(tx, template_id=template_id, uuid=fresh[document.uuid], position=document.position,
-                                 name=document.name, blob_id=blob.id, pages=document.pages,
-                                 previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews])
-
-
-async def _changes(tx: Connection, services: Services, template: Template, body: dict[str, Any]) -> dict[str, Any]:
-    changes: dict[str, Any] = {}
-    if (name := inputs.text(body, "name")) is not None:
-        if not name.strip():
-            raise errors.Invalid("name must not be empty")
-        changes["name"] = name
-    if "external_id" in body:
-        changes["external_id"] = inputs.text(body, "external_id")
-    if (folder_name := inputs.text(body, "folder_name")) is not None:
-        changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, services.clock.now())).id
-    if "shared_link" in body:
-        changes["shared_link"] = inputs.flag(body, "shared_link", template.shared_link)
-    if "archived" in body:
-        archived = inputs.flag(body, "archived")
-        changes["archived_at"] = (template.archived_at or services.clock.now()) if archived else None
-    roles = _roles(template, body)
-    if roles is not None:
-        changes["roles"] = roles.items
-    if "fields" in body:
-        roles = roles or Roles(template.roles)
-        pages = [Page(d.uuid, len(d.pages)) for d in await stored.list_documents(tx, template.id)]
-        changes["fields"] = template_fields.fields(body["fields"], roles, pages, "fields", first_page=0)
-        changes["roles"] = roles.items
-    return changes
+    return roles, found
 
 
 def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
@@ -213,6 +234,3 @@ def _blob_ids(document: TemplateDocument) -> list[int]:
     return [document.blob_id] + [preview["id"] for preview in document.previews]
 
 
-async def _event(tx: Connection, services: Services, account_id: int, event_type: str, template_id: int) -> None:
-    await events.record(tx, services.clock, account_id=account_id, event_type=event_type, record_type="template",
-                        record_id=template_id)

@@ -1,4 +1,4 @@
-"""Sending webhook deliveries (SPEC section 6): a signed POST of the event envelope, made by a job
+"""Sending webhook deliveries: a signed POST of the event envelope, made by a job
 outside any transaction, with one time limit for the whole exchange and a bounded read of the
 answer; each attempt is logged and the next one scheduled by the retry schedule.
 
@@ -13,27 +13,19 @@ import asyncio
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
+from typing import Any
 
 import aiohttp
-from aiohttp import web
 from yarl import URL
 
 import storage.webhooks as stored
-from signsvc.infra import downloads
-from signsvc.infra import errors
-from signsvc.infra import jobs
-from signsvc.webhooks import signature as webhook_signature
-from signsvc.webhooks import endpoints as webhooks
-from signsvc.http.responses import dumps, iso
+from signsvc.infra import downloads, errors, jobs
 from signsvc.infra.clock import Clock
-from signsvc.infra.config import Config
-from signsvc.infra.services import Services
+from signsvc.webhooks import endpoints, signature
+from signsvc.webhooks.payloads import Payloads
+from signsvc.wire.encoding import dumps, iso
 from storage import Database
 from storage.records import DeliveryStatus, WebhookDelivery, WebhookEndpoint
-
-if TYPE_CHECKING:
-    from signsvc.webhooks.payloads import Serializer
 
 USER_AGENT = "signsvc-webhooks/1"
 # Of an answer only this much is read (a failure's log shows its start); the rest is never waited for.
@@ -111,30 +103,23 @@ class Sender:
 
 class Deliverer:
     """Sends deliveries (the `webhooks.deliver` job) and test webhooks, with one `Sender`; the payload
-    of each event comes from the serializer of its record type (`signsvc/webhook_payloads.py`)."""
+    of each event is built by `Payloads` when it is sent."""
 
-    def __init__(self, config: Config, serializers: Mapping[str, "Serializer"]) -> None:
-        self.sender = Sender(timeout=config.webhook_timeout_seconds, public_only=config.webhook_public_only)
-        self.serializers = serializers
-        self.kinds = [jobs.Kind(webhooks.DELIVER, self.deliver, backoff=HANDLER_RETRIES)]
+    def __init__(self, db: Database, clock: Clock, payloads: Payloads, sender: Sender) -> None:
+        self.db, self.clock, self.payloads, self.sender = db, clock, payloads, sender
 
-    async def context(self, app: web.Application) -> AsyncIterator[None]:
-        """Cleanup context: the client closes after the worker has stopped."""
-        yield
-        await self.sender.close()
+    def kinds(self) -> list[jobs.Kind]:
+        return [jobs.Kind(endpoints.DELIVER, self.deliver, backoff=HANDLER_RETRIES)]
 
-    async def deliver(self, services: Services, payload: dict[str, Any]) -> datetime | None:
+    async def deliver(self, payload: dict[str, Any]) -> datetime | None:
         """Makes the delivery's next attempt if it is pending and due; answers when to run again."""
-        db, clock = services.db, services.clock
+        db, clock = self.db, self.clock
         delivery = await stored.get_delivery(db, payload["delivery_id"])
         if delivery is None or delivery.status is not DeliveryStatus.PENDING:
             return None  # the endpoint was deleted, or the delivery was settled by an earlier run
         if delivery.next_attempt_at is not None and delivery.next_attempt_at > clock.now():
             return delivery.next_attempt_at  # run early: after a crash between an attempt and its job's release
-        serializer = self.serializers.get(delivery.record_type)
-        if serializer is None:
-            raise LookupError(f"no webhook payload is defined for {delivery.record_type} records")
-        data = await serializer(db, services, delivery.record_id, delivery.event_type)
+        data = await self.payloads.data(db, delivery.record_type, delivery.record_id, delivery.event_type)
         if data is None:
             gone = f"Not sent: the {delivery.record_type} {delivery.record_id} no longer exists"
             return await _record(db, clock, delivery, Outcome(False, clock.now(), error=gone), final=True)
@@ -143,22 +128,22 @@ class Deliverer:
         outcome = await self.sender.post(clock, delivery.url, *signed(delivery, clock, envelope))
         return await _record(db, clock, delivery, outcome)
 
-    async def test(self, services: Services, endpoint: WebhookEndpoint) -> Outcome:
-        """Sends a sample form.completed built from the account's latest completed signer, at once,
+    async def test(self, endpoint: WebhookEndpoint) -> Outcome:
+        """Sends a sample form.completed built from the account's latest completed submitter, at once,
         without an event_id; it is not logged and not retried."""
-        submitter_id = await stored.latest_completed_submitter_id(services.db, endpoint.account_id)
+        submitter_id = await stored.latest_completed_submitter_id(self.db, endpoint.account_id)
         if submitter_id is None:
             raise errors.Invalid("No signer of this account has completed yet: the test webhook is a form.completed "
                                  "built from the latest completed signer")
-        data = await self.serializers["submitter"](services.db, services, submitter_id, "form.completed")
-        envelope = {"event_type": "form.completed", "timestamp": iso(services.clock.now()), "data": data}
-        return await self.sender.post(services.clock, endpoint.url, *signed(endpoint, services.clock, envelope))
+        data = await self.payloads.submitter(self.db, submitter_id)
+        envelope = {"event_type": "form.completed", "timestamp": iso(self.clock.now()), "data": data}
+        return await self.sender.post(self.clock, endpoint.url, *signed(endpoint, self.clock, envelope))
 
 
 def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
            envelope: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
-    """The body and headers of a delivery (SPEC section 6, headers of every delivery), signed with the
-    endpoint's secret (which a delivery record carries too)."""
+    """The body and headers of a delivery, signed with the endpoint's secret (which a delivery record
+    carries too)."""
     body = dumps(envelope).encode()
     timestamp = int(clock.now().timestamp())
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
@@ -166,7 +151,7 @@ def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
     if "event_id" in envelope:
         headers["X-Service-Event-Id"] = envelope["event_id"]
     if endpoint.secret is not None:
-        headers["X-Service-Signature"] = webhook_signature.sign(endpoint.secret, timestamp, body)
+        headers["X-Service-Signature"] = signature.sign(endpoint.secret, timestamp, body)
         headers[endpoint.secret_header] = endpoint.secret
     return body, headers
 
@@ -175,7 +160,7 @@ async def _record(db: Database, clock: Clock, delivery: WebhookDelivery, outcome
                   final: bool = False) -> datetime | None:
     """Logs the attempt and settles the delivery or schedules its next attempt; answers that time."""
     failures = 0 if outcome.delivered else delivery.failures + 1
-    next_at = None if outcome.delivered or final else webhooks.retries(delivery.event_type).next_at(failures, clock)
+    next_at = None if outcome.delivered or final else endpoints.retries(delivery.event_type).next_at(failures, clock)
     status = DeliveryStatus.DELIVERED if outcome.delivered else \
         DeliveryStatus.PENDING if next_at else DeliveryStatus.FAILED
     async with db.transaction() as tx:

@@ -2,14 +2,13 @@
 secret; every recorded event becomes a delivery to each endpoint that chose its type.
 
 Deliveries are written in the transaction of the change that recorded the event (the outbox), each
-with a job that sends it (`signsvc/webhook_delivery.py`). Endpoints are managed by an API key
+with a job that sends it (`signsvc/webhooks/delivery.py`). Endpoints are managed by an API key
 (`/api/webhooks`, an extension), by management commands, and for test suites by
 `SIGNSVC_WEBHOOK_URL` / `SIGNSVC_TEST_WEBHOOK_URL`, which name one endpoint for every event type.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -18,17 +17,14 @@ from typing import Any
 from yarl import URL
 
 import storage.webhooks as stored
+from storage.accounts import first_live_account
 from signsvc.accounts import auth
 from signsvc.infra import errors
 from signsvc.infra import json_fields as inputs
 from signsvc.infra import jobs
 from signsvc.infra.clock import Clock
-from signsvc.infra.config import Config, ConfigError
 from storage import Connection, Database
-from storage.accounts import first_live_account
-from storage.records import Event, Principal, WebhookDelivery, WebhookEndpoint
-
-log = logging.getLogger(__name__)
+from storage.records import DeliveryStatus, Event, Principal, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 EVENT_TYPES = ("form.viewed", "form.started", "form.completed", "form.declined", "submission.created",
                "submission.completed", "submission.expired", "submission.archived", "template.created",
@@ -63,73 +59,102 @@ class Changed:
     warnings: list[str]
 
 
-async def create(db: Database, clock: Clock, account_id: int, body: dict[str, Any]) -> Changed:
-    url = _url(body.get("url"))
-    events = _events(body["events"]) if body.get("events") is not None else list(DEFAULT_EVENTS)
-    header, secret = _secret(body.get("secret"))
-    async with db.transaction() as tx:
-        if await stored.count_endpoints(tx, account_id) >= MAX_ENDPOINTS:
-            raise errors.Invalid(f"an account has at most {MAX_ENDPOINTS} webhook endpoints")
-        endpoint = await stored.insert_endpoint(tx, account_id=account_id, url=url, events=events,
-                                                secret_header=header, secret=secret, now=clock.now())
-    if endpoint is None:
-        raise errors.Invalid(f"url {url} already has a webhook endpoint")
-    return Changed(endpoint, _warnings(secret))
+@dataclass(frozen=True)
+class Delivered:
+    """A delivery with its attempts, first to last."""
+
+    delivery: WebhookDelivery
+    attempts: list[WebhookAttempt]
+
+    @property
+    def id(self) -> int:
+        return self.delivery.id
 
 
-async def update(db: Database, clock: Clock, scope: Principal | None, endpoint_id: int,
-                 body: dict[str, Any]) -> Changed:
-    """Changes what `body` names: `url`, `events`, `secret` (null removes it)."""
-    async with db.transaction() as tx:
-        endpoint = await find(tx, scope, endpoint_id)
-        changes: dict[str, Any] = {}
-        if body.get("url") is not None and body["url"] != endpoint.url:
-            changes["url"] = _url(body["url"])
-            if await stored.find_endpoint_by_url(tx, endpoint.account_id, changes["url"]):
-                raise errors.Invalid(f"url {changes['url']} already has a webhook endpoint")
-        if body.get("events") is not None:
-            changes["events"] = _events(body["events"])
-        if "secret" in body:
-            changes["secret_header"], changes["secret"] = _secret(body["secret"])
-        endpoint = await stored.update_endpoint(tx, replace(endpoint, **changes), clock.now())
-    return Changed(endpoint, _warnings(endpoint.secret) if "secret" in changes else [])
+class WebhookEndpoints:
+    """Endpoints of accounts. `scope` None is the operator (management commands): any account."""
 
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self.db, self.clock = db, clock
 
-async def delete(db: Database, scope: Principal | None, endpoint_id: int) -> WebhookEndpoint:
-    """Removes the endpoint with its delivery log; its pending deliveries are not sent."""
-    async with db.transaction() as tx:
-        endpoint = await find(tx, scope, endpoint_id)
-        await stored.delete_endpoint(tx, endpoint.id)
-    return endpoint
+    async def page(self, account_id: int, *, limit: int, after: int | None = None,
+                   before: int | None = None) -> list[WebhookEndpoint]:
+        return await stored.list_endpoints(self.db, account_id, limit=limit, after=after, before=before)
 
+    async def create(self, account_id: int, body: dict[str, Any]) -> Changed:
+        url = _url(body.get("url"))
+        events = _events(body["events"]) if body.get("events") is not None else list(DEFAULT_EVENTS)
+        header, secret = _secret(body.get("secret"))
+        async with self.db.transaction() as tx:
+            if await stored.count_endpoints(tx, account_id) >= MAX_ENDPOINTS:
+                raise errors.Invalid(f"an account has at most {MAX_ENDPOINTS} webhook endpoints")
+            endpoint = await stored.insert_endpoint(tx, account_id=account_id, url=url, events=events,
+                                                    secret_header=header, secret=secret, now=self.clock.now())
+        if endpoint is None:
+            raise errors.Invalid(f"url {url} already has a webhook endpoint")
+        return Changed(endpoint, _warnings(secret))
 
-async def find(conn: Connection, scope: Principal | None, endpoint_id: int) -> WebhookEndpoint:
-    """The endpoint, if `scope` may reach it; None as scope is the operator (management commands)."""
-    endpoint = await stored.get_endpoint(conn, endpoint_id)
-    if endpoint is None:
-        raise errors.NotFound(f"Webhook endpoint {endpoint_id} not found")
-    if scope is not None:
-        auth.check_owner(scope, endpoint.account_id, "Webhook endpoint", endpoint.id)
-    return endpoint
+    async def update(self, scope: Principal | None, endpoint_id: int, body: dict[str, Any]) -> Changed:
+        """Changes what `body` names: `url`, `events`, `secret` (null removes it)."""
+        async with self.db.transaction() as tx:
+            endpoint = await _find(tx, scope, endpoint_id)
+            changes: dict[str, Any] = {}
+            if body.get("url") is not None and body["url"] != endpoint.url:
+                changes["url"] = _url(body["url"])
+                if await stored.find_endpoint_by_url(tx, endpoint.account_id, changes["url"]):
+                    raise errors.Invalid(f"url {changes['url']} already has a webhook endpoint")
+            if body.get("events") is not None:
+                changes["events"] = _events(body["events"])
+            if "secret" in body:
+                changes["secret_header"], changes["secret"] = _secret(body["secret"])
+            endpoint = await stored.update_endpoint(tx, replace(endpoint, **changes), self.clock.now())
+        return Changed(endpoint, _warnings(endpoint.secret) if "secret" in changes else [])
 
+    async def delete(self, scope: Principal | None, endpoint_id: int) -> WebhookEndpoint:
+        """Removes the endpoint with its delivery log; its pending deliveries are not sent."""
+        async with self.db.transaction() as tx:
+            endpoint = await _find(tx, scope, endpoint_id)
+            await stored.delete_endpoint(tx, endpoint.id)
+        return endpoint
 
-async def find_delivery(conn: Connection, scope: Principal | None, endpoint_id: int,
-                        delivery_id: int) -> WebhookDelivery:
-    endpoint = await find(conn, scope, endpoint_id)
-    delivery = await stored.get_delivery(conn, delivery_id)
-    if delivery is None or delivery.endpoint_id != endpoint.id:
-        raise errors.NotFound(f"Delivery {delivery_id} of webhook endpoint {endpoint.id} not found")
-    return delivery
+    async def find(self, scope: Principal | None, endpoint_id: int) -> WebhookEndpoint:
+        """The endpoint, if `scope` may reach it."""
+        return await _find(self.db, scope, endpoint_id)
 
+    async def deliveries(self, scope: Principal | None, endpoint_id: int, *, status: DeliveryStatus | None,
+                         limit: int, after: int | None = None, before: int | None = None) -> list[Delivered]:
+        """The endpoint's delivery log, newest first, each delivery with its attempts."""
+        endpoint = await self.find(scope, endpoint_id)
+        found = await stored.list_deliveries(self.db, endpoint.id, status=status, limit=limit, after=after,
+                                             before=before)
+        attempts = await stored.attempts_of(self.db, endpoint.id, found)
+        return [Delivered(delivery, attempts[delivery.id]) for delivery in found]
 
-async def resend(db: Database, clock: Clock, scope: Principal | None, endpoint_id: int,
-                 delivery_id: int) -> WebhookDelivery:
-    """Sends the same event (same event_id) again now; if that fails, the whole retry schedule follows."""
-    async with db.transaction() as tx:
-        delivery = await find_delivery(tx, scope, endpoint_id, delivery_id)
-        await stored.resend_delivery(tx, delivery.id, clock.now())
-        await jobs.bring_forward(tx, clock, DELIVER, {"delivery_id": delivery.id}, dedupe_key=_job_key(delivery.id))
-        return await stored.get_delivery(tx, delivery.id)
+    async def resend(self, scope: Principal | None, endpoint_id: int, delivery_id: int) -> Delivered:
+        """Sends the same event (same event_id) again now; if that fails, the whole retry schedule follows."""
+        async with self.db.transaction() as tx:
+            endpoint = await _find(tx, scope, endpoint_id)
+            delivery = await stored.get_delivery(tx, delivery_id)
+            if delivery is None or delivery.endpoint_id != endpoint.id:
+                raise errors.NotFound(f"Delivery {delivery_id} of webhook endpoint {endpoint.id} not found")
+            await stored.resend_delivery(tx, delivery.id, self.clock.now())
+            await jobs.bring_forward(tx, self.clock, DELIVER, {"delivery_id": delivery.id},
+                                     dedupe_key=_job_key(delivery.id))
+            delivery = await stored.get_delivery(tx, delivery.id)
+            return Delivered(delivery, (await stored.attempts_of(tx, endpoint.id, [delivery]))[delivery.id])
+
+    async def put_configured(self, urls: tuple[str | None, str | None], secret: dict[str, str] | None) -> list[str]:
+        """Makes the given URLs (live, test; None: none) the configured endpoints of the default account and
+        its test account, for every event type, with one secret `{header, value}`; removes those no longer
+        named. Answers warnings about the secret."""
+        header, value = _secret(secret)
+        checked = [_url(url) if url else None for url in urls]
+        async with self.db.transaction() as tx:
+            account = await first_live_account(tx)
+            for owner, url in zip((account.id, account.linked_account_id), checked, strict=True):
+                await stored.put_configured_endpoint(tx, account_id=owner, url=url, events=list(EVENT_TYPES),
+                                                     secret_header=header, secret=value, now=self.clock.now())
+        return _warnings(value) if any(checked) else []
 
 
 async def fan_out(tx: Connection, clock: Clock, event: Event) -> None:
@@ -142,23 +167,13 @@ async def fan_out(tx: Connection, clock: Clock, event: Event) -> None:
         await jobs.enqueue(tx, clock, DELIVER, {"delivery_id": delivery_id}, dedupe_key=_job_key(delivery_id))
 
 
-async def configure(db: Database, clock: Clock, config: Config) -> None:
-    """Makes the endpoints `SIGNSVC_WEBHOOK_URL` and `SIGNSVC_TEST_WEBHOOK_URL` name the default account's
-    configured endpoints (live and test), for every event type; removes those no longer named."""
-    secret = {"header": config.webhook_secret_header, "value": config.webhook_secret} \
-        if config.webhook_secret is not None else None
-    try:
-        header, value = _secret(secret)
-        urls = [_url(url) if url else None for url in (config.webhook_url, config.test_webhook_url)]
-    except errors.Invalid as exc:
-        raise ConfigError(f"SIGNSVC_WEBHOOK_* settings: {exc.message}") from None
-    for warning in _warnings(value) if any(urls) else []:
-        log.warning("SIGNSVC_WEBHOOK_SECRET: %s", warning)
-    async with db.transaction() as tx:
-        account = await first_live_account(tx)
-        for account_id, url in zip((account.id, account.linked_account_id), urls):
-            await stored.put_configured_endpoint(tx, account_id=account_id, url=url, events=list(EVENT_TYPES),
-                                                 secret_header=header, secret=value, now=clock.now())
+async def _find(conn: Connection, scope: Principal | None, endpoint_id: int) -> WebhookEndpoint:
+    endpoint = await stored.get_endpoint(conn, endpoint_id)
+    if endpoint is None:
+        raise errors.NotFound(f"Webhook endpoint {endpoint_id} not found")
+    if scope is not None:
+        auth.check_owner(scope, endpoint.account_id, "Webhook endpoint", endpoint.id)
+    return endpoint
 
 
 def _job_key(delivery_id: int) -> str:

@@ -1,4 +1,4 @@
-"""Events (SPEC section 6): recorded in the transaction of the change they report, each with a uuid
+"""Events: recorded in the transaction of the change they report, each with a uuid
 that stays its `event_id` on every delivery, together with a delivery to each webhook endpoint that
 chose the event's type."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import uuid
 
 import storage.events as stored
-from signsvc.webhooks import endpoints as webhooks
 from signsvc.infra.clock import Clock
+from signsvc.webhooks import endpoints
 from storage import Connection
 from storage.records import Event
 
@@ -17,5 +17,5 @@ async def record(tx: Connection, clock: Clock, *, account_id: int, event_type: s
                  record_id: int) -> Event:
     event = await stored.insert_event(tx, uuid=str(uuid.uuid4()), account_id=account_id, event_type=event_type,
                                       record_type=record_type, record_id=record_id, now=clock.now())
-    await webhooks.fan_out(tx, clock, event)
+    await endpoints.fan_out(tx, clock, event)
     return event

@@ -1,4 +1,8 @@
-"""The submission and signer records as the API and webhooks show them (REFERENCE sections 4.1, 5.1, 9.3)."""
+"""Submissions and submitters as the API, webhooks and the events feed show them.
+
+The loaders read what a record shows besides itself (its submitters, template, author, audit trail,
+files and result documents) in a few queries; the shapes are pure functions of those records.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import storage.accounts as stored_accounts
 import storage.results as stored_results
 import storage.submissions as stored
 import storage.templates as stored_templates
-from signsvc.submissions import field_values
-from signsvc.submissions import values as signer_values
-from signsvc.submissions import statuses
 from signsvc.infra.files import Files
-from signsvc.infra.services import Services
+from signsvc.submissions import field_values, statuses
+from storage import Connection
 from storage.records import ResultDocument, Submission, SubmissionEvent, Submitter, Template, User
 
 _EVENT_DATA_KEYS = ("reason",)  # ip, user agent and the like stay in the audit log only
@@ -21,10 +24,9 @@ _EVENT_DATA_KEYS = ("reason",)  # ip, user agent and the like stay in the audit 
 
 @dataclass(frozen=True)
 class Context:
-    """What rendering one submission needs besides its records: links and the time."""
+    """What rendering submissions needs besides their records: links, the time, files and result documents."""
 
     files: Files
-    site: str
     now: datetime
     attachments: dict[str, str]
     results: list[ResultDocument]
@@ -33,7 +35,7 @@ class Context:
         return self.files.link(blob_uuid, self.attachments.get(blob_uuid, "file"))
 
     def documents(self, kind: str, submission_id: int, submitter_id: int | None = None) -> list[dict[str, str]]:
-        """`[{name, url}]` of the result documents of this kind (a signer's own when `submitter_id`)."""
+        """`[{name, url}]` of the result documents of this kind (a submitter's own when `submitter_id`)."""
         return [{"name": r.name, "url": self.files.link(r.blob_uuid, r.filename)} for r in self.results
                 if r.kind == kind and r.submission_id == submission_id and r.submitter_id == submitter_id]
 
@@ -43,54 +45,119 @@ class Context:
         return found[0]["url"] if found else None
 
 
-async def context(services: Services, submission: Submission | None = None,
-                  results: list[ResultDocument] | None = None) -> Context:
-    """For one submission, or for a list page with `results` (its audit logs and combined documents)."""
-    found = await stored.attachments_of(services.db, submission.id) if submission else []
-    if submission:
-        results = await stored_results.results_of(services.db, submission.id)
-    return Context(services.files, services.config.site, services.clock.now(),
-                   {row["uuid"]: row["filename"] for row in found}, results or [])
+async def context(conn: Connection, files: Files, now: datetime, submission: Submission) -> Context:
+    """The context of one submission."""
+    attachments = await stored.attachments_of(conn, submission.id)
+    return Context(files, now, {a.uuid: a.filename for a in attachments},
+                   await stored_results.results_of(conn, submission.id))
 
 
-async def template_of(services: Services, submission: Submission) -> Template | None:
+async def submission_record(conn: Connection, files: Files, now: datetime, submission: Submission, *,
+                            with_events: bool) -> dict[str, Any]:
+    """GET /submissions/{id} (`with_events`: its audit trail); also the data of `submission.*` events."""
+    ctx = await context(conn, files, now, submission)
+    submitters = await stored.submitters_of(conn, submission.id)
+    template = await template_of(conn, submission)
+    author = await stored_accounts.get_user(conn, submission.created_by_user_id)
+    events = await stored.events_of(conn, submission.id) if with_events else None
+    return submission_json(ctx, submission, submitters, template=template, author=author, events=events)
+
+
+async def submission_page(conn: Connection, files: Files, now: datetime, account_id: int,
+                          found: list[Submission]) -> list[dict[str, Any]]:
+    """A page of the submissions list: each without values and documents, read in a few queries."""
+    submitters = await stored.submitters_of_page(conn, account_id, found)
+    templates = {i: await stored_templates.get_template(conn, i) for i in {s.template_id for s in found}
+                 if i is not None}
+    users = {i: await stored_accounts.get_user(conn, i) for i in {s.created_by_user_id for s in found}}
+    ctx = Context(files, now, {}, await stored_results.completed_results_of_many(conn, [s.id for s in found]))
+    return [submission_json(ctx, submission, submitters[submission.id],
+                            template=templates.get(submission.template_id) if submission.template_id else None,
+                            author=users.get(submission.created_by_user_id), full=False)
+            for submission in found]
+
+
+async def created(conn: Connection, files: Files, now: datetime, submission: Submission,
+                  submitters: list[Submitter]) -> list[dict[str, Any]]:
+    """The submitters of a submission just created, as the creation answers them."""
+    ctx = await context(conn, files, now, submission)
+    return [submitter_json(ctx, submission, submitter, documents=False, embed=True) for submitter in submitters]
+
+
+async def submitter_record(conn: Connection, files: Files, now: datetime, submitter: Submitter) -> dict[str, Any]:
+    """GET /submitters/{id}: a submitter with values, documents, its template and its own audit trail."""
+    submission = await stored.submission_of(conn, submitter)
+    ctx = await context(conn, files, now, submission)
+    template = await template_of(conn, submission)
+    events = [e for e in await stored.events_of(conn, submission.id) if e.submitter_id == submitter.id]
+    return {**submitter_json(ctx, submission, submitter), "template": template_summary(template),
+            "submission_events": [event_json(event) for event in events]}
+
+
+async def updated_submitter(conn: Connection, files: Files, now: datetime, submitter: Submitter, *,
+                            embed: bool = True, documents: bool = True) -> dict[str, Any]:
+    """A submitter as a change answers it (PUT /submitters/{id}, the signing form's actions)."""
+    submission = await stored.submission_of(conn, submitter)
+    ctx = await context(conn, files, now, submission)
+    return submitter_json(ctx, submission, submitter, embed=embed, documents=documents)
+
+
+async def webhook_submitter(conn: Connection, files: Files, now: datetime, submitter: Submitter) -> dict[str, Any]:
+    """A submitter as `form.*` events and the events feed carry it: `link_slug` instead of slug and uuid."""
+    submission = await stored.submission_of(conn, submitter)
+    template = await template_of(conn, submission)
+    submitters = await stored.submitters_of(conn, submission.id)
+    ctx = await context(conn, files, now, submission)
+    data = submitter_json(ctx, submission, submitter)
+    del data["slug"], data["uuid"]
+    return {**data, "link_slug": submitter.slug, "ip": submitter.ip, "ua": submitter.ua,
+            "decline_reason": submitter.decline_reason, "audit_log_url": ctx.url("audit_log", submission.id),
+            "signer_order": submitters.index(submitter) + 1, "total_signers": len(submitters),
+            "template": template_summary(template),
+            "submission": {"id": submission.id, "status": statuses.submission_status(submission, ctx.now),
+                           "audit_log_url": ctx.url("audit_log", submission.id),
+                           "combined_document_url": ctx.url("combined", submission.id),
+                           "created_at": submission.created_at}}
+
+
+async def template_of(conn: Connection, submission: Submission) -> Template | None:
     """The submission's template, while it exists."""
     if submission.template_id is None:
         return None
-    return await stored_templates.get_template(services.db, submission.template_id)
+    return await stored_templates.get_template(conn, submission.template_id)
 
 
-def submitter_json(ctx: Context, submission: Submission, signer: Submitter, *, values: bool = True,
+def submitter_json(ctx: Context, submission: Submission, submitter: Submitter, *, values: bool = True,
                    documents: bool = True, embed: bool = False) -> dict[str, Any]:
     data = {
-        "id": signer.id, "submission_id": signer.submission_id, "uuid": signer.uuid, "slug": signer.slug,
-        "name": signer.name, "email": signer.email, "phone": signer.phone,
-        "status": statuses.submitter_status(signer), "role": signer.role, "external_id": signer.external_id,
-        "application_key": signer.external_id, "metadata": signer.metadata, "preferences": signer.preferences,
-        "sent_at": signer.sent_at, "opened_at": signer.opened_at, "completed_at": signer.completed_at,
-        "declined_at": signer.declined_at, "created_at": signer.created_at, "updated_at": signer.updated_at,
+        "id": submitter.id, "submission_id": submitter.submission_id, "uuid": submitter.uuid, "slug": submitter.slug,
+        "name": submitter.name, "email": submitter.email, "phone": submitter.phone,
+        "status": statuses.submitter_status(submitter), "role": submitter.role, "external_id": submitter.external_id,
+        "application_key": submitter.external_id, "metadata": submitter.metadata,
+        "preferences": submitter.preferences, "sent_at": submitter.sent_at, "opened_at": submitter.opened_at,
+        "completed_at": submitter.completed_at, "declined_at": submitter.declined_at,
+        "created_at": submitter.created_at, "updated_at": submitter.updated_at,
     }
     if values:
-        data["values"] = values_json(ctx, submission, signer)
+        data["values"] = values_json(ctx, submission, submitter)
     if values and documents:
-        data["documents"] = ctx.documents("signer", submission.id, signer.id)
+        data["documents"] = ctx.documents("signer", submission.id, submitter.id)
     if embed:
-        data["embed_src"] = f"{ctx.site}/apiemb/{signer.slug}"
+        data["embed_src"] = f"{ctx.files.site}/apiemb/{submitter.slug}"
     return data
 
 
-def values_json(ctx: Context, submission: Submission, signer: Submitter) -> list[dict[str, Any]]:
-    """Before completion the fields that have a value; after it every field of the signer's role."""
-    fields = signer_values.role_fields(submission, signer.role_uuid)
-    return [{"field": field["name"],
-             "value": _value(ctx, field, signer.field_values.get(field["uuid"]))}
-            for field in fields if signer.completed_at or field["uuid"] in signer.field_values]
+def values_json(ctx: Context, submission: Submission, submitter: Submitter) -> list[dict[str, Any]]:
+    """Before completion the fields that have a value; after it every field of the submitter's role."""
+    fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+    return [{"field": field["name"], "value": _value(ctx, field, submitter.field_values.get(field["uuid"]))}
+            for field in fields if submitter.completed_at or field["uuid"] in submitter.field_values]
 
 
-def submission_json(ctx: Context, submission: Submission, signers: list[Submitter], *, template: Template | None,
-                    author: User | None, events: list[SubmissionEvent] | None = None,
+def submission_json(ctx: Context, submission: Submission, submitters: list[Submitter], *,
+                    template: Template | None, author: User | None, events: list[SubmissionEvent] | None = None,
                     full: bool = True) -> dict[str, Any]:
-    """`full` adds the signers' values and the documents, `events` the audit trail (GET one)."""
+    """`full` adds the submitters' values and the documents, `events` the audit trail (GET one)."""
     data = {
         "id": submission.id, "name": submission.name, "slug": submission.slug, "envelope_id": submission.envelope_id,
         "source": submission.source, "submitters_order": submission.submitters_order,
@@ -100,28 +167,13 @@ def submission_json(ctx: Context, submission: Submission, signers: list[Submitte
         "variables": submission.variables, "template": template_summary(template),
         "created_by_user": _user(author), "audit_log_url": ctx.url("audit_log", submission.id),
         "combined_document_url": ctx.url("combined", submission.id),
-        "submitters": [submitter_json(ctx, submission, signer, values=full) for signer in signers],
+        "submitters": [submitter_json(ctx, submission, submitter, values=full) for submitter in submitters],
     }
     if full:
         data["documents"] = ctx.documents("final", submission.id)
     if events is not None:
         data["submission_events"] = [event_json(event) for event in events]
     return data
-
-
-def webhook_submitter_json(ctx: Context, submission: Submission, signer: Submitter,
-                           signers: list[Submitter], template: Template | None) -> dict[str, Any]:
-    """A signer in `form.*` events and the events feed: `link_slug` instead of slug and uuid."""
-    data = submitter_json(ctx, submission, signer)
-    del data["slug"], data["uuid"]
-    return {**data, "link_slug": signer.slug, "ip": signer.ip, "ua": signer.ua,
-            "decline_reason": signer.decline_reason, "audit_log_url": ctx.url("audit_log", submission.id),
-            "signer_order": signers.index(signer) + 1, "total_signers": len(signers),
-            "template": template_summary(template),
-            "submission": {"id": submission.id, "status": statuses.submission_status(submission, ctx.now),
-                           "audit_log_url": ctx.url("audit_log", submission.id),
-                           "combined_document_url": ctx.url("combined", submission.id),
-                           "created_at": submission.created_at}}
 
 
 def event_json(event: SubmissionEvent) -> dict[str, Any]:

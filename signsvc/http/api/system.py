@@ -7,7 +7,7 @@ import asyncio
 from aiohttp import web
 
 from signsvc.http.responses import json_response
-from signsvc.http.appkeys import OPENAPI, SERVICES
+from signsvc.http.appkeys import DB, OPENAPI
 from storage import StorageError
 
 HEALTH_TIMEOUT_SECONDS = 2.0
@@ -16,7 +16,7 @@ HEALTH_TIMEOUT_SECONDS = 2.0
 async def health(request: web.Request) -> web.Response:
     """200 while the database answers, 503 otherwise: for load balancers and waiting test suites."""
     try:
-        await asyncio.wait_for(request.app[SERVICES].db.ping(), HEALTH_TIMEOUT_SECONDS)
+        await asyncio.wait_for(request.app[DB].ping(), HEALTH_TIMEOUT_SECONDS)
     except (StorageError, TimeoutError):
         return json_response({"status": "unavailable", "database": "unreachable"}, status=503)
     return json_response({"status": "ok", "database": "ok"})

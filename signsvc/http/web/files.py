@@ -7,13 +7,13 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from signsvc.http.appkeys import SERVICES
+from signsvc.http.appkeys import FILES
 
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
 async def show(request: web.Request) -> web.Response:
-    files = request.app[SERVICES].files
+    files = request.app[FILES]
     blob = await files.open_link(request.match_info["token"])
     data = await files.read(blob)
     headers = {"Content-Disposition": _disposition(blob.filename), "Accept-Ranges": "bytes",

@@ -6,9 +6,9 @@ import aiohttp_jinja2
 from aiohttp import web
 
 from signsvc import __version__
-from signsvc.http.appkeys import SERVICES
+from signsvc.http.appkeys import SETTINGS
 
 
 @aiohttp_jinja2.template("home.html")
 async def show(request: web.Request) -> dict[str, str]:
-    return {"site": request.app[SERVICES].config.site, "version": __version__}
+    return {"site": request.app[SETTINGS].site, "version": __version__}

@@ -1,0 +1,52 @@
+"""The completed email: once a submission is completed, its signed documents and audit log go to each
+submitter (and to `bcc_completed`), attached, or linked when they are too big to attach."""
+
+from __future__ import annotations
+
+import storage.accounts as stored_accounts
+import storage.results as stored
+import storage.submissions as stored_submissions
+from signsvc.infra import mail
+from signsvc.infra.files import Files
+from signsvc.infra.mail import Composed, Outbox
+from signsvc.results.slots import Produced
+from storage import Connection
+from storage.records import Submission
+
+ATTACHMENT_LIMIT = 10 * 1024 * 1024  # above it, the completed email links the files instead
+
+
+async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submission,
+                produced: list[Produced]) -> None:
+    """In the transaction that records the documents, unless the submission sends no email."""
+    if not submission.send_email:
+        return
+    submitters = await stored_submissions.submitters_of(tx, submission.id)
+    recipients = [(s.email, s.id) for s in submitters if s.email and s.preferences.get("send_email") is not False]
+    if bcc := submission.preferences.get("bcc_completed"):
+        recipients.append((bcc, None))
+    if not recipients:
+        return
+    results = [r for r in await stored.results_of(tx, submission.id) if r.kind in ("final", "audit_log")]
+    attached = bool(results) and sum(
+        len(p.file.data) for p in produced if p.kind in ("final", "audit_log")) <= ATTACHMENT_LIMIT
+    account = await stored_accounts.required_account(tx, submission.account_id)
+    composed = compose(
+        account_name=account.name, template_name=submission.template_name,
+        submitter_names=[s.name or s.email or s.phone or s.role for s in submitters],
+        documents=[(r.name, files.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"],
+        audit_log_url=next((files.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None),
+        attached=attached)
+    for address, submitter_id in recipients:
+        await outbox.queue(tx, account_id=submission.account_id, kind="completed_copy", to=address,
+                           composed=composed, submitter_id=submitter_id,
+                           attachments=[r.blob_id for r in results] if attached else None)
+
+
+def compose(*, account_name: str, template_name: str, submitter_names: list[str], documents: list[tuple[str, str]],
+            audit_log_url: str | None, attached: bool = False) -> Composed:
+    """Tells that a submission is completed: its documents and audit log attached, or linked when too big."""
+    names = ", ".join(submitter_names)
+    context = {"account_name": account_name, "template_name": template_name, "names": names,
+               "documents": documents, "audit_log_url": audit_log_url, "attached": attached}
+    return mail.compose("completed", f"{template_name} has been completed by {names}", context)

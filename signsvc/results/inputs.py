@@ -1,0 +1,50 @@
+"""What producing a submission's documents reads, once per job: its original documents, the files its
+values name, and whether its account is a test account."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import storage.accounts as stored_accounts
+import storage.files as stored_files
+import storage.submissions as stored_submissions
+from signsvc.infra.files import Files
+from signsvc.results import audit_log
+from signsvc.submissions import field_values
+from storage import Database
+from storage.records import Submission, Submitter
+
+
+@dataclass(frozen=True)
+class Original:
+    """A document as the submission was sent: its record in the submission, its hash and its content."""
+
+    document: dict[str, Any]
+    sha256: str
+    pdf: bytes
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The originals; the image values' contents and every value file's name, by blob uuid; test mode."""
+
+    originals: list[Original]
+    images: dict[str, bytes]
+    filenames: dict[str, str]
+    test_mode: bool
+
+
+async def read(db: Database, files: Files, submission: Submission, submitters: list[Submitter]) -> Inputs:
+    attachments = await stored_submissions.attachments_of(db, submission.id)
+    fields = field_values.named(submission.fields)
+    values = {uuid: value for submitter in submitters for uuid, value in submitter.field_values.items()}
+    wanted = {str(values[f["uuid"]]) for f in fields if f["type"] in audit_log.IMAGE_TYPES and values.get(f["uuid"])}
+    originals = []
+    for document in submission.documents:
+        blob = await stored_files.required_blob(db, document["blob_id"])
+        originals.append(Original(document, blob.sha256, await files.read(blob)))
+    account = await stored_accounts.required_account(db, submission.account_id)
+    images = {a.uuid: await files.read(await stored_files.required_blob(db, a.blob_id))
+              for a in attachments if a.uuid in wanted}
+    return Inputs(originals, images, {a.uuid: a.filename for a in attachments}, account.is_test)

@@ -1,0 +1,71 @@
+"""What callers ask of result documents: a submission's documents (signed, or previews while signing is
+in progress), the signed files of a completed submission, and whether the service issued a PDF."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import storage.results as stored
+from signsvc.infra import errors, pdf_calls
+from signsvc.infra.pool import PdfPool
+from signsvc.results import produce, verify
+from signsvc.results.previews import Previews
+from signsvc.results.signing_identity import SigningIdentity
+from storage import Database
+from storage.records import ResultDocument, Submission
+
+
+@dataclass(frozen=True)
+class Completed:
+    """The signed files of a completed submission."""
+
+    documents: list[ResultDocument]
+    combined: ResultDocument
+    audit_log: ResultDocument | None
+
+    @property
+    def main(self) -> ResultDocument:
+        """The one file that holds every document: the document itself when there is one."""
+        return self.documents[0] if len(self.documents) == 1 else self.combined
+
+
+class Results:
+    def __init__(self, db: Database, pool: PdfPool, identity: SigningIdentity, previews: Previews) -> None:
+        self.db, self.pool, self.identity, self.previews = db, pool, identity, previews
+
+    async def documents(self, submission: Submission, *, merge: bool = False) -> list[ResultDocument]:
+        """The signed documents once completed; before that, previews with every value entered so far.
+        `merge` answers them in one PDF."""
+        found = [r for r in await stored.results_of(self.db, submission.id) if r.kind == "final"]
+        try:
+            if not found:
+                found = await self.previews.previews(submission)
+            if merge and len(found) > 1:
+                found = [await self.previews.merged(submission, found)]
+        except pdf_calls.EngineError as exc:
+            raise errors.Invalid(f"The documents can't be produced: {exc}") from None
+        return found
+
+    async def completed(self, submission: Submission) -> Completed:
+        """The signed documents, combined document and audit log; 422 until they exist."""
+        if submission.completed_at is None:
+            raise errors.Invalid("Submission is not completed: signed documents exist once every signer has "
+                                 "completed")
+        found = await stored.results_of(self.db, submission.id)
+        final = [r for r in found if r.kind == "final"]
+        combined = next((r for r in found if r.kind == "combined"), None)
+        if not final or combined is None:
+            if await produce.emitted(self.db, "submission", submission.id, "submission.completed"):
+                raise errors.Invalid("The signed documents could not be produced; the server log says why")
+            raise errors.Invalid("The signed documents are still being produced: try again in a few seconds")
+        return Completed(final, combined, next((r for r in found if r.kind == "audit_log"), None))
+
+    async def verify(self, file: Any) -> verify.Verification:
+        """Whether the service issued the PDF (base64); 422 for input that is not a readable PDF."""
+        if not isinstance(file, str) or not file:
+            raise errors.Invalid("file is required: a PDF as base64")
+        try:
+            return await verify.verify(self.db, self.pool, self.identity, file)
+        except pdf_calls.EngineError as exc:
+            raise errors.Invalid(str(exc)) from None

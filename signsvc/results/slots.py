@@ -1,0 +1,53 @@
+"""Result documents as they are made: a file for a slot of `result_documents`, and recording it.
+
+A slot is `(submission, kind, submitter, position)`; its kinds are `signer` (a submitter's documents),
+`final` (the signed documents), `audit_log`, `combined`, and the files made on request, `preview` and
+`merged`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import storage.results as stored
+from signsvc.infra.clock import Clock
+from signsvc.infra.files import NewFile
+from signsvc.infra.pdf_calls import Hashed
+from storage import Connection
+from storage.records import Submission
+
+PDF = "application/pdf"
+
+
+@dataclass(frozen=True)
+class Produced:
+    """A file to record in a slot."""
+
+    kind: str
+    position: int
+    name: str
+    file: NewFile
+
+
+def pdf_file(name: str, made: Hashed) -> NewFile:
+    """A PDF an engine made, named after what it shows."""
+    return NewFile(made.data, filename(name), PDF, made.sha256)
+
+
+def filename(name: str) -> str:
+    return f"{name}.pdf"
+
+
+def digest(data: Any) -> str:
+    """A hash of what a file made on request shows, to know when to make it again."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+async def insert(tx: Connection, clock: Clock, submission: Submission, submitter_id: int | None, item: Produced,
+                 blob_id: int, values_sha256: str | None = None) -> None:
+    await stored.insert_result_document(
+        tx, submission_id=submission.id, submitter_id=submitter_id, kind=item.kind, position=item.position,
+        name=item.name, blob_id=blob_id, sha256=item.file.sha256, values_sha256=values_sha256, now=clock.now())

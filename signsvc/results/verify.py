@@ -1,0 +1,30 @@
+"""Whether the service issued a PDF: its hash is that of a file the service produced, or one of the
+service's certificates signed all of it and it is intact; with a report per signature."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import storage.results as stored
+from signsvc.infra import pdf_calls
+from signsvc.infra.pdf_calls import SignatureReport
+from signsvc.infra.pool import PdfPool
+from signsvc.results.signing_identity import SigningIdentity
+from storage import Database
+
+
+@dataclass(frozen=True)
+class Verification:
+    issued_by_service: bool
+    checksum_status: str  # "verified" when the service produced a file with this hash, else "not_found"
+    sha256: str
+    signatures: list[SignatureReport]
+
+
+async def verify(db: Database, pool: PdfPool, identity: SigningIdentity, file: str) -> Verification:
+    """`file` is a base64 PDF. Raises EngineError for input that is not a readable PDF."""
+    verified = await pool.run(pdf_calls.verify_base64, file, await identity.trusted())
+    produced = await stored.issued(db, verified.sha256)
+    signed = any(signature.issued_by_service for signature in verified.signatures)
+    return Verification(produced or signed, "verified" if produced else "not_found", verified.sha256,
+                        verified.signatures)

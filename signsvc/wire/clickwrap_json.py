@@ -1,0 +1,21 @@
+"""Clickwraps and consents as the API shows them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from storage.records import Clickwrap, Consent
+
+
+def clickwrap_json(site: str, clickwrap: Clickwrap) -> dict[str, Any]:
+    return {"id": clickwrap.id, "name": clickwrap.name, "kind": clickwrap.kind, "slug": clickwrap.slug,
+            "published": clickwrap.active_version_number is not None,
+            "active_version_number": clickwrap.active_version_number, "url": f"{site}/c/{clickwrap.slug}",
+            **clickwrap.settings, "created_at": clickwrap.created_at, "updated_at": clickwrap.updated_at}
+
+
+def consent_json(consent: Consent) -> dict[str, Any]:
+    return {"id": consent.id, "clickwrap_id": consent.clickwrap_id,
+            "clickwrap_version_number": consent.clickwrap_version_number, "name": consent.name,
+            "email": consent.email, "external_id": consent.external_id, "ip": consent.ip,
+            "user_agent": consent.user_agent, "agreed_at": consent.agreed_at, "certificate_url": None}
