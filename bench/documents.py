@@ -153,9 +153,9 @@ class Document:
 
 
 def submission_body(template_id: int, script: str) -> bytes:
-    signers = [{"role": role, "name": name, "email": email, "values": {"Full Name": name, "Signature": name},
+    submitters = [{"role": role, "name": name, "email": email, "values": {"Full Name": name, "Signature": name},
                 "completed": True} for role, name, email in zip(ROLES, SCRIPTS[script], EMAILS)]
-    return json.dumps({"template_id": template_id, "submitters": signers}).encode()
+    return json.dumps({"template_id": template_id, "submitters": submitters}).encode()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def audit_log(names: tuple[str, str], signatures: list[bytes], original: bytes, 
               signed_at: datetime) -> dict[str, Any]:
     """An audit log of the shape `signsvc.pdf.audit_log` documents, with what this submission has."""
     created = signed_at - timedelta(seconds=2)
-    signers = [{"role": role, "name": name, "email": email, "ip": "127.0.0.1", "user_agent": USER_AGENT,
+    submitters = [{"role": role, "name": name, "email": email, "ip": "127.0.0.1", "user_agent": USER_AGENT,
                 "completed_at": signed_at.isoformat(), "status": "completed",
                 "images": [{"label": "Signature", "png": png}],
                 "values": [{"field": "Full Name", "value": name}]}
@@ -271,7 +271,7 @@ def audit_log(names: tuple[str, str], signatures: list[bytes], original: bytes, 
             "generated_at": signed_at.isoformat(), "verify_url": "http://127.0.0.1/tools/verify",
             "documents": [{"name": "agreement.pdf", "original_sha256": hashlib.sha256(original).hexdigest(),
                            "result_sha256": hashlib.sha256(result).hexdigest()}],
-            "signers": signers, "events": events}
+            "signers": submitters, "events": events}
 
 
 def page_count(pdf: bytes) -> int:

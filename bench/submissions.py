@@ -87,7 +87,7 @@ LIFTED = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
 REQUEST_TIMEOUT_SECONDS = 60
 WARMUP_PER_CLIENT = 2
 POSTGRES_POOL_SIZE = 10  # signsvc's (storage/postgres.py)
-SIGNERS = [("a@example.com", {"Full Name": "Ann"}), ("b@example.com", {"Buyer": "Bob"})]
+SUBMITTERS = [("a@example.com", {"Full Name": "Ann"}), ("b@example.com", {"Buyer": "Bob"})]
 Sample = tuple[float, str | None]  # seconds, failure
 
 
@@ -151,7 +151,7 @@ class Subject:
     async def create(self, index: int) -> list[Sample]:
         raise NotImplementedError
 
-    async def complete(self, signers: Any) -> list[Sample]:
+    async def complete(self, submitters: Any) -> list[Sample]:
         raise NotImplementedError
 
 
@@ -213,18 +213,18 @@ class Http(Subject):
 
     async def create(self, index: int) -> list[Sample]:
         body = {"template_id": self.template_id, "send_email": self.send_email,
-                "submitters": [{"email": email} for email, _ in SIGNERS]}
+                "submitters": [{"email": email} for email, _ in SUBMITTERS]}
         latency, (status, answer) = await timed(self.call("POST", "/api/submissions", body))
-        if status == 200 and isinstance(answer, list) and len(answer) == len(SIGNERS):
-            self.created.append([signer["id"] for signer in answer])
+        if status == 200 and isinstance(answer, list) and len(answer) == len(SUBMITTERS):
+            self.created.append([submitter["id"] for submitter in answer])
             return [(latency, None)]
         return [(latency, f"POST /api/submissions: {status} {str(answer)[:200]}")]
 
-    async def complete(self, signers: list[int]) -> list[Sample]:
+    async def complete(self, submitters: list[int]) -> list[Sample]:
         samples = []
-        for signer_id, (_, values) in zip(signers, SIGNERS):
+        for submitter_id, (_, values) in zip(submitters, SUBMITTERS):
             latency, (status, answer) = await timed(
-                self.call("PUT", f"/api/submitters/{signer_id}", {"completed": True, "values": values}))
+                self.call("PUT", f"/api/submitters/{submitter_id}", {"completed": True, "values": values}))
             ok = status == 200 and isinstance(answer, dict) and answer.get("status") == "completed"
             samples.append((latency, None if ok else f"PUT /api/submitters: {status} {str(answer)[:200]}"))
         return samples
@@ -284,38 +284,38 @@ class Raw(Subject):
             await run("insert_blob", uuid=uuid.uuid4().hex, created_at=now, **s["blob"])
             submission = (await run("insert_submission", slug=secrets.token_urlsafe(10), envelope_id=str(uuid.uuid4()),
                                     now=now, **s["submission"]))[0]["id"]
-            signers = []
-            for signer in s["signers"]:
+            submitters = []
+            for submitter in s["signers"]:
                 row = (await run("insert_submitter", submission_id=submission, uuid=str(uuid.uuid4()),
-                                 slug=secrets.token_urlsafe(10), field_values="{}", now=now, **signer["insert"]))[0]
-                await run("update_submitter", id=row["id"], now=now, **state(signer, field_values="{}"))
-                signers.append(row["id"])
+                                 slug=secrets.token_urlsafe(10), field_values="{}", now=now, **submitter["insert"]))[0]
+                await run("update_submitter", id=row["id"], now=now, **state(submitter, field_values="{}"))
+                submitters.append(row["id"])
             await self._event(run, "submission.created", "submission", submission, now)
             if self.send_email:
-                await self._invite(run, submission, signers[0], s["signers"][0], now)
-        return submission, signers
+                await self._invite(run, submission, submitters[0], s["signers"][0], now)
+        return submission, submitters
 
     async def complete(self, created: tuple[int, list[int]]) -> list[Sample]:
-        submission, signers = created
+        submission, submitters = created
         samples = []
-        for position in range(len(signers)):
-            latency, failure = await timed(self._complete(submission, signers, position))
+        for position in range(len(submitters)):
+            latency, failure = await timed(self._complete(submission, submitters, position))
             samples.append((latency, failure))
         return samples
 
-    async def _complete(self, submission: int, signers: list[int], position: int) -> str | None:
-        signer, now = self.sample["signers"][position], self.now()
+    async def _complete(self, submission: int, submitters: list[int], position: int) -> str | None:
+        submitter, now = self.sample["signers"][position], self.now()
         async with self.transaction() as run:
-            values = signer["values"]
-            await run("update_submitter", id=signers[position], now=now, **state(signer, field_values=values))
-            await run("update_submitter", id=signers[position], now=now,
-                      **state(signer, field_values=values, completed_at=now))
-            await run("insert_submission_event", submission_id=submission, submitter_id=signers[position],
+            values = submitter["values"]
+            await run("update_submitter", id=submitters[position], now=now, **state(submitter, field_values=values))
+            await run("update_submitter", id=submitters[position], now=now,
+                      **state(submitter, field_values=values, completed_at=now))
+            await run("insert_submission_event", submission_id=submission, submitter_id=submitters[position],
                       event_type="api_complete_form", data="{}", now=now)
-            await self._event(run, "form.completed", "submitter", signers[position], now)
-            if position + 1 < len(signers):
+            await self._event(run, "form.completed", "submitter", submitters[position], now)
+            if position + 1 < len(submitters):
                 if self.send_email:
-                    await self._invite(run, submission, signers[position + 1], self.sample["signers"][position + 1],
+                    await self._invite(run, submission, submitters[position + 1], self.sample["signers"][position + 1],
                                        now)
                 return None
             if not await run("complete_submission", id=submission, now=now):
@@ -325,14 +325,14 @@ class Raw(Subject):
                       run_at=now, dedupe_key=f"submission-completed:{submission}", created_at=now)
         return None
 
-    async def _invite(self, run: Callable[..., Awaitable[Any]], submission: int, signer_id: int,
-                      signer: dict[str, Any], now: Any) -> None:
-        await run("insert_email", submitter_id=signer_id, to_address=signer["insert"]["email"], created_at=now,
+    async def _invite(self, run: Callable[..., Awaitable[Any]], submission: int, submitter_id: int,
+                      submitter: dict[str, Any], now: Any) -> None:
+        await run("insert_email", submitter_id=submitter_id, to_address=submitter["insert"]["email"], created_at=now,
                   sent_at=now, **self.sample["email"])
-        await run("update_submitter", id=signer_id, now=now, **state(signer, field_values="{}", invited_at=now))
-        await run("update_submitter", id=signer_id, now=now,
-                  **state(signer, field_values="{}", invited_at=now, sent_at=now))
-        await run("insert_submission_event", submission_id=submission, submitter_id=signer_id,
+        await run("update_submitter", id=submitter_id, now=now, **state(submitter, field_values="{}", invited_at=now))
+        await run("update_submitter", id=submitter_id, now=now,
+                  **state(submitter, field_values="{}", invited_at=now, sent_at=now))
+        await run("insert_submission_event", submission_id=submission, submitter_id=submitter_id,
                   event_type="send_email", data="{}", now=now)
 
     async def _event(self, run: Callable[..., Awaitable[Any]], event_type: str, record_type: str, record_id: int,
@@ -341,10 +341,10 @@ class Raw(Subject):
                   record_type=record_type, record_id=record_id, created_at=now)
 
 
-def state(signer: dict[str, Any], *, field_values: str, invited_at: Any = None, sent_at: Any = None,
+def state(submitter: dict[str, Any], *, field_values: str, invited_at: Any = None, sent_at: Any = None,
           completed_at: Any = None) -> dict[str, Any]:
     """update_submitter's parameters: the signer's fixed columns and the state given."""
-    return {**signer["fixed"], "field_values": field_values, "ip": None, "ua": None, "decline_reason": None,
+    return {**submitter["fixed"], "field_values": field_values, "ip": None, "ua": None, "decline_reason": None,
             "invited_at": invited_at, "sent_at": sent_at, "opened_at": None, "started_at": None,
             "completed_at": completed_at, "declined_at": None}
 
@@ -393,8 +393,8 @@ class SqliteRaw(Raw):
         for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON", "busy_timeout = 5000"):
             await conn.execute(f"PRAGMA {pragma}")
         rows = {"submission": dict((await conn.execute_fetchall(SAMPLE_SQL["submission"]))[0])}
-        signers = await conn.execute_fetchall(SAMPLE_SQL["signers"].format(**rows["submission"]))
-        rows["signers"] = [dict(r) for r in signers]
+        submitters = await conn.execute_fetchall(SAMPLE_SQL["signers"].format(**rows["submission"]))
+        rows["signers"] = [dict(r) for r in submitters]
         blob_id = json.loads(rows["submission"]["documents"])[0]["blob_id"]
         rows["blob"] = dict((await conn.execute_fetchall(SAMPLE_SQL["blob"].format(blob_id=blob_id)))[0])
         rows["email"] = next((dict(r) for r in await conn.execute_fetchall(SAMPLE_SQL["email"])), None)

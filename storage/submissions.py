@@ -1,4 +1,4 @@
-"""Stored submissions, their signers, audit trail and attachments."""
+"""Stored submissions, their submitters, audit trail and attachments."""
 
 from __future__ import annotations
 
@@ -29,12 +29,12 @@ async def required_submission(conn: Connection, submission_id: int) -> Submissio
 
 
 async def lock_submission(conn: Connection, submission_id: int) -> Submission | None:
-    """The submission, locked for the rest of the transaction (signer actions on it take turns)."""
+    """The submission, locked for the rest of the transaction (submitter actions on it take turns)."""
     return record(Submission, await conn.fetch_one("lock_submission", id=submission_id))
 
 
 async def list_submissions(conn: Connection, account_id: int, *, q: str | None, **filters: Any) -> list[Submission]:
-    """`q` matches signers' names, emails and phones; other filters: template_id, archived, status,
+    """`q` matches submitters' names, emails and phones; other filters: template_id, archived, status,
     created_from/until, completed_from/until, now, limit, after, before (each given; None: no filter)."""
     rows = await conn.fetch_all("list_submissions", account_id=account_id, pattern=like_pattern(q), **filters)
     return records(Submission, rows)
@@ -88,7 +88,7 @@ async def submitters_of(conn: Connection, submission_id: int) -> list[Submitter]
 
 async def submitters_of_page(conn: Connection, account_id: int,
                              submissions: list[Submission]) -> dict[int, list[Submitter]]:
-    """The signers of each submission of a page, by submission id."""
+    """The submitters of each submission of a page, by submission id."""
     found: dict[int, list[Submitter]] = {submission.id: [] for submission in submissions}
     if submissions:
         rows = await conn.fetch_all("list_submitters_of_many", account_id=account_id, ids=list(found))
@@ -106,7 +106,7 @@ async def list_submitters(conn: Connection, account_id: int, *, q: str | None, *
 
 async def completed_submitters(conn: Connection, account_id: int, *, until: datetime | None, since: datetime | None,
                                limit: int) -> list[Submitter]:
-    """Completed signers, latest completion first, completed before `until` and from `since` on."""
+    """Completed submitters, latest completion first, completed before `until` and from `since` on."""
     rows = await conn.fetch_all("list_completed_submitters", account_id=account_id, until=until, since=since,
                                 limit=limit)
     return records(Submitter, rows)

@@ -29,10 +29,10 @@ async def template(api, fields: list[dict[str, Any]] | None = None, **changes: A
     return reply.json["id"]
 
 
-async def send(api, template_id: int, *signers: dict[str, Any], **body: Any) -> list[dict[str, Any]]:
+async def send(api, template_id: int, *submitters: dict[str, Any], **body: Any) -> list[dict[str, Any]]:
     """Creates a submission; answers its signers."""
-    signers = signers or ({"email": "ann@example.com", "name": "Ann"}, {"email": "bob@example.com", "name": "Bob"})
-    reply = await api.post("/api/submissions", json={"template_id": template_id, "submitters": list(signers), **body})
+    submitters = submitters or ({"email": "ann@example.com", "name": "Ann"}, {"email": "bob@example.com", "name": "Bob"})
+    reply = await api.post("/api/submissions", json={"template_id": template_id, "submitters": list(submitters), **body})
     assert reply.status == 200, reply.json
     return reply.json
 

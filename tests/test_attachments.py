@@ -1,5 +1,5 @@
 """Signature, image and file values become stored files: downloaded over https, decoded and checked in
-the pool, or drawn from typed text (REFERENCE 4.3, 7.4)."""
+the pool, or drawn from typed text."""
 
 import hashlib
 import io

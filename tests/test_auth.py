@@ -1,4 +1,4 @@
-"""Authentication and authorization (SPEC section 5, section 7)."""
+"""Authentication and authorization."""
 
 import asyncio
 import json

@@ -1,4 +1,4 @@
-"""Management commands of `python run.py` (DESIGN section 2: CLI)."""
+"""Management commands of `python run.py`."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""Clickwraps and consents (SPEC sections 2, 3, 4 and 9: versioned agreements and their acceptances)."""
+"""Clickwraps and consents."""
 
 from datetime import timedelta
 

@@ -71,22 +71,22 @@ async def test_python_client_sends_lists_finds_updates_completes_and_archives_su
                             "values": {"Full Name": "Ann"}, "metadata": {"deal": 7}}]})
         listed = client.list_submissions({"template_id": template["id"], "status": "pending", "q": None, "limit": 10})
         fetched = client.get_submission(created["id"])
-        signers = client.list_submitters({"submission_id": created["id"], "external_id": "crm-7"})
-        signer = client.get_submitter(created["submitters"][0]["id"])
-        updated = client.update_submitter(signer["id"], {"name": "Ann Smith", "completed": True})
+        submitters = client.list_submitters({"submission_id": created["id"], "external_id": "crm-7"})
+        submitter = client.get_submitter(created["submitters"][0]["id"])
+        updated = client.update_submitter(submitter["id"], {"name": "Ann Smith", "completed": True})
         emailed = client.create_submission_from_emails({"template_id": template["id"], "emails": "bob@example.com",
                                                         "send_email": False})
         renamed = client.update_submission(emailed[0]["submission_id"], {"name": "For Bob"})
         archived = client.archive_submission(created["id"])
-        return created, listed, fetched, signers, signer, updated, emailed, renamed, archived
+        return created, listed, fetched, submitters, submitter, updated, emailed, renamed, archived
 
-    created, listed, fetched, signers, signer, updated, emailed, renamed, archived = await asyncio.to_thread(scenario)
+    created, listed, fetched, submitters, submitter, updated, emailed, renamed, archived = await asyncio.to_thread(scenario)
     assert set(created) == {"id", "submitters", "expire_at", "created_at"}
     assert created["submitters"][0]["role"] == "Buyer" and created["submitters"][0]["metadata"] == {"deal": 7}
     assert [s["id"] for s in listed["data"]] == [created["id"]]
     assert fetched["status"] == "pending" and fetched["submitters"][0]["values"] == [
         {"field": "Full Name", "value": "Ann"}]
-    assert [s["id"] for s in signers["data"]] == [signer["id"]] and signer["external_id"] == "crm-7"
+    assert [s["id"] for s in submitters["data"]] == [submitter["id"]] and submitter["external_id"] == "crm-7"
     assert (updated["name"], updated["status"]) == ("Ann Smith", "completed")
     assert emailed[0]["email"] == "bob@example.com" and renamed["name"] == "For Bob"
     assert archived["id"] == created["id"] and archived["archived_at"]

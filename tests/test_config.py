@@ -1,4 +1,4 @@
-"""Configuration from SIGNSVC_* variables (DESIGN section 2)."""
+"""Configuration from SIGNSVC_* variables."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Documents given as URLs (SPEC: "a public https:// URL the service downloads"), from a real local HTTPS server."""
+"""Documents given as URLs, from a real local HTTPS server."""
 
 import asyncio
 import datetime

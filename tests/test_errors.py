@@ -1,4 +1,4 @@
-"""Errors and request conventions every endpoint inherits (SPEC section 7, section 2 conventions)."""
+"""Errors and request conventions every endpoint inherits."""
 
 import asyncio
 import json

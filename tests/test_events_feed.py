@@ -1,4 +1,4 @@
-"""The events feed (SPEC section 4, Events feed): missed form.completed events, latest first."""
+"""The events feed: missed form.completed events, latest first."""
 
 from datetime import timedelta
 
@@ -30,7 +30,7 @@ def emails(page: dict) -> list[str]:
     return [item["data"]["email"] for item in page["data"]]
 
 
-async def test_the_feed_lists_completed_signers_latest_first_as_form_completed_events(api, clock, template_id):
+async def test_the_feed_lists_completed_submitters_latest_first_as_form_completed_events(api, clock, template_id):
     await completed(api, template_id, "a@example.com")
     clock.advance(timedelta(minutes=1))
     await send(api, template_id, {"email": "pending@example.com"})
@@ -42,16 +42,16 @@ async def test_the_feed_lists_completed_signers_latest_first_as_form_completed_e
     assert page["pagination"] == {"count": 2, "next": START_UNIX, "prev": START_UNIX + 60}
 
 
-async def test_feed_items_carry_the_signer_as_webhooks_do(api, template_id):
-    signer = (await send(api, template_id, {"email": "a@example.com", "external_id": "u-1", "metadata": {"k": 1},
+async def test_feed_items_carry_the_submitter_as_webhooks_do(api, template_id):
+    submitter = (await send(api, template_id, {"email": "a@example.com", "external_id": "u-1", "metadata": {"k": 1},
                                             "values": {"Full Name": "Ann"}, "completed": True},
                          {"email": "b@example.com"}))[0]
     data = (await feed(api))["data"][0]["data"]
-    assert data["id"] == signer["id"] and data["link_slug"] == signer["slug"]
+    assert data["id"] == submitter["id"] and data["link_slug"] == submitter["slug"]
     assert "slug" not in data and "uuid" not in data and "submission_events" not in data
     assert (data["external_id"], data["metadata"], data["status"]) == ("u-1", {"k": 1}, "completed")
     assert (data["signer_order"], data["total_signers"], data["decline_reason"]) == (1, 2, None)
-    assert data["submission"]["id"] == signer["submission_id"] and data["submission"]["status"] == "pending"
+    assert data["submission"]["id"] == submitter["submission_id"] and data["submission"]["status"] == "pending"
     assert {"field": "Full Name", "value": "Ann"} in data["values"]
 
 
@@ -88,9 +88,9 @@ async def test_a_second_with_more_events_than_the_limit_comes_whole(api, clock, 
     assert (await feed(api, f"?limit=2&after={page['pagination']['next']}"))["data"] == []
 
 
-async def test_signers_completed_through_the_form_appear_with_their_ip_and_user_agent(api, template_id):
-    signer = (await send(api, template_id, {"email": "a@example.com"}))[0]
-    await act(api, signer["slug"], "complete", {"values": {"Full Name": "Ann", "Signature": "Ann"}},
+async def test_submitters_completed_through_the_form_appear_with_their_ip_and_user_agent(api, template_id):
+    submitter = (await send(api, template_id, {"email": "a@example.com"}))[0]
+    await act(api, submitter["slug"], "complete", {"values": {"Full Name": "Ann", "Signature": "Ann"}},
               **{"User-Agent": "Browser/2"})
     data = (await feed(api))["data"][0]["data"]
     assert (data["ip"], data["ua"]) == ("127.0.0.1", "Browser/2")

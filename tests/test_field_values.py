@@ -1,5 +1,4 @@
-"""Signer values given through the API: matched to fields by uuid or name, checked and stored per type
-(REFERENCE 4.3 prefill, 5.1 value formats, 7.4 field types)."""
+"""Signer values given through the API: matched to fields by uuid or name, checked and stored per type."""
 
 import pytest
 

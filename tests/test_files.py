@@ -1,4 +1,4 @@
-"""Stored files and signed links (SPEC section 2: file links are signed and expire after 40 minutes)."""
+"""Stored files and signed links."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""Invitations (SPEC section 4, `order` and `send_email`): emails through a real local SMTP server."""
+"""Invitations: emails through a real local SMTP server."""
 
 from datetime import timedelta
 
@@ -32,52 +32,52 @@ def text_of(message) -> str:
     return message.get_body(("plain",)).get_content()
 
 
-async def test_an_invitation_is_sent_through_smtp_and_then_moves_the_signer_to_sent(mailing, smtp_server):
-    signers = await send(mailing, await template(mailing))
-    assert signers[0]["status"] == "awaiting", "the email waits in the outbox for its job"
+async def test_an_invitation_is_sent_through_smtp_and_then_moves_the_submitter_to_sent(mailing, smtp_server):
+    submitters = await send(mailing, await template(mailing))
+    assert submitters[0]["status"] == "awaiting", "the email waits in the outbox for its job"
     await mailing.app[WORKER].drain()
     assert recipients(smtp_server) == ["ann@example.com"]
     message = smtp_server.messages[0]
     assert message["Subject"] == "You are invited to sign a document"
-    assert f"http://signsvc.test/s/{signers[0]['slug']}" in text_of(message)
+    assert f"http://signsvc.test/s/{submitters[0]['slug']}" in text_of(message)
     found = await submission(mailing, 1)
     assert found["submitters"][0]["status"] == "sent"
     assert [e["event_type"] for e in found["submission_events"]] == ["send_email"]
 
 
 async def test_a_custom_message_fills_its_variables_and_reply_to_is_set(mailing, smtp_server):
-    signers = await send(mailing, await template(mailing), {"email": "ann@example.com", "name": "Ann"},
+    submitters = await send(mailing, await template(mailing), {"email": "ann@example.com", "name": "Ann"},
                          message={"subject": "{{template.name}} for {{submitter.name}}",
                                   "body": "Hi {{submitter.name}}, sign at {{submitter.link}}"},
                          reply_to="Legal@Example.com")
     await mailing.app[WORKER].drain()
     message = smtp_server.messages[0]
     assert message["Subject"] == "NDA for Ann" and message["Reply-To"] == "legal@example.com"
-    assert text_of(message).startswith(f"Hi Ann, sign at http://signsvc.test/s/{signers[0]['slug']}")
+    assert text_of(message).startswith(f"Hi Ann, sign at http://signsvc.test/s/{submitters[0]['slug']}")
 
 
-async def test_preserved_order_invites_the_next_signer_when_the_previous_completes(mailing, smtp_server):
-    signers = await send(mailing, await template(mailing))
+async def test_preserved_order_invites_the_next_submitter_when_the_previous_completes(mailing, smtp_server):
+    submitters = await send(mailing, await template(mailing))
     await mailing.app[WORKER].drain()
     assert recipients(smtp_server) == ["ann@example.com"]
-    await act(mailing, signers[0]["slug"], "complete", {"values": ANN_VALUES})
+    await act(mailing, submitters[0]["slug"], "complete", {"values": ANN_VALUES})
     await mailing.app[WORKER].drain()
     assert recipients(smtp_server) == ["ann@example.com", "bob@example.com"]
 
 
-async def test_random_order_invites_every_signer_at_once(mailing, smtp_server):
+async def test_random_order_invites_every_submitter_at_once(mailing, smtp_server):
     await send(mailing, await template(mailing), order="random")
     await mailing.app[WORKER].drain()
     assert sorted(recipients(smtp_server)) == ["ann@example.com", "bob@example.com"]
 
 
-async def test_send_email_false_sends_nothing_and_leaves_signers_awaiting(mailing, smtp_server):
-    signers = await send(mailing, await template(mailing), order="random", send_email=False)
+async def test_send_email_false_sends_nothing_and_leaves_submitters_awaiting(mailing, smtp_server):
+    submitters = await send(mailing, await template(mailing), order="random", send_email=False)
     await mailing.app[WORKER].drain()
-    assert smtp_server.received == [] and [s["status"] for s in signers] == ["awaiting", "awaiting"]
+    assert smtp_server.received == [] and [s["status"] for s in submitters] == ["awaiting", "awaiting"]
 
 
-async def test_a_signer_with_send_email_false_is_not_invited_but_the_others_are(mailing, smtp_server):
+async def test_a_submitter_with_send_email_false_is_not_invited_but_the_others_are(mailing, smtp_server):
     await send(mailing, await template(mailing), {"email": "ann@example.com", "send_email": False},
                {"email": "bob@example.com"}, order="random")
     await mailing.app[WORKER].drain()
@@ -96,22 +96,22 @@ async def test_an_invitation_is_retried_while_the_smtp_server_is_down(mailing, s
     assert (await submission(mailing, 1))["submitters"][0]["status"] == "sent"
 
 
-async def test_bcc_completed_receives_a_copy_once_every_signer_finished(mailing, smtp_server):
-    signers = await send(mailing, await template(mailing), order="random", bcc_completed="archive@example.com")
-    await act(mailing, signers[0]["slug"], "complete", {"values": ANN_VALUES})
+async def test_bcc_completed_receives_a_copy_once_every_submitter_finished(mailing, smtp_server):
+    submitters = await send(mailing, await template(mailing), order="random", bcc_completed="archive@example.com")
+    await act(mailing, submitters[0]["slug"], "complete", {"values": ANN_VALUES})
     await mailing.app[WORKER].drain()
     assert "archive@example.com" not in recipients(smtp_server)
-    await act(mailing, signers[1]["slug"], "complete", {"values": BOB_VALUES})
+    await act(mailing, submitters[1]["slug"], "complete", {"values": BOB_VALUES})
     await mailing.app[WORKER].drain()
     copy = smtp_server.received[-1]
     assert copy.recipients == ["archive@example.com"]
     assert copy.message["Subject"] == "NDA has been completed by Ann, Bob"
 
 
-async def test_signers_and_bcc_completed_receive_the_signed_documents_and_audit_log_attached(mailing, smtp_server):
-    signers = await send(mailing, await template(mailing), order="random", bcc_completed="archive@example.com")
-    for signer, values in zip(signers, (ANN_VALUES, BOB_VALUES)):
-        await act(mailing, signer["slug"], "complete", {"values": values})
+async def test_submitters_and_bcc_completed_receive_the_signed_documents_and_audit_log_attached(mailing, smtp_server):
+    submitters = await send(mailing, await template(mailing), order="random", bcc_completed="archive@example.com")
+    for submitter, values in zip(submitters, (ANN_VALUES, BOB_VALUES)):
+        await act(mailing, submitter["slug"], "complete", {"values": values})
     await mailing.app[WORKER].drain()
     copies = [r for r in smtp_server.received if r.message["Subject"] == "NDA has been completed by Ann, Bob"]
     assert [copy.recipients for copy in copies] == [["ann@example.com"], ["bob@example.com"], ["archive@example.com"]]
@@ -122,7 +122,7 @@ async def test_signers_and_bcc_completed_receive_the_signed_documents_and_audit_
         assert "The signed documents and the audit log are attached." in text_of(copy.message)
 
 
-async def test_a_signer_who_asked_for_no_email_gets_no_completed_copy(mailing, smtp_server):
+async def test_a_submitter_who_asked_for_no_email_gets_no_completed_copy(mailing, smtp_server):
     await send(mailing, await template(mailing), {"email": "ann@example.com", "completed": True, "send_email": False},
                {"email": "bob@example.com", "completed": True})
     await mailing.app[WORKER].drain()

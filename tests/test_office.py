@@ -1,4 +1,4 @@
-"""Office files become PDF through a real LibreOffice (SPEC: "Office files are converted to PDF").
+"""Office files become PDF through a real LibreOffice.
 
 CI installs LibreOffice; without it these tests fail rather than skip.
 """

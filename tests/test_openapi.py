@@ -1,4 +1,4 @@
-"""The OpenAPI document (SPEC section 9): OpenAPI 3.1, interface version 1.0.0, served without a key."""
+"""The OpenAPI document: OpenAPI 3.1, interface version 1.0.0, served without a key."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Pagination (SPEC section 4, common list parameters; REFERENCE section 1.6)."""
+"""Pagination of every list: newest first, limit, after and before, next and prev."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The audit log PDF records who signed what, when and from where (issue 5 deliverable 4, REFERENCE 8.3)."""
+"""The audit log PDF records who signed what, when and from where."""
 
 import hashlib
 import io
@@ -182,7 +182,7 @@ def test_a_broken_image_is_replaced_by_a_note_and_the_log_is_still_produced():
     assert len(image_xobjects(pdf)) == 1
 
 
-def test_missing_signer_details_are_left_out():
+def test_missing_submitter_details_are_left_out():
     text = flat(audit_log.render(make_log(submitters=[submitter(phone=None, ip="", completed_at=None, images=[],
                                                           status="declined")])))
     assert "Phone" not in text and "IP address" not in text and "Completed at" not in text

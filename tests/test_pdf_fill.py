@@ -1,4 +1,4 @@
-"""Values drawn into documents and their own forms flattened (REFERENCE 7.4, PDF.md section 2 Filling)."""
+"""Values drawn into documents and their own forms flattened."""
 
 import io
 import itertools
@@ -338,7 +338,7 @@ def test_a_number_field_shows_its_formatted_value():
     assert "$1,000.00" in text_of(filled(sample_pdf(), (number, 1000)))
 
 
-def test_a_stamp_without_a_value_shows_the_signer_name_role_and_time():
+def test_a_stamp_without_a_value_shows_the_submitter_name_role_and_time():
     stamp = field("stamp", (0, 0.1, 0.1, 0.4, 0.1))
     result = fill_pdf(sample_pdf(), DOC, [stamp], {}, {}, stamp={"name": "Zoë Łukasz", "role": "Buyer",
                                                                  "time": "2026-03-05 10:00 UTC"})

@@ -1,4 +1,4 @@
-"""Reading a PDF's pages and form fields for template creation (REFERENCE 3.7, PDF.md section 2)."""
+"""Reading a PDF's pages and form fields for template creation."""
 
 import io
 import time
@@ -85,7 +85,7 @@ def test_every_fillable_widget_becomes_a_field_with_relative_areas():
 
 @pytest.mark.parametrize("name", ["reset", "hidden_note", "company", "subscribed", "total", "old_signature",
                                   "outside"])
-def test_widgets_no_signer_fills_are_left_out(name):
+def test_widgets_no_submitter_fills_are_left_out(name):
     """Push buttons, hidden widgets, filled or read-only fields, signed signatures, widgets off the page."""
     assert name not in [field["name"] for field in forms.inspect_pdf(form_pdf())["fields"]]
 

@@ -1,4 +1,4 @@
-"""The displayed page and relative areas (PDF.md section 2, Geometry): reading and filling must agree."""
+"""The displayed page and relative areas: reading and filling must agree."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Uploaded images become one-page PDFs, upright and page-sized (REFERENCE 3.7, PDF.md P9)."""
+"""Uploaded images become one-page PDFs, upright and page-sized."""
 
 import io
 import struct

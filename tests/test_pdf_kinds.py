@@ -1,4 +1,4 @@
-"""Recognising an upload's kind by its content, whatever its name says (REFERENCE 3.7)."""
+"""Recognising an upload's kind by its content, whatever its name says."""
 
 import io
 import zipfile

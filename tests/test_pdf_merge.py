@@ -1,4 +1,4 @@
-"""Merging PDFs: every page of every file, in order (REFERENCE 11.1)."""
+"""Merging PDFs: every page of every file, in order."""
 
 import io
 

@@ -1,4 +1,4 @@
-"""Page previews: one JPEG per page, as the page is displayed (PDF.md section 1, P13)."""
+"""Page previews: one JPEG per page, as the page is displayed."""
 
 import io
 

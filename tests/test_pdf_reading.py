@@ -1,4 +1,4 @@
-"""Every way an uploaded PDF can be unusable ends in a PdfError saying why, quickly (P16, DESIGN: 422)."""
+"""Every way an uploaded PDF can be unusable ends in a PdfError saying why, quickly."""
 
 import pickle
 import time

@@ -1,4 +1,4 @@
-"""The digital signature on result documents, and the verify tool's reading of signatures (issue 5, REFERENCE 8.2, 11.2).
+"""The digital signature on result documents, and the verify tool's reading of signatures.
 
 Every sealed PDF is checked by validators other than our own verify: pyHanko's with the service
 certificate as trust root, and poppler's pdfsig.
@@ -271,7 +271,7 @@ def test_a_seal_by_a_foreign_self_signed_certificate_is_not_trusted_and_not_issu
         report, = verify.verify(data, ours)
     assert (report["intact"], report["valid"], report["trusted"], report["issued_by_service"]) == (True, True, False, False)
     assert report["certificate_sha256"] == certificates.fingerprint(foreign["cert_pem"])
-    assert not [record for record in caplog.records if record.levelno >= logging.WARNING]  # P17
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
 
 
 def test_a_signature_without_docmdp_is_an_approval(chain, ours):

@@ -1,4 +1,4 @@
-"""The PDF process pool (issue 5, CPU work off the event loop): workers replaced after their share of tasks."""
+"""The PDF process pool: workers replaced after their share of tasks."""
 
 import asyncio
 import os

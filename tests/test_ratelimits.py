@@ -1,4 +1,4 @@
-"""Rate limits (SPEC section 8; SPEC section 4: every successful response carries X-RateLimit-*)."""
+"""Rate limits: counted per key and per address, with X-RateLimit-* on every response."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""Result documents (issue 5; SPEC sections 2 and 4): each signer's documents, the signed documents, audit log
+"""Result documents: each signer's documents, the signed documents, audit log
 and combined document of a completed submission, the documents and pdf endpoints, and the completion events."""
 
 import base64
@@ -32,8 +32,8 @@ async def fetch(api, url: str) -> bytes:
     return reply.body
 
 
-async def completed_submission(api, worker, *signers, **body) -> dict:
-    sent = await send(api, await template(api, **body.pop("template", {})), *(signers or BOTH_COMPLETED), **body)
+async def completed_submission(api, worker, *submitters, **body) -> dict:
+    sent = await send(api, await template(api, **body.pop("template", {})), *(submitters or BOTH_COMPLETED), **body)
     await worker.drain()
     return await submission(api, sent[0]["submission_id"])
 
@@ -70,13 +70,13 @@ async def test_a_completed_submission_links_signed_documents_an_audit_log_and_a_
         assert status.coverage.name == "ENTIRE_FILE"
 
 
-async def test_signed_documents_hold_every_signers_values_as_extractable_text(api, worker):
+async def test_signed_documents_hold_every_submitters_values_as_extractable_text(api, worker):
     found = await completed_submission(api, worker)
     text = text_of(await fetch(api, found["documents"][0]["url"]))
     assert "Ann Smith" in text and "Bob Buyer" in text
 
 
-async def test_the_audit_log_names_envelope_signers_hashes_and_events_in_utc(api, worker):
+async def test_the_audit_log_names_envelope_submitters_hashes_and_events_in_utc(api, worker):
     found = await completed_submission(api, worker)
     text = text_of(await fetch(api, found["audit_log_url"]))
     assert found["envelope_id"] in text
@@ -113,7 +113,7 @@ async def test_form_completed_and_submission_completed_are_emitted_once_the_docu
     assert await event_types(db, "submitter", sent[1]["id"]) == ["form.completed"]
 
 
-async def test_each_signer_gets_documents_with_the_values_of_every_signer_completed_so_far(api, worker):
+async def test_each_submitter_gets_documents_with_the_values_of_every_submitter_completed_so_far(api, worker):
     sent = await send(api, await template(api), {"email": "ann@example.com"}, {"email": "bob@example.com"})
     assert (await act(api, sent[0]["slug"], "complete", {"values": ANN_VALUES})).status == 200
     await worker.drain()
@@ -131,7 +131,7 @@ async def test_each_signer_gets_documents_with_the_values_of_every_signer_comple
     assert await fetch(api, bob["documents"][0]["url"]) == await fetch(api, found["documents"][0]["url"])
 
 
-async def test_a_signers_documents_hold_only_the_signers_completed_up_to_them_however_late_the_job_runs(
+async def test_a_submitters_documents_hold_only_the_submitters_completed_up_to_them_however_late_the_job_runs(
         api, worker, clock):
     sent = await send(api, await template(api), {"email": "ann@example.com"}, {"email": "bob@example.com"},
                       order="random")
@@ -148,18 +148,18 @@ async def test_previews_are_forgotten_once_the_signed_documents_exist(api, worke
     sent = await send(api, await template(api), {"email": "ann@example.com", "values": ANN_VALUES},
                       {"email": "bob@example.com"})
     assert (await api.get(f"/api/submissions/{sent[0]['submission_id']}/documents")).status == 200
-    for signer, values in zip(sent, (ANN_VALUES, BOB_VALUES)):
-        await api.put(f"/api/submitters/{signer['id']}", json={"values": values, "completed": True})
+    for submitter, values in zip(sent, (ANN_VALUES, BOB_VALUES)):
+        await api.put(f"/api/submitters/{submitter['id']}", json={"values": values, "completed": True})
     await worker.drain()
     kinds = {r.kind for r in await stored_results.results_of(db, sent[0]["submission_id"])}
-    assert kinds == {"signer", "final", "audit_log", "combined"}
+    assert kinds == {"submitter", "final", "audit_log", "combined"}
 
 
 async def test_a_job_run_again_produces_nothing_twice(api, worker, db):
     found = await completed_submission(api, worker)
     before = await stored_results.results_of(db, found["id"])
-    for signer in found["submitters"]:
-        await worker.kinds["results.produce"].handler({"submission_id": found["id"], "submitter_id": signer["id"],
+    for submitter in found["submitters"]:
+        await worker.kinds["results.produce"].handler({"submission_id": found["id"], "submitter_id": submitter["id"],
                                                        "last": True})
     assert await stored_results.results_of(db, found["id"]) == before
     assert await event_types(db, "submission", found["id"]) == ["submission.created", "submission.completed"]
@@ -220,7 +220,7 @@ async def test_documents_of_an_unknown_submission_is_404(api):
     assert reply.status == 404 and reply.json == {"error": "Not found"}
 
 
-async def test_pdf_before_every_signer_completed_is_422(api):
+async def test_pdf_before_every_submitter_completed_is_422(api):
     sent = await send(api, await template(api))
     reply = await api.get(f"/api/submissions/{sent[0]['submission_id']}/pdf")
     assert reply.status == 422

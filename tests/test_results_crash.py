@@ -80,8 +80,8 @@ async def create_completed_submission(session: aiohttp.ClientSession, api: str,
         {"email": "bob@example.com", "name": "Bob", "values": BOB_VALUES, "completed": True}]}
     async with session.post(f"{api}/submissions", json=body) as reply:
         assert reply.status == 200, await reply.text()
-        signers = await reply.json()
-    return signers[0]["submission_id"], [signer["id"] for signer in signers]
+        submitters = await reply.json()
+    return submitters[0]["submission_id"], [submitter["id"] for submitter in submitters]
 
 
 async def wait_for_last_job_running(peek: Peek, timeout: float = 30) -> dict:
@@ -133,13 +133,13 @@ async def test_documents_exist_exactly_once_after_the_service_is_killed_during_t
             await asyncio.wait_for(first.process.wait(), 30)
         assert first.process.returncode == -signal.SIGKILL
         # The kill came while the job ran, else this test proves nothing: the job is still there, running,
-        # and nothing of the last signer is recorded, the audit log above all.
+        # and nothing of the last submitter is recorded, the audit log above all.
         last = [job for job in await peek.jobs() if job["payload"].get("last")]
         assert [(job["id"], job["status"]) for job in last] == [(running["id"], "running")], \
             f"the last signer's job finished before the kill: make the document longer ({last})"
         assert running["payload"]["submitter_id"] == bob
         before = await peek.results()
-        assert {(r["kind"], r["submitter_id"]) for r in before} <= {("signer", ann)}, before
+        assert {(r["kind"], r["submitter_id"]) for r in before} <= {("submitter", ann)}, before
         assert {(e["event_type"], e["record_id"]) for e in await peek.events()} <= {("form.completed", ann)}
 
         await service.expire_leases(database_url)
@@ -161,8 +161,8 @@ async def test_documents_exist_exactly_once_after_the_service_is_killed_during_t
 
     slots = Counter((r["kind"], r["submitter_id"], r["position"]) for r in results)
     assert [slot for slot, count in slots.items() if count > 1] == []
-    assert slots == Counter({("signer", ann, 0): 1, ("signer", ann, 1): 1, ("signer", bob, 0): 1,
-                             ("signer", bob, 1): 1, ("final", None, 0): 1, ("final", None, 1): 1,
+    assert slots == Counter({("submitter", ann, 0): 1, ("submitter", ann, 1): 1, ("submitter", bob, 0): 1,
+                             ("submitter", bob, 1): 1, ("final", None, 0): 1, ("final", None, 1): 1,
                              ("audit_log", None, 0): 1, ("combined", None, 0): 1})
     assert {r["submission_id"] for r in results} == {submission_id}
     assert Counter((e["event_type"], e["record_type"], e["record_id"]) for e in events) == Counter({

@@ -1,4 +1,4 @@
-"""The operational contract (DESIGN section 2): start, ready line, keys, health, graceful stop."""
+"""The operational contract: start, ready line, keys, health, graceful stop."""
 
 import asyncio
 import re

@@ -1,4 +1,4 @@
-"""The service's signing identity (issue 5, Digital signature): a chain generated once and kept in the
+"""The service's signing identity: a chain generated once and kept in the
 database, old certificates still trusted after a rotation, or a PKCS#12 given by configuration."""
 
 import base64

@@ -1,5 +1,5 @@
-"""Creating submissions: the SubmissionCreate input (SPEC section 4, Submissions; SPEC section 7 for the
-message form `<field> is invalid in submitters[<index>]`; REFERENCE section 4.3)."""
+"""Creating submissions: the SubmissionCreate input, each refusal in the form
+`<field> is invalid in submitters[<index>]`."""
 
 import json
 import time
@@ -54,7 +54,7 @@ def nothing_left_behind(api, config):
     return check
 
 
-def signers(*entries):
+def submitters(*entries):
     return lambda tid: {"template_id": tid, "submitters": list(entries)}
 
 
@@ -63,7 +63,7 @@ def body(**fields):
 
 
 def values(given):
-    return signers({**ANN, "values": given})
+    return submitters({**ANN, "values": given})
 
 
 REFUSALS = [
@@ -75,38 +75,38 @@ REFUSALS = [
     ("submitters must be a non-empty array", lambda tid: {"template_id": tid, "submitters": "ann@example.com"}),
     ("submitters must be a non-empty array", lambda tid: {"template_id": tid, "submitters": ANN}),
     ("submitters must be a non-empty array", lambda tid: {"template_id": tid, "submitters": []}),
-    ("submitters[1] must be an object", signers(ANN, "bob@example.com")),
-    ("email must be a string in submitters[0]", signers({"email": 42})),
-    ("name must be a string in submitters[1]", signers(ANN, {"name": ["Bob"]})),
-    ("role must be a string in submitters[0]", signers({**ANN, "role": {"name": "First Party"}})),
+    ("submitters[1] must be an object", submitters(ANN, "bob@example.com")),
+    ("email must be a string in submitters[0]", submitters({"email": 42})),
+    ("name must be a string in submitters[1]", submitters(ANN, {"name": ["Bob"]})),
+    ("role must be a string in submitters[0]", submitters({**ANN, "role": {"name": "First Party"}})),
     ("values must be an object in submitters[0]", values("Ann Smith")),
     ("values must be an object in submitters[0]", values([{"Full Name": "Ann Smith"}])),
-    ("metadata must be an object in submitters[0]", signers({**ANN, "metadata": "vip"})),
-    ("metadata must be an object in submitters[0]", signers({**ANN, "metadata": ["vip"]})),
-    ("external_id must be a string in submitters[0]", signers({**ANN, "external_id": {"id": 1}})),
-    ("readonly_fields must be an array of field names in submitters[0]", signers({**ANN, "readonly_fields": "Plan"})),
-    ("completed must be true or false in submitters[0]", signers({**ANN, "completed": "yes"})),
-    ("send_email must be true or false in submitters[0]", signers({**ANN, "send_email": 0})),
+    ("metadata must be an object in submitters[0]", submitters({**ANN, "metadata": "vip"})),
+    ("metadata must be an object in submitters[0]", submitters({**ANN, "metadata": ["vip"]})),
+    ("external_id must be a string in submitters[0]", submitters({**ANN, "external_id": {"id": 1}})),
+    ("readonly_fields must be an array of field names in submitters[0]", submitters({**ANN, "readonly_fields": "Plan"})),
+    ("completed must be true or false in submitters[0]", submitters({**ANN, "completed": "yes"})),
+    ("send_email must be true or false in submitters[0]", submitters({**ANN, "send_email": 0})),
     ("send_email must be true or false", body(send_email="no")),
     ("variables must be an object", body(variables="x")),
     ("name is too long: at most 255 characters", body(name="n" * 256)),
-    ("email is invalid in submitters[1]", signers(ANN, {"email": "bob@example"})),
-    ("email is invalid in submitters[1]", signers(ANN, {"email": "bob smith@example.com"})),
-    ("email is invalid in submitters[0]", signers({"email": "ann@example.com, bob@example.com"})),
+    ("email is invalid in submitters[1]", submitters(ANN, {"email": "bob@example"})),
+    ("email is invalid in submitters[1]", submitters(ANN, {"email": "bob smith@example.com"})),
+    ("email is invalid in submitters[0]", submitters({"email": "ann@example.com, bob@example.com"})),
     ("phone is invalid in submitters[0]: it should start with +<country code> and contain only digits",
-     signers({"phone": "555-1234"})),
+     submitters({"phone": "555-1234"})),
     ("phone is invalid in submitters[1]: it should start with +<country code> and contain only digits",
-     signers(ANN, {"phone": "+1 555 CALL NOW"})),
-    ("email or phone or name is required in submitters[1]", signers(ANN, {"role": "Second Party"})),
-    ("email or phone or name is required in submitters[0]", signers({"email": "", "name": "", "phone": ""})),
+     submitters(ANN, {"phone": "+1 555 CALL NOW"})),
+    ("email or phone or name is required in submitters[1]", submitters(ANN, {"role": "Second Party"})),
+    ("email or phone or name is required in submitters[0]", submitters({"email": "", "name": "", "phone": ""})),
     ('Unknown submitter role: Buyer. Template defines ["First Party", "Second Party"]',
-     signers({**ANN, "role": "Buyer"})),
+     submitters({**ANN, "role": "Buyer"})),
     ("role must be unique in submitters: First Party is given twice",
-     signers({**ANN, "role": "First Party"}, {**BOB, "role": "first party"})),
+     submitters({**ANN, "role": "First Party"}, {**BOB, "role": "first party"})),
     ("Defined more signing parties than in template: it has 2 roles",
-     signers(ANN, BOB, {"email": "carol@example.com"})),
+     submitters(ANN, BOB, {"email": "carol@example.com"})),
     ("Unknown key: sendemail", body(sendemail=False)),
-    ("Unknown key: mail in submitters[0]", signers({**ANN, "mail": "ann@example.org"})),
+    ("Unknown key: mail in submitters[0]", submitters({**ANN, "mail": "ann@example.org"})),
     ("Unknown field: Middle Name in submitters[0].values", values({"Middle Name": "Q"})),
     ("Unknown field: Buyer Name in submitters[0].values", values({"Buyer Name": "a field of the other role"})),
     (f"Signature: Invalid value, url, base64 or text < 60 chars is expected: {LONG_TEXT[:50]}... "
@@ -126,16 +126,16 @@ REFUSALS = [
     ("body is required in message", body(message={"subject": "Please sign"})),
     ("body is required in message", body(message={"subject": "Please sign", "body": "   "})),
     ("message must be an object with subject and body", body(message="Please sign")),
-    ("body is required in submitters[0].message", signers({**ANN, "message": {"subject": "Please sign"}})),
+    ("body is required in submitters[0].message", submitters({**ANN, "message": {"subject": "Please sign"}})),
     ("reply_to is invalid", body(reply_to="support")),
-    ("reply_to is invalid in submitters[0]", signers({**ANN, "reply_to": "support@"})),
+    ("reply_to is invalid in submitters[0]", submitters({**ANN, "reply_to": "support@"})),
     ("bcc_completed is invalid", body(bcc_completed="archive@example")),
     ("order must be one of preserved, random", body(order="sequential")),
     ("order must be one of preserved, random", body(submitters_order="parallel")),
     ("completed_redirect_url must be an http:// or https:// URL", body(completed_redirect_url="javascript:alert(1)")),
-    ("Unknown field: Nope in submitters[0].readonly_fields", signers({**ANN, "readonly_fields": ["Nope"]})),
-    ("fields must be an array in submitters[0]", signers({**ANN, "fields": "Full Name"})),
-    ("name or uuid is required in submitters[0].fields[0]", signers({**ANN, "fields": [{"default_value": "x"}]})),
+    ("Unknown field: Nope in submitters[0].readonly_fields", submitters({**ANN, "readonly_fields": ["Nope"]})),
+    ("fields must be an array in submitters[0]", submitters({**ANN, "fields": "Full Name"})),
+    ("name or uuid is required in submitters[0].fields[0]", submitters({**ANN, "fields": [{"default_value": "x"}]})),
 ]
 
 
@@ -232,12 +232,12 @@ async def test_a_malformed_json_body_is_422(api, nda, config, nothing_left_behin
 
 # The valid forms
 
-async def test_the_answer_is_one_signer_per_entry_with_id_slug_and_embed_src(api, nda):
+async def test_the_answer_is_one_submitter_per_entry_with_id_slug_and_embed_src(api, nda):
     ann, bob = await create(api, {"template_id": nda, "submitters": [ANN, BOB]})
     assert ann["submission_id"] == bob["submission_id"] and ann["id"] != bob["id"]
-    for signer in (ann, bob):
-        assert signer["embed_src"] == f"http://signsvc.test/apiemb/{signer['slug']}"
-        assert "documents" not in signer and "submission_events" not in signer
+    for submitter in (ann, bob):
+        assert submitter["embed_src"] == f"http://signsvc.test/apiemb/{submitter['slug']}"
+        assert "documents" not in submitter and "submission_events" not in submitter
     assert [(s["email"], s["name"], s["role"]) for s in (ann, bob)] == [("ann@example.com", "Ann", "First Party"),
                                                                        ("bob@example.com", "Bob", "Second Party")]
 
@@ -247,17 +247,17 @@ async def test_a_role_is_matched_by_name_in_any_case(api, nda):
     assert bob["role"] == "Second Party"
 
 
-async def test_signers_without_a_role_fill_the_template_roles_in_order(api, nda):
-    signers = await create(api, {"template_id": nda, "submitters": [{**BOB, "role": "FIRST PARTY"}, ANN]})
-    assert {s["email"]: s["role"] for s in signers} == {"bob@example.com": "First Party",
+async def test_submitters_without_a_role_fill_the_template_roles_in_order(api, nda):
+    submitters = await create(api, {"template_id": nda, "submitters": [{**BOB, "role": "FIRST PARTY"}, ANN]})
+    assert {s["email"]: s["role"] for s in submitters} == {"bob@example.com": "First Party",
                                                        "ann@example.com": "Second Party"}
     [one] = await create(api, {"template_id": nda, "submitters": [ANN]})
     assert one["role"] == "First Party"
 
 
-async def test_a_signer_needs_only_one_of_email_phone_or_name(api, nda):
-    signers = await create(api, {"template_id": nda, "submitters": [{"phone": "+1 (555) 123-4567"}, {"name": "Bob"}]})
-    assert [(s["email"], s["phone"], s["name"]) for s in signers] == [(None, "+15551234567", None),
+async def test_a_submitter_needs_only_one_of_email_phone_or_name(api, nda):
+    submitters = await create(api, {"template_id": nda, "submitters": [{"phone": "+1 (555) 123-4567"}, {"name": "Bob"}]})
+    assert [(s["email"], s["phone"], s["name"]) for s in submitters] == [(None, "+15551234567", None),
                                                                       (None, None, "Bob")]
 
 
@@ -294,14 +294,14 @@ async def test_fields_default_value_prefills_like_values(api, nda):
     assert ann["values"] == [{"field": "Full Name", "value": "Ann Smith"}]
 
 
-async def test_readonly_fields_keep_the_prefilled_value_from_the_signer(api, nda):
+async def test_readonly_fields_keep_the_prefilled_value_from_the_submitter(api, nda):
     [ann] = await create(api, {"template_id": nda, "submitters": [
         {**ANN, "values": {"Full Name": "Ann Smith"}, "readonly_fields": ["full_name"]}]})
     changed = await act(api, ann["slug"], "complete", {"values": {"Full Name": "Someone Else"}})
     assert (changed.status, changed.json) == (422, {"error": "Full Name is a read-only field"})
     assert (await act(api, ann["slug"], "complete")).status == 200
-    signer = (await api.get(f"/api/submitters/{ann['id']}")).json
-    assert {"field": "Full Name", "value": "Ann Smith"} in signer["values"]
+    submitter = (await api.get(f"/api/submitters/{ann['id']}")).json
+    assert {"field": "Full Name", "value": "Ann Smith"} in submitter["values"]
 
 
 async def test_external_id_and_metadata_are_echoed_unchanged(api, nda):
@@ -347,11 +347,11 @@ async def test_init_refuses_bad_input_like_create(api, nda, config, nothing_left
 
 
 async def test_emails_creates_one_submission_per_address_signed_by_the_first_role(api, nda):
-    signers = await create(api, {"template_id": nda, "emails": "ann@example.com, bob@example.com\nann@example.com"},
+    submitters = await create(api, {"template_id": nda, "emails": "ann@example.com, bob@example.com\nann@example.com"},
                            path="/api/submissions/emails")
-    assert [(s["email"], s["role"]) for s in signers] == [("ann@example.com", "First Party"),
+    assert [(s["email"], s["role"]) for s in submitters] == [("ann@example.com", "First Party"),
                                                          ("bob@example.com", "First Party")]
-    assert len({s["submission_id"] for s in signers}) == 2
+    assert len({s["submission_id"] for s in submitters}) == 2
     listed = (await api.get("/api/submissions")).json["data"]
     assert [[s["email"] for s in item["submitters"]] for item in listed] == [["bob@example.com"],
                                                                             ["ann@example.com"]]
@@ -379,13 +379,13 @@ async def test_a_template_id_beyond_64_bits_is_a_client_error_not_a_server_error
     await nothing_left_behind(files_before)
 
 
-@pytest.mark.parametrize("signer", [
+@pytest.mark.parametrize("submitter", [
     {"name": "A\u0000nn"}, {**ANN, "external_id": "crm\u00007"}, {**ANN, "metadata": {"note": "a\u0000b"}},
     {**ANN, "values": {"Full Name": "Ann\u0000Smith"}},
 ], ids=["name", "external_id", "metadata", "values"])
-async def test_a_nul_character_is_refused_the_same_on_every_backend(api, nda, config, nothing_left_behind, signer):
+async def test_a_nul_character_is_refused_the_same_on_every_backend(api, nda, config, nothing_left_behind, submitter):
     files_before = stored_files(config)
-    reply = await api.post("/api/submissions", json={"template_id": nda, "submitters": [signer]})
+    reply = await api.post("/api/submissions", json={"template_id": nda, "submitters": [submitter]})
     assert reply.status == 422, reply.json
     await nothing_left_behind(files_before)
 
@@ -397,22 +397,22 @@ async def test_keys_the_official_clients_send_without_effect_here_are_accepted(a
     assert ann["role"] == "First Party"
 
 
-async def test_preserved_order_invites_the_first_signer_and_random_invites_everyone(api, nda):
+async def test_preserved_order_invites_the_first_submitter_and_random_invites_everyone(api, nda):
     first, second = await create(api, {"template_id": nda, "submitters": [ANN, BOB]})
     assert (first["status"], second["status"]) == ("sent", "awaiting")
     both = await create(api, {"template_id": nda, "submitters": [ANN, BOB], "order": "random"})
     assert [s["status"] for s in both] == ["sent", "sent"]
 
 
-async def test_send_email_false_leaves_every_signer_awaiting(api, nda):
-    signers = await create(api, {"template_id": nda, "submitters": [ANN, BOB], "send_email": False,
+async def test_send_email_false_leaves_every_submitter_awaiting(api, nda):
+    submitters = await create(api, {"template_id": nda, "submitters": [ANN, BOB], "send_email": False,
                                  "order": "random"})
-    assert [(s["status"], s["sent_at"]) for s in signers] == [("awaiting", None), ("awaiting", None)]
+    assert [(s["status"], s["sent_at"]) for s in submitters] == [("awaiting", None), ("awaiting", None)]
     [ann] = await create(api, {"template_id": nda, "submitters": [{**ANN, "send_email": False}]})
     assert ann["status"] == "awaiting"
 
 
-async def test_completed_true_marks_the_signer_completed_at_creation(api, nda):
+async def test_completed_true_marks_the_submitter_completed_at_creation(api, nda):
     ann, bob = await create(api, {"template_id": nda, "submitters": [{**ANN, "completed": True}, BOB]})
     assert (ann["status"], ann["completed_at"]) == ("completed", "2026-01-01T12:00:00.000Z")
     assert bob["status"] == "sent", "the next signer in preserved order is invited"

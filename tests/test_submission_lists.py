@@ -1,5 +1,4 @@
-"""Lists of submissions and signers (SPEC section 4: common list parameters, Submissions, Submitters;
-REFERENCE sections 1.6, 4.2 and 5.2)."""
+"""Lists of submissions and submitters: filters, pagination and what each item carries."""
 
 from datetime import timedelta
 from urllib.parse import urlencode
@@ -20,18 +19,18 @@ async def template(api, name="NDA") -> int:
     return await signing.template(api, FIELDS, name=name)
 
 
-async def send(api, template_id: int, *signers, **body) -> list[dict]:
+async def send(api, template_id: int, *submitters, **body) -> list[dict]:
     """A new submission of the template, by default to Ann and Bob; answers its signers."""
-    return await signing.send(api, template_id, *(signers or (ANN, BOB)), **body)
+    return await signing.send(api, template_id, *(submitters or (ANN, BOB)), **body)
 
 
-async def submission_id(api, template_id: int, *signers, **body) -> int:
-    return (await send(api, template_id, *signers, **body))[0]["submission_id"]
+async def submission_id(api, template_id: int, *submitters, **body) -> int:
+    return (await send(api, template_id, *submitters, **body))[0]["submission_id"]
 
 
-async def complete(api, signers: list[dict]) -> None:
-    for signer in signers:
-        reply = await api.put(f"/api/submitters/{signer['id']}", json={"completed": True})
+async def complete(api, submitters: list[dict]) -> None:
+    for submitter in submitters:
+        reply = await api.put(f"/api/submitters/{submitter['id']}", json={"completed": True})
         assert reply.status == 200, reply.json
 
 
@@ -109,15 +108,15 @@ async def test_template_id_lists_only_that_templates_submissions(api):
 async def test_status_filter_matches_each_records_computed_status(api, clock):
     tid = await template(api)
     pending = await submission_id(api, tid)
-    completed_signers = await send(api, tid)
-    await complete(api, completed_signers)
-    declined_signers = await send(api, tid, expire_at=(START + timedelta(days=1)).isoformat())
-    assert (await act(api, declined_signers[0]["slug"], "decline", {"reason": "Wrong amount"})).status == 200
+    completed_submitters = await send(api, tid)
+    await complete(api, completed_submitters)
+    declined_submitters = await send(api, tid, expire_at=(START + timedelta(days=1)).isoformat())
+    assert (await act(api, declined_submitters[0]["slug"], "decline", {"reason": "Wrong amount"})).status == 200
     expired = await submission_id(api, tid, expire_at=(START + timedelta(days=1)).isoformat())
     later = await submission_id(api, tid, expire_at=(START + timedelta(days=30)).isoformat())
     clock.advance(timedelta(days=2))
-    expected = {"pending": [later, pending], "completed": [completed_signers[0]["submission_id"]],
-                "declined": [declined_signers[0]["submission_id"]], "expired": [expired]}
+    expected = {"pending": [later, pending], "completed": [completed_submitters[0]["submission_id"]],
+                "declined": [declined_submitters[0]["submission_id"]], "expired": [expired]}
     for status, wanted in expected.items():
         page = await listed(api, "/api/submissions", status=status)
         assert [s["id"] for s in page["data"]] == wanted, status
@@ -138,7 +137,7 @@ async def test_an_unknown_status_is_422(api):
     assert message == "status must be one of pending, completed, declined, expired"
 
 
-async def test_q_matches_part_of_a_signers_name_email_or_phone_in_any_case(api):
+async def test_q_matches_part_of_a_submitters_name_email_or_phone_in_any_case(api):
     tid = await template(api)
     ann = await submission_id(api, tid, ANN)
     bob = await submission_id(api, tid, {"email": "carol@example.org"}, BOB)
@@ -276,24 +275,24 @@ async def test_filters_combine(api, clock):
 
 # GET /submissions: what an item holds and whose items are listed
 
-async def test_list_items_carry_signers_without_values_or_documents_and_no_submission_events(api):
+async def test_list_items_carry_submitters_without_values_or_documents_and_no_submission_events(api):
     tid = await template(api)
-    signers = await send(api, tid, {**ANN, "values": {"Full Name": "Ann Smith"}}, BOB)
+    submitters = await send(api, tid, {**ANN, "values": {"Full Name": "Ann Smith"}}, BOB)
     item = (await listed(api, "/api/submissions"))["data"][0]
     full = (await api.get(f"/api/submissions/{item['id']}")).json
     assert "submission_events" not in item and "documents" not in item
     assert "submission_events" in full and "documents" in full
-    assert [s["id"] for s in item["submitters"]] == [s["id"] for s in signers]
-    for signer in item["submitters"]:
-        assert "values" not in signer and "documents" not in signer
-        assert {"status", "role", "email", "metadata", "preferences"} <= set(signer)
+    assert [s["id"] for s in item["submitters"]] == [s["id"] for s in submitters]
+    for submitter in item["submitters"]:
+        assert "values" not in submitter and "documents" not in submitter
+        assert {"status", "role", "email", "metadata", "preferences"} <= set(submitter)
     assert (item["status"], item["audit_log_url"], item["combined_document_url"]) == ("pending", None, None)
     assert item["template"]["id"] == tid and item["created_by_user"]["id"] == 1
     assert {key: full[key] for key in item if key != "submitters"} == {key: item[key] for key in item
                                                                        if key != "submitters"}
 
 
-async def test_list_items_of_a_page_carry_only_their_own_signers(api):
+async def test_list_items_of_a_page_carry_only_their_own_submitters(api):
     tid = await template(api)
     first = await send(api, tid, ANN, BOB)
     await send(api, tid, {"name": "Mia"})
@@ -371,7 +370,7 @@ async def test_template_submissions_of_a_live_template_with_the_test_key_is_404(
 
 # GET /submitters
 
-async def test_signers_are_listed_newest_first_with_pagination(api):
+async def test_submitters_are_listed_newest_first_with_pagination(api):
     tid = await template(api)
     first, second = await send(api, tid), await send(api, tid)
     every = [s["id"] for s in first + second]
@@ -384,13 +383,13 @@ async def test_signers_are_listed_newest_first_with_pagination(api):
     assert await refused(api, "/api/submitters", "limit=0") == "limit must be an integer from 1 to 100"
 
 
-async def test_signers_limit_is_10_by_default(api):
+async def test_submitters_limit_is_10_by_default(api):
     tid = await template(api)
     every = [s["id"] for _ in range(6) for s in await send(api, tid)]
     assert await ids(api, "/api/submitters") == every[:1:-1]
 
 
-async def test_signers_filter_by_submission_id(api):
+async def test_submitters_filter_by_submission_id(api):
     tid = await template(api)
     first, second = await send(api, tid), await send(api, tid)
     assert await ids(api, "/api/submitters", submission_id=first[0]["submission_id"]) == [s["id"] for s in first][::-1]
@@ -399,15 +398,15 @@ async def test_signers_filter_by_submission_id(api):
     assert await ids(api, "/api/submitters", submission_id=999) == []
 
 
-async def test_signers_filter_by_external_id_or_its_alias_application_key(api):
+async def test_submitters_filter_by_external_id_or_its_alias_application_key(api):
     tid = await template(api)
-    signers = await send(api, tid, {**ANN, "external_id": "crm-1"}, {**BOB, "external_id": "crm-2"})
-    assert await ids(api, "/api/submitters", external_id="crm-1") == [signers[0]["id"]]
-    assert await ids(api, "/api/submitters", application_key="crm-2") == [signers[1]["id"]]
+    submitters = await send(api, tid, {**ANN, "external_id": "crm-1"}, {**BOB, "external_id": "crm-2"})
+    assert await ids(api, "/api/submitters", external_id="crm-1") == [submitters[0]["id"]]
+    assert await ids(api, "/api/submitters", application_key="crm-2") == [submitters[1]["id"]]
     assert await ids(api, "/api/submitters", external_id="crm") == []
 
 
-async def test_signers_q_matches_part_of_name_email_or_phone_in_any_case_literally(api):
+async def test_submitters_q_matches_part_of_name_email_or_phone_in_any_case_literally(api):
     tid = await template(api)
     ann, bob = await send(api, tid, ANN, BOB)
     odd = (await send(api, tid, {"name": "100% Sure_Thing \\ co"}))[0]
@@ -435,7 +434,7 @@ async def test_completed_after_and_before_are_inclusive_and_a_date_before_covers
                                                                "ISO 8601 timestamp")
 
 
-async def test_signer_items_have_values_documents_template_and_their_own_submission_events(api, clock):
+async def test_submitter_items_have_values_documents_template_and_their_own_submission_events(api, clock):
     tid = await template(api)
     ann, bob = await send(api, tid)
     assert (await act(api, ann["slug"], "view")).status == 200
@@ -456,7 +455,7 @@ async def test_signer_items_have_values_documents_template_and_their_own_submiss
     assert (first["status"], first["completed_at"]) == ("completed", "2026-01-01T12:05:00.000Z")
 
 
-async def test_another_accounts_and_test_mode_signers_never_appear(api, other_account):
+async def test_another_accounts_and_test_mode_submitters_never_appear(api, other_account):
     mine = [s["id"] for s in await send(api, await template(api))]
     other = api.with_key(other_account.live)
     theirs = [s["id"] for s in await send(other, await template(other))]

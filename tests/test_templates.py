@@ -1,4 +1,4 @@
-"""Templates (SPEC section 2 Template, section 4 Templates; REFERENCE section 3)."""
+"""Templates: created from documents, changed, cloned, archived, deleted, and their files."""
 
 import io
 from datetime import timedelta

@@ -1,4 +1,4 @@
-"""Tools (SPEC section 4, Tools): the merge tool."""
+"""Tools: the merge tool."""
 
 import base64
 import io

@@ -1,4 +1,4 @@
-"""A signature given as text is drawn as a PNG in a handwriting-like font (REFERENCE 4.3, 7.4)."""
+"""A signature given as text is drawn as a PNG in a handwriting-like font."""
 
 import hashlib
 import io

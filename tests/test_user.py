@@ -1,4 +1,4 @@
-"""GET /user (SPEC section 4, User)."""
+"""GET /user."""
 
 from tests.conftest import TEST_KEY
 

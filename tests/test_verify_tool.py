@@ -1,4 +1,4 @@
-"""POST /tools/verify (SPEC section 4, Tools): whether the service issued a PDF, and its signatures."""
+"""POST /tools/verify: whether the service issued a PDF, and its signatures."""
 
 import asyncio
 import base64

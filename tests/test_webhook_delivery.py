@@ -1,4 +1,4 @@
-"""Webhook deliveries (SPEC section 6): signed POSTs to a real local receiver, retries on the spec's
+"""Webhook deliveries: signed POSTs to a real local receiver, retries on the spec's
 schedule with the clock moved (nothing sleeps), the delivery log, resend, and bad receivers."""
 
 import asyncio

@@ -1,4 +1,4 @@
-"""Webhook signatures (SPEC section 6): the verification function receivers use, and the published test
+"""Webhook signatures: the verification function receivers use, and the published test
 vectors in docs/webhooks.md."""
 
 import re

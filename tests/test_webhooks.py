@@ -1,11 +1,11 @@
-"""Webhook endpoints (SPEC section 6; the /api/webhooks extension) and the endpoints configured at start."""
+"""Webhook endpoints (the /api/webhooks extension) and the endpoints configured at start."""
 
 import pytest
 
 import storage.webhooks as stored
 from signsvc.accounts.accounts import Accounts
 from signsvc.app import configure_webhooks
-from signsvc.webhooks import endpoints as webhooks
+from signsvc.webhooks import endpoints
 from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.infra.config import ConfigError
 from tests.conftest import TEST_KEY, Api
@@ -76,7 +76,7 @@ async def test_an_account_has_one_endpoint_per_url(api):
 
 
 async def test_an_account_has_at_most_twenty_endpoints(api):
-    for n in range(webhooks.MAX_ENDPOINTS):
+    for n in range(endpoints.MAX_ENDPOINTS):
         await add(api, url=f"{URL}/{n}")
     reply = await api.post("/api/webhooks", json={"url": f"{URL}/extra"})
     assert (reply.status, reply.json) == (422, {"error": "an account has at most 20 webhook endpoints"})
@@ -140,7 +140,7 @@ async def test_the_delivery_log_filters_by_a_known_status_only(api):
     assert (await api.get("/api/webhooks/1/deliveries?status=failed")).json["data"] == []
 
 
-async def test_the_test_webhook_needs_a_completed_signer(api):
+async def test_the_test_webhook_needs_a_completed_submitter(api):
     await add(api)
     reply = await api.post("/api/webhooks/1/test")
     assert reply.status == 422
@@ -154,7 +154,7 @@ async def test_configured_endpoints_have_every_event_type_in_their_own_account(m
     [test] = (await api.with_key(TEST_KEY).get("/api/webhooks")).json["data"]
     assert (live["url"], test["url"]) == ("http://127.0.0.1:9/live", "http://127.0.0.1:9/test")
     for endpoint in (live, test):
-        assert endpoint["events"] == list(webhooks.EVENT_TYPES)
+        assert endpoint["events"] == list(endpoints.EVENT_TYPES)
         assert (endpoint["configured"], endpoint["secret"]) == (True, {"header": "X-Secret"})
 
 
@@ -187,7 +187,7 @@ async def test_bad_configured_endpoints_stop_the_start(db, clock, config, change
 def test_retries_follow_the_spec_schedule(clock):
     """1, 2, 4, 8 ... minutes: 12 attempts over 34.1 hours; form.completed 14 attempts over 5.7 days."""
     for event_type, attempts, span_minutes in (("template.updated", 12, 2047), ("form.completed", 14, 8191)):
-        schedule, start, failures = webhooks.retries(event_type), clock.now(), 0
+        schedule, start, failures = endpoints.retries(event_type), clock.now(), 0
         moments = [start]
         while (moment := schedule.next_at(failures + 1, clock)) is not None:
             failures += 1

@@ -8,7 +8,7 @@ import aiohttp
 import pytest
 
 from signsvc.app import configure_webhooks
-from signsvc.webhooks import endpoints as webhooks
+from signsvc.webhooks import endpoints
 from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.config import Config

@@ -57,7 +57,7 @@ class Query:
 async def read_json(request: web.Request) -> dict[str, Any]:
     """The JSON object in the body; no body reads as `{}`.
 
-    A body is read as JSON only when sent with `Content-Type: application/json` (SPEC section 2),
+    A body is read as JSON only when sent with `Content-Type: application/json`,
     whether it came with a Content-Length or chunked.
     """
     if not request.body_exists:

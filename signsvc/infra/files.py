@@ -1,4 +1,4 @@
-"""Stored files and the signed links that serve them (SPEC section 2: links expire after 40 minutes).
+"""Stored files and the signed links that serve them.
 
 A link is `{site}/file/{token}/{filename}`; the token carries the file's uuid and the expiry time,
 signed with the service's secret key, so a link needs no lookup to check and cannot be forged.

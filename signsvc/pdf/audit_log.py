@@ -1,4 +1,4 @@
-"""The audit log PDF of a submission: who signed what, when and from where (REFERENCE 8.3, issue 5).
+"""The audit log PDF of a submission: who signed what, when and from where.
 
 `render(log)` takes plain data and answers PDF bytes. `log` has this shape (keys not marked
 required may be missing or None):
@@ -16,12 +16,12 @@ required may be missing or None):
      "events": [{"time": str (ISO 8601), "text": str}]}
 
 Times without an offset are taken as UTC; every time is shown in UTC as `2026-01-01 12:00:00 UTC`.
-Events are shown in time order (events of the same time keep their given order). Signer details
+Events are shown in time order (events of the same time keep their given order). Submitter details
 that are missing or empty are left out. An image that can't be read is replaced by a note, since
 the audit log must still be produced. The same log always gives the same bytes.
 
 Fonts are found as `signsvc.pdf.fonts` says: DejaVu Sans, and Droid Sans Fallback added only when
-some text has a character DejaVu lacks (it costs ~0.3 s, P8); headings and labels are in DejaVu Sans
+some text has a character DejaVu lacks (it costs ~0.3 s); headings and labels are in DejaVu Sans
 Bold, looked for the same way (Debian's `fonts-dejavu-core` has it), else in DejaVu Sans. Without
 DejaVu Sans, or without the fallback font when the text needs it, `fonts.MissingFont` says what to install.
 """
@@ -283,7 +283,7 @@ def _row(pdf: FPDF, label: str, value: str, *, label_width: float = LABEL_WIDTH,
 
 
 def _text_box(pdf: FPDF, width: float, text: str, height: float, link: str | None = None) -> None:
-    """`text` wrapped to `width`; a single line as a cell, which costs a third of a multi_cell (P8)."""
+    """`text` wrapped to `width`; a single line as a cell, which costs a third of a multi_cell."""
     if height == LINE:
         pdf.cell(width, LINE, text, link=link or "")
     else:

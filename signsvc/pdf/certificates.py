@@ -3,10 +3,10 @@
 A chain is `{"key_pem", "cert_pem", "chain_pems"}`: the private key (unencrypted PKCS#8), the signing
 (leaf) certificate, and the certificates above it, issuer first and root last.
 
-The generated chain is a root CA and a leaf, RSA-2048 with SHA-256 (REFERENCE 8.2 without its sub-CA).
+The generated chain is a root CA and a leaf, RSA-2048 with SHA-256.
 The root's private key is thrown away once it has issued the leaf, so it can never issue anything else
 and there is nothing but the leaf key to keep; a sub-CA would only add a certificate to every signature.
-RSA rather than EC P-256: every PDF validator accepts it, and with the key object kept (P5) a seal costs
+RSA rather than EC P-256: every PDF validator accepts it, and with the key object kept a seal costs
 the same with either (measured 15-26 ms RSA, 17-28 ms EC per document); the RSA pair takes ~0.2 s to
 generate, once per installation.
 """
@@ -25,7 +25,7 @@ from cryptography.x509.oid import NameOID
 
 from signsvc.pdf.errors import PdfError
 
-VALIDITY = timedelta(days=100 * 365 + 25)  # 100 years, as REFERENCE 8.2; the leaf never needs renewing
+VALIDITY = timedelta(days=100 * 365 + 25)  # 100 years: the leaf never needs renewing
 BACKDATE = timedelta(hours=1)  # tolerates a validator (or a TSA) whose clock runs a little behind ours
 UNREADABLE_P12 = "The PKCS#12 file can't be read: the password is wrong or the file is not PKCS#12"
 

@@ -1,8 +1,8 @@
-"""Signers' values drawn into a document and its own form flattened (REFERENCE 7.4, PDF.md section 2 Filling).
+"""Submitters' values drawn into a document and its own form flattened.
 
 The values are drawn with fpdf2 onto one overlay page per touched page, upright and of the displayed
 size; each overlay becomes a Form XObject painted through the page's displayed-page matrix after the
-original content, which stays byte for byte as uploaded (P3). The PDF's own widgets are painted the same
+original content, which stays byte for byte as uploaded. The PDF's own widgets are painted the same
 way, from their appearance, before they are removed, so values filled before upload stay visible.
 """
 
@@ -190,7 +190,7 @@ def format_date(value: object, format: str) -> str:
 
 
 def format_number(value: object, format: str | None) -> str:
-    """A number as REFERENCE 3.2's number formats show it: usd "$1,000.00", dot "1.000,5", percent "50%"..."""
+    """A number in the format its field names: usd "$1,000.00", dot "1.000,5", percent "50%"..."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     sign = "-" if value < 0 else ""
@@ -228,7 +228,7 @@ def _overlay(marks: dict[int, list[Mark]], frames: list[geometry.Frame], files: 
 
 
 def _fonts(texts: dict[str, str], font_dir: str | None) -> tuple[list[str], dict[str, str]]:
-    """The font files the texts need (DejaVu, then the CJK fallback only if some text needs it: P8), and each
+    """The font files the texts need (DejaVu, then the CJK fallback only if some text needs it), and each
     text as it can be shown: characters no installed font has become U+FFFD, a visible sign."""
     if not texts:
         return [], {}
@@ -245,7 +245,7 @@ def _fonts(texts: dict[str, str], font_dir: str | None) -> tuple[list[str], dict
 
 
 def _document(paths: list[str]) -> FPDF:
-    """A fresh FPDF with the fonts loaded: never reused across documents (P8)."""
+    """A fresh FPDF with the fonts loaded: never reused across documents."""
     pdf = FPDF(unit="pt")
     pdf.set_margin(0)
     pdf.set_auto_page_break(False)
@@ -350,7 +350,7 @@ def _picture(files: dict[str, bytes], uuid: str) -> Picture:
         if image.format in ("JPEG", "MPO"):
             orientation = image.getexif().get(ExifTags.Base.Orientation, 1)
             width, height = image.size
-            # A decode at 1/8 size proves the file whole; the JPEG then goes in as it is (P9). fpdf2 passes
+            # A decode at 1/8 size proves the file whole; the JPEG then goes in as it is. fpdf2 passes
             # only plain JPEG through: a phone's MPO is re-encoded as JPEG, not made 10x bigger.
             image.draft(None, (width // 8, height // 8))
             image.load()

@@ -3,7 +3,7 @@
 How fonts are found (documented for installers; `check()` runs it at start):
 - text: DejaVu Sans (`DejaVuSans.ttf`; Debian `fonts-dejavu-core`), for Latin, Greek and Cyrillic;
 - fallback: Droid Sans Fallback (`DroidSansFallbackFull.ttf`; Debian `fonts-droid-fallback`), for CJK,
-  loaded into a document only when one of its strings has a character DejaVu lacks (PDF.md P8);
+  loaded into a document only when one of its strings has a character DejaVu lacks;
 - each is looked for as `signsvc.pdf.font_files` says: the configured font directory first, then the Debian
   package's directory, then the system font directories. Copying the files into the configured
   directory makes the output independent of the system.

@@ -1,9 +1,9 @@
-"""A PDF's pages and AcroForm fields as plain data, for creating a template from a PDF (REFERENCE 3.7).
+"""A PDF's pages and AcroForm fields as plain data, for creating a template from a PDF.
 
-Fields are found by walking each page's widget annotations (PDF.md section 2): that gives every
+Fields are found by walking each page's widget annotations: that gives every
 widget's page and rectangle, which pypdf's `get_fields()` doesn't. Left out on purpose:
-- push buttons, hidden widgets, read-only fields: no signer fills them;
-- fields that already hold a value (REFERENCE 3.7): the sender filled them before uploading.
+- push buttons, hidden widgets, read-only fields: no submitter fills them;
+- fields that already hold a value: the sender filled them before uploading.
 Names are kept as the PDF has them (the /T chain joined with "."), even "Text1": they are how a
 caller addresses the field, and an empty name is left for the caller to number.
 """
@@ -183,7 +183,7 @@ def _text(item: Any) -> str:
 
 
 def _date_format(chain: list[DictionaryObject]) -> str | None:
-    """The format of an Acrobat date action (/AA /F or /K), in the uppercase tokens of REFERENCE 3.2."""
+    """The format of an Acrobat date action (/AA /F or /K), in uppercase tokens (DD/MM/YYYY)."""
     actions = _inherited(chain, "/AA")
     for key in ("/F", "/K"):
         script = _script(_get(_get(actions, key), "/JS"))

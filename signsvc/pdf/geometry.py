@@ -1,7 +1,7 @@
 """Page geometry: the displayed page (CropBox clipped to the MediaBox, turned by /Rotate) and relative areas.
 
-Areas are relative (0..1) to the displayed page, from its top-left corner, as pdfium and pdf.js show it
-(REFERENCE 3.2). `Frame.matrix` maps an upright page of the displayed size into the page's user space;
+Areas are relative (0..1) to the displayed page, from its top-left corner, as pdfium and pdf.js show it.
+`Frame.matrix` maps an upright page of the displayed size into the page's user space;
 filling draws through it, and reading fields goes back through its inverse.
 """
 

@@ -1,8 +1,8 @@
-"""An uploaded image as a one-page PDF (REFERENCE 3.7), upright and fitted to an A4-sized page.
+"""An uploaded image as a one-page PDF, upright and fitted to an A4-sized page.
 
 The page keeps the image's aspect ratio, scaled so that it fits A4 in the image's orientation: a
 phone photo or a 300 dpi scan becomes a normal page rather than a poster, and field sizes stay sane.
-JPEG bytes go into the PDF as they are, with the EXIF orientation applied by the drawing (P9).
+JPEG bytes go into the PDF as they are, with the EXIF orientation applied by the drawing.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Several PDFs as one, pages in order (the documents of a template, the merge tool of REFERENCE 11.1).
+"""Several PDFs as one, pages in order (the documents of a template, the merge tool).
 
-Same-named form fields of different files collapse into one field (P14); callers that merge forms
+Same-named form fields of different files collapse into one field; callers that merge forms
 someone will still fill should merge the filled and flattened results instead.
 """
 

@@ -3,7 +3,7 @@
 Measured on a dense A4 text page at 1400 px: JPEG q85 is 537 KB in 19 ms, PNG (level 1) 479 KB in
 145 ms; on a scanned page JPEG stays at 453 KB where PNG grows to 2.5 MB. Optimised or progressive
 JPEG saves 5-15% for 3-6 times the time. The width is fixed rather than a scale, so a huge page
-can't make a huge bitmap. PDFium isn't thread-safe (P13): call this only in a worker process.
+can't make a huge bitmap. PDFium isn't thread-safe: call this only in a worker process.
 """
 
 from __future__ import annotations

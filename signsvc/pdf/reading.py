@@ -47,7 +47,7 @@ def open_pdf(data: bytes, *, max_pages: int = MAX_PAGES) -> pypdf.PdfReader:
     if kinds.sniff(data) != "pdf":
         raise PdfError(NOT_PDF)
     reader = pypdf.PdfReader(io.BytesIO(data))
-    # The empty user password opens owner-password-only files (P16), as every viewer does.
+    # The empty user password opens owner-password-only files, as every viewer does.
     if reader.is_encrypted and reader.decrypt("") == pypdf.PasswordType.NOT_DECRYPTED:
         raise PdfError(ENCRYPTED)
     try:

@@ -3,7 +3,7 @@
 The signature is added as an incremental update, so the bytes before it stay as they were; DocMDP
 NO_CHANGES tells every validator that any later change breaks it. With a timestamp server (RFC 3161)
 the signature carries a timestamp token (PAdES B-T); without one the signing time is the service's claim.
-pyHanko's sync API runs `asyncio.run`, so this runs in a pool worker, never on the server's loop (P6).
+pyHanko's sync API runs `asyncio.run`, so this runs in a pool worker, never on the server's loop.
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ from signsvc.pdf.errors import PdfError
 FIELD = "signsvc"  # the invisible signature field the seal creates
 TSA_TIMEOUT = 10  # seconds for the timestamp server to answer
 # Room for the signature container, in hex digits (two per byte). Giving it skips pyHanko's sizing dry
-# run (P5); ours needs about 5,000. A timestamp token adds the TSA's signature and certificates.
+# run; ours needs about 5,000. A timestamp token adds the TSA's signature and certificates.
 RESERVED = 8192
 RESERVED_TIMESTAMP = 16384
 
 
 class Signer(signers.SimpleSigner):
     """pyHanko's in-memory signer, keeping the parsed key: stock SimpleSigner re-parses it for every raw
-    signature, which costs ~45 ms per call for RSA (P5). Built from a chain of PEM text (see certificates)."""
+    signature, which costs ~45 ms per call for RSA. Built from a chain of PEM text (see certificates)."""
 
     def __init__(self, pems: dict[str, Any]) -> None:
         key = _key(pems["key_pem"])
@@ -71,7 +71,7 @@ class Signer(signers.SimpleSigner):
 
 
 class _Certification(signers.PdfSigner):
-    """A PdfSigner that signs at a given time: pyHanko otherwise takes the wall clock (DESIGN: one clock)."""
+    """A PdfSigner that signs at a given time: pyHanko otherwise takes the wall clock."""
 
     def __init__(self, meta: signers.PdfSignatureMetadata, signer: Signer, signing_time: datetime,
                  timestamper: HTTPTimeStamper | None) -> None:

@@ -2,7 +2,7 @@
 
 Each page's original streams are wrapped in `q ... Q` and Form XObjects are painted after them: the
 overlay page through the displayed-page matrix, and each shown widget's appearance in its /Rect, so
-values filled in before upload stay visible once the widgets are removed (PDF.md section 2, P3).
+values filled in before upload stay visible once the widgets are removed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A signature given as text, drawn as a PNG in a handwriting-like font (REFERENCE 4.3, 7.4)."""
+"""A signature given as text, drawn as a PNG in a handwriting-like font."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""What the signatures inside a PDF say: intact, valid, trusted by the service, covering the whole file (REFERENCE 11.2).
+"""What the signatures inside a PDF say: intact, valid, trusted by the service, covering the whole file.
 
 "Issued by the service" needs all four of: the signed bytes are unchanged (intact), the signature
 checks out against its certificate (valid), that certificate is one of the service's (its SHA-256, so
 certificates kept from before a key rotation still count), and the signature covers the entire file.
-Coverage matters on its own: pyHanko calls a later metadata-only update harmless (P15), but the file
+Coverage matters on its own: pyHanko calls a later metadata-only update harmless, but the file
 is then no longer the one the service issued.
 """
 
@@ -35,7 +35,7 @@ _CONTAINER = re.compile(rb"<([0-9A-Fa-f]{1024,})>")  # a signature's /Contents: 
 _DOCMDP = re.compile(rb"/TransformMethod\s*/DocMDP")
 
 # A signature by a certificate the service doesn't trust is an answer, not an error, yet these log it
-# with a full ERROR traceback (P17); damaged files make the reader warn about every repair.
+# with a full ERROR traceback; damaged files make the reader warn about every repair.
 for _name in ("pyhanko.sign.validation", "pyhanko_certvalidator", "pyhanko.pdf_utils"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
 
@@ -46,7 +46,7 @@ def verify(pdf: bytes, trusted_pems: list[str]) -> list[dict[str, Any]]:
     `trusted_pems` are the service's certificates in PEM, current and past, signing certificates as
     well as their CAs: a signature is trusted when its chain leads to one of them, and issued by the
     service only when its signing certificate is one of them. Raises PdfError for a file that is not a
-    readable PDF, or that needs a password to open (P16).
+    readable PDF, or that needs a password to open.
     """
     roots = [asn1_x509.Certificate.load(certificates.der(pem)) for pem in trusted_pems]
     ours = {certificates.fingerprint(pem) for pem in trusted_pems}
@@ -153,7 +153,7 @@ def _common_name(certificate: asn1_x509.Certificate) -> str:
 
 
 def _iso(moment: datetime | None) -> str | None:
-    """ISO 8601 UTC with milliseconds and Z, the API's wire format (DESIGN invariant 5)."""
+    """ISO 8601 UTC with milliseconds and Z, the API's wire format."""
     if moment is None:
         return None
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -74,7 +74,7 @@ class Producer:
             produced = await self._documents(submission, submitters, submitter, last)
         except pdf_calls.EngineError as error:
             # The values can't be drawn (a font is missing, say): the submitter has still signed.
-            log.error("submission %s: documents of signer %s not produced: %s", submission.id, submitter.id, error)
+            log.error("submission %s: documents of submitter %s not produced: %s", submission.id, submitter.id, error)
             produced = []
         await self._record(submission, submitter, produced, last)
 
@@ -86,7 +86,7 @@ class Producer:
         read = await inputs.read(self.db, self.files, submission, submitters)
         filled = await filling.fill(self.pool, self.font_dir, submission, completed, read)
         if not last:
-            return [Produced("signer", i, document["name"], slots.pdf_file(document["name"], pdf))
+            return [Produced("submitter", i, document["name"], slots.pdf_file(document["name"], pdf))
                     for i, (document, pdf) in enumerate(filled)]
         return await self._final(submission, submitters, filled, read)
 
@@ -95,7 +95,7 @@ class Producer:
         """The signed documents (each also the last submitter's own), the audit log and the combined document."""
         sealed = [(document, await self._seal(submission, pdf.data, document["name"])) for document, pdf in filled]
         produced = [Produced(kind, position, document["name"], slots.pdf_file(document["name"], pdf))
-                    for position, (document, pdf) in enumerate(sealed) for kind in ("signer", "final")]
+                    for position, (document, pdf) in enumerate(sealed) for kind in ("submitter", "final")]
         hashes = [{"name": slots.filename(document["name"]), "original_sha256": original.sha256,
                    "result_sha256": pdf.sha256} for (document, pdf), original in zip(sealed, read.originals,
                                                                                       strict=True)]
@@ -127,7 +127,7 @@ class Producer:
                     key = (item.file.sha256, item.file.filename)
                     if key not in blob_ids:
                         blob_ids[key] = (await self.files.record(tx, submission.account_id, item.file)).id
-                    await slots.insert(tx, self.clock, submission, submitter.id if item.kind == "signer" else None,
+                    await slots.insert(tx, self.clock, submission, submitter.id if item.kind == "submitter" else None,
                                        item, blob_ids[key])
                 await self._event(tx, submission, "form.completed", "submitter", submitter.id)
                 if last:

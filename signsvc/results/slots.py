@@ -1,6 +1,6 @@
 """Result documents as they are made: a file for a slot of `result_documents`, and recording it.
 
-A slot is `(submission, kind, submitter, position)`; its kinds are `signer` (a submitter's documents),
+A slot is `(submission, kind, submitter, position)`; its kinds are `submitter` (a submitter's own documents),
 `final` (the signed documents), `audit_log`, `combined`, and the files made on request, `preview` and
 `merged`.
 """

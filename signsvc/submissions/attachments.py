@@ -1,4 +1,4 @@
-"""Files given as field values (signatures, initials, images, stamps, files) made ready to store (REFERENCE 4.3).
+"""Files given as field values (signatures, initials, images, stamps, files) made ready to store.
 
 URLs are downloaded here, through the SSRF-safe downloader; decoding, recognising and drawing run
 in the process pool, which also hashes the result.

@@ -1,4 +1,4 @@
-"""The events feed (SPEC section 4, Events feed): completed submitters, latest first, for catching up
+"""The events feed: completed submitters, latest first, for catching up
 after a webhook outage.
 
 `after` and `before` are Unix seconds, so a page never ends inside a second: when the submitters

@@ -1,4 +1,4 @@
-"""Values of a signer's fields: API input matched to fields, checked and normalised per type (REFERENCE 4.3, 7.4).
+"""Values of a submitter's fields: API input matched to fields, checked and normalised per type.
 
 Pure and quick to import: files given as values come back as `Upload`s, decoded later in the pool,
 and typed signatures as `Typed`, drawn there.
@@ -80,7 +80,7 @@ def normalize(field: dict[str, Any], value: object, where: str) -> object:
 
 
 def display(field: dict[str, Any], stored: object, link: Callable[[str], str]) -> object:
-    """A stored value as the API shows it (REFERENCE 5.1): files as links, the rest as stored."""
+    """A stored value as the API shows it: files as links, the rest as stored."""
     if stored is None:
         return None
     if field["type"] in LINKED:
@@ -93,7 +93,7 @@ def display(field: dict[str, Any], stored: object, link: Callable[[str], str]) -
 def missing_required(fields: list[dict[str, Any]], values: dict[str, object]) -> dict[str, Any] | None:
     """The first required, editable field with neither a value nor a default value."""
     for field in fields:
-        # A stamp is made at completion: the signer never gives it.
+        # A stamp is made at completion: the submitter never gives it.
         if not field.get("required") or field.get("readonly") or field["type"] == "stamp":
             continue
         if _is_empty(values.get(field["uuid"])) and _is_empty(field.get("default_value")):

@@ -1,4 +1,4 @@
-"""The submission creation input (SPEC section 4, SubmissionCreate) checked into plain data.
+"""The submission creation input checked into plain data.
 
 Messages name the field and where it is, as `email is invalid in submitters[1]`. Keys the
 official clients may send that signsvc does not act on (SMS, 2FA) are accepted and ignored;
@@ -14,7 +14,7 @@ from typing import Any
 
 from signsvc.infra import errors
 
-from signsvc.infra import json_fields as inputs
+from signsvc.infra import json_fields
 
 MAX_SUBMITTERS = 100
 ORDERS = ("preserved", "random")
@@ -75,7 +75,7 @@ def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
         raise errors.Invalid("order must be one of preserved, random")
     return SubmissionInput(
         template_id=template_id(body), submitters=[submitter(raw, index) for index, raw in enumerate(raw_submitters)],
-        send_email=inputs.flag(body, "send_email", True), order=order, name=inputs.text(body, "name", limit=255),
+        send_email=json_fields.flag(body, "send_email", True), order=order, name=json_fields.text(body, "name", limit=255),
         expire_at=expire_at(body.get("expire_at"), now), preferences=preferences(body, None),
         variables=_object(body, "variables", None))
 
@@ -167,7 +167,7 @@ def timestamp(value: Any, key: str) -> datetime:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return datetime.fromtimestamp(value, timezone.utc)
         if isinstance(value, str):
-            return inputs.utc_moment(value)
+            return json_fields.utc_moment(value)
     except (ValueError, OverflowError, OSError):
         pass
     raise errors.Invalid(f"{key} must be a timestamp, such as 2026-09-01T12:00:00Z")
@@ -180,10 +180,10 @@ def _message(raw: dict[str, Any], where: str | None) -> dict[str, str] | None:
     if not isinstance(message, dict):
         raise errors.Invalid(_at("message must be an object with subject and body", where))
     place = f"{where}.message" if where else "message"
-    body = inputs.text(message, "body", label=f"body in {place}", limit=20_000)
+    body = json_fields.text(message, "body", label=f"body in {place}", limit=20_000)
     if not body or not body.strip():
         raise errors.Invalid(f"body is required in {place}")
-    subject = inputs.text(message, "subject", label=f"subject in {place}", limit=255)
+    subject = json_fields.text(message, "subject", label=f"subject in {place}", limit=255)
     return {"subject": subject or "", "body": body}
 
 

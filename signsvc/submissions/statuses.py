@@ -1,4 +1,4 @@
-"""Submission and signer status (SPEC section 3), computed from their times, the same way everywhere."""
+"""Submission and submitter status, computed from their times, the same way everywhere."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def submitter_status(submitter: Submitter) -> str:
     return "awaiting"
 
 
-def turn_has_come(submission: Submission, submitter: Submitter, signers: list[Submitter]) -> bool:
-    """In preserved order a signer acts once every signer before them has completed."""
+def turn_has_come(submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> bool:
+    """In preserved order a submitter acts once every submitter before them has completed."""
     if submission.submitters_order != "preserved":
         return True
-    return all(other.completed_at for other in signers if other.position < submitter.position)
+    return all(other.completed_at for other in submitters if other.position < submitter.position)

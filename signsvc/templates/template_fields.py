@@ -1,4 +1,4 @@
-"""Template roles and fields from API input (SPEC section 2, Template): checked, then stored as
+"""Template roles and fields from API input: checked, then stored as
 `{uuid, submitter_uuid, name, type, required, areas: [{x, y, w, h, attachment_uuid, page}] ...}`.
 
 Pages are 1-based in creation input and 0-based in update input; storage keeps them 0-based.
@@ -12,7 +12,7 @@ from typing import Any
 
 from signsvc.infra import errors
 
-from signsvc.infra import json_fields as inputs
+from signsvc.infra import json_fields
 
 FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "radio", "select", "multiple",
                "image", "file", "stamp", "cells", "phone")
@@ -27,7 +27,7 @@ def new_uuid() -> str:
 
 
 class Roles:
-    """The template's signer roles, in order; asking for a role that does not exist adds it."""
+    """The template's submitter roles, in order; asking for a role that does not exist adds it."""
 
     def __init__(self, roles: list[dict[str, Any]] | None = None) -> None:
         self.items = [dict(role) for role in roles or []]
@@ -70,18 +70,18 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_pa
         raise errors.Invalid(f"{where}.type must be one of: {', '.join(FIELD_TYPES)}")
     role_uuid = raw.get("submitter_uuid")
     if not (isinstance(role_uuid, str) and roles.has_uuid(role_uuid)):
-        role_uuid = roles.uuid_for(inputs.text(raw, "role", label=f"{where}.role"))
+        role_uuid = roles.uuid_for(json_fields.text(raw, "role", label=f"{where}.role"))
     result: dict[str, Any] = {
         "uuid": raw["uuid"] if isinstance(raw.get("uuid"), str) and raw["uuid"] else new_uuid(),
         "submitter_uuid": role_uuid,
-        "name": inputs.text(raw, "name", label=f"{where}.name") or "",
+        "name": json_fields.text(raw, "name", label=f"{where}.name") or "",
         "type": kind,
-        "required": inputs.flag(raw, "required", True, label=f"{where}.required"),
-        "readonly": inputs.flag(raw, "readonly", False, label=f"{where}.readonly"),
+        "required": json_fields.flag(raw, "required", True, label=f"{where}.required"),
+        "readonly": json_fields.flag(raw, "readonly", False, label=f"{where}.readonly"),
         "preferences": _object(raw, "preferences", where),
     }
     for key in _TEXTS:
-        if (value := inputs.text(raw, key, label=f"{where}.{key}")) is not None:
+        if (value := json_fields.text(raw, key, label=f"{where}.{key}")) is not None:
             result[key] = value
     if "default_value" in raw and raw["default_value"] is not None:
         result["default_value"] = raw["default_value"]

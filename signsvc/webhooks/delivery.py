@@ -76,7 +76,7 @@ class Sender:
         duration_ms = round((time.monotonic() - started) * 1000)
         if status is None:
             return Outcome(False, attempted_at, None, error, duration_ms)
-        # Any 2xx acknowledges; a 3xx counts as delivered and is not followed (SPEC section 6).
+        # Any 2xx acknowledges; a 3xx counts as delivered and is not followed.
         if status < 400:
             return Outcome(True, attempted_at, status, None, duration_ms)
         return Outcome(False, attempted_at, status, _http_error(status, excerpt), duration_ms)

@@ -1,4 +1,4 @@
-"""Webhook endpoints (SPEC section 6): per account, a URL, the event types it receives and an optional
+"""Webhook endpoints: per account, a URL, the event types it receives and an optional
 secret; every recorded event becomes a delivery to each endpoint that chose its type.
 
 Deliveries are written in the transaction of the change that recorded the event (the outbox), each
@@ -20,7 +20,7 @@ import storage.webhooks as stored
 from storage.accounts import first_live_account
 from signsvc.accounts import auth
 from signsvc.infra import errors
-from signsvc.infra import json_fields as inputs
+from signsvc.infra import json_fields
 from signsvc.infra import jobs
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
@@ -40,7 +40,7 @@ RESERVED_HEADERS = {"content-type", "content-length", "content-encoding", "trans
                     "x-service-signature"}
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
 
-# Retries (SPEC section 6, REFERENCE section 9.4): attempt n failed, the next one is 2**(n-1) minutes
+# Retries: attempt n failed, the next one is 2**(n-1) minutes
 # later (1, 2, 4, 8 ... minutes). 12 attempts put the last one 2047 minutes (34.1 hours) after the
 # first; form.completed gets 14, the last 8191 minutes (5.7 days) after the first.
 RETRIES = jobs.Backoff(longest=timedelta(days=3), attempts=12)
@@ -211,8 +211,8 @@ def _secret(value: Any) -> tuple[str | None, str | None]:
         return None, None
     if not isinstance(value, dict):
         raise errors.Invalid("secret must be an object with header and value, or null")
-    header = inputs.text(value, "header", label="secret.header")
-    secret = inputs.text(value, "value", label="secret.value")
+    header = json_fields.text(value, "header", label="secret.header")
+    secret = json_fields.text(value, "value", label="secret.value")
     if not header or not _TOKEN.match(header):
         raise errors.Invalid("secret.header must be an HTTP header name (letters, digits and -, at most 100)")
     if header.lower() in RESERVED_HEADERS:

@@ -1,4 +1,4 @@
-"""Webhook signatures (SPEC section 6): how signsvc signs a delivery and how a receiver checks one.
+"""Webhook signatures: how signsvc signs a delivery and how a receiver checks one.
 
 The signature is `v1=` followed by the hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with
 the endpoint's secret value; the timestamp (Unix seconds, when signed) travels in its own header.
@@ -14,7 +14,7 @@ from typing import Mapping
 
 SIGNATURE_HEADER = "X-Service-Signature"
 TIMESTAMP_HEADER = "X-Service-Timestamp"
-# SPEC section 8: a receiver rejects timestamps more than 5 minutes from its own time, either way.
+# A receiver rejects timestamps more than 5 minutes from its own time, either way.
 TOLERANCE_SECONDS = 300
 
 

@@ -141,7 +141,7 @@ def submitter_json(ctx: Context, submission: Submission, submitter: Submitter, *
     if values:
         data["values"] = values_json(ctx, submission, submitter)
     if values and documents:
-        data["documents"] = ctx.documents("signer", submission.id, submitter.id)
+        data["documents"] = ctx.documents("submitter", submission.id, submitter.id)
     if embed:
         data["embed_src"] = f"{ctx.files.site}/apiemb/{submitter.slug}"
     return data

@@ -19,7 +19,7 @@ DELETE FROM result_documents WHERE submission_id = :submission_id AND kind = :ki
 -- count_issued_with_sha256 --
 -- How many files the service issued (results and audit logs, not previews or merged copies) have this hash.
 SELECT COUNT(*) AS count FROM result_documents
-WHERE sha256 = :sha256 AND kind IN ('signer', 'final', 'audit_log', 'combined')
+WHERE sha256 = :sha256 AND kind IN ('submitter', 'final', 'audit_log', 'combined')
 
 -- insert_signing_certificate --
 -- A certificate to sign with or to trust; the same certificate again, or a second current generated
