@@ -133,8 +133,7 @@ class _Parts:
         async with contextlib.AsyncExitStack() as stack:
             db = await self._database(app, stack)
             pool = self.given_pool or self._own_pool(stack)
-            downloader = self.given_downloader or await stack.enter_async_context(Downloader(
-                max_bytes=self.config.max_body_bytes, allow_private=self.config.allow_private_downloads))
+            downloader = self.given_downloader or await self._own_downloader(stack)
             office = await stack.enter_async_context(OfficeConverter())
             sender = webhook_sender(self.config)
             stack.push_async_callback(sender.close)
@@ -155,6 +154,10 @@ class _Parts:
         app[appkeys.DB], app[appkeys.CLOCK] = db, self.clock
         app[appkeys.ISSUED_KEYS] = await prepare(db, self.clock, self.config)
         return db
+
+    async def _own_downloader(self, stack: contextlib.AsyncExitStack) -> Downloader:
+        return await stack.enter_async_context(Downloader(max_bytes=self.config.max_body_bytes,
+                                                          allow_private=self.config.allow_private_downloads))
 
     def _own_pool(self, stack: contextlib.AsyncExitStack) -> PdfPool:
         # Workers start with the first document, not at start: a service used as a fake in test suites,

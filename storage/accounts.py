@@ -12,7 +12,7 @@ async def insert_account(conn: Connection, *, name: str, is_test: bool, approved
                          linked_account_id: int | None = None) -> Account:
     row = await conn.fetch_one("insert_account", name=name, is_test=is_test, linked_account_id=linked_account_id,
                                api_access_approved=approved, created_at=now)
-    return record(Account, row)
+    return required(Account, row)
 
 
 async def link_account(conn: Connection, account_id: int, linked_account_id: int) -> None:
@@ -26,6 +26,11 @@ async def get_account(conn: Connection, account_id: int) -> Account | None:
 async def required_account(conn: Connection, account_id: int) -> Account:
     """An account that must exist (a record of it names it)."""
     return required(Account, await conn.fetch_one("get_account", id=account_id))
+
+
+async def default_account(conn: Connection) -> Account:
+    """The first live account, made when the service first started."""
+    return required(Account, await conn.fetch_one("first_live_account"))
 
 
 async def first_live_account(conn: Connection) -> Account | None:
@@ -44,7 +49,7 @@ async def insert_user(conn: Connection, *, account_id: int, email: str, first_na
                       last_name: str | None, now: datetime) -> User:
     row = await conn.fetch_one("insert_user", account_id=account_id, email=email, first_name=first_name,
                                last_name=last_name, created_at=now)
-    return record(User, row)
+    return required(User, row)
 
 
 async def get_user(conn: Connection, user_id: int) -> User | None:
@@ -69,7 +74,7 @@ async def insert_api_key(conn: Connection, *, user_id: int, account_id: int, mod
                          now: datetime) -> ApiKey:
     row = await conn.fetch_one("insert_api_key", user_id=user_id, account_id=account_id, mode=mode.value,
                                key_hash=key_hash, created_at=now)
-    return record(ApiKey, row)
+    return required(ApiKey, row)
 
 
 async def revoke_api_keys(conn: Connection, user_id: int, mode: KeyMode, now: datetime) -> None:

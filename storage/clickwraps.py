@@ -13,7 +13,7 @@ async def insert_clickwrap(conn: Connection, *, account_id: int, author_id: int,
                            settings: dict[str, Any], now: datetime) -> Clickwrap:
     row = await conn.fetch_one("insert_clickwrap", account_id=account_id, author_id=author_id, slug=slug, name=name,
                                kind=kind, settings=settings, now=now)
-    return record(Clickwrap, row)
+    return required(Clickwrap, row)
 
 
 async def required_clickwrap(conn: Connection, clickwrap_id: int) -> Clickwrap:
@@ -38,8 +38,7 @@ async def update_draft(conn: Connection, clickwrap_id: int, *, name: str, kind: 
 
 async def publish(conn: Connection, clickwrap: Clickwrap, now: datetime) -> int:
     """Freezes the clickwrap's draft as its next version; answers the version number."""
-    row = await conn.fetch_one("next_clickwrap_version", id=clickwrap.id, now=now)
-    number = row["active_version_number"]
+    number = int(await conn.fetch_value("next_clickwrap_version", "active_version_number", id=clickwrap.id, now=now))
     await conn.execute("insert_clickwrap_version", clickwrap_id=clickwrap.id, number=number, name=clickwrap.name,
                        kind=clickwrap.kind, settings=clickwrap.settings, now=now)
     return number
@@ -56,7 +55,7 @@ async def insert_consent(conn: Connection, *, account_id: int, clickwrap_id: int
     row = await conn.fetch_one("insert_consent", account_id=account_id, clickwrap_id=clickwrap_id,
                                clickwrap_version_number=version, name=name, email=email, external_id=external_id,
                                ip=ip, user_agent=user_agent, agreed_at=now)
-    return record(Consent, row)
+    return required(Consent, row)
 
 
 async def get_consent(conn: Connection, consent_id: int) -> Consent | None:

@@ -8,8 +8,9 @@ per-dialect query overrides, nowhere else.
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Callable
+from typing import Any
 
 from storage.queries import Queries
 
@@ -34,6 +35,13 @@ class Connection(abc.ABC):
         """The first row of the named query, or None."""
         rows = await self.fetch_all(query, **params)
         return rows[0] if rows else None
+
+    async def fetch_value(self, query: str, column: str, **params: Any) -> Any:
+        """A column of the row a query always answers (a count, a generated id)."""
+        row = await self.fetch_one(query, **params)
+        if row is None:
+            raise StorageError(f"query {query} answered no row")
+        return row[column]
 
     async def execute(self, query: str, **params: Any) -> None:
         """Runs the named query for its effect."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Email, record, records
+from storage.records import Email, record, records, required
 
 
 async def insert_email(conn: Connection, *, account_id: int, kind: str, submitter_id: int | None, to_address: str,
@@ -15,7 +15,7 @@ async def insert_email(conn: Connection, *, account_id: int, kind: str, submitte
                                to_address=to_address, reply_to=reply_to, subject=subject, text_body=text_body,
                                html_body=html_body, status=status, created_at=now, sent_at=sent_at,
                                attachments=attachments or [])
-    return record(Email, row)
+    return required(Email, row)
 
 
 async def get_email(conn: Connection, email_id: int) -> Email | None:
@@ -23,15 +23,15 @@ async def get_email(conn: Connection, email_id: int) -> Email | None:
 
 
 async def mark_sent(conn: Connection, email_id: int, now: datetime) -> Email:
-    return record(Email, await conn.fetch_one("mark_email_sent", id=email_id, now=now))
+    return required(Email, await conn.fetch_one("mark_email_sent", id=email_id, now=now))
 
 
 async def mark_kept(conn: Connection, email_id: int, now: datetime) -> Email:
-    return record(Email, await conn.fetch_one("mark_email_kept", id=email_id, now=now))
+    return required(Email, await conn.fetch_one("mark_email_kept", id=email_id, now=now))
 
 
 async def record_failure(conn: Connection, email_id: int, error: str) -> Email:
-    return record(Email, await conn.fetch_one("record_email_failure", id=email_id, error=error))
+    return required(Email, await conn.fetch_one("record_email_failure", id=email_id, error=error))
 
 
 async def list_emails(conn: Connection, account_id: int, *, limit: int, after: int | None = None,

@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Event, record, records
+from storage.records import Event, records, required
 
 
 async def insert_event(conn: Connection, *, uuid: str, account_id: int, event_type: str, record_type: str,
                        record_id: int, now: datetime) -> Event:
     row = await conn.fetch_one("insert_event", uuid=uuid, account_id=account_id, event_type=event_type,
                                record_type=record_type, record_id=record_id, created_at=now)
-    return record(Event, row)
+    return required(Event, row)
 
 
 async def list_events_of_record(conn: Connection, record_type: str, record_id: int) -> list[Event]:

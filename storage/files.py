@@ -12,7 +12,7 @@ async def insert_blob(conn: Connection, *, uuid: str, account_id: int, sha256: s
                       content_type: str, byte_size: int, now: datetime) -> Blob:
     row = await conn.fetch_one("insert_blob", uuid=uuid, account_id=account_id, sha256=sha256, filename=filename,
                                content_type=content_type, byte_size=byte_size, created_at=now)
-    return record(Blob, row)
+    return required(Blob, row)
 
 
 async def get_blob(conn: Connection, blob_id: int) -> Blob | None:

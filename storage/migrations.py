@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from storage.database import Database
@@ -41,6 +41,6 @@ async def migrate(db: Database) -> list[Migration]:
                     continue
                 await tx.run_script(migration.sql)
                 await tx.execute("record_migration", version=migration.version, name=migration.name,
-                                 applied_at=datetime.now(timezone.utc))
+                                 applied_at=datetime.now(UTC))
             applied.append(migration)
     return applied

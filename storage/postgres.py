@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any
 
 import asyncpg
 
@@ -85,7 +86,7 @@ class PostgresDatabase(Database):
         self._listen_conn: asyncpg.Connection | None = None
 
     @classmethod
-    async def open(cls, url: str, *, max_size: int = 10) -> "PostgresDatabase":
+    async def open(cls, url: str, *, max_size: int = 10) -> PostgresDatabase:
         try:
             pool = await asyncpg.create_pool(url, min_size=1, max_size=max_size, init=_init_connection,
                                              reset=_keep_session)

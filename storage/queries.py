@@ -17,7 +17,7 @@ class Queries(dict[str, str]):
     """Query name to SQL text for one dialect."""
 
     @classmethod
-    def load(cls, dialect: str) -> "Queries":
+    def load(cls, dialect: str) -> Queries:
         queries = cls()
         for path in sorted(QUERIES_DIR.glob("*.sql")):
             queries.update(parse(path.read_text()))
@@ -33,7 +33,7 @@ def parse(text: str) -> dict[str, str]:
     """The blocks of one .sql file, by name, with their description comments stripped."""
     parts = _HEADER.split(text)
     blocks = {}
-    for name, body in zip(parts[1::2], parts[2::2]):
+    for name, body in zip(parts[1::2], parts[2::2], strict=True):
         lines = [line for line in body.strip().splitlines() if not line.startswith("--")]
         blocks[name] = "\n".join(lines).strip()
     return blocks

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
 import json
 import types
 import typing
@@ -36,9 +35,16 @@ class Account:
     id: int
     name: str
     is_test: bool
-    linked_account_id: int | None
+    linked_account_id: int | None  # set right after the pair is inserted
     api_access_approved: bool
     created_at: datetime
+
+    @property
+    def linked_id(self) -> int:
+        """The linked test account of a live account, or the live account of a test account."""
+        if self.linked_account_id is None:
+            raise LookupError(f"account {self.id} has no linked account")
+        return self.linked_account_id
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -399,10 +405,15 @@ def to_datetime(value: datetime | str | None) -> datetime | None:
     return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
-@functools.cache
-def _converters(cls: type) -> dict[str, typing.Callable[[Any], Any]]:
-    hints = typing.get_type_hints(cls)
-    return {field.name: _converter(hints[field.name]) for field in dataclasses.fields(cls)}
+def _converters(cls: type[Any]) -> dict[str, typing.Callable[[Any], Any]]:
+    """A converter for each field of a record type, worked out once per type."""
+    if cls not in _CONVERTERS:
+        hints = typing.get_type_hints(cls)
+        _CONVERTERS[cls] = {field.name: _converter(hints[field.name]) for field in dataclasses.fields(cls)}
+    return _CONVERTERS[cls]
+
+
+_CONVERTERS: dict[type[Any], dict[str, typing.Callable[[Any], Any]]] = {}
 
 
 def _converter(hint: Any) -> typing.Callable[[Any], Any]:

@@ -13,4 +13,4 @@ async def get(conn: Connection, name: str) -> str | None:
 async def get_or_add(conn: Connection, name: str, value: str) -> str:
     """The stored value; `value` is stored first when there is none (the first process wins)."""
     await conn.execute("add_setting", name=name, value=value)
-    return await get(conn, name)
+    return str(await conn.fetch_value("get_setting", "value", name=name))

@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import aiosqlite
 
@@ -25,7 +26,7 @@ _QUERIES = Queries.load("sqlite")
 
 def _adapt(value: Any) -> Any:
     if isinstance(value, datetime):
-        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     if isinstance(value, (dict, list)):
         return json.dumps(value)
     return value
@@ -34,7 +35,7 @@ def _adapt(value: Any) -> Any:
 class _Session(Connection):
     """The shared connection as seen by one transaction, or by one autocommit statement."""
 
-    def __init__(self, db: "SQLiteDatabase") -> None:
+    def __init__(self, db: SQLiteDatabase) -> None:
         self.queries = _QUERIES
         self._db = db
         self.channels: set[str] = set()
@@ -61,7 +62,7 @@ class SQLiteDatabase(Database):
         self._listeners: dict[str, list[Listener]] = {}
 
     @classmethod
-    async def open(cls, path: str) -> "SQLiteDatabase":
+    async def open(cls, path: str) -> SQLiteDatabase:
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:

@@ -16,7 +16,7 @@ _SUBMITTER_STATE = ("name", "email", "phone", "external_id", "metadata", "prefer
 
 
 async def insert_submission(conn: Connection, **columns: Any) -> Submission:
-    return record(Submission, await conn.fetch_one("insert_submission", **columns))
+    return required(Submission, await conn.fetch_one("insert_submission", **columns))
 
 
 async def get_submission(conn: Connection, submission_id: int) -> Submission | None:
@@ -66,7 +66,7 @@ async def delete_submission(conn: Connection, submission_id: int) -> None:
 
 
 async def insert_submitter(conn: Connection, **columns: Any) -> Submitter:
-    return record(Submitter, await conn.fetch_one("insert_submitter", **columns))
+    return required(Submitter, await conn.fetch_one("insert_submitter", **columns))
 
 
 async def submission_of(conn: Connection, submitter: Submitter) -> Submission:
@@ -120,7 +120,7 @@ async def completed_within(conn: Connection, account_id: int, start: datetime, e
 async def update_submitter(conn: Connection, submitter: Submitter, now: datetime) -> Submitter:
     """Writes the state of `submitter` (a changed copy of the stored record); answers the stored row."""
     state = {name: getattr(submitter, name) for name in _SUBMITTER_STATE}
-    return record(Submitter, await conn.fetch_one("update_submitter", id=submitter.id, now=now, **state))
+    return required(Submitter, await conn.fetch_one("update_submitter", id=submitter.id, now=now, **state))
 
 
 def changed(submitter: Submitter, **changes: Any) -> Submitter:
@@ -128,7 +128,7 @@ def changed(submitter: Submitter, **changes: Any) -> Submitter:
 
 
 async def count_unfinished(conn: Connection, submission_id: int) -> int:
-    return (await conn.fetch_one("count_unfinished_submitters", submission_id=submission_id))["count"]
+    return int(await conn.fetch_value("count_unfinished_submitters", "count", submission_id=submission_id))
 
 
 async def insert_event(conn: Connection, *, submission_id: int, submitter_id: int | None, event_type: str,

@@ -12,17 +12,16 @@ from storage.records import Folder, Template, TemplateDocument, record, records,
 
 async def folder(conn: Connection, account_id: int, name: str, now: datetime) -> Folder:
     """The account's folder with this name, created when missing."""
-    return record(Folder, await conn.fetch_one("add_folder", account_id=account_id, name=name, created_at=now))
+    return required(Folder, await conn.fetch_one("add_folder", account_id=account_id, name=name, created_at=now))
 
 
 async def insert_template(conn: Connection, *, account_id: int, author_id: int, folder_id: int, slug: str, name: str,
                           external_id: str | None, source: str, roles: list, fields: list, preferences: dict,
                           combined_blob_id: int | None, shared_link: bool, now: datetime) -> int:
-    row = await conn.fetch_one("insert_template", account_id=account_id, author_id=author_id, folder_id=folder_id,
-                               slug=slug, name=name, external_id=external_id, source=source, roles=roles,
-                               fields=fields, preferences=preferences, combined_blob_id=combined_blob_id,
-                               shared_link=shared_link, created_at=now)
-    return row["id"]
+    return int(await conn.fetch_value(
+        "insert_template", "id", account_id=account_id, author_id=author_id, folder_id=folder_id, slug=slug,
+        name=name, external_id=external_id, source=source, roles=roles, fields=fields, preferences=preferences,
+        combined_blob_id=combined_blob_id, shared_link=shared_link, created_at=now))
 
 
 async def required_template(conn: Connection, template_id: int) -> Template:
@@ -37,8 +36,9 @@ async def get_template(conn: Connection, template_id: int) -> Template | None:
 async def list_templates(conn: Connection, account_id: int, *, archived: bool, q: str | None,
                          external_id: str | None, folder: str | None, limit: int, after: int | None,
                          before: int | None) -> list[Template]:
-    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived, name_pattern=like_pattern(q),
-                                external_id=external_id, folder=folder, limit=limit, after=after, before=before)
+    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived,
+                                name_pattern=like_pattern(q), external_id=external_id, folder=folder, limit=limit,
+                                after=after, before=before)
     return records(Template, rows)
 
 
@@ -63,7 +63,8 @@ async def list_documents(conn: Connection, template_id: int) -> list[TemplateDoc
     return records(TemplateDocument, await conn.fetch_all("list_documents", template_id=template_id))
 
 
-async def documents_of(conn: Connection, account_id: int, templates: list[Template]) -> dict[int, list[TemplateDocument]]:
+async def documents_of(conn: Connection, account_id: int,
+                       templates: list[Template]) -> dict[int, list[TemplateDocument]]:
     """The documents of each template of a page, by template id."""
     found: dict[int, list[TemplateDocument]] = {template.id: [] for template in templates}
     if templates:

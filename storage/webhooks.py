@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint, record, records
+from storage.records import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint, record, records, required
 
 
 async def insert_endpoint(conn: Connection, *, account_id: int, url: str, events: list[str],
@@ -35,7 +35,7 @@ async def find_endpoint_by_url(conn: Connection, account_id: int, url: str) -> W
 
 
 async def count_endpoints(conn: Connection, account_id: int) -> int:
-    return (await conn.fetch_one("count_webhook_endpoints", account_id=account_id))["count"]
+    return int(await conn.fetch_value("count_webhook_endpoints", "count", account_id=account_id))
 
 
 async def list_endpoints(conn: Connection, account_id: int, *, limit: int, after: int | None = None,
@@ -49,7 +49,7 @@ async def update_endpoint(conn: Connection, endpoint: WebhookEndpoint, now: date
     """Writes the url, events and secret of `endpoint` (a changed copy of the stored one)."""
     row = await conn.fetch_one("update_webhook_endpoint", id=endpoint.id, url=endpoint.url, events=endpoint.events,
                                secret_header=endpoint.secret_header, secret=endpoint.secret, now=now)
-    return record(WebhookEndpoint, row)
+    return required(WebhookEndpoint, row)
 
 
 async def delete_endpoint(conn: Connection, endpoint_id: int) -> None:
@@ -62,6 +62,11 @@ async def insert_deliveries(conn: Connection, *, event_id: int, account_id: int,
     rows = await conn.fetch_all("insert_webhook_deliveries", event_id=event_id, account_id=account_id,
                                 event_type=event_type, now=now)
     return [row["id"] for row in rows]
+
+
+async def required_delivery(conn: Connection, delivery_id: int) -> WebhookDelivery:
+    """A delivery that must exist (read back in the transaction that holds it)."""
+    return required(WebhookDelivery, await conn.fetch_one("get_webhook_delivery", id=delivery_id))
 
 
 async def get_delivery(conn: Connection, delivery_id: int) -> WebhookDelivery | None:

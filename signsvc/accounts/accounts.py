@@ -148,7 +148,7 @@ async def _issue(tx: Connection, clock: Clock, user: User, mode: KeyMode, key: s
 async def _addressed_account(tx: Connection, user: User, mode: KeyMode) -> int:
     if mode is KeyMode.LIVE:
         return user.account_id
-    return (await stored.get_account(tx, user.account_id)).linked_account_id
+    return (await stored.required_account(tx, user.account_id)).linked_id
 
 
 async def _use_fixed_key(tx: Connection, clock: Clock, user: User, mode: KeyMode, key: str) -> None:

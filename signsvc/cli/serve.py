@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import signal
 import socket
 import sys
-
-import argparse
 from typing import Any
 
 from aiohttp import web

@@ -130,7 +130,7 @@ async def _test(config: Config, args: argparse.Namespace) -> int | None:
 async def _account(db: Database, args: argparse.Namespace) -> int:
     """The account the command names: a live account, or with --test its test account."""
     account = await Accounts(db, SystemClock()).find_account(args.account)
-    return account.linked_account_id if args.test and account.linked_account_id else account.id
+    return account.linked_id if args.test else account.id
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import asyncio
 import logging
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from signsvc.accounts import auth
 from signsvc.accounts.rate_limits import Quota
@@ -38,7 +39,7 @@ def account_id(request: web.Request) -> int | None:
 
 
 @web.middleware
-async def errors_middleware(request: web.Request, handler: web.Handler) -> web.StreamResponse:
+async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Turns every failure into `{"error": message}`; never HTML, never a stack trace."""
     try:
         response = await handler(request)
@@ -74,7 +75,7 @@ def _http_error(request: web.Request, exc: web.HTTPException) -> web.Response:
 
 
 @web.middleware
-async def api_middleware(request: web.Request, handler: web.Handler) -> web.StreamResponse:
+async def api_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Authenticates /api requests and counts them against the rate limits."""
     if not is_api(request):
         return await handler(request)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from signsvc.http.params import Query
 
@@ -18,7 +19,7 @@ class Page:
     before: int | None = None
 
     @classmethod
-    def from_query(cls, query: Query) -> "Page":
+    def from_query(cls, query: Query) -> Page:
         limit = query.integer("limit", minimum=1, maximum=MAX_LIMIT)
         return cls(limit=DEFAULT_LIMIT if limit is None else limit, after=query.integer("after"),
                    before=query.integer("before"))

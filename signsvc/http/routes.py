@@ -6,18 +6,8 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.http.api import clickwraps
-from signsvc.http.api import events
-from signsvc.http.api import submissions
-from signsvc.http.api import submitters
-from signsvc.http.api import system
-from signsvc.http.api import templates
-from signsvc.http.api import tools
-from signsvc.http.api import users
-from signsvc.http.api import webhooks
-from signsvc.http.web import files
-from signsvc.http.web import home
-from signsvc.http.web import submitter_actions
+from signsvc.http.api import clickwraps, events, submissions, submitters, system, templates, tools, users, webhooks
+from signsvc.http.web import files, home, submitter_actions
 
 
 def setup(app: web.Application) -> None:

@@ -7,12 +7,10 @@ The lower bound is inclusive; so is the upper one, and an upper date covers that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
-from signsvc.infra import errors
-
-from signsvc.infra import json_fields
 from signsvc.http.params import Query
+from signsvc.infra import errors, json_fields
 
 
 @dataclass(frozen=True)
@@ -21,7 +19,7 @@ class Range:
     end: datetime | None = None  # exclusive
 
     @classmethod
-    def from_query(cls, query: Query, lower: str, upper: str) -> "Range":
+    def from_query(cls, query: Query, lower: str, upper: str) -> Range:
         start, end = query.string(lower), query.string(upper)
         return cls(_moment(start, lower) if start else None, _end(end, upper) if end else None)
 
@@ -39,7 +37,7 @@ def _end(text: str, name: str) -> datetime:
     try:
         return _moment(text, name) + (timedelta(days=1) if _is_date(text) else timedelta(microseconds=1))
     except OverflowError:
-        return datetime.max.replace(tzinfo=timezone.utc)
+        return datetime.max.replace(tzinfo=UTC)
 
 
 def _is_date(text: str) -> bool:

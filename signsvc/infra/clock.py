@@ -5,8 +5,9 @@ The service runs on `SystemClock`; tests and integration suites use `ManualClock
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-from typing import Callable, Protocol
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 
 class Clock(Protocol):
@@ -19,7 +20,7 @@ class Clock(Protocol):
 
 class SystemClock:
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         pass
@@ -29,7 +30,7 @@ class ManualClock:
     """A clock that stands still until it is moved; moving it wakes whoever waits on time."""
 
     def __init__(self, start: datetime | None = None) -> None:
-        self._now = start or datetime(2026, 1, 1, tzinfo=timezone.utc)
+        self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
         self._listeners: list[Callable[[], None]] = []
 
     def now(self) -> datetime:
@@ -46,7 +47,7 @@ class ManualClock:
     def set(self, moment: datetime) -> datetime:
         if moment.tzinfo is None:
             raise ValueError("a naive datetime has no place on this clock")
-        self._now = moment.astimezone(timezone.utc)
+        self._now = moment.astimezone(UTC)
         for listener in self._listeners:
             listener()
         return self._now

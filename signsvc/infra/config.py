@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any
 
 from signsvc.infra import smtp
 
@@ -54,7 +55,8 @@ class Config:
         """Files live in the database when asked, and always for an ephemeral in-memory instance."""
         return self.file_store == "database" or (self.file_store is None and self.database_url.endswith(":memory:"))
 
-    def replace(self, **changes: object) -> "Config":
+    def replace(self, **changes: Any) -> Config:
+        """A copy with the given settings; None leaves a setting as it is (a flag that was not given)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
@@ -64,7 +66,7 @@ def _boolean(value: str) -> bool:
     return value.lower() in ("true", "1")
 
 
-_ENV = {
+_ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "host": ("SIGNSVC_HOST", str),
     "port": ("SIGNSVC_PORT", int),
     "database_url": ("SIGNSVC_DATABASE_URL", str),

@@ -7,10 +7,9 @@ import ipaddress
 import socket
 import ssl
 from http import HTTPStatus
-from typing import Any
 
 import aiohttp
-from aiohttp.abc import AbstractResolver
+from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 from yarl import URL
 
@@ -51,7 +50,8 @@ class PublicResolver(AbstractResolver):
     def __init__(self) -> None:
         self._resolver = DefaultResolver()
 
-    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[dict[str, Any]]:
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
         answers = [answer for answer in await self._resolver.resolve(host, port, family)
                    if is_public(answer["host"])]
         if not answers:
@@ -93,7 +93,7 @@ class Downloader:
             await self._client.close()
             self._client = None
 
-    async def __aenter__(self) -> "Downloader":
+    async def __aenter__(self) -> Downloader:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

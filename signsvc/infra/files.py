@@ -85,7 +85,7 @@ class Files:
 
     async def copy(self, tx: Connection, blob_id: int) -> Blob:
         """Another record of the same content (a cloned template owns its own files)."""
-        blob = await stored.get_blob(tx, blob_id)
+        blob = await stored.required_blob(tx, blob_id)
         return await stored.insert_blob(tx, uuid=uuids.uuid4().hex, account_id=blob.account_id, sha256=blob.sha256,
                                         filename=blob.filename, content_type=blob.content_type,
                                         byte_size=blob.byte_size, now=self.clock.now())

@@ -12,13 +12,15 @@ again; the job then stays in the queue until that time instead of leaving it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import storage.jobs as stored
 from signsvc.infra.clock import Clock
@@ -142,10 +144,8 @@ class Worker:
             except Exception:
                 log.exception("job worker loop failed; trying again")
                 timeout = self.poll_seconds
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
-            except TimeoutError:
-                pass
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._running.discard(task)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from signsvc.infra import errors
@@ -33,5 +33,5 @@ def utc_moment(text: str) -> datetime:
     """An ISO 8601 date or timestamp, also with a trailing "UTC" or "GMT", as UTC (a time without an
     offset is UTC). Raises ValueError or OverflowError for anything else."""
     moment = datetime.fromisoformat(re.sub(r"\s*(UTC|GMT)$", "", text.strip(), flags=re.IGNORECASE))
-    return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 

@@ -10,7 +10,7 @@ import asyncio
 import enum
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
@@ -60,7 +60,7 @@ def compose(name: str, subject: str, context: dict[str, Any]) -> Composed:
 
 def format_time(moment: datetime) -> str:
     """A time as emails show it: "May 1, 2026 at 12:00 UTC"."""
-    moment = moment.astimezone(timezone.utc)
+    moment = moment.astimezone(UTC)
     return f"{moment:%B} {moment.day}, {moment:%Y} at {moment:%H:%M} UTC"
 
 

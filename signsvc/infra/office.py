@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import shutil
@@ -72,7 +73,7 @@ class OfficeConverter:
             await asyncio.to_thread(shutil.rmtree, self._root, ignore_errors=True)
             self._root = None
 
-    async def __aenter__(self) -> "OfficeConverter":
+    async def __aenter__(self) -> OfficeConverter:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -118,7 +119,7 @@ class OfficeConverter:
             try:
                 await asyncio.wait_for(process.wait(), self.timeout)
                 return True
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return False
             finally:
                 if process.returncode is None:
@@ -127,10 +128,8 @@ class OfficeConverter:
 
 
 def _kill_group(pgid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _tail(path: Path) -> str:

@@ -32,13 +32,14 @@ import functools
 import io
 import unicodedata
 import warnings
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
 
 from fpdf import FPDF
 from PIL import Image, ImageOps
 
-from signsvc.pdf import fonts, images
+from signsvc.pdf import font_files, fonts, images
 from signsvc.pdf.errors import PdfError
 
 TEST_MODE = "Test document, not legally binding"
@@ -70,7 +71,7 @@ def render(log: dict[str, Any], font_dir: str | None = None) -> bytes:
     _summary(pdf, log, generated_at)
     for document in log.get("documents") or []:
         _document_hashes(pdf, document)
-    for number, (submitter, completed_at) in enumerate(zip(submitters, completed), 1):
+    for number, (submitter, completed_at) in enumerate(zip(submitters, completed, strict=True), 1):
         _submitter(pdf, submitter, number, completed_at)
     _events(pdf, events)
     return bytes(pdf.output())
@@ -92,7 +93,7 @@ def _fonts(log: dict[str, Any], font_dir: str | None) -> tuple[str, str, str | N
 
 @functools.cache
 def _bold_font(font_dir: str | None) -> str | None:
-    return fonts.locate(BOLD, font_dir)
+    return font_files.locate(BOLD, font_dir)
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -134,13 +135,13 @@ class _Pdf(FPDF):
         self.set_text_color(0)
 
 
-def _document(log: dict[str, Any], font_files: tuple[str, str, str | None], generated_at: datetime) -> FPDF:
+def _document(log: dict[str, Any], font_paths: tuple[str, str, str | None], generated_at: datetime) -> _Pdf:
     pdf = _Pdf(unit="pt", format="A4")
     pdf.envelope_id, pdf.test_mode = _line(log["envelope_id"]), bool(log.get("test_mode"))
     pdf.alias_nb_pages(PAGES)
     pdf.set_margins(MARGIN, TOP, MARGIN)
     pdf.set_auto_page_break(True, BOTTOM)
-    regular, bold, fallback = font_files
+    regular, bold, fallback = font_paths
     pdf.add_font(FAMILY, "", regular)
     pdf.add_font(FAMILY, "B", bold)
     if fallback:
@@ -231,7 +232,7 @@ def _decoded(data: Any) -> Image.Image | None:
         return None
 
 
-def _events(pdf: FPDF, events: list[tuple[datetime, str]]) -> None:
+def _events(pdf: _Pdf, events: list[tuple[datetime, str]]) -> None:
     _heading(pdf, "Event Log", room=2 * LINE + 8)
     _event_heading(pdf)
     pdf.heading = _event_heading
@@ -294,7 +295,7 @@ def _height(pdf: FPDF, width: float, text: str, line: float = LINE) -> float:
     """The height `text` takes wrapped to `width` in the current font; one line needs no trial run."""
     if "\n" not in text and pdf.get_string_width(text) <= width - 2 * pdf.c_margin:
         return line
-    return pdf.multi_cell(width, line, text, align="L", dry_run=True, output="HEIGHT")
+    return float(pdf.multi_cell(width, line, text, align="L", dry_run=True, output="HEIGHT"))  # type: ignore[arg-type]
 
 
 def _utc(value: Any, where: str) -> datetime:
@@ -302,7 +303,7 @@ def _utc(value: Any, where: str) -> datetime:
         time = value if isinstance(value, datetime) else datetime.fromisoformat(value)
     except (TypeError, ValueError):
         raise PdfError(f"The audit log's {where} is not an ISO 8601 time: {value!r}") from None
-    return time.replace(tzinfo=timezone.utc) if time.tzinfo is None else time.astimezone(timezone.utc)
+    return time.replace(tzinfo=UTC) if time.tzinfo is None else time.astimezone(UTC)
 
 
 def _shown(time: datetime) -> str:

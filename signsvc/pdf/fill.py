@@ -17,6 +17,7 @@ from typing import Any
 
 import pypdf
 from fpdf import FPDF
+from fpdf.fonts import TTFFont
 from PIL import ExifTags, ImageOps
 
 from signsvc.pdf import fonts, geometry, images, reading, stamping
@@ -162,7 +163,7 @@ class _StampText(str):
 
 def _stamp_text(field: dict[str, Any], stamp: dict[str, Any] | None) -> _StampText | None:
     if stamp and "name" not in stamp:
-        stamp = stamp.get(field.get("submitter_uuid"))
+        stamp = stamp.get(field.get("submitter_uuid") or "")
     if not stamp:
         return None
     when = " ".join(filter(None, (stamp.get("role"), stamp.get("time"))))
@@ -224,7 +225,8 @@ def _overlay(marks: dict[int, list[Mark]], frames: list[geometry.Frame], files: 
         return pypdf.PdfReader(io.BytesIO(bytes(pdf.output())))
     finally:
         for font in pdf.fonts.values():
-            font.close()  # fpdf2 closes only the fonts it wrote out; an error would leave the files open
+            if isinstance(font, TTFFont):
+                font.close()  # fpdf2 closes only the fonts it wrote out; an error would leave the files open
 
 
 def _fonts(texts: dict[str, str], font_dir: str | None) -> tuple[list[str], dict[str, str]]:
@@ -250,7 +252,7 @@ def _document(paths: list[str]) -> FPDF:
     pdf.set_margin(0)
     pdf.set_auto_page_break(False)
     pdf.c_margin = 0
-    for name, path in zip(("text", "fallback"), paths):
+    for name, path in zip(("text", "fallback"), paths, strict=False):
         pdf.add_font(name, fname=path)
     if len(paths) > 1:
         pdf.set_fallback_fonts(["fallback"], exact_match=False)
@@ -270,9 +272,9 @@ def _draw_text(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
     size = _fitted(pdf, lines, box.w - 2 * pad, box.h, preferences)
     height = size * LEADING
     top = {"top": box.y, "bottom": box.y + box.h - height * len(lines)}.get(
-        preferences.get("valign"), box.y + (box.h - height * len(lines)) / 2)
+        preferences.get("valign") or "", box.y + (box.h - height * len(lines)) / 2)
     pdf.set_text_color(*_color(preferences.get("color")))
-    align = {"center": "C", "right": "R"}.get(preferences.get("align"), "L")
+    align = {"center": "C", "right": "R"}.get(preferences.get("align") or "", "L")
     for index, line in enumerate(lines):
         pdf.set_xy(box.x + pad, top + index * height)
         pdf.cell(box.w - 2 * pad, height, line, align=align)

@@ -6,8 +6,8 @@ the Debian package's directory, then in the usual system font directories (`FONT
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts", "/Library/Fonts",
              "/System/Library/Fonts", "C:/Windows/Fonts")

@@ -12,11 +12,11 @@ How fonts are found (documented for installers; `check()` runs it at start):
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from signsvc.pdf.font_files import CJK, FONT_DIRS, PACKAGE_DIRS, TEXT, font_files, locate, no_text_font
 from signsvc.pdf.errors import PdfError
+from signsvc.pdf.font_files import CJK, FONT_DIRS, TEXT, font_files, locate, no_text_font
 
 # Most wanted first: DocuSeal types signatures in Dancing Script.
 HANDWRITING = ("dancingscript", "script", "hand", "cursive")

@@ -11,7 +11,8 @@ caller addresses the field, and an empty name is left for the caller to number.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from pypdf.generic import ArrayObject, DictionaryObject, NameObject, StreamObject
 

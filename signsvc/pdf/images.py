@@ -19,7 +19,7 @@ from signsvc.pdf.errors import PdfError
 A4 = (595.28, 841.89)
 FORMATS = ("PNG", "JPEG", "WEBP", "GIF", "TIFF")  # never more: some Pillow plugins run Ghostscript
 UNREADABLE = "The image can't be read"
-TOO_LARGE = f"The image is too large; at most {Image.MAX_IMAGE_PIXELS // 1_000_000} megapixels are allowed"
+TOO_LARGE = f"The image is too large; at most {(Image.MAX_IMAGE_PIXELS or 0) // 1_000_000} megapixels are allowed"
 
 
 def image_to_pdf(data: bytes) -> bytes:
@@ -84,7 +84,7 @@ def _fit(width: float, height: float) -> tuple[float, float]:
 
 
 def _orientation(orientation: int, w: float, h: float) -> Transform:
-    """Maps the stored image (w × h, y down) onto the page as EXIF orientation 1..8 says it is shown."""
+    """Maps the stored image (w by h, y down) onto the page as EXIF orientation 1..8 says it is shown."""
     return Transform(*{
         2: (-1, 0, 0, 1, w, 0),
         3: (-1, 0, 0, -1, w, h),

@@ -21,7 +21,7 @@ def merge_pdfs(documents: list[bytes], *, max_pages: int = reading.MAX_PAGES, na
         raise PdfError("There are no PDFs to merge")
     names = names or [f"file {number}" for number in range(1, len(documents) + 1)]
     writer = pypdf.PdfWriter()
-    for name, data in zip(names, documents):
+    for name, data in zip(names, documents, strict=True):
         try:
             with reading.reading(max_pages):
                 writer.append(reading.open_pdf(data, max_pages=max_pages))

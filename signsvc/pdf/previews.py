@@ -9,7 +9,7 @@ can't make a huge bitmap. PDFium isn't thread-safe: call this only in a worker p
 from __future__ import annotations
 
 import io
-from typing import Iterable
+from collections.abc import Iterable
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from typing import Iterator
+from collections.abc import Iterator
 
 import pypdf
 from pypdf.errors import FileNotDecryptedError, LimitReachedError

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from asn1crypto import keys as asn1_keys
@@ -103,7 +103,7 @@ def sign(pdf: bytes, signer_pems: dict[str, Any], *, reason: str, name: str | No
     """
     signer = signer_for(signer_pems)
     if signing_time.tzinfo is None:
-        signing_time = signing_time.replace(tzinfo=timezone.utc)
+        signing_time = signing_time.replace(tzinfo=UTC)
     meta = signers.PdfSignatureMetadata(
         field_name=FIELD, certify=True, docmdp_permissions=fields.MDPPerm.NO_CHANGES,
         subfilter=fields.SigSeedSubFilter.PADES, md_algorithm="sha256", reason=reason, name=name)

@@ -7,7 +7,7 @@ values filled in before upload stay visible once the widgets are removed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pypdf
 from pypdf.generic import ArrayObject, DecodedStreamObject, DictionaryObject, FloatObject, NameObject, StreamObject
@@ -20,10 +20,10 @@ _HIDDEN = 1 << 1 | 1 << 5  # annotation flags (/F): Hidden, NoView
 def stamp(writer: pypdf.PdfWriter, overlay: pypdf.PdfReader | None, touched: list[int],
            frames: list[geometry.Frame]) -> None:
     """Paints each page's widget appearances, then its overlay, after its untouched original content."""
-    overlays = dict(zip(touched, overlay.pages)) if overlay else {}
+    overlays = dict(zip(touched, overlay.pages, strict=True)) if overlay else {}
     opening = None  # one "q" stream shared by every painted page
     for index, page in enumerate(writer.pages):
-        painted = _widget_appearances(page)
+        painted: list[tuple[StreamObject, tuple[float, ...] | None]] = list(_widget_appearances(page))
         if index in overlays:
             painted.append((_form(writer, overlays[index], frames[index]), None))
         if painted:
@@ -34,7 +34,7 @@ def stamp(writer: pypdf.PdfWriter, overlay: pypdf.PdfReader | None, touched: lis
 
 def _form(writer: pypdf.PdfWriter, overlay: pypdf.PageObject, frame: geometry.Frame) -> StreamObject:
     """The overlay page as a Form XObject drawn through the page's displayed-page matrix."""
-    form = overlay["/Contents"].clone(writer)
+    form = cast(StreamObject, overlay["/Contents"].clone(writer))
     form.update({
         NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
         NameObject("/BBox"): _array((0, 0, frame.width, frame.height)),

@@ -14,15 +14,19 @@ import hashlib
 import io
 import logging
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from asn1crypto import cms
 from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils.crypt import AuthStatus
 from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign.validation import (EmbeddedPdfSignature, async_validate_detached_cms, validate_pdf_signature,
-                                     validate_pdf_timestamp)
+from pyhanko.sign.validation import (
+    EmbeddedPdfSignature,
+    async_validate_detached_cms,
+    validate_pdf_signature,
+    validate_pdf_timestamp,
+)
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
@@ -81,6 +85,7 @@ def _report(signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate],
     context = ValidationContext(trust_roots=roots, allow_fetching=False)
     try:
         report.update(type=_type(signature), reason=_text(signature, "/Reason"))
+        status: Any
         if report["type"] == "timestamp":
             status = validate_pdf_timestamp(signature, validation_context=context)
             report.update(signing_time=_iso(status.timestamp), timestamp=_iso(status.timestamp))
@@ -89,7 +94,8 @@ def _report(signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate],
             token = status.timestamp_validity
             report.update(signing_time=_iso(status.signer_reported_dt),
                           timestamp=_iso(token.timestamp) if token and token.intact and token.valid else None)
-        report.update(_judged(status), coverage=COVERAGE.get(signature.coverage, "partial"),
+        coverage = COVERAGE.get(signature.coverage, "partial") if signature.coverage is not None else "partial"
+        report.update(_judged(status), coverage=coverage,
                       signer_name=_text(signature, "/Name") or _common_name(status.signing_cert))
     except Exception:  # a signature too broken to evaluate is reported as failing, not as a bad file
         return _failing(signature.field_name)
@@ -156,4 +162,4 @@ def _iso(moment: datetime | None) -> str | None:
     """ISO 8601 UTC with milliseconds and Z, the API's wire format."""
     if moment is None:
         return None
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

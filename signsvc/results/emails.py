@@ -22,7 +22,8 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
     if not submission.send_email:
         return
     submitters = await stored_submissions.submitters_of(tx, submission.id)
-    recipients = [(s.email, s.id) for s in submitters if s.email and s.preferences.get("send_email") is not False]
+    recipients: list[tuple[str, int | None]] = [
+        (s.email, s.id) for s in submitters if s.email and s.preferences.get("send_email") is not False]
     if bcc := submission.preferences.get("bcc_completed"):
         recipients.append((bcc, None))
     if not recipients:

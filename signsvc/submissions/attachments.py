@@ -11,14 +11,10 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from signsvc.infra import downloads
-
-from signsvc.infra import errors
-
-from signsvc.infra import pdf_calls
-from signsvc.templates.documents import Ingest
-from signsvc.submissions.field_values import Typed, Upload
+from signsvc.infra import downloads, errors, pdf_calls
 from signsvc.infra.files import NewFile
+from signsvc.submissions.field_values import Typed, Upload
+from signsvc.templates.documents import Ingest
 
 OCTET_STREAM = "application/octet-stream"
 CONTENT_TYPES = {

@@ -11,7 +11,7 @@ above it. A client walking the feed either way misses nothing and sees nothing t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import storage.submissions as stored
 from storage import Connection
@@ -30,7 +30,7 @@ class FeedPage:
 async def form_completed(conn: Connection, account_id: int, *, limit: int, after: int | None,
                          before: int | None) -> FeedPage:
     """Submitters completed before `after` and in a second later than `before`, latest first."""
-    found = await stored.completed_submitters(conn, account_id, until=_moment(after),
+    found = await stored.completed_submitters(conn, account_id, until=_moment(after) if after is not None else None,
                                               since=_moment(before + 1) if before is not None else None,
                                               limit=limit + 1)
     page = await _whole_seconds(conn, account_id, found, limit)
@@ -50,8 +50,9 @@ async def _whole_seconds(conn: Connection, account_id: int, found: list[Submitte
 
 
 def _second(submitter: Submitter) -> int:
-    return int(submitter.completed_at.timestamp() // 1)
+    """The Unix second the submitter completed in (the feed lists completed submitters only)."""
+    return int(submitter.completed_at.timestamp() // 1) if submitter.completed_at else 0
 
 
-def _moment(seconds: int | None) -> datetime | None:
-    return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc)
+def _moment(seconds: int) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)

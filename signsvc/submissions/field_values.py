@@ -10,9 +10,10 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, date, datetime
+from typing import Any
 
 from signsvc.infra import errors
 
@@ -86,7 +87,7 @@ def display(field: dict[str, Any], stored: object, link: Callable[[str], str]) -
     if field["type"] in LINKED:
         return link(str(stored))
     if field["type"] == "file":
-        return [link(uuid) for uuid in (stored if isinstance(stored, list) else [stored])]
+        return [link(str(uuid)) for uuid in (stored if isinstance(stored, list) else [stored])]
     return stored
 
 
@@ -206,7 +207,7 @@ def _date(field: dict[str, Any], value: object, where: str) -> str:
 def _parsed_date(value: object, format: str) -> date | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
-            return datetime.fromtimestamp(value, timezone.utc).date()
+            return datetime.fromtimestamp(value, UTC).date()
         except (OverflowError, OSError, ValueError):
             return None
     if not isinstance(value, str):
@@ -224,7 +225,7 @@ def _iso_date(text: str) -> date | None:
         moment = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return (moment.astimezone(timezone.utc) if moment.tzinfo else moment).date()
+    return (moment.astimezone(UTC) if moment.tzinfo else moment).date()
 
 
 def _formatted_date(text: str, format: str) -> date | None:

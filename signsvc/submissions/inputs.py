@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from signsvc.infra import errors
-
-from signsvc.infra import json_fields
+from signsvc.infra import errors, json_fields
 
 MAX_SUBMITTERS = 100
 ORDERS = ("preserved", "random")
@@ -75,7 +73,8 @@ def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
         raise errors.Invalid("order must be one of preserved, random")
     return SubmissionInput(
         template_id=template_id(body), submitters=[submitter(raw, index) for index, raw in enumerate(raw_submitters)],
-        send_email=json_fields.flag(body, "send_email", True), order=order, name=json_fields.text(body, "name", limit=255),
+        send_email=json_fields.flag(body, "send_email", True), order=order,
+        name=json_fields.text(body, "name", limit=255),
         expire_at=expire_at(body.get("expire_at"), now), preferences=preferences(body, None),
         variables=_object(body, "variables", None))
 
@@ -165,7 +164,7 @@ def expire_at(value: Any, now: datetime) -> datetime | None:
 def timestamp(value: Any, key: str) -> datetime:
     try:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return datetime.fromtimestamp(value, timezone.utc)
+            return datetime.fromtimestamp(value, UTC)
         if isinstance(value, str):
             return json_fields.utc_moment(value)
     except (ValueError, OverflowError, OSError):
@@ -208,7 +207,7 @@ def _readonly_fields(raw: dict[str, Any], where: str) -> list[str]:
     names = raw.get("readonly_fields") or []
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise errors.Invalid(f"readonly_fields must be an array of field names in {where}")
-    fields = raw.get("fields") if isinstance(raw.get("fields"), list) else []
+    fields = raw["fields"] if isinstance(raw.get("fields"), list) else []
     return names + [item.get("name") or item.get("uuid") for item in fields if item.get("readonly") is True]
 
 

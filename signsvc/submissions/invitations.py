@@ -48,7 +48,7 @@ class Invitations:
         if submitter.invited_at or not submitter.email or submitter.completed_at or submitter.declined_at:
             return submitter
         settings = {**submission.preferences, **submitter.preferences}
-        account = await stored_accounts.get_account(tx, submission.account_id)
+        account = await stored_accounts.required_account(tx, submission.account_id)
         composed = compose(account_name=account.name, template_name=submission.template_name,
                            submitter_name=submitter.name or submitter.email, submitter_email=submitter.email,
                            link=self.link(submitter), expire_at=submission.expire_at,

@@ -18,7 +18,7 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
-from signsvc.submissions import field_values, feed, inputs, values
+from signsvc.submissions import feed, field_values, inputs, values
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
@@ -63,7 +63,7 @@ class Submissions:
         if not isinstance(emails, str) or not emails.strip():
             raise errors.Invalid("emails is required: addresses separated by commas")
         addresses = list(dict.fromkeys(a.strip() for a in emails.replace("\n", ",").split(",") if a.strip()))
-        common = {key: body[key] for key in ("template_id", "send_email", "message") if key in body}
+        common: dict[str, Any] = {key: body[key] for key in ("template_id", "send_email", "message") if key in body}
         for address in addresses:  # check every address before creating anything
             inputs.checked_email(address, "email", "emails")
         return [await self.create(principal, {**common, "submitters": [{"email": address}]})

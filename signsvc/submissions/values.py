@@ -18,6 +18,8 @@ from signsvc.templates.documents import Ingest
 from storage import Connection
 from storage.records import Submitter
 
+_SOURCES = (field_values.Upload, field_values.Typed)  # values that become files
+
 
 @dataclass
 class PreparedValues:
@@ -32,13 +34,15 @@ async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where:
     prepared = PreparedValues()
     by_uuid = {f["uuid"]: f for f in fields}
     for uuid, value in field_values.prefill(fields, raw, where).items():
-        if isinstance(value, list) and any(_is_source(item) for item in value):
-            value = [await attachments.store(ingest, item, by_uuid[uuid], where) for item in value]
-            prepared.files += value
-        elif _is_source(value):
-            value = await attachments.store(ingest, value, by_uuid[uuid], where)
-            prepared.files.append(value)
-        prepared.values[uuid] = value
+        if isinstance(value, list) and any(isinstance(item, _SOURCES) for item in value):
+            made = [await attachments.store(ingest, item, by_uuid[uuid], where) for item in value]
+            prepared.files += made
+            prepared.values[uuid] = made
+        elif isinstance(value, _SOURCES):
+            prepared.values[uuid] = file = await attachments.store(ingest, value, by_uuid[uuid], where)
+            prepared.files.append(file)
+        else:
+            prepared.values[uuid] = value
     return prepared
 
 
@@ -60,7 +64,3 @@ async def _attach(tx: Connection, clock: Clock, files: Files, submitter: Submitt
     await stored.insert_attachment(tx, submission_id=submitter.submission_id, submitter_id=submitter.id,
                                    blob_id=blob.id, now=clock.now())
     return blob.uuid
-
-
-def _is_source(value: Any) -> bool:
-    return isinstance(value, (field_values.Upload, field_values.Typed))

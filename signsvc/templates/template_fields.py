@@ -10,9 +10,7 @@ import uuid as uuids
 from dataclasses import dataclass
 from typing import Any
 
-from signsvc.infra import errors
-
-from signsvc.infra import json_fields
+from signsvc.infra import errors, json_fields
 
 FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "radio", "select", "multiple",
                "image", "file", "stamp", "cells", "phone")
@@ -94,7 +92,7 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_pa
     return result
 
 
-def _options(raw: dict[str, Any], kind: str, where: str) -> list[dict[str, str]] | None:
+def _options(raw: dict[str, Any], kind: str, where: str) -> list[dict[str, Any]] | None:
     options = raw.get("options")
     if kind not in WITH_OPTIONS:
         return None

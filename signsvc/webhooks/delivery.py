@@ -150,7 +150,7 @@ def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
                "X-Service-Event-Type": envelope["event_type"], "X-Service-Timestamp": str(timestamp)}
     if "event_id" in envelope:
         headers["X-Service-Event-Id"] = envelope["event_id"]
-    if endpoint.secret is not None:
+    if endpoint.secret is not None and endpoint.secret_header is not None:
         headers["X-Service-Signature"] = signature.sign(endpoint.secret, timestamp, body)
         headers[endpoint.secret_header] = endpoint.secret
     return body, headers

@@ -17,13 +17,11 @@ from typing import Any
 from yarl import URL
 
 import storage.webhooks as stored
-from storage.accounts import first_live_account
 from signsvc.accounts import auth
-from signsvc.infra import errors
-from signsvc.infra import json_fields
-from signsvc.infra import jobs
+from signsvc.infra import errors, jobs, json_fields
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
+from storage.accounts import default_account
 from storage.records import DeliveryStatus, Event, Principal, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 EVENT_TYPES = ("form.viewed", "form.started", "form.completed", "form.declined", "submission.created",
@@ -140,8 +138,8 @@ class WebhookEndpoints:
             await stored.resend_delivery(tx, delivery.id, self.clock.now())
             await jobs.bring_forward(tx, self.clock, DELIVER, {"delivery_id": delivery.id},
                                      dedupe_key=_job_key(delivery.id))
-            delivery = await stored.get_delivery(tx, delivery.id)
-            return Delivered(delivery, (await stored.attempts_of(tx, endpoint.id, [delivery]))[delivery.id])
+            resent = await stored.required_delivery(tx, delivery.id)
+            return Delivered(resent, (await stored.attempts_of(tx, endpoint.id, [resent]))[resent.id])
 
     async def put_configured(self, urls: tuple[str | None, str | None], secret: dict[str, str] | None) -> list[str]:
         """Makes the given URLs (live, test; None: none) the configured endpoints of the default account and
@@ -150,8 +148,8 @@ class WebhookEndpoints:
         header, value = _secret(secret)
         checked = [_url(url) if url else None for url in urls]
         async with self.db.transaction() as tx:
-            account = await first_live_account(tx)
-            for owner, url in zip((account.id, account.linked_account_id), checked, strict=True):
+            account = await default_account(tx)
+            for owner, url in zip((account.id, account.linked_id), checked, strict=True):
                 await stored.put_configured_endpoint(tx, account_id=owner, url=url, events=list(EVENT_TYPES),
                                                      secret_header=header, secret=value, now=self.clock.now())
         return _warnings(value) if any(checked) else []

@@ -33,7 +33,8 @@ class Payloads:
         template = await stored_templates.get_template(conn, template_id)
         if template is None:
             return None
-        return template_json.template_json(self.files, template, await stored_templates.list_documents(conn, template.id))
+        documents = await stored_templates.list_documents(conn, template.id)
+        return template_json.template_json(self.files, template, documents)
 
     async def submitter(self, conn: Connection, submitter_id: int) -> dict[str, Any] | None:
         """form.* events carry the submitter, with its submission and template."""

@@ -6,8 +6,8 @@ import asyncio
 
 from aiohttp import web
 
-from signsvc.http.responses import json_response
 from signsvc.http.appkeys import DB, OPENAPI
+from signsvc.http.responses import json_response
 from storage import StorageError
 
 HEALTH_TIMEOUT_SECONDS = 2.0

@@ -21,7 +21,7 @@ async def show(request: web.Request) -> web.Response:
     wanted = _range(request.headers.get("Range", ""), len(data))
     if wanted is None:
         return web.Response(body=data, content_type=blob.content_type, headers=headers)
-    if wanted == ():
+    if not wanted:
         return web.Response(status=416, headers={"Content-Range": f"bytes */{len(data)}"})
     start, end = wanted
     headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
