@@ -83,16 +83,3 @@ class Database(Connection):
     async def ping(self) -> None:
         """Raises StorageError unless the database answers a query."""
         await self.fetch_all("ping")
-
-
-async def open_database(url: str) -> Database:
-    """Opens the database a `SIGNSVC_DATABASE_URL` names: `sqlite:///...` or `postgresql://...`."""
-    if url.startswith("sqlite:///"):
-        from storage.sqlite import SQLiteDatabase
-
-        return await SQLiteDatabase.open(url.removeprefix("sqlite:///"))
-    if url.startswith(("postgresql://", "postgres://")):
-        from storage.postgres import PostgresDatabase
-
-        return await PostgresDatabase.open(url)
-    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///path or postgresql://...")
