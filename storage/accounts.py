@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Account, ApiKey, KeyMode, Principal, User, record, records, required
+from storage.records import Account, ApiKey, KeyMode, Principal, User
+from storage.rows import record, records, required
 
 
 async def insert_account(conn: Connection, *, name: str, is_test: bool, approved: bool, now: datetime,

@@ -6,7 +6,8 @@ from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
-from storage.records import Clickwrap, ClickwrapVersion, Consent, record, records, required
+from storage.records import Clickwrap, ClickwrapVersion, Consent
+from storage.rows import record, records, required
 
 
 async def insert_clickwrap(conn: Connection, *, account_id: int, author_id: int, slug: str, name: str, kind: str,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Email, record, records, required
+from storage.records import Email
+from storage.rows import record, records, required
 
 
 async def insert_email(conn: Connection, *, account_id: int, kind: str, submitter_id: int | None, to_address: str,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Event, records, required
+from storage.records import Event
+from storage.rows import records, required
 
 
 async def insert_event(conn: Connection, *, uuid: str, account_id: int, event_type: str, record_type: str,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Blob, record, required
+from storage.records import Blob
+from storage.rows import record, required
 
 
 async def insert_blob(conn: Connection, *, uuid: str, account_id: int, sha256: str, filename: str,

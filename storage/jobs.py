@@ -6,7 +6,8 @@ from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
-from storage.records import Job, JobStatus, record, to_datetime
+from storage.records import Job, JobStatus
+from storage.rows import record, to_datetime
 
 
 async def insert_job(conn: Connection, *, kind: str, payload: dict[str, Any], run_at: datetime, now: datetime,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import ResultDocument, SigningCertificate, record, records
+from storage.records import ResultDocument, SigningCertificate
+from storage.rows import record, records
 
 
 async def insert_result_document(conn: Connection, *, submission_id: int, submitter_id: int | None, kind: str,

@@ -8,7 +8,8 @@ from typing import Any
 
 from storage.database import Connection
 from storage.queries import like_pattern
-from storage.records import Attachment, Submission, SubmissionEvent, Submitter, record, records, required
+from storage.records import Attachment, Submission, SubmissionEvent, Submitter
+from storage.rows import record, records, required
 
 _SUBMITTER_STATE = ("name", "email", "phone", "external_id", "metadata", "preferences", "field_values", "ip", "ua",
                     "decline_reason", "invited_at", "sent_at", "opened_at", "started_at", "completed_at",

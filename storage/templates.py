@@ -7,7 +7,8 @@ from typing import Any
 
 from storage.database import Connection
 from storage.queries import like_pattern
-from storage.records import Folder, Template, TemplateDocument, record, records, required
+from storage.records import Folder, Template, TemplateDocument
+from storage.rows import record, records, required
 
 
 async def folder(conn: Connection, account_id: int, name: str, now: datetime) -> Folder:

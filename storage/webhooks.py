@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint, record, records, required
+from storage.records import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from storage.rows import record, records, required
 
 
 async def insert_endpoint(conn: Connection, *, account_id: int, url: str, events: list[str],

@@ -1,0 +1,63 @@
+"""Rows become records at the storage edge: each value brought to its field's type, whatever the backend
+returned (SQLite keeps timestamps as text, booleans as integers and JSON as text)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import types
+import typing
+from datetime import datetime
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def record(cls: type[T], row: dict[str, Any] | None) -> T | None:
+    """The row as a `cls`, its values brought to the field types (SQLite keeps text and integers)."""
+    if row is None:
+        return None
+    return cls(**{name: convert(row[name]) for name, convert in _converters(cls).items()})
+
+
+def required(cls: type[T], row: dict[str, Any] | None) -> T:
+    """The row as a `cls`, for a row that must exist (one just written, or one a foreign key holds)."""
+    found = record(cls, row)
+    if found is None:
+        raise LookupError(f"no {cls.__name__} row where one must exist")
+    return found
+
+
+def records(cls: type[T], rows: list[dict[str, Any]]) -> list[T]:
+    return [required(cls, row) for row in rows]
+
+
+def to_datetime(value: datetime | str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def _converters(cls: type[Any]) -> dict[str, typing.Callable[[Any], Any]]:
+    """A converter for each field of a record type, worked out once per type."""
+    if cls not in _CONVERTERS:
+        hints = typing.get_type_hints(cls)
+        _CONVERTERS[cls] = {field.name: _converter(hints[field.name]) for field in dataclasses.fields(cls)}
+    return _CONVERTERS[cls]
+
+
+_CONVERTERS: dict[type[Any], dict[str, typing.Callable[[Any], Any]]] = {}
+
+
+def _converter(hint: Any) -> typing.Callable[[Any], Any]:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    base = typing.get_origin(hint) or hint
+    if base is datetime:
+        return to_datetime
+    if base is bool:
+        return lambda v: None if v is None else bool(v)
+    if base in (dict, list):
+        return lambda v: json.loads(v) if isinstance(v, str) else v
+    if isinstance(base, type) and issubclass(base, enum.Enum):
+        return lambda v: None if v is None else base(v)
+    return lambda v: v
