@@ -12,14 +12,16 @@ values are its name in "Full Name" and in "Signature" (a short text drawn as a t
 Ceiling, in this process while no server runs, in a round before each target and one after the last
 (so drift on the machine hits both alike): per page count and script, one uncounted run (fonts,
 the signing key, pypdf's caches warm, as the service's pool workers are), then --repeat counted runs
-of, one after another, what a completion needs: the two typed signatures
-(`render_typed_signature`), `fill_pdf` (both signers' values into the document), `seal.sign` of the
-filled document, `render_audit_log` (the submission's details, both signers with their signature
-images and values, the document's hashes, five events) and `seal.sign` of it, then `merge_pdfs` of
-the filled document and the audit log as rendered (a sealed PDF's signature field would be carried
-into the merge and could not be signed again) and `seal.sign` of that (the combined document). The
-chain comes from `certificates.generate` (once, not timed), no timestamp server. No storage, no HTTP, no
-IPC, no job queue: what the engines alone cost. The per-cell figure is the median of all counted runs.
+of, one after another, what a completion needs, each engine of `signsvc.pdf` called directly: the
+two typed signatures (`typed_signature.render_typed_signature`), `fill.fill_pdf` (both signers'
+values into the document), `seal.sign` of the filled document, `audit_log.render` (the submission's
+details, both signers with their signature images and values, the document's hashes, five events)
+and `seal.sign` of it, then `merge.merge_pdfs` of the filled document and the audit log as rendered
+(a sealed PDF's signature field would be carried into the merge and could not be signed again) and
+`seal.sign` of that (the combined document). The chain comes from
+`signsvc.infra.pdf_calls.generate_signing_chain` and is warmed by `pdf_calls.warm` (once, not timed),
+no timestamp server. No storage, no HTTP, no IPC, no job queue: what the engines alone cost. The
+per-cell figure is the median of all counted runs.
 
 Targets (--database sqlite, postgres or both, the default), one after another, each a separate
 `python run.py --port 0` on 127.0.0.1 in a temporary working directory (files in its `data/`
@@ -61,42 +63,39 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import hashlib
 import io
 import itertools
 import json
-import os
 import random
 import statistics
 import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import aiohttp
+from harness import arguments, databases, probe, report, servers
+from harness.ceilings import between_rounds, engines_as_in_a_worker
+from harness.client import api_session, check_user, create_template
+from harness.report import ms
+from harness.samples import b64, sentence
+from harness.usage import CpuTimes, descendants
 
-import _harness as h
-
-sys.path.insert(0, str(h.REPO))  # signsvc, for the ceiling
+engines_as_in_a_worker()  # signsvc, for the ceiling
 
 ROLES = ("First Party", "Second Party")
 EMAILS = ("first@example.com", "second@example.com")
 SCRIPTS = {"latin": ("Anna Müller", "Robert Fischer"), "cjk": ("山田 太郎", "鈴木 花子")}
 RATIO_TARGET = 1.3
-PROBE_LIMIT_MS = 50.0
 POLL_SECONDS = 0.010
 LOAD_POLL_SECONDS = 0.100
 LOAD_CLIENTS = 4
 WARMUP_PER_SCRIPT = 2
 REQUEST_TIMEOUT_SECONDS = 120
-LIFTED = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"
-WORDS = ("agreement party parties shall hereby notwithstanding provided that herein payment term services "
-         "confidential obligations termination notice written consent governing law liability indemnify "
-         "warranty effective date schedule amendment assigns successors breach remedy").split()
 # Field areas, relative to the page (0..1 from the top-left corner): per role a name box and a signature box.
 AREAS = {("First Party", "Full Name"): (0.08, 0.80, 0.35, 0.03),
          ("First Party", "Signature"): (0.08, 0.85, 0.35, 0.07),
@@ -123,8 +122,7 @@ def document_pdf(pages: int) -> bytes:
         pdf.cell(0, 20, f"Services Agreement - page {page} of {pages}", new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("helvetica", size=10)
         for row in range(50):
-            words = [rng.choice(WORDS) for _ in range(rng.randint(9, 13))]
-            line = f"{page}.{row + 1} " + " ".join(words).capitalize() + "."
+            line = f"{page}.{row + 1} " + sentence(rng, rng.randint(9, 13))
             pdf.cell(0, 12, line, new_x="LMARGIN", new_y="NEXT")
     return bytes(pdf.output())
 
@@ -147,14 +145,14 @@ class Document:
     pages: int
     pdf: bytes
 
-    def template_body(self) -> bytes:
-        document = {"name": "agreement", "file": base64.b64encode(self.pdf).decode(), "fields": api_fields(self.pages)}
-        return json.dumps({"name": f"bench documents {self.pages} pages", "documents": [document]}).encode()
+    def template_body(self) -> dict[str, Any]:
+        document = {"name": "agreement", "file": b64(self.pdf), "fields": api_fields(self.pages)}
+        return {"name": f"bench documents {self.pages} pages", "documents": [document]}
 
 
 def submission_body(template_id: int, script: str) -> bytes:
     submitters = [{"role": role, "name": name, "email": email, "values": {"Full Name": name, "Signature": name},
-                "completed": True} for role, name, email in zip(ROLES, SCRIPTS[script], EMAILS)]
+                "completed": True} for role, name, email in zip(ROLES, SCRIPTS[script], EMAILS, strict=True)]
     return json.dumps({"template_id": template_id, "submitters": submitters}).encode()
 
 
@@ -190,27 +188,23 @@ class Engines:
     """The signing chain and everything a ceiling run needs that the service keeps from start."""
 
     def __init__(self) -> None:
-        import logging
+        from signsvc.infra import pdf_calls
 
-        from signsvc.pdf import certificates, fonts, seal
-
-        logging.getLogger("pypdf").setLevel(logging.ERROR)  # as the pool's workers do
-        now = datetime.now(timezone.utc)
-        self.chain = certificates.generate("signsvc bench", "signsvc", now=now)
-        seal.signer_for(self.chain)  # as a pool worker warms it at start
-        fonts.check()
+        chain = pdf_calls.generate_signing_chain("signsvc bench", "signsvc", datetime.now(UTC))
+        pdf_calls.warm(chain)  # the signing key and the text font, as a pool worker warms them at start
+        self.chain = chain.pems()  # as `signsvc.pdf.seal` takes it
         self.last_sizes: dict[str, int] = {}  # bytes of the last run's sealed document, audit log, combined
 
     def completion(self, data: bytes, pages: int, script: str, timings: dict[str, float]) -> bytes:
         """One completion's result documents, each step timed into `timings`; answers the combined PDF."""
-        import signsvc.pdf as engines
+        from signsvc.pdf import audit_log, fill, merge, seal, typed_signature
 
         names = SCRIPTS[script]
         document_uuid, roles = str(uuid.uuid4()), [str(uuid.uuid4()) for _ in ROLES]
         clock = time.perf_counter
 
         started = clock()
-        signatures = [engines.render_typed_signature(name) for name in names]
+        signatures = [typed_signature.render_typed_signature(name) for name in names]
         signature_uuids = [str(uuid.uuid4()) for _ in names]
         timings["typed signatures"] = clock() - started
 
@@ -223,47 +217,45 @@ class Engines:
                            "areas": [{"attachment_uuid": document_uuid, "page": page, "x": x, "y": y + shift, "w": w,
                                       "h": hh} for page, shift in area_pages(pages)]})
             values[field_uuid] = names[index] if name == "Full Name" else signature_uuids[index]
-        files = dict(zip(signature_uuids, signatures))
+        files = dict(zip(signature_uuids, signatures, strict=True))
         started = clock()
-        filled = engines.fill_pdf(data, document_uuid, fields, values, files)
+        filled = fill.fill_pdf(data, document_uuid, fields, values, files)
         timings["fill"] = clock() - started
 
-        signed_at = datetime.now(timezone.utc)
+        signed_at = datetime.now(UTC)
         started = clock()
-        sealed = engines.seal.sign(filled, self.chain, reason="Signed with signsvc", name=None, signing_time=signed_at)
+        sealed = seal.sign(filled, self.chain, reason="Signed with signsvc", name=None, signing_time=signed_at)
         timings["seal document"] = clock() - started
 
         started = clock()
-        log = audit_log(names, signatures, data, sealed, signed_at)
-        audit = engines.render_audit_log(log)
+        log = audit_log_of(names, signatures, data, sealed, signed_at)
+        audit = audit_log.render(log)
         timings["audit log"] = clock() - started
         started = clock()
-        sealed_audit = engines.seal.sign(audit, self.chain, reason="Signed with signsvc", name=None,
-                                         signing_time=signed_at)
+        sealed_audit = seal.sign(audit, self.chain, reason="Signed with signsvc", name=None, signing_time=signed_at)
         timings["seal audit log"] = clock() - started
 
         started = clock()
-        merged = engines.merge_pdfs([filled, audit])  # unsealed: a sealed one's field can't be signed again
+        merged = merge.merge_pdfs([filled, audit])  # unsealed: a sealed one's field can't be signed again
         timings["merge"] = clock() - started
         started = clock()
-        combined = engines.seal.sign(merged, self.chain, reason="Signed with signsvc", name=None,
-                                     signing_time=signed_at)
+        combined = seal.sign(merged, self.chain, reason="Signed with signsvc", name=None, signing_time=signed_at)
         timings["seal combined"] = clock() - started
         self.last_sizes = {"document": len(sealed), "audit log": len(sealed_audit), "combined": len(combined)}
         return combined
 
 
-def audit_log(names: tuple[str, str], signatures: list[bytes], original: bytes, result: bytes,
-              signed_at: datetime) -> dict[str, Any]:
+def audit_log_of(names: tuple[str, str], signatures: list[bytes], original: bytes, result: bytes,
+                 signed_at: datetime) -> dict[str, Any]:
     """An audit log of the shape `signsvc.pdf.audit_log` documents, with what this submission has."""
     created = signed_at - timedelta(seconds=2)
     submitters = [{"role": role, "name": name, "email": email, "ip": "127.0.0.1", "user_agent": USER_AGENT,
                 "completed_at": signed_at.isoformat(), "status": "completed",
                 "images": [{"label": "Signature", "png": png}],
                 "values": [{"field": "Full Name", "value": name}]}
-               for role, name, email, png in zip(ROLES, names, EMAILS, signatures)]
+               for role, name, email, png in zip(ROLES, names, EMAILS, signatures, strict=True)]
     events = [{"time": created.isoformat(), "text": "Submission created"}]
-    for name, email in zip(names, EMAILS):
+    for name, email in zip(names, EMAILS, strict=True):
         events += [{"time": signed_at.isoformat(), "text": f"Form completed by {name} ({email}) through the API"}]
     events += [{"time": signed_at.isoformat(), "text": "Submission completed"},
                {"time": signed_at.isoformat(), "text": "Documents signed by signsvc"}]
@@ -271,7 +263,7 @@ def audit_log(names: tuple[str, str], signatures: list[bytes], original: bytes, 
             "generated_at": signed_at.isoformat(), "verify_url": "http://127.0.0.1/tools/verify",
             "documents": [{"name": "agreement.pdf", "original_sha256": hashlib.sha256(original).hexdigest(),
                            "result_sha256": hashlib.sha256(result).hexdigest()}],
-            "signers": submitters, "events": events}
+            "submitters": submitters, "events": events}
 
 
 def page_count(pdf: bytes) -> int:
@@ -288,7 +280,7 @@ def ceiling_round(engines: Engines, docs: list[Document], ceilings: dict[tuple[i
             first = len(ceiling.runs)
             for run in range(repeat + 1):  # the first uncounted: fonts and caches warm
                 if run == 1:
-                    began, machine = time.perf_counter(), h.machine_seconds()[0] - time.process_time()
+                    began, before = time.perf_counter(), CpuTimes.now()
                 timings: dict[str, float] = {}
                 cpu = time.process_time()
                 combined = engines.completion(document.pdf, document.pages, script, timings)
@@ -297,12 +289,11 @@ def ceiling_round(engines: Engines, docs: list[Document], ceilings: dict[tuple[i
                     ceiling.runs.append(timings)
                     ceiling.cpu.append(cpu)
             ceiling.wall += time.perf_counter() - began
-            ceiling.others += h.machine_seconds()[0] - time.process_time() - machine
+            ceiling.others += (CpuTimes.now() - before).others
             ceiling.rounds.append(statistics.median(ceiling.totals[first:]))
             ceiling.combined_pages = page_count(combined)
             ceiling.sizes = engines.last_sizes
-            print(f"  ceiling, {document.pages} pages, {script}: {ms(ceiling.rounds[-1])} ms", file=sys.stderr,
-                  flush=True)
+            report.progress(f"ceiling, {document.pages} pages, {script}: {ms(ceiling.rounds[-1])} ms")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,7 +321,7 @@ class Cell:
 
     @property
     def median(self) -> float:
-        return statistics.median(c.seconds for c in self.completions) if self.completions else float("nan")
+        return report.median([c.seconds for c in self.completions])
 
 
 @dataclass
@@ -351,7 +342,7 @@ class Failed(Exception):
 
 
 class Target:
-    def __init__(self, name: str, server: h.Server, docs: list[Document], args: argparse.Namespace) -> None:
+    def __init__(self, name: str, server: servers.Server, docs: list[Document], args: argparse.Namespace) -> None:
         self.name, self.server, self.docs, self.args = name, server, docs, args
         self.base = server.base_url
         self.templates: dict[int, int] = {}  # pages -> template id
@@ -360,19 +351,12 @@ class Target:
         self.error: str | None = None
 
     async def run(self) -> None:
-        timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS)
-        async with aiohttp.ClientSession(timeout=timeout, headers={"X-Auth-Token": h.BENCH_KEY}) as session:
-            async with session.get(f"{self.base}/api/user") as response:
-                if response.status != 200 or await response.json(content_type=None) != h.EXPECTED_USER:
-                    raise RuntimeError(f"{self.name}: GET /api/user answered {response.status}")
+        async with api_session(timeout=REQUEST_TIMEOUT_SECONDS) as session:
+            await check_user(session, self.base)
             pages_needed = sorted({d.pages for d in self.docs})
             for document in self.docs:
-                async with session.post(f"{self.base}/api/templates", data=document.template_body(),
-                                        headers={"Content-Type": "application/json"}) as response:
-                    body = await response.json(content_type=None)
-                    if response.status != 201:
-                        raise RuntimeError(f"{self.name}: POST /api/templates answered {response.status}: {body}")
-                    self.templates[document.pages] = body["id"]
+                self.templates[document.pages] = (await create_template(session, self.base,
+                                                                        document.template_body()))["id"]
             smallest = self.templates[pages_needed[0]]
             for script in SCRIPTS:
                 results = await asyncio.gather(*(self.complete(session, smallest, script, self.args.poll_ms / 1000)
@@ -386,32 +370,33 @@ class Target:
 
     async def cell(self, session: aiohttp.ClientSession, pages: int, script: str) -> None:
         cell = self.cells[(pages, script)] = Cell()
-        pid = self.server.proc.pid
-        began, machine = time.perf_counter(), h.machine_seconds()[0] - time.process_time()
+        pid = self.server.pid
+        began, cell_before = time.perf_counter(), CpuTimes.now()
         ours = 0.0  # the server's and the pool's CPU seconds
         for _ in range(self.args.repeat):
-            pool = h.descendants(pid)
-            cpu = h.cpu_seconds(pid), h.tree_cpu_seconds(pool)
+            pool = descendants(pid)
+            before = CpuTimes.now(pid, pool)
             try:
                 seconds, post_seconds, answer = await self.complete(session, self.templates[pages], script,
                                                                     self.args.poll_ms / 1000)
-            except (Failed, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            except (TimeoutError, Failed, aiohttp.ClientError) as exc:
                 cell.failures.append(f"{type(exc).__name__}: {exc or self.pool_processes()}")
                 continue
-            # A pool worker replaced meanwhile (signsvc recycles them) takes its CPU time with it: not counted.
-            pool_cpu = h.tree_cpu_seconds(pool) - cpu[1] if sorted(h.descendants(pid)) == sorted(pool) else None
-            cell.completions.append(Completion(seconds, post_seconds, h.cpu_seconds(pid) - cpu[0], pool_cpu, answer))
-            ours += cell.completions[-1].server_cpu + (pool_cpu or 0.0)
+            used = CpuTimes.now(pid, pool) - before
+            # A pool worker replaced meanwhile (signsvc replaces them) takes its CPU time with it: not counted.
+            pool_cpu = used.pool if sorted(descendants(pid)) == sorted(pool) else None
+            cell.completions.append(Completion(seconds, post_seconds, used.server, pool_cpu, answer))
+            ours += used.server + (pool_cpu or 0.0)
         cell.wall = time.perf_counter() - began
-        cell.others = h.machine_seconds()[0] - time.process_time() - machine - ours
+        cell.others = (CpuTimes.now() - cell_before).others - ours
         if cell.completions:
             answer = cell.completions[-1].answer
             url = answer.get("combined_document_url") or answer["documents"][0]["url"]
             async with session.get(url) as response:
                 data = await response.read()
             cell.combined_pages = page_count(data) if response.status == 200 else None
-        print(f"  {self.name}, {pages} pages, {script}: {len(cell.completions)} completed, median "
-              f"{ms(cell.median)} ms, {len(cell.failures)} failed", file=sys.stderr, flush=True)
+        report.progress(f"{self.name}, {pages} pages, {script}: {len(cell.completions)} completed, median "
+                        f"{ms(cell.median)} ms, {len(cell.failures)} failed")
 
     async def complete(self, session: aiohttp.ClientSession, template_id: int, script: str,
                        poll: float) -> tuple[float, float, dict[str, Any]]:
@@ -444,13 +429,13 @@ class Target:
 
     def pool_processes(self) -> str:
         """How many processes the server has below it now (a forkserver and the pool's workers)."""
-        return f"{len(h.descendants(self.server.proc.pid))} processes below the server"
+        return f"{len(descendants(self.server.pid))} processes below the server"
 
     async def probed(self, session: aiohttp.ClientSession) -> None:
         load = self.load
-        with h.probing(self.base) as probe:
+        with probe.probing(self.base) as idle:
             await asyncio.sleep(self.args.probe_seconds)
-        load.idle, load.idle_errors = probe.stop(), probe.errors
+        load.idle, load.idle_errors = idle.stop(), idle.errors
         template_id = self.templates[self.args.load_pages]
         window_end = time.perf_counter() + self.args.probe_seconds
         turn = itertools.count()
@@ -462,52 +447,37 @@ class Target:
                     seconds, _, _ = await self.complete(session, template_id, scripts[next(turn) % len(scripts)],
                                                      LOAD_POLL_SECONDS)
                     load.completions.append(seconds)
-                except (Failed, aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                except (TimeoutError, Failed, aiohttp.ClientError) as exc:
                     load.failures.append(f"{type(exc).__name__}: {exc or self.pool_processes()}")
 
-        before = h.machine_seconds()
+        before = CpuTimes.now()
         started = time.perf_counter()
-        with h.probing(self.base) as probe:
+        with probe.probing(self.base) as loaded:
             clients = [asyncio.ensure_future(client()) for _ in range(LOAD_CLIENTS)]
             await asyncio.sleep(max(0.0, window_end - time.perf_counter()))
-            load.loaded, load.loaded_errors = probe.stop(), probe.errors
+            load.loaded, load.loaded_errors = loaded.stop(), loaded.errors
         load.seconds = time.perf_counter() - started
-        load.machine_cpu, load.steal = (b - a for a, b in zip(before, h.machine_seconds()))
+        used = CpuTimes.now() - before
+        load.machine_cpu, load.steal = used.machine, used.steal
         await asyncio.gather(*clients)
-        print(f"  {self.name}, /api/user probe: {len(load.idle)} idle, {len(load.loaded)} with {LOAD_CLIENTS} "
-              f"completions running ({len(load.completions)} completed)", file=sys.stderr, flush=True)
+        report.progress(f"{self.name}, /api/user probe: {len(load.idle)} idle, {len(load.loaded)} with "
+                        f"{LOAD_CLIENTS} completions running ({len(load.completions)} completed)")
 
 
-def run_target(name: str, database_url: str, docs: list[Document], args: argparse.Namespace) -> Target:
-    with h.temp_dir("signsvc-bench-") as workdir:
-        server = h.spawn(h.signsvc_argv(), h.server_env(database_url, **LIFTED), workdir)
-        target = Target(name, server, docs, args)
+def run_target(kind: str, docs: list[Document], args: argparse.Namespace) -> Target:
+    """signsvc on a fresh database of `kind`."""
+    with servers.signsvc_on(kind, "bench_documents", kind) as server:
+        target = Target(kind, server, docs, args)
         try:
             asyncio.run(target.run())
         except RuntimeError as exc:  # the service refused or never finished a warm-up: the rest can't run
             target.error = str(exc)
-            print(f"error [{name}]: {exc}", file=sys.stderr, flush=True)
-        finally:
-            for note in h.stop(server):
-                print(f"note [{name}]: {note}")
+            report.progress(f"error [{kind}]: {exc}")
     return target
-
-
-def run_postgres(docs: list[Document], args: argparse.Namespace) -> Target:
-    with h.postgres_schema("bench_documents") as url:
-        return run_target("postgres", url, docs, args)
 
 
 # ---------------------------------------------------------------------------------------------
 # Report
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.0f}"
-
-
-def median_of(values: list[float]) -> float:
-    return statistics.median(values) if values else float("nan")
 
 
 def report_ceiling(docs: list[Document], ceilings: dict[tuple[int, str], Ceiling]) -> None:
@@ -520,7 +490,7 @@ def report_ceiling(docs: list[Document], ceilings: dict[tuple[int, str], Ceiling
                          *(ms(c.step(step)) for step in STEPS), str(c.combined_pages),
                          f"{c.sizes['document'] / 1e6:.2f} / {c.sizes['combined'] / 1e6:.2f}",
                          f"{100 * c.others / c.wall:.0f}%"])
-    h.print_table(["in-process ceiling", "ms", "rounds", "CPU ms", *STEPS, "combined pages", "MB doc / combined",
+    report.print_table(["in-process ceiling", "ms", "rounds", "CPU ms", *STEPS, "combined pages", "MB doc / combined",
                    "others' CPU"], rows)
     print("\nms: median of all counted runs of all rounds (rounds: range of the round medians); the steps are "
           "medians too,\nso they need not add up to ms exactly. others' CPU: what every other process on the "
@@ -548,15 +518,15 @@ def report_service(docs: list[Document], ceilings: dict[tuple[int, str], Ceiling
                 passed &= ok
                 times = [x.seconds for x in cell.completions]
                 rows.append([target.name, str(document.pages), script, f"{cell.median:.2f}", f"{c.total:.2f}",
-                             f"{ratio:.2f}x", f"{RATIO_TARGET}x", "PASS" if ok else "FAIL",
+                             report.ratio(cell.median, c.total), f"{RATIO_TARGET}x", "PASS" if ok else "FAIL",
                              f"{min(times):.2f}-{max(times):.2f}",
                              ms(statistics.median(x.post_seconds for x in cell.completions)),
                              ms(statistics.median(x.server_cpu for x in cell.completions)),
-                             ms(median_of([x.pool_cpu for x in cell.completions if x.pool_cpu is not None])),
+                             ms(report.median([x.pool_cpu for x in cell.completions if x.pool_cpu is not None])),
                              ms(statistics.median(c.cpu)),
                              f"{cell.combined_pages}/{c.combined_pages}", f"{100 * cell.others / cell.wall:.0f}%",
                              str(len(cell.failures))])
-    h.print_table(["completion", "pages", "script", "service s", "ceiling s", "ratio", "target", "",
+    report.print_table(["completion", "pages", "script", "service s", "ceiling s", "ratio", "target", "",
                    "service range s", "POST ms", "server CPU ms", "pool CPU ms", "ceiling CPU ms", "pages svc/ceil",
                    "others' CPU", "failed"], rows)
     print("\nservice s: median seconds from POST /api/submissions to the GET that lists the result documents "
@@ -577,17 +547,13 @@ def report_probe(targets: list[Target], load_pages: int) -> bool:
                                          (f"{LOAD_CLIENTS} completions running", load.loaded, load.loaded_errors)):
             if not latencies:
                 continue
-            p99 = h.percentile(latencies, 0.99) * 1000
             verdict = ""
             if latencies is load.loaded:
-                ok = p99 < PROBE_LIMIT_MS and not errors and not load.failures
+                ok = probe.passes(latencies, errors) and not load.failures
                 passed &= ok
                 verdict = "PASS" if ok else "FAIL"
-            rows.append([f"{target.name}, {label}", str(len(latencies)), str(len(errors)),
-                         ms(h.percentile(latencies, 0.5)), f"{p99:.1f}", ms(latencies[-1]), f"< {PROBE_LIMIT_MS:.0f}",
-                         verdict])
-    h.print_table(["GET /api/user every 20 ms", "requests", "errors", "p50 ms", "p99 ms", "max ms", "target", ""],
-                  rows)
+            rows.append(probe.row(f"{target.name}, {label}", latencies, errors, verdict))
+    report.print_table(probe.HEADERS, rows)
     print()
     for target in targets:
         load = target.load
@@ -599,7 +565,7 @@ def report_probe(targets: list[Target], load_pages: int) -> bool:
                   f"{100 * load.machine_cpu / load.seconds:.0f}% of one core, steal "
                   f"{100 * load.steal / load.seconds:.0f}%.")
     print(f"\n/api/user p99 while {LOAD_CLIENTS} completions run: {'PASS' if passed else 'FAIL'} "
-          f"(target {PROBE_LIMIT_MS:.0f} ms)")
+          f"(target {probe.LIMIT_MS:.0f} ms)")
     return passed
 
 
@@ -608,16 +574,13 @@ def report_failures(targets: list[Target]) -> None:
         if target.error:
             print(f"error [{target.name}]: {target.error}")
         for (pages, script), cell in target.cells.items():
-            for failure in sorted(set(cell.failures)):
-                print(f"failure [{target.name}, {pages} pages, {script}] ({cell.failures.count(failure)}x): {failure}")
-        for failure in sorted(set(target.load.failures)):
-            print(f"failure [{target.name}, under the probe] ({target.load.failures.count(failure)}x): {failure}")
-        for error in sorted(set(target.load.loaded_errors + target.load.idle_errors)):
-            print(f"probe error [{target.name}]: {error}")
+            report.print_counted("failure", f"{target.name}, {pages} pages, {script}", cell.failures)
+        report.print_counted("failure", f"{target.name}, under the probe", target.load.failures)
+        report.print_counted("probe error", target.name, target.load.loaded_errors + target.load.idle_errors)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--database", choices=("sqlite", "postgres", "both"), default="both",
                         help="the targets (default both)")
     parser.add_argument("--repeat", type=int, default=3,
@@ -641,27 +604,18 @@ def main() -> int:
         parser.error("--repeat, the page counts and --probe-seconds must be positive")
     if args.load_pages not in page_counts and not args.ceiling_only:
         parser.error(f"--load-pages must be one of --pages ({args.pages})")
-    databases = {"both": ["sqlite", "postgres"]}.get(args.database, [args.database])
-    if args.ceiling_only:
-        databases = []
-    if "postgres" in databases and (why := h.check_postgres()):
-        parser.error(f"Postgres at {h.POSTGRES_URL} is not reachable ({why}); use --database sqlite")
+    kinds = [] if args.ceiling_only else {"both": ["sqlite", "postgres"]}.get(args.database, [args.database])
+    if "postgres" in kinds:
+        databases.require_postgres(parser, "--database sqlite")
     print(f"Result documents: completion of a two-signer submission, {args.repeat} per page count and script and "
-          f"target; {os.cpu_count()} CPU cores; Python {sys.version.split()[0]}; load average "
-          f"{os.getloadavg()[0]:.2f}.")
+          f"target; {report.machine_line()}.")
     started = time.perf_counter()
     docs = [Document(pages, document_pdf(pages)) for pages in page_counts]
     print("Documents: " + ", ".join(f"{d.pages} pages {len(d.pdf) / 1e3:.0f} KB" for d in docs) + ".\n", flush=True)
     engines = Engines()
     ceilings: dict[tuple[int, str], Ceiling] = {}
-    targets: list[Target] = []
-    ceiling_round(engines, docs, ceilings, args.repeat)
-    for database in databases:  # a ceiling round before, between and after the targets
-        if database == "sqlite":
-            targets.append(run_target("sqlite", "sqlite:///signsvc.sqlite3", docs, args))
-        else:
-            targets.append(run_postgres(docs, args))
-        ceiling_round(engines, docs, ceilings, args.repeat)
+    targets = between_rounds(lambda: ceiling_round(engines, docs, ceilings, args.repeat),
+                             [lambda kind=kind: run_target(kind, docs, args) for kind in kinds])
     report_ceiling(docs, ceilings)
     passed = True
     if targets:

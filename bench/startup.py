@@ -21,46 +21,39 @@ notice), a non-zero exit or a slow stop is reported.
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-import _harness as h
+from harness import arguments, databases, report, servers
 
 # A measurement: (wall seconds to the line, CPU seconds used by then, notes).
 Measure = Callable[[Path], tuple[float, float, list[str]]]
 
 
-def time_imports(workdir: Path) -> tuple[float, float, list[str]]:
-    process = h.spawn([sys.executable, "-c", h.IMPORTS_ONLY], h.server_env(None), workdir)
-    return process.ready_seconds, process.ready_cpu_seconds, h.stop(process)
-
-
-def time_bare(workdir: Path) -> tuple[float, float, list[str]]:
-    server = h.spawn(h.bare_argv(), h.server_env(None), workdir)
-    return server.ready_seconds, server.ready_cpu_seconds, h.stop(server)
+def time_spawn(argv: list[str], env: dict[str, str], workdir: Path) -> tuple[float, float, list[str]]:
+    server = servers.spawn(argv, env, workdir)
+    return server.ready_seconds, server.ready_cpu_seconds, servers.stop(server)
 
 
 def time_signsvc(database_url: str, workdir: Path) -> tuple[float, float, list[str]]:
-    server = h.spawn(h.signsvc_argv(), h.server_env(database_url, fixed_key=False), workdir)
-    notes = h.stop(server)
+    server = servers.spawn(servers.signsvc_argv(), servers.server_env(database_url, fixed_key=False), workdir)
+    notes = servers.stop(server)
     if not server.ready_line.startswith("signsvc ready: "):
         notes.append(f"unexpected first line: {server.ready_line!r}")
     return server.ready_seconds, server.ready_cpu_seconds, notes
 
 
 def time_signsvc_postgres(workdir: Path) -> tuple[float, float, list[str]]:
-    with h.postgres_schema("bench_startup") as url:
+    with databases.postgres_schema("bench_startup") as url:
         return time_signsvc(url, workdir)
 
 
 def variants(skip_postgres: bool) -> dict[str, Measure]:
     chosen: dict[str, Measure] = {
-        "imports only": time_imports,
-        "bare aiohttp app": time_bare,
-        "signsvc sqlite file": lambda d: time_signsvc(f"sqlite:///{d / 'signsvc.sqlite3'}", d),
+        "imports only": lambda d: time_spawn(servers.imports_argv(), servers.server_env(None), d),
+        "bare aiohttp app": lambda d: time_spawn(servers.bare_argv(), servers.server_env(None), d),
+        "signsvc sqlite file": lambda d: time_signsvc(databases.sqlite_url(d), d),
         "signsvc sqlite :memory:": lambda d: time_signsvc("sqlite:///:memory:", d),
     }
     if not skip_postgres:
@@ -75,44 +68,42 @@ def measure(chosen: dict[str, Measure], runs: int) -> tuple[dict[str, list[tuple
     names = list(chosen)
     for run in range(runs + 1):
         for name in names[run % len(names):] + names[:run % len(names)]:  # a different one goes first
-            with h.temp_dir("signsvc-bench-") as workdir:  # also the cwd: nothing lands in the repo
+            with servers.temp_dir() as workdir:  # also the cwd: nothing lands in the repo
                 wall, cpu, found = chosen[name](workdir)
             notes[name].update(found)
             if run:
                 times[name].append((wall, cpu))
-        print(f"  {'warm-up round' if not run else f'run {run}/{runs}'} done", file=sys.stderr, flush=True)
+        report.progress(f"{'warm-up round' if not run else f'run {run}/{runs}'} done")
     return times, notes
 
 
-def report(times: dict[str, list[tuple[float, float]]], notes: dict[str, set[str]]) -> None:
-    ceiling = h.median([wall for wall, _ in times["bare aiohttp app"]])
-    ceiling_cpu = h.median([cpu for _, cpu in times["bare aiohttp app"]])
+def print_report(times: dict[str, list[tuple[float, float]]], notes: dict[str, set[str]]) -> None:
+    ceiling = report.median([wall for wall, _ in times["bare aiohttp app"]])
+    ceiling_cpu = report.median([cpu for _, cpu in times["bare aiohttp app"]])
     rows = []
     for name, values in times.items():
-        wall = h.median([w for w, _ in values])
-        cpu = h.median([c for _, c in values])
-        rows.append([name, f"{wall * 1000:.0f}", f"{min(w for w, _ in values) * 1000:.0f}", f"{wall / ceiling:.2f}x",
-                     f"{cpu * 1000:.0f}", f"{cpu / ceiling_cpu:.2f}x"])
-    h.print_table(["spawn -> first line", "median ms", "min ms", "vs bare", "CPU ms", "CPU vs bare"], rows)
+        wall = report.median([w for w, _ in values])
+        cpu = report.median([c for _, c in values])
+        rows.append([name, report.ms(wall), report.ms(min(w for w, _ in values)), report.ratio(wall, ceiling),
+                     report.ms(cpu), report.ratio(cpu, ceiling_cpu)])
+    report.print_table(["spawn -> first line", "median ms", "min ms", "vs bare", "CPU ms", "CPU vs bare"], rows)
     print("\nceiling: 'bare aiohttp app' (the same imports, then listens on port 0 and prints a line).\n"
           "CPU ms: median user+system time the process had used when its line was read (10 ms ticks); it\n"
           "moves much less than wall time when other work shares the cores.")
     for name, found in notes.items():
-        for note in sorted(found):
-            print(f"note [{name}]: {note}")
+        servers.print_notes(name, sorted(found))
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="starts per variant (default 5)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres variant")
     args = parser.parse_args()
-    if not args.skip_postgres and (why := h.check_postgres()):
-        parser.error(f"Postgres at {h.POSTGRES_URL} is not reachable ({why}); use --skip-postgres")
-    print(f"signsvc startup, {args.runs} runs per variant, {os.cpu_count()} CPU cores, "
-          f"Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}, "
+    if not args.skip_postgres:
+        databases.require_postgres(parser)
+    print(f"signsvc startup, {args.runs} runs per variant; {report.machine_line()}; "
           "servers with SIGNSVC_LOG_LEVEL=WARNING\n")
-    report(*measure(variants(args.skip_postgres), args.runs))
+    print_report(*measure(variants(args.skip_postgres), args.runs))
     return 0
 
 

@@ -19,8 +19,11 @@ with `?search_path=` and dropped afterwards), one after another:
      --max-seconds.
    With invitations (the default; `--no-email` sends `"send_email": false`), creating invites the
    first signer and completing the first invites the second (default order `preserved`). Completing
-   the second also enqueues the `submissions.completed` job, which the server's worker runs during
-   the completion phase (a claim, a read and a delete): that work is counted with the server.
+   a signer also enqueues a `results.produce` job, which the server's worker runs during the
+   completion phase: it has that signer's documents filled in the PDF pool and, for the second, the
+   documents, audit log and combined document sealed, then records them (with `form.completed`,
+   `submission.completed` and the completed emails). The worker's share is counted with the server;
+   the pool's processes are not (they show in the machine column).
 2. The ceiling, on the same database once the server has stopped, in this process: the writes one
    creation and one completion make, as signsvc executes them (traced from the server), each
    creation or completion in one transaction, from --clients concurrent tasks, with the same
@@ -38,7 +41,9 @@ with `?search_path=` and dropped afterwards), one after another:
    Per completed signer: update_submitter twice (the values, then completed), insert_submission_event
    (api_complete_form), insert_event (form.completed); after the first signer, with invitations,
    the second's invitation as above; after the second, complete_submission, insert_event
-   (submission.completed) and insert_job. Not in the ceiling: the reads signsvc makes around these
+   (submission.completed) and insert_job. (This list was traced before the completion job became one
+   `results.produce` job per completed signer that itself records `form.completed`; the ceiling
+   still writes as listed.) Not in the ceiling: the reads signsvc makes around these
    writes (key lookup, template, documents and blob, the locked submission, signer lists, the count
    of unfinished signers, the account, the answer's attachments), the background job run, the
    domain code, JSON and HTTP. That is what the ratio measures.
@@ -59,36 +64,33 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import itertools
 import json
-import os
 import secrets
 import sys
 import time
 import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any, ClassVar
 
 import aiohttp
+from harness import arguments, databases, report, servers, usage, use_repo
+from harness.client import Sample, api_session, closed_loop, create_template, timed
+from harness.samples import b64, one_page_pdf
+from harness.usage import CpuTimes
 
-import _harness as h
-
-sys.path.insert(0, str(h.REPO))  # the server's named queries and the tests' PDF builder
+use_repo()  # the server's named queries
 
 from storage.postgres import numbered  # noqa: E402
 from storage.queries import Queries  # noqa: E402
-from tests.documents import pdf  # noqa: E402
 
-LIFTED = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
 REQUEST_TIMEOUT_SECONDS = 60
 WARMUP_PER_CLIENT = 2
 POSTGRES_POOL_SIZE = 10  # signsvc's (storage/postgres.py)
 SUBMITTERS = [("a@example.com", {"Full Name": "Ann"}), ("b@example.com", {"Buyer": "Bob"})]
-Sample = tuple[float, str | None]  # seconds, failure
 
 
 @dataclass
@@ -113,33 +115,7 @@ class Phase:
         return self.done / self.seconds
 
     def latency_ms(self, fraction: float) -> float:
-        return h.percentile(sorted(self.latencies), fraction) * 1000 if self.latencies else float("nan")
-
-
-async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
-    sent = time.perf_counter()
-    result = await call
-    return time.perf_counter() - sent, result
-
-
-async def closed_loop(clients: int, jobs: Iterable[Any], op: Callable[[Any], Awaitable[list[Sample]]],
-                      deadline: float) -> tuple[list[float], list[str], float]:
-    """`clients` workers take jobs until none is left or the deadline passed; answers latencies,
-    failures and the wall time."""
-    jobs = iter(jobs)
-    latencies: list[float] = []
-    failures: list[str] = []
-
-    async def worker() -> None:
-        while time.perf_counter() < deadline and (job := next(jobs, None)) is not None:
-            for latency, failure in await op(job):
-                latencies.append(latency)
-                if failure:
-                    failures.append(failure)
-
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(clients)))
-    return latencies, failures, time.perf_counter() - started
+        return report.percentile(sorted(self.latencies), fraction) * 1000
 
 
 class Subject:
@@ -165,33 +141,19 @@ async def run_phases(name: str, subject: Subject, server_pid: int | None, args: 
         args.clients, itertools.count(), subject.create, time.perf_counter() + args.seconds))
     complete = await measured(name, "complete", server_pid, closed_loop(
         args.clients, list(subject.created), subject.complete, time.perf_counter() + args.max_seconds))
-    print(f"  {name}: {create.done} created ({len(create.failures)} failed), {complete.done} signers completed "
-          f"({len(complete.failures)} failed)", file=sys.stderr, flush=True)
+    report.progress(f"{name}: {create.done} created ({len(create.failures)} failed), {complete.done} signers "
+                    f"completed ({len(complete.failures)} failed)")
     return [create, complete]
 
 
 async def measured(name: str, phase: str, server_pid: int | None,
                    batch: Awaitable[tuple[list[float], list[str], float]]) -> Phase:
-    def now() -> tuple[float, ...]:
-        return (time.process_time(), h.cpu_seconds(server_pid) if server_pid else 0.0, *h.machine_seconds())
-
-    before, postgres = now(), postgres_cpu()
+    before, postgres = CpuTimes.now(server_pid), usage.postgres_cpu()
     latencies, failures, seconds = await batch
-    own, server, machine, steal = (b - a for a, b in zip(before, now()))
-    database = sum(cpu - postgres.get(pid, 0.0) for pid, cpu in postgres_cpu().items())
-    return Phase(name, phase, latencies, failures, seconds, own, server if server_pid else None, machine, steal,
-                 database if name.startswith("postgres") else None)
-
-
-def postgres_cpu() -> dict[int, float]:
-    """CPU seconds so far of every process named `postgres` on this machine (the server and its
-    backends; other users' sessions included), by pid."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(FileNotFoundError, ProcessLookupError, NotADirectoryError):
-            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "postgres":
-                found[int(entry.name)] = h.cpu_seconds(int(entry.name))
-    return found
+    used = CpuTimes.now(server_pid) - before
+    database = usage.postgres_cpu_since(postgres)
+    return Phase(name, phase, latencies, failures, seconds, used.own, used.server if server_pid else None,
+                 used.machine, used.steal, database if name.startswith("postgres") else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,7 +170,7 @@ class Http(Subject):
         try:
             async with self.session.request(method, f"{self.base_url}{path}", json=body) as response:
                 return response.status, await response.json(content_type=None)
-        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
             return 0, f"{type(exc).__name__}: {exc}"
 
     async def create(self, index: int) -> list[Sample]:
@@ -222,7 +184,7 @@ class Http(Subject):
 
     async def complete(self, submitters: list[int]) -> list[Sample]:
         samples = []
-        for submitter_id, (_, values) in zip(submitters, SUBMITTERS):
+        for submitter_id, (_, values) in zip(submitters, SUBMITTERS, strict=True):
             latency, (status, answer) = await timed(
                 self.call("PUT", f"/api/submitters/{submitter_id}", {"completed": True, "values": values}))
             ok = status == 200 and isinstance(answer, dict) and answer.get("status") == "completed"
@@ -230,29 +192,21 @@ class Http(Subject):
         return samples
 
 
-async def create_template(session: aiohttp.ClientSession, base_url: str) -> int:
+def template_body() -> dict[str, Any]:
     def field(name: str, role: str, y: float) -> dict[str, Any]:
         return {"name": name, "type": "text", "role": role,
                 "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": 0.05, "page": 1}]}
 
-    body = {"name": "Bench NDA", "documents": [{"name": "nda", "file": base64.b64encode(pdf()).decode(), "fields": [
+    return {"name": "Bench NDA", "documents": [{"name": "nda", "file": b64(one_page_pdf()), "fields": [
         field("Full Name", "First Party", 0.1), field("Buyer", "Second Party", 0.3)]}]}
-    async with session.post(f"{base_url}/api/templates", json=body) as response:
-        answer = await response.json(content_type=None)
-    if response.status != 201:
-        raise RuntimeError(f"POST /api/templates answered {response.status}: {answer}")
-    return answer["id"]
 
 
-async def bench_signsvc(name: str, server: h.Server, args: argparse.Namespace) -> list[Phase]:
-    connector = aiohttp.TCPConnector(limit=args.clients)
-    timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout,
-                                     headers={"X-Auth-Token": h.BENCH_KEY}) as session:
-        template_id = await create_template(session, server.base_url)
+async def bench_signsvc(name: str, server: servers.Server, args: argparse.Namespace) -> list[Phase]:
+    async with api_session(connections=args.clients, timeout=REQUEST_TIMEOUT_SECONDS) as session:
+        template_id = (await create_template(session, server.base_url, template_body()))["id"]
         await asyncio.sleep(1.0)  # the PDF pool's workers start with the first document; let them settle
         http = Http(session, server.base_url, template_id, not args.no_email)
-        return await run_phases(name, http, server.proc.pid, args)
+        return await run_phases(name, http, server.pid, args)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,7 +307,7 @@ SAMPLE_SQL = {
     "submission": "SELECT * FROM submissions WHERE completed_at IS NOT NULL ORDER BY id DESC LIMIT 1",
     "signers": "SELECT * FROM submitters WHERE submission_id = {id} ORDER BY position",
     "blob": "SELECT * FROM blobs WHERE id = {blob_id}",
-    "email": "SELECT * FROM emails ORDER BY id DESC LIMIT 1",
+    "email": "SELECT * FROM emails WHERE kind = 'invitation' ORDER BY id DESC LIMIT 1",
 }
 
 
@@ -371,7 +325,7 @@ def sample_of(rows: dict[str, Any]) -> dict[str, Any]:
         "signers": [{"insert": {c: s[c] for c in ("account_id", "role_uuid", "role", "position", *fixed)},
                      "fixed": {c: s[c] for c in fixed}, "values": s["field_values"]} for s in rows["signers"]],
         "email": {c: email.get(c) for c in ("account_id", "kind", "reply_to", "subject", "text_body", "html_body",
-                                            "status")},
+                                            "status", "attachments")},
     }
 
 
@@ -384,9 +338,10 @@ class SqliteRaw(Raw):
         self.lock = asyncio.Lock()  # one connection: transactions take turns, as in signsvc's driver
 
     @classmethod
-    async def open(cls, path: str, send_email: bool) -> "SqliteRaw":
-        import aiosqlite
+    async def open(cls, path: str, send_email: bool) -> SqliteRaw:
         import sqlite3
+
+        import aiosqlite
 
         conn = await aiosqlite.connect(path, isolation_level=None)
         conn.row_factory = sqlite3.Row
@@ -401,7 +356,7 @@ class SqliteRaw(Raw):
         return cls(conn, sample_of(rows), send_email)
 
     def now(self) -> str:
-        return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[Callable[..., Awaitable[list[Any]]]]:
@@ -426,14 +381,15 @@ async def _no_reset(conn: Any) -> None:
 
 
 class PostgresRaw(Raw):
-    QUERIES = {name: numbered(sql) for name, sql in Queries.load("postgres").items()}
+    QUERIES: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {
+        name: numbered(sql) for name, sql in Queries.load("postgres").items()}
 
     def __init__(self, pool: Any, sample: dict[str, Any], send_email: bool) -> None:
         super().__init__(sample, send_email)
         self.pool = pool
 
     @classmethod
-    async def open(cls, url: str, send_email: bool) -> "PostgresRaw":
+    async def open(cls, url: str, send_email: bool) -> PostgresRaw:
         import asyncpg
 
         pool = await asyncpg.create_pool(url, min_size=1, max_size=POSTGRES_POOL_SIZE, reset=_no_reset)
@@ -447,7 +403,7 @@ class PostgresRaw(Raw):
         return cls(pool, sample_of(rows), send_email)
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[Callable[..., Awaitable[list[Any]]]]:
@@ -474,46 +430,33 @@ async def bench_ceiling(name: str, opened: Awaitable[Raw], args: argparse.Namesp
 # Targets
 
 
-def run_database(label: str, server_url: str, workdir: Any, open_raw: Callable[[], Awaitable[Raw]],
-                 args: argparse.Namespace) -> list[Phase]:
-    server = h.spawn(h.signsvc_argv(), h.server_env(server_url, **LIFTED), workdir)
-    try:
-        phases = asyncio.run(bench_signsvc(f"{label} signsvc", server, args))
-    finally:
-        for note in h.stop(server):
-            print(f"note [{label} signsvc]: {note}")
-    return asyncio.run(bench_ceiling(f"{label} ceiling", open_raw(), args)) + phases
-
-
-def run_sqlite(args: argparse.Namespace) -> list[Phase]:
-    with h.temp_dir("signsvc-bench-") as workdir:
-        path = str(workdir / "signsvc.sqlite3")
-        return run_database("sqlite", f"sqlite:///{path}", workdir,
-                            lambda: SqliteRaw.open(path, not args.no_email), args)
-
-
-def run_postgres(args: argparse.Namespace) -> list[Phase]:
-    with h.postgres_schema("bench_submissions") as url, h.temp_dir("signsvc-bench-") as workdir:
-        return run_database("postgres", url, workdir, lambda: PostgresRaw.open(url, not args.no_email), args)
+def run_database(kind: str, args: argparse.Namespace) -> list[Phase]:
+    """signsvc on a fresh database, then, once it has stopped, the ceiling on the same database."""
+    with servers.temp_dir() as workdir, databases.fresh_database(kind, workdir, "bench_submissions") as url:
+        with servers.running(f"{kind} signsvc", servers.signsvc_argv(), servers.signsvc_env(url), workdir) as server:
+            phases = asyncio.run(bench_signsvc(f"{kind} signsvc", server, args))
+        raw = SqliteRaw.open(url.removeprefix("sqlite:///"), not args.no_email) if kind == "sqlite" \
+            else PostgresRaw.open(url, not args.no_email)
+        return asyncio.run(bench_ceiling(f"{kind} ceiling", raw, args)) + phases
 
 
 # ---------------------------------------------------------------------------------------------
 # Report
 
 
-def report(phases: list[Phase]) -> None:
+def print_report(phases: list[Phase]) -> None:
     ceilings = {(p.target.split()[0], p.phase): p for p in phases if p.target.endswith("ceiling")}
     rows = []
     for phase in ("create", "complete"):
         for p in (p for p in phases if p.phase == phase):
             ceiling = ceilings[(p.target.split()[0], phase)]
             rows.append([f"{p.target}, {phase}", str(p.done), str(len(p.failures)), f"{p.rate:.0f}",
-                         f"{p.latency_ms(0.50):.1f}", f"{p.latency_ms(0.99):.1f}", f"{p.rate / ceiling.rate:.2f}",
-                         percent(p.own_cpu, p), percent(p.server_cpu, p), percent(p.database_cpu, p),
-                         percent(p.machine_cpu, p), percent(p.steal, p),
+                         f"{p.latency_ms(0.50):.1f}", f"{p.latency_ms(0.99):.1f}", report.ratio(p.rate, ceiling.rate),
+                         *(report.percent(cpu, p.seconds) for cpu in (p.own_cpu, p.server_cpu, p.database_cpu,
+                                                                      p.machine_cpu, p.steal)),
                          per_op(p.own_cpu if p.server_cpu is None else p.server_cpu, p), per_op(p.database_cpu, p)])
-    h.print_table(["target, phase", "ops", "failed", "ops/s", "p50 ms", "p99 ms", "vs ceiling", "this process",
-                   "server", "postgres", "machine", "steal", "CPU ms/op", "postgres ms/op"], rows)
+    report.print_table(["target, phase", "ops", "failed", "ops/s", "p50 ms", "p99 ms", "vs ceiling", "this process",
+                        "server", "postgres", "machine", "steal", "CPU ms/op", "postgres ms/op"], rows)
     print("\nops: create = one submission with two signers (one request, or one transaction); complete = one signer\n"
           "(one request, or one transaction). ops/s: done / wall time of the phase. CPU columns: percent of one core\n"
           "over the phase; this process = the load generator (signsvc rows) or the driver work (ceiling rows);\n"
@@ -521,12 +464,7 @@ def report(phases: list[Phase]) -> None:
           "CPU ms/op: the server process's CPU (signsvc rows) or this process's (ceiling rows) per operation;\n"
           "on SQLite it includes the database's work, on Postgres that is the last column.")
     for p in phases:
-        for failure in sorted(set(p.failures)):
-            print(f"failure [{p.target}, {p.phase}] ({p.failures.count(failure)}x): {failure}")
-
-
-def percent(cpu: float | None, p: Phase) -> str:
-    return "-" if cpu is None else f"{100 * cpu / p.seconds:.0f}%"
+        report.print_counted("failure", f"{p.target}, {p.phase}", p.failures)
 
 
 def per_op(cpu: float | None, p: Phase) -> str:
@@ -534,7 +472,7 @@ def per_op(cpu: float | None, p: Phase) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="counted creation window per target (default 3)")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
     parser.add_argument("--max-seconds", type=float, default=120.0,
@@ -544,15 +482,14 @@ def main() -> int:
     args = parser.parse_args()
     if args.clients < 1 or args.seconds <= 0:
         parser.error("--clients must be at least 1 and --seconds positive")
-    if not args.skip_postgres and (why := h.check_postgres()):
-        parser.error(f"Postgres at {h.POSTGRES_URL} is not reachable ({why}); use --skip-postgres")
+    if not args.skip_postgres:
+        databases.require_postgres(parser)
     print(f"Submissions with two signers, {args.clients} concurrent clients, {args.seconds:g} s of creations per "
           f"target, then their completions; invitations {'off' if args.no_email else 'on (kept in the outbox)'}; "
-          f"{os.cpu_count()} CPU cores; Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.2f}.\n",
-          flush=True)
+          f"{report.machine_line()}.\n", flush=True)
     started = time.perf_counter()
-    phases = run_sqlite(args) + ([] if args.skip_postgres else run_postgres(args))
-    report(phases)
+    phases = [phase for kind in databases.kinds(args.skip_postgres) for phase in run_database(kind, args)]
+    print_report(phases)
     print(f"\nTotal {time.perf_counter() - started:.0f} s.")
     return 1 if any(p.failures for p in phases) else 0
 

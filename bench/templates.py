@@ -1,7 +1,7 @@
 """Creating templates: `POST /api/templates` with 8 concurrent clients, against the same parsing and
 rendering done directly in one process; and `GET /api/user` latency while that runs.
 
-Two documents, built here (the builders follow tests/test_pdf_samples.py), each made unique per
+Two documents, built here (the PDF written object by object with RawPdf), each made unique per
 request so that the content-addressed file store really writes every file:
   - pdf    a 10-page Letter PDF, about 40 lines of Helvetica text a page and 2 AcroForm fields a
            page (20: 10 text, 5 signature, 5 checkbox); a per-request reference line on every page
@@ -10,8 +10,9 @@ request so that the content-addressed file store really writes every file:
            any server starts, in a process pool, because each takes about 1.5 s)
 Ceiling, measured in this process while no server runs, in rounds before, between and after the
 targets (so drift on the machine hits both alike): per document, sequentially, what the pool does
-for an upload, `signsvc.pdf.sniff`, for the image `image_to_pdf`, then `signsvc.infra.pdf_calls.prepare`
-(inspect_pdf + render_pages + hashes); per round one uncounted run, then --ceiling-runs counted runs. The
+for an upload (`signsvc.infra.pdf_calls.ingest` less the base64 decoding): `signsvc.pdf.kinds.sniff`,
+for the image `signsvc.pdf.images.image_to_pdf`, then `signsvc.infra.pdf_calls.prepare` (inspect_pdf
++ render_pages + hashes); per round one uncounted run, then --ceiling-runs counted runs. The
 per-document time is the median of all counted runs. No storage, no HTTP, no IPC: what the engines
 alone cost. 2 workers (signsvc's pool size here: one per core) could at best do 2 / that documents
 a second; also measured per round: the documents a second of 2 processes (forked from this one)
@@ -49,7 +50,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import io
 import json
@@ -60,28 +60,26 @@ import statistics
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
 import aiohttp
+from harness import arguments, databases, probe, report, servers
+from harness.ceilings import between_rounds, engines_as_in_a_worker
+from harness.client import Sample, api_session, check_user, closed_loop
+from harness.report import ms
+from harness.samples import RawPdf, b64, refs, sentence
+from harness.usage import CpuTimes, descendants
 
-import _harness as h
-
-sys.path.insert(0, str(h.REPO))  # signsvc and the tests' PDF builders
-
-from tests.test_pdf_samples import RawPdf, refs  # noqa: E402
+engines_as_in_a_worker()  # signsvc's engines, for the ceiling
 
 REQUEST_TIMEOUT_SECONDS = 300
 WARMUP_CREATIONS = 2
-PROBE_LIMIT_MS = 50.0
 IDLE_PROBE_SECONDS = 2.0
 PAGES, FIELDS_PER_PAGE = 10, 2
 SCAN_SIZE = (1700, 2200)
-WORDS = ("agreement party parties shall hereby notwithstanding provided that herein payment term services "
-         "confidential obligations termination notice written consent governing law liability indemnify "
-         "warranty effective date schedule amendment assigns successors breach remedy").split()
-LIFTED = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -101,7 +99,7 @@ def form_pdf(reference: str, pages: int = PAGES) -> bytes:
     for page in range(pages):
         lines = [f"BT /F1 14 Tf 72 740 Td (Services Agreement - page {page + 1} of {pages}) Tj ET"]
         for row in range(40):
-            text = " ".join(rng.choice(WORDS) for _ in range(11)).capitalize() + "."
+            text = sentence(rng, 11)
             lines.append(f"BT /F1 10 Tf 72 {712 - row * 12} Td ({text}) Tj ET")
         lines.append(f"BT /F1 8 Tf 72 40 Td (Reference {reference}) Tj ET")
         text_rect = (72, 200, 300, 224)
@@ -140,7 +138,7 @@ def scan_pixels():
     draw.text((150, 140), "SERVICES AGREEMENT", fill=(30, 30, 35), font=ImageFont.load_default(size=44))
     font = ImageFont.load_default(size=30)
     for row in range(50):
-        text = " ".join(rng.choice(WORDS) for _ in range(9)).capitalize() + "."
+        text = sentence(rng, 9)
         draw.text((150, 240 + row * 36), text, fill=(40, 40, 45), font=font)
     draw.line((150, 2120, 700, 2120), fill=(20, 20, 20), width=3)
     return image
@@ -167,7 +165,7 @@ class Document:
 
     def body(self, index: int) -> bytes:
         return json.dumps({"name": f"bench {self.label} {index}", "documents": [
-            {"name": self.filename, "file": base64.b64encode(self.variants[index]).decode()}]}).encode()
+            {"name": self.filename, "file": b64(self.variants[index])}]}).encode()
 
 
 def documents(needed: int) -> list[Document]:
@@ -205,49 +203,47 @@ class Ceiling:
         return statistics.median(self.totals())
 
 
-def engine_run(data: bytes, timings: dict[str, float] | None = None) -> dict:
-    """What signsvc's pool does for one uploaded document, here and now; `timings` gets each step's seconds."""
-    import signsvc.pdf as engines
+def engine_run(data: bytes, timings: dict[str, float] | None = None) -> Any:
+    """What signsvc's pool does for one uploaded document, here and now (a `PreparedPdf`); `timings`
+    gets each step's seconds."""
     from signsvc.infra import pdf_calls
+    from signsvc.pdf import images, kinds
 
     timings = {} if timings is None else timings
     started = time.perf_counter()
-    kind = engines.sniff(data)
+    kind = kinds.sniff(data)
     timings["sniff"] = time.perf_counter() - started
     pdf = data
     if kind != "pdf":
         started = time.perf_counter()
-        pdf = engines.image_to_pdf(data)
+        pdf = images.image_to_pdf(data)
         timings["image_to_pdf"] = time.perf_counter() - started
     started = time.perf_counter()
     prepared = pdf_calls.prepare(pdf)
     timings["prepare"] = time.perf_counter() - started
-    return {**prepared, "pdf": pdf}
+    return prepared
 
 
 def ceiling_round(document: Document, ceiling: Ceiling, runs: int, workers: int) -> None:
     """One uncounted run, `runs` counted ones (inspect_pdf and render_pages then timed apart as
     well), then the same work in `workers` processes at once."""
-    import logging
+    from signsvc.pdf import forms, previews
 
-    import signsvc.pdf as engines
-
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # as the pool's workers do
     data = document.variants[0]
-    began, (_, steal_before) = time.perf_counter(), h.machine_seconds()
+    began, before = time.perf_counter(), CpuTimes.now()
     first = len(ceiling.cpu)
     for run in range(runs + 1):
         timings: dict[str, float] = {}
         cpu = time.process_time()
         prepared = engine_run(data, timings)
         cpu = time.process_time() - cpu
-        if len(prepared["pages"]) != document.pages or len(prepared["fields"]) != document.fields:
-            raise RuntimeError(f"{document.label}: prepare found {len(prepared['pages'])} pages and "
-                               f"{len(prepared['fields'])} fields, expected {document.pages} and {document.fields}")
+        if len(prepared.pages) != document.pages or len(prepared.fields) != document.fields:
+            raise RuntimeError(f"{document.label}: prepare found {len(prepared.pages)} pages and "
+                               f"{len(prepared.fields)} fields, expected {document.pages} and {document.fields}")
         started = time.perf_counter()
-        engines.inspect_pdf(prepared["pdf"])
+        forms.inspect_pdf(prepared.pdf.data)
         middle = time.perf_counter()
-        engines.render_pages(prepared["pdf"])
+        previews.render_pages(prepared.pdf.data)
         ended = time.perf_counter()
         if run:
             for step, seconds in timings.items():
@@ -255,12 +251,12 @@ def ceiling_round(document: Document, ceiling: Ceiling, runs: int, workers: int)
             ceiling.cpu.append(cpu)
             ceiling.detail["inspect_pdf"].append(middle - started)
             ceiling.detail["render_pages"].append(ended - middle)
-        ceiling.sizes = {"input": len(data), "pdf": len(prepared["pdf"]),
-                         "previews": sum(map(len, prepared["previews"]))}
+        ceiling.sizes = {"input": len(data), "pdf": len(prepared.pdf.data),
+                         "previews": sum(len(preview.data) for preview in prepared.previews)}
     ceiling.rounds.append(statistics.median(ceiling.totals(first)))
     ceiling.parallel.append(parallel_rate(document, runs, workers))
     ceiling.wall += time.perf_counter() - began
-    ceiling.steal += h.machine_seconds()[1] - steal_before
+    ceiling.steal += (CpuTimes.now() - before).steal
 
 
 _PARALLEL_DOCUMENT: bytes = b""  # the document the forked processes of parallel_rate work on
@@ -288,7 +284,7 @@ def measure_ceilings(docs: list[Document], ceilings: dict[str, Ceiling], args: a
                      workers: int) -> None:
     for document in docs:
         ceiling_round(document, ceilings.setdefault(document.label, Ceiling()), args.ceiling_runs, workers)
-    print(f"  ceiling round {len(next(iter(ceilings.values())).rounds)} done", file=sys.stderr, flush=True)
+    report.progress(f"ceiling round {len(next(iter(ceilings.values())).rounds)} done")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,7 +315,7 @@ class Batch:
         return self.created / self.seconds
 
     def latency(self, fraction: float) -> float:
-        return h.percentile(sorted(self.latencies), fraction) if self.latencies else float("nan")
+        return report.percentile(sorted(self.latencies), fraction)
 
 
 def check(document: Document, status: int, payload: bytes) -> str | None:
@@ -335,58 +331,45 @@ def check(document: Document, status: int, payload: bytes) -> str | None:
 async def create_batch(session: aiohttp.ClientSession, url: str, document: Document, bodies: list[bytes],
                        clients: int, deadline: float) -> tuple[list[float], list[str], float]:
     """Creations from `clients` workers, one per body; answers latencies, failures and the wall time."""
-    bodies = list(bodies)
-    latencies: list[float] = []
-    failures: list[str] = []
 
-    async def worker() -> None:
-        while bodies and time.perf_counter() < deadline:
-            body = bodies.pop()
-            sent = time.perf_counter()
-            try:
-                async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as response:
-                    payload = await response.read()
-                    failure = check(document, response.status, payload)
-            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-                failure = f"{type(exc).__name__}: {exc}"
-            latencies.append(time.perf_counter() - sent)
-            if failure:
-                failures.append(failure)
+    async def create(body: bytes) -> list[Sample]:
+        sent = time.perf_counter()
+        try:
+            async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as response:
+                payload = await response.read()
+                failure = check(document, response.status, payload)
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            failure = f"{type(exc).__name__}: {exc}"
+        return [(time.perf_counter() - sent, failure)]
 
-    started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(clients)))
-    return latencies, failures, time.perf_counter() - started
+    return await closed_loop(clients, bodies, create, deadline)
 
 
 class Target:
     """One running server: the creations and probes made against it."""
 
-    def __init__(self, name: str, server: h.Server, docs: list[Document], args: argparse.Namespace) -> None:
+    def __init__(self, name: str, server: servers.Server, docs: list[Document], args: argparse.Namespace) -> None:
         self.name, self.server, self.docs, self.args = name, server, docs, args
         self.url = f"{server.base_url}/api/templates"
         self.idle_probe: list[float] = []
+        self.idle_probe_errors: list[str] = []
         self.probe_cpu = 0.0  # the server's CPU seconds per probe request, measured while idle
 
     async def run(self) -> list[Batch]:
-        connector = aiohttp.TCPConnector(limit=self.args.clients)
-        timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS)
         batches = []
-        async with aiohttp.ClientSession(connector=connector, timeout=timeout,
-                                         headers={"X-Auth-Token": h.BENCH_KEY}) as session:
-            async with session.get(f"{self.server.base_url}/api/user") as response:
-                if response.status != 200 or await response.json(content_type=None) != h.EXPECTED_USER:
-                    raise RuntimeError(f"{self.name}: GET /api/user answered {response.status}")
+        async with api_session(connections=self.args.clients, timeout=REQUEST_TIMEOUT_SECONDS) as session:
+            await check_user(session, self.server.base_url)
             pdf = self.docs[0]
             _, failures, _ = await create_batch(session, self.url, pdf, [pdf.body(i) for i in range(WARMUP_CREATIONS)],
                                                 WARMUP_CREATIONS, time.perf_counter() + self.args.max_seconds)
             if failures:
                 raise RuntimeError(f"{self.name}: warm-up creation failed: {failures[0]}")
             await asyncio.sleep(0.5)  # let the warm-up's stragglers (file writes) finish
-            cpu = h.cpu_seconds(self.server.proc.pid)
-            with h.probing(self.server.base_url) as probe:
+            before = CpuTimes.now(self.server.pid)
+            with probe.probing(self.server.base_url) as idle:
                 await asyncio.sleep(IDLE_PROBE_SECONDS)
-            self.idle_probe = probe.stop()
-            self.probe_cpu = (h.cpu_seconds(self.server.proc.pid) - cpu) / max(len(self.idle_probe), 1)
+            self.idle_probe, self.idle_probe_errors = idle.stop(), idle.errors
+            self.probe_cpu = (CpuTimes.now(self.server.pid) - before).server / max(len(self.idle_probe), 1)
             first = WARMUP_CREATIONS
             if self.args.single:
                 for document in self.docs:
@@ -400,49 +383,34 @@ class Target:
     async def batch(self, session: aiohttp.ClientSession, document: Document, indexes: range, clients: int) -> Batch:
         """Creations of document.variants[indexes]; the probe runs along when there is more than one client."""
         bodies = [document.body(index) for index in indexes]  # encoded before any clock starts
-        pid = self.server.proc.pid
-        pool = h.descendants(pid)
-        before = (h.cpu_seconds(pid), h.tree_cpu_seconds(pool), *h.machine_seconds())
-        with h.probing(self.server.base_url) if clients > 1 else contextlib.nullcontext() as probe:
+        pid = self.server.pid
+        pool = descendants(pid)
+        before = CpuTimes.now(pid, pool)
+        with probe.probing(self.server.base_url) if clients > 1 else contextlib.nullcontext() as loaded:
             latencies, failures, seconds = await create_batch(session, self.url, document, bodies, clients,
                                                               time.perf_counter() + self.args.max_seconds)
-        after = (h.cpu_seconds(pid), h.tree_cpu_seconds(pool), *h.machine_seconds())
-        if sorted(h.descendants(pid)) != sorted(pool):
+        used = CpuTimes.now(pid, pool) - before
+        if sorted(descendants(pid)) != sorted(pool):
             self.server.notes.append("the pool's processes changed during a batch (pool CPU undercounted)")
-        server_cpu, pool_cpu, machine_cpu, steal = (b - a for a, b in zip(before, after))
-        probed = probe.stop() if probe else []
+        probed = loaded.stop() if loaded else []
         batch = Batch(self.name, document.label, clients, latencies, failures, seconds,
-                      server_cpu - len(probed) * self.probe_cpu, pool_cpu, machine_cpu, steal, probed,
-                      probe.errors if probe else [])
-        print(f"  {self.name}, {document.label}, {clients} client(s): {batch.created} created in {seconds:.1f} s, "
-              f"{len(failures)} failed", file=sys.stderr, flush=True)
+                      used.server - len(probed) * self.probe_cpu, used.pool, used.machine, used.steal, probed,
+                      loaded.errors if loaded else [])
+        report.progress(f"{self.name}, {document.label}, {clients} client(s): {batch.created} created in "
+                        f"{seconds:.1f} s, {len(failures)} failed")
         return batch
 
 
-def run_target(name: str, database_url: str, docs: list[Document],
-               args: argparse.Namespace) -> tuple[Target, list[Batch]]:
-    with h.temp_dir("signsvc-bench-") as workdir:
-        server = h.spawn(h.signsvc_argv(), h.server_env(database_url, **LIFTED), workdir)
+def run_target(kind: str, docs: list[Document], args: argparse.Namespace) -> tuple[Target, list[Batch]]:
+    """signsvc on a fresh database of `kind`."""
+    name = f"signsvc {kind}"
+    with servers.signsvc_on(kind, "bench_templates", name) as server:
         target = Target(name, server, docs, args)
-        try:
-            batches = asyncio.run(target.run())
-        finally:
-            for note in h.stop(server):
-                print(f"note [{name}]: {note}")
-    return target, batches
-
-
-def run_postgres(docs: list[Document], args: argparse.Namespace) -> tuple[Target, list[Batch]]:
-    with h.postgres_schema("bench_templates") as url:
-        return run_target("signsvc postgres", url, docs, args)
+        return target, asyncio.run(target.run())
 
 
 # ---------------------------------------------------------------------------------------------
 # Report
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.0f}"
 
 
 def report_ceiling(docs: list[Document], ceilings: dict[str, Ceiling], workers: int) -> None:
@@ -455,29 +423,29 @@ def report_ceiling(docs: list[Document], ceilings: dict[str, Ceiling], workers: 
                      ms(statistics.median(c.cpu)), f"{workers / c.total:.2f}", f"{statistics.median(c.parallel):.2f}",
                      f"{min(c.parallel):.2f}-{max(c.parallel):.2f}", steps, detail,
                      f"{c.sizes['input'] / 1e6:.2f} / {c.sizes['pdf'] / 1e6:.2f} / {c.sizes['previews'] / 1e6:.2f}"])
-    h.print_table(["in-process ceiling", "ms/doc", "rounds", "CPU ms/doc", f"{workers}/(ms/doc)/s",
+    report.print_table(["in-process ceiling", "ms/doc", "rounds", "CPU ms/doc", f"{workers}/(ms/doc)/s",
                    f"{workers} procs/s", "rounds", "steps, median ms", "of prepare, timed apart",
                    "MB in / pdf / previews"], rows)
     wall = sum(c.wall for c in ceilings.values())
     steal = sum(c.steal for c in ceilings.values())
-    print(f"\nms/doc: median of all counted runs of all rounds (rounds: range of the round medians). {workers} procs/s: "
-          f"documents a second\nwith {workers} processes working at once (median, range over rounds). "
-          f"Steal during the ceiling rounds: {100 * steal / wall:.0f}% of one core.\n")
+    print(f"\nms/doc: median of all counted runs of all rounds (rounds: range of the round medians). "
+          f"{workers} procs/s: documents a second\nwith {workers} processes working at once "
+          f"(median, range over rounds). Steal during the ceiling rounds: {100 * steal / wall:.0f}% of one core.\n")
 
 
-def report(docs: list[Document], ceilings: dict[str, Ceiling], batches: list[Batch], targets: list[Target],
-           workers: int) -> bool:
+def print_report(docs: list[Document], ceilings: dict[str, Ceiling], batches: list[Batch], targets: list[Target],
+                 workers: int) -> bool:
     rows = []
     for b in batches:
         per_doc = ceilings[b.document].total
         ceiling_rate = min(workers, b.clients) / per_doc
         created = max(b.created, 1)
         rows.append([f"{b.target}, {b.document}", str(b.clients), f"{b.created}", str(len(b.failures)),
-                     ms(b.latency(0.50)), ms(b.latency(0.99)), f"{b.latency(0.50) / per_doc:.2f}x",
-                     f"{b.per_second:.2f}", f"{ceiling_rate:.2f}", f"{b.per_second / ceiling_rate:.2f}",
+                     ms(b.latency(0.50)), ms(b.latency(0.99)), report.ratio(b.latency(0.50), per_doc),
+                     f"{b.per_second:.2f}", f"{ceiling_rate:.2f}", report.ratio(b.per_second, ceiling_rate),
                      ms(b.server_cpu / created), ms(b.pool_cpu / created),
-                     f"{100 * b.machine_cpu / b.seconds:.0f}%", f"{100 * b.steal / b.seconds:.0f}%"])
-    h.print_table(["POST /api/templates", "clients", "created", "failed", "p50 ms", "p99 ms", "p50/ceiling",
+                     report.percent(b.machine_cpu, b.seconds), report.percent(b.steal, b.seconds)])
+    report.print_table(["POST /api/templates", "clients", "created", "failed", "p50 ms", "p99 ms", "p50/ceiling",
                    "tmpl/s", "ceiling/s", "of ceiling", "server CPU ms/t", "pool CPU ms/t", "machine CPU",
                    "steal"], rows)
     print(f"\np50/ceiling: median time per template over the in-process ms/doc; with {workers} workers and more "
@@ -488,30 +456,26 @@ def report(docs: list[Document], ceilings: dict[str, Ceiling], batches: list[Bat
           f"batch.\n")
     rows, passed = [], True
     for target in targets:
-        idle = target.idle_probe
-        rows.append([f"{target.name}, idle", str(len(idle)), "0", ms(h.percentile(idle, 0.5)),
-                     ms(h.percentile(idle, 0.99)), ms(idle[-1]), ""])
+        rows.append(probe.row(f"{target.name}, idle", target.idle_probe, target.idle_probe_errors))
     for b in batches:
         if not b.probe:
             continue
-        p99 = h.percentile(b.probe, 0.99) * 1000
-        ok = p99 < PROBE_LIMIT_MS and not b.probe_errors
+        ok = probe.passes(b.probe, b.probe_errors)
         passed &= ok
-        rows.append([f"{b.target}, during {b.document} x{b.clients}", str(len(b.probe)), str(len(b.probe_errors)),
-                     ms(h.percentile(b.probe, 0.5)), f"{p99:.0f}", ms(b.probe[-1]), "PASS" if ok else "FAIL"])
-    h.print_table(["GET /api/user every 20 ms", "requests", "errors", "p50 ms", "p99 ms", "max ms",
-                   f"p99 < {PROBE_LIMIT_MS:.0f} ms"], rows)
-    print(f"\n/api/user p99 under template load: {'PASS' if passed else 'FAIL'} (limit {PROBE_LIMIT_MS:.0f} ms)")
+        rows.append(probe.row(f"{b.target}, during {b.document} x{b.clients}", b.probe, b.probe_errors,
+                              "PASS" if ok else "FAIL"))
+    report.print_table(probe.HEADERS, rows)
+    print(f"\n/api/user p99 under template load: {'PASS' if passed else 'FAIL'} (limit {probe.LIMIT_MS:.0f} ms)")
     for b in batches:
-        for failure in sorted(set(b.failures)):
-            print(f"failure [{b.target}, {b.document} x{b.clients}] ({b.failures.count(failure)}x): {failure}")
-        for error in sorted(set(b.probe_errors)):
-            print(f"probe error [{b.target}, {b.document}] ({b.probe_errors.count(error)}x): {error}")
+        report.print_counted("failure", f"{b.target}, {b.document} x{b.clients}", b.failures)
+        report.print_counted("probe error", f"{b.target}, {b.document}", b.probe_errors)
+    for target in targets:
+        report.print_counted("probe error", f"{target.name}, idle", target.idle_probe_errors)
     return passed
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--count", type=int, default=40,
                         help="creations per document and target under load (default 40)")
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients creating (default 8)")
@@ -525,31 +489,25 @@ def main() -> int:
     args = parser.parse_args()
     if min(args.count, args.clients, args.ceiling_runs) < 1 or args.single < 0:
         parser.error("--count, --clients and --ceiling-runs must be at least 1, --single at least 0")
-    if not args.skip_postgres and (why := h.check_postgres()):
-        parser.error(f"Postgres at {h.POSTGRES_URL} is not reachable ({why}); use --skip-postgres")
+    if not args.skip_postgres:
+        databases.require_postgres(parser)
     workers = os.cpu_count() or 1  # signsvc's pool: one worker per core
     print(f"POST /api/templates, {args.clients} concurrent clients x {args.count} creations per document and "
-          f"target (+{args.single} one at a time), loopback; {os.cpu_count()} CPU cores, signsvc pool of "
-          f"{workers} workers; Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.2f}.")
+          f"target (+{args.single} one at a time), loopback; signsvc pool of {workers} workers; "
+          f"{report.machine_line()}.")
     started = time.perf_counter()
     docs = documents(WARMUP_CREATIONS + args.single + args.count)
     print(f"Documents built in {time.perf_counter() - started:.0f} s: pdf {PAGES} pages, "
           f"{PAGES * FIELDS_PER_PAGE} form fields, {len(docs[0].variants[0]) / 1e3:.0f} KB; image "
           f"{SCAN_SIZE[0]}x{SCAN_SIZE[1]} PNG, {len(docs[1].variants[0]) / 1e6:.2f} MB.\n", flush=True)
     chosen: list[Callable[[], tuple[Target, list[Batch]]]] = [
-        lambda: run_target("signsvc sqlite", "sqlite:///signsvc.sqlite3", docs, args)]
-    if not args.skip_postgres:
-        chosen.append(lambda: run_postgres(docs, args))
+        lambda kind=kind: run_target(kind, docs, args) for kind in databases.kinds(args.skip_postgres)]
     ceilings: dict[str, Ceiling] = {}
-    targets, batches = [], []
-    measure_ceilings(docs, ceilings, args, workers)
-    for run in chosen:  # a ceiling round before, between and after the targets
-        target, found = run()
-        targets.append(target)
-        batches += found
-        measure_ceilings(docs, ceilings, args, workers)
+    measured = between_rounds(lambda: measure_ceilings(docs, ceilings, args, workers), chosen)
+    targets = [target for target, _ in measured]
+    batches = [batch for _, found in measured for batch in found]
     report_ceiling(docs, ceilings, workers)
-    passed = report(docs, ceilings, batches, targets, workers)
+    passed = print_report(docs, ceilings, batches, targets, workers)
     print(f"\nTotal {time.perf_counter() - started:.0f} s.")
     return 0 if passed and not any(b.failures for b in batches) else 1
 

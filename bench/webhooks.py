@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import sys
 import time
@@ -40,15 +39,10 @@ from pathlib import Path
 
 import aiohttp
 from aiohttp import web
+from harness import arguments, client, databases, report, servers, use_repo
+from harness.samples import b64, one_page_pdf
+from harness.usage import cpu_seconds, resident_mb
 
-import _harness as h
-
-sys.path.insert(0, str(h.REPO))  # signsvc's outbox code and the tests' PDF builder
-
-from tests.documents import pdf  # noqa: E402
-
-HEADERS = {"X-Auth-Token": h.BENCH_KEY}
-LIFTED = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
 BATCH = 1000
 
 
@@ -91,22 +85,20 @@ class Receiver:
         await self._runner.cleanup()
 
 
-async def start_server(database_url: str, workdir: Path, receiver: Receiver) -> h.Server:
-    env = h.server_env(database_url, **LIFTED, SIGNSVC_WEBHOOK_URL=f"{receiver.base}/a",
-                       SIGNSVC_DATA_DIR=str(workdir / "data"))
+async def start_server(database_url: str, workdir: Path, receiver: Receiver) -> servers.Server:
+    env = servers.signsvc_env(database_url, SIGNSVC_WEBHOOK_URL=f"{receiver.base}/a",
+                              SIGNSVC_DATA_DIR=str(workdir / "data"))
     # In a thread: the receiver must answer while the server starts (a backlog drains at once).
-    return await asyncio.to_thread(h.spawn, h.signsvc_argv(), env, workdir)
+    return await asyncio.to_thread(servers.spawn, servers.signsvc_argv(), env, workdir)
 
 
-async def create_template(session: aiohttp.ClientSession, api: str, receiver: Receiver) -> int:
-    async with session.post(f"{api}/webhooks", json={"url": f"{receiver.base}/b",
-                                                      "events": ["template.created", "template.updated"]}) as r:
+async def create_template(session: aiohttp.ClientSession, base_url: str, receiver: Receiver) -> int:
+    """Endpoint `/b` added through the API, then the template whose updates make the events."""
+    endpoint = {"url": f"{receiver.base}/b", "events": ["template.created", "template.updated"]}
+    async with session.post(f"{base_url}/api/webhooks", json=endpoint) as r:
         assert r.status == 200, await r.text()
-    document = base64.b64encode(pdf()).decode()
-    async with session.post(f"{api}/templates", json={"name": "NDA", "documents": [
-            {"name": "nda.pdf", "file": document}]}) as reply:
-        assert reply.status == 201, await reply.text()
-        return (await reply.json())["id"]
+    body = {"name": "NDA", "documents": [{"name": "nda.pdf", "file": b64(one_page_pdf())}]}
+    return (await client.create_template(session, base_url, body))["id"]
 
 
 async def paced(session: aiohttp.ClientSession, api: str, receiver: Receiver, template_id: int, count: int,
@@ -126,12 +118,12 @@ async def burst(session: aiohttp.ClientSession, api: str, receiver: Receiver, te
     receiver.expect(2 * count)
     queue, started = iter(range(count)), time.time()
 
-    async def client() -> None:
+    async def api_client() -> None:
         for n in queue:
             async with session.put(f"{api}/templates/{template_id}", json={"name": f"v{n}"}) as reply:
                 assert reply.status == 200, await reply.text()
 
-    await asyncio.gather(*(client() for _ in range(clients)))
+    await asyncio.gather(*(api_client() for _ in range(clients)))
     made = count / (time.time() - started)
     await asyncio.wait_for(receiver.done.wait(), 1800)
     return figures(receiver, made)
@@ -142,14 +134,16 @@ def figures(receiver: Receiver, made: float) -> dict[str, float]:
     first_event = min(stamped for _, stamped in receiver.arrivals.values())
     last_receipt = max(got for got, _ in receiver.arrivals.values())
     return {"events/s made": made, "deliveries/s": len(delays) / (last_receipt - first_event),
-            "p50 ms": h.percentile(delays, 0.50), "p99 ms": h.percentile(delays, 0.99), "max ms": delays[-1],
+            "p50 ms": report.percentile(delays, 0.50), "p99 ms": report.percentile(delays, 0.99),
+            "max ms": delays[-1],
             "repeats": receiver.repeats}
 
 
 async def pile_up(database_url: str, template_id: int, count: int) -> float:
     """Records `count` events with the outbox code while no server runs; answers the seconds it took."""
-    from signsvc.webhooks import events
+    use_repo()
     from signsvc.infra.clock import SystemClock
+    from signsvc.webhooks import events
     from storage import open_database
 
     db, clock, started = await open_database(database_url), SystemClock(), time.perf_counter()
@@ -170,28 +164,21 @@ async def backlog(database_url: str, workdir: Path, receiver: Receiver, template
     receiver.expect(2 * count)
     spawned = time.time()
     server = await start_server(database_url, workdir, receiver)
-    rss, cpu_before = [], h.cpu_seconds(server.proc.pid)
+    rss, cpu_before = [], cpu_seconds(server.pid)
     try:
         while not receiver.done.is_set():
-            rss.append(resident_mb(server.proc.pid))
+            rss.append(resident_mb(server.pid))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(receiver.done.wait(), 0.5)
-        cpu = h.cpu_seconds(server.proc.pid) - cpu_before
-        rss.append(resident_mb(server.proc.pid))
+        cpu = cpu_seconds(server.pid) - cpu_before
+        rss.append(resident_mb(server.pid))
     finally:
-        notes = await asyncio.to_thread(h.stop, server)
+        notes = await asyncio.to_thread(servers.stop, server)
     last_receipt = max(got for got, _ in receiver.arrivals.values())
     drain = last_receipt - spawned
     return {"recorded/s": count / recorded, "drain s": drain, "deliveries/s": 2 * count / drain,
             "CPU ms/delivery": cpu * 1000 / (2 * count), "RSS first MB": rss[0], "RSS peak MB": max(rss),
             "RSS last MB": rss[-1], "repeats": receiver.repeats, "notes": notes}
-
-
-def resident_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 async def run_target(name: str, database_url: str, workdir: Path, args: argparse.Namespace) -> dict[str, dict]:
@@ -202,23 +189,22 @@ async def run_target(name: str, database_url: str, workdir: Path, args: argparse
         server = await start_server(database_url, workdir, receiver)
         try:
             api = server.base_url + "/api"
-            connector = aiohttp.TCPConnector(limit=args.clients)
-            async with aiohttp.ClientSession(headers=HEADERS, connector=connector) as session:
-                template_id = await create_template(session, api, receiver)
+            async with client.api_session(connections=args.clients) as session:
+                template_id = await create_template(session, server.base_url, receiver)
                 results["paced"] = await paced(session, api, receiver, template_id, args.paced, args.rate)
                 results["burst"] = await burst(session, api, receiver, template_id, args.events, args.clients)
         finally:
-            results["burst"]["notes"] = await asyncio.to_thread(h.stop, server)
+            results.setdefault("burst", {})["notes"] = await asyncio.to_thread(servers.stop, server)
         if args.backlog:
             results["backlog"] = await backlog(database_url, workdir, receiver, template_id, args.backlog)
     finally:
         await receiver.stop()
-    print(f"{name}: done", file=sys.stderr, flush=True)
+    report.progress(f"{name}: done")
     return results
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--paced", type=int, default=500, help="paced events (default 500)")
     parser.add_argument("--rate", type=float, default=20.0, help="paced events a second (default 20)")
     parser.add_argument("--events", type=int, default=10_000, help="events in the burst (default 10,000)")
@@ -226,38 +212,32 @@ def main() -> int:
     parser.add_argument("--backlog", type=int, default=100_000, help="events piled up, 0 to skip (default 100,000)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
     args = parser.parse_args()
-    results = {}
-    with h.temp_dir("bench-webhooks-") as workdir:
-        results["SQLite"] = asyncio.run(run_target("SQLite", f"sqlite:///{workdir / 'signsvc.sqlite3'}",
-                                                   workdir, args))
     if not args.skip_postgres:
-        problem = h.check_postgres()
-        if problem:
-            print(f"postgres skipped: {problem}", file=sys.stderr)
-        else:
-            with h.temp_dir("bench-webhooks-pg-") as workdir, h.postgres_schema("bench_webhooks") as url:
-                results["Postgres"] = asyncio.run(run_target("Postgres", url, workdir, args))
-    report(results, args)
+        databases.require_postgres(parser)
+    results = {}
+    for kind, name in zip(databases.kinds(args.skip_postgres), ("SQLite", "Postgres"), strict=False):
+        with servers.temp_dir() as workdir, databases.fresh_database(kind, workdir, "bench_webhooks") as url:
+            results[name] = asyncio.run(run_target(name, url, workdir, args))
+    print_report(results, args)
     return 0
 
 
-def report(results: dict[str, dict], args: argparse.Namespace) -> None:
+def print_report(results: dict[str, dict], args: argparse.Namespace) -> None:
     keys = ("events/s made", "deliveries/s", "p50 ms", "p99 ms", "max ms", "repeats")
     for phase, title in (("paced", f"paced: {args.paced:,} events at {args.rate:g}/s x 2 endpoints"),
                          ("burst", f"burst: {args.events:,} events x 2 endpoints, {args.clients} API clients")):
         print(f"\n{title}")
-        h.print_table(["backend", *keys], [[name, *(f"{r[phase][k]:.1f}" for k in keys)]
-                                           for name, r in results.items()])
+        report.print_table(["backend", *keys], [[name, *(f"{r[phase][k]:.1f}" for k in keys)]
+                                                for name, r in results.items()])
     if args.backlog:
         print(f"\nbacklog: {args.backlog:,} events x 2 endpoints, drained after a start")
         keys = ("recorded/s", "drain s", "deliveries/s", "CPU ms/delivery", "RSS first MB", "RSS peak MB",
                 "RSS last MB", "repeats")
-        h.print_table(["backend", *keys], [[name, *(f"{r['backlog'][k]:.1f}" for k in keys)]
-                                           for name, r in results.items()])
+        report.print_table(["backend", *keys], [[name, *(f"{r['backlog'][k]:.1f}" for k in keys)]
+                                                for name, r in results.items()])
     for name, r in results.items():
         for phase, figures_of_phase in r.items():
-            for note in figures_of_phase.get("notes", []):
-                print(f"note ({name}, {phase}): {note}")
+            servers.print_notes(f"{name}, {phase}", figures_of_phase.get("notes", []))
 
 
 if __name__ == "__main__":

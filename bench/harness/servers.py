@@ -1,0 +1,193 @@
+"""Servers under measurement: spawned in a temporary working directory, their ready line waited for,
+stopped with SIGTERM; anything unexpected (stderr lines, exit status, a slow stop) kept as notes.
+
+signsvc is `python run.py --port 0`; its ceiling is the bare aiohttp app below, which imports what
+signsvc's drivers import, serves the same JSON and prints a line once listening.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import REPO
+from .usage import cpu_seconds
+
+RUN_PY = REPO / "run.py"
+READY_TIMEOUT_SECONDS = 60.0
+STOP_TIMEOUT_SECONDS = 40.0
+EXPECTED_USER = {"id": 1, "first_name": "Admin", "last_name": "User", "email": "admin@example.com"}
+# A fixed live key (43 base58 characters), so the load generator knows it without parsing stdout.
+BENCH_KEY = "BenchKey" + "1" * 35
+# Rate limits lifted: every request is measured, none refused.
+LIFTED_LIMITS = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
+
+BARE_APP = """
+import asyncio, aiohttp, asyncpg, aiosqlite
+from aiohttp import web
+
+BODY = {"id": 1, "first_name": "Admin", "last_name": "User", "email": "admin@example.com"}
+
+async def user(request):
+    return web.json_response(BODY)
+
+async def main():
+    app = web.Application()
+    app.router.add_get("/api/user", user)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    print(f"bare ready: http://127.0.0.1:{port}", flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+IMPORTS_ONLY = "import aiohttp, asyncpg, aiosqlite\nprint('imported', flush=True)"
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen
+    ready_seconds: float
+    ready_cpu_seconds: float  # CPU time the process had used when its line was read
+    ready_line: str
+    stderr_path: Path
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        """`http://HOST:PORT` from the ready line."""
+        return next(word for word in self.ready_line.split() if word.startswith("http://")).removesuffix("/api")
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+
+def server_env(database_url: str | None, *, fixed_key: bool = True, **extra: str) -> dict[str, str]:
+    """The environment for a server: quiet access log, no inherited SIGNSVC_* settings, and
+    (unless fixed_key is False) BENCH_KEY as the live key."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNSVC_")}
+    env["SIGNSVC_LOG_LEVEL"] = "WARNING"
+    if fixed_key:
+        env["SIGNSVC_API_KEY"] = BENCH_KEY
+    if database_url:
+        env["SIGNSVC_DATABASE_URL"] = database_url
+    env.update(extra)
+    return env
+
+
+def signsvc_env(database_url: str, **extra: str) -> dict[str, str]:
+    """`server_env` with the rate limits lifted (LIFTED_LIMITS; `extra` may set them otherwise)."""
+    return server_env(database_url, **{**LIFTED_LIMITS, **extra})
+
+
+def signsvc_argv() -> list[str]:
+    return [sys.executable, str(RUN_PY), "--port", "0"]
+
+
+def bare_argv() -> list[str]:
+    return [sys.executable, "-c", BARE_APP]
+
+
+def imports_argv() -> list[str]:
+    return [sys.executable, "-c", IMPORTS_ONLY]
+
+
+def spawn(argv: list[str], env: dict[str, str], cwd: Path) -> Server:
+    """Starts a server and waits for its first stdout line; the clock starts just before the spawn."""
+    stderr_path = cwd / f"stderr-{uuid.uuid4().hex[:8]}.txt"
+    with open(stderr_path, "wb") as stderr:
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=stderr)
+    line = _read_line(proc, started + READY_TIMEOUT_SECONDS)
+    elapsed = time.perf_counter() - started
+    if not line:
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"{argv[1]} exited or hung before its ready line; stderr:\n{stderr_path.read_text()}")
+    return Server(proc, elapsed, cpu_seconds(proc.pid), line, stderr_path)
+
+
+def _read_line(proc: subprocess.Popen, deadline: float) -> str:
+    fd = proc.stdout.fileno()
+    data = b""
+    while b"\n" not in data:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            return ""
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return ""
+        data += chunk
+    return data.split(b"\n", 1)[0].decode()
+
+
+def stop(server: Server) -> list[str]:
+    """SIGTERM, wait, and answer anything unexpected: exit status, slow stop, stderr lines."""
+    server.proc.send_signal(signal.SIGTERM)
+    started = time.perf_counter()
+    try:
+        code = server.proc.wait(STOP_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        server.proc.kill()
+        code = server.proc.wait()
+        server.notes.append(f"did not stop within {STOP_TIMEOUT_SECONDS:.0f} s of SIGTERM; killed")
+    took = time.perf_counter() - started
+    server.proc.stdout.close()
+    if code not in (0, -signal.SIGTERM):
+        server.notes.append(f"exit status {code} after SIGTERM")
+    if took > 2.0:
+        server.notes.append(f"took {took:.1f} s to stop after SIGTERM")
+    server.notes += [line for line in server.stderr_path.read_text().splitlines()
+                     if line.strip() and not line.startswith("signsvc stopping")]
+    return server.notes
+
+
+def print_notes(label: str, notes: list[str]) -> None:
+    for note in notes:
+        print(f"note [{label}]: {note}")
+
+
+@contextlib.contextmanager
+def temp_dir(prefix: str = "signsvc-bench-") -> Iterator[Path]:
+    """A temporary directory: a server's working directory, so that nothing lands in the repository."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as name:
+        yield Path(name)
+
+
+@contextlib.contextmanager
+def running(label: str, argv: list[str], env: dict[str, str], workdir: Path | None = None) -> Iterator[Server]:
+    """A server spawned in `workdir` (else in a new temporary directory) and ready; stopped with SIGTERM
+    afterwards, its notes printed as `note [label]: ...`."""
+    with contextlib.ExitStack() as stack:
+        cwd = workdir or stack.enter_context(temp_dir())
+        server = spawn(argv, env, cwd)
+        try:
+            yield server
+        finally:
+            print_notes(label, stop(server))
+
+
+@contextlib.contextmanager
+def signsvc_on(kind: str, schema_prefix: str, label: str, **env: str) -> Iterator[Server]:
+    """signsvc on a fresh database of `kind` ("sqlite" or "postgres"), in a new temporary directory, with the
+    limits lifted (`env` on top); stopped afterwards, as `running` does."""
+    from .databases import fresh_database
+
+    with temp_dir() as workdir, fresh_database(kind, workdir, schema_prefix) as url, \
+            running(label, signsvc_argv(), signsvc_env(url, **env), workdir) as server:
+        yield server
