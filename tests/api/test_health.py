@@ -1,0 +1,49 @@
+"""The operational contract inside the app: health, 503 while the database does not answer, graceful stop.
+
+The contract of the process (ready line, keys, signals) is in tests/process/test_server.py."""
+
+import asyncio
+
+import aiohttp
+import pytest
+
+from signsvc.cli.serve import bind, start as start_server
+from tests.support import probe
+from tests.support.app import LIVE_KEY
+
+
+async def test_health_is_200_without_a_key_while_the_database_answers(api):
+    reply = await api.with_key(None).get("/health")
+    assert (reply.status, reply.json) == (200, {"status": "ok", "database": "ok"})
+
+
+async def test_health_is_503_when_the_database_does_not_answer(api, db):
+    await db.close()
+    reply = await api.with_key(None).get("/health")
+    assert (reply.status, reply.json) == (503, {"status": "unavailable", "database": "unreachable"})
+
+
+async def test_api_answers_503_when_the_database_does_not_answer(api, db):
+    await db.close()
+    reply = await api.get("/api/user")
+    assert (reply.status, reply.json) == (503, {"error": "Service unavailable: the database does not answer"})
+
+
+async def test_graceful_stop_lets_requests_under_way_finish(make_app):
+    app = make_app()
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    runner = await start_server(app, sock)
+    async with aiohttp.ClientSession() as session:
+        request = asyncio.create_task(session.get(f"http://127.0.0.1:{port}/api/probe/slow",
+                                                  headers={"X-Auth-Token": LIVE_KEY}))
+        await asyncio.wait_for(app[probe.STARTED].wait(), 5)
+        stopping = asyncio.create_task(runner.cleanup())
+        await asyncio.sleep(0.1)
+        assert not stopping.done(), "stopped while a request was under way"
+        app[probe.RELEASE].set()
+        response = await asyncio.wait_for(request, 5)
+        assert (response.status, await response.json()) == (200, {"finished": True})
+        await asyncio.wait_for(stopping, 10)
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await session.get(f"http://127.0.0.1:{port}/health")

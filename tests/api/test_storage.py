@@ -1,0 +1,141 @@
+"""The storage boundary: one contract, two backends, one schema.
+
+What needs no database (the migration lists, SQL rewriting, URLs) is in tests/unit/test_storage_dialects.py."""
+
+import asyncio
+from datetime import datetime, timezone
+
+import pytest
+
+import storage.jobs as stored_jobs
+from signsvc.infra.clock import ManualClock
+from storage import StorageError, open_database
+from storage.migrations import available, migrate
+from tests.support.databases import POSTGRES_URL, PostgresSchema, open_db
+
+
+async def test_migrations_apply_once_and_are_recorded(db):
+    assert await migrate(db) == []
+    for migration in available(db.dialect):
+        assert await db.fetch_one("migration_applied", version=migration.version)
+
+
+async def test_migrations_from_two_processes_at_once_apply_once(database_url):
+    dbs = [await open_db(database_url) for _ in range(2)]
+    try:
+        results = await asyncio.gather(*(migrate(db) for db in dbs))
+    finally:
+        for db in dbs:
+            await db.close()
+    # On Postgres one process takes them all (an advisory lock); SQLite's writers may take turns
+    # per migration. Either way each migration is applied exactly once.
+    versions = sorted(migration.version for applied in results for migration in applied)
+    assert versions == [migration.version for migration in available("sqlite")]
+
+
+async def test_a_transaction_rolls_back_on_an_exception(db):
+    with pytest.raises(RuntimeError):
+        async with db.transaction() as tx:
+            await tx.execute("add_setting", name="color", value="blue")
+            raise RuntimeError("abort")
+    assert await db.fetch_one("get_setting", name="color") is None
+
+
+async def test_a_transaction_commits_on_normal_exit(db):
+    async with db.transaction() as tx:
+        await tx.execute("add_setting", name="color", value="blue")
+    assert await db.fetch_one("get_setting", name="color") == {"value": "blue"}
+
+
+async def test_notify_reaches_listeners_after_commit_and_never_after_rollback(db):
+    woken = asyncio.Event()
+    await db.listen("test_channel", woken.set)
+    with pytest.raises(RuntimeError):
+        async with db.transaction() as tx:
+            await tx.notify("test_channel")
+            raise RuntimeError("abort")
+    await asyncio.sleep(0.1)
+    assert not woken.is_set()
+    async with db.transaction() as tx:
+        await tx.notify("test_channel")
+        await asyncio.sleep(0.05)
+        assert not woken.is_set(), "woken before the commit"
+    await asyncio.wait_for(woken.wait(), 5)
+
+
+async def test_records_keep_timestamps_to_the_microsecond_json_and_enums(db):
+    moment = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=timezone.utc)
+    clock = ManualClock(moment)
+    async with db.transaction() as tx:
+        job = await stored_jobs.insert_job(tx, kind="k", payload={"name": "Zoë", "n": [1, 2]}, run_at=moment,
+                                           now=clock.now())
+    again = await stored_jobs.get_job(db, job.id)
+    assert again == job
+    assert again.run_at == moment and again.run_at.tzinfo is not None
+    assert again.payload == {"name": "Zoë", "n": [1, 2]}
+    assert again.status.value == "pending"
+
+
+async def test_ids_are_integers_and_never_reused_after_a_delete(db):
+    clock = ManualClock()
+    async with db.transaction() as tx:
+        first = await stored_jobs.insert_job(tx, kind="k", payload={}, run_at=clock.now(), now=clock.now())
+    claimed = await stored_jobs.claim_job(db, worker="w", now=clock.now(), lease_until=clock.now())
+    await stored_jobs.delete_job(db, claimed.id, "w")
+    async with db.transaction() as tx:
+        second = await stored_jobs.insert_job(tx, kind="k", payload={}, run_at=clock.now(), now=clock.now())
+    assert isinstance(first.id, int) and second.id > first.id
+
+
+async def test_a_query_missing_a_parameter_names_it(db):
+    with pytest.raises((TypeError, StorageError)) as raised:
+        await db.fetch_one("get_setting")
+    assert "name" in str(raised.value)
+
+
+async def test_an_unknown_query_name_is_an_error(db):
+    with pytest.raises(KeyError, match="no query named 'drop_everything'"):
+        await db.fetch_all("drop_everything")
+
+
+async def test_ping_answers_while_the_database_is_up(db):
+    await db.ping()
+
+
+async def test_sqlite_in_memory_is_an_ephemeral_database():
+    db = await open_database("sqlite:///:memory:")
+    try:
+        assert await migrate(db)
+        assert await db.fetch_one("ping") == {"ok": 1}
+    finally:
+        await db.close()
+
+
+def _sqlite_type(pg_type: str) -> str:
+    return {"bigint": "INTEGER", "integer": "INTEGER", "boolean": "INTEGER", "text": "TEXT",
+            "timestamp with time zone": "TEXT", "jsonb": "TEXT", "bytea": "BLOB",
+            "double precision": "REAL"}[pg_type]
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="SIGNSVC_TEST_POSTGRES_URL is not set: Postgres tests skipped")
+async def test_sqlite_and_postgres_schemas_agree(tmp_path):
+    sqlite = await open_database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
+    await migrate(sqlite)
+    tables = {row["name"] for row in await sqlite._run(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'", {})}
+    sqlite_columns = {}
+    for table in tables:
+        for row in await sqlite._run(f"PRAGMA table_info({table})", {}):
+            sqlite_columns[(table, row["name"])] = (row["type"], bool(row["notnull"] or row["pk"]))
+    await sqlite.close()
+
+    async with PostgresSchema() as schema:
+        postgres = await open_database(schema.url)
+        await migrate(postgres)
+        async with postgres._pool.acquire() as conn:
+            rows = await conn.fetch("SELECT table_name, column_name, data_type, is_nullable "
+                                    "FROM information_schema.columns WHERE table_schema = $1", schema.name)
+        await postgres.close()
+    postgres_columns = {(r["table_name"], r["column_name"]): (_sqlite_type(r["data_type"]), r["is_nullable"] == "NO")
+                        for r in rows}
+    assert sqlite_columns == postgres_columns

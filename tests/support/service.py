@@ -1,0 +1,72 @@
+"""Runs `python run.py` as a real process, the way users, deployments and test suites do."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+
+from tests.support.paths import ROOT
+
+READY = re.compile(r"^signsvc ready: site (\S+)  api (\S+)$")
+
+
+class Service:
+    def __init__(self, process: asyncio.subprocess.Process, site: str, api: str, keys: dict[str, str]) -> None:
+        self.process, self.site, self.api, self.keys = process, site, api, keys
+
+    async def stop(self, signum: int = signal.SIGTERM) -> int:
+        self.process.send_signal(signum)
+        return await asyncio.wait_for(self.process.wait(), 30)
+
+
+def environment(**variables: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNSVC_")}
+    return {**env, "SIGNSVC_LOG_LEVEL": "WARNING", **variables}
+
+
+async def run(*args: str, **variables: str) -> tuple[int, str, str]:
+    """Runs a command to its end; answers exit code, stdout and stderr."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "run.py", *args, cwd=ROOT, env=environment(**variables),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    return process.returncode, out.decode(), err.decode()
+
+
+async def start(*args: str, **variables: str) -> Service:
+    """Starts the server on a free port and waits for the ready line and the keys printed after it
+    (written together with the ready line, so they are in the pipe when it is)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "run.py", "--port", "0", *args, cwd=ROOT, env=environment(**variables),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n")
+    match = READY.match(line)
+    if not match:
+        process.kill()
+        _, err = await process.communicate()
+        raise AssertionError(f"no ready line; stdout {line!r}, stderr {err.decode()[-2000:]}")
+    keys = {}
+    while True:
+        try:
+            extra = await asyncio.wait_for(process.stdout.readline(), 0.1)
+        except TimeoutError:
+            break
+        key = re.match(r"^API key \((live|test)\): (\S+)$", extra.decode().strip())
+        if not key:
+            break
+        keys[key[1]] = key[2]
+    return Service(process, match[1], match[2], keys)
+
+
+async def expire_leases(database_url: str) -> None:
+    """After a SIGKILL on Postgres: the dead process's job leases would run out after five minutes;
+    move them instead of waiting (SQLite releases them when a process starts)."""
+    if database_url.startswith("postgresql"):
+        import asyncpg
+
+        conn = await asyncpg.connect(database_url)
+        await conn.execute("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE status = 'running'")
+        await conn.close()

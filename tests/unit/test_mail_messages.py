@@ -1,0 +1,95 @@
+"""Email messages as composed (invitations, completed copies) and SMTP URLs as read: no app, no database.
+
+The outbox and delivery over SMTP are in tests/api/test_mail.py."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+import pytest
+
+from signsvc.infra import smtp
+from signsvc.results import emails
+from tests.support.emails import LINK, invite
+
+
+# Composition
+
+def test_an_invitation_has_the_default_subject_and_names_the_template_and_link():
+    composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=timezone.utc))
+    assert composed.subject == "You are invited to sign a document"
+    for body in (composed.text, composed.html):
+        assert "NDA" in body and LINK in body and "Bob Stone" in body
+        assert "February 3, 2026 at 04:05 UTC" in body
+
+
+def test_custom_message_variables_are_substituted_in_any_case_with_spaces_inside_braces():
+    composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=timezone.utc), message={
+        "subject": "Please sign {{ Template.Name }} for {{account.name}}",
+        "body": "Dear {{SUBMITTER.NAME}} <{{ submitter.email }}>,\n{{submitter.link}}\nby {{submission.expire_at}}"})
+    assert composed.subject == "Please sign NDA for Acme"
+    assert composed.text == f"Dear Bob Stone <bob@example.com>,\n{LINK}\nby February 3, 2026 at 04:05 UTC\n"
+
+
+def test_unknown_variables_in_a_custom_message_are_left_as_typed():
+    composed = invite(message={"subject": "{{sender.name}} asks", "body": "Hi {{ who.knows }}, {{template.name}}"})
+    assert composed.subject == "{{sender.name}} asks"
+    assert composed.text.startswith("Hi {{ who.knows }}, NDA")
+
+
+def test_values_from_users_are_html_escaped():
+    composed = invite(submitter_name="<script>alert(1)</script>", template_name="<b>NDA</b>", account_name="A&B")
+    assert "<script>" not in composed.html and "<b>NDA" not in composed.html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in composed.html and "A&amp;B" in composed.html
+    assert "<script>alert(1)</script>" in composed.text, "the text version is text, not markup"
+
+
+def test_a_custom_body_is_escaped_in_html_with_its_line_breaks_kept_and_the_link_as_a_button():
+    composed = invite(message={"body": "Hello <b>{{submitter.name}}</b>,\nplease sign.\n\nThanks"})
+    assert "<p>Hello &lt;b&gt;Bob Stone&lt;/b&gt;,<br>please sign.</p>\n<p>Thanks</p>" in composed.html
+    assert re.search(rf'<a href="{re.escape(LINK)}"[^>]*>Review and sign</a>', composed.html)
+
+
+def test_a_custom_body_without_the_link_gets_it_appended_in_text():
+    assert invite(message={"body": "Please sign."}).text == f"Please sign.\n\n{LINK}\n"
+    assert invite(message={"body": "Sign at {{submitter.link}} today."}).text == f"Sign at {LINK} today.\n"
+
+
+def test_a_subject_stays_on_one_line_whatever_the_values():
+    assert invite(message={"subject": "Sign {{submitter.name}}"}, submitter_name="Bob\r\nBcc: x@y").subject == \
+        "Sign Bob Bcc: x@y"
+
+
+def test_a_completed_copy_says_who_completed_it_with_links_to_documents_and_audit_log():
+    composed = emails.compose(account_name="Acme", template_name="NDA", submitter_names=["Bob", "<Ann>"],
+                                   documents=[("nda", "http://signsvc.test/file/t/nda.pdf")],
+                                   audit_log_url="http://signsvc.test/file/a/audit.pdf")
+    assert composed.subject == "NDA has been completed by Bob, <Ann>"
+    assert "NDA has been completed by Bob, <Ann>." in composed.text
+    assert "http://signsvc.test/file/t/nda.pdf" in composed.text and "audit.pdf" in composed.text
+    assert '<a href="http://signsvc.test/file/t/nda.pdf">nda</a>' in composed.html
+    assert "Bob, &lt;Ann&gt;" in composed.html
+
+
+# SMTP URL
+
+def test_an_smtp_url_gives_host_port_and_percent_decoded_credentials():
+    server = smtp.parse_smtp_url("smtp://ada%40example.com:p%40ss%3Aword@mail.example.com:2525")
+    assert server == smtp.Server("mail.example.com", 2525, "ada@example.com", "p@ss:word", implicit_tls=False)
+    assert "p@ss" not in repr(server)
+
+
+def test_an_smtp_url_without_port_uses_the_port_of_its_kind():
+    assert smtp.parse_smtp_url("smtps://u:p@mail.example.com").port == 465
+    assert smtp.parse_smtp_url("smtps://u:p@mail.example.com").implicit_tls
+    assert smtp.parse_smtp_url("smtp://u:p@mail.example.com").port == 587
+    assert smtp.parse_smtp_url("smtp://localhost").port == 25
+
+
+@pytest.mark.parametrize("url", ["http://mail.example.com", "smtp://", "smtp://host:port", "smtp://host:99999",
+                                 "smtp://:secret@host", "smtp://host/path", "mail.example.com:25"])
+def test_a_bad_smtp_url_is_a_clear_error_without_its_password(url):
+    with pytest.raises(ValueError, match="SIGNSVC_SMTP_URL") as raised:
+        smtp.parse_smtp_url(url)
+    assert "secret" not in str(raised.value)
