@@ -1,5 +1,5 @@
 """What every tier shares: the backends, the PDF pool, a local webhook receiver, the test clock, and the
-fixture modules of tests/support (local HTTPS and timestamp servers).
+fixture modules of tests/support (local HTTPS and timestamp servers, the system-software rule).
 
 Tiers: tests/unit (no app, no database), tests/api (the app over HTTP, on SQLite and Postgres),
 tests/process (real `python run.py` processes). Tier fixtures live in each tier's conftest.py.
@@ -18,12 +18,13 @@ from tests.support.app import START
 from tests.support.databases import BACKENDS, PostgresSchema
 from tests.support.receiver import Receiver
 
-pytest_plugins = ["tests.support.https", "tests.support.tsa"]
+pytest_plugins = ["tests.support.system", "tests.support.https", "tests.support.tsa"]
 
 # bench/ still imports the PDF builders from here (tests/test_pdf_samples.py re-exports tests/support/samples.py).
 collect_ignore = ["test_pdf_samples.py"]
 
-for name in [name for name in os.environ if name.startswith("SIGNSVC_") and name != "SIGNSVC_TEST_POSTGRES_URL"]:
+for name in [name for name in os.environ if name.startswith("SIGNSVC_")
+             and name not in ("SIGNSVC_TEST_POSTGRES_URL", "SIGNSVC_TEST_REQUIRE_SYSTEM")]:
     del os.environ[name]
 
 

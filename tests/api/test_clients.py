@@ -3,7 +3,6 @@
 import asyncio
 import gc
 import json
-import shutil
 
 import pytest
 
@@ -13,6 +12,7 @@ from docuseal._http import ApiError
 from tests.support.app import LIVE_KEY
 from tests.support.documents import b64, pdf
 from tests.support.paths import NPM_DIR
+from tests.support.system import NODE, NPM_CLIENT
 
 # The official Python client opens a connection per call and never closes it (CLIENTS.md).
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning")
@@ -123,8 +123,8 @@ def _raised(call):
     raise AssertionError("no error raised")
 
 
-@pytest.mark.skipif(not (NPM_DIR / "node_modules" / "@docuseal" / "api").exists() or not shutil.which("node"),
-                    reason="the npm client is not installed: run `npm ci --prefix tests/npm` (CI does)")
+@NODE
+@NPM_CLIENT
 async def test_npm_client_sends_finds_completes_and_archives_a_submission(api):
     """The official npm client (`@docuseal/api`) given the API base without a trailing slash."""
     base = f"http://{api.client.host}:{api.client.port}/api"

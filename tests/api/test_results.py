@@ -4,7 +4,6 @@ and combined document of a completed submission, the documents and pdf endpoints
 import base64
 import io
 from datetime import timedelta
-import shutil
 import subprocess
 from urllib.parse import urlsplit
 
@@ -19,6 +18,7 @@ import storage.results as stored_results
 from tests.support.app import TEST_KEY
 from tests.support.results import BOTH_COMPLETED, completed_submission, fetch
 from tests.support.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
+from tests.support.system import CJK_FONT, PDFSIG
 
 
 async def trusted_roots(db) -> list[asn1_x509.Certificate]:
@@ -40,6 +40,7 @@ def text_of(data: bytes) -> str:
 
 # Completion produces the documents
 
+@CJK_FONT
 async def test_a_completed_submission_links_signed_documents_an_audit_log_and_a_combined_document(api, worker, db):
     found = await completed_submission(api, worker)
     assert found["status"] == "completed"
@@ -53,12 +54,14 @@ async def test_a_completed_submission_links_signed_documents_an_audit_log_and_a_
         assert status.coverage.name == "ENTIRE_FILE"
 
 
+@CJK_FONT
 async def test_signed_documents_hold_every_submitters_values_as_extractable_text(api, worker):
     found = await completed_submission(api, worker)
     text = text_of(await fetch(api, found["documents"][0]["url"]))
     assert "Ann Smith" in text and "Bob Buyer" in text
 
 
+@CJK_FONT
 async def test_the_audit_log_names_envelope_submitters_hashes_and_events_in_utc(api, worker):
     found = await completed_submission(api, worker)
     text = text_of(await fetch(api, found["audit_log_url"]))
@@ -68,13 +71,15 @@ async def test_the_audit_log_names_envelope_submitters_hashes_and_events_in_utc(
     assert "Test document" not in text
 
 
+@CJK_FONT
 async def test_the_combined_document_is_the_documents_then_the_audit_log(api, worker):
     found = await completed_submission(api, worker)
     text = text_of(await fetch(api, found["combined_document_url"]))
     assert text.index("Bob Buyer") < text.index(found["envelope_id"])
 
 
-@pytest.mark.skipif(shutil.which("pdfsig") is None, reason="poppler-utils is not installed")
+@CJK_FONT
+@PDFSIG
 async def test_pdfsig_reports_every_signed_output_valid_over_the_whole_file(api, worker, tmp_path):
     found = await completed_submission(api, worker)
     for number, url in enumerate((found["documents"][0]["url"], found["audit_log_url"],
@@ -148,6 +153,7 @@ async def test_a_job_run_again_produces_nothing_twice(api, worker, db):
     assert await event_types(db, "submission", found["id"]) == ["submission.created", "submission.completed"]
 
 
+@CJK_FONT
 async def test_test_mode_documents_and_audit_logs_are_marked_on_every_page(api, worker):
     test_api = api.with_key(TEST_KEY)
     found = await completed_submission(test_api, worker)
@@ -156,6 +162,7 @@ async def test_test_mode_documents_and_audit_logs_are_marked_on_every_page(api, 
             assert "Test document, not legally binding" in page.extract_text()
 
 
+@CJK_FONT
 async def test_a_hundred_page_document_completes(api, worker):
     from tests.support.documents import b64, pdf
     from tests.support.signing import FIELDS
@@ -165,6 +172,7 @@ async def test_a_hundred_page_document_completes(api, worker):
     assert len(pypdf.PdfReader(io.BytesIO(signed)).pages) == 100
 
 
+@CJK_FONT
 async def test_deleting_a_submission_for_good_removes_its_result_files(api, worker, db):
     found = await completed_submission(api, worker)
     url = found["audit_log_url"]
@@ -191,6 +199,7 @@ async def test_documents_while_in_progress_are_previews_with_the_values_so_far(a
     assert "Ann Final" in text_of(await fetch(api, changed.json["documents"][0]["url"]))
 
 
+@CJK_FONT
 async def test_documents_once_completed_are_the_signed_documents(api, worker, db):
     found = await completed_submission(api, worker)
     reply = await api.get(f"/api/submissions/{found['id']}/documents")
@@ -211,6 +220,7 @@ async def test_pdf_before_every_submitter_completed_is_422(api):
                                    "completed"}
 
 
+@CJK_FONT
 async def test_pdf_of_a_completed_submission_links_everything(api, worker):
     found = await completed_submission(api, worker)
     reply = await api.get(f"/api/submissions/{found['id']}/pdf")
@@ -229,6 +239,7 @@ async def test_pdf_of_an_unknown_submission_is_404(api):
 
 # Webhook payloads carry working links
 
+@CJK_FONT
 async def test_the_last_form_completed_and_submission_completed_carry_document_links(api, worker, receiver):
     reply = await api.post("/api/webhooks", json={"url": receiver.url(), "events": [
         "form.completed", "submission.completed"]})
@@ -264,6 +275,7 @@ async def test_a_server_without_a_usable_text_font_refuses_to_start_naming_what_
 
 # Timestamps (PAdES B-T)
 
+@CJK_FONT
 async def test_with_a_timestamp_server_every_signature_carries_its_timestamp(aiohttp_client, make_app, tsa):
     from signsvc.http.appkeys import WORKER
     from tests.support.app import Api
@@ -275,6 +287,7 @@ async def test_with_a_timestamp_server_every_signature_carries_its_timestamp(aio
         assert signature["timestamp"] and signature["issued_by_service"]
 
 
+@CJK_FONT
 async def test_without_an_answer_from_the_timestamp_server_documents_are_signed_without_a_timestamp(
         aiohttp_client, make_app, caplog):
     from signsvc.http.appkeys import WORKER

@@ -17,6 +17,7 @@ from signsvc.infra.config import ConfigError
 from signsvc.pdf import certificates
 from tests.support.app import START, Api
 from tests.support.results import completed_submission, fetch
+from tests.support.system import CJK_FONT
 
 
 async def signing_certificate(api, worker) -> str:
@@ -38,6 +39,7 @@ def p12(password: bytes | None) -> bytes:
                                                  [load(pem) for pem in chain["chain_pems"]], encryption)
 
 
+@CJK_FONT
 async def test_the_chain_is_generated_once_kept_in_the_database_and_used_by_every_process(
         api, worker, db, aiohttp_client, make_app):
     assert await stored.certificates(db) == []  # nothing is generated before it is needed: a fast start
@@ -48,6 +50,7 @@ async def test_the_chain_is_generated_once_kept_in_the_database_and_used_by_ever
     assert (kept.sha256, kept.source, kept.key_pem is not None) == (first, "generated", True)
 
 
+@CJK_FONT
 async def test_after_a_rotation_new_documents_use_a_new_certificate_and_old_ones_still_verify(api, worker):
     before = await completed_submission(api, worker)
     old = await fetch(api, before["documents"][0]["url"])
@@ -59,6 +62,7 @@ async def test_after_a_rotation_new_documents_use_a_new_certificate_and_old_ones
     assert body["issued_by_service"] and body["signatures"][0]["trusted"]
 
 
+@CJK_FONT
 async def test_a_configured_pkcs12_signs_and_is_trusted(aiohttp_client, make_app, tmp_path, db):
     path = tmp_path / "acme.p12"
     path.write_bytes(p12(b"s3cret"))

@@ -17,6 +17,7 @@ from tests.support.app import TEST_KEY, Api
 from tests.support.documents import b64, pdf, png
 from tests.support.https import serve_https
 from tests.support.samples import encrypted, form_pdf, pages_pdf
+from tests.support.system import SOFFICE
 
 TEXT_FIELD = {"name": "Full Name", "type": "text", "role": "Buyer",
               "areas": [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05, "page": 1}]}
@@ -367,6 +368,7 @@ async def test_unusable_pdfs_are_422_naming_the_document(api, config, data, mess
     assert stored_files(config) == []
 
 
+@SOFFICE
 async def test_an_office_document_is_converted_to_pdf(api):
     document = docx.Document()
     document.add_paragraph("Service agreement between the parties")

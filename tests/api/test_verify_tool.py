@@ -12,6 +12,7 @@ from tests.support.documents import b64, pdf
 from tests.support.samples import encrypted
 from tests.support.results import completed_submission, fetch
 from tests.support.seals import NOW, pem_of, self_signed, signed_positions
+from tests.support.system import CJK_FONT
 
 
 async def verify(api, data: bytes):
@@ -24,6 +25,7 @@ async def issued(api, worker) -> bytes:
     return await fetch(api, (await completed_submission(api, worker))["documents"][0]["url"])
 
 
+@CJK_FONT
 async def test_a_document_the_service_signed_is_issued_by_it_with_its_signature_reported(api, issued):
     reply = await verify(api, issued)
     assert reply.status == 200, reply.json
@@ -36,12 +38,14 @@ async def test_a_document_the_service_signed_is_issued_by_it_with_its_signature_
             signature["issued_by_service"]) == (True, True, True, "entire_file", True)
 
 
+@CJK_FONT
 async def test_the_audit_log_and_combined_document_are_issued_by_the_service(api, worker):
     found = await completed_submission(api, worker)
     for url in (found["audit_log_url"], found["combined_document_url"]):
         assert (await verify(api, await fetch(api, url))).json["issued_by_service"] is True
 
 
+@CJK_FONT
 async def test_flipping_a_signed_byte_makes_the_file_not_issued_and_not_intact(api, issued):
     positions = signed_positions(issued)
     for position in (positions[0], positions[len(positions) // 2], positions[-1]):

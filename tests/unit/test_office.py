@@ -1,6 +1,7 @@
 """Office files become PDF through a real LibreOffice.
 
-CI installs LibreOffice; without it these tests fail rather than skip.
+Tests that convert need `soffice`: without it they are skipped, naming the packages to install; CI
+installs LibreOffice and sets SIGNSVC_TEST_REQUIRE_SYSTEM=1, so there they fail rather than skip.
 """
 
 import asyncio
@@ -18,6 +19,7 @@ from pypdf import PdfReader
 
 from signsvc.infra.office import ConversionFailed, ConversionUnavailable, OfficeConverter
 from tests.support.paths import FILES
+from tests.support.system import SOFFICE
 
 
 
@@ -117,10 +119,12 @@ async def converter(tmp_path):
         yield converter
 
 
+@SOFFICE
 def test_libreoffice_is_installed():
     assert shutil.which("soffice"), "LibreOffice (soffice) must be installed to convert office files"
 
 
+@SOFFICE
 @pytest.mark.parametrize("kind,make,text", [
     ("docx", make_docx, "Hello from a DOCX file"),
     ("xlsx", make_xlsx, "Hello from an XLSX cell"),
@@ -135,6 +139,7 @@ async def test_each_office_kind_becomes_a_pdf_with_its_text(converter, kind, mak
     assert text in pdf_text(result)
 
 
+@SOFFICE
 async def test_two_conversions_run_in_parallel_each_in_its_own_profile_until_close(tmp_path):
     converter = OfficeConverter(max_parallel=2, workdir=str(tmp_path))
     first, second = await asyncio.gather(converter.to_pdf(make_docx("The first document"), "docx"),
@@ -147,6 +152,7 @@ async def test_two_conversions_run_in_parallel_each_in_its_own_profile_until_clo
     assert list(tmp_path.iterdir()) == []
 
 
+@SOFFICE
 async def test_bytes_that_are_not_a_docx_fail_with_a_plain_message(converter):
     with pytest.raises(ConversionFailed) as failure:
         await converter.to_pdf(os.urandom(4000), "docx")
@@ -164,6 +170,7 @@ async def test_without_libreoffice_conversion_is_unavailable(tmp_path):
     assert list(tmp_path.iterdir()) == [], "nothing is created before LibreOffice is found"
 
 
+@SOFFICE
 async def test_a_conversion_over_time_is_killed_with_its_children_and_the_slot_still_works(tmp_path):
     async with OfficeConverter(max_parallel=1, timeout=0.5, workdir=str(tmp_path)) as converter:
         with pytest.raises(ConversionFailed) as failure:
@@ -174,6 +181,7 @@ async def test_a_conversion_over_time_is_killed_with_its_children_and_the_slot_s
         assert "After the timeout" in pdf_text(await converter.to_pdf(make_docx("After the timeout"), "docx"))
 
 
+@SOFFICE
 async def test_a_cancelled_conversion_kills_libreoffice(tmp_path):
     async with OfficeConverter(workdir=str(tmp_path)) as converter:
         task = asyncio.ensure_future(converter.to_pdf(make_docx("Cancelled"), "docx"))

@@ -4,7 +4,6 @@ import hashlib
 import io
 import re
 import shutil
-from pathlib import Path
 
 import pypdf
 import pypdfium2
@@ -16,11 +15,9 @@ from signsvc.pdf import font_files
 from signsvc.infra import pdf_calls
 from signsvc.pdf import audit_log, fonts
 from signsvc.pdf.errors import PdfError
+from tests.support.system import CJK_FONT, DEJAVU, DEJAVU_DIR
 
-DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
-DROID = Path("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf")
-pytestmark = pytest.mark.skipif(not (DEJAVU / "DejaVuSans-Bold.ttf").is_file(), reason="DejaVu not installed")
-needs_droid = pytest.mark.skipif(not DROID.is_file(), reason="Droid Sans Fallback not installed (fonts-droid-fallback)")
+pytestmark = DEJAVU
 USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
               "Version/17.2 Safari/605.1.15")
 
@@ -108,13 +105,13 @@ def test_events_of_the_same_second_keep_their_given_order():
 
 
 @pytest.mark.parametrize("name", ["Zoë Łukasz", "Иван Петров", "José Muñoz",
-                                  pytest.param("山田 太郎", marks=needs_droid)])
+                                  pytest.param("山田 太郎", marks=CJK_FONT)])
 def test_unicode_names_are_extractable(name):
     text = flat(audit_log.render(make_log(submitters=[submitter(name=name, email="zoe@example.com")])))
     assert f"Name {name}" in text
 
 
-@needs_droid
+@CJK_FONT
 def test_the_cjk_fallback_font_is_embedded_only_when_a_string_needs_it():
     latin = audit_log.render(make_log(submitters=[submitter(name="Zoë Łukasz")]))
     cjk = audit_log.render(make_log(submitters=[submitter(name="Zoë Łukasz"), submitter(name="山田 太郎")]))
@@ -228,13 +225,13 @@ def test_without_dejavu_the_audit_log_names_the_font_to_install(font_dir):
 
 
 def test_without_dejavu_bold_headings_are_drawn_in_dejavu_sans(font_dir):
-    shutil.copy(DEJAVU / "DejaVuSans.ttf", font_dir)
+    shutil.copy(DEJAVU_DIR / "DejaVuSans.ttf", font_dir)
     pdf = audit_log.render(make_log(), str(font_dir))
     assert "Envelope ID" in flat(pdf) and {name.split("+")[-1] for name in font_names(pdf)} == {"DejaVuSansBook"}
 
 
 def test_cjk_text_without_the_fallback_font_names_the_font_to_install(font_dir):
     for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):
-        shutil.copy(DEJAVU / name, font_dir)
+        shutil.copy(DEJAVU_DIR / name, font_dir)
     with pytest.raises(fonts.MissingFont, match="DroidSansFallbackFull.ttf"):
         audit_log.render(make_log(submitters=[submitter(name="山田 太郎")]), str(font_dir))

@@ -35,6 +35,7 @@ from signsvc.pdf.errors import PdfError
 from tests.support.documents import pdf
 from tests.support.samples import encrypted
 from tests.support.seals import NOW, SIGNED_AT, pem_of, self_signed, signed_positions
+from tests.support.system import PDFSIG
 
 REASON = "Signed with signsvc"
 ORIGINAL = pdf(2)
@@ -160,6 +161,7 @@ def test_a_sealed_pdf_validates_under_pyhanko_with_the_service_root(chain, seale
     assert status.signer_reported_dt == SIGNED_AT
 
 
+@PDFSIG
 def test_a_sealed_pdf_validates_under_pdfsig(sealed, tmp_path):
     report = pdfsig(sealed, tmp_path)
     assert "Signature Validation: Signature is Valid." in report
@@ -293,6 +295,7 @@ def test_a_document_timestamp_is_reported_as_a_timestamp(chain, ours, sealed, ts
 # A timestamp server (RFC 3161) for PAdES B-T: the `tsa` fixture (tests/support/tsa.py)
 
 
+@PDFSIG
 def test_a_seal_with_a_timestamp_server_carries_its_timestamp(chain, ours, tsa, tmp_path):
     data = seal.sign(pdf(), chain, reason=REASON, name=None, signing_time=SIGNED_AT, tsa_url=tsa["url"])
     report, = verify.verify(data, ours)

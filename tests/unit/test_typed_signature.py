@@ -3,7 +3,6 @@
 import hashlib
 import io
 import shutil
-from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -11,9 +10,7 @@ from PIL import Image
 from signsvc.infra import pdf_calls
 from signsvc.pdf import fonts, typed_signature
 from signsvc.pdf.errors import PdfError
-
-DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
-needs_dejavu = pytest.mark.skipif(not (DEJAVU / "DejaVuSans-Oblique.ttf").is_file(), reason="DejaVu not installed")
+from tests.support.system import CJK_FONT, DEJAVU, DEJAVU_DIR
 
 
 def ink_box(png: bytes) -> tuple[int, int, int, int] | None:
@@ -60,9 +57,9 @@ def test_dejavu_sans_oblique_is_the_fallback_and_no_font_means_pillows_own(tmp_p
     assert fonts.find([str(tmp_path / "missing")]) is None
 
 
-@needs_dejavu
+@DEJAVU
 def test_a_font_in_the_extra_directory_is_used(tmp_path):
-    shutil.copy(DEJAVU / "DejaVuSerif-Bold.ttf", tmp_path / "DancingScript-Regular.ttf")
+    shutil.copy(DEJAVU_DIR / "DejaVuSerif-Bold.ttf", tmp_path / "DancingScript-Regular.ttf")
     assert fonts.signature_font(str(tmp_path)) == str(tmp_path / "DancingScript-Regular.ttf")
     assert typed_signature.render_typed_signature("Bob", str(tmp_path)) != typed_signature.render_typed_signature("Bob")
 
@@ -87,6 +84,7 @@ def test_the_engine_raises_pdf_error_for_too_much_text():
         typed_signature.render_typed_signature("x" * 201)
 
 
+@CJK_FONT
 def test_characters_the_signature_font_lacks_are_written_in_the_cjk_fallback_font():
     # Drawn in a font without them, every CJK character is the same empty box.
     assert typed_signature.render_typed_signature("山") != typed_signature.render_typed_signature("田")

@@ -1,0 +1,121 @@
+"""Software outside Python that some tests need: LibreOffice, poppler's pdfsig, fonts, Node.js, Chromium.
+
+A test that needs such software carries a `requires` mark, made here:
+
+    @SOFFICE                                             # one of the requirements below
+    def test_...
+
+    pytestmark = PDFSIG                                  # every test of a module
+    pytest.param("山田 太郎", marks=CJK_FONT)             # one parameter
+    requires("qpdf", package="qpdf")                     # a program on PATH not listed below
+
+When the software is missing the test is skipped, with a reason naming the Debian package to install
+(`-ra`, in addopts, lists the reasons at the end of the run). With SIGNSVC_TEST_REQUIRE_SYSTEM=1, as CI
+sets it, the test fails instead, before its fixtures are set up: a run that should check everything
+can't pass by skipping, just as a Postgres named by SIGNSVC_TEST_POSTGRES_URL that can't be reached
+fails the run.
+
+Each requirement is looked for once per test process.
+Registered for every tier by tests/conftest.py (`pytest_plugins`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from signsvc.pdf import font_files
+from tests.support.paths import NPM_DIR
+
+REQUIRE_SYSTEM = "SIGNSVC_TEST_REQUIRE_SYSTEM"
+# Where the tests that copy DejaVu files take them from (Debian's fonts-dejavu-core).
+DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """Something a test needs: what it is, the Debian package that installs it, how to tell it is there."""
+
+    what: str
+    package: str
+    check: Callable[[], bool] = field(compare=False)
+    then: str = ""  # a step after installing the package, if there is one
+
+    def present(self) -> bool:
+        if self not in _found:
+            _found[self] = bool(self.check())
+        return _found[self]
+
+    def missing(self) -> str:
+        then = f", then {self.then}" if self.then else ""
+        return f"{self.what} is not installed (Debian: apt-get install {self.package}{then})"
+
+
+_found: dict[Requirement, bool] = {}
+
+
+def required() -> bool:
+    """Whether missing software fails the run (SIGNSVC_TEST_REQUIRE_SYSTEM set to 1, true or yes)."""
+    return os.environ.get(REQUIRE_SYSTEM, "").strip().lower() in ("1", "true", "yes")
+
+
+def requirement(what: str, *, package: str, present: Callable[[], bool], then: str = "") -> pytest.MarkDecorator:
+    """The mark of a test that needs `what`, which `present()` finds and `package` installs."""
+    return pytest.mark.requires(Requirement(what, package, present, then))
+
+
+def requires(program: str, *, package: str, then: str = "") -> pytest.MarkDecorator:
+    """The mark of a test that runs `program`, found on PATH as the code under test finds it."""
+    return requirement(program, package=package, present=lambda: shutil.which(program) is not None, then=then)
+
+
+def _files(directory: Path, *names: str) -> Callable[[], bool]:
+    return lambda: all((directory / name).is_file() for name in names)
+
+
+SOFFICE = requires("soffice", package="libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui")
+PDFSIG = requires("pdfsig", package="poppler-utils")
+# Found the way the PDF engines find it (signsvc/pdf/font_files.py): by name in the font directories.
+CJK_FONT = requirement("the CJK fallback font (DroidSansFallbackFull.ttf)", package="fonts-droid-fallback",
+                       present=lambda: font_files.locate(font_files.CJK) is not None)
+# The files some tests copy into a font directory of their own.
+DEJAVU = requirement(f"DejaVu fonts in {DEJAVU_DIR}", package="fonts-dejavu-core",
+                     present=_files(DEJAVU_DIR, "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif-Bold.ttf"))
+NODE = requires("node", package="nodejs")
+NPM_CLIENT = requirement("the npm client @docuseal/api (tests/npm/node_modules)", package="npm",
+                         present=lambda: (NPM_DIR / "node_modules" / "@docuseal" / "api").is_dir(),
+                         then="run `npm ci --prefix tests/npm`")
+CHROMIUM = requires("chromium", package="chromium")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "requires(requirement): the test needs software outside Python; skipped "
+                                       f"when it is missing, failed instead with {REQUIRE_SYSTEM}=1 "
+                                       "(tests/support/system.py)")
+
+
+def missing(item: pytest.Item) -> str:
+    """What the test needs and is not installed, as a sentence; empty when nothing is missing."""
+    return "; ".join(mark.args[0].missing() for mark in item.iter_markers("requires") if not mark.args[0].present())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Without SIGNSVC_TEST_REQUIRE_SYSTEM: a skip mark, so the summary shows each test's own location."""
+    if required():
+        return
+    for item in items:
+        if reason := missing(item):
+            item.add_marker(pytest.mark.skip(reason=f"{reason}; set {REQUIRE_SYSTEM}=1 to fail instead"))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """With SIGNSVC_TEST_REQUIRE_SYSTEM: the test fails before its fixtures are set up, so the failure names
+    what is missing rather than what a fixture needing it did (pytest reports it as an error in setup).
+    Not tryfirst: skip marks (a backend that is not configured) are applied first, by pytest's own hook."""
+    if required() and (reason := missing(item)):
+        pytest.fail(f"{reason}; {REQUIRE_SYSTEM}=1 requires it", pytrace=False)
