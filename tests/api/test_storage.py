@@ -11,7 +11,7 @@ import storage.jobs as stored_jobs
 from signsvc.infra.clock import ManualClock
 from storage import StorageError, open_database
 from storage.migrations import available, migrate
-from tests.support.databases import POSTGRES_URL, PostgresSchema, open_db
+from tests.support.databases import NO_POSTGRES, POSTGRES_URL, PostgresSchema, open_db
 
 
 async def test_migrations_apply_once_and_are_recorded(db):
@@ -117,7 +117,7 @@ def _sqlite_type(pg_type: str) -> str:
             "double precision": "REAL"}[pg_type]
 
 
-@pytest.mark.skipif(not POSTGRES_URL, reason="SIGNSVC_TEST_POSTGRES_URL is not set: Postgres tests skipped")
+@pytest.mark.skipif(not POSTGRES_URL, reason=NO_POSTGRES)
 async def test_sqlite_and_postgres_schemas_agree(tmp_path):
     sqlite = await open_database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
     await migrate(sqlite)

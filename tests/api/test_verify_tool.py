@@ -9,8 +9,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from signsvc.pdf import seal
 from tests.support.documents import b64, pdf
-from tests.support.samples import encrypted
 from tests.support.results import completed_submission, fetch
+from tests.support.samples import encrypted
 from tests.support.seals import NOW, pem_of, self_signed, signed_positions
 from tests.support.system import CJK_FONT
 

@@ -19,7 +19,7 @@ from tests.support.signing import ANN_VALUES, BOB_VALUES, FIELDS
 
 KEY = "service-test-key-0000000000000000000000000"
 PAGES = 150
-# The fields of tests/signing.py with an area on every page: drawing the values on each page makes the
+# The fields of tests/support/signing.py with an area on every page: drawing the values on each page makes the
 # completion jobs take a couple of seconds, while the template is made in a few.
 EVERY_PAGE = [{**field, "areas": [{**field["areas"][0], "page": page} for page in range(1, PAGES + 1)]}
               for field in FIELDS]

@@ -13,7 +13,7 @@ from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.config import Config
 from tests.support import service
-from tests.support.databases import BACKENDS, POSTGRES_URL, open_db
+from tests.support.databases import BACKENDS, NO_POSTGRES, POSTGRES_URL, open_db
 from tests.support.documents import b64, pdf
 
 KEY = "service-test-key-0000000000000000000000000"
@@ -94,7 +94,7 @@ async def test_deliveries_pending_when_the_service_is_killed_go_out_after_a_rest
         await second.stop()
 
 
-@pytest.mark.skipif(not POSTGRES_URL, reason="SIGNSVC_TEST_POSTGRES_URL is not set: Postgres tests skipped")
+@pytest.mark.skipif(not POSTGRES_URL, reason=NO_POSTGRES)
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "sqlite"], indirect=True)
 async def test_two_processes_on_one_postgres_deliver_each_event_once_to_each_endpoint(database_url, tmp_path,
                                                                                       receiver):
