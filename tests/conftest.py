@@ -20,9 +20,6 @@ from tests.support.receiver import Receiver
 
 pytest_plugins = ["tests.support.system", "tests.support.https", "tests.support.tsa"]
 
-# bench/ still imports the PDF builders from here (tests/test_pdf_samples.py re-exports tests/support/samples.py).
-collect_ignore = ["test_pdf_samples.py"]
-
 for name in [name for name in os.environ if name.startswith("SIGNSVC_")
              and name not in ("SIGNSVC_TEST_POSTGRES_URL", "SIGNSVC_TEST_REQUIRE_SYSTEM")]:
     del os.environ[name]
