@@ -143,7 +143,7 @@ class _Parts:
             if self.background and self.given_pool is None:
                 # After the ready line, not before it: a server used as a fake in test suites starts in well
                 # under a second, and its workers load the PDF libraries, fonts and signing key meanwhile.
-                warming = asyncio.create_task(_warm(pool, self.identity, self.config.font_dir))
+                warming = asyncio.create_task(_warm(pool, app[appkeys.RESULTS].identity, self.config.font_dir))
                 stack.callback(warming.cancel)
             yield
 
@@ -176,9 +176,9 @@ class _Parts:
         mail = outbox(db, clock, files, config)
         invitations = Invitations(db, clock, mail)
         submitters = Submitters(db, clock, files, ingest, invitations)
-        self.identity = await signing_identity(db, clock, pool, config)
+        identity = await signing_identity(db, clock, pool, config)
         previews = Previews(db, clock, files, pool, config.font_dir)
-        producer = Producer(db, clock, files, pool, Sealer(clock, pool, self.identity, config.tsa_url), mail,
+        producer = Producer(db, clock, files, pool, Sealer(clock, pool, identity, config.tsa_url), mail,
                             config.font_dir)
         deliverer = Deliverer(db, clock, Payloads(clock, files), sender)
         rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip)
@@ -187,7 +187,7 @@ class _Parts:
         app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = Accounts(db, clock), rate_limits
         app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
-        app[appkeys.RESULTS] = Results(db, pool, self.identity, previews)
+        app[appkeys.RESULTS] = Results(db, pool, identity, previews)
         app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
         app[appkeys.WEBHOOKS], app[appkeys.DELIVERER] = WebhookEndpoints(db, clock), deliverer
         return (rate_limits.kinds() + mail.kinds() + invitations.kinds() + submissions.kinds() + producer.kinds()
