@@ -9,25 +9,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiohttp_jinja2
-import jinja2
 from aiohttp import web
 
-import pages
 from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.accounts.rate_limits import RateLimits
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.http import appkeys, routes
 from signsvc.http.middleware import api_middleware, errors_middleware
 from signsvc.infra import errors, jobs, pdf_calls, secret_key, smtp
-from signsvc.infra.clock import Clock, SystemClock
+from signsvc.infra.clock import Clock, ManualClock, SystemClock
 from signsvc.infra.config import Config, ConfigError
 from signsvc.infra.downloads import Downloader
 from signsvc.infra.files import Files
+from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
 from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
@@ -62,8 +61,10 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     app = web.Application(middlewares=[errors_middleware, api_middleware], client_max_size=config.max_body_bytes)
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
     app[appkeys.SETTINGS] = appkeys.Settings(config.site, config.trusted_proxies, config.max_body_bytes)
-    aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(pages.TEMPLATES_DIR), autoescape=True)
     routes.setup(app)
+    if config.testing:
+        routes.add_testing(app)
+        clock = clock or ManualClock()
     parts = _Parts(config, clock or SystemClock(), db, pool, downloader, background, job_kinds or [])
     app.cleanup_ctx.append(parts.context)
     return app
@@ -180,7 +181,7 @@ class _Parts:
         previews = Previews(db, clock, files, pool, config.font_dir)
         producer = Producer(db, clock, files, pool, Sealer(clock, pool, identity, config.tsa_url), mail,
                             config.font_dir)
-        deliverer = Deliverer(db, clock, Payloads(clock, files), sender)
+        deliverer = Deliverer(db, clock, Payloads(clock, files), sender, fast_retries=config.testing_fast_retries)
         rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip)
         submissions = Submissions(db, clock, files, ingest, submitters)
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
@@ -195,8 +196,14 @@ class _Parts:
 
     async def _worker(self, app: web.Application, stack: contextlib.AsyncExitStack, db: Database,
                       kinds: list[jobs.Kind]) -> None:
+        if self.config.testing_fast_retries:
+            kinds = [dataclasses.replace(kind, backoff=kind.backoff.fast()) for kind in kinds]
         worker = jobs.Worker(db, self.clock, kinds)
         app[appkeys.WORKER] = worker
+        if self.config.testing:
+            app[appkeys.KIT] = Kit(db, app[appkeys.FILES], worker)
+            if isinstance(self.clock, ManualClock):
+                app[appkeys.TESTING_CLOCK] = self.clock
         await jobs.schedule_periodic(db, self.clock, kinds)
         if self.background:
             await worker.start()

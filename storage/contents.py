@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Protocol
@@ -20,6 +21,8 @@ class ContentStore(Protocol):
     async def get(self, sha256: str) -> bytes | None: ...
 
     async def delete(self, sha256: str) -> None: ...
+
+    async def clear(self) -> None: ...
 
 
 class DirectoryStore:
@@ -44,6 +47,9 @@ class DirectoryStore:
     async def delete(self, sha256: str) -> None:
         await asyncio.to_thread(self._path(sha256).unlink, missing_ok=True)
 
+    async def clear(self) -> None:
+        await asyncio.to_thread(shutil.rmtree, self.root, ignore_errors=True)
+
     @staticmethod
     def _write(path: Path, data: bytes) -> None:
         if path.exists():
@@ -67,3 +73,6 @@ class DatabaseStore:
 
     async def delete(self, sha256: str) -> None:
         await self.db.execute("delete_content", sha256=sha256)
+
+    async def clear(self) -> None:
+        await self.db.execute("clear_contents")

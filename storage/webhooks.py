@@ -81,6 +81,13 @@ async def list_deliveries(conn: Connection, endpoint_id: int, *, status: Deliver
     return records(WebhookDelivery, rows)
 
 
+async def deliveries_of_account(conn: Connection, account_id: int, *, event_type: str | None,
+                               status: DeliveryStatus | None, limit: int) -> list[WebhookDelivery]:
+    rows = await conn.fetch_all("list_account_webhook_deliveries", account_id=account_id, event_type=event_type,
+                                status=status.value if status else None, limit=limit)
+    return records(WebhookDelivery, rows)
+
+
 async def attempts_of(conn: Connection, endpoint_id: int,
                       deliveries: list[WebhookDelivery]) -> dict[int, list[WebhookAttempt]]:
     """The attempts of each delivery of a page, in order, by delivery id."""

@@ -9,9 +9,10 @@ from aiohttp import web
 from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.accounts.rate_limits import RateLimits
 from signsvc.clickwraps.clickwraps import Clickwraps
-from signsvc.infra.clock import Clock
+from signsvc.infra.clock import Clock, ManualClock
 from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
+from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
 from signsvc.results.results import Results
 from signsvc.submissions.submissions import Submissions
@@ -51,3 +52,6 @@ CLICKWRAPS = web.AppKey("clickwraps", Clickwraps)
 WEBHOOKS = web.AppKey("webhooks", WebhookEndpoints)
 DELIVERER = web.AppKey("deliverer", Deliverer)
 WORKER = web.AppKey("worker", Worker)
+# The testing extension (SIGNSVC_TESTING) only:
+KIT = web.AppKey("kit", Kit)
+TESTING_CLOCK = web.AppKey("testing_clock", ManualClock)

@@ -6,7 +6,18 @@ from __future__ import annotations
 from aiohttp import web
 
 import pages
-from signsvc.http.api import clickwraps, events, submissions, submitters, system, templates, tools, users, webhooks
+from signsvc.http.api import (
+    clickwraps,
+    events,
+    submissions,
+    submitters,
+    system,
+    templates,
+    testing,
+    tools,
+    users,
+    webhooks,
+)
 from signsvc.http.web import files, home, submitter_actions
 
 
@@ -69,3 +80,21 @@ def setup(app: web.Application) -> None:
     app.router.add_get(r"/api/webhooks/{id:\d{1,18}}/deliveries", webhooks.deliveries)
     app.router.add_post(r"/api/webhooks/{id:\d{1,18}}/deliveries/{delivery_id:\d{1,18}}/resend", webhooks.resend)
     app.router.add_post(r"/api/webhooks/{id:\d{1,18}}/test", webhooks.test)
+
+
+def add_testing(app: web.Application) -> None:
+    """The testing extension: only when SIGNSVC_TESTING is set; otherwise every path below is a 404."""
+    app.router.add_get("/api/_testing/clock", testing.clock)
+    app.router.add_post("/api/_testing/clock/advance", testing.advance)
+    app.router.add_post("/api/_testing/clock/set", testing.set_time)
+    app.router.add_post("/api/_testing/clock/freeze", testing.freeze)
+    app.router.add_post("/api/_testing/clock/unfreeze", testing.unfreeze)
+    app.router.add_post("/api/_testing/reset", testing.reset)
+    app.router.add_post("/api/_testing/jobs/drain", testing.drain)
+    app.router.add_post(r"/api/_testing/submitters/{id:\d{1,18}}/view", testing.view)
+    app.router.add_post(r"/api/_testing/submitters/{id:\d{1,18}}/start", testing.start)
+    app.router.add_post(r"/api/_testing/submitters/{id:\d{1,18}}/complete", testing.complete)
+    app.router.add_post(r"/api/_testing/submitters/{id:\d{1,18}}/decline", testing.decline)
+    app.router.add_get("/api/_testing/emails", testing.emails)
+    app.router.add_get(r"/api/_testing/emails/{id:\d{1,18}}", testing.email)
+    app.router.add_get("/api/_testing/webhooks/deliveries", testing.deliveries)

@@ -44,6 +44,8 @@ class Config:
     signing_p12_password: str | None = None
     tsa_url: str | None = None
     font_dir: str | None = None
+    testing: bool = False
+    testing_fast_retries: bool = False
 
     @property
     def site(self) -> str:
@@ -94,6 +96,8 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "signing_p12_password": ("SIGNSVC_SIGNING_P12_PASSWORD", str),
     "tsa_url": ("SIGNSVC_TSA_URL", str),
     "font_dir": ("SIGNSVC_FONT_DIR", str),
+    "testing": ("SIGNSVC_TESTING", _boolean),
+    "testing_fast_retries": ("SIGNSVC_TESTING_FAST_RETRIES", _boolean),
 }
 
 

@@ -71,6 +71,10 @@ class Files:
         for sha256 in hashes:
             await self.contents.delete(sha256)
 
+    async def clear_contents(self) -> None:
+        """Removes every file's content, once their records are gone (a reset of the service's data)."""
+        await self.contents.clear()
+
     async def read(self, blob: Blob) -> bytes:
         data = await self.contents.get(blob.sha256)
         if data is None:

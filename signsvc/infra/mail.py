@@ -16,8 +16,6 @@ from email.utils import format_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-import jinja2
-
 import pages
 import storage.emails as stored
 import storage.files as stored_files
@@ -31,9 +29,6 @@ SEND_JOB = "mail.send"
 # About ten hours of tries (1, 3, 9, 27, 81 minutes, then every two hours) before the job fails.
 SEND_RETRIES = jobs.Backoff(first=timedelta(minutes=1), factor=3, longest=timedelta(hours=2))
 _VARIABLE = re.compile(r"\{+\s*([a-z_]+(?:\.[a-z_]+)*)\s*\}+", re.IGNORECASE)
-_templates = jinja2.Environment(loader=jinja2.FileSystemLoader(pages.TEMPLATES_DIR.parent / "emails"),
-                                autoescape=jinja2.select_autoescape(["html"]), undefined=jinja2.StrictUndefined,
-                                trim_blocks=True, lstrip_blocks=True)
 
 
 class Status(enum.StrEnum):
@@ -53,8 +48,9 @@ def compose(name: str, subject: str, context: dict[str, Any]) -> Composed:
     """The email `pages/emails/{name}.txt` and `.html` rendered with `context` (user values escaped in HTML)."""
     # A subject is one header line: line breaks from user values would make the message unsendable.
     subject = " ".join(subject.split())
-    text = _templates.get_template(f"{name}.txt").render(context).strip() + "\n"
-    html = _templates.get_template(f"{name}.html").render(context, subject=subject)
+    templates = pages.email_templates()
+    text = templates.get_template(f"{name}.txt").render(context).strip() + "\n"
+    html = templates.get_template(f"{name}.html").render(context, subject=subject)
     return Composed(subject, text, html)
 
 

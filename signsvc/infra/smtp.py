@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from urllib.parse import unquote, urlsplit
 
-import aiosmtplib
-
 # Per connect and per command: a server that accepts and then says nothing fails the attempt
 # (the job retries) well before the job's lease runs out.
 TIMEOUT_SECONDS = 30.0
@@ -51,6 +49,8 @@ def parse_smtp_url(url: str) -> Server:
 
 async def send(server: Server, message: EmailMessage, *, local_hostname: str | None = None) -> None:
     """Hands the message to the server; raises aiosmtplib.SMTPException or OSError when it cannot."""
+    import aiosmtplib  # only a service that sends mail needs it
+
     await aiosmtplib.send(message, hostname=server.host, port=server.port, username=server.username,
                           password=server.password, use_tls=server.implicit_tls,
                           start_tls=False if server.implicit_tls else None, local_hostname=local_hostname,

@@ -105,8 +105,10 @@ class Deliverer:
     """Sends deliveries (the `webhooks.deliver` job) and test webhooks, with one `Sender`; the payload
     of each event is built by `Payloads` when it is sent."""
 
-    def __init__(self, db: Database, clock: Clock, payloads: Payloads, sender: Sender) -> None:
+    def __init__(self, db: Database, clock: Clock, payloads: Payloads, sender: Sender, *,
+                 fast_retries: bool = False) -> None:
         self.db, self.clock, self.payloads, self.sender = db, clock, payloads, sender
+        self.fast_retries = fast_retries
 
     def kinds(self) -> list[jobs.Kind]:
         return [jobs.Kind(endpoints.DELIVER, self.deliver, backoff=HANDLER_RETRIES)]
@@ -122,11 +124,11 @@ class Deliverer:
         data = await self.payloads.data(db, delivery.record_type, delivery.record_id, delivery.event_type)
         if data is None:
             gone = f"Not sent: the {delivery.record_type} {delivery.record_id} no longer exists"
-            return await _record(db, clock, delivery, Outcome(False, clock.now(), error=gone), final=True)
+            return await self._record(delivery, Outcome(False, clock.now(), error=gone), final=True)
         envelope = {"event_id": delivery.event_uuid, "event_type": delivery.event_type,
                     "timestamp": iso(delivery.event_created_at), "data": data}
         outcome = await self.sender.post(clock, delivery.url, *signed(delivery, clock, envelope))
-        return await _record(db, clock, delivery, outcome)
+        return await self._record(delivery, outcome)
 
     async def test(self, endpoint: WebhookEndpoint) -> Outcome:
         """Sends a sample form.completed built from the account's latest completed submitter, at once,
@@ -138,6 +140,24 @@ class Deliverer:
         data = await self.payloads.submitter(self.db, submitter_id)
         envelope = {"event_type": "form.completed", "timestamp": iso(self.clock.now()), "data": data}
         return await self.sender.post(self.clock, endpoint.url, *signed(endpoint, self.clock, envelope))
+
+    async def _record(self, delivery: WebhookDelivery, outcome: Outcome, *, final: bool = False) -> datetime | None:
+        """Logs the attempt and settles the delivery or schedules its next attempt; answers that time."""
+        failures = 0 if outcome.delivered else delivery.failures + 1
+        next_at = None if outcome.delivered or final else self._retries(delivery.event_type).next_at(failures,
+                                                                                                      self.clock)
+        status = DeliveryStatus.DELIVERED if outcome.delivered else \
+            DeliveryStatus.PENDING if next_at else DeliveryStatus.FAILED
+        async with self.db.transaction() as tx:
+            await stored.record_attempt(tx, delivery, attempted_at=outcome.attempted_at,
+                                        response_status=outcome.response_status, error=outcome.error,
+                                        duration_ms=outcome.duration_ms, status=status, failures=failures,
+                                        next_attempt_at=next_at, now=self.clock.now())
+        return next_at
+
+    def _retries(self, event_type: str) -> jobs.Backoff:
+        schedule = endpoints.retries(event_type)
+        return schedule.fast() if self.fast_retries else schedule
 
 
 def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
@@ -154,21 +174,6 @@ def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
         headers["X-Service-Signature"] = signature.sign(endpoint.secret, timestamp, body)
         headers[endpoint.secret_header] = endpoint.secret
     return body, headers
-
-
-async def _record(db: Database, clock: Clock, delivery: WebhookDelivery, outcome: Outcome, *,
-                  final: bool = False) -> datetime | None:
-    """Logs the attempt and settles the delivery or schedules its next attempt; answers that time."""
-    failures = 0 if outcome.delivered else delivery.failures + 1
-    next_at = None if outcome.delivered or final else endpoints.retries(delivery.event_type).next_at(failures, clock)
-    status = DeliveryStatus.DELIVERED if outcome.delivered else \
-        DeliveryStatus.PENDING if next_at else DeliveryStatus.FAILED
-    async with db.transaction() as tx:
-        await stored.record_attempt(tx, delivery, attempted_at=outcome.attempted_at,
-                                    response_status=outcome.response_status, error=outcome.error,
-                                    duration_ms=outcome.duration_ms, status=status, failures=failures,
-                                    next_attempt_at=next_at, now=clock.now())
-    return next_at
 
 
 _PRIVATE = "The URL points to a private or local network address (refused by SIGNSVC_WEBHOOK_PUBLIC_ONLY)"

@@ -31,3 +31,7 @@ SELECT data FROM blob_contents WHERE sha256 = :sha256
 -- delete_content --
 -- Removes file content kept in the database.
 DELETE FROM blob_contents WHERE sha256 = :sha256
+
+-- clear_contents --
+-- Forgets every stored file content (a reset of the service's data).
+DELETE FROM blob_contents

@@ -76,6 +76,15 @@ WHERE endpoint_id = :endpoint_id
 ORDER BY id DESC
 LIMIT :limit
 
+-- list_account_webhook_deliveries --
+-- An account's deliveries to every endpoint, newest first, optionally of one event type and one status.
+SELECT * FROM webhook_delivery_records
+WHERE account_id = :account_id
+  AND (CAST(:event_type AS TEXT) IS NULL OR event_type = :event_type)
+  AND (CAST(:status AS TEXT) IS NULL OR status = :status)
+ORDER BY id DESC
+LIMIT :limit
+
 -- list_webhook_attempts_in_range --
 -- The attempts of an endpoint's deliveries with ids in a range (one page of the log), in order.
 SELECT webhook_attempts.* FROM webhook_attempts

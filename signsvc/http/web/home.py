@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import aiohttp_jinja2
 from aiohttp import web
 
+import pages
 from signsvc import __version__
 from signsvc.http.appkeys import SETTINGS
 
 
-@aiohttp_jinja2.template("home.html")
-async def show(request: web.Request) -> dict[str, str]:
-    return {"site": request.app[SETTINGS].site, "version": __version__}
+async def show(request: web.Request) -> web.Response:
+    html = pages.page_templates().get_template("home.html").render(site=request.app[SETTINGS].site,
+                                                                    version=__version__)
+    return web.Response(text=html, content_type="text/html")

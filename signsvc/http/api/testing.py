@@ -1,0 +1,146 @@
+"""The testing extension under /api/_testing/ (SIGNSVC_TESTING=1 only): the clock, a reset, acting as a
+submitter without a browser, the captured emails and webhook deliveries, and running the jobs that are
+due. Keyed like the rest of the API; records are scoped to the key's account, the clock and the reset
+to the whole service."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import timedelta
+from typing import Any
+
+from aiohttp import web
+
+from signsvc.http.appkeys import CLOCK, DB, FILES, KIT, SUBMITTERS, TESTING_CLOCK, WEBHOOKS
+from signsvc.http.middleware import client_address, principal
+from signsvc.http.pagination import Page, paginated
+from signsvc.http.params import Query, read_json, record_id
+from signsvc.http.responses import json_response
+from signsvc.infra import errors, json_fields
+from signsvc.submissions.submitters import Browser
+from signsvc.wire import submission_json, testing_json, webhook_json
+from storage.records import DeliveryStatus, Submitter
+
+MAX_WAIT_SECONDS = 30
+POLL_SECONDS = 0.05
+MAX_ADVANCE = timedelta(days=365 * 100)
+
+
+async def clock(request: web.Request) -> web.Response:
+    return json_response(testing_json.clock_json(request.app[TESTING_CLOCK]))
+
+
+async def advance(request: web.Request) -> web.Response:
+    """Moves the clock forward by `seconds`, then runs what became due."""
+    seconds = (await read_json(request)).get("seconds")
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not seconds >= 0:
+        raise errors.Invalid("seconds is required: a number of seconds, 0 or more")
+    if timedelta(seconds=seconds) > MAX_ADVANCE:
+        raise errors.Invalid("seconds is too large: at most a hundred years")
+    request.app[TESTING_CLOCK].advance(timedelta(seconds=seconds))
+    return await _settled_clock(request)
+
+
+async def set_time(request: web.Request) -> web.Response:
+    """Sets the clock to `time` (ISO 8601), then runs what became due."""
+    text = json_fields.text(await read_json(request), "time")
+    try:
+        moment = json_fields.utc_moment(text or "")
+    except (ValueError, OverflowError):
+        raise errors.Invalid("time is required: an ISO 8601 time, as 2026-05-01T12:00:00Z") from None
+    request.app[TESTING_CLOCK].set(moment)
+    return await _settled_clock(request)
+
+
+async def freeze(request: web.Request) -> web.Response:
+    request.app[TESTING_CLOCK].freeze()
+    return await clock(request)
+
+
+async def unfreeze(request: web.Request) -> web.Response:
+    request.app[TESTING_CLOCK].unfreeze()
+    return await clock(request)
+
+
+async def reset(request: web.Request) -> web.Response:
+    """Every account's templates, submissions, clickwraps, webhook endpoints, events, emails and files
+    go; accounts, users and keys stay."""
+    await request.app[KIT].reset()
+    return json_response({"reset": True})
+
+
+async def drain(request: web.Request) -> web.Response:
+    """Runs every job due now (documents, deliveries, emails) and answers once none is left."""
+    return json_response({"ran": await request.app[KIT].settle()})
+
+
+async def view(request: web.Request) -> web.Response:
+    submitter = await _submitter(request)
+    return await _acted(request, await request.app[SUBMITTERS].view(submitter.slug))
+
+
+async def start(request: web.Request) -> web.Response:
+    """Saves `values` as the signing form does; the first save is `form.started`."""
+    body, submitter = await read_json(request), await _submitter(request)
+    return await _acted(request, await request.app[SUBMITTERS].save(submitter.slug, body))
+
+
+async def complete(request: web.Request) -> web.Response:
+    """Completes as the signing form does: `values` saved, required fields checked."""
+    body, submitter = await read_json(request), await _submitter(request)
+    browser = Browser(client_address(request), request.headers.get("User-Agent") or None)
+    return await _acted(request, await request.app[SUBMITTERS].finish(submitter.slug, body, browser))
+
+
+async def decline(request: web.Request) -> web.Response:
+    body, submitter = await read_json(request), await _submitter(request)
+    return await _acted(request, await request.app[SUBMITTERS].decline(submitter.slug, body))
+
+
+async def emails(request: web.Request) -> web.Response:
+    page = Page.from_query(Query(request))
+    found = await request.app[KIT].emails(principal(request).account_id, limit=page.limit, after=page.after,
+                                          before=page.before)
+    return json_response(paginated(found, testing_json.email_json))
+
+
+async def email(request: web.Request) -> web.Response:
+    found = await request.app[KIT].email(principal(request).account_id, record_id(request))
+    if found is None:
+        raise errors.NotFound(f"Email {record_id(request)} not found")
+    return json_response(testing_json.email_json(found))
+
+
+async def deliveries(request: web.Request) -> web.Response:
+    """The key's account's webhook deliveries, newest first; with `wait`, waits up to that many seconds
+    for one of `event_type` (and `status`) to exist."""
+    query = Query(request)
+    event_type, status = query.string("event_type"), query.string("status")
+    if status is not None and status not in {s.value for s in DeliveryStatus}:
+        raise errors.Invalid(f"status must be one of: {', '.join(DeliveryStatus)}")
+    wait = query.integer("wait", maximum=MAX_WAIT_SECONDS) or 0
+    limit = Page.from_query(query).limit
+    deadline = time.monotonic() + wait
+    while True:
+        found = await request.app[WEBHOOKS].account_deliveries(
+            principal(request).account_id, event_type=event_type, status=DeliveryStatus(status) if status else None,
+            limit=limit)
+        if found or time.monotonic() >= deadline:
+            return json_response(paginated(found, webhook_json.delivery_json))
+        await asyncio.sleep(POLL_SECONDS)
+
+
+async def _settled_clock(request: web.Request) -> web.Response:
+    await request.app[KIT].settle()
+    return await clock(request)
+
+
+async def _submitter(request: web.Request) -> Submitter:
+    return await request.app[SUBMITTERS].find(principal(request), record_id(request))
+
+
+async def _acted(request: web.Request, submitter: Submitter) -> web.Response:
+    data: dict[str, Any] = await submission_json.submitter_record(request.app[DB], request.app[FILES],
+                                                                  request.app[CLOCK].now(), submitter)
+    return json_response(data)
