@@ -4,6 +4,9 @@ Every signsvc start measured is a first start (schema migration, default account
   - sqlite file    a fresh temporary directory each run
   - sqlite memory  `sqlite:///:memory:`
   - postgres       a fresh schema each run (`?search_path=`), dropped afterwards
+  - in-process     `signsvc.testing.running()` (the kit's in-process service for test suites, on SQLite in
+                   memory) in a `python -c` program that prints a line once it is ready; the line also gives
+                   the time `running()` itself took (imports of signsvc.testing before it excluded)
 Ceilings measured in the same run and spawned the same way (subprocess, same interpreter, same env):
   - imports only   `python -c "import aiohttp, asyncpg, aiosqlite"` followed by a printed line
   - bare aiohttp   those imports plus an aiohttp app on port 0 that prints a line once listening
@@ -44,6 +47,28 @@ def time_signsvc(database_url: str, workdir: Path) -> tuple[float, float, list[s
     return server.ready_seconds, server.ready_cpu_seconds, notes
 
 
+# The kit's in-process service: the program prints how long running() took, then waits to be stopped.
+IN_PROCESS = """
+import time
+from signsvc.testing import running
+started = time.perf_counter()
+with running():
+    print(f"ready in {time.perf_counter() - started:.4f} s", flush=True)
+    time.sleep(3600)
+"""
+fixture_seconds: list[float] = []
+
+
+def time_in_process(workdir: Path) -> tuple[float, float, list[str]]:
+    server = servers.spawn([sys.executable, "-c", IN_PROCESS], servers.server_env(None), workdir)
+    notes = servers.stop(server)
+    if not server.ready_line.startswith("ready in "):
+        notes.append(f"unexpected first line: {server.ready_line!r}")
+    else:
+        fixture_seconds.append(float(server.ready_line.split()[2]))
+    return server.ready_seconds, server.ready_cpu_seconds, notes
+
+
 def time_signsvc_postgres(workdir: Path) -> tuple[float, float, list[str]]:
     with databases.postgres_schema("bench_startup") as url:
         return time_signsvc(url, workdir)
@@ -55,6 +80,7 @@ def variants(skip_postgres: bool) -> dict[str, Measure]:
         "bare aiohttp app": lambda d: time_spawn(servers.bare_argv(), servers.server_env(None), d),
         "signsvc sqlite file": lambda d: time_signsvc(databases.sqlite_url(d), d),
         "signsvc sqlite :memory:": lambda d: time_signsvc("sqlite:///:memory:", d),
+        "in-process (signsvc.testing)": time_in_process,
     }
     if not skip_postgres:
         chosen["signsvc postgres"] = time_signsvc_postgres
@@ -90,6 +116,10 @@ def print_report(times: dict[str, list[tuple[float, float]]], notes: dict[str, s
     print("\nceiling: 'bare aiohttp app' (the same imports, then listens on port 0 and prints a line).\n"
           "CPU ms: median user+system time the process had used when its line was read (10 ms ticks); it\n"
           "moves much less than wall time when other work shares the cores.")
+    if fixture_seconds:
+        counted = fixture_seconds[-len(times["in-process (signsvc.testing)"]):]  # the warm-up round left out
+        print(f"\nin-process: running() itself took median {report.ms(report.median(counted))} ms, "
+              f"min {report.ms(min(counted))} ms (its process had imported signsvc.testing before)")
     for name, found in notes.items():
         servers.print_notes(name, sorted(found))
 

@@ -28,6 +28,8 @@ START_TIMEOUT_SECONDS = 30.0
 class TestingError(RuntimeError):
     """The service answered a testing call with an error; the message is its answer."""
 
+    __test__ = False  # not a test class, whatever pytest makes of the name
+
 
 class Service:
     """A running signsvc with the testing extension: its addresses, its keys, and the calls that act on
@@ -75,13 +77,16 @@ class Service:
         return self._as(submitter, "start", {"values": values or {}})
 
     def sign_as(self, submitter: Any, values: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Completes the submitter's form as a person would in the signing form (values by field name),
-        then runs the jobs that follow (documents, webhooks, emails)."""
+        """Opens the submitter's form and completes it as a person would in the signing form (values by
+        field name), then runs the jobs that follow (documents, webhooks, emails); answers the submitter."""
+        self.view_as(submitter)
         signed = self._as(submitter, "complete", {"values": values or {}})
         self.drain()
         return signed
 
     def decline_as(self, submitter: Any, reason: str) -> dict[str, Any]:
+        """Opens the submitter's form and declines it with `reason`, then runs the jobs that follow."""
+        self.view_as(submitter)
         declined = self._as(submitter, "decline", {"reason": reason})
         self.drain()
         return declined
