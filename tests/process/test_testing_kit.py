@@ -14,7 +14,8 @@ import pytest
 from signsvc.testing import LIVE_KEY, TEST_KEY, TestingError, connect, running
 from tests.support import service
 from tests.support.documents import b64, pdf
-from tests.support.paths import ROOT
+from tests.support.paths import NPM_DIR, ROOT
+from tests.support.system import NODE, NPM_CLIENT
 
 EXAMPLES = ROOT / "docs" / "examples"
 FIELDS = [{"name": "Full Name", "role": "Buyer", "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}]}]
@@ -131,6 +132,27 @@ def test_the_sample_suite_of_the_docs_passes_with_the_pytest_plugin(tmp_path):
     assert "3 passed" in done.stdout
 
 
-def test_the_docs_show_the_sample_suite_as_it_is():
-    sample = (EXAMPLES / "test_contract_flow.py").read_text()
-    assert f"```python\n{sample}```" in (ROOT / "docs" / "testing.md").read_text()
+@NODE
+@NPM_CLIENT
+async def test_the_npm_sample_suite_of_the_docs_passes_against_a_service_started_with_signsvc_testing(tmp_path):
+    started = await service.start(SIGNSVC_TESTING="1", SIGNSVC_API_KEY="npm-suite-key",
+                                  SIGNSVC_DATABASE_URL="sqlite:///:memory:")
+    try:
+        (tmp_path / "node_modules").symlink_to(NPM_DIR / "node_modules")
+        suite = tmp_path / "contract_flow.test.mjs"
+        suite.write_text((EXAMPLES / "contract_flow.test.mjs").read_text())
+        node = await asyncio.create_subprocess_exec(
+            "node", "--test", str(suite), cwd=tmp_path, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env={**os.environ, "SIGNSVC_URL": started.site,
+                                                 "SIGNSVC_KEY": "npm-suite-key"})
+        out, err = await asyncio.wait_for(node.communicate(), 120)
+        assert node.returncode == 0, out.decode()[-3000:] + err.decode()[-2000:]
+        assert "# pass 2" in out.decode()
+    finally:
+        assert await started.stop() == 0
+
+
+def test_the_docs_show_the_sample_suites_as_they_are():
+    docs = (ROOT / "docs" / "testing.md").read_text()
+    assert f"```python\n{(EXAMPLES / 'test_contract_flow.py').read_text()}```" in docs
+    assert f"```js\n{(EXAMPLES / 'contract_flow.test.mjs').read_text()}```" in docs
