@@ -30,6 +30,8 @@ class FeedPage:
 async def form_completed(conn: Connection, account_id: int, *, limit: int, after: int | None,
                          before: int | None) -> FeedPage:
     """Submitters completed before `after` and in a second later than `before`, latest first."""
+    if limit <= 0:
+        return FeedPage([], None, None)
     found = await stored.completed_submitters(conn, account_id, until=_moment(after) if after is not None else None,
                                               since=_moment(before + 1) if before is not None else None,
                                               limit=limit + 1)
