@@ -101,10 +101,30 @@ async def test_the_feed_shows_only_the_accounts_own_events(api, other_account, t
     assert (await feed(api.with_key(other_account.live)))["data"] == []
 
 
-@pytest.mark.parametrize("query", ["?after=-1", "?before=x", "?after=99999999999999"])
-async def test_bad_feed_parameters_are_422(api, query):
+@pytest.mark.parametrize("query", ["?before=x", "?after=1.5", "?after=abc", "?before=1e9"])
+async def test_after_and_before_that_are_not_integers_are_422(api, query):
     reply = await api.get(f"/api/events/form/completed{query}")
     assert reply.status == 422 and reply.json["error"]
+
+
+@pytest.mark.parametrize("after,everything", [
+    (253402300799, True), (253402300800, True), (99999999999999, True), ("1" + "0" * 400, True),
+    (-1, False), (-99999999999, False), (-62135596800, False), ("-" + "9" * 400, False),
+])
+async def test_any_integer_after_is_a_bound_far_future_the_whole_feed_far_past_an_empty_page(
+        api, template_id, after, everything):
+    await completed(api, template_id, "a@example.com")
+    assert emails(await feed(api, f"?after={after}")) == (["a@example.com"] if everything else [])
+
+
+@pytest.mark.parametrize("before,everything", [
+    (253402300799, False), (253402300800, False), (99999999999999, False), ("1" + "0" * 400, False),
+    (-1, True), (-99999999999, True), (-62135596801, True), ("-" + "9" * 400, True),
+])
+async def test_any_integer_before_is_a_bound_far_future_an_empty_page_far_past_the_whole_feed(
+        api, template_id, before, everything):
+    await completed(api, template_id, "a@example.com")
+    assert emails(await feed(api, f"?before={before}")) == (["a@example.com"] if everything else [])
 
 
 async def test_a_limit_of_0_gives_an_empty_page_even_when_one_second_holds_events(api, template_id):
