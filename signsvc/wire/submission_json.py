@@ -90,7 +90,7 @@ async def submitter_record(conn: Connection, files: Files, now: datetime, submit
     ctx = await context(conn, files, now, submission)
     template = await template_of(conn, submission)
     events = [e for e in await stored.events_of(conn, submission.id) if e.submitter_id == submitter.id]
-    return {**submitter_json(ctx, submission, submitter), "template": template_summary(template),
+    return {**submitter_json(ctx, submission, submitter), "template": template_brief(template),
             "submission_events": [event_json(event) for event in events]}
 
 
@@ -129,8 +129,11 @@ async def template_of(conn: Connection, submission: Submission) -> Template | No
 
 def submitter_json(ctx: Context, submission: Submission, submitter: Submitter, *, values: bool = True,
                    documents: bool = True, embed: bool = False) -> dict[str, Any]:
+    """`uuid` is the uuid of the submitter's role, shared by the submitters of that role in every submission
+    of the template (the row's own uuid stays internal)."""
     data = {
-        "id": submitter.id, "submission_id": submitter.submission_id, "uuid": submitter.uuid, "slug": submitter.slug,
+        "id": submitter.id, "submission_id": submitter.submission_id, "uuid": submitter.role_uuid,
+        "slug": submitter.slug,
         "name": submitter.name, "email": submitter.email, "phone": submitter.phone,
         "status": statuses.submitter_status(submitter), "role": submitter.role, "external_id": submitter.external_id,
         "application_key": submitter.external_id, "metadata": submitter.metadata,
@@ -183,10 +186,20 @@ def event_json(event: SubmissionEvent) -> dict[str, Any]:
 
 
 def template_summary(template: Template | None) -> dict[str, Any] | None:
+    """The template of a submission, and of a submitter in `form.*` events and the events feed."""
     if template is None:
         return None
     return {"id": template.id, "name": template.name, "external_id": template.external_id,
             "folder_name": template.folder_name, "created_at": template.created_at,
+            "updated_at": template.updated_at}
+
+
+def template_brief(template: Template | None) -> dict[str, Any] | None:
+    """The template of a submitter the API answers (GET /submitters, GET /submitters/{id}): less than
+    `template_summary`, no external_id or folder."""
+    if template is None:
+        return None
+    return {"id": template.id, "name": template.name, "created_at": template.created_at,
             "updated_at": template.updated_at}
 
 

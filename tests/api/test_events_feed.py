@@ -55,6 +55,14 @@ async def test_feed_items_carry_the_submitter_as_webhooks_do(api, template_id):
     assert {"field": "Full Name", "value": "Ann"} in data["values"]
 
 
+async def test_feed_items_carry_the_template_with_external_id_and_folder_name(api):
+    template_id = await template(api, external_id="crm-1", folder_name="Sales")
+    await completed(api, template_id, "a@example.com")
+    record = (await api.get(f"/api/templates/{template_id}")).json
+    assert (await feed(api))["data"][0]["data"]["template"] == {
+        key: record[key] for key in ("id", "name", "external_id", "folder_name", "created_at", "updated_at")}
+
+
 async def test_after_lists_events_completed_before_it_and_before_those_completed_in_a_later_second(
         api, clock, template_id):
     for email in ("a@example.com", "b@example.com", "c@example.com"):

@@ -22,6 +22,15 @@ async def test_create_answers_one_submitter_per_entry_with_id_slug_uuid_embed_sr
     assert submitters[1]["phone"] == "+15551234567" and submitters[1]["status"] == "awaiting"
 
 
+async def test_the_template_of_a_submission_record_keeps_external_id_and_folder_name(api):
+    template_id = await template(api, external_id="crm-1", folder_name="Sales")
+    submitters = await send(api, template_id)
+    record = (await api.get(f"/api/templates/{template_id}")).json
+    summary = {key: record[key] for key in ("id", "name", "external_id", "folder_name", "created_at", "updated_at")}
+    assert (await submission(api, submitters[0]["submission_id"]))["template"] == summary
+    assert (await api.get("/api/submissions")).json["data"][0]["template"] == summary
+
+
 async def test_init_answers_id_submitters_expire_at_and_created_at(api):
     reply = await api.post("/api/submissions/init", json={
         "template_id": await template(api), "submitters": [{"email": "ann@example.com"}],

@@ -135,6 +135,26 @@ async def test_get_submitter_has_values_documents_template_and_its_events(api):
     assert [e["event_type"] for e in found["submission_events"]] == ["send_email"]
 
 
+async def test_a_submitters_uuid_is_its_template_roles_uuid_shared_by_every_submission(api):
+    template_id = await template(api)
+    roles = [role["uuid"] for role in (await api.get(f"/api/templates/{template_id}")).json["submitters"]]
+    first, second = await send(api, template_id), await send(api, template_id)
+    assert [s["uuid"] for s in first] == [s["uuid"] for s in second] == roles
+    assert (await submitter(api, first[1]["id"]))["uuid"] == roles[1]
+    assert [s["uuid"] for s in (await submission(api, second[0]["submission_id"]))["submitters"]] == roles
+    listed = (await api.get(f"/api/submitters?submission_id={first[0]['submission_id']}")).json["data"]
+    assert sorted(s["uuid"] for s in listed) == sorted(roles)
+
+
+async def test_the_template_of_a_submitter_is_exactly_id_name_created_at_and_updated_at(api):
+    template_id = await template(api, external_id="crm-1", folder_name="Sales")
+    submitters = await send(api, template_id)
+    record = (await api.get(f"/api/templates/{template_id}")).json
+    brief = {key: record[key] for key in ("id", "name", "created_at", "updated_at")}
+    assert (await submitter(api, submitters[0]["id"]))["template"] == brief
+    assert [s["template"] for s in (await api.get("/api/submitters")).json["data"]] == [brief, brief]
+
+
 async def test_get_submitter_of_another_account_is_403(api, other_account):
     submitters = await send(api, await template(api))
     assert (await api.with_key(other_account.live).get(f"/api/submitters/{submitters[0]['id']}")).status == 403
