@@ -449,8 +449,7 @@ async def test_submitter_items_have_values_documents_template_and_their_own_subm
     first = items[ann["id"]]
     assert first["values"] == [{"field": "Full Name", "value": "Ann Smith"}]
     assert isinstance(first["documents"], list)
-    assert first["template"] == {"id": tid, "name": "NDA", "external_id": None, "folder_name": "Default",
-                                 "created_at": first["template"]["created_at"],
+    assert first["template"] == {"id": tid, "name": "NDA", "created_at": first["template"]["created_at"],
                                  "updated_at": first["template"]["updated_at"]}
     assert [e["event_type"] for e in first["submission_events"]] == ["send_email", "view_form", "start_form",
                                                                     "complete_form"]
