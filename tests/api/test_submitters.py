@@ -1,6 +1,10 @@
 """Signers: the signer's own actions and the API's changes."""
 
-from tests.support.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
+from tests.support.signing import (ANN_VALUES, BOB_VALUES, VIC, act, event_types, send, submission, template,
+                                   template_with_viewer)
+
+ANN = {"email": "ann@example.com", "name": "Ann", "role": "First Party"}
+BOB = {"email": "bob@example.com", "name": "Bob", "role": "Second Party"}
 
 
 async def submitter(api, submitter_id: int) -> dict:
@@ -114,6 +118,52 @@ async def test_a_read_only_field_cannot_be_changed_by_the_submitter(api):
     assert (reply.status, reply.json) == (422, {"error": "Full Name is a read-only field"})
 
 
+# Viewers: a role without fields
+
+async def test_completing_every_submitter_with_fields_completes_the_submission_a_viewer_does_not_hold_it_open(
+        api, db, worker):
+    ann, bob, vic = await send(api, await template_with_viewer(api, at=2), ANN, BOB, VIC, order="random")
+    await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
+    assert (await submission(api, ann["submission_id"]))["status"] == "pending"
+    await act(api, bob["slug"], "complete", {"values": BOB_VALUES})
+    found = await submission(api, ann["submission_id"])
+    assert found["status"] == "completed" and found["completed_at"] == "2026-01-01T12:00:00.000Z"
+    assert [s["status"] for s in found["submitters"]] == ["completed", "completed", "sent"]
+    await worker.drain()
+    assert await event_types(db, "submission", ann["submission_id"]) == ["submission.created", "submission.completed"]
+    assert found["submitters"][2]["uuid"] == vic_role(await api.get(f"/api/templates/{found['template']['id']}"))
+
+
+def vic_role(template_reply) -> str:
+    return next(role["uuid"] for role in template_reply.json["submitters"] if role["name"] == "Viewer")
+
+
+async def test_a_viewer_may_view_the_form_but_not_save_complete_or_decline_it_as_it_is_view_only(api, db):
+    ann, vic, bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
+    assert (await act(api, vic["slug"], "view")).status == 200
+    for action, body in (("values", {"values": {}}), ("complete", {}), ("decline", {"reason": "Not mine"})):
+        reply = await act(api, vic["slug"], action, body)
+        assert (reply.status, reply.json) == (422, {"error": "Form is view only."}), action
+    assert (await submitter(api, vic["id"]))["status"] == "opened"
+    assert await event_types(db, "submitter", vic["id"]) == ["form.viewed"]
+
+
+async def test_in_preserved_order_a_viewer_waits_its_turn_but_holds_up_no_one_after_it(api):
+    ann, vic, bob = await send(api, await template_with_viewer(api, at=1), ANN, VIC, BOB)
+    assert [s["status"] for s in (ann, vic, bob)] == ["sent", "awaiting", "awaiting"]
+    assert (await act(api, vic["slug"], "view")).status == 422
+    await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
+    assert [(await submitter(api, s["id"]))["status"] for s in (vic, bob)] == ["sent", "sent"]
+    assert (await act(api, vic["slug"], "view")).status == 200
+    assert (await act(api, bob["slug"], "complete", {"values": BOB_VALUES})).status == 200
+    assert (await submission(api, ann["submission_id"]))["status"] == "completed"
+
+
+async def test_a_viewer_first_in_preserved_order_is_invited_with_the_first_signer(api):
+    vic, ann, bob = await send(api, await template_with_viewer(api, at=0), VIC, ANN, BOB)
+    assert [s["status"] for s in (vic, ann, bob)] == ["sent", "sent", "awaiting"]
+
+
 async def test_an_unknown_signing_link_is_404(api):
     reply = await act(api, "nope", "view")
     assert (reply.status, reply.json) == (404, {"error": "Signing link not found"})
@@ -182,6 +232,28 @@ async def test_put_submitter_completed_true_marks_it_completed_without_checking_
     await worker.drain()
     assert await event_types(db, "submitter", submitters[0]["id"]) == ["form.completed"]
     assert (await submitter(api, submitters[1]["id"]))["status"] == "sent", "the next signer is invited"
+
+
+async def test_put_submitter_completed_true_marks_a_viewer_completed_without_completing_the_submission(
+        api, db, worker):
+    ann, vic, bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
+    reply = await api.put(f"/api/submitters/{vic['id']}", json={"completed": True})
+    assert (reply.status, reply.json["status"]) == (200, "completed")
+    await worker.drain()
+    assert await event_types(db, "submitter", vic["id"]) == ["form.completed"]
+    assert (await submission(api, ann["submission_id"]))["status"] == "pending"
+    for signer, values in ((ann, ANN_VALUES), (bob, BOB_VALUES)):
+        await act(api, signer["slug"], "complete", {"values": values})
+    assert (await submission(api, ann["submission_id"]))["status"] == "completed"
+
+
+async def test_a_viewer_of_a_completed_submission_cannot_be_changed(api):
+    ann, vic, bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
+    for signer, values in ((ann, ANN_VALUES), (bob, BOB_VALUES)):
+        await act(api, signer["slug"], "complete", {"values": values})
+    for body in ({"completed": True}, {"name": "Eve"}, {"send_email": True}):
+        reply = await api.put(f"/api/submitters/{vic['id']}", json=body)
+        assert (reply.status, reply.json) == (422, {"error": "Submitter has already completed the submission."})
 
 
 async def test_a_completed_submitter_cannot_be_changed(api):
