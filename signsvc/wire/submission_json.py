@@ -103,21 +103,28 @@ async def updated_submitter(conn: Connection, files: Files, now: datetime, submi
 
 
 async def webhook_submitter(conn: Connection, files: Files, now: datetime, submitter: Submitter) -> dict[str, Any]:
-    """A submitter as `form.*` events and the events feed carry it: `link_slug` instead of slug and uuid."""
+    """A submitter as `form.*` events and the events feed carry it: `link_slug` instead of slug and uuid, and
+    links to the submission's documents page."""
     submission = await stored.submission_of(conn, submitter)
     template = await template_of(conn, submission)
     submitters = await stored.submitters_of(conn, submission.id)
     ctx = await context(conn, files, now, submission)
     data = submitter_json(ctx, submission, submitter)
     del data["slug"], data["uuid"]
+    url = submission_url(ctx.files.site, submission)
     return {**data, "link_slug": submitter.slug, "ip": submitter.ip, "ua": submitter.ua,
             "decline_reason": submitter.decline_reason, "audit_log_url": ctx.url("audit_log", submission.id),
-            "signer_order": submitters.index(submitter) + 1, "total_signers": len(submitters),
+            "submission_url": url, "signer_order": submitters.index(submitter) + 1, "total_signers": len(submitters),
             "template": template_summary(template),
             "submission": {"id": submission.id, "status": statuses.submission_status(submission, ctx.now),
                            "audit_log_url": ctx.url("audit_log", submission.id),
-                           "combined_document_url": ctx.url("combined", submission.id),
-                           "created_at": submission.created_at}}
+                           "combined_document_url": ctx.url("combined", submission.id), "url": url,
+                           "variables": submission.variables, "created_at": submission.created_at}}
+
+
+def submission_url(site: str, submission: Submission) -> str:
+    """The submission's documents page, `{site}/e/{slug}` (a hosted page, served once the pages are built)."""
+    return f"{site}/e/{submission.slug}"
 
 
 async def template_of(conn: Connection, submission: Submission) -> Template | None:
