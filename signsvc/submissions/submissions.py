@@ -166,7 +166,8 @@ class Submissions:
     async def _insert_submitter(self, tx: Connection, submission: Submission, given: SubmitterInput,
                                 role: dict[str, Any], prepared: PreparedValues) -> Submitter:
         position = next(index for index, r in enumerate(submission.roles) if r["uuid"] == role["uuid"])
-        settings = {**given.preferences, "send_email": given.send_email}
+        # A submission that sends no email sends none to any of its submitters, and says so in each one.
+        settings = {**given.preferences, "send_email": given.send_email and submission.send_email}
         inserted = await stored.insert_submitter(
             tx, submission_id=submission.id, account_id=submission.account_id, uuid=str(uuids.uuid4()),
             slug=tokens.slug(), role_uuid=role["uuid"], role=role["name"], position=position, name=given.name,

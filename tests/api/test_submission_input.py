@@ -427,6 +427,16 @@ async def test_send_email_false_leaves_every_submitter_awaiting(api, nda):
     assert ann["status"] == "awaiting"
 
 
+async def test_send_email_false_on_the_submission_shows_as_send_email_false_in_each_submitters_preferences(api, nda):
+    submitters = await create(api, {"template_id": nda, "submitters": [ANN, {**BOB, "send_email": True}],
+                                    "send_email": False})
+    assert [s["preferences"]["send_email"] for s in submitters] == [False, False]
+    listed = (await api.get(f"/api/submissions/{submitters[0]['submission_id']}")).json["submitters"]
+    assert [s["preferences"]["send_email"] for s in listed] == [False, False]
+    [ann, bob] = await create(api, {"template_id": nda, "submitters": [ANN, {**BOB, "send_email": False}]})
+    assert (ann["preferences"]["send_email"], bob["preferences"]["send_email"]) == (True, False)
+
+
 async def test_completed_true_marks_the_submitter_completed_at_creation(api, nda):
     ann, bob = await create(api, {"template_id": nda, "submitters": [{**ANN, "completed": True}, BOB]})
     assert (ann["status"], ann["completed_at"]) == ("completed", "2026-01-01T12:00:00.000Z")
