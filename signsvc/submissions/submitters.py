@@ -99,11 +99,13 @@ class Submitters:
             raise
 
     async def view(self, slug: str) -> Submitter:
-        """The submitter opened the form: `opened` (its time kept from the latest visit) and `form.viewed`."""
+        """The submitter opened the form: `opened` at the first visit (a later one keeps that time), and
+        `view_form` and `form.viewed` at every visit."""
         async with self.db.transaction() as tx:
             submission, submitter = await self._acting(tx, slug)
             now = self.clock.now()
-            submitter = await stored.update_submitter(tx, stored.changed(submitter, opened_at=now), now)
+            submitter = await stored.update_submitter(tx, stored.changed(
+                submitter, opened_at=submitter.opened_at or now), now)
             await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
                                       event_type="view_form", data={}, now=now)
             await self._event(tx, submitter, "form.viewed")

@@ -1,5 +1,7 @@
 """Signers: the signer's own actions and the API's changes."""
 
+from datetime import timedelta
+
 from tests.support.signing import (ANN_VALUES, BOB_VALUES, VIC, act, event_types, send, submission, template,
                                    template_with_viewer)
 
@@ -23,6 +25,20 @@ async def test_view_moves_the_submitter_to_opened_and_emits_form_viewed_on_every
     assert await event_types(db, "submitter", submitters[0]["id"]) == ["form.viewed", "form.viewed"]
     events = (await submission(api, 1))["submission_events"]
     assert [e["event_type"] for e in events] == ["send_email", "view_form", "view_form"]
+
+
+async def test_opened_at_keeps_the_first_view_while_every_view_emits_form_viewed(api, db, clock):
+    submitters = await send(api, await template(api))
+    first = await act(api, submitters[0]["slug"], "view")
+    assert first.json["opened_at"] == "2026-01-01T12:00:00.000Z"
+    clock.advance(timedelta(hours=1))
+    again = await act(api, submitters[0]["slug"], "view")
+    assert again.json["opened_at"] == "2026-01-01T12:00:00.000Z"
+    assert (await submitter(api, submitters[0]["id"]))["opened_at"] == "2026-01-01T12:00:00.000Z"
+    assert await event_types(db, "submitter", submitters[0]["id"]) == ["form.viewed", "form.viewed"]
+    events = (await submission(api, 1))["submission_events"]
+    assert [e["event_timestamp"] for e in events if e["event_type"] == "view_form"] == [
+        "2026-01-01T12:00:00.000Z", "2026-01-01T13:00:00.000Z"]
 
 
 async def test_the_first_save_of_values_emits_form_started_once(api, db):
