@@ -128,10 +128,6 @@ def changed(submitter: Submitter, **changes: Any) -> Submitter:
     return dataclasses.replace(submitter, **changes)
 
 
-async def count_unfinished(conn: Connection, submission_id: int) -> int:
-    return int(await conn.fetch_value("count_unfinished_submitters", "count", submission_id=submission_id))
-
-
 async def insert_event(conn: Connection, *, submission_id: int, submitter_id: int | None, event_type: str,
                        data: dict[str, Any], now: datetime) -> None:
     await conn.execute("insert_submission_event", submission_id=submission_id, submitter_id=submitter_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +11,7 @@ from signsvc.http.params import Query
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
+_LEADING_INTEGER = re.compile(r"[+-]?\d+(?:_\d+)*")
 
 
 @dataclass(frozen=True)
@@ -20,9 +22,18 @@ class Page:
 
     @classmethod
     def from_query(cls, query: Query) -> Page:
-        limit = query.integer("limit", minimum=1, maximum=MAX_LIMIT)
-        return cls(limit=DEFAULT_LIMIT if limit is None else limit, after=query.integer("after"),
-                   before=query.integer("before"))
+        return cls(limit=limit(query.string("limit")), after=query.integer("after"), before=query.integer("before"))
+
+
+def limit(text: str | None) -> int:
+    """The page size, never refused, so a client that asks for too much gets the most there is: unset is
+    the default; above the maximum is the maximum; text reads as the integer it starts with (`20abc` is
+    20, `1.5` is 1) and as 0 when it starts with none (`abc`); 0 and negative numbers give an empty page."""
+    if text is None:
+        return DEFAULT_LIMIT
+    found = _LEADING_INTEGER.match(text)
+    number = int(found.group().replace("_", "")) if found else 0
+    return max(0, min(number, MAX_LIMIT))
 
 
 def paginated(items: Sequence[Any], serialize: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ _ABSENT = {"", "none", "undefined", "null"}
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _INTEGER = re.compile(r"^[+-]?\d+$")
 MAX_INTEGER = 2**63 - 1  # the databases' BIGINT
+_MAX_DIGITS = 300  # an integer longer than this stands as 10**300, far beyond any bound it is compared with
 _NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # a JSON escape of NUL, not an escaped backslash before "u0000"
 
 
@@ -44,6 +45,17 @@ class Query:
         if number is None or not minimum <= number <= maximum:
             raise errors.Invalid(f"{name} must be an integer from {minimum} to {maximum}")
         return number
+
+    def any_integer(self, name: str) -> int | None:
+        """An integer of any size or sign (for bounds that clamp rather than refuse)."""
+        value = self.string(name)
+        if value is None:
+            return None
+        if not _INTEGER.match(value):
+            raise errors.Invalid(f"{name} must be an integer")
+        digits = value.lstrip("+-").lstrip("0") or "0"
+        number = int(digits) if len(digits) <= _MAX_DIGITS else 10**_MAX_DIGITS
+        return -number if value.startswith("-") else number
 
     def boolean(self, name: str) -> bool | None:
         value = self.string(name)

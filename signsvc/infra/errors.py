@@ -65,3 +65,10 @@ class TooManyRequests(ServiceError):
 class Unavailable(ServiceError):
     status = 503
     message = "Service unavailable: the database does not answer"
+
+
+def located(message: str, where: str | None) -> str:
+    """`message` with the place in the input it is about, as ``email is invalid in `submitters[1]`.``:
+    the place in backticks and a full stop after it, the form clients of this API already parse.
+    Without a place, the message alone."""
+    return f"{message} in `{where}`." if where else message

@@ -1,5 +1,5 @@
 """The completed email: once a submission is completed, its signed documents and audit log go to each
-submitter (and to `bcc_completed`), attached, or linked when they are too big to attach."""
+submitter, viewers too (and to `bcc_completed`), attached, or linked when they are too big to attach."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
     account = await stored_accounts.required_account(tx, submission.account_id)
     composed = compose(
         account_name=account.name, template_name=submission.template_name,
-        submitter_names=[s.name or s.email or s.phone or s.role for s in submitters],
+        submitter_names=[s.name or s.email or s.phone or s.role for s in submitters if s.completed_at],
         documents=[(r.name, files.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"],
         audit_log_url=next((files.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None),
         attached=attached)

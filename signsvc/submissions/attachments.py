@@ -45,18 +45,19 @@ async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], w
             return NewFile(png.data, f"{field['type']}.png", "image/png", png.sha256)
         return await _upload(ingest, source, field, name, where)
     except pdf_calls.NotBase64:
-        raise errors.Invalid(f"{name}: the value is neither valid base64 nor an https:// URL in {where}") from None
+        raise errors.Invalid(errors.located(f"{name}: the value is neither valid base64 nor an https:// URL",
+                                            where)) from None
     except downloads.DownloadError as exc:
-        raise errors.Invalid(f"{name}: {exc.message} in {where}") from None
+        raise errors.Invalid(errors.located(f"{name}: {exc.message}", where)) from None
     except pdf_calls.EngineError as exc:
-        raise errors.Invalid(f"{name}: {exc} in {where}") from None
+        raise errors.Invalid(errors.located(f"{name}: {exc}", where)) from None
 
 
 async def _upload(ingest: Ingest, source: Upload, field: dict[str, Any], name: str, where: str) -> NewFile:
     url_name = _url_filename(source.source) if source.is_url else ""
     extension = PurePosixPath(url_name).suffix.lower().lstrip(".")
     if field["type"] == "file" and extension in DANGEROUS:
-        raise errors.Invalid(f"{name}: File type '.{extension}' is not allowed in {where}")
+        raise errors.Invalid(errors.located(f"{name}: File type '.{extension}' is not allowed", where))
     file = await ingest.downloader.fetch(source.source) if source.is_url else source.source
     content = await ingest.pool.run(pdf_calls.attachment, file, field["type"] != "file")
     return NewFile(content.data, _filename(field["type"], content.kind, url_name),

@@ -59,16 +59,16 @@ def prefill(fields: list[dict[str, Any]], values: object, where: str) -> dict[st
         return {}
     if not isinstance(values, dict):
         parent, _, key = where.rpartition(".")
-        raise errors.Invalid(f"{key} must be an object in {parent}" if parent else f"{where} must be an object")
+        raise errors.Invalid(errors.located(f"{key} must be a Object", parent or None))
     labelled = named(fields)
     result: dict[str, object] = {}
     for key, value in values.items():
         matches = _matching(labelled, str(key))
         if not matches:
-            raise errors.Invalid(f"Unknown field: {key} in {where}")
+            raise errors.Invalid(errors.located(f"Unknown field: {key}", where))
         for field in matches:
             if field["uuid"] in result:
-                raise errors.Invalid(f"{field['name']} is given twice in {where}")
+                raise errors.Invalid(errors.located(f"{field['name']} is given twice", where))
             result[field["uuid"]] = normalize(field, value, where)
     return result
 
@@ -153,7 +153,7 @@ def _is_empty(value: object) -> bool:
 
 
 def _invalid(field: dict[str, Any], problem: str, where: str) -> errors.Invalid:
-    return errors.Invalid(f"{_label(field)} {problem} in {where}")
+    return errors.Invalid(errors.located(f"{_label(field)} {problem}", where))
 
 
 def _checkbox(field: dict[str, Any], value: object, where: str) -> bool:
@@ -285,7 +285,8 @@ def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload 
     text = value.strip()
     if scheme := _SCHEME.match(text):
         if scheme.group().lower() != "https://":
-            raise errors.Invalid(f"{_label(field)}: only https:// URLs are allowed, not {scheme.group()} in {where}")
+            problem = f"only https:// URLs are allowed, not {scheme.group()}"
+            raise errors.Invalid(errors.located(f"{_label(field)}: {problem}", where))
         return Upload(text)
     if _DATA_URI.match(text) or (len(text) >= TYPED_LIMIT and _BASE64_START.fullmatch(text[:256])):
         return Upload(text)
@@ -295,7 +296,7 @@ def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload 
 def _not_a_file(field: dict[str, Any], value: object, where: str, expected: str) -> errors.Invalid:
     shown = str(value)
     shown = f"{shown[:50]}..." if len(shown) > 50 else shown
-    return errors.Invalid(f"{_label(field)}: Invalid value, {expected} is expected: {shown} in {where}")
+    return errors.Invalid(errors.located(f"{_label(field)}: Invalid value, {expected} is expected: {shown}", where))
 
 
 _NORMALIZERS: dict[str, Callable[[dict[str, Any], object, str], object]] = {

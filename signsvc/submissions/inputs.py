@@ -1,6 +1,7 @@
 """The submission creation input checked into plain data.
 
-Messages name the field and where it is, as `email is invalid in submitters[1]`. Keys the
+Messages name the field and where it is, as ``email is invalid in `submitters[1]`.``; where a
+condition has a well-known wording (a type: `values must be a Object`), that wording is used. Keys the
 official clients may send that signsvc does not act on (SMS, 2FA) are accepted and ignored;
 any other key is refused, so a typo never passes silently.
 """
@@ -62,10 +63,10 @@ class SubmissionInput:
 def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
     _refuse_unknown(body, _TOP_KEYS, None)
     raw_submitters = body.get("submitters")
-    if raw_submitters is None:
+    if raw_submitters is None or raw_submitters == []:
         raise errors.Invalid("submitters is required")
-    if not isinstance(raw_submitters, list) or not raw_submitters:
-        raise errors.Invalid("submitters must be a non-empty array")
+    if not isinstance(raw_submitters, list):
+        raise errors.Invalid("submitters must be a Array")
     if len(raw_submitters) > MAX_SUBMITTERS:
         raise errors.Invalid(f"submitters must have at most {MAX_SUBMITTERS} entries")
     order = body.get("order", body.get("submitters_order")) or "preserved"
@@ -97,7 +98,7 @@ def submitter(raw: Any, index: int) -> SubmitterInput:
     _refuse_unknown(raw, _SUBMITTER_KEYS, where)
     name, email, phone = (_text(raw, key, where) for key in ("name", "email", "phone"))
     if not (name or email or phone):
-        raise errors.Invalid(f"email or phone or name is required in {where}")
+        raise errors.Invalid(errors.located("email or phone or name is required", where))
     values = {**fields_values(raw, where), **_object(raw, "values", where)}
     return SubmitterInput(
         index=index, role=_text(raw, "role", where) or None, email=checked_email(email, "email", where),
@@ -118,18 +119,24 @@ def preferences(raw: dict[str, Any], where: str | None) -> dict[str, Any]:
         found["bcc_completed"] = bcc
     if (url := _text(raw, "completed_redirect_url", where)) is not None:
         if not re.match(r"^https?://[^\s/]+", url, re.IGNORECASE):
-            raise errors.Invalid(_at("completed_redirect_url must be an http:// or https:// URL", where))
+            raise errors.Invalid(errors.located("completed_redirect_url must be an http:// or https:// URL", where))
         found["completed_redirect_url"] = url
     return found
 
 
 def checked_email(value: str | None, key: str, where: str | None) -> str | None:
+    """The address lowercased; `email is invalid` or, for another key, `reply_to email is invalid`."""
     if value is None or value == "":
         return None
     value = value.strip()
-    if not _EMAIL.match(value) or len(value) > 254:
-        raise errors.Invalid(_at(f"{key} is invalid", where))
+    if not is_email(value):
+        raise errors.Invalid(errors.located("email is invalid" if key == "email" else f"{key} email is invalid",
+                                            where))
     return value.lower()
+
+
+def is_email(value: str) -> bool:
+    return bool(_EMAIL.match(value)) and len(value) <= 254
 
 
 def checked_phone(value: str | None, where: str | None) -> str | None:
@@ -137,8 +144,8 @@ def checked_phone(value: str | None, where: str | None) -> str | None:
         return None
     compact = re.sub(r"[\s().-]", "", value)
     if not _PHONE.match(compact):
-        raise errors.Invalid(_at("phone is invalid", where) + ": it should start with +<country code> and "
-                             "contain only digits")
+        raise errors.Invalid(errors.located("phone should start with +<country code> and contain only digits",
+                                            where))
     return compact
 
 
@@ -147,7 +154,7 @@ def external_id(raw: dict[str, Any], where: str | None) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if value is not None and not isinstance(value, str):
-        raise errors.Invalid(_at("external_id must be a string", where))
+        raise errors.Invalid(errors.located("external_id must be a String", where))
     return value
 
 
@@ -173,16 +180,17 @@ def timestamp(value: Any, key: str) -> datetime:
 
 
 def _message(raw: dict[str, Any], where: str | None) -> dict[str, str] | None:
+    """A custom invitation `{subject, body}`; null or `{}` is none (the default wording)."""
     message = raw.get("message")
-    if message is None:
+    if message is None or message == {}:
         return None
     if not isinstance(message, dict):
-        raise errors.Invalid(_at("message must be an object with subject and body", where))
+        raise errors.Invalid(errors.located("message must be a Object", where))
     place = f"{where}.message" if where else "message"
-    body = json_fields.text(message, "body", label=f"body in {place}", limit=20_000)
+    body = _text(message, "body", place, limit=20_000)
     if not body or not body.strip():
-        raise errors.Invalid(f"body is required in {place}")
-    subject = json_fields.text(message, "subject", label=f"subject in {place}", limit=255)
+        raise errors.Invalid(errors.located("body is required", place))
+    subject = _text(message, "subject", place)
     return {"subject": subject or "", "body": body}
 
 
@@ -192,12 +200,12 @@ def fields_values(raw: dict[str, Any], where: str) -> dict[str, Any]:
     if items is None:
         return {}
     if not isinstance(items, list):
-        raise errors.Invalid(f"fields must be an array in {where}")
+        raise errors.Invalid(errors.located("fields must be a Array", where))
     found = {}
     for position, item in enumerate(items):
         key = item.get("name") or item.get("uuid") if isinstance(item, dict) else None
         if not isinstance(key, str):
-            raise errors.Invalid(f"name or uuid is required in {where}.fields[{position}]")
+            raise errors.Invalid(errors.located("name or uuid is required", f"{where}.fields[{position}]"))
         if "default_value" in item:
             found[key] = item["default_value"]
     return found
@@ -206,7 +214,7 @@ def fields_values(raw: dict[str, Any], where: str) -> dict[str, Any]:
 def _readonly_fields(raw: dict[str, Any], where: str) -> list[str]:
     names = raw.get("readonly_fields") or []
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
-        raise errors.Invalid(f"readonly_fields must be an array of field names in {where}")
+        raise errors.Invalid(errors.located("readonly_fields must be an array of field names", where))
     fields = raw["fields"] if isinstance(raw.get("fields"), list) else []
     return names + [item.get("name") or item.get("uuid") for item in fields if item.get("readonly") is True]
 
@@ -214,15 +222,15 @@ def _readonly_fields(raw: dict[str, Any], where: str) -> list[str]:
 def _refuse_unknown(raw: dict[str, Any], known: set[str], where: str | None) -> None:
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise errors.Invalid(_at(f"Unknown key: {unknown[0]}", where))
+        raise errors.Invalid(errors.located(f"Unknown key: {unknown[0]}", where))
 
 
-def _text(raw: dict[str, Any], key: str, where: str | None) -> str | None:
+def _text(raw: dict[str, Any], key: str, where: str | None, limit: int = 255) -> str | None:
     value = raw.get(key)
     if value is not None and not isinstance(value, str):
-        raise errors.Invalid(_at(f"{key} must be a string", where))
-    if value is not None and len(value) > 255:
-        raise errors.Invalid(_at(f"{key} is too long: at most 255 characters", where))
+        raise errors.Invalid(errors.located(f"{key} must be a String", where))
+    if value is not None and len(value) > limit:
+        raise errors.Invalid(errors.located(f"{key} is too long: at most {limit} characters", where))
     return value
 
 
@@ -231,7 +239,7 @@ def _flag(raw: dict[str, Any], key: str, default: bool, where: str) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise errors.Invalid(_at(f"{key} must be true or false", where))
+        raise errors.Invalid(errors.located(f"{key} must be true or false", where))
     return value
 
 
@@ -240,9 +248,5 @@ def _object(raw: dict[str, Any], key: str, where: str | None) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise errors.Invalid(_at(f"{key} must be an object", where))
+        raise errors.Invalid(errors.located(f"{key} must be a Object", where))
     return value
-
-
-def _at(message: str, where: str | None) -> str:
-    return f"{message} in {where}" if where else message

@@ -31,8 +31,20 @@ def submitter_status(submitter: Submitter) -> str:
     return "awaiting"
 
 
+def is_viewer(submission: Submission, submitter: Submitter) -> bool:
+    """A submitter whose role has no fields only views the documents: there is nothing for them to complete."""
+    return not any(field.get("submitter_uuid") == submitter.role_uuid for field in submission.fields)
+
+
+def all_signed(submission: Submission, submitters: list[Submitter]) -> bool:
+    """Every submitter with fields has completed: that completes the submission (viewers do not hold it open)."""
+    return all(s.completed_at for s in submitters if not is_viewer(submission, s))
+
+
 def turn_has_come(submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> bool:
-    """In preserved order a submitter acts once every submitter before them has completed."""
+    """In preserved order a submitter acts once every submitter with fields before them has completed; a viewer's
+    turn never ends, so it holds up no one after it."""
     if submission.submitters_order != "preserved":
         return True
-    return all(other.completed_at for other in submitters if other.position < submitter.position)
+    return all(other.completed_at or is_viewer(submission, other) for other in submitters
+               if other.position < submitter.position)

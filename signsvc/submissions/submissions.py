@@ -64,8 +64,8 @@ class Submissions:
             raise errors.Invalid("emails is required: addresses separated by commas")
         addresses = list(dict.fromkeys(a.strip() for a in emails.replace("\n", ",").split(",") if a.strip()))
         common: dict[str, Any] = {key: body[key] for key in ("template_id", "send_email", "message") if key in body}
-        for address in addresses:  # check every address before creating anything
-            inputs.checked_email(address, "email", "emails")
+        if not all(inputs.is_email(address) for address in addresses):  # checked before creating anything
+            raise errors.Invalid("emails are invalid")
         return [await self.create(principal, {**common, "submitters": [{"email": address}]})
                 for address in addresses]
 
@@ -166,7 +166,8 @@ class Submissions:
     async def _insert_submitter(self, tx: Connection, submission: Submission, given: SubmitterInput,
                                 role: dict[str, Any], prepared: PreparedValues) -> Submitter:
         position = next(index for index, r in enumerate(submission.roles) if r["uuid"] == role["uuid"])
-        settings = {**given.preferences, "send_email": given.send_email}
+        # A submission that sends no email sends none to any of its submitters, and says so in each one.
+        settings = {**given.preferences, "send_email": given.send_email and submission.send_email}
         inserted = await stored.insert_submitter(
             tx, submission_id=submission.id, account_id=submission.account_id, uuid=str(uuids.uuid4()),
             slug=tokens.slug(), role_uuid=role["uuid"], role=role["name"], position=position, name=given.name,
@@ -213,8 +214,7 @@ def _changed(submission: Submission, body: dict[str, Any], now: datetime) -> Sub
 def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple[SubmitterInput, dict[str, Any]]]:
     """Each submitter with its role: named ones by name (any case), the others in template order."""
     if len(given) > len(template.roles):
-        raise errors.Invalid(f"Defined more signing parties than in template: it has {len(template.roles)} "
-                             f"role{'s' if len(template.roles) != 1 else ''}")
+        raise errors.Invalid("Defined more signing parties than in template")
     by_name = {role["name"].lower(): role for role in template.roles}
     taken: dict[str, SubmitterInput] = {}
     for submitter in given:
@@ -225,7 +225,7 @@ def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple
             names = ", ".join(f'"{r["name"]}"' for r in template.roles)
             raise errors.Invalid(f"Unknown submitter role: {submitter.role}. Template defines [{names}]")
         if role["uuid"] in taken:
-            raise errors.Invalid(f"role must be unique in submitters: {role['name']} is given twice")
+            raise errors.Invalid(errors.located("role must be unique", "submitters"))
         taken[role["uuid"]] = submitter
     free = iter(role for role in template.roles if role["uuid"] not in taken)
     for submitter in given:
@@ -243,7 +243,7 @@ def _fields_with_readonly(template: Template,
         for name in given.readonly_fields:
             found = field_values.find(own, name)
             if not found:
-                raise errors.Invalid(f"Unknown field: {name} in {given.where}.readonly_fields")
+                raise errors.Invalid(errors.located(f"Unknown field: {name}", f"{given.where}.readonly_fields"))
             for field in found:
                 next(f for f in own if f["uuid"] == field["uuid"])["readonly"] = True
     return fields

@@ -3,7 +3,8 @@
 Every change locks the submission row first, so actions on one submission take turns: two last
 submitters completing at once give one completion. The signing form's actions are authenticated by
 the submitter's slug; each refuses a finished submitter, a closed submission, and a submitter whose
-turn (in `preserved` order) has not come.
+turn (in `preserved` order) has not come. A viewer (a role without fields) may view, nothing more; the
+API may still mark a viewer completed.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class Submitters:
         await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
                                   event_type="api_complete_form" if through_api else "complete_form", data={},
                                   now=now)
-        finished = await stored.count_unfinished(tx, submission.id) == 0
+        finished = statuses.all_signed(submission, await stored.submitters_of(tx, submission.id))
         last = finished and await stored.complete_submission(tx, submission.id, now)
         await produce.enqueue(tx, self.clock, submitter, last=last)
         if not finished and invite_next:
@@ -80,13 +81,13 @@ class Submitters:
             raise errors.Invalid(f"Unknown key: {unknown[0]}")
         submitter = await self.find(principal, submitter_id)
         submission = await stored.submission_of(self.db, submitter)
-        _refuse_finished_by_api(submitter)
+        _refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, _ = await _locked(tx, submitter.id)
-                _refuse_finished_by_api(submitter)
+                _refuse_finished_by_api(submission, submitter)
                 submitter = await self._apply_changes(tx, submitter, body, prepared)
                 if json_fields.flag(body, "completed", False):
                     submitter = await self.complete(tx, submission, submitter, browser=None)
@@ -98,11 +99,13 @@ class Submitters:
             raise
 
     async def view(self, slug: str) -> Submitter:
-        """The submitter opened the form: `opened` (its time kept from the latest visit) and `form.viewed`."""
+        """The submitter opened the form: `opened` at the first visit (a later one keeps that time), and
+        `view_form` and `form.viewed` at every visit."""
         async with self.db.transaction() as tx:
             submission, submitter = await self._acting(tx, slug)
             now = self.clock.now()
-            submitter = await stored.update_submitter(tx, stored.changed(submitter, opened_at=now), now)
+            submitter = await stored.update_submitter(tx, stored.changed(
+                submitter, opened_at=submitter.opened_at or now), now)
             await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
                                       event_type="view_form", data={}, now=now)
             await self._event(tx, submitter, "form.viewed")
@@ -122,6 +125,7 @@ class Submitters:
             raise errors.Invalid("reason is required: say why the form is declined")
         async with self.db.transaction() as tx:
             submission, submitter = await self._acting(tx, slug)
+            _refuse_viewer(submission, submitter)
             now = self.clock.now()
             submitter = await stored.update_submitter(tx, stored.changed(
                 submitter, declined_at=now, decline_reason=reason, opened_at=submitter.opened_at or now), now)
@@ -142,6 +146,7 @@ class Submitters:
     async def _with_values(self, slug: str, body: dict[str, Any], finish: Browser | None) -> Submitter:
         async with self.db.transaction() as tx:
             submission, submitter = await self._acting(tx, slug)
+        _refuse_viewer(submission, submitter)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), "values")
         _refuse_readonly(fields, prepared)
@@ -242,11 +247,18 @@ async def _locked(tx: Connection, submitter_id: int) -> tuple[Submission, Submit
     return submission, next(s for s in submitters if s.id == submitter_id), submitters
 
 
-def _refuse_finished_by_api(submitter: Submitter) -> None:
-    if submitter.completed_at:
+def _refuse_finished_by_api(submission: Submission, submitter: Submitter) -> None:
+    """A completed submitter, or any submitter of a completed submission (a viewer who never completed)."""
+    if submitter.completed_at or submission.completed_at:
         raise errors.Invalid("Submitter has already completed the submission.")
     if submitter.declined_at:
         raise errors.Invalid("Submitter has already declined the submission.")
+
+
+def _refuse_viewer(submission: Submission, submitter: Submitter) -> None:
+    """The signing form's values, completion and decline are not for a viewer."""
+    if statuses.is_viewer(submission, submitter):
+        raise errors.Invalid("Form is view only.")
 
 
 def _refuse_readonly(fields: list[dict[str, Any]], prepared: PreparedValues) -> None:

@@ -205,8 +205,11 @@ def _url(value: Any) -> str:
 
 
 def _events(value: Any) -> list[str]:
+    """The event types chosen: a non-empty array of them, or `"all"` (as the command line takes it)."""
+    if value == "all":
+        return list(EVENT_TYPES)
     if not isinstance(value, list) or not value:
-        raise errors.Invalid(f"events must be a non-empty array of event types: {', '.join(EVENT_TYPES)}")
+        raise errors.Invalid(f"events must be \"all\" or a non-empty array of event types: {', '.join(EVENT_TYPES)}")
     for index, event_type in enumerate(value):
         if event_type not in EVENT_TYPES:
             raise errors.Invalid(f"events[{index}] {event_type!r} is not an event type; "

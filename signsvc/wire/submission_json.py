@@ -90,7 +90,7 @@ async def submitter_record(conn: Connection, files: Files, now: datetime, submit
     ctx = await context(conn, files, now, submission)
     template = await template_of(conn, submission)
     events = [e for e in await stored.events_of(conn, submission.id) if e.submitter_id == submitter.id]
-    return {**submitter_json(ctx, submission, submitter), "template": template_summary(template),
+    return {**submitter_json(ctx, submission, submitter), "template": template_brief(template),
             "submission_events": [event_json(event) for event in events]}
 
 
@@ -103,21 +103,28 @@ async def updated_submitter(conn: Connection, files: Files, now: datetime, submi
 
 
 async def webhook_submitter(conn: Connection, files: Files, now: datetime, submitter: Submitter) -> dict[str, Any]:
-    """A submitter as `form.*` events and the events feed carry it: `link_slug` instead of slug and uuid."""
+    """A submitter as `form.*` events and the events feed carry it: `link_slug` instead of slug and uuid, and
+    links to the submission's documents page."""
     submission = await stored.submission_of(conn, submitter)
     template = await template_of(conn, submission)
     submitters = await stored.submitters_of(conn, submission.id)
     ctx = await context(conn, files, now, submission)
     data = submitter_json(ctx, submission, submitter)
     del data["slug"], data["uuid"]
+    url = submission_url(ctx.files.site, submission)
     return {**data, "link_slug": submitter.slug, "ip": submitter.ip, "ua": submitter.ua,
             "decline_reason": submitter.decline_reason, "audit_log_url": ctx.url("audit_log", submission.id),
-            "signer_order": submitters.index(submitter) + 1, "total_signers": len(submitters),
+            "submission_url": url, "signer_order": submitters.index(submitter) + 1, "total_signers": len(submitters),
             "template": template_summary(template),
             "submission": {"id": submission.id, "status": statuses.submission_status(submission, ctx.now),
                            "audit_log_url": ctx.url("audit_log", submission.id),
-                           "combined_document_url": ctx.url("combined", submission.id),
-                           "created_at": submission.created_at}}
+                           "combined_document_url": ctx.url("combined", submission.id), "url": url,
+                           "variables": submission.variables, "created_at": submission.created_at}}
+
+
+def submission_url(site: str, submission: Submission) -> str:
+    """The submission's documents page, `{site}/e/{slug}` (a hosted page, served once the pages are built)."""
+    return f"{site}/e/{submission.slug}"
 
 
 async def template_of(conn: Connection, submission: Submission) -> Template | None:
@@ -129,8 +136,11 @@ async def template_of(conn: Connection, submission: Submission) -> Template | No
 
 def submitter_json(ctx: Context, submission: Submission, submitter: Submitter, *, values: bool = True,
                    documents: bool = True, embed: bool = False) -> dict[str, Any]:
+    """`uuid` is the uuid of the submitter's role, shared by the submitters of that role in every submission
+    of the template (the row's own uuid stays internal)."""
     data = {
-        "id": submitter.id, "submission_id": submitter.submission_id, "uuid": submitter.uuid, "slug": submitter.slug,
+        "id": submitter.id, "submission_id": submitter.submission_id, "uuid": submitter.role_uuid,
+        "slug": submitter.slug,
         "name": submitter.name, "email": submitter.email, "phone": submitter.phone,
         "status": statuses.submitter_status(submitter), "role": submitter.role, "external_id": submitter.external_id,
         "application_key": submitter.external_id, "metadata": submitter.metadata,
@@ -183,10 +193,20 @@ def event_json(event: SubmissionEvent) -> dict[str, Any]:
 
 
 def template_summary(template: Template | None) -> dict[str, Any] | None:
+    """The template of a submission, and of a submitter in `form.*` events and the events feed."""
     if template is None:
         return None
     return {"id": template.id, "name": template.name, "external_id": template.external_id,
             "folder_name": template.folder_name, "created_at": template.created_at,
+            "updated_at": template.updated_at}
+
+
+def template_brief(template: Template | None) -> dict[str, Any] | None:
+    """The template of a submitter the API answers (GET /submitters, GET /submitters/{id}): less than
+    `template_summary`, no external_id or folder."""
+    if template is None:
+        return None
+    return {"id": template.id, "name": template.name, "created_at": template.created_at,
             "updated_at": template.updated_at}
 
 

@@ -28,6 +28,7 @@ def template_json(files: Files, template: Template, documents: list[TemplateDocu
         "folder_id": template.folder_id,
         "folder_name": template.folder_name,
         "shared_link": template.shared_link,
+        "variables_schema": {},  # templates define no variables yet
         "author": {"id": template.author_id, "email": template.author_email,
                    "first_name": template.author_first_name, "last_name": template.author_last_name},
         "documents": [document_json(files, d) for d in documents],

@@ -121,10 +121,6 @@ SET name = :name, email = :email, phone = :phone, external_id = :external_id, me
 WHERE id = :id
 RETURNING *
 
--- count_unfinished_submitters --
--- How many signers of a submission have not completed.
-SELECT COUNT(*) AS count FROM submitters WHERE submission_id = :submission_id AND completed_at IS NULL
-
 -- insert_submission_event --
 -- A line of a submission's audit trail.
 INSERT INTO submission_events (submission_id, submitter_id, event_type, data, event_timestamp)

@@ -55,6 +55,22 @@ async def test_feed_items_carry_the_submitter_as_webhooks_do(api, template_id):
     assert {"field": "Full Name", "value": "Ann"} in data["values"]
 
 
+async def test_feed_items_link_the_submissions_documents_page_and_carry_its_variables(api, template_id):
+    submitter = (await send(api, template_id, {"email": "a@example.com", "completed": True}, variables={"k": "v"}))[0]
+    slug = (await api.get(f"/api/submissions/{submitter['submission_id']}")).json["slug"]
+    data = (await feed(api))["data"][0]["data"]
+    assert data["submission_url"] == data["submission"]["url"] == f"http://signsvc.test/e/{slug}"
+    assert data["submission"]["variables"] == {"k": "v"}
+
+
+async def test_feed_items_carry_the_template_with_external_id_and_folder_name(api):
+    template_id = await template(api, external_id="crm-1", folder_name="Sales")
+    await completed(api, template_id, "a@example.com")
+    record = (await api.get(f"/api/templates/{template_id}")).json
+    assert (await feed(api))["data"][0]["data"]["template"] == {
+        key: record[key] for key in ("id", "name", "external_id", "folder_name", "created_at", "updated_at")}
+
+
 async def test_after_lists_events_completed_before_it_and_before_those_completed_in_a_later_second(
         api, clock, template_id):
     for email in ("a@example.com", "b@example.com", "c@example.com"):
@@ -101,7 +117,38 @@ async def test_the_feed_shows_only_the_accounts_own_events(api, other_account, t
     assert (await feed(api.with_key(other_account.live)))["data"] == []
 
 
-@pytest.mark.parametrize("query", ["?limit=0", "?limit=101", "?after=-1", "?before=x", "?after=99999999999999"])
-async def test_bad_feed_parameters_are_422(api, query):
+@pytest.mark.parametrize("query", ["?before=x", "?after=1.5", "?after=abc", "?before=1e9"])
+async def test_after_and_before_that_are_not_integers_are_422(api, query):
     reply = await api.get(f"/api/events/form/completed{query}")
     assert reply.status == 422 and reply.json["error"]
+
+
+@pytest.mark.parametrize("after,everything", [
+    (253402300799, True), (253402300800, True), (99999999999999, True), ("1" + "0" * 400, True),
+    (-1, False), (-99999999999, False), (-62135596800, False), ("-" + "9" * 400, False),
+])
+async def test_any_integer_after_is_a_bound_far_future_the_whole_feed_far_past_an_empty_page(
+        api, template_id, after, everything):
+    await completed(api, template_id, "a@example.com")
+    assert emails(await feed(api, f"?after={after}")) == (["a@example.com"] if everything else [])
+
+
+@pytest.mark.parametrize("before,everything", [
+    (253402300799, False), (253402300800, False), (99999999999999, False), ("1" + "0" * 400, False),
+    (-1, True), (-99999999999, True), (-62135596801, True), ("-" + "9" * 400, True),
+])
+async def test_any_integer_before_is_a_bound_far_future_an_empty_page_far_past_the_whole_feed(
+        api, template_id, before, everything):
+    await completed(api, template_id, "a@example.com")
+    assert emails(await feed(api, f"?before={before}")) == (["a@example.com"] if everything else [])
+
+
+async def test_a_limit_of_0_gives_an_empty_page_even_when_one_second_holds_events(api, template_id):
+    await completed(api, template_id, "a@example.com")
+    await completed(api, template_id, "b@example.com")
+    assert (await feed(api, "?limit=0")) == {"data": [], "pagination": {"count": 0, "next": None, "prev": None}}
+
+
+async def test_a_limit_above_100_is_clamped_to_100(api, template_id):
+    await completed(api, template_id, "a@example.com")
+    assert emails(await feed(api, "?limit=101")) == ["a@example.com"]

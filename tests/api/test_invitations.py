@@ -6,7 +6,8 @@ import pytest
 
 from signsvc.http.appkeys import WORKER
 from tests.support.app import Api
-from tests.support.signing import ANN_VALUES, BOB_VALUES, act, send, submission, template
+from tests.support.signing import (ANN_VALUES, BOB_VALUES, VIC, act, send, submission, template,
+                                   template_with_viewer)
 from tests.support.smtp_server import SmtpServer
 
 
@@ -120,6 +121,31 @@ async def test_submitters_and_bcc_completed_receive_the_signed_documents_and_aud
         assert sorted(files) == ["Audit Log - NDA.pdf", "nda.pdf"]
         assert all(data.startswith(b"%PDF-") for data in files.values())
         assert "The signed documents and the audit log are attached." in text_of(copy.message)
+
+
+async def test_a_viewer_gets_the_usual_invitation_when_its_turn_comes_in_preserved_order(mailing, smtp_server):
+    ann, vic, bob = await send(mailing, await template_with_viewer(mailing, at=1), {"email": "ann@example.com"}, VIC,
+                               {"email": "bob@example.com"})
+    await mailing.app[WORKER].drain()
+    assert recipients(smtp_server) == ["ann@example.com"]
+    await act(mailing, ann["slug"], "complete", {"values": ANN_VALUES})
+    await mailing.app[WORKER].drain()
+    assert sorted(recipients(smtp_server)[1:]) == ["bob@example.com", "vic@example.com"]
+    [invitation] = [r.message for r in smtp_server.received if r.recipients == ["vic@example.com"]]
+    assert invitation["Subject"] == "You are invited to sign a document"
+    assert f"http://signsvc.test/s/{vic['slug']}" in text_of(invitation)
+
+
+async def test_a_viewer_receives_the_completed_email_with_the_documents_attached(mailing, smtp_server):
+    ann, vic, bob = await send(mailing, await template_with_viewer(mailing), {"email": "ann@example.com", "name": "Ann"},
+                               VIC, {"email": "bob@example.com", "name": "Bob"}, order="random")
+    for signer, values in ((ann, ANN_VALUES), (bob, BOB_VALUES)):
+        await act(mailing, signer["slug"], "complete", {"values": values})
+    await mailing.app[WORKER].drain()
+    copies = [r for r in smtp_server.received if r.message["Subject"] == "NDA has been completed by Ann, Bob"]
+    assert [copy.recipients for copy in copies] == [["ann@example.com"], ["vic@example.com"], ["bob@example.com"]]
+    files = {part.get_filename(): part.get_content() for part in copies[1].message.iter_attachments()}
+    assert sorted(files) == ["Audit Log - NDA.pdf", "nda.pdf"]
 
 
 async def test_a_submitter_who_asked_for_no_email_gets_no_completed_copy(mailing, smtp_server):

@@ -1,5 +1,5 @@
-"""Creating submissions: the SubmissionCreate input, each refusal in the form
-`<field> is invalid in submitters[<index>]`."""
+"""Creating submissions: the SubmissionCreate input, each refusal naming the problem and where it is,
+in the form ``<field> is invalid in `submitters[<index>]`.``."""
 
 import json
 import time
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import storage.emails as stored_emails
 from tests.support import signing
 from tests.support.app import START, TEST_KEY
 from tests.support.signing import act, area
@@ -72,70 +73,73 @@ REFUSALS = [
     ("template_id is required", lambda tid: {"submitters": [ANN]}),
     ("template_id must be a positive integer", lambda tid: {"template_id": "NDA", "submitters": [ANN]}),
     ("template_id must be a positive integer", lambda tid: {"template_id": True, "submitters": [ANN]}),
-    ("submitters must be a non-empty array", lambda tid: {"template_id": tid, "submitters": "ann@example.com"}),
-    ("submitters must be a non-empty array", lambda tid: {"template_id": tid, "submitters": ANN}),
-    ("submitters must be a non-empty array", lambda tid: {"template_id": tid, "submitters": []}),
+    ("submitters must be a Array", lambda tid: {"template_id": tid, "submitters": "ann@example.com"}),
+    ("submitters must be a Array", lambda tid: {"template_id": tid, "submitters": ANN}),
+    ("submitters is required", lambda tid: {"template_id": tid, "submitters": []}),
     ("submitters[1] must be an object", submitters(ANN, "bob@example.com")),
-    ("email must be a string in submitters[0]", submitters({"email": 42})),
-    ("name must be a string in submitters[1]", submitters(ANN, {"name": ["Bob"]})),
-    ("role must be a string in submitters[0]", submitters({**ANN, "role": {"name": "First Party"}})),
-    ("values must be an object in submitters[0]", values("Ann Smith")),
-    ("values must be an object in submitters[0]", values([{"Full Name": "Ann Smith"}])),
-    ("metadata must be an object in submitters[0]", submitters({**ANN, "metadata": "vip"})),
-    ("metadata must be an object in submitters[0]", submitters({**ANN, "metadata": ["vip"]})),
-    ("external_id must be a string in submitters[0]", submitters({**ANN, "external_id": {"id": 1}})),
-    ("readonly_fields must be an array of field names in submitters[0]", submitters({**ANN, "readonly_fields": "Plan"})),
-    ("completed must be true or false in submitters[0]", submitters({**ANN, "completed": "yes"})),
-    ("send_email must be true or false in submitters[0]", submitters({**ANN, "send_email": 0})),
+    ("email must be a String in `submitters[0]`.", submitters({"email": 42})),
+    ("name must be a String in `submitters[1]`.", submitters(ANN, {"name": ["Bob"]})),
+    ("role must be a String in `submitters[0]`.", submitters({**ANN, "role": {"name": "First Party"}})),
+    ("values must be a Object in `submitters[0]`.", values("Ann Smith")),
+    ("values must be a Object in `submitters[0]`.", values([{"Full Name": "Ann Smith"}])),
+    ("metadata must be a Object in `submitters[0]`.", submitters({**ANN, "metadata": "vip"})),
+    ("metadata must be a Object in `submitters[0]`.", submitters({**ANN, "metadata": ["vip"]})),
+    ("external_id must be a String in `submitters[0]`.", submitters({**ANN, "external_id": {"id": 1}})),
+    ("readonly_fields must be an array of field names in `submitters[0]`.",
+     submitters({**ANN, "readonly_fields": "Plan"})),
+    ("completed must be true or false in `submitters[0]`.", submitters({**ANN, "completed": "yes"})),
+    ("send_email must be true or false in `submitters[0]`.", submitters({**ANN, "send_email": 0})),
     ("send_email must be true or false", body(send_email="no")),
-    ("variables must be an object", body(variables="x")),
+    ("variables must be a Object", body(variables="x")),
     ("name is too long: at most 255 characters", body(name="n" * 256)),
-    ("email is invalid in submitters[1]", submitters(ANN, {"email": "bob@example"})),
-    ("email is invalid in submitters[1]", submitters(ANN, {"email": "bob smith@example.com"})),
-    ("email is invalid in submitters[0]", submitters({"email": "ann@example.com, bob@example.com"})),
-    ("phone is invalid in submitters[0]: it should start with +<country code> and contain only digits",
+    ("email is invalid in `submitters[1]`.", submitters(ANN, {"email": "bob@example"})),
+    ("email is invalid in `submitters[1]`.", submitters(ANN, {"email": "bob smith@example.com"})),
+    ("email is invalid in `submitters[0]`.", submitters({"email": "ann@example.com, bob@example.com"})),
+    ("phone should start with +<country code> and contain only digits in `submitters[0]`.",
      submitters({"phone": "555-1234"})),
-    ("phone is invalid in submitters[1]: it should start with +<country code> and contain only digits",
+    ("phone should start with +<country code> and contain only digits in `submitters[1]`.",
      submitters(ANN, {"phone": "+1 555 CALL NOW"})),
-    ("email or phone or name is required in submitters[1]", submitters(ANN, {"role": "Second Party"})),
-    ("email or phone or name is required in submitters[0]", submitters({"email": "", "name": "", "phone": ""})),
+    ("email or phone or name is required in `submitters[1]`.", submitters(ANN, {"role": "Second Party"})),
+    ("email or phone or name is required in `submitters[0]`.", submitters({"email": "", "name": "", "phone": ""})),
     ('Unknown submitter role: Buyer. Template defines ["First Party", "Second Party"]',
      submitters({**ANN, "role": "Buyer"})),
-    ("role must be unique in submitters: First Party is given twice",
+    ("role must be unique in `submitters`.",
      submitters({**ANN, "role": "First Party"}, {**BOB, "role": "first party"})),
-    ("Defined more signing parties than in template: it has 2 roles",
-     submitters(ANN, BOB, {"email": "carol@example.com"})),
+    ("Defined more signing parties than in template", submitters(ANN, BOB, {"email": "carol@example.com"})),
     ("Unknown key: sendemail", body(sendemail=False)),
-    ("Unknown key: mail in submitters[0]", submitters({**ANN, "mail": "ann@example.org"})),
-    ("Unknown field: Middle Name in submitters[0].values", values({"Middle Name": "Q"})),
-    ("Unknown field: Buyer Name in submitters[0].values", values({"Buyer Name": "a field of the other role"})),
+    ("Unknown key: mail in `submitters[0]`.", submitters({**ANN, "mail": "ann@example.org"})),
+    ("Unknown field: Middle Name in `submitters[0].values`.", values({"Middle Name": "Q"})),
+    ("Unknown field: Buyer Name in `submitters[0].values`.", values({"Buyer Name": "a field of the other role"})),
     (f"Signature: Invalid value, url, base64 or text < 60 chars is expected: {LONG_TEXT[:50]}... "
-     "in submitters[0].values", values({"Signature": LONG_TEXT})),
-    ("Signature: Invalid value, url, base64 or text < 60 chars is expected: 42 in submitters[0].values",
+     "in `submitters[0].values`.", values({"Signature": LONG_TEXT})),
+    ("Signature: Invalid value, url, base64 or text < 60 chars is expected: 42 in `submitters[0].values`.",
      values({"Signature": 42})),
-    ("Signature: only https:// URLs are allowed, not http:// in submitters[0].values",
+    ("Signature: only https:// URLs are allowed, not http:// in `submitters[0].values`.",
      values({"Signature": "http://example.com/signature.png"})),
-    ("Newsletter must be true or false (or 1/0, yes/no) in submitters[0].values", values({"Newsletter": "maybe"})),
-    ("Newsletter must be true or false (or 1/0, yes/no) in submitters[0].values", values({"Newsletter": 2})),
-    ("Plan must be one of: Basic, Pro in submitters[0].values", values({"Plan": "Gold"})),
-    ("Full Name must be a string in submitters[0].values", values({"Full Name": {"first": "Ann"}})),
+    ("Newsletter must be true or false (or 1/0, yes/no) in `submitters[0].values`.",
+     values({"Newsletter": "maybe"})),
+    ("Newsletter must be true or false (or 1/0, yes/no) in `submitters[0].values`.", values({"Newsletter": 2})),
+    ("Plan must be one of: Basic, Pro in `submitters[0].values`.", values({"Plan": "Gold"})),
+    ("Full Name must be a string in `submitters[0].values`.", values({"Full Name": {"first": "Ann"}})),
     ("expire_at must be a timestamp, such as 2026-09-01T12:00:00Z", body(expire_at="next week")),
     ("expire_at must be a timestamp, such as 2026-09-01T12:00:00Z", body(expire_at=True)),
     ("expire_at must be in the future", body(expire_at="2025-12-31T12:00:00Z")),
     ("expire_at must be in the future", body(expire_at=START.isoformat())),
-    ("body is required in message", body(message={"subject": "Please sign"})),
-    ("body is required in message", body(message={"subject": "Please sign", "body": "   "})),
-    ("message must be an object with subject and body", body(message="Please sign")),
-    ("body is required in submitters[0].message", submitters({**ANN, "message": {"subject": "Please sign"}})),
-    ("reply_to is invalid", body(reply_to="support")),
-    ("reply_to is invalid in submitters[0]", submitters({**ANN, "reply_to": "support@"})),
-    ("bcc_completed is invalid", body(bcc_completed="archive@example")),
+    ("body is required in `message`.", body(message={"subject": "Please sign"})),
+    ("body is required in `message`.", body(message={"subject": "Please sign", "body": "   "})),
+    ("subject must be a String in `message`.", body(message={"subject": 7, "body": "Please sign"})),
+    ("message must be a Object", body(message="Please sign")),
+    ("body is required in `submitters[0].message`.", submitters({**ANN, "message": {"subject": "Please sign"}})),
+    ("reply_to email is invalid", body(reply_to="support")),
+    ("reply_to email is invalid in `submitters[0]`.", submitters({**ANN, "reply_to": "support@"})),
+    ("bcc_completed email is invalid", body(bcc_completed="archive@example")),
     ("order must be one of preserved, random", body(order="sequential")),
     ("order must be one of preserved, random", body(submitters_order="parallel")),
     ("completed_redirect_url must be an http:// or https:// URL", body(completed_redirect_url="javascript:alert(1)")),
-    ("Unknown field: Nope in submitters[0].readonly_fields", submitters({**ANN, "readonly_fields": ["Nope"]})),
-    ("fields must be an array in submitters[0]", submitters({**ANN, "fields": "Full Name"})),
-    ("name or uuid is required in submitters[0].fields[0]", submitters({**ANN, "fields": [{"default_value": "x"}]})),
+    ("Unknown field: Nope in `submitters[0].readonly_fields`.", submitters({**ANN, "readonly_fields": ["Nope"]})),
+    ("fields must be a Array in `submitters[0]`.", submitters({**ANN, "fields": "Full Name"})),
+    ("name or uuid is required in `submitters[0].fields[0]`.",
+     submitters({**ANN, "fields": [{"default_value": "x"}]})),
 ]
 
 
@@ -162,7 +166,7 @@ async def test_a_refusal_after_a_drawn_signature_leaves_no_stored_file(api, nda,
     files_before = stored_files(config)
     reply = await api.post("/api/submissions", json={"template_id": nda, "submitters": [
         {**ANN, "values": {"Signature": "Ann Smith"}}, {**BOB, "values": {"Buyer Name": ["not", "text"]}}]})
-    assert (reply.status, reply.json) == (422, {"error": "Buyer Name must be a string in submitters[1].values"})
+    assert (reply.status, reply.json) == (422, {"error": "Buyer Name must be a string in `submitters[1].values`."})
     await nothing_left_behind(files_before)
 
 
@@ -342,7 +346,7 @@ async def test_init_answers_id_submitters_expire_at_and_created_at(api, nda):
 async def test_init_refuses_bad_input_like_create(api, nda, config, nothing_left_behind):
     files_before = stored_files(config)
     reply = await api.post("/api/submissions/init", json={"template_id": nda, "submitters": [{"email": "x@"}]})
-    assert (reply.status, reply.json) == (422, {"error": "email is invalid in submitters[0]"})
+    assert (reply.status, reply.json) == (422, {"error": "email is invalid in `submitters[0]`."})
     await nothing_left_behind(files_before)
 
 
@@ -358,7 +362,8 @@ async def test_emails_creates_one_submission_per_address_signed_by_the_first_rol
 
 
 @pytest.mark.parametrize("emails,message", [
-    ("ann@example.com, bob@", "email is invalid in emails"),
+    ("ann@example.com, bob@", "emails are invalid"),
+    ("ann@example.com; bob@example.com", "emails are invalid"),
     ("", "emails is required: addresses separated by commas"),
     (["ann@example.com"], "emails is required: addresses separated by commas"),
 ])
@@ -390,6 +395,16 @@ async def test_a_nul_character_is_refused_the_same_on_every_backend(api, nda, co
     await nothing_left_behind(files_before)
 
 
+@pytest.mark.parametrize("where", ["submission", "submitter"])
+async def test_an_empty_message_object_means_no_custom_message(api, db, nda, where):
+    ann = {**ANN, "message": {}} if where == "submitter" else ANN
+    extra = {"message": {}} if where == "submission" else {}
+    [created] = await create(api, {"template_id": nda, "submitters": [ann], **extra})
+    [invitation] = await stored_emails.list_emails(db, 1, limit=10)
+    assert (invitation.submitter_id, invitation.subject) == (created["id"], "You are invited to sign a document")
+    assert created["preferences"] == {"send_email": True}
+
+
 async def test_keys_the_official_clients_send_without_effect_here_are_accepted(api, nda):
     [ann] = await create(api, {"template_id": nda, "send_sms": False, "name": "Q3 NDA", "variables": {"deal": 1},
                                "submitters": [{**ANN, "send_sms": False, "require_phone_2fa": False,
@@ -410,6 +425,16 @@ async def test_send_email_false_leaves_every_submitter_awaiting(api, nda):
     assert [(s["status"], s["sent_at"]) for s in submitters] == [("awaiting", None), ("awaiting", None)]
     [ann] = await create(api, {"template_id": nda, "submitters": [{**ANN, "send_email": False}]})
     assert ann["status"] == "awaiting"
+
+
+async def test_send_email_false_on_the_submission_shows_as_send_email_false_in_each_submitters_preferences(api, nda):
+    submitters = await create(api, {"template_id": nda, "submitters": [ANN, {**BOB, "send_email": True}],
+                                    "send_email": False})
+    assert [s["preferences"]["send_email"] for s in submitters] == [False, False]
+    listed = (await api.get(f"/api/submissions/{submitters[0]['submission_id']}")).json["submitters"]
+    assert [s["preferences"]["send_email"] for s in listed] == [False, False]
+    [ann, bob] = await create(api, {"template_id": nda, "submitters": [ANN, {**BOB, "send_email": False}]})
+    assert (ann["preferences"]["send_email"], bob["preferences"]["send_email"]) == (True, False)
 
 
 async def test_completed_true_marks_the_submitter_completed_at_creation(api, nda):

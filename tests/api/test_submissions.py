@@ -5,7 +5,8 @@ from datetime import timedelta
 
 from signsvc.http.appkeys import WORKER
 from tests.support.app import START, TEST_KEY
-from tests.support.signing import ANN_VALUES, BOB_VALUES, act, area, event_types, send, submission, template
+from tests.support.signing import (ANN_VALUES, BOB_VALUES, VIC, act, area, event_types, send, submission, template,
+                                   template_with_viewer)
 
 
 # Creation
@@ -20,6 +21,31 @@ async def test_create_answers_one_submitter_per_entry_with_id_slug_uuid_embed_sr
     assert (ann["email"], ann["external_id"], ann["metadata"]) == ("ann@example.com", "u-7", {"crm": {"id": 7}})
     assert "documents" not in ann and "submission_events" not in ann
     assert submitters[1]["phone"] == "+15551234567" and submitters[1]["status"] == "awaiting"
+
+
+async def test_the_template_of_a_submission_record_keeps_external_id_and_folder_name(api):
+    template_id = await template(api, external_id="crm-1", folder_name="Sales")
+    submitters = await send(api, template_id)
+    record = (await api.get(f"/api/templates/{template_id}")).json
+    summary = {key: record[key] for key in ("id", "name", "external_id", "folder_name", "created_at", "updated_at")}
+    assert (await submission(api, submitters[0]["submission_id"]))["template"] == summary
+    assert (await api.get("/api/submissions")).json["data"][0]["template"] == summary
+
+
+async def test_completed_true_for_a_viewer_at_creation_marks_it_completed_and_the_signers_still_sign(api):
+    ann, vic, bob = await send(api, await template_with_viewer(api), {"email": "ann@example.com"},
+                               {**VIC, "completed": True}, {"email": "bob@example.com"})
+    assert [s["status"] for s in (ann, vic, bob)] == ["sent", "completed", "awaiting"]
+    found = await submission(api, ann["submission_id"])
+    assert found["status"] == "pending" and [e["event_type"] for e in found["submission_events"]] == [
+        "api_complete_form", "send_email"]
+
+
+async def test_a_submission_of_signers_completed_at_creation_and_a_viewer_is_completed_at_once(api):
+    ann, vic, bob = await send(api, await template_with_viewer(api), {"email": "ann@example.com", "completed": True},
+                               VIC, {"email": "bob@example.com", "completed": True})
+    assert [s["status"] for s in (ann, vic, bob)] == ["completed", "awaiting", "completed"]
+    assert (await submission(api, ann["submission_id"]))["status"] == "completed"
 
 
 async def test_init_answers_id_submitters_expire_at_and_created_at(api):

@@ -1,6 +1,12 @@
 """Signers: the signer's own actions and the API's changes."""
 
-from tests.support.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
+from datetime import timedelta
+
+from tests.support.signing import (ANN_VALUES, BOB_VALUES, VIC, act, event_types, send, submission, template,
+                                   template_with_viewer)
+
+ANN = {"email": "ann@example.com", "name": "Ann", "role": "First Party"}
+BOB = {"email": "bob@example.com", "name": "Bob", "role": "Second Party"}
 
 
 async def submitter(api, submitter_id: int) -> dict:
@@ -19,6 +25,20 @@ async def test_view_moves_the_submitter_to_opened_and_emits_form_viewed_on_every
     assert await event_types(db, "submitter", submitters[0]["id"]) == ["form.viewed", "form.viewed"]
     events = (await submission(api, 1))["submission_events"]
     assert [e["event_type"] for e in events] == ["send_email", "view_form", "view_form"]
+
+
+async def test_opened_at_keeps_the_first_view_while_every_view_emits_form_viewed(api, db, clock):
+    submitters = await send(api, await template(api))
+    first = await act(api, submitters[0]["slug"], "view")
+    assert first.json["opened_at"] == "2026-01-01T12:00:00.000Z"
+    clock.advance(timedelta(hours=1))
+    again = await act(api, submitters[0]["slug"], "view")
+    assert again.json["opened_at"] == "2026-01-01T12:00:00.000Z"
+    assert (await submitter(api, submitters[0]["id"]))["opened_at"] == "2026-01-01T12:00:00.000Z"
+    assert await event_types(db, "submitter", submitters[0]["id"]) == ["form.viewed", "form.viewed"]
+    events = (await submission(api, 1))["submission_events"]
+    assert [e["event_timestamp"] for e in events if e["event_type"] == "view_form"] == [
+        "2026-01-01T12:00:00.000Z", "2026-01-01T13:00:00.000Z"]
 
 
 async def test_the_first_save_of_values_emits_form_started_once(api, db):
@@ -114,6 +134,52 @@ async def test_a_read_only_field_cannot_be_changed_by_the_submitter(api):
     assert (reply.status, reply.json) == (422, {"error": "Full Name is a read-only field"})
 
 
+# Viewers: a role without fields
+
+async def test_completing_every_submitter_with_fields_completes_the_submission_a_viewer_does_not_hold_it_open(
+        api, db, worker):
+    ann, bob, vic = await send(api, await template_with_viewer(api, at=2), ANN, BOB, VIC, order="random")
+    await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
+    assert (await submission(api, ann["submission_id"]))["status"] == "pending"
+    await act(api, bob["slug"], "complete", {"values": BOB_VALUES})
+    found = await submission(api, ann["submission_id"])
+    assert found["status"] == "completed" and found["completed_at"] == "2026-01-01T12:00:00.000Z"
+    assert [s["status"] for s in found["submitters"]] == ["completed", "completed", "sent"]
+    await worker.drain()
+    assert await event_types(db, "submission", ann["submission_id"]) == ["submission.created", "submission.completed"]
+    assert found["submitters"][2]["uuid"] == vic_role(await api.get(f"/api/templates/{found['template']['id']}"))
+
+
+def vic_role(template_reply) -> str:
+    return next(role["uuid"] for role in template_reply.json["submitters"] if role["name"] == "Viewer")
+
+
+async def test_a_viewer_may_view_the_form_but_not_save_complete_or_decline_it_as_it_is_view_only(api, db):
+    ann, vic, bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
+    assert (await act(api, vic["slug"], "view")).status == 200
+    for action, body in (("values", {"values": {}}), ("complete", {}), ("decline", {"reason": "Not mine"})):
+        reply = await act(api, vic["slug"], action, body)
+        assert (reply.status, reply.json) == (422, {"error": "Form is view only."}), action
+    assert (await submitter(api, vic["id"]))["status"] == "opened"
+    assert await event_types(db, "submitter", vic["id"]) == ["form.viewed"]
+
+
+async def test_in_preserved_order_a_viewer_waits_its_turn_but_holds_up_no_one_after_it(api):
+    ann, vic, bob = await send(api, await template_with_viewer(api, at=1), ANN, VIC, BOB)
+    assert [s["status"] for s in (ann, vic, bob)] == ["sent", "awaiting", "awaiting"]
+    assert (await act(api, vic["slug"], "view")).status == 422
+    await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
+    assert [(await submitter(api, s["id"]))["status"] for s in (vic, bob)] == ["sent", "sent"]
+    assert (await act(api, vic["slug"], "view")).status == 200
+    assert (await act(api, bob["slug"], "complete", {"values": BOB_VALUES})).status == 200
+    assert (await submission(api, ann["submission_id"]))["status"] == "completed"
+
+
+async def test_a_viewer_first_in_preserved_order_is_invited_with_the_first_signer(api):
+    vic, ann, bob = await send(api, await template_with_viewer(api, at=0), VIC, ANN, BOB)
+    assert [s["status"] for s in (vic, ann, bob)] == ["sent", "sent", "awaiting"]
+
+
 async def test_an_unknown_signing_link_is_404(api):
     reply = await act(api, "nope", "view")
     assert (reply.status, reply.json) == (404, {"error": "Signing link not found"})
@@ -133,6 +199,26 @@ async def test_get_submitter_has_values_documents_template_and_its_events(api):
     assert found["values"] == [{"field": "Full Name", "value": "Ann"}] and found["documents"] == []
     assert found["template"]["name"] == "NDA"
     assert [e["event_type"] for e in found["submission_events"]] == ["send_email"]
+
+
+async def test_a_submitters_uuid_is_its_template_roles_uuid_shared_by_every_submission(api):
+    template_id = await template(api)
+    roles = [role["uuid"] for role in (await api.get(f"/api/templates/{template_id}")).json["submitters"]]
+    first, second = await send(api, template_id), await send(api, template_id)
+    assert [s["uuid"] for s in first] == [s["uuid"] for s in second] == roles
+    assert (await submitter(api, first[1]["id"]))["uuid"] == roles[1]
+    assert [s["uuid"] for s in (await submission(api, second[0]["submission_id"]))["submitters"]] == roles
+    listed = (await api.get(f"/api/submitters?submission_id={first[0]['submission_id']}")).json["data"]
+    assert sorted(s["uuid"] for s in listed) == sorted(roles)
+
+
+async def test_the_template_of_a_submitter_is_exactly_id_name_created_at_and_updated_at(api):
+    template_id = await template(api, external_id="crm-1", folder_name="Sales")
+    submitters = await send(api, template_id)
+    record = (await api.get(f"/api/templates/{template_id}")).json
+    brief = {key: record[key] for key in ("id", "name", "created_at", "updated_at")}
+    assert (await submitter(api, submitters[0]["id"]))["template"] == brief
+    assert [s["template"] for s in (await api.get("/api/submitters")).json["data"]] == [brief, brief]
 
 
 async def test_get_submitter_of_another_account_is_403(api, other_account):
@@ -164,6 +250,28 @@ async def test_put_submitter_completed_true_marks_it_completed_without_checking_
     assert (await submitter(api, submitters[1]["id"]))["status"] == "sent", "the next signer is invited"
 
 
+async def test_put_submitter_completed_true_marks_a_viewer_completed_without_completing_the_submission(
+        api, db, worker):
+    ann, vic, bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
+    reply = await api.put(f"/api/submitters/{vic['id']}", json={"completed": True})
+    assert (reply.status, reply.json["status"]) == (200, "completed")
+    await worker.drain()
+    assert await event_types(db, "submitter", vic["id"]) == ["form.completed"]
+    assert (await submission(api, ann["submission_id"]))["status"] == "pending"
+    for signer, values in ((ann, ANN_VALUES), (bob, BOB_VALUES)):
+        await act(api, signer["slug"], "complete", {"values": values})
+    assert (await submission(api, ann["submission_id"]))["status"] == "completed"
+
+
+async def test_a_viewer_of_a_completed_submission_cannot_be_changed(api):
+    ann, vic, bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
+    for signer, values in ((ann, ANN_VALUES), (bob, BOB_VALUES)):
+        await act(api, signer["slug"], "complete", {"values": values})
+    for body in ({"completed": True}, {"name": "Eve"}, {"send_email": True}):
+        reply = await api.put(f"/api/submitters/{vic['id']}", json=body)
+        assert (reply.status, reply.json) == (422, {"error": "Submitter has already completed the submission."})
+
+
 async def test_a_completed_submitter_cannot_be_changed(api):
     submitters = await send(api, await template(api))
     await api.put(f"/api/submitters/{submitters[0]['id']}", json={"completed": True})
@@ -185,7 +293,7 @@ async def test_put_submitter_refuses_bad_input_with_a_clear_message(api):
     submitters = await send(api, await template(api))
     path = f"/api/submitters/{submitters[0]['id']}"
     for body, error in [({"email": "nope"}, "email is invalid"), ({"metadata": "x"}, "metadata must be an object"),
-                        ({"values": {"Nope": 1}}, "Unknown field: Nope in values"),
+                        ({"values": {"Nope": 1}}, "Unknown field: Nope in `values`."),
                         ({"completed": "yes"}, "completed must be true or false"), ({"colour": 1}, "Unknown key: colour")]:
         reply = await api.put(path, json=body)
         assert (reply.status, reply.json) == (422, {"error": error}), body

@@ -53,6 +53,14 @@ async def test_create_answers_201_with_the_template_record(api):
     assert document["filename"] == "nda.pdf"
 
 
+async def test_a_template_record_carries_an_empty_variables_schema_as_templates_define_no_variables(api):
+    template = await create(api)
+    assert template["variables_schema"] == {}
+    assert (await api.get(f"/api/templates/{template['id']}")).json["variables_schema"] == {}
+    assert (await api.get("/api/templates")).json["data"][0]["variables_schema"] == {}
+    assert (await api.post(f"/api/templates/{template['id']}/clone", json={})).json["variables_schema"] == {}
+
+
 async def test_field_areas_are_stored_with_0_based_pages_on_the_document(api):
     template = await create(api)
     field = template["fields"][0]

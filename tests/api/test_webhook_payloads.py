@@ -71,6 +71,35 @@ async def test_form_events_carry_the_submitter_with_link_slug_order_and_submissi
     assert {v["field"] for v in data["values"]} == {"Full Name", "Signature", "Newsletter"}
 
 
+async def test_form_events_carry_the_template_with_external_id_and_folder_name(hooked, receiver):
+    template_id = await template(hooked, external_id="crm-1", folder_name="Sales")
+    submitters = await send(hooked, template_id)
+    await act(hooked, submitters[0]["slug"], "view")
+    [data] = of_type(await received(hooked, receiver), "form.viewed")
+    record = (await hooked.get(f"/api/templates/{template_id}")).json
+    assert data["template"] == {key: record[key] for key in ("id", "name", "external_id", "folder_name",
+                                                             "created_at", "updated_at")}
+
+
+async def test_template_events_carry_an_empty_variables_schema(hooked, receiver):
+    template_id = await template(hooked)
+    await hooked.put(f"/api/templates/{template_id}", json={"name": "NDA 2"})
+    envelopes = await received(hooked, receiver)
+    assert [data["variables_schema"] for data in of_type(envelopes, "template.created")] == [{}]
+    assert [data["variables_schema"] for data in of_type(envelopes, "template.updated")] == [{}]
+
+
+async def test_form_events_link_the_submissions_documents_page_and_carry_its_variables(hooked, receiver):
+    submitters = await send(hooked, await template(hooked), variables={"deal": 42})
+    await act(hooked, submitters[0]["slug"], "view")
+    await act(hooked, submitters[0]["slug"], "decline", {"reason": "No"})
+    envelopes = await received(hooked, receiver)
+    page = f"http://signsvc.test/e/{(await submission(hooked, submitters[0]['submission_id']))['slug']}"
+    for data in of_type(envelopes, "form.viewed") + of_type(envelopes, "form.declined"):
+        assert data["submission_url"] == data["submission"]["url"] == page
+        assert data["submission"]["variables"] == {"deal": 42}
+
+
 async def test_form_declined_carries_the_decline_reason(hooked, receiver):
     submitters = await send(hooked, await template(hooked))
     await act(hooked, submitters[0]["slug"], "decline", {"reason": "Wrong amount"})

@@ -32,6 +32,14 @@ async def test_events_are_kept_in_the_order_of_the_spec_without_repeats(api):
     assert endpoint["events"] == ["form.completed", "template.updated"]
 
 
+async def test_events_all_chooses_every_event_type_as_the_command_line_does(api):
+    endpoint = await add(api, events="all")
+    assert endpoint["events"] == list(endpoints.EVENT_TYPES)
+    await api.put(f"/api/webhooks/{endpoint['id']}", json={"events": ["form.completed"]})
+    reply = await api.put(f"/api/webhooks/{endpoint['id']}", json={"events": "all"})
+    assert (reply.status, reply.json["events"]) == (200, list(endpoints.EVENT_TYPES))
+
+
 async def test_the_secret_value_is_never_shown_again(api, db):
     endpoint = await add(api, secret=SECRET)
     assert endpoint["secret"] == {"header": "X-Webhook-Secret"}
@@ -50,8 +58,8 @@ async def test_a_secret_shorter_than_recommended_is_accepted_with_a_warning(api)
     ({"url": "http://"}, "url must be an http:// or https:// URL with a host"),
     ({"url": None}, "url is required: an http:// or https:// URL"),
     ({"url": URL, "events": ["form.signed"]}, "events[0] 'form.signed' is not an event type; use one of: form.viewed"),
-    ({"url": URL, "events": []}, "events must be a non-empty array of event types"),
-    ({"url": URL, "events": "form.completed"}, "events must be a non-empty array of event types"),
+    ({"url": URL, "events": []}, 'events must be "all" or a non-empty array of event types'),
+    ({"url": URL, "events": "form.completed"}, 'events must be "all" or a non-empty array of event types'),
     ({"url": URL, "secret": {"header": "X-Secret", "value": "short"}},
      "secret.value must have 16 to 255 characters (32 or more random characters are recommended)"),
     ({"url": URL, "secret": {"header": "X-Secret", "value": "with spaces in the secret value"}},

@@ -29,6 +29,19 @@ async def template(api, fields: list[dict[str, Any]] | None = None, **changes: A
     return reply.json["id"]
 
 
+async def template_with_viewer(api, at: int = 1) -> int:
+    """The sample template with a third role, "Viewer", that has no fields, at position `at` of its roles."""
+    template_id = await template(api)
+    roles = (await api.get(f"/api/templates/{template_id}")).json["submitters"]
+    roles.insert(at, {"name": "Viewer"})
+    reply = await api.put(f"/api/templates/{template_id}", json={"submitters": roles})
+    assert reply.status == 200, reply.json
+    return template_id
+
+
+VIC = {"email": "vic@example.com", "name": "Vic", "role": "Viewer"}
+
+
 async def send(api, template_id: int, *submitters: dict[str, Any], **body: Any) -> list[dict[str, Any]]:
     """Creates a submission; answers its signers."""
     submitters = submitters or ({"email": "ann@example.com", "name": "Ann"}, {"email": "bob@example.com", "name": "Bob"})

@@ -96,18 +96,18 @@ async def test_a_data_uri_prefix_is_dropped(ingest):
 @pytest.mark.parametrize("type", ["signature", "image", "stamp"])
 async def test_an_image_field_refuses_anything_but_png_jpeg_webp_or_gif(ingest, data, type):
     assert await refusal(ingest, Upload(b64(data)), type) == (
-        "Answer: The file is not an image: send a PNG, JPEG, WebP or GIF in submitters[0].values")
+        "Answer: The file is not an image: send a PNG, JPEG, WebP or GIF in `submitters[0].values`.")
 
 
 async def test_a_broken_image_is_refused(ingest):
     broken = png()[:40]
     assert await refusal(ingest, Upload(b64(broken)), "signature") == (
-        "Answer: The image can't be read in submitters[0].values")
+        "Answer: The image can't be read in `submitters[0].values`.")
 
 
 async def test_text_that_is_not_base64_is_refused(ingest):
     assert await refusal(ingest, Upload("not*base64" * 10), "image", "Photo") == (
-        "Photo: the value is neither valid base64 nor an https:// URL in submitters[0].values")
+        "Photo: the value is neither valid base64 nor an https:// URL in `submitters[0].values`.")
 
 
 async def test_an_image_url_is_downloaded_over_https(ingest, remote):
@@ -117,7 +117,7 @@ async def test_an_image_url_is_downloaded_over_https(ingest, remote):
 
 async def test_a_failed_download_is_422_naming_the_field(ingest, remote):
     assert await refusal(ingest, Upload(remote.url("/gone.png")), "signature", "Sign here") == (
-        "Sign here: The document URL answered with HTTP status 404 (Not Found) in submitters[0].values")
+        "Sign here: The document URL answered with HTTP status 404 (Not Found) in `submitters[0].values`.")
 
 
 async def test_a_url_on_a_private_address_is_refused(pdf_pool):
@@ -125,7 +125,7 @@ async def test_a_url_on_a_private_address_is_refused(pdf_pool):
         ingest = Ingest(pdf_pool, OfficeConverter(), downloader)
         assert await refusal(ingest, Upload("https://127.0.0.1:9/sign.png"), "signature") == (
             "Answer: The document URL points to a private or local network address; only public addresses are "
-            "allowed in submitters[0].values")
+            "allowed in `submitters[0].values`.")
 
 
 @pytest.mark.parametrize("path, filename, content_type", [
@@ -151,15 +151,15 @@ async def test_a_base64_file_is_named_by_its_content(ingest, data, filename, con
                                         (b"#!/bin/sh\nrm -rf /\n", "'script'")])
 async def test_an_executable_file_is_refused_by_its_content(ingest, data, kind):
     assert await refusal(ingest, Upload(b64(data)), "file", "Attachment") == (
-        f"Attachment: File type {kind} is not allowed in submitters[0].values")
+        f"Attachment: File type {kind} is not allowed in `submitters[0].values`.")
 
 
 async def test_a_dangerous_file_name_is_refused_before_downloading(ingest, remote):
     assert await refusal(ingest, Upload(remote.url("/tool.exe")), "file") == (
-        "Answer: File type '.exe' is not allowed in submitters[0].values")
+        "Answer: File type '.exe' is not allowed in `submitters[0].values`.")
     assert remote.requests == []
 
 
 async def test_an_executable_given_for_an_image_field_is_refused_too(ingest):
     assert await refusal(ingest, Upload(b64(EXE)), "image") == (
-        "Answer: File type '.exe' is not allowed in submitters[0].values")
+        "Answer: File type '.exe' is not allowed in `submitters[0].values`.")

@@ -67,19 +67,19 @@ def test_a_name_shared_by_several_fields_fills_each():
 
 def test_an_unknown_key_is_422_naming_it():
     assert invalid(field_values.prefill, [field("text", "Name")], {"Foo": "x"}, WHERE) == (
-        "Unknown field: Foo in submitters[0].values")
+        "Unknown field: Foo in `submitters[0].values`.")
 
 
 def test_one_field_given_under_two_keys_is_422():
     fields = [field("text", "Full Name", uuid="u")]
     assert invalid(field_values.prefill, fields, {"u": "a", "full_name": "b"}, WHERE) == (
-        "Full Name is given twice in submitters[0].values")
+        "Full Name is given twice in `submitters[0].values`.")
 
 
 @pytest.mark.parametrize("values", [[], "x", 3])
 def test_values_that_are_not_an_object_are_422(values):
     assert invalid(field_values.prefill, [], values, "submitters[2].values") == (
-        "values must be an object in submitters[2]")
+        "values must be a Object in `submitters[2]`.")
 
 
 def test_absent_values_prefill_nothing_and_null_means_no_value():
@@ -90,7 +90,7 @@ def test_absent_values_prefill_nothing_and_null_means_no_value():
 def test_a_refused_value_names_an_unnamed_field_by_its_display_name():
     fields = [field("number", uuid="a"), field("number", uuid="b")]
     assert invalid(field_values.prefill, fields, {"Number Field 2": "many"}, WHERE) == (
-        "Number Field 2 must be a number in submitters[0].values")
+        "Number Field 2 must be a number in `submitters[0].values`.")
 
 
 # Checkbox
@@ -107,7 +107,7 @@ def test_checkbox_false_values(value):
 
 @pytest.mark.parametrize("value", ["maybe", 2, "", 1.0, [], {}])
 def test_checkbox_refuses_anything_else(value):
-    assert refusal("checkbox", value) == "Answer must be true or false (or 1/0, yes/no) in submitters[0].values"
+    assert refusal("checkbox", value) == "Answer must be true or false (or 1/0, yes/no) in `submitters[0].values`."
 
 
 # Text, cells, phone
@@ -121,7 +121,7 @@ def test_text_cells_and_phone_store_strings_and_numbers_become_strings(type, val
 @pytest.mark.parametrize("type", ["text", "cells"])
 @pytest.mark.parametrize("value", [True, ["a"], {"a": 1}])
 def test_text_refuses_anything_but_strings_and_numbers(type, value):
-    assert refusal(type, value) == "Answer must be a string in submitters[0].values"
+    assert refusal(type, value) == "Answer must be a string in `submitters[0].values`."
 
 
 @pytest.mark.parametrize("value", ["+49 151 2345678", "(555) 123-4567", " +1-202-555-0100 "])
@@ -132,7 +132,7 @@ def test_a_phone_number_may_hold_digits_spaces_plus_dashes_and_parentheses(value
 @pytest.mark.parametrize("value", ["call me", "+49 151 ext. 5", "+"])
 def test_a_phone_number_with_other_characters_is_422(value):
     assert refusal("phone", value) == (
-        "Answer must be a phone number: digits, spaces, +, - and parentheses in submitters[0].values")
+        "Answer must be a phone number: digits, spaces, +, - and parentheses in `submitters[0].values`.")
 
 
 # Number
@@ -146,7 +146,7 @@ def test_a_number_is_an_int_when_integral_else_a_float(value, stored):
 
 @pytest.mark.parametrize("value", ["12 apples", "", "nan", "inf", "1_000", "١٢", True, [1], float("inf")])
 def test_anything_but_a_number_or_numeric_string_is_422(value):
-    assert refusal("number", value) == "Answer must be a number in submitters[0].values"
+    assert refusal("number", value) == "Answer must be a number in `submitters[0].values`."
 
 
 # Date
@@ -183,7 +183,7 @@ def test_the_literal_date_placeholder_is_kept_for_completion():
 def test_an_invalid_date_is_422_naming_the_accepted_forms(value):
     assert refusal("date", value, preferences={"format": "DD/MM/YYYY"}) == (
         "Answer must be a date as YYYY-MM-DD or DD/MM/YYYY (or an ISO timestamp, or Unix seconds) "
-        "in submitters[0].values")
+        "in `submitters[0].values`.")
 
 
 # Select, radio, multiple
@@ -205,7 +205,7 @@ def test_a_numeric_choice_matches_a_numeric_option():
 @pytest.mark.parametrize("type", ["select", "radio"])
 @pytest.mark.parametrize("value", ["Purple", "", True, ["Red"]])
 def test_a_choice_that_is_no_option_is_422_listing_the_options(type, value):
-    assert refusal(type, value) == "Answer must be one of: Red, Green, Blue, light in submitters[0].values"
+    assert refusal(type, value) == "Answer must be one of: Red, Green, Blue, light in `submitters[0].values`."
 
 
 @pytest.mark.parametrize("value, stored", [
@@ -223,7 +223,7 @@ def test_multiple_refuses_values_that_are_no_option(value):
 
 def test_multiple_that_is_neither_array_nor_string_is_422():
     assert refusal("multiple", {"Red": True}) == (
-        "Answer must be an array of options or a comma-separated string in submitters[0].values")
+        "Answer must be an array of options or a comma-separated string in `submitters[0].values`.")
 
 
 # Signature, initials, image, stamp, file
@@ -244,26 +244,26 @@ def test_a_typed_signature_is_shorter_than_60_characters():
     assert normalized("signature", "x" * 59) == Typed("x" * 59)
     assert refusal("signature", "Bob Smith " * 6 + "!") == (
         "Answer: Invalid value, url, base64 or text < 60 chars is expected: "
-        "Bob Smith Bob Smith Bob Smith Bob Smith Bob Smith ... in submitters[0].values")
+        "Bob Smith Bob Smith Bob Smith Bob Smith Bob Smith ... in `submitters[0].values`.")
 
 
 @pytest.mark.parametrize("value", ["", "   ", 42, ["https://example.com/a.png"]])
 def test_a_signature_that_is_no_url_base64_or_text_is_422(value):
     assert refusal("signature", value) == (
-        f"Answer: Invalid value, url, base64 or text < 60 chars is expected: {value} in submitters[0].values")
+        f"Answer: Invalid value, url, base64 or text < 60 chars is expected: {value} in `submitters[0].values`.")
 
 
 @pytest.mark.parametrize("type", ["image", "stamp", "file"])
 def test_an_image_stamp_or_file_is_never_typed(type):
     assert refusal(type, "Bob Smith") == (
-        "Answer: Invalid value, url or base64 is expected: Bob Smith in submitters[0].values")
+        "Answer: Invalid value, url or base64 is expected: Bob Smith in `submitters[0].values`.")
 
 
 @pytest.mark.parametrize("type", ["signature", "image", "file"])
 @pytest.mark.parametrize("url", ["http://example.com/a.png", "ftp://example.com/a.png"])
 def test_only_https_urls_are_allowed(type, url):
     scheme = url.split(":")[0]
-    assert refusal(type, url) == f"Answer: only https:// URLs are allowed, not {scheme}:// in submitters[0].values"
+    assert refusal(type, url) == f"Answer: only https:// URLs are allowed, not {scheme}:// in `submitters[0].values`."
 
 
 def test_a_file_is_one_upload_or_a_list_of_them():
