@@ -126,7 +126,8 @@ class Service:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as error:
-            raise TestingError(f"{method} {path}: {error.code} {error.read().decode(errors='replace')}") from None
+            with error:  # its connection, closed once the answer is read
+                raise TestingError(f"{method} {path}: {error.code} {error.read().decode(errors='replace')}") from None
 
 
 def connect(url: str, key: str) -> Service:

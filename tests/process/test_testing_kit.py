@@ -92,6 +92,7 @@ def test_settings_change_the_in_process_service():
         api_call(kit, "GET", "/user")
         with pytest.raises(urllib.error.HTTPError) as refused:
             api_call(kit, "GET", "/user")
+        refused.value.close()
         assert refused.value.code == 429
 
 
