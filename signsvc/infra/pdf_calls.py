@@ -51,7 +51,7 @@ class PreparedPdf:
     """A PDF ready for a template: its pages as displayed, its own form fields and a picture of each page."""
 
     pdf: Hashed
-    pages: list[dict[str, float]]
+    pages: list[dict[str, Any]]  # width and height as displayed, in points; the page's text
     fields: list[dict[str, Any]]
     previews: list[Hashed]
     preview_extension: str
@@ -135,7 +135,9 @@ def prepare(pdf: bytes) -> PreparedPdf:
     with _engine_errors():
         info = forms.inspect_pdf(pdf)  # first: it names a PDF without pages, which rendering cannot
         pictures = previews.render_pages(pdf)
-    return PreparedPdf(Hashed.of(pdf), info["pages"], info["fields"], [Hashed.of(p) for p in pictures],
+        texts = previews.page_texts(pdf)
+    pages = [{**page, "text": text} for page, text in zip(info["pages"], texts, strict=True)]
+    return PreparedPdf(Hashed.of(pdf), pages, info["fields"], [Hashed.of(p) for p in pictures],
                        previews.EXTENSION, previews.CONTENT_TYPE)
 
 

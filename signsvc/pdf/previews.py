@@ -21,6 +21,7 @@ WIDTH = 1400  # as DocuSeal: sharp on a high-density screen at the signing page'
 TALLEST = 4  # times the width: a strip-shaped page is scaled down further rather than made enormous
 QUALITY = 85
 CONTENT_TYPE, EXTENSION = "image/jpeg", "jpg"
+TEXT_LIMIT = 20_000  # characters of a page's text kept as the image's text alternative
 
 
 def render_pages(data: bytes, *, width: int = WIDTH, pages: Iterable[int] | None = None,
@@ -33,6 +34,27 @@ def render_pages(data: bytes, *, width: int = WIDTH, pages: Iterable[int] | None
         raise PdfError(reading.DAMAGED) from error
     finally:
         document.close()
+
+
+def page_texts(data: bytes, *, limit: int = TEXT_LIMIT, max_pages: int = reading.MAX_PAGES) -> list[str]:
+    """The text of each page, in reading order as PDFium finds it, at most `limit` characters a page: the
+    text alternative of the page images for screen readers. Raises PdfError."""
+    document = _open(data, max_pages)
+    try:
+        return [_text(document[index], limit) for index in range(len(document))]
+    except pdfium.PdfiumError as error:
+        raise PdfError(reading.DAMAGED) from error
+    finally:
+        document.close()
+
+
+def _text(page: pdfium.PdfPage, limit: int) -> str:
+    text = page.get_textpage()
+    try:
+        return " ".join(text.get_text_range().split())[:limit]
+    finally:
+        text.close()
+        page.close()
 
 
 def _open(data: bytes, max_pages: int) -> pdfium.PdfDocument:

@@ -115,6 +115,7 @@ class Submissions:
         async with self.db.transaction() as tx:
             submission = auth.owned(principal, await stored.get_submission(tx, submission_id), "Submission")
             blob_ids = [document["blob_id"] for document in submission.documents]
+            blob_ids += [preview["id"] for document in submission.documents for preview in document.get("previews", [])]
             blob_ids += [attachment.blob_id for attachment in await stored.attachments_of(tx, submission.id)]
             blob_ids += list({result.blob_id for result in await stored_results.results_of(tx, submission.id)})
             await stored.delete_submission(tx, submission.id)
@@ -154,8 +155,10 @@ class Submissions:
         documents = []
         for document in await stored_templates.list_documents(tx, template.id):
             blob = await self.files.copy(tx, document.blob_id)
+            previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
             documents.append({"uuid": document.uuid, "name": document.name, "blob_id": blob.id,
-                              "blob_uuid": blob.uuid, "filename": blob.filename, "pages": document.pages})
+                              "blob_uuid": blob.uuid, "filename": blob.filename, "pages": document.pages,
+                              "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews]})
         return await stored.insert_submission(
             tx, account_id=principal.account_id, template_id=template.id, created_by_user_id=principal.user_id,
             slug=tokens.slug(), envelope_id=str(uuids.uuid4()), name=request.name, template_name=template.name,

@@ -29,7 +29,7 @@ class IngestedDocument:
     uuid: str
     name: str
     pdf: NewFile
-    pages: list[dict[str, float]]
+    pages: list[dict[str, Any]]
     previews: list[NewFile]
     form_fields: list[dict[str, Any]]
 
