@@ -24,6 +24,10 @@ async def get_submission(conn: Connection, submission_id: int) -> Submission | N
     return record(Submission, await conn.fetch_one("get_submission", id=submission_id))
 
 
+async def find_submission_by_slug(conn: Connection, slug: str) -> Submission | None:
+    return record(Submission, await conn.fetch_one("find_submission_by_slug", slug=slug))
+
+
 async def required_submission(conn: Connection, submission_id: int) -> Submission:
     """A submission that must exist (read back in the transaction that holds it)."""
     return required(Submission, await conn.fetch_one("get_submission", id=submission_id))

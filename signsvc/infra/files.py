@@ -22,6 +22,7 @@ from storage.contents import ContentStore
 from storage.records import Blob
 
 LINK_LIFETIME = timedelta(minutes=40)
+DOCUMENTS_PAGE = "documents-page:"  # signed apart from file links: one kind of link never opens the other
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,13 @@ class Files:
 
     def link(self, blob_uuid: str, filename: str) -> str:
         """A link to the stored file, valid for 40 minutes from now."""
+        return self.site + self.path(blob_uuid, filename)
+
+    def path(self, blob_uuid: str, filename: str) -> str:
+        """The link's path on the site, for the service's own pages."""
         expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
         payload = f"{blob_uuid}.{expires}"
-        return f"{self.site}/file/{payload}.{self._sign(payload)}/{quote(filename)}"
+        return f"/file/{payload}.{self._sign(payload)}/{quote(filename)}"
 
     async def copy(self, tx: Connection, blob_id: int) -> Blob:
         """Another record of the same content (a cloned template owns its own files)."""
@@ -93,6 +98,23 @@ class Files:
         return await stored.insert_blob(tx, uuid=uuids.uuid4().hex, account_id=blob.account_id, sha256=blob.sha256,
                                         filename=blob.filename, content_type=blob.content_type,
                                         byte_size=blob.byte_size, now=self.clock.now())
+
+    def documents_page(self, submission_slug: str) -> str:
+        """A link to a submission's documents page, valid for 40 minutes from now."""
+        expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
+        payload = f"{submission_slug}.{expires}"
+        return f"{self.site}/e/{payload}.{self._sign(DOCUMENTS_PAGE + payload)}"
+
+    def open_documents_page(self, token: str) -> str:
+        """The submission slug a documents-page link names: 404 for a link not issued here, 403 once it
+        expired."""
+        payload, _, signature = token.rpartition(".")
+        slug, _, expires = payload.partition(".")
+        if not expires.isdigit() or not hmac.compare_digest(signature, self._sign(DOCUMENTS_PAGE + payload)):
+            raise errors.NotFound()
+        if int(expires) <= self.clock.now().timestamp():
+            raise errors.NotAuthorized()
+        return slug
 
     async def open_link(self, token: str) -> Blob:
         """The file a link names: 404 for a link that was not issued here, 403 once it expired."""

@@ -7,13 +7,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import storage.results as stored
+import storage.submissions as stored_submissions
 from signsvc.infra import errors, pdf_calls
+from signsvc.infra.clock import Clock
+from signsvc.infra.files import Files
 from signsvc.infra.pool import PdfPool
 from signsvc.results import produce, verify
 from signsvc.results.previews import Previews
 from signsvc.results.signing_identity import SigningIdentity
+from signsvc.submissions import statuses
 from storage import Database
-from storage.records import ResultDocument, Submission
+from storage.records import ResultDocument, Submission, Submitter
 
 
 @dataclass(frozen=True)
@@ -30,9 +34,41 @@ class Completed:
         return self.documents[0] if len(self.documents) == 1 else self.combined
 
 
+@dataclass(frozen=True)
+class DocumentsPage:
+    """A submission's documents page: the signed documents once completed, else the values so far."""
+
+    submission: Submission
+    status: str
+    submitters: list[Submitter]
+    documents: list[tuple[str, str]]  # name and path on the site
+    audit_log: str | None
+
+    @property
+    def title(self) -> str:
+        return self.submission.name or self.submission.template_name
+
+
 class Results:
-    def __init__(self, db: Database, pool: PdfPool, identity: SigningIdentity, previews: Previews) -> None:
-        self.db, self.pool, self.identity, self.previews = db, pool, identity, previews
+    def __init__(self, db: Database, clock: Clock, files: Files, pool: PdfPool, identity: SigningIdentity,
+                 previews: Previews) -> None:
+        self.db, self.clock, self.files, self.pool = db, clock, files, pool
+        self.identity, self.previews = identity, previews
+
+    async def page(self, token: str) -> DocumentsPage:
+        """The documents page a signed link names: 404 for a link not issued here, 403 once it expired."""
+        submission = await stored_submissions.find_submission_by_slug(self.db, self.files.open_documents_page(token))
+        if submission is None:
+            raise errors.NotFound()
+        try:
+            found = await self.documents(submission)
+        except errors.Invalid:
+            found = []
+        audit_log = next((r for r in await stored.results_of(self.db, submission.id) if r.kind == "audit_log"), None)
+        return DocumentsPage(submission, statuses.submission_status(submission, self.clock.now()),
+                             await stored_submissions.submitters_of(self.db, submission.id),
+                             [(r.name, self.files.path(r.blob_uuid, r.filename)) for r in found],
+                             self.files.path(audit_log.blob_uuid, audit_log.filename) if audit_log else None)
 
     async def documents(self, submission: Submission, *, merge: bool = False) -> list[ResultDocument]:
         """The signed documents once completed; before that, previews with every value entered so far.

@@ -111,7 +111,7 @@ async def webhook_submitter(conn: Connection, files: Files, now: datetime, submi
     ctx = await context(conn, files, now, submission)
     data = submitter_json(ctx, submission, submitter)
     del data["slug"], data["uuid"]
-    url = submission_url(ctx.files.site, submission)
+    url = ctx.files.documents_page(submission.slug)
     return {**data, "link_slug": submitter.slug, "ip": submitter.ip, "ua": submitter.ua,
             "decline_reason": submitter.decline_reason, "audit_log_url": ctx.url("audit_log", submission.id),
             "submission_url": url, "signer_order": submitters.index(submitter) + 1, "total_signers": len(submitters),
@@ -120,11 +120,6 @@ async def webhook_submitter(conn: Connection, files: Files, now: datetime, submi
                            "audit_log_url": ctx.url("audit_log", submission.id),
                            "combined_document_url": ctx.url("combined", submission.id), "url": url,
                            "variables": submission.variables, "created_at": submission.created_at}}
-
-
-def submission_url(site: str, submission: Submission) -> str:
-    """The submission's documents page, `{site}/e/{slug}` (a hosted page, served once the pages are built)."""
-    return f"{site}/e/{submission.slug}"
 
 
 async def template_of(conn: Connection, submission: Submission) -> Template | None:

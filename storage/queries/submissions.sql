@@ -12,6 +12,10 @@ RETURNING *
 -- One submission by id.
 SELECT * FROM submissions WHERE id = :id
 
+-- find_submission_by_slug --
+-- One submission by the slug of its links.
+SELECT * FROM submissions WHERE slug = :slug
+
 -- lock_submission --
 -- One submission by id, held until the transaction ends so signer actions on it take turns.
 SELECT * FROM submissions WHERE id = :id
