@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from signsvc.infra import errors
 
@@ -91,6 +91,27 @@ def display(field: dict[str, Any], stored: object, link: Callable[[str], str]) -
     return stored
 
 
+def broken_rule(field: dict[str, Any], value: object) -> str | None:
+    """What is wrong with a value the signing form sends, by the field's `validation` (a text's
+    `pattern` and `message`, a number's `min` and `max`); None when it keeps them. A pattern Python
+    cannot read (it is written for browsers) is left to the form."""
+    rules = field.get("validation") or {}
+    if isinstance(value, str) and value and isinstance(rules.get("pattern"), str):
+        try:
+            matched = re.fullmatch(rules["pattern"], value)
+        except re.error:
+            return None
+        if matched is None:
+            return str(rules.get("message") or "does not have the expected format")
+    if _is_number(value):
+        low, high = rules.get("min"), rules.get("max")
+        if _is_number(low) and value < low:
+            return f"must be at least {low}"
+        if _is_number(high) and value > high:
+            return f"must be at most {high}"
+    return None
+
+
 def missing_required(fields: list[dict[str, Any]], values: dict[str, object]) -> dict[str, Any] | None:
     """The first required, editable field with neither a value nor a default value."""
     for field in fields:
@@ -144,6 +165,10 @@ def _snake(name: str) -> str:
     """Rails' `name.parameterize.underscore`: "Full Name" -> "full_name"."""
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _is_empty(value: object) -> bool:

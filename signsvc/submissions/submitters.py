@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
 
 import storage.submissions as stored
 from signsvc.accounts import auth
@@ -20,7 +19,7 @@ from signsvc.infra import errors, json_fields
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import produce
-from signsvc.submissions import field_values, inputs, statuses, values
+from signsvc.submissions import field_values, inputs, signing_form, statuses, values
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.values import PreparedValues
 from signsvc.templates.documents import Ingest
@@ -137,11 +136,7 @@ class Submitters:
 
     async def redirect_url(self, submitter: Submitter, event: str) -> str | None:
         """Where the signing form sends the submitter after completing or declining, if anywhere."""
-        submission = await stored.submission_of(self.db, submitter)
-        redirect = {**submission.preferences, **submitter.preferences}.get("completed_redirect_url")
-        if not redirect:
-            return None
-        return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event})
+        return signing_form.redirect_url(await stored.submission_of(self.db, submitter), submitter, event)
 
     async def _with_values(self, slug: str, body: dict[str, Any], finish: Browser | None) -> Submitter:
         async with self.db.transaction() as tx:
@@ -150,6 +145,7 @@ class Submitters:
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), "values")
         _refuse_readonly(fields, prepared)
+        _refuse_broken_rules(fields, prepared)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
@@ -265,6 +261,13 @@ def _refuse_readonly(fields: list[dict[str, Any]], prepared: PreparedValues) -> 
     for field in fields:
         if field.get("readonly") and field["uuid"] in prepared.values:
             raise errors.Invalid(f"{field['name']} is a read-only field")
+
+
+def _refuse_broken_rules(fields: list[dict[str, Any]], prepared: PreparedValues) -> None:
+    """The form checks the fields' rules as the signer types; a page that skipped them is refused here."""
+    for field in fields:
+        if problem := field_values.broken_rule(field, prepared.values.get(field["uuid"])):
+            raise errors.Invalid(f"{field['name']}: {problem}")
 
 
 def _require_fields(submission: Submission, submitter: Submitter) -> None:

@@ -1,0 +1,148 @@
+"""What the signing form shows a submitter who opens their link: the state of their part (the form, or
+why there is none: not their turn yet, completed, declined, expired, archived), their fields with the
+values entered so far, and the pages of the documents as pictures.
+
+Reading only: the form's actions (view, save, complete, decline) are `Submitters`' methods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import storage.results as stored_results
+import storage.submissions as stored
+from signsvc.infra.clock import Clock
+from signsvc.infra.files import Files
+from signsvc.submissions import field_values, statuses
+from storage import Database
+from storage.records import Submission, Submitter
+
+FORM, AWAITING, COMPLETED, DECLINED, EXPIRED, ARCHIVED = "form", "awaiting", "completed", "declined", "expired", \
+    "archived"
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page of a document as the form shows it: its picture, its size as displayed, its text."""
+
+    document_uuid: str
+    document_name: str
+    index: int
+    image: str | None  # a path on the site: the picture made when the template was created
+    width: float
+    height: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Link:
+    name: str
+    path: str
+
+
+@dataclass(frozen=True)
+class FormView:
+    """A submitter's signing form as it stands."""
+
+    state: str
+    submission: Submission
+    submitter: Submitter
+    submitters: list[Submitter]
+    fields: list[dict[str, Any]] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)  # by field uuid, file values as paths on the site
+    pages: list[Page] = field(default_factory=list)
+    documents: list[Link] = field(default_factory=list)  # the submitter's own copy, once it is made
+
+    @property
+    def title(self) -> str:
+        return self.submission.name or self.submission.template_name
+
+    @property
+    def waiting_for(self) -> list[Submitter]:
+        """Who has to complete before this submitter's turn comes (preserved order)."""
+        return [s for s in self.submitters if s.position < self.submitter.position and not s.completed_at
+                and not statuses.is_viewer(self.submission, s)]
+
+    @property
+    def waiting_names(self) -> str:
+        return ", ".join(s.name or s.email or s.phone or s.role for s in self.waiting_for)
+
+    @property
+    def view_only(self) -> bool:
+        return statuses.is_viewer(self.submission, self.submitter)
+
+    def redirect_url(self, event: str) -> str | None:
+        return redirect_url(self.submission, self.submitter, event)
+
+
+def redirect_url(submission: Submission, submitter: Submitter, event: str) -> str | None:
+    """Where the form sends the submitter after `event` (completed or declined), with the event named:
+    the submitter's `completed_redirect_url`, else the submission's; None without one."""
+    redirect = {**submission.preferences, **submitter.preferences}.get("completed_redirect_url")
+    return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event}) if redirect else None
+
+
+class SigningForms:
+    def __init__(self, db: Database, clock: Clock, files: Files) -> None:
+        self.db, self.clock, self.files = db, clock, files
+
+    async def open(self, slug: str) -> FormView | None:
+        """The form behind a signing link; None when no submitter has that slug."""
+        submitter = await stored.find_submitter_by_slug(self.db, slug)
+        if submitter is None:
+            return None
+        submission = await stored.submission_of(self.db, submitter)
+        submitters = await stored.submitters_of(self.db, submission.id)
+        state = self._state(submission, submitter, submitters)
+        view = FormView(state, submission, submitter, submitters)
+        if state == COMPLETED:
+            return FormView(state, submission, submitter, submitters, documents=await self._own_copy(submitter))
+        if state != FORM:
+            return view
+        fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        return FormView(state, submission, submitter, submitters, fields, await self._values(submission, submitter,
+                                                                                              fields),
+                        self._pages(submission))
+
+    def _state(self, submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> str:
+        if submission.archived_at:
+            return ARCHIVED
+        if submitter.completed_at:
+            return COMPLETED
+        if submitter.declined_at or submission.declined_at:
+            return DECLINED
+        if statuses.submission_status(submission, self.clock.now()) == "expired":
+            return EXPIRED
+        if not statuses.turn_has_come(submission, submitter, submitters):
+            return AWAITING
+        return FORM
+
+    async def _values(self, submission: Submission, submitter: Submitter,
+                      fields: list[dict[str, Any]]) -> dict[str, Any]:
+        """The values entered so far, and the fields' defaults where none was."""
+        attachments = {a.uuid: a.filename for a in await stored.attachments_of(self.db, submission.id)}
+        shown = {}
+        for found in fields:
+            value = submitter.field_values.get(found["uuid"], found.get("default_value"))
+            if value is not None and value != "":
+                shown[found["uuid"]] = field_values.display(
+                    found, value, lambda uuid: self.files.path(uuid, attachments.get(uuid, "file")))
+        return shown
+
+    def _pages(self, submission: Submission) -> list[Page]:
+        pages = []
+        for document in submission.documents:
+            previews = document.get("previews", [])
+            for index, page in enumerate(document["pages"]):
+                image = self.files.path(previews[index]["uuid"], previews[index]["filename"]) \
+                    if index < len(previews) else None
+                pages.append(Page(document["uuid"], document["name"], index, image, page["width"], page["height"],
+                                  page.get("text", "")))
+        return pages
+
+    async def _own_copy(self, submitter: Submitter) -> list[Link]:
+        return [Link(r.name, self.files.path(r.blob_uuid, r.filename))
+                for r in await stored_results.results_of(self.db, submitter.submission_id)
+                if r.kind == "submitter" and r.submitter_id == submitter.id]
