@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 EMAILS_DIR = Path(__file__).parent / "emails"
 STATIC_DIR = Path(__file__).parent / "static"
+CATALOGUE_DIR = Path(__file__).parent / "i18n"
 
 
 @functools.cache

@@ -37,6 +37,7 @@ from signsvc.results.results import Results
 from signsvc.results.sealing import Sealer
 from signsvc.results.signing_identity import SigningIdentity
 from signsvc.submissions.invitations import Invitations
+from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
 from signsvc.templates.documents import Ingest
@@ -188,7 +189,8 @@ class _Parts:
         app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = Accounts(db, clock), rate_limits
         app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
-        app[appkeys.RESULTS] = Results(db, pool, identity, previews)
+        app[appkeys.SIGNING_FORMS] = SigningForms(db, clock, files)
+        app[appkeys.RESULTS] = Results(db, clock, files, pool, identity, previews)
         app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
         app[appkeys.WEBHOOKS], app[appkeys.DELIVERER] = WebhookEndpoints(db, clock), deliverer
         return (rate_limits.kinds() + mail.kinds() + invitations.kinds() + submissions.kinds() + producer.kinds()

@@ -15,6 +15,7 @@ from signsvc.infra.jobs import Worker
 from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
 from signsvc.results.results import Results
+from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
 from signsvc.templates.documents import Ingest
@@ -47,6 +48,7 @@ INGEST = web.AppKey("ingest", Ingest)
 TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)
+SIGNING_FORMS = web.AppKey("signing_forms", SigningForms)
 RESULTS = web.AppKey("results", Results)
 CLICKWRAPS = web.AppKey("clickwraps", Clickwraps)
 WEBHOOKS = web.AppKey("webhooks", WebhookEndpoints)

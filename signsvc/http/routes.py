@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from aiohttp import web
 
-import pages
 from signsvc.http.api import (
     clickwraps,
     events,
@@ -18,15 +17,19 @@ from signsvc.http.api import (
     users,
     webhooks,
 )
-from signsvc.http.web import files, home, submitter_actions
+from signsvc.http.web import assets, files, home, signing, submitter_actions
 
 
 def setup(app: web.Application) -> None:
     app.router.add_get("/", home.show)
     app.router.add_get("/health", system.health)
     app.router.add_get("/openapi.json", system.openapi)
-    app.router.add_static("/static", pages.STATIC_DIR)
+    app.router.add_get("/static/{hash}/{name}", assets.show)
+    app.router.add_get("/js/embed.js", assets.embed_script)
     app.router.add_get("/file/{token}/{filename:.+}", files.show)
+    app.router.add_get("/s/{slug}", signing.form)
+    app.router.add_get("/apiemb/{slug}", signing.embedded)
+    app.router.add_get("/e/{token}", signing.documents)
     app.router.add_post("/s/{slug}/view", submitter_actions.view)
     app.router.add_post("/s/{slug}/values", submitter_actions.save)
     app.router.add_post("/s/{slug}/complete", submitter_actions.complete)

@@ -1,0 +1,399 @@
+// The signing form: one field at a time, each value saved as it is entered (so a submitter who comes
+// back finds their work), then completed or declined through the form's actions under /s/{slug}/.
+import { Pad } from "./pad.js";
+import { announce, tellParent } from "./frame.js";
+
+const data = JSON.parse(document.getElementById("signing-data").textContent);
+const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, name) => values[name] ?? "");
+const $ = (selector, root = document) => root.querySelector(selector);
+const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+const TICK = "\u2713";
+
+if (data.embedded) announce();
+if (data.state === "form") start();
+if ($("#preparing")) awaitCopy(2000);
+
+// The submitter's copy is made in the background: the page asks again until the links are there.
+async function awaitCopy(delay) {
+  await new Promise((resolve) => setTimeout(resolve, delay));
+  const response = await fetch(location.href, { headers: { Accept: "text/html" } }).catch(() => null);
+  const page = response?.ok ? new DOMParser().parseFromString(await response.text(), "text/html") : null;
+  const links = page && $(".downloads", page);
+  if (links) $("#preparing").replaceWith(links);
+  else if (delay < 30000) awaitCopy(delay * 2);
+}
+
+function start() {
+  const rules = Object.fromEntries(data.fields.map((field) => [field.uuid, field]));
+  const steps = $$(".step");
+  const pads = new Map();
+  const changed = new Set();
+  let current = 0;
+
+  placeBoxes();
+  for (const step of steps) prepare(step);
+  action("view").catch(() => {});
+  showStep(0, false);
+
+  $("#back")?.addEventListener("click", () => showStep(current - 1));
+  $("#next")?.addEventListener("click", async () => {
+    if (await leave(steps[current])) showStep(current + 1);
+  });
+  $("#form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    // Enter in a field moves on; only the last step's button completes.
+    if (!$("#next").hidden) {
+      if (await leave(steps[current])) showStep(current + 1);
+    } else {
+      complete();
+    }
+  });
+  addEventListener("pagehide", keepUnsaved);
+  for (const box of $$(".box")) {
+    box.addEventListener("click", () => showStep(steps.findIndex((step) => step.dataset.field === box.dataset.field)));
+  }
+  setUpDecline();
+
+  function prepare(step) {
+    const uuid = step.dataset.field;
+    step.addEventListener("input", updateProgress);
+    for (const control of $$("input, select, textarea", step)) {
+      control.addEventListener("change", () => {
+        changed.add(uuid);
+        const problem = problemOf(step);
+        showError(step, problem);
+        if (!problem) save(step);
+      });
+    }
+    $(".today", step)?.addEventListener("click", () => {
+      const input = $("input[type=date]", step);
+      input.value = today();
+      input.dispatchEvent(new Event("change"));
+    });
+    const dated = $("input[data-today]", step);
+    if (dated && !dated.value) {
+      dated.value = today();
+      changed.add(uuid);
+    }
+    const cells = $("input.cells", step);
+    if (cells) cells.style.setProperty("--cells", cells.dataset.cells);
+    const canvas = $("canvas.pad", step);
+    if (canvas) setUpSignature(step, canvas);
+  }
+
+  function setUpSignature(step, canvas) {
+    const uuid = step.dataset.field;
+    let timer;
+    const pad = new Pad(canvas, () => {
+      changed.add(uuid);
+      clearTimeout(timer);
+      timer = setTimeout(() => save(step), 700);
+    });
+    pads.set(uuid, pad);
+    $(".clear", step).addEventListener("click", () => pad.clear());
+    for (const button of $$(".mode", step)) {
+      button.addEventListener("click", () => {
+        for (const other of $$(".mode", step)) other.setAttribute("aria-pressed", String(other === button));
+        for (const pane of $$(".pane", step)) pane.hidden = pane.dataset.pane !== button.dataset.mode;
+        step.dataset.mode = button.dataset.mode;
+      });
+    }
+    step.dataset.mode = "draw";
+  }
+
+  function showStep(index, focus = true) {
+    if (index < 0 || index >= steps.length) return;
+    current = index;
+    steps.forEach((step, position) => step.classList.toggle("current", position === index));
+    const uuid = steps[index].dataset.field;
+    for (const box of $$(".box")) box.classList.toggle("active", box.dataset.field === uuid);
+    $("#back").disabled = index === 0;
+    $("#next").hidden = index === steps.length - 1;
+    $(`.box[data-field="${uuid}"]`)?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    if (focus) $("input:not([type=hidden]):not([hidden]), select, button.mode, canvas", steps[index])?.focus();
+    updateProgress();
+  }
+
+  function updateProgress() {
+    const counted = steps.filter((step) => step.dataset.type !== "stamp" && !$("input[readonly]", step));
+    const done = counted.filter((step) => filled(step)).length;
+    const progress = $("#progress");
+    if (progress) progress.textContent = say("form.progress", { done, total: counted.length });
+  }
+
+  async function leave(step) {
+    const problem = problemOf(step);
+    showError(step, problem);
+    if (problem) return false;
+    return changed.has(step.dataset.field) ? save(step) : true;
+  }
+
+  async function save(step) {
+    const uuid = step.dataset.field;
+    const value = await valueOf(step);
+    if (value === undefined) return true;
+    status(say("form.saving"));
+    try {
+      await action("values", { values: { [uuid]: value } });
+      changed.delete(uuid);
+      paint(uuid, step.dataset.type, value);
+      showError(step, null);
+      status(say("form.saved"));
+      updateProgress();
+      return true;
+    } catch (error) {
+      showError(step, error.message);
+      status(say("form.not_saved", { reason: error.message }));
+      return false;
+    }
+  }
+
+  async function complete() {
+    for (const [index, step] of steps.entries()) {
+      const problem = problemOf(step);
+      showError(step, problem);
+      if (problem) {
+        showStep(index);
+        return;
+      }
+    }
+    const values = {};
+    for (const step of steps) {
+      if (!changed.has(step.dataset.field)) continue;
+      const value = await valueOf(step);
+      if (value !== undefined) values[step.dataset.field] = value;
+    }
+    $("#complete").disabled = true;
+    status(say("form.completing"));
+    try {
+      const answer = await action("complete", { values });
+      finish("completed", answer.redirect_url);
+    } catch (error) {
+      $("#complete").disabled = false;
+      const step = stepOfError(error.message);
+      if (step) {
+        showError(step, error.message);
+        showStep(steps.indexOf(step));
+      }
+      status(say("form.failed", { reason: error.message }));
+    }
+  }
+
+  function setUpDecline() {
+    const dialog = $("#decline");
+    if (!dialog) return;
+    const reason = $("#decline-reason");
+    $("#decline-open").addEventListener("click", () => {
+      dialog.showModal();
+      reason.focus();
+    });
+    $("#decline-cancel").addEventListener("click", () => dialog.close());
+    $("#decline-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const error = $("#decline-error");
+      error.hidden = !!reason.value.trim();
+      error.textContent = reason.value.trim() ? "" : say("decline.missing");
+      reason.setAttribute("aria-invalid", String(!reason.value.trim()));
+      if (!reason.value.trim()) return reason.focus();
+      try {
+        const answer = await action("decline", { reason: reason.value.trim() });
+        dialog.close();
+        finish("declined", answer.redirect_url);
+      } catch (failure) {
+        error.hidden = false;
+        error.textContent = failure.message;
+      }
+    });
+  }
+
+  // The step a message from the server is about: it starts with the field's name (the longest that fits).
+  function stepOfError(text) {
+    const named = steps.filter((step) => text.startsWith(rules[step.dataset.field]?.name ?? "\0"));
+    return named.sort((a, b) => rules[b.dataset.field].name.length - rules[a.dataset.field].name.length)[0];
+  }
+
+  // Leaving the page: values typed but not yet saved are sent in the background.
+  function keepUnsaved() {
+    const values = {};
+    for (const step of steps) {
+      if (!changed.has(step.dataset.field)) continue;
+      const value = plainValueOf(step);
+      if (value !== undefined) values[step.dataset.field] = value;
+    }
+    if (Object.keys(values).length === 0) return;
+    const body = new Blob([JSON.stringify({ values })], { type: "application/json" });
+    navigator.sendBeacon(`${data.actions}/values`, body);
+  }
+
+  function problemOf(step) {
+    const rule = rules[step.dataset.field];
+    if (!rule || rule.readonly || step.dataset.type === "stamp") return null;
+    if (!filled(step)) return rule.required ? say("form.missing") : null;
+    const tooLarge = $$("input[type=file]", step).flatMap((input) => [...input.files])
+      .find((file) => file.size > data.upload_limit);
+    if (tooLarge) return say("form.too_large", { name: tooLarge.name, limit: Math.floor(data.upload_limit / 1048576) });
+    const input = $("input[data-pattern]", step);
+    if (input && input.value && !new RegExp(`^(?:${input.dataset.pattern})$`, "u").test(input.value)) {
+      return input.dataset.message || say("form.pattern");
+    }
+    const number = $("input[type=number]", step);
+    if (number && number.value !== "") {
+      const value = Number(number.value);
+      if (number.min !== "" && value < Number(number.min)) return say("form.minimum", { minimum: number.min });
+      if (number.max !== "" && value > Number(number.max)) return say("form.maximum", { maximum: number.max });
+    }
+    return null;
+  }
+
+  function filled(step) {
+    if ($("input[readonly]", step) || $("img.current", step) || $("p.hint a", step)) return true;
+    switch (step.dataset.type) {
+      case "checkbox": return $("input", step).checked;
+      case "radio": case "multiple": return $$("input:checked", step).length > 0;
+      case "signature": case "initials": return signed(step);
+      case "image": case "file": return $("input[type=file]", step).files.length > 0;
+      case "stamp": return true;
+      default: return !!$("input, select", step)?.value.trim();
+    }
+  }
+
+  function signed(step) {
+    switch (step.dataset.mode) {
+      case "type": return !!$(".typed", step).value.trim();
+      case "upload": return $(".upload", step).files.length > 0;
+      default: return !pads.get(step.dataset.field).empty;
+    }
+  }
+
+  // A field's value as the form's actions take it; undefined when there is nothing new to send.
+  async function valueOf(step) {
+    switch (step.dataset.type) {
+      case "signature": case "initials": {
+        if (step.dataset.mode === "type") return $(".typed", step).value.trim() || undefined;
+        if (step.dataset.mode === "upload") return fileData($(".upload", step).files[0]);
+        const pad = pads.get(step.dataset.field);
+        return pad.empty ? undefined : pad.image();
+      }
+      case "image": return fileData($("input[type=file]", step).files[0]);
+      case "file": {
+        const files = [...$("input[type=file]", step).files];
+        return files.length ? Promise.all(files.map(fileData)) : undefined;
+      }
+      default: return plainValueOf(step);
+    }
+  }
+
+  // The value of a field that is not a file or a signature, read at once.
+  function plainValueOf(step) {
+    switch (step.dataset.type) {
+      case "checkbox": return $("input", step).checked;
+      case "radio": return $("input:checked", step)?.value ?? null;
+      case "multiple": return $$("input:checked", step).map((input) => input.value);
+      case "number": {
+        const text = $("input", step).value;
+        return text === "" ? null : Number(text);
+      }
+      case "signature": case "initials": case "image": case "file": case "stamp": return undefined;
+      default: {
+        const control = $("input, select", step);
+        return control.readOnly ? undefined : control.value.trim() || null;
+      }
+    }
+  }
+
+  function finish(event, redirectUrl) {
+    const timestamp = new Date().toISOString();
+    if (data.embedded) {
+      tellParent(event, { timestamp, redirect_url: redirectUrl ?? null });
+      $("#main").replaceChildren(message(say(`${event}.title`), say(`${event}.body`)));
+      $("#decline-open")?.remove();
+      $("#progress")?.remove();
+    } else if (redirectUrl) {
+      location.assign(redirectUrl);
+    } else {
+      location.reload();
+    }
+  }
+}
+
+// A field's boxes on the page show what was entered: a picture, a tick, or the text.
+function paint(uuid, type, value) {
+  const chosen = Array.isArray(value) ? value : [value];
+  const empty = value === null || value === undefined || value === false || value === "" || chosen.length === 0;
+  for (const box of $$(`.box[data-field="${uuid}"]`)) {
+    const shown = $(".value", box);
+    let text = "";
+    if (empty) {
+      shown.replaceChildren();
+    } else if (box.dataset.option !== undefined) {
+      text = chosen.includes(box.dataset.option) ? TICK : "";
+    } else if (typeof value === "string" && value.startsWith("data:image/")) {
+      const image = document.createElement("img");
+      image.src = value;
+      image.alt = "";
+      shown.replaceChildren(image);
+    } else {
+      text = type === "checkbox" || type === "file" ? TICK : chosen.join(", ");
+    }
+    if (text || empty) shown.textContent = text;
+    box.classList.toggle("filled", !!shown.firstChild);
+  }
+}
+
+function showError(step, message) {
+  const error = $(".error", step);
+  error.hidden = !message;
+  error.textContent = message || "";
+  for (const control of $$("input, select, canvas", step)) control.setAttribute("aria-invalid", String(!!message));
+}
+
+function status(text) {
+  $("#status").textContent = text;
+}
+
+function message(title, body) {
+  const section = document.createElement("section");
+  section.className = "message";
+  const heading = document.createElement("h2");
+  heading.textContent = title;
+  const paragraph = document.createElement("p");
+  paragraph.textContent = body;
+  section.append(heading, paragraph);
+  return section;
+}
+
+function placeBoxes() {
+  for (const box of $$(".box")) {
+    const { x, y, w, h } = box.dataset;
+    Object.assign(box.style, { left: `${x * 100}%`, top: `${y * 100}%`, width: `${w * 100}%`, height: `${h * 100}%` });
+  }
+}
+
+async function action(name, body = {}) {
+  let response;
+  try {
+    response = await fetch(`${data.actions}/${name}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+  } catch {
+    throw new Error(say("form.offline"));
+  }
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.error || response.statusText);
+  return answer;
+}
+
+function fileData(file) {
+  if (!file) return undefined;
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+function today() {
+  const now = new Date();
+  return new Date(now.getTime() - now.getTimezoneOffset() * 60000).toISOString().slice(0, 10);
+}

@@ -1,0 +1,64 @@
+"""Every string the pages show, by language: the catalogues in `pages/i18n/` (English first; a key a
+catalogue lacks falls back to English). The language is the submitter's (`preferences.language`), else
+the first the browser asks for that a catalogue exists for, else English."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from aiohttp import web
+
+import pages
+
+DEFAULT = "en"
+
+
+@functools.cache
+def languages() -> frozenset[str]:
+    return frozenset(path.stem for path in pages.CATALOGUE_DIR.glob("*.json"))
+
+
+@functools.cache
+def strings(language: str) -> dict[str, str]:
+    english = json.loads((pages.CATALOGUE_DIR / f"{DEFAULT}.json").read_text())
+    if language == DEFAULT:
+        return english
+    return {**english, **json.loads((pages.CATALOGUE_DIR / f"{language}.json").read_text())}
+
+
+def translator(language: str) -> Callable[..., str]:
+    """`t(key, **values)`: the string of `key` with `{name}` values filled in."""
+    found = strings(language)
+
+    def t(key: str, **values: Any) -> str:
+        return found[key].format(**values) if values else found[key]
+
+    return t
+
+
+def language(request: web.Request, preferred: Iterable[str | None] = ()) -> str:
+    """The language to show: the first preferred one (the submitter's) there is a catalogue for, else the
+    browser's (Accept-Language, by its weights), else English."""
+    for choice in [*preferred, *_accepted(request.headers.get("Accept-Language", ""))]:
+        code = (choice or "").lower().split("-")[0].split("_")[0]
+        if code in languages():
+            return code
+    return DEFAULT
+
+
+def _accepted(header: str) -> list[str]:
+    weighted = []
+    for position, part in enumerate(header.split(",")):
+        code, _, parameters = part.strip().partition(";")
+        weight = 1.0
+        if parameters.strip().startswith("q="):
+            try:
+                weight = float(parameters.strip()[2:])
+            except ValueError:
+                weight = 0.0
+        if code and weight > 0:
+            weighted.append((-weight, position, code))
+    return [code for _, _, code in sorted(weighted)]

@@ -1,0 +1,83 @@
+"""The signing form (`/s/{slug}`, and `/apiemb/{slug}` to embed in another site's page), and a
+submission's documents page (`/e/{token}`, a signed link from webhooks and the events feed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from signsvc.http.appkeys import RESULTS, SETTINGS, SIGNING_FORMS
+from signsvc.http.web import catalogue, rendering
+from signsvc.infra import errors, mail
+from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
+
+# Strings the form's script shows, sent with the page in the chosen language.
+SCRIPT_STRINGS = ("form.progress", "form.missing", "form.pattern", "form.minimum", "form.maximum", "form.saving",
+                  "form.saved", "form.not_saved", "form.failed", "form.offline", "form.completing", "form.too_large",
+                  "decline.missing", "completed.title", "completed.body", "completed.preparing", "declined.title",
+                  "declined.body")
+BODY_OVERHEAD = 4096  # the JSON around a file's base64 in a request
+TICK = "\u2713"
+
+
+async def form(request: web.Request) -> web.Response:
+    return await _form(request, embedded=False)
+
+
+async def embedded(request: web.Request) -> web.Response:
+    return await _form(request, embedded=True)
+
+
+async def documents(request: web.Request) -> web.Response:
+    language = catalogue.language(request)
+    try:
+        page = await request.app[RESULTS].page(request.match_info["token"])
+    except errors.NotAuthorized:
+        return rendering.render(request, "message.html", language=language, status=403,
+                                title_key="link_expired.title", body_key="link_expired.body")
+    except errors.NotFound:
+        return rendering.not_found(request)
+    return rendering.render(request, "documents.html", language=language, page=page)
+
+
+async def _form(request: web.Request, *, embedded: bool) -> web.Response:
+    view = await request.app[SIGNING_FORMS].open(request.match_info["slug"])
+    if view is None:
+        return rendering.not_found(request, framable=embedded)
+    language = catalogue.language(request, (view.submitter.preferences.get("language"),
+                                            view.submission.preferences.get("language")))
+    template = "signing/form.html" if view.state == FORM else "signing/state.html"
+    expire_at = view.submission.expire_at
+    return rendering.render(request, template, language=language, framable=embedded, view=view, embedded=embedded,
+                            expired_on=mail.format_time(expire_at) if view.state == EXPIRED and expire_at else "",
+                            box_content=box_content, data=_script_data(request, view, language, embedded))
+
+
+def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tuple[str | None, str]:
+    """What a field's box on the page shows for a value: a picture's path, or a short text (a tick for a
+    ticked checkbox, a chosen option's own box, a file)."""
+    if value is None or value == "" or value is False or value == []:
+        return None, ""
+    if field["type"] in ("signature", "initials", "image", "stamp"):
+        return value, ""
+    if area.get("option_uuid"):
+        option = next((o["value"] for o in field.get("options", []) if o.get("uuid") == area["option_uuid"]), None)
+        chosen = value if isinstance(value, list) else [value]
+        return None, TICK if option in chosen else ""
+    if field["type"] in ("checkbox", "file"):
+        return None, TICK
+    return None, ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _script_data(request: web.Request, view: FormView, language: str, embedded: bool) -> dict[str, Any]:
+    """What the form's script needs besides the page: where to send the actions, the fields' rules, the
+    largest file a request can carry (as base64, a third larger), the strings it shows."""
+    t = catalogue.translator(language)
+    return {"actions": f"/s/{view.submitter.slug}", "embedded": embedded,
+            "state": view.state, "view_only": view.view_only,
+            "upload_limit": request.app[SETTINGS].max_body_bytes * 3 // 4 - BODY_OVERHEAD,
+            "fields": [{"uuid": f["uuid"], "name": f["name"], "type": f["type"], "required": bool(f.get("required")),
+                        "readonly": bool(f.get("readonly")), "validation": f.get("validation") or {}}
+                       for f in view.fields],
+            "strings": {key: t(key) for key in SCRIPT_STRINGS}}
