@@ -1,4 +1,6 @@
-"""The two middlewares every request passes: errors become JSON; /api requests are keyed and counted."""
+"""The two middlewares every request passes: errors become JSON (a browser asking for a page that does not
+exist gets a page); /api requests are keyed and counted. Every response outside the API carries the
+pages' protective headers."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from signsvc.accounts import auth
 from signsvc.accounts.rate_limits import Quota
 from signsvc.http.appkeys import ACCOUNTS, RATE_LIMITS, SETTINGS
 from signsvc.http.responses import error_response
+from signsvc.http.web import rendering
 from signsvc.infra import errors
 from storage import StorageError
 from storage.records import Principal
@@ -48,7 +51,8 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        response = _http_error(request, exc)
+        response = rendering.not_found(request) if exc.status == 404 and _wants_page(request) \
+            else _http_error(request, exc)
     except StorageError as exc:
         log.error("database failure on %s %s: %s", request.method, request.path, exc)
         response = error_response(503, errors.Unavailable.message)
@@ -57,12 +61,18 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)
         response = error_response(500, errors.ServiceError.message)
+    if not is_api(request):
+        rendering.protect(request.path, response)
     quota = request.get(_QUOTA)
     if quota is not None:
         response.headers.update(quota.headers())
         if response.status == 429:
             response.headers["Retry-After"] = str(quota.retry_after)
     return response
+
+
+def _wants_page(request: web.Request) -> bool:
+    return request.method == "GET" and not is_api(request) and "text/html" in request.headers.get("Accept", "")
 
 
 def _http_error(request: web.Request, exc: web.HTTPException) -> web.Response:

@@ -48,7 +48,7 @@ class Api:
             headers.setdefault("X-Auth-Token", self.key)
         async with self.client.request(method, path, json=json, data=data, headers=headers) as response:
             reply = Reply(response.status, response.headers, await response.read())
-        if response.url.path.startswith("/api"):
+        if response.url.path == "/api" or response.url.path.startswith("/api/"):
             self.checker.check(method, response.url.path, reply.status, reply.headers, reply.body)
         return reply
 

@@ -31,6 +31,17 @@ def headers(framable: bool = False) -> dict[str, str]:
     return found
 
 
+def protect(path: str, response: web.StreamResponse) -> None:
+    """What every response outside the API carries unless its handler said otherwise: no sniffing, no
+    referrer, and for any HTML (the pages still to come under /d/ and /c/, an error page) no framing
+    but for the embeddable form."""
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    if response.content_type == "text/html" and "Content-Security-Policy" not in response.headers:
+        for name, value in headers(framable=path.startswith("/apiemb/")).items():
+            response.headers.setdefault(name, value)
+
+
 def not_found(request: web.Request, *, framable: bool = False) -> web.Response:
     """The page for a link that names nothing: a human page, not JSON."""
     language = catalogue.language(request)
