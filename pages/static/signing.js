@@ -74,6 +74,7 @@ function start() {
     if (dated && !dated.value) {
       dated.value = today();
       changed.add(uuid);
+      paint(uuid, "date", dated.value);
     }
     const cells = $("input.cells", step);
     if (cells) cells.style.setProperty("--cells", cells.dataset.cells);
@@ -115,7 +116,9 @@ function start() {
   }
 
   function updateProgress() {
-    const counted = steps.filter((step) => step.dataset.type !== "stamp" && !$("input[readonly]", step));
+    // Progress counts what the signer must fill: required fields they can change.
+    const counted = steps.filter((step) => step.dataset.type !== "stamp" && !$("input[readonly]", step)
+      && rules[step.dataset.field]?.required);
     const done = counted.filter((step) => filled(step)).length;
     const progress = $("#progress");
     if (progress) progress.textContent = say("form.progress", { done, total: counted.length });
@@ -340,9 +343,11 @@ function paint(uuid, type, value) {
   }
 }
 
+// Once shown, a step's error line keeps its place when cleared: the buttons below it must not move
+// while the pointer is on its way to them (a click on "Next" blurs the field, which clears the error).
 function showError(step, message) {
   const error = $(".error", step);
-  error.hidden = !message;
+  if (message) error.hidden = false;
   error.textContent = message || "";
   for (const control of $$("input, select, canvas", step)) control.setAttribute("aria-invalid", String(!!message));
 }

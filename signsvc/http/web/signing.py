@@ -10,6 +10,7 @@ from aiohttp import web
 from signsvc.http.appkeys import RESULTS, SETTINGS, SIGNING_FORMS
 from signsvc.http.web import catalogue, rendering
 from signsvc.infra import errors, mail
+from signsvc.submissions import field_values
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 
 # Strings the form's script shows, sent with the page in the chosen language.
@@ -57,8 +58,8 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
 def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tuple[str | None, str]:
     """What a field's box on the page shows for a value: a picture's path, or a short text (a tick for a
     ticked checkbox, a chosen option's own box, a file)."""
-    if value is None or value == "" or value is False or value == []:
-        return None, ""
+    if value is None or value == "" or value is False or value == [] or value == field_values.TODAY:
+        return None, ""  # today's date is filled in by the form's script, in the signer's time zone
     if field["type"] in ("signature", "initials", "image", "stamp"):
         return value, ""
     if area.get("option_uuid"):
