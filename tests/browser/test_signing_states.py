@@ -1,0 +1,131 @@
+"""The signer's other paths in chromium: declining, coming back later, waiting their turn, an expired
+link, a small screen, and a two-party submission signed from the invitation emails."""
+
+import asyncio
+import re
+from datetime import timedelta
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from tests.browser.test_signing_form import draw
+from tests.support.every_field import ONE_FIELD, every_field_template, invite
+from tests.support.live_site import serving
+from tests.support.signing import send, template
+from tests.support.smtp_server import SmtpServer
+from tests.support.system import CHROMIUM
+
+pytestmark = CHROMIUM
+
+
+def url(site, path: str) -> str:
+    return str(site.client.make_url(path))
+
+
+async def test_declining_needs_a_reason_and_then_shows_the_declined_page(site, page: Page):
+    tess = await invite(site, await every_field_template(site, ONE_FIELD))
+    await page.goto(url(site, f"/s/{tess['slug']}"))
+    await page.get_by_role("button", name="Decline").click()
+    dialog = page.get_by_role("dialog", name="Decline to sign")
+    await expect(dialog.get_by_label("Reason")).to_be_focused()
+    await dialog.get_by_role("button", name="Decline").click()
+    await expect(dialog.get_by_text("Please say why you decline.")).to_be_visible()
+    await dialog.get_by_label("Reason").fill("The rent is wrong")
+    await dialog.get_by_label("Reason").press("Tab")
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Enter")
+    await expect(page.get_by_role("heading", name="Declined")).to_be_visible()
+    submitter = (await site.get(f"/api/submitters/{tess['id']}")).json
+    assert submitter["status"] == "declined"
+    events = (await site.get(f"/api/submissions/{tess['submission_id']}")).json
+    assert events["status"] == "declined"
+
+
+async def test_a_signer_who_reloads_finds_the_values_and_signature_entered_before(site, page: Page):
+    tess = await invite(site, await every_field_template(site))
+    await page.goto(url(site, f"/s/{tess['slug']}"))
+    await page.get_by_label("Full name").fill("Tess Tenant")
+    await page.get_by_label("Full name").press("Enter")
+    await page.get_by_label("Reference").press("Enter")
+    await page.locator("fieldset.current").get_by_role("button", name="Type").click()
+    await page.get_by_role("textbox", name="Signature").fill("Tess Tenant")
+    await page.get_by_role("textbox", name="Signature").press("Enter")
+    await expect(page.locator("#status")).to_have_text("Saved")
+    await page.reload()
+    await expect(page.get_by_label("Full name")).to_have_value("Tess Tenant")
+    await expect(page.locator("fieldset.signature img.current[alt=Signature]")).to_be_attached()
+    await expect(page.locator(".box.signature .value img")).to_be_visible()
+    await expect(page.locator("#progress")).to_have_text("3 of 10 filled")
+
+
+async def test_in_preserved_order_the_second_signer_sees_who_signs_first(site, page: Page):
+    _ann, bob = await send(site, await template(site), order="preserved")
+    await page.goto(url(site, f"/s/{bob['slug']}"))
+    await expect(page.get_by_role("heading", name="Not your turn yet")).to_be_visible()
+    await expect(page.get_by_text("waiting for Ann to sign first")).to_be_visible()
+
+
+async def test_an_expired_link_shows_when_it_expired(site, page: Page, clock):
+    ann, _bob = await send(site, await template(site), expire_at="2026-01-02 12:00:00 UTC")
+    clock.advance(timedelta(days=2))
+    await page.goto(url(site, f"/s/{ann['slug']}"))
+    await expect(page.get_by_role("heading", name="Expired")).to_be_visible()
+    await expect(page.get_by_text(re.compile("This form expired on .*2026"))).to_be_visible()
+
+
+async def test_the_form_fits_a_360_px_screen_and_works_by_touch(site, browser: Browser, tmp_path):
+    tess = await invite(site, await every_field_template(site))
+    context = await browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
+    small = await context.new_page()
+    try:
+        await small.goto(url(site, f"/s/{tess['slug']}"))
+        assert await small.evaluate("document.documentElement.scrollWidth") <= 360
+        await small.get_by_label("Full name").tap()
+        await small.get_by_label("Full name").fill("Tess Tenant")
+        await small.get_by_role("button", name="Next").tap()
+        await expect(small.get_by_label("Reference")).to_be_in_viewport()
+        for control in ("Next", "Back", "Decline"):
+            box = await small.get_by_role("button", name=control).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 360 and box["height"] >= 32, control
+        assert await small.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        await context.close()
+
+
+@pytest.fixture
+async def mailing_site(database_url, clock, pdf_pool, tmp_path):
+    async with SmtpServer() as smtp_server, serving(database_url, clock, pdf_pool, tmp_path / "data",
+                                                     smtp_url=smtp_server.url) as api:
+        yield api, smtp_server
+
+
+async def invitation_link(smtp_server: SmtpServer, to: str) -> str:
+    for _ in range(100):
+        for message in smtp_server.messages:
+            if message["To"] == to:
+                return re.search(r"http://127\.0\.0\.1:\d+/s/\w+", message.get_body(("plain",)).get_content()).group(0)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no invitation to {to}")
+
+
+async def test_two_signers_invited_by_email_complete_the_submission_using_only_the_page(mailing_site, page: Page):
+    site, smtp_server = mailing_site
+    await send(site, await template(site), order="preserved")
+
+    await page.goto(await invitation_link(smtp_server, "ann@example.com"))
+    await page.get_by_label("Full Name").fill("Ann Smith")
+    await page.get_by_label("Full Name").press("Enter")
+    await draw(page, page.get_by_role("img", name="Signature"))
+    await page.get_by_role("button", name="Next").click()
+    await page.get_by_label("Newsletter").check()
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
+
+    await page.goto(await invitation_link(smtp_server, "bob@example.com"))
+    await page.get_by_label("Buyer Name").fill("Bob Buyer")
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
+    await expect(page.get_by_role("link", name="Download your copy: nda")).to_be_visible(timeout=30_000)
+    submission = (await site.get(f"/api/submissions/{(await site.get('/api/submissions')).json['data'][0]['id']}")).json
+    assert submission["status"] == "completed"
+    assert [s["values"] for s in submission["submitters"]][1] == [{"field": "Buyer Name", "value": "Bob Buyer"}]
