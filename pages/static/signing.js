@@ -8,6 +8,8 @@ const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, na
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 const TICK = "\u2713";
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+  "November", "December"];
 
 if (data.embedded) announce();
 if (data.state === "form") start();
@@ -74,7 +76,7 @@ function start() {
     if (dated && !dated.value) {
       dated.value = today();
       changed.add(uuid);
-      paint(uuid, "date", dated.value);
+      paint(uuid, "date", dated.value, rules[uuid].format);
     }
     const cells = $("input.cells", step);
     if (cells) cells.style.setProperty("--cells", cells.dataset.cells);
@@ -139,7 +141,7 @@ function start() {
     try {
       await action("values", { values: { [uuid]: value } });
       changed.delete(uuid);
-      paint(uuid, step.dataset.type, value);
+      paint(uuid, step.dataset.type, value, rules[uuid].format);
       showError(step, null);
       status(say("form.saved"));
       updateProgress();
@@ -320,7 +322,7 @@ function start() {
 }
 
 // A field's boxes on the page show what was entered: a picture, a tick, or the text.
-function paint(uuid, type, value) {
+function paint(uuid, type, value, dateFormat) {
   const chosen = Array.isArray(value) ? value : [value];
   const empty = value === null || value === undefined || value === false || value === "" || chosen.length === 0;
   for (const box of $$(`.box[data-field="${uuid}"]`)) {
@@ -336,11 +338,23 @@ function paint(uuid, type, value) {
       image.alt = "";
       shown.replaceChildren(image);
     } else {
-      text = type === "checkbox" || type === "file" ? TICK : chosen.join(", ");
+      text = type === "checkbox" || type === "file" ? TICK
+        : type === "date" ? formatDate(value, dateFormat) : chosen.join(", ");
     }
     if (text || empty) shown.textContent = text;
     box.classList.toggle("filled", !!shown.firstChild);
   }
+}
+
+// A date ("YYYY-MM-DD") in its field's format, such as "DD/MM/YYYY" or "MMMM D, YYYY", as the
+// documents show it.
+function formatDate(iso, format) {
+  const [year, month, day] = iso.split("-").map(Number);
+  if (!day || !format) return iso;
+  const two = (number) => String(number).padStart(2, "0");
+  const parts = { YYYY: String(year).padStart(4, "0"), YY: two(year % 100), MMMM: MONTHS[month - 1],
+    MMM: MONTHS[month - 1].slice(0, 3), MM: two(month), M: String(month), DD: two(day), D: String(day) };
+  return format.toUpperCase().replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => parts[token]);
 }
 
 // Once shown, a step's error line keeps its place when cleared: the buttons below it must not move

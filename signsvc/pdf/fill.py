@@ -12,7 +12,6 @@ import io
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from datetime import date
 from typing import Any
 
 import pypdf
@@ -22,6 +21,7 @@ from PIL import ExifTags, ImageOps
 
 from signsvc.pdf import fonts, geometry, images, reading, stamping
 from signsvc.pdf.errors import PdfError
+from signsvc.pdf.value_text import text_of
 
 IMAGE_TYPES = {"signature", "initials", "image", "stamp"}
 MAX_FONT_SIZE = 24.0
@@ -33,13 +33,8 @@ FOOTER_SIZE = 8.0  # points
 FOOTER_HEIGHT = 14.0  # the footer's box: tall enough for FOOTER_SIZE at FILL
 FOOTER_GAP = 6.0  # from the displayed page's bottom edge to the footer's box
 FOOTER_MARGIN = 0.05  # either side, as a share of the displayed page's width
-DATE_FORMAT = "DD/MM/YYYY"
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
-CURRENCIES = {"usd": "$", "eur": "€", "gbp": "£"}
 COLORS = {"black": (0, 0, 0), "white": (255, 255, 255), "blue": (29, 78, 216), "red": (220, 38, 38),
           "green": (21, 128, 61), "gray": (107, 114, 128), "grey": (107, 114, 128)}
-_DATE_TOKENS = re.compile(r"YYYY|YY|MMMM|MMM|MM|M|DD|D")
 _HEX = re.compile(r"#?([0-9a-fA-F]{6})")
 
 
@@ -145,7 +140,7 @@ def _mark(field: dict[str, Any], value: object, area: dict[str, Any], frame: geo
         uuids = value if isinstance(value, list) else [value]
         names = ", ".join(filenames[uuid] for uuid in uuids if uuid in filenames)
         return Mark("text", box, names, preferences) if names else None
-    return Mark("text", box, _text(kind, value, preferences), preferences)
+    return Mark("text", box, text_of(kind, value, preferences), preferences)
 
 
 def _choice(field: dict[str, Any], value: object, area: dict[str, Any], box: Box) -> Mark | None:
@@ -170,40 +165,6 @@ def _stamp_text(field: dict[str, Any], stamp: dict[str, Any] | None) -> _StampTe
     return _StampText("\n".join(line for line in ("Digitally signed by", stamp.get("name"), when) if line))
 
 
-def _text(kind: str, value: object, preferences: dict[str, Any]) -> str:
-    if kind == "date":
-        return format_date(value, preferences.get("format") or DATE_FORMAT)
-    if kind == "number":
-        return format_number(value, preferences.get("format"))
-    return str(value)
-
-
-def format_date(value: object, format: str) -> str:
-    """A stored date ("YYYY-MM-DD") in a format such as "DD/MM/YYYY" or "MMMM D, YYYY"; other values as given."""
-    try:
-        day = date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return str(value)
-    parts = {"YYYY": f"{day.year:04d}", "YY": f"{day.year % 100:02d}", "MMMM": MONTHS[day.month - 1],
-             "MMM": MONTHS[day.month - 1][:3], "MM": f"{day.month:02d}", "M": str(day.month),
-             "DD": f"{day.day:02d}", "D": str(day.day)}
-    return _DATE_TOKENS.sub(lambda token: parts[token.group()], format.upper())
-
-
-def format_number(value: object, format: str | None) -> str:
-    """A number in the format its field names: usd "$1,000.00", dot "1.000,5", percent "50%"..."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
-    sign = "-" if value < 0 else ""
-    if format in CURRENCIES:
-        return f"{sign}{CURRENCIES[format]}{abs(value):,.2f}"
-    whole, _, decimals = (str(abs(value)) if isinstance(value, int) else f"{abs(value):.15g}").partition(".")
-    if "e" in whole:  # too large or small for separators to help
-        return f"{sign}{whole}"
-    grouped = f"{int(whole):,}"
-    separators = {"comma": (",", "."), "dot": (".", ","), "space": (" ", ",")}.get(format or "", ("", "."))
-    text = sign + grouped.replace(",", separators[0]) + (separators[1] + decimals if decimals else "")
-    return {"percent": f"{text}%", "percent_space": f"{text} %"}.get(format or "", text)
 
 
 # Drawing the overlay pages.

@@ -17,15 +17,16 @@ from signsvc.infra import errors, json_fields
 
 MAX_SUBMITTERS = 100
 ORDERS = ("preserved", "random")
+_LANGUAGE = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
 _EMAIL = re.compile(r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
 _PHONE = re.compile(r"^\+\d{6,15}$")
 _TOP_KEYS = {"template_id", "submitters", "send_email", "send_sms", "order", "submitters_order",
              "completed_redirect_url", "message", "expire_at", "reply_to", "bcc_completed", "name", "variables",
-             "emails"}
+             "emails", "language"}
 _SUBMITTER_KEYS = {"role", "email", "phone", "name", "values", "readonly_fields", "external_id", "application_key",
                 "metadata", "completed", "send_email", "send_sms", "message", "reply_to", "completed_redirect_url",
                 "uuid", "fields", "order", "roles", "go_to_last", "require_phone_2fa", "require_email_2fa",
-                "invite_by"}
+                "invite_by", "language"}
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,8 @@ def submitter(raw: Any, index: int) -> SubmitterInput:
 
 
 def preferences(raw: dict[str, Any], where: str | None) -> dict[str, Any]:
-    """The invitation settings of a submission or a submitter: message, reply_to, bcc_completed, redirect."""
+    """The invitation settings of a submission or a submitter: message, reply_to, bcc_completed, redirect,
+    and the language of the signing page."""
     found: dict[str, Any] = {}
     if (message := _message(raw, where)) is not None:
         found["message"] = message
@@ -121,6 +123,10 @@ def preferences(raw: dict[str, Any], where: str | None) -> dict[str, Any]:
         if not re.match(r"^https?://[^\s/]+", url, re.IGNORECASE):
             raise errors.Invalid(errors.located("completed_redirect_url must be an http:// or https:// URL", where))
         found["completed_redirect_url"] = url
+    if (language := _text(raw, "language", where, limit=35)) is not None:
+        if not _LANGUAGE.match(language):
+            raise errors.Invalid(errors.located("language must be a language tag such as en or de-AT", where))
+        found["language"] = language
     return found
 
 

@@ -29,7 +29,7 @@ from storage.records import Principal, Submission, Submitter
 
 _PUT_KEYS = {"name", "email", "phone", "values", "external_id", "application_key", "metadata", "completed",
              "send_email", "send_sms", "reply_to", "completed_redirect_url", "message", "fields",
-             "require_phone_2fa", "require_email_2fa", "go_to_last"}
+             "require_phone_2fa", "require_email_2fa", "go_to_last", "language"}
 
 
 @dataclass(frozen=True)

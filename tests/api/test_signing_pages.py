@@ -71,6 +71,13 @@ async def test_a_prefilled_read_only_value_is_shown_locked(api, tess):
     assert re.search(r'<input id="f-[^"]+" type="text" value="REF-42" readonly', body)
 
 
+async def test_a_date_is_shown_on_the_page_in_its_fields_format(api, tess):
+    await act(api, tess["slug"], "values", {"values": {"Signed on": "2026-03-05"}})
+    body = (await page(api, f"/s/{tess['slug']}")).body.decode()
+    assert re.search(r'class="box date filled"[^>]*>.*?<span class="value">March 5, 2026</span>', body, re.S)
+    assert 'type="date" value="2026-03-05"' in body
+
+
 async def test_cells_get_one_box_per_character_from_the_area(api, tess):
     body = (await page(api, f"/s/{tess['slug']}")).body.decode()
     assert re.search(r'class="cells" maxlength="5" data-cells="5"', body)
@@ -260,3 +267,16 @@ async def test_the_documents_page_refuses_a_tampered_or_expired_link(api, clock,
     clock.advance(timedelta(minutes=41))
     expired = await page(api, path)
     assert expired.status == 403 and "Link expired" in text(expired)
+
+
+async def test_the_submitters_language_picks_the_catalogue_before_the_browsers(api):
+    tess = await invite(api, await every_field_template(api), language="de")
+    assert tess["preferences"]["language"] == "de"
+    assert ">Ablehnen<" in (await page(api, f"/s/{tess['slug']}", **{"Accept-Language": "en"})).body.decode()
+
+
+async def test_a_language_that_is_not_a_language_tag_is_refused(api):
+    reply = await api.post("/api/submissions", json={"template_id": await every_field_template(api), "submitters": [
+        {"role": "Tenant", "email": "tess@example.com", "language": "<de>"}]})
+    assert (reply.status, reply.json) == (
+        422, {"error": "language must be a language tag such as en or de-AT in `submitters[0]`."})

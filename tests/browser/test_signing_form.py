@@ -61,6 +61,7 @@ async def test_a_signer_fills_every_field_type_by_keyboard_and_mouse_and_complet
 
     await at_step(page, "Signed on")
     await expect(page.get_by_label("Signed on")).to_be_focused()
+    await expect(page.locator(".box.date .value")).to_have_text(re.compile(r"^[A-Z][a-z]+ \d{1,2}, \d{4}$"))
     await page.get_by_label("Signed on").press("Enter")
 
     await at_step(page, "Age")

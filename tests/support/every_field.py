@@ -22,7 +22,7 @@ EVERY_FIELD = [
     field("Reference", "text", box(1, 0.15), readonly=True, default_value="REF-42"),
     field("Signature", "signature", box(1, 0.20, h=0.08)),
     field("Initials", "initials", box(1, 0.30, w=0.1)),
-    field("Signed on", "date", box(1, 0.35), default_value="{{date}}"),
+    field("Signed on", "date", box(1, 0.35), default_value="{{date}}", preferences={"format": "MMMM D, YYYY"}),
     field("Age", "number", box(1, 0.40, w=0.1), validation={"min": 18, "max": 120}),
     field("I agree", "checkbox", box(1, 0.45, w=0.04)),
     field("Plan", "radio", box(1, 0.50, w=0.04, option="Basic"), box(1, 0.50, x=0.3, w=0.04, option="Pro"),

@@ -15,7 +15,7 @@ from PIL import Image, ImageChops, ImageDraw, ImageOps
 from signsvc.pdf import font_files
 
 from signsvc.infra import pdf_calls
-from signsvc.pdf import fill, fonts
+from signsvc.pdf import fill, fonts, value_text
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.fill import fill_pdf
 from tests.support.samples import RawPdf, form_pdf, jpeg_with_orientation, pages_pdf, refs, text_pdf
@@ -331,7 +331,7 @@ def test_a_date_is_written_in_the_fields_format(format, text):
     ("percent", 50, "50%"), ("percent_space", 12.5, "12.5 %"),
 ])
 def test_a_number_is_written_in_the_fields_format(format, value, text):
-    assert fill.format_number(value, format) == text
+    assert value_text.format_number(value, format) == text
 
 
 def test_a_number_field_shows_its_formatted_value():

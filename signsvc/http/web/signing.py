@@ -10,6 +10,7 @@ from aiohttp import web
 from signsvc.http.appkeys import RESULTS, SETTINGS, SIGNING_FORMS
 from signsvc.http.web import catalogue, rendering
 from signsvc.infra import errors, mail
+from signsvc.pdf import value_text
 from signsvc.submissions import field_values
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 
@@ -57,7 +58,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
 
 def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tuple[str | None, str]:
     """What a field's box on the page shows for a value: a picture's path, or a short text (a tick for a
-    ticked checkbox, a chosen option's own box, a file)."""
+    ticked checkbox, a chosen option's own box, a file; a date in the field's format)."""
     if value is None or value == "" or value is False or value == [] or value == field_values.TODAY:
         return None, ""  # today's date is filled in by the form's script, in the signer's time zone
     if field["type"] in ("signature", "initials", "image", "stamp"):
@@ -68,7 +69,13 @@ def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tupl
         return None, TICK if option in chosen else ""
     if field["type"] in ("checkbox", "file"):
         return None, TICK
+    if field["type"] == "date":
+        return None, value_text.format_date(value, _date_format(field))
     return None, ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _date_format(field: dict[str, Any]) -> str:
+    return (field.get("preferences") or {}).get("format") or value_text.DATE_FORMAT
 
 
 def _script_data(request: web.Request, view: FormView, language: str, embedded: bool) -> dict[str, Any]:
@@ -79,6 +86,7 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
             "state": view.state, "view_only": view.view_only,
             "upload_limit": request.app[SETTINGS].max_body_bytes * 3 // 4 - BODY_OVERHEAD,
             "fields": [{"uuid": f["uuid"], "name": f["name"], "type": f["type"], "required": bool(f.get("required")),
-                        "readonly": bool(f.get("readonly")), "validation": f.get("validation") or {}}
+                        "readonly": bool(f.get("readonly")), "validation": f.get("validation") or {},
+                        **({"format": _date_format(f)} if f["type"] == "date" else {})}
                        for f in view.fields],
             "strings": {key: t(key) for key in SCRIPT_STRINGS}}
