@@ -54,6 +54,9 @@ class FormView:
     values: dict[str, Any] = field(default_factory=dict)  # by field uuid, file values as paths on the site
     pages: list[Page] = field(default_factory=list)
     documents: list[Link] = field(default_factory=list)  # the submitter's own copy, once it is made
+    # What the submitters who completed before this one entered: shown on the pages, not to be changed.
+    completed_fields: list[dict[str, Any]] = field(default_factory=list)
+    completed_values: dict[str, Any] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -101,10 +104,13 @@ class SigningForms:
             return FormView(state, submission, submitter, submitters, documents=await self._own_copy(submitter))
         if state != FORM:
             return view
+        attachments = {a.uuid: a.filename for a in await stored.attachments_of(self.db, submission.id)}
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        return FormView(state, submission, submitter, submitters, fields, await self._values(submission, submitter,
-                                                                                              fields),
-                        self._pages(submission))
+        completed_fields, completed_values = self._completed_by_others(submission, submitter, submitters,
+                                                                       attachments)
+        return FormView(state, submission, submitter, submitters, fields,
+                        self._values(submitter, fields, attachments), self._pages(submission), [],
+                        completed_fields, completed_values)
 
     def _state(self, submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> str:
         if submission.archived_at:
@@ -119,10 +125,21 @@ class SigningForms:
             return AWAITING
         return FORM
 
-    async def _values(self, submission: Submission, submitter: Submitter,
-                      fields: list[dict[str, Any]]) -> dict[str, Any]:
-        """The values entered so far, and the fields' defaults where none was."""
-        attachments = {a.uuid: a.filename for a in await stored.attachments_of(self.db, submission.id)}
+    def _completed_by_others(self, submission: Submission, submitter: Submitter, submitters: list[Submitter],
+                             attachments: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The fields of the other submitters who completed, and their values."""
+        fields: list[dict[str, Any]] = []
+        values: dict[str, Any] = {}
+        for other in submitters:
+            if other.completed_at and other.id != submitter.id:
+                their_fields = field_values.role_fields(submission.fields, other.role_uuid)
+                fields += their_fields
+                values |= self._values(other, their_fields, attachments)
+        return fields, values
+
+    def _values(self, submitter: Submitter, fields: list[dict[str, Any]],
+                attachments: dict[str, str]) -> dict[str, Any]:
+        """The values a submitter entered so far, and the fields' defaults where none was; files as paths."""
         shown = {}
         for found in fields:
             value = submitter.field_values.get(found["uuid"], found.get("default_value"))

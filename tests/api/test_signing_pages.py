@@ -138,6 +138,16 @@ async def test_the_awaiting_page_names_who_signs_first_in_preserved_order(api):
     assert "Not your turn yet" not in text(await page(api, f"/s/{bob['slug']}"))
 
 
+async def test_the_next_signer_sees_what_the_signers_before_entered_on_the_pages_locked(api):
+    ann, bob = await send(api, await template(api), order="preserved")
+    await act(api, ann["slug"], "complete", {"values": {**ANN_VALUES, "Newsletter": True}})
+    body = (await page(api, f"/s/{bob['slug']}")).body.decode()
+    done = re.findall(r'<div class="box (\w+) filled done"[^>]*><span class="value">(.*?)</span></div>', body, re.S)
+    assert [(kind, value if kind == "text" else value[:10]) for kind, value in done] == [
+        ("text", "Ann Smith"), ("signature", '<img src="'), ("checkbox", "\u2713")]
+    assert 'value="Ann Smith"' not in body  # on the pages only: not a field of Bob's
+
+
 async def test_the_completed_page_thanks_and_offers_the_copy_once_it_is_made(api, worker):
     ann, _bob = await send(api, await template(api), order="random")
     await act(api, ann["slug"], "complete", {"values": ANN_VALUES})

@@ -122,6 +122,7 @@ async def test_two_signers_invited_by_email_complete_the_submission_using_only_t
     await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
 
     await page.goto(await invitation_link(smtp_server, "bob@example.com"))
+    await expect(page.locator(".box.signature.done img")).to_be_visible()  # Ann's, on the page
     await page.get_by_label("Buyer Name").fill("Bob Buyer")
     await page.get_by_role("button", name="Complete").click()
     await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
