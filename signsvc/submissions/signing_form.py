@@ -7,6 +7,8 @@ Reading only: the form's actions (view, save, complete, decline) are `Submitters
 
 from __future__ import annotations
 
+import functools
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -78,6 +80,24 @@ class FormView:
 
     def redirect_url(self, event: str) -> str | None:
         return redirect_url(self.submission, self.submitter, event)
+
+    @functools.cached_property
+    def own_areas(self) -> dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]]:
+        """The submitter's fields' areas by page (document uuid, page index), as (field, area)."""
+        return _by_page(self.fields)
+
+    @functools.cached_property
+    def completed_areas(self) -> dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]]:
+        """The areas of the fields the submitters before completed, by page."""
+        return _by_page(self.completed_fields)
+
+
+def _by_page(fields: list[dict[str, Any]]) -> dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]]:
+    found: dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]] = defaultdict(list)
+    for each in fields:
+        for area in each.get("areas", []):
+            found[(area["attachment_uuid"], area["page"])].append((each, area))
+    return found
 
 
 def redirect_url(submission: Submission, submitter: Submitter, event: str) -> str | None:

@@ -53,7 +53,8 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
     expire_at = view.submission.expire_at
     return rendering.render(request, template, language=language, framable=embedded, view=view, embedded=embedded,
                             expired_on=mail.format_time(expire_at) if view.state == EXPIRED and expire_at else "",
-                            box_content=box_content, data=_script_data(request, view, language, embedded))
+                            box_content=box_content, option_value=option_value,
+                            data=_script_data(request, view, language, embedded))
 
 
 def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tuple[str | None, str]:
@@ -64,14 +65,18 @@ def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tupl
     if field["type"] in ("signature", "initials", "image", "stamp"):
         return value, ""
     if area.get("option_uuid"):
-        option = next((o["value"] for o in field.get("options", []) if o.get("uuid") == area["option_uuid"]), None)
         chosen = value if isinstance(value, list) else [value]
-        return None, TICK if option in chosen else ""
+        return None, TICK if option_value(field, area) in chosen else ""
     if field["type"] in ("checkbox", "file"):
         return None, TICK
     if field["type"] == "date":
         return None, value_text.format_date(value, _date_format(field))
     return None, ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def option_value(field: dict[str, Any], area: dict[str, Any]) -> str:
+    """The value of the option an area of a radio or multiple field stands for."""
+    return next((o["value"] for o in field.get("options", []) if o.get("uuid") == area.get("option_uuid")), "")
 
 
 def _date_format(field: dict[str, Any]) -> str:
