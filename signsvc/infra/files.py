@@ -110,7 +110,7 @@ class Files:
         expired."""
         payload, _, signature = token.rpartition(".")
         slug, _, expires = payload.partition(".")
-        if not expires.isdigit() or not hmac.compare_digest(signature, self._sign(DOCUMENTS_PAGE + payload)):
+        if not expires.isdigit() or not _same(signature, self._sign(DOCUMENTS_PAGE + payload)):
             raise errors.NotFound()
         if int(expires) <= self.clock.now().timestamp():
             raise errors.NotAuthorized()
@@ -120,7 +120,7 @@ class Files:
         """The file a link names: 404 for a link that was not issued here, 403 once it expired."""
         payload, _, signature = token.rpartition(".")
         blob_uuid, _, expires = payload.partition(".")
-        if not expires.isdigit() or not hmac.compare_digest(signature, self._sign(payload)):
+        if not expires.isdigit() or not _same(signature, self._sign(payload)):
             raise errors.NotFound()
         if int(expires) <= self.clock.now().timestamp():
             raise errors.NotAuthorized()
@@ -132,3 +132,8 @@ class Files:
     def _sign(self, payload: str) -> str:
         digest = hmac.new(self._key, payload.encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def _same(given: str, expected: str) -> bool:
+    """A signature from a link against the one expected, in constant time (a link may hold any text)."""
+    return hmac.compare_digest(given.encode(), expected.encode())
