@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -25,10 +26,17 @@ TOKEN_HEADER = "X-Auth-Token"
 _PRINCIPAL = web.RequestKey("principal", Principal)
 _QUOTA = web.RequestKey("quota", Quota)
 _HTTP_MESSAGES = {404: "Not found", 405: "Method not allowed"}
+# Paths whose second segment is a credential: a signing link's slug, a signed link's token.
+_CREDENTIAL_PATH = re.compile(r"^/(s|apiemb|e|file)/([^/]{4})[^/]*")
 
 
 def is_api(request: web.Request) -> bool:
     return request.path == "/api" or request.path.startswith("/api/")
+
+
+def loggable_path(path: str) -> str:
+    """The path as logs show it: a slug or token cut to its first four characters."""
+    return _CREDENTIAL_PATH.sub(r"/\1/\2…", path)
 
 
 def principal(request: web.Request) -> Principal:
@@ -54,12 +62,12 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         response = rendering.not_found(request) if exc.status == 404 and _wants_page(request) \
             else _http_error(request, exc)
     except StorageError as exc:
-        log.error("database failure on %s %s: %s", request.method, request.path, exc)
+        log.error("database failure on %s %s: %s", request.method, loggable_path(request.path), exc)
         response = error_response(503, errors.Unavailable.message)
     except asyncio.CancelledError:
         raise
     except Exception:
-        log.exception("unhandled error on %s %s", request.method, request.path)
+        log.exception("unhandled error on %s %s", request.method, loggable_path(request.path))
         response = error_response(500, errors.ServiceError.message)
     if not is_api(request):
         rendering.protect(request.path, response)
