@@ -8,6 +8,7 @@ const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, na
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 const TICK = "\u2713";
+const TYPING_PAUSE = 800; // ms
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
   "November", "December"];
 
@@ -30,7 +31,9 @@ function start() {
   const steps = $$(".step");
   const pads = new Map();
   const changed = new Set();
+  const edits = new Map(); // by field: how many times it was edited, so a late save can't mark newer edits saved
   let current = 0;
+  let completing = false;
 
   placeBoxes();
   for (const step of steps) prepare(step);
@@ -58,10 +61,19 @@ function start() {
 
   function prepare(step) {
     const uuid = step.dataset.field;
-    step.addEventListener("input", updateProgress);
+    // Typing is saved once it pauses, when what is typed so far keeps the field's rules.
+    let pause;
+    step.addEventListener("input", () => {
+      edited(uuid);
+      updateProgress();
+      clearTimeout(pause);
+      pause = setTimeout(() => {
+        if (!problemOf(step) && changed.has(uuid) && !completing) save(step);
+      }, TYPING_PAUSE);
+    });
     for (const control of $$("input, select, textarea", step)) {
       control.addEventListener("change", () => {
-        changed.add(uuid);
+        edited(uuid);
         const problem = problemOf(step);
         showError(step, problem);
         if (!problem) save(step);
@@ -72,10 +84,10 @@ function start() {
       input.value = today();
       input.dispatchEvent(new Event("change"));
     });
+    // "Today" is shown as today; unless the signer changes it, the service dates it on completion.
     const dated = $("input[data-today]", step);
     if (dated && !dated.value) {
       dated.value = today();
-      changed.add(uuid);
       paint(uuid, "date", dated.value, rules[uuid].format);
     }
     const cells = $("input.cells", step);
@@ -113,8 +125,13 @@ function start() {
     $("#back").disabled = index === 0;
     $("#next").hidden = index === steps.length - 1;
     $(`.box[data-field="${uuid}"]`)?.scrollIntoView({ block: "nearest", behavior: "smooth" });
-    if (focus) $("input:not([type=hidden]):not([hidden]), select, button.mode, canvas", steps[index])?.focus();
+    if (focus) firstControl(steps[index])?.focus();
     updateProgress();
+  }
+
+  function edited(uuid) {
+    changed.add(uuid);
+    edits.set(uuid, (edits.get(uuid) ?? 0) + 1);
   }
 
   function updateProgress() {
@@ -123,24 +140,29 @@ function start() {
       && rules[step.dataset.field]?.required);
     const done = counted.filter((step) => filled(step)).length;
     const progress = $("#progress");
-    if (progress) progress.textContent = say("form.progress", { done, total: counted.length });
+    const text = say("form.progress", { done, total: counted.length });
+    if (progress && progress.textContent !== text) progress.textContent = text;
   }
 
   async function leave(step) {
     const problem = problemOf(step);
     showError(step, problem);
-    if (problem) return false;
+    if (problem) {
+      firstControl(step)?.focus();
+      return false;
+    }
     return changed.has(step.dataset.field) ? save(step) : true;
   }
 
   async function save(step) {
     const uuid = step.dataset.field;
+    const version = edits.get(uuid);
     const value = await valueOf(step);
     if (value === undefined) return true;
     status(say("form.saving"));
     try {
       await action("values", { values: { [uuid]: value } });
-      changed.delete(uuid);
+      if (edits.get(uuid) === version) changed.delete(uuid);
       paint(uuid, step.dataset.type, value, rules[uuid].format);
       showError(step, null);
       status(say("form.saved"));
@@ -154,14 +176,17 @@ function start() {
   }
 
   async function complete() {
+    if (completing) return;
     for (const [index, step] of steps.entries()) {
       const problem = problemOf(step);
       showError(step, problem);
       if (problem) {
         showStep(index);
+        firstControl(step)?.focus();
         return;
       }
     }
+    completing = true;
     const values = {};
     for (const step of steps) {
       if (!changed.has(step.dataset.field)) continue;
@@ -174,6 +199,7 @@ function start() {
       const answer = await action("complete", { values });
       finish("completed", answer.redirect_url);
     } catch (error) {
+      completing = false;
       $("#complete").disabled = false;
       const step = stepOfError(error.message);
       if (step) {
@@ -238,7 +264,7 @@ function start() {
       .find((file) => file.size > data.upload_limit);
     if (tooLarge) return say("form.too_large", { name: tooLarge.name, limit: Math.floor(data.upload_limit / 1048576) });
     const input = $("input[data-pattern]", step);
-    if (input && input.value && !new RegExp(`^(?:${input.dataset.pattern})$`, "u").test(input.value)) {
+    if (input && input.value && !matches(input.dataset.pattern, input.value)) {
       return input.dataset.message || say("form.pattern");
     }
     const number = $("input[type=number]", step);
@@ -313,6 +339,7 @@ function start() {
       $("#main").replaceChildren(message(say(`${event}.title`), say(`${event}.body`)));
       $("#decline-open")?.remove();
       $("#progress")?.remove();
+      $("#main h2").focus();
     } else if (redirectUrl) {
       location.assign(redirectUrl);
     } else {
@@ -357,6 +384,20 @@ function formatDate(iso, format) {
   return format.toUpperCase().replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => parts[token]);
 }
 
+// Whether a text matches a field's pattern; a pattern this browser can't read is left to the service.
+function matches(pattern, text) {
+  try {
+    return new RegExp(`^(?:${pattern})$`, "u").test(text);
+  } catch {
+    return true;
+  }
+}
+
+// A step's first control a signer can use: where focus goes when the step is shown or holds an error.
+function firstControl(step) {
+  return $("input:not([type=hidden]):not([hidden]), select, textarea, button.mode, canvas", step);
+}
+
 // Once shown, a step's error line keeps its place when cleared: the buttons below it must not move
 // while the pointer is on its way to them (a click on "Next" blurs the field, which clears the error).
 function showError(step, message) {
@@ -367,13 +408,15 @@ function showError(step, message) {
 }
 
 function status(text) {
-  $("#status").textContent = text;
+  const shown = $("#status");
+  if (shown) shown.textContent = text; // gone once an embedded form is completed
 }
 
 function message(title, body) {
   const section = document.createElement("section");
   section.className = "message";
   const heading = document.createElement("h2");
+  heading.tabIndex = -1; // focus moves here: what was focused is gone
   heading.textContent = title;
   const paragraph = document.createElement("p");
   paragraph.textContent = body;

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 
 import storage.results as stored_results
 import storage.submissions as stored
+import storage.templates as stored_templates
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.submissions import field_values, statuses
@@ -129,7 +130,7 @@ class SigningForms:
         completed_fields, completed_values = self._completed_by_others(submission, submitter, submitters,
                                                                        attachments)
         return FormView(state, submission, submitter, submitters, fields,
-                        self._values(submitter, fields, attachments), self._pages(submission), [],
+                        self._values(submitter, fields, attachments), await self._pages(submission), [],
                         completed_fields, completed_values)
 
     def _state(self, submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> str:
@@ -168,16 +169,24 @@ class SigningForms:
                     found, value, lambda uuid: self.files.path(uuid, attachments.get(uuid, "file")))
         return shown
 
-    def _pages(self, submission: Submission) -> list[Page]:
+    async def _pages(self, submission: Submission) -> list[Page]:
         pages = []
+        fallback = await self._template_previews(submission)
         for document in submission.documents:
-            previews = document.get("previews", [])
+            previews = document.get("previews") or fallback.get(document["uuid"], [])
             for index, page in enumerate(document["pages"]):
                 image = self.files.path(previews[index]["uuid"], previews[index]["filename"]) \
                     if index < len(previews) else None
                 pages.append(Page(document["uuid"], document["name"], index, image, page["width"], page["height"],
                                   page.get("text", "")))
         return pages
+
+    async def _template_previews(self, submission: Submission) -> dict[str, list[dict[str, Any]]]:
+        """The template's page pictures by document, for a submission made before submissions kept their
+        own (while the template exists)."""
+        if submission.template_id is None or all("previews" in d for d in submission.documents):
+            return {}
+        return {d.uuid: d.previews for d in await stored_templates.list_documents(self.db, submission.template_id)}
 
     async def _own_copy(self, submitter: Submitter) -> list[Link]:
         return [Link(r.name, self.files.path(r.blob_uuid, r.filename))

@@ -15,9 +15,10 @@ from urllib.parse import urlsplit
 import pytest
 
 import storage.events as stored_events
+import storage.submissions as stored_submissions
 from tests.support.app import Api
 from tests.support.documents import png
-from tests.support.every_field import EVERY_FIELD, every_field_template, invite
+from tests.support.every_field import EVERY_FIELD, box, every_field_template, field, invite
 from tests.support.signing import ANN_VALUES, BOB_VALUES, act, send, template
 
 PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
@@ -32,8 +33,9 @@ async def page(api: Api, path: str, **headers: str):
 
 
 def text(reply) -> str:
-    """The page's text as a person reads it: tags dropped, entities read, spaces folded."""
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", reply.body.decode())).split())
+    """The page's text as a person reads it: scripts and tags dropped, entities read, spaces folded."""
+    shown = re.sub(r"<(script|title)\b.*?</\1>", " ", reply.body.decode(), flags=re.S)
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", shown)).split())
 
 
 @pytest.fixture
@@ -56,7 +58,16 @@ async def test_the_form_shows_every_page_as_its_picture_with_its_text_for_screen
     assert [number for _, number in images] == ["1", "2"]
     picture = await api.with_key(None).get(images[0][0])
     assert picture.status == 200 and picture.headers["Content-Type"] == "image/jpeg"
-    assert "Lease agreement, page 1</figcaption>" in body and "Lease agreement, page 2</figcaption>" in body
+    assert '<div class="visually-hidden">Lease agreement, page 1</div>' in body
+    assert '<div class="visually-hidden">Lease agreement, page 2</div>' in body
+
+
+async def test_a_submission_made_before_submissions_kept_page_pictures_shows_its_templates(api, db, tess):
+    submission = await stored_submissions.get_submission(db, tess["submission_id"])
+    documents = [{key: value for key, value in d.items() if key != "previews"} for d in submission.documents]
+    await db.run_script(f"UPDATE submissions SET documents = '{json.dumps(documents)}' WHERE id = {submission.id};")
+    body = (await page(api, f"/s/{tess['slug']}")).body.decode()
+    assert len(re.findall(r'<img src="/file/[^"]+" width="\d+" height="\d+" alt="Page \d of lease"', body)) == 2
 
 
 async def test_each_field_is_drawn_at_its_area_on_its_page(api, tess):
@@ -76,6 +87,12 @@ async def test_a_date_is_shown_on_the_page_in_its_fields_format(api, tess):
     body = (await page(api, f"/s/{tess['slug']}")).body.decode()
     assert re.search(r'class="box date filled"[^>]*>.*?<span class="value">March 5, 2026</span>', body, re.S)
     assert 'type="date" value="2026-03-05"' in body
+
+
+async def test_a_read_only_field_without_a_value_is_locked_too(api):
+    template_id = await every_field_template(api, [*EVERY_FIELD, field("Ref", "text", box(2, 0.9), readonly=True)])
+    body = (await page(api, f"/s/{(await invite(api, template_id))['slug']}")).body.decode()
+    assert re.search(r'<label for="(f-[^"]+)">Ref</label>\s*<input id="\1" type="text" value="" readonly', body)
 
 
 async def test_cells_get_one_box_per_character_from_the_area(api, tess):
@@ -163,7 +180,7 @@ async def test_the_completed_page_thanks_and_offers_the_copy_once_it_is_made(api
 
 async def test_the_declined_page(api):
     ann, bob = await send(api, await template(api), order="random")
-    await act(api, ann["slug"], "decline", {"decline_reason": "Wrong address"})
+    assert (await act(api, ann["slug"], "decline", {"reason": "Wrong address"})).status == 200
     for signer in (ann, bob):
         assert "Declined" in text(await page(api, f"/s/{signer['slug']}"))
 
@@ -290,3 +307,8 @@ async def test_a_language_that_is_not_a_language_tag_is_refused(api):
         {"role": "Tenant", "email": "tess@example.com", "language": "<de>"}]})
     assert (reply.status, reply.json) == (
         422, {"error": "language must be a language tag such as en or de-AT in `submitters[0]`."})
+
+
+@pytest.mark.parametrize("path", ["/e/abc.1767271200.%C3%A9", "/file/abc.1767271200.%C3%A9/x.pdf"])
+async def test_a_signed_link_with_a_signature_that_is_not_ascii_is_not_found(api, path):
+    assert (await page(api, path)).status == 404

@@ -101,5 +101,6 @@ async def test_only_the_embeddable_form_may_be_framed_by_another_site(site, host
     host["/frames"] = FRAMING.format(site=site_url(site), slug=tess["slug"])
     await page.goto(host["origin"] + "/frames")
     await expect(page.frame_locator("#embedded").get_by_role("heading", name="Lease")).to_be_visible()
+    await page.wait_for_load_state("load")  # every frame has loaded, or failed to
     plain = page.frame(url=lambda url: "/s/" in url or url.startswith("chrome-error:"))
     assert plain is None or plain.url.startswith("chrome-error:") or await plain.locator("#main").count() == 0

@@ -58,6 +58,26 @@ async def test_a_signer_who_reloads_finds_the_values_and_signature_entered_befor
     await expect(page.locator("#progress")).to_have_text("3 of 10 filled")
 
 
+async def test_text_typed_is_saved_when_typing_pauses_without_leaving_the_field(site, page: Page):
+    tess = await invite(site, await every_field_template(site))
+    await page.goto(url(site, f"/s/{tess['slug']}"))
+    await page.get_by_label("Full name").fill("Tess Tenant")  # the field keeps focus: no change event
+    await expect(page.locator("#status")).to_have_text("Saved")
+    await page.reload()
+    await expect(page.get_by_label("Full name")).to_have_value("Tess Tenant")
+
+
+async def test_opening_and_leaving_the_form_saves_nothing_and_today_stays_the_completion_day(site, page: Page):
+    tess = await invite(site, await every_field_template(site))
+    await page.goto(url(site, f"/s/{tess['slug']}"))
+    await expect(page.locator(".box.date .value")).not_to_be_empty()
+    await page.goto("about:blank")
+    submitter = (await site.get(f"/api/submitters/{tess['id']}")).json
+    assert {v["field"]: v["value"] for v in submitter["values"]}.get("Signed on") in (None, "{{date}}")
+    events = (await site.get(f"/api/submissions/{tess['submission_id']}")).json["submission_events"]
+    assert [event["event_type"] for event in events] == ["view_form"]
+
+
 async def test_in_preserved_order_the_second_signer_sees_who_signs_first(site, page: Page):
     _ann, bob = await send(site, await template(site), order="preserved")
     await page.goto(url(site, f"/s/{bob['slug']}"))
