@@ -76,6 +76,11 @@ class FormView:
         return ", ".join(s.name or s.email or s.phone or s.role for s in self.waiting_for)
 
     @property
+    def invited_by_email(self) -> bool:
+        """Whether the submitter gets an email when their turn comes."""
+        return bool(self.submitter.email) and self.submitter.preferences.get("send_email") is not False
+
+    @property
     def view_only(self) -> bool:
         return statuses.is_viewer(self.submission, self.submitter)
 

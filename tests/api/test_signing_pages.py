@@ -165,6 +165,11 @@ async def test_the_next_signer_sees_what_the_signers_before_entered_on_the_pages
     assert 'value="Ann Smith"' not in body  # on the pages only: not a field of Bob's
 
 
+async def test_the_awaiting_page_of_a_submitter_who_gets_no_email_says_to_come_back(api):
+    _ann, bob = await send(api, await template(api), order="preserved", send_email=False)
+    assert "Open this link again when it is your turn" in text(await page(api, f"/s/{bob['slug']}"))
+
+
 async def test_the_completed_page_thanks_and_offers_the_copy_once_it_is_made(api, worker):
     ann, _bob = await send(api, await template(api), order="random")
     await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
