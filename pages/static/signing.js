@@ -2,15 +2,12 @@
 // back finds their work), then completed or declined through the form's actions under /s/{slug}/.
 import { Pad } from "./pad.js";
 import { announce, tellParent } from "./frame.js";
+import { paint, placeBoxes } from "./boxes.js";
+import { $, $$ } from "./dom.js";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
 const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, name) => values[name] ?? "");
-const $ = (selector, root = document) => root.querySelector(selector);
-const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
-const TICK = "\u2713";
 const TYPING_PAUSE = 800; // ms
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-  "November", "December"];
 
 if (data.embedded) announce();
 if (data.state === "form") start();
@@ -348,42 +345,6 @@ function start() {
   }
 }
 
-// A field's boxes on the page show what was entered: a picture, a tick, or the text.
-function paint(uuid, type, value, dateFormat) {
-  const chosen = Array.isArray(value) ? value : [value];
-  const empty = value === null || value === undefined || value === false || value === "" || chosen.length === 0;
-  for (const box of $$(`.box[data-field="${uuid}"]`)) {
-    const shown = $(".value", box);
-    let text = "";
-    if (empty) {
-      shown.replaceChildren();
-    } else if (box.dataset.option !== undefined) {
-      text = chosen.includes(box.dataset.option) ? TICK : "";
-    } else if (typeof value === "string" && value.startsWith("data:image/")) {
-      const image = document.createElement("img");
-      image.src = value;
-      image.alt = "";
-      shown.replaceChildren(image);
-    } else {
-      text = type === "checkbox" || type === "file" ? TICK
-        : type === "date" ? formatDate(value, dateFormat) : chosen.join(", ");
-    }
-    if (text || empty) shown.textContent = text;
-    box.classList.toggle("filled", !!shown.firstChild);
-  }
-}
-
-// A date ("YYYY-MM-DD") in its field's format, such as "DD/MM/YYYY" or "MMMM D, YYYY", as the
-// documents show it.
-function formatDate(iso, format) {
-  const [year, month, day] = iso.split("-").map(Number);
-  if (!day || !format) return iso;
-  const two = (number) => String(number).padStart(2, "0");
-  const parts = { YYYY: String(year).padStart(4, "0"), YY: two(year % 100), MMMM: MONTHS[month - 1],
-    MMM: MONTHS[month - 1].slice(0, 3), MM: two(month), M: String(month), DD: two(day), D: String(day) };
-  return format.toUpperCase().replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => parts[token]);
-}
-
 // Whether a text matches a field's pattern; a pattern this browser can't read is left to the service.
 function matches(pattern, text) {
   try {
@@ -422,13 +383,6 @@ function message(title, body) {
   paragraph.textContent = body;
   section.append(heading, paragraph);
   return section;
-}
-
-function placeBoxes() {
-  for (const box of $$(".box")) {
-    const { x, y, w, h } = box.dataset;
-    Object.assign(box.style, { left: `${x * 100}%`, top: `${y * 100}%`, width: `${w * 100}%`, height: `${h * 100}%` });
-  }
 }
 
 async function action(name, body = {}) {

@@ -1,0 +1,49 @@
+// The fields' boxes drawn over the page pictures: placed by their relative areas, and showing what
+// was entered (a picture, a tick, or the text as the documents will show it).
+import { $, $$ } from "./dom.js";
+
+const TICK = "\u2713";
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+  "November", "December"];
+
+export function placeBoxes() {
+  for (const box of $$(".box")) {
+    const { x, y, w, h } = box.dataset;
+    Object.assign(box.style, { left: `${x * 100}%`, top: `${y * 100}%`, width: `${w * 100}%`, height: `${h * 100}%` });
+  }
+}
+
+export function paint(uuid, type, value, dateFormat) {
+  const chosen = Array.isArray(value) ? value : [value];
+  const empty = value === null || value === undefined || value === false || value === "" || chosen.length === 0;
+  for (const box of $$(`.box[data-field="${uuid}"]`)) {
+    const shown = $(".value", box);
+    let text = "";
+    if (empty) {
+      shown.replaceChildren();
+    } else if (box.dataset.option !== undefined) {
+      text = chosen.includes(box.dataset.option) ? TICK : "";
+    } else if (typeof value === "string" && value.startsWith("data:image/")) {
+      const image = document.createElement("img");
+      image.src = value;
+      image.alt = "";
+      shown.replaceChildren(image);
+    } else {
+      text = type === "checkbox" || type === "file" ? TICK
+        : type === "date" ? formatDate(value, dateFormat) : chosen.join(", ");
+    }
+    if (text || empty) shown.textContent = text;
+    box.classList.toggle("filled", !!shown.firstChild);
+  }
+}
+
+// A date ("YYYY-MM-DD") in its field's format, such as "DD/MM/YYYY" or "MMMM D, YYYY", as the
+// documents show it.
+function formatDate(iso, format) {
+  const [year, month, day] = iso.split("-").map(Number);
+  if (!day || !format) return iso;
+  const two = (number) => String(number).padStart(2, "0");
+  const parts = { YYYY: String(year).padStart(4, "0"), YY: two(year % 100), MMMM: MONTHS[month - 1],
+    MMM: MONTHS[month - 1].slice(0, 3), MM: two(month), M: String(month), DD: two(day), D: String(day) };
+  return format.toUpperCase().replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => parts[token]);
+}
