@@ -3,6 +3,8 @@
 import { $, $$ } from "./dom.js";
 
 const TICK = "\u2713";
+const CURRENCIES = { usd: "$", eur: "\u20ac", gbp: "\u00a3" };
+const SEPARATORS = { comma: [",", "."], dot: [".", ","], space: [" ", ","] }; // thousands, decimals
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
   "November", "December"];
 
@@ -13,7 +15,7 @@ export function placeBoxes() {
   }
 }
 
-export function paint(uuid, type, value, dateFormat) {
+export function paint(uuid, type, value, format) {
   const chosen = Array.isArray(value) ? value : [value];
   const empty = value === null || value === undefined || value === false || value === "" || chosen.length === 0;
   for (const box of $$(`.box[data-field="${uuid}"]`)) {
@@ -30,7 +32,8 @@ export function paint(uuid, type, value, dateFormat) {
       shown.replaceChildren(image);
     } else {
       text = type === "checkbox" || type === "file" ? TICK
-        : type === "date" ? formatDate(value, dateFormat) : chosen.join(", ");
+        : type === "date" ? formatDate(value, format)
+          : type === "number" ? formatNumber(value, format) : chosen.join(", ");
     }
     if (text || empty) shown.textContent = text;
     box.classList.toggle("filled", !!shown.firstChild);
@@ -46,4 +49,19 @@ function formatDate(iso, format) {
   const parts = { YYYY: String(year).padStart(4, "0"), YY: two(year % 100), MMMM: MONTHS[month - 1],
     MMM: MONTHS[month - 1].slice(0, 3), MM: two(month), M: String(month), DD: two(day), D: String(day) };
   return format.toUpperCase().replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => parts[token]);
+}
+
+// A number in its field's format: usd "$1,000.00", dot "1.000,5", percent "50%"...
+function formatNumber(value, format) {
+  if (typeof value !== "number" || !Number.isFinite(value)) return String(value);
+  const sign = value < 0 ? "-" : "";
+  const size = Math.abs(value);
+  if (CURRENCIES[format]) {
+    return sign + CURRENCIES[format] + size.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  }
+  const [whole, decimals] = String(size).split(".");
+  if (whole.includes("e")) return sign + whole; // too large or small for separators to help
+  const [thousands, point] = SEPARATORS[format] ?? ["", "."];
+  const text = sign + whole.replace(/\B(?=(\d{3})+(?!\d))/g, thousands) + (decimals ? point + decimals : "");
+  return { percent: `${text}%`, percent_space: `${text} %` }[format] ?? text;
 }

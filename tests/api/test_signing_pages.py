@@ -95,6 +95,14 @@ async def test_a_read_only_field_without_a_value_is_locked_too(api):
     assert re.search(r'<label for="(f-[^"]+)">Ref</label>\s*<input id="\1" type="text" value="" readonly', body)
 
 
+async def test_a_number_is_shown_on_the_page_in_its_fields_format(api):
+    rent = field("Rent", "number", box(1, 0.9), preferences={"format": "usd"})
+    tess = await invite(api, await every_field_template(api, [*EVERY_FIELD, rent]))
+    await act(api, tess["slug"], "values", {"values": {"Rent": 1250}})
+    body = (await page(api, f"/s/{tess['slug']}")).body.decode()
+    assert re.search(r'class="box number filled"[^>]*>.*?<span class="value">\$1,250.00</span>', body, re.S)
+
+
 async def test_cells_get_one_box_per_character_from_the_area(api, tess):
     body = (await page(api, f"/s/{tess['slug']}")).body.decode()
     assert re.search(r'class="cells" maxlength="5" data-cells="5"', body)

@@ -9,7 +9,7 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from tests.browser.test_signing_form import draw
-from tests.support.every_field import ONE_FIELD, every_field_template, invite
+from tests.support.every_field import ONE_FIELD, box, every_field_template, field, invite
 from tests.support.live_site import serving
 from tests.support.signing import send, template
 from tests.support.smtp_server import SmtpServer
@@ -65,6 +65,15 @@ async def test_text_typed_is_saved_when_typing_pauses_without_leaving_the_field(
     await expect(page.locator("#status")).to_have_text("Saved")
     await page.reload()
     await expect(page.get_by_label("Full name")).to_have_value("Tess Tenant")
+
+
+async def test_a_number_shows_on_the_page_in_its_fields_format_as_it_is_entered(site, page: Page):
+    rent = field("Rent", "number", box(1, 0.2), preferences={"format": "usd"})
+    tess = await invite(site, await every_field_template(site, [rent]))
+    await page.goto(url(site, f"/s/{tess['slug']}"))
+    await page.get_by_label("Rent").fill("1250.5")
+    await page.get_by_label("Rent").press("Tab")
+    await expect(page.locator(".box.number .value")).to_have_text("$1,250.50")
 
 
 async def test_opening_and_leaving_the_form_saves_nothing_and_today_stays_the_completion_day(site, page: Page):

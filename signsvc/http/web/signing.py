@@ -59,7 +59,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
 
 def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tuple[str | None, str]:
     """What a field's box on the page shows for a value: a picture's path, or a short text (a tick for a
-    ticked checkbox, a chosen option's own box, a file; a date in the field's format)."""
+    ticked checkbox, a chosen option's own box, a file; a date or a number in the field's format)."""
     if value is None or value == "" or value is False or value == [] or value == field_values.TODAY:
         return None, ""  # today's date is filled in by the form's script, in the signer's time zone
     if field["type"] in ("signature", "initials", "image", "stamp"):
@@ -69,8 +69,8 @@ def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tupl
         return None, TICK if option_value(field, area) in chosen else ""
     if field["type"] in ("checkbox", "file"):
         return None, TICK
-    if field["type"] == "date":
-        return None, value_text.format_date(value, _date_format(field))
+    if field["type"] in ("date", "number"):
+        return None, value_text.text_of(field["type"], value, field.get("preferences") or {})
     return None, ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
@@ -79,8 +79,10 @@ def option_value(field: dict[str, Any], area: dict[str, Any]) -> str:
     return next((o["value"] for o in field.get("options", []) if o.get("uuid") == area.get("option_uuid")), "")
 
 
-def _date_format(field: dict[str, Any]) -> str:
-    return (field.get("preferences") or {}).get("format") or value_text.DATE_FORMAT
+def _format(field: dict[str, Any]) -> str | None:
+    """How the field's boxes show its value: a date's or a number's format."""
+    found = (field.get("preferences") or {}).get("format")
+    return (found or value_text.DATE_FORMAT) if field["type"] == "date" else found
 
 
 def _script_data(request: web.Request, view: FormView, language: str, embedded: bool) -> dict[str, Any]:
@@ -92,6 +94,6 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
             "upload_limit": request.app[SETTINGS].max_body_bytes * 3 // 4 - BODY_OVERHEAD,
             "fields": [{"uuid": f["uuid"], "name": f["name"], "type": f["type"], "required": bool(f.get("required")),
                         "readonly": bool(f.get("readonly")), "validation": f.get("validation") or {},
-                        **({"format": _date_format(f)} if f["type"] == "date" else {})}
+                        "format": _format(f)}
                        for f in view.fields],
             "strings": {key: t(key) for key in SCRIPT_STRINGS}}
