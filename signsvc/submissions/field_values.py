@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, TypeGuard
 
+import regex
+
 from signsvc.infra import errors
 
 TODAY = "{{date}}"  # kept as is: filled with the completion date
+PATTERN_SECONDS = 0.05  # the longest a field's pattern may take to check a value
 TYPED_LIMIT = 60  # a signature text shorter than this is drawn, not decoded (DocuSeal's rule)
 DEFAULT_DATE_FORMAT = "DD/MM/YYYY"
 LINKED = {"signature", "initials", "image", "stamp"}
@@ -94,12 +97,13 @@ def display(field: dict[str, Any], stored: object, link: Callable[[str], str]) -
 def broken_rule(field: dict[str, Any], value: object) -> str | None:
     """What is wrong with a value the signing form sends, by the field's `validation` (a text's
     `pattern` and `message`, a number's `min` and `max`); None when it keeps them. A pattern Python
-    cannot read (it is written for browsers) is left to the form."""
+    cannot read (it is written for browsers) is left to the form, as is one that takes too long: a
+    pattern that backtracks without end must not hold the event loop."""
     rules = field.get("validation") or {}
     if isinstance(value, str) and value and isinstance(rules.get("pattern"), str):
         try:
-            matched = re.fullmatch(rules["pattern"], value)
-        except re.error:
+            matched = regex.fullmatch(rules["pattern"], value, timeout=PATTERN_SECONDS)
+        except (regex.error, TimeoutError):
             return None
         if matched is None:
             return str(rules.get("message") or "does not have the expected format")
