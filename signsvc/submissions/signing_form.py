@@ -11,7 +11,6 @@ import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 import storage.results as stored_results
 import storage.submissions as stored
@@ -84,9 +83,6 @@ class FormView:
     def view_only(self) -> bool:
         return statuses.is_viewer(self.submission, self.submitter)
 
-    def redirect_url(self, event: str) -> str | None:
-        return redirect_url(self.submission, self.submitter, event)
-
     @functools.cached_property
     def own_areas(self) -> dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]]:
         """The submitter's fields' areas by page (document uuid, page index), as (field, area)."""
@@ -106,13 +102,6 @@ def _by_page(fields: list[dict[str, Any]]) -> dict[tuple[str, int], list[tuple[d
     return found
 
 
-def redirect_url(submission: Submission, submitter: Submitter, event: str) -> str | None:
-    """Where the form sends the submitter after `event` (completed or declined), with the event named:
-    the submitter's `completed_redirect_url`, else the submission's; None without one."""
-    redirect = {**submission.preferences, **submitter.preferences}.get("completed_redirect_url")
-    return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event}) if redirect else None
-
-
 class SigningForms:
     def __init__(self, db: Database, clock: Clock, files: Files) -> None:
         self.db, self.clock, self.files = db, clock, files
@@ -125,18 +114,17 @@ class SigningForms:
         submission = await stored.submission_of(self.db, submitter)
         submitters = await stored.submitters_of(self.db, submission.id)
         state = self._state(submission, submitter, submitters)
-        view = FormView(state, submission, submitter, submitters)
         if state == COMPLETED:
             return FormView(state, submission, submitter, submitters, documents=await self._own_copy(submitter))
         if state != FORM:
-            return view
+            return FormView(state, submission, submitter, submitters)
         attachments = {a.uuid: a.filename for a in await stored.attachments_of(self.db, submission.id)}
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         completed_fields, completed_values = self._completed_by_others(submission, submitter, submitters,
                                                                        attachments)
         return FormView(state, submission, submitter, submitters, fields,
-                        self._values(submitter, fields, attachments), await self._pages(submission), [],
-                        completed_fields, completed_values)
+                        self._values(submitter, fields, attachments), await self._pages(submission),
+                        completed_fields=completed_fields, completed_values=completed_values)
 
     def _state(self, submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> str:
         if submission.archived_at:

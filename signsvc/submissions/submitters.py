@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 import storage.submissions as stored
 from signsvc.accounts import auth
@@ -19,7 +20,7 @@ from signsvc.infra import errors, json_fields
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import produce
-from signsvc.submissions import field_values, inputs, signing_form, statuses, values
+from signsvc.submissions import field_values, inputs, statuses, values
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.values import PreparedValues
 from signsvc.templates.documents import Ingest
@@ -136,7 +137,11 @@ class Submitters:
 
     async def redirect_url(self, submitter: Submitter, event: str) -> str | None:
         """Where the signing form sends the submitter after completing or declining, if anywhere."""
-        return signing_form.redirect_url(await stored.submission_of(self.db, submitter), submitter, event)
+        submission = await stored.submission_of(self.db, submitter)
+        redirect = {**submission.preferences, **submitter.preferences}.get("completed_redirect_url")
+        if not redirect:
+            return None
+        return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event})
 
     async def _with_values(self, slug: str, body: dict[str, Any], finish: Browser | None) -> Submitter:
         async with self.db.transaction() as tx:
