@@ -208,6 +208,14 @@ def audit_log(log: dict[str, Any], font_dir: str | None = None) -> Hashed:
         return Hashed.of(engine.render(log, font_dir))
 
 
+def consent_certificate(data: dict[str, Any], font_dir: str | None = None) -> Hashed:
+    """The consent certificate PDF of a consent; `signsvc.pdf.consent_certificate` documents `data`."""
+    from signsvc.pdf import consent_certificate as engine
+
+    with _engine_errors():
+        return Hashed.of(engine.render(data, font_dir))
+
+
 def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
              files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
              font_dir: str | None = None, footer: str | None = None) -> Hashed:

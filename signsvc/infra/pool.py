@@ -65,7 +65,7 @@ def _start_worker(server_pid: int) -> None:
     # pypdf logs a warning for every repair it makes; a crafted file can make that a flood.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     # A worker's first job should not pay for the imports.
-    from signsvc.pdf import audit_log, fill, forms, merge, previews, seal, verify  # noqa: F401
+    from signsvc.pdf import audit_log, consent_certificate, fill, forms, merge, previews, seal, verify  # noqa: F401
 
 
 

@@ -1,0 +1,113 @@
+"""The certificate of a consent: who agreed to which version of a clickwrap, when, from where, and how
+they answered its checkboxes. The caller seals it; this module only draws it.
+
+`render(data)` takes plain data and answers PDF bytes. `data` has this shape (keys not marked
+required may be missing or None):
+
+    {"consent_id": str,                 # required; shown in the summary and in every page's footer
+     "title": str,                      # the clickwrap's name
+     "version": int,                    # required: the clickwrap version agreed to
+     "test_mode": bool,                 # marks every page "Test document, not legally binding"
+     "generated_at": str,               # required, ISO 8601; also the PDF's creation date
+     "agreed_at": str,                  # required, ISO 8601
+     "button_text": str,                # what the person clicked, e.g. "I agree"
+     "content": str,                    # the agreement's plain text (no_document clickwraps)
+     "documents": [{"name": str, "sha256": str, "pages": int}],  # the template's documents agreed to
+     "person": {"name": str, "email": str, "external_id": str, "ip": str, "user_agent": str},
+     "checkboxes": [{"text": str, "required": bool, "checked": bool}],
+     "submission": {"envelope_id": str, "url": str},  # when signing followed the consent
+     "events": [{"time": str (ISO 8601), "text": str}]}
+
+The content is drawn in full as plain text, its line breaks kept, on as many pages as it takes.
+Details of the person that are missing or empty are left out. Events are shown in time order (events
+of the same time keep their given order). Times, text, fonts and the pages are as
+`signsvc.pdf.record_pages` says: the same data always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from fpdf import FPDF
+
+import signsvc.pdf.record_pages as pages
+from signsvc.pdf.errors import PdfError
+
+RECORD = "consent certificate"
+PERSON = [("Name", "name"), ("Email", "email"), ("External ID", "external_id"), ("IP address", "ip"),
+          ("User agent", "user_agent")]
+
+
+def render(data: dict[str, Any], font_dir: str | None = None) -> bytes:
+    """The consent certificate PDF of `data` (shape in the module docstring). Raises PdfError without a
+    consent id or version or for a time that isn't ISO 8601, and its `fonts.MissingFont` without a font
+    the text needs."""
+    if not isinstance(data, dict) or not pages.line(data.get("consent_id")):
+        raise PdfError("A consent certificate needs a consent_id")
+    if not isinstance(version := data.get("version"), int) or isinstance(version, bool):
+        raise PdfError(f"The consent certificate's version is not a whole number: {version!r}")
+    # Every time is read before the document opens its font files, which only `output()` closes.
+    generated_at = pages.utc(data.get("generated_at"), "generated_at", RECORD)
+    agreed_at = pages.utc(data.get("agreed_at"), "agreed_at", RECORD)
+    events = pages.read_events(data.get("events"), RECORD)
+    consent_id = pages.line(data["consent_id"])
+    pdf = pages.open_document(f"Consent Certificate - {data.get('title') or consent_id}", "Consent ID", consent_id,
+                              test_mode=bool(data.get("test_mode")), font_paths=pages.fonts_for(data, font_dir),
+                              generated_at=generated_at)
+    _summary(pdf, data, agreed_at, generated_at)
+    _person(pdf, data.get("person") or {})
+    _agreement(pdf, pages.text(data.get("content")).strip("\n"), data.get("documents") or [])
+    _checkboxes(pdf, data.get("checkboxes") or [])
+    if submission := data.get("submission"):
+        _signing(pdf, submission)
+    pages.events_table(pdf, events)
+    return bytes(pdf.output())
+
+
+def _summary(pdf: FPDF, data: dict[str, Any], agreed_at: datetime, generated_at: datetime) -> None:
+    pages.title_block(pdf, "Consent Certificate", pages.line(data.get("title")))
+    pages.row(pdf, "Consent ID", pages.line(data["consent_id"]))
+    pages.row(pdf, "Version", str(data["version"]))
+    pages.row(pdf, "Agreed at", pages.shown(agreed_at))
+    pages.rows(pdf, [("Button clicked", data.get("button_text"))])
+    pages.row(pdf, "Generated at", pages.shown(generated_at))
+
+
+def _person(pdf: FPDF, person: dict[str, Any]) -> None:
+    details = [(label, person.get(key)) for label, key in PERSON]
+    if any(pages.line(value) for _, value in details):
+        pages.section(pdf, "Agreed by")
+        pages.rows(pdf, details)
+
+
+def _agreement(pdf: FPDF, content: str, documents: list[dict[str, Any]]) -> None:
+    """The agreement's text, or the documents agreed to with their hashes."""
+    if not content and not documents:
+        return
+    pages.section(pdf, "Agreement")
+    if content:
+        pdf.set_font(pages.FAMILY, "", pages.SIZE)
+        pdf.multi_cell(0, pages.LINE, content, align="L", new_x="LMARGIN", new_y="NEXT")
+    for number, document in enumerate(documents):
+        if number or content:
+            pdf.ln(6)
+        pages.row(pdf, "Document", pages.line(document.get("name")) or "Untitled")
+        pages.row(pdf, "Pages", pages.line(document.get("pages")) or "-")
+        pages.row(pdf, "SHA-256", pages.line(document.get("sha256")) or "-")
+
+
+def _checkboxes(pdf: FPDF, boxes: list[dict[str, Any]]) -> None:
+    if not boxes:
+        return
+    pages.section(pdf, "Checkboxes")
+    for box in boxes:
+        answer = "Checked" if box.get("checked") else "Not checked"
+        pages.row(pdf, answer, (pages.line(box.get("text")) or "-") + (" (required)" if box.get("required") else ""))
+
+
+def _signing(pdf: FPDF, submission: dict[str, Any]) -> None:
+    pages.section(pdf, "Signing")
+    pages.rows(pdf, [("Envelope ID", submission.get("envelope_id"))])
+    if url := pages.line(submission.get("url")):
+        pages.row(pdf, "Link", url, link=url)

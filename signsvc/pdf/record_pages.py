@@ -1,0 +1,247 @@
+"""The pages the service's records are drawn on (the audit log, the consent certificate), with fpdf2.
+
+A record is an A4 document: a heading and title, label/value rows under section headings, an events
+table whose column headings repeat on each new page; every page has a footer with the record's id and
+"Page n of N", and, in test mode, a red banner "Test document, not legally binding".
+
+Times without an offset are taken as UTC; every time is shown in UTC as `2026-01-01 12:00:00 UTC`.
+Text from the data is drawn as written, never as markup; tabs become spaces and other control
+characters are dropped. The same data always gives the same bytes.
+
+Fonts are found as `signsvc.pdf.fonts` says: DejaVu Sans, and Droid Sans Fallback added only when
+some text has a character DejaVu lacks (it costs ~0.3 s); headings and labels are in DejaVu Sans
+Bold, looked for the same way (Debian's `fonts-dejavu-core` has it), else in DejaVu Sans. Without
+DejaVu Sans, or without the fallback font when the text needs it, `fonts.MissingFont` says what to install.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from fpdf import FPDF
+from fpdf.enums import TextEmphasis
+
+from signsvc.pdf import font_files, fonts
+from signsvc.pdf.errors import PdfError
+
+TEST_MODE = "Test document, not legally binding"
+MARGIN, TOP, BOTTOM = 42, 46, 48
+LINE, SIZE, HEADING_LINE = 12, 9, 15  # body line height and font size, a heading's line height, in points
+LABEL_WIDTH, TIME_WIDTH = 120, 128
+RED, GREY, LIGHT = (190, 25, 25), (100, 100, 100), (240, 240, 240)
+FAMILY, FALLBACK = "dejavu", "fallback"
+PAGES = "\0n\0"  # the page count's placeholder: no text drawn from the data can hold it, `text` drops NUL
+BOLD = ("DejaVuSans-Bold.ttf",)
+
+FontPaths = tuple[str, str, str | None]  # DejaVu Sans, its bold, the CJK fallback font when needed
+
+
+def fonts_for(data: Any, font_dir: str | None) -> FontPaths:
+    """DejaVu Sans, its bold, and the CJK fallback font when some text of `data` needs it (else None)."""
+    regular = fonts.check(font_dir)
+    bold = _bold_font(font_dir) or regular
+    drawn = fonts.coverage(regular) & fonts.coverage(bold)
+    lacking = next((char for string in _strings(data) for char in text(string)
+                    if ord(char) not in drawn and not char.isspace()), None)
+    if lacking is None:
+        return regular, bold, None
+    if (fallback := fonts.fallback_font(font_dir)) is None:
+        raise fonts.missing_cjk(lacking, font_dir)
+    return regular, bold, fallback
+
+
+@functools.cache
+def _bold_font(font_dir: str | None) -> str | None:
+    return font_files.locate(BOLD, font_dir)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+class RecordPdf(FPDF):
+    """fpdf2's document with a record's page furniture: the test-mode banner, the footer, and the events
+    table's column headings repeated on each new page."""
+
+    id_label, record_id, test_mode, with_fallback = "", "", False, False
+    table_heading: Callable[[FPDF], None] | None = None
+
+    def set_font(self, family: str | None = None, style: str | TextEmphasis = "", size: float = 0) -> None:
+        super().set_font(family, style, size)
+        # fpdf2 (2.8.9) puts a font on the page with the first text drawn in it, but inside that text's q/Q when
+        # the text starts with a fallback-font character: the text after it would be drawn in the font the page
+        # had before (garbled, or not at all). Putting it on the page at once avoids that.
+        font = self.current_font
+        if self.with_fallback and self.page and font and not self.current_font_is_set_on_page:
+            self._out(self._set_font_for_page(font, self.font_size_pt))
+
+    def header(self) -> None:
+        if self.test_mode:
+            self.set_fill_color(*RED)
+            self.set_text_color(255)
+            self.set_font(FAMILY, "B", 10)
+            self.set_xy(MARGIN, 14)
+            self.cell(self.epw, 20, TEST_MODE, align="C", fill=True)
+            self.set_text_color(0)
+            self.set_xy(MARGIN, TOP)
+        if self.table_heading:
+            self.table_heading(self)
+
+    def footer(self) -> None:
+        self.set_text_color(*GREY)
+        self.set_font(FAMILY, "", 8)
+        self.set_xy(MARGIN, self.h - BOTTOM + 16)
+        self.cell(self.epw / 2, LINE, f"{self.id_label}: {self.record_id}")
+        self.cell(self.epw / 2, LINE, f"Page {self.page_no()} of {PAGES}", align="R")
+        self.set_text_color(0)
+
+
+def open_document(title: str, id_label: str, record_id: str, *, test_mode: bool, font_paths: FontPaths,
+                  generated_at: datetime) -> RecordPdf:
+    """A document with its first page added; `title` is its metadata title, `id_label` and `record_id` the footer's."""
+    pdf = RecordPdf(unit="pt", format="A4")
+    pdf.id_label, pdf.record_id, pdf.test_mode = id_label, record_id, test_mode
+    pdf.alias_nb_pages(PAGES)
+    pdf.set_margins(MARGIN, TOP, MARGIN)
+    pdf.set_auto_page_break(True, BOTTOM)
+    regular, bold, fallback = font_paths
+    pdf.add_font(FAMILY, "", regular)
+    pdf.add_font(FAMILY, "B", bold)
+    if fallback:
+        pdf.add_font(FALLBACK, "", fallback)
+        pdf.set_fallback_fonts([FALLBACK], exact_match=False)
+        pdf.with_fallback = True
+    pdf.set_title(line(title))
+    pdf.set_creator("signsvc")
+    pdf.set_creation_date(generated_at)
+    pdf.add_page()
+    return pdf
+
+
+def title_block(pdf: FPDF, heading: str, title: str) -> None:
+    """The record's heading ("Audit Log") and, when there is one, its title below."""
+    pdf.set_font(FAMILY, "B", 18)
+    pdf.cell(0, 24, heading, new_x="LMARGIN", new_y="NEXT")
+    if title:
+        pdf.set_font(FAMILY, "", 12)
+        pdf.multi_cell(0, 16, title, align="L", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+
+
+def section(pdf: FPDF, heading: str, room: float = 3 * LINE) -> None:
+    """A section heading, underlined; on a new page unless `room` is left below it."""
+    pdf.ln(8)
+    pdf.set_font(FAMILY, "B", 11)
+    if pdf.will_page_break(_height(pdf, pdf.epw, heading, HEADING_LINE) + room):
+        pdf.add_page()
+    pdf.multi_cell(0, HEADING_LINE, heading, align="L", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_draw_color(*GREY)
+    pdf.line(pdf.l_margin, pdf.y, pdf.l_margin + pdf.epw, pdf.y)
+    pdf.ln(3)
+
+
+def row(pdf: FPDF, label: str, value: str, *, label_width: float = LABEL_WIDTH, bold_label: bool = True,
+        fill: bool = False, link: str | None = None) -> None:
+    """A label and its value side by side, both wrapped; kept on one page unless taller than one."""
+    label_style, value_width = "B" if bold_label else "", pdf.epw - label_width
+    pdf.set_font(FAMILY, label_style, SIZE)
+    label_height = _height(pdf, label_width, label)
+    pdf.set_font(FAMILY, "", SIZE)
+    value_height = _height(pdf, value_width, value)
+    if pdf.will_page_break(max(label_height, value_height)):
+        pdf.add_page()
+    top, page = pdf.y, pdf.page
+    if fill:
+        pdf.set_fill_color(*LIGHT)
+        pdf.rect(pdf.l_margin, top, pdf.epw, max(label_height, value_height), style="F")
+    pdf.set_font(FAMILY, label_style, SIZE)
+    _text_box(pdf, label_width, label, label_height)
+    pdf.set_xy(pdf.l_margin + label_width, top)
+    pdf.set_font(FAMILY, "", SIZE)
+    _text_box(pdf, value_width, value, value_height, link)
+    if pdf.page == page:
+        pdf.set_y(top + max(label_height, value_height))
+    pdf.set_x(pdf.l_margin)
+
+
+def rows(pdf: FPDF, details: Iterable[tuple[str, Any]]) -> None:
+    """A row for each (label, value) whose value isn't empty, the value on one line."""
+    for label, value in details:
+        if value := line(value):
+            row(pdf, label, value)
+
+
+def events_table(pdf: RecordPdf, events: list[tuple[datetime, str]]) -> None:
+    """The "Event Log" section: a row per event, its time in UTC beside its text."""
+    section(pdf, "Event Log", room=2 * LINE + 8)
+    _event_columns(pdf)
+    pdf.table_heading = _event_columns
+    for number, (time, event) in enumerate(events):
+        row(pdf, shown(time), event or "-", label_width=TIME_WIDTH, bold_label=False, fill=number % 2 == 1)
+    pdf.table_heading = None
+
+
+def _event_columns(pdf: FPDF) -> None:
+    pdf.set_font(FAMILY, "B", SIZE)
+    pdf.set_fill_color(*LIGHT)
+    pdf.cell(TIME_WIDTH, LINE + 4, "Time", fill=True)
+    pdf.cell(0, LINE + 4, "Event", fill=True, new_x="LMARGIN", new_y="NEXT")
+
+
+def _text_box(pdf: FPDF, width: float, value: str, height: float, link: str | None = None) -> None:
+    """`value` wrapped to `width`; a single line as a cell, which costs a third of a multi_cell."""
+    if height == LINE:
+        pdf.cell(width, LINE, value, link=link or "")
+    else:
+        pdf.multi_cell(width, LINE, value, align="L", link=link, new_x="LMARGIN", new_y="NEXT")
+
+
+def _height(pdf: FPDF, width: float, value: str, line_height: float = LINE) -> float:
+    """The height `value` takes wrapped to `width` in the current font; one line needs no trial run."""
+    if "\n" not in value and pdf.get_string_width(value) <= width - 2 * pdf.c_margin:
+        return line_height
+    return float(pdf.multi_cell(width, line_height, value, align="L", dry_run=True,  # type: ignore[arg-type]
+                                output="HEIGHT"))
+
+
+def read_events(events: Any, record: str) -> list[tuple[datetime, str]]:
+    """The events (`[{"time": ISO 8601, "text": str}]`) in time order; those of the same time keep their order."""
+    return sorted(((utc(event.get("time"), f"events[{number}].time", record), text(event.get("text")))
+                   for number, event in enumerate(events or [])), key=lambda item: item[0])
+
+
+def utc(value: Any, where: str, record: str) -> datetime:
+    """The ISO 8601 time at `where` in the record's data, in UTC; PdfError naming `where` when it isn't one."""
+    try:
+        time = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise PdfError(f"The {record}'s {where} is not an ISO 8601 time: {value!r}") from None
+    return time.replace(tzinfo=UTC) if time.tzinfo is None else time.astimezone(UTC)
+
+
+def shown(time: datetime) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def text(value: Any) -> str:
+    """The value as text that draws: tabs as spaces, other control and format characters dropped."""
+    if value is None:
+        return ""
+    drawn = str(value).replace("\r\n", "\n").replace("\t", " ")
+    return "".join(char for char in drawn if char == "\n" or unicodedata.category(char) not in ("Cc", "Cf", "Cs"))
+
+
+def line(value: Any) -> str:
+    """The value as text on one line: runs of whitespace, line breaks included, as one space."""
+    return " ".join(text(value).split())
