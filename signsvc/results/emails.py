@@ -11,20 +11,18 @@ from signsvc.infra.files import Files
 from signsvc.infra.mail import Composed, Outbox
 from signsvc.results.slots import Produced
 from storage import Connection
-from storage.records import Submission
+from storage.records import Submission, Submitter
 
 ATTACHMENT_LIMIT = 10 * 1024 * 1024  # above it, the completed email links the files instead
 
 
 async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submission,
                 produced: list[Produced]) -> None:
-    """In the transaction that records the documents, unless the submission sends no email."""
-    if not submission.send_email:
-        return
+    """In the transaction that records the documents: to each submitter who gets a copy, and to
+    `bcc_completed` when the submission sends email."""
     submitters = await stored_submissions.submitters_of(tx, submission.id)
-    recipients: list[tuple[str, int | None]] = [
-        (s.email, s.id) for s in submitters if s.email and s.preferences.get("send_email") is not False]
-    if bcc := submission.preferences.get("bcc_completed"):
+    recipients: list[tuple[str, int | None]] = [(s.email, s.id) for s in submitters if s.email and _gets_copy(s)]
+    if submission.send_email and (bcc := submission.preferences.get("bcc_completed")):
         recipients.append((bcc, None))
     if not recipients:
         return
@@ -42,6 +40,12 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
         await outbox.queue(tx, account_id=submission.account_id, kind="completed_copy", to=address,
                            composed=composed, submitter_id=submitter_id,
                            attachments=[r.blob_id for r in results] if attached else None)
+
+
+def _gets_copy(submitter: Submitter) -> bool:
+    """`send_copy_email` when given (a visitor of a public page asks for no invitation, but for the copy),
+    else as the invitation: not when the submission or the submitter sends no email."""
+    return bool(submitter.preferences.get("send_copy_email", submitter.preferences.get("send_email") is not False))
 
 
 def compose(*, account_name: str, template_name: str, submitter_names: list[str], documents: list[tuple[str, str]],

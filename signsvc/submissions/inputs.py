@@ -26,7 +26,7 @@ _TOP_KEYS = {"template_id", "submitters", "send_email", "send_sms", "order", "su
 _SUBMITTER_KEYS = {"role", "email", "phone", "name", "values", "readonly_fields", "external_id", "application_key",
                 "metadata", "completed", "send_email", "send_sms", "message", "reply_to", "completed_redirect_url",
                 "uuid", "fields", "order", "roles", "go_to_last", "require_phone_2fa", "require_email_2fa",
-                "invite_by", "language"}
+                "invite_by", "language", "send_copy_email"}
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,10 @@ def submitter(raw: Any, index: int) -> SubmitterInput:
 
 def preferences(raw: dict[str, Any], where: str | None) -> dict[str, Any]:
     """The invitation settings of a submission or a submitter: message, reply_to, bcc_completed, redirect,
-    and the language of the signing page."""
+    the language of the signing page, and whether a submitter gets the completed copy."""
     found: dict[str, Any] = {}
+    if where is not None and raw.get("send_copy_email") is not None:
+        found["send_copy_email"] = _flag(raw, "send_copy_email", True, where)
     if (message := _message(raw, where)) is not None:
         found["message"] = message
     if (reply_to := checked_email(_text(raw, "reply_to", where), "reply_to", where)) is not None:

@@ -155,6 +155,16 @@ async def test_a_submitter_who_asked_for_no_email_gets_no_completed_copy(mailing
     assert recipients(smtp_server) == ["bob@example.com"]
 
 
+async def test_send_copy_email_gives_the_completed_copy_to_a_submitter_not_invited(mailing, smtp_server):
+    await send(mailing, await template(mailing), {"email": "ann@example.com", "send_copy_email": True},
+               {"email": "bob@example.com", "completed": True, "send_copy_email": False}, send_email=False)
+    ann = (await mailing.get("/api/submitters?q=ann@example.com")).json["data"][0]
+    assert ann["preferences"]["send_copy_email"] is True
+    await act(mailing, ann["slug"], "complete", {"values": ANN_VALUES})
+    await mailing.app[WORKER].drain()
+    assert recipients(smtp_server) == ["ann@example.com"]
+
+
 async def test_bcc_completed_is_not_sent_when_the_submission_sends_no_email(mailing, smtp_server):
     await send(mailing, await template(mailing), {"email": "ann@example.com", "completed": True},
                {"email": "bob@example.com", "completed": True}, send_email=False, bcc_completed="archive@example.com")
