@@ -18,7 +18,9 @@ from aiohttp import web
 
 from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.accounts.rate_limits import RateLimits
+from signsvc.clickwraps.certificates import Certificates
 from signsvc.clickwraps.clickwraps import Clickwraps
+from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http import appkeys, routes
 from signsvc.http.middleware import api_middleware, errors_middleware
 from signsvc.infra import errors, jobs, pdf_calls, secret_key, smtp
@@ -40,6 +42,7 @@ from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
+from signsvc.submissions.template_links import TemplateLinks
 from signsvc.templates.documents import Ingest
 from signsvc.templates.templates import Templates
 from signsvc.webhooks.delivery import Deliverer, Sender
@@ -52,6 +55,9 @@ from storage.migrations import migrate
 log = logging.getLogger(__name__)
 
 OPENAPI_PATH = Path(__file__).parent / "http" / "api" / "openapi.json"
+# A public page's link may carry prefilled values (a clickwrap's name, email and reference): a request
+# line of up to 64 KiB reaches the page, which clips each value, instead of aiohttp's bare 400 at 8 KiB.
+MAX_URL_BYTES = 64 * 1024
 
 
 def create_app(config: Config, *, clock: Clock | None = None, db: Database | None = None,
@@ -59,7 +65,8 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
                job_kinds: list[jobs.Kind] | None = None) -> web.Application:
     """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
     `background=False` runs no worker loop, for tests that drain jobs themselves."""
-    app = web.Application(middlewares=[errors_middleware, api_middleware], client_max_size=config.max_body_bytes)
+    app = web.Application(middlewares=[errors_middleware, api_middleware], client_max_size=config.max_body_bytes,
+                          handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
     app[appkeys.SETTINGS] = appkeys.Settings(config.site, config.trusted_proxies, config.max_body_bytes)
     routes.setup(app)
@@ -180,8 +187,9 @@ class _Parts:
         submitters = Submitters(db, clock, files, ingest, invitations)
         identity = await signing_identity(db, clock, pool, config)
         previews = Previews(db, clock, files, pool, config.font_dir)
-        producer = Producer(db, clock, files, pool, Sealer(clock, pool, identity, config.tsa_url), mail,
-                            config.font_dir)
+        sealer = Sealer(clock, pool, identity, config.tsa_url)
+        producer = Producer(db, clock, files, pool, sealer, mail, config.font_dir)
+        certificates = Certificates(db, clock, files, pool, sealer, mail, config.font_dir)
         deliverer = Deliverer(db, clock, Payloads(clock, files), sender, fast_retries=config.testing_fast_retries)
         rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip)
         submissions = Submissions(db, clock, files, ingest, submitters)
@@ -190,11 +198,13 @@ class _Parts:
         app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
         app[appkeys.SIGNING_FORMS] = SigningForms(db, clock, files)
+        app[appkeys.TEMPLATE_LINKS] = TemplateLinks(db, clock, submissions)
         app[appkeys.RESULTS] = Results(db, clock, files, pool, identity, previews)
         app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
+        app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions)
         app[appkeys.WEBHOOKS], app[appkeys.DELIVERER] = WebhookEndpoints(db, clock), deliverer
         return (rate_limits.kinds() + mail.kinds() + invitations.kinds() + submissions.kinds() + producer.kinds()
-                + deliverer.kinds() + self.job_kinds)
+                + certificates.kinds() + deliverer.kinds() + self.job_kinds)
 
     async def _worker(self, app: web.Application, stack: contextlib.AsyncExitStack, db: Database,
                       kinds: list[jobs.Kind]) -> None:

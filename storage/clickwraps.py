@@ -26,15 +26,17 @@ async def get_clickwrap(conn: Connection, clickwrap_id: int) -> Clickwrap | None
     return record(Clickwrap, await conn.fetch_one("get_clickwrap", id=clickwrap_id))
 
 
-async def list_clickwraps(conn: Connection, account_id: int, *, limit: int, after: int | None,
+async def list_clickwraps(conn: Connection, account_id: int, *, archived: bool, limit: int, after: int | None,
                           before: int | None) -> list[Clickwrap]:
-    rows = await conn.fetch_all("list_clickwraps", account_id=account_id, limit=limit, after=after, before=before)
+    rows = await conn.fetch_all("list_clickwraps", account_id=account_id, archived=archived, limit=limit,
+                                after=after, before=before)
     return records(Clickwrap, rows)
 
 
 async def update_draft(conn: Connection, clickwrap_id: int, *, name: str, kind: str, settings: dict[str, Any],
-                       now: datetime) -> None:
-    await conn.execute("update_clickwrap_draft", id=clickwrap_id, name=name, kind=kind, settings=settings, now=now)
+                       archived_at: datetime | None, now: datetime) -> None:
+    await conn.execute("update_clickwrap_draft", id=clickwrap_id, name=name, kind=kind, settings=settings,
+                       archived_at=archived_at, now=now)
 
 
 async def publish(conn: Connection, clickwrap: Clickwrap, now: datetime) -> int:
@@ -50,13 +52,26 @@ async def get_version(conn: Connection, clickwrap_id: int, number: int) -> Click
                                                          number=number))
 
 
-async def insert_consent(conn: Connection, *, account_id: int, clickwrap_id: int, version: int, name: str | None,
-                         email: str | None, external_id: str | None, ip: str | None, user_agent: str | None,
-                         now: datetime) -> Consent:
-    row = await conn.fetch_one("insert_consent", account_id=account_id, clickwrap_id=clickwrap_id,
-                               clickwrap_version_number=version, name=name, email=email, external_id=external_id,
-                               ip=ip, user_agent=user_agent, agreed_at=now)
-    return required(Consent, row)
+async def insert_consent(conn: Connection, *, account_id: int, clickwrap_id: int, version: int, uuid: str,
+                         source: str, name: str | None, email: str | None, external_id: str | None, ip: str | None,
+                         user_agent: str | None, checkboxes: list[dict[str, Any]], now: datetime) -> Consent:
+    consent_id = await conn.fetch_value(
+        "insert_consent", "id", account_id=account_id, clickwrap_id=clickwrap_id, clickwrap_version_number=version,
+        uuid=uuid, source=source, name=name, email=email, external_id=external_id, ip=ip, user_agent=user_agent,
+        checkboxes=checkboxes, agreed_at=now)
+    return required(Consent, await conn.fetch_one("get_consent", id=consent_id))
+
+
+async def set_consent_submission(conn: Connection, consent_id: int, submission_id: int) -> None:
+    await conn.execute("set_consent_submission", id=consent_id, submission_id=submission_id)
+
+
+async def set_consent_certificate(conn: Connection, consent_id: int, blob_id: int) -> None:
+    await conn.execute("set_consent_certificate", id=consent_id, blob_id=blob_id)
+
+
+async def clickwrap_by_slug(conn: Connection, slug: str) -> Clickwrap | None:
+    return record(Clickwrap, await conn.fetch_one("get_clickwrap_by_slug", slug=slug))
 
 
 async def get_consent(conn: Connection, consent_id: int) -> Consent | None:

@@ -225,6 +225,7 @@ class Clickwrap:
     active_version_number: int | None
     created_at: datetime
     updated_at: datetime
+    archived_at: datetime | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -250,6 +251,13 @@ class Consent:
     ip: str | None
     user_agent: str | None
     agreed_at: datetime
+    uuid: str | None
+    source: str
+    checkboxes: list[dict[str, Any]]
+    submission_id: int | None
+    certificate_blob_id: int | None
+    certificate_uuid: str | None  # the certificate's file, once made
+    certificate_filename: str | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

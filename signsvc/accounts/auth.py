@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+import storage.accounts as stored
 from signsvc.infra import errors
+from storage import Connection
 from storage.records import KeyMode, Principal
 
 R = TypeVar("R", bound=Any)
@@ -18,6 +20,18 @@ def require_access(principal: Principal | None) -> Principal:
     if not principal.api_access_approved:
         raise errors.Forbidden()
     return principal
+
+
+async def on_behalf_of(conn: Connection, account_id: int, user_id: int) -> Principal:
+    """The principal a public page acts as when it makes a record (a submission from a public template
+    link or a clickwrap): the author of what the page shows, in its account, as though with their key."""
+    account = await stored.required_account(conn, account_id)
+    user = await stored.get_user(conn, user_id)
+    if user is None:
+        raise LookupError(f"user {user_id} of account {account_id} no longer exists")
+    return Principal(key_id=0, mode=KeyMode.TEST if account.is_test else KeyMode.LIVE, user_id=user.id,
+                     email=user.email, first_name=user.first_name, last_name=user.last_name, account_id=account.id,
+                     linked_account_id=account.linked_account_id, api_access_approved=account.api_access_approved)
 
 
 def owned(principal: Principal, found: R | None, noun: str) -> R:

@@ -7,6 +7,7 @@ it active. Content is plain text: it is stored and returned as sent, never rende
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import storage.clickwraps as stored
@@ -14,14 +15,16 @@ import storage.templates as stored_templates
 from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.clock import Clock
+from signsvc.webhooks import events
 from storage import Connection, Database
-from storage.records import Clickwrap, Consent, Principal
+from storage.records import Clickwrap, Consent, Principal, Template
 
 KINDS = ("no_document", "view_only", "requires_signature")
 WITH_DOCUMENT = {"view_only", "requires_signature"}
 DEFAULT_BUTTON_TEXT = "I agree"
 MAX_LENGTHS = {"name": 255, "content": 100_000, "button_text": 100, "checkbox_text": 1000}
 MAX_CHECKBOXES = 20
+CONSENT_CREATED = "consent.created"
 CONSENT_LENGTHS = {"name": 255, "email": 255, "external_id": 255, "ip": 100, "user_agent": 1000}
 
 
@@ -40,12 +43,15 @@ class Clickwraps:
             return await stored.required_clickwrap(tx, clickwrap.id)
 
     async def update(self, principal: Principal, clickwrap_id: int, body: dict[str, Any]) -> Clickwrap:
-        """Edits the draft; `publish: true` then releases it as a new version."""
+        """Edits the draft; `publish: true` then releases it as a new version; `archived` archives or restores."""
         async with self.db.transaction() as tx:
             clickwrap = await _find(tx, principal, clickwrap_id)
             name, kind, settings = await _draft(tx, principal, body, clickwrap)
+            archived_at = clickwrap.archived_at
+            if "archived" in body:
+                archived_at = (archived_at or self.clock.now()) if json_fields.flag(body, "archived") else None
             await stored.update_draft(tx, clickwrap.id, name=name, kind=kind, settings=settings,
-                                      now=self.clock.now())
+                                      archived_at=archived_at, now=self.clock.now())
             if json_fields.flag(body, "publish", False):
                 await self._publish(tx, principal, await stored.required_clickwrap(tx, clickwrap.id))
             return await stored.required_clickwrap(tx, clickwrap.id)
@@ -58,9 +64,10 @@ class Clickwraps:
     async def find(self, principal: Principal, clickwrap_id: int) -> Clickwrap:
         return await _find(self.db, principal, clickwrap_id)
 
-    async def page(self, principal: Principal, *, limit: int, after: int | None,
+    async def page(self, principal: Principal, *, archived: bool, limit: int, after: int | None,
                    before: int | None) -> list[Clickwrap]:
-        return await stored.list_clickwraps(self.db, principal.account_id, limit=limit, after=after, before=before)
+        return await stored.list_clickwraps(self.db, principal.account_id, archived=archived, limit=limit,
+                                            after=after, before=before)
 
     async def consents(self, principal: Principal, clickwrap_id: int, *, limit: int, after: int | None,
                        before: int | None) -> list[Consent]:
@@ -78,9 +85,15 @@ class Clickwraps:
             if clickwrap.active_version_number is None:
                 raise errors.Invalid(f"Clickwrap {clickwrap.id} is not published: publish a version before "
                                      "recording consents")
-            return await stored.insert_consent(tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id,
-                                               version=clickwrap.active_version_number, now=self.clock.now(),
-                                               **values)
+            if clickwrap.archived_at is not None:
+                raise errors.Invalid(f"Clickwrap {clickwrap.id} is archived: restore it with archived: false "
+                                     "before recording consents")
+            consent = await stored.insert_consent(
+                tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id, uuid=str(uuid.uuid4()), source="api",
+                version=clickwrap.active_version_number, checkboxes=[], now=self.clock.now(), **values)
+            await events.record(tx, self.clock, account_id=consent.account_id, event_type=CONSENT_CREATED,
+                                record_type="consent", record_id=consent.id)
+            return consent
 
     async def find_consent(self, principal: Principal, consent_id: int) -> Consent:
         return auth.owned(principal, await stored.get_consent(self.db, consent_id), "Consent")
@@ -91,7 +104,10 @@ class Clickwraps:
         if clickwrap.kind == "no_document" and not (settings.get("content") or "").strip():
             raise errors.Invalid("content is required to publish a no_document clickwrap")
         if clickwrap.kind in WITH_DOCUMENT:
-            await _template(tx, principal, settings.get("template_id"), clickwrap.kind)
+            template = await _template(tx, principal, settings.get("template_id"), clickwrap.kind)
+            if clickwrap.kind == "requires_signature" and not template.fields:
+                raise errors.Invalid(f"template_id {template.id} names a template without fields: a "
+                                     "requires_signature clickwrap needs fields to sign")
         await stored.publish(tx, clickwrap, self.clock.now())
 
 
@@ -126,7 +142,7 @@ async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
     return name, kind, settings
 
 
-async def _template(tx: Connection, principal: Principal, template_id: Any, kind: str) -> None:
+async def _template(tx: Connection, principal: Principal, template_id: Any, kind: str) -> Template:
     if template_id is None and kind in WITH_DOCUMENT:
         raise errors.Invalid(f"template_id is required for a {kind} clickwrap")
     if not isinstance(template_id, int) or isinstance(template_id, bool):
@@ -138,6 +154,7 @@ async def _template(tx: Connection, principal: Principal, template_id: Any, kind
         raise errors.Invalid(f"template_id {template_id} is not a template of this account")
     if template.archived_at is not None:
         raise errors.Invalid(f"template_id {template_id} names an archived template")
+    return template
 
 
 def _checkboxes(value: Any) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from aiohttp import web
 from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.accounts.rate_limits import RateLimits
 from signsvc.clickwraps.clickwraps import Clickwraps
+from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.infra.clock import Clock, ManualClock
 from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
@@ -18,6 +19,7 @@ from signsvc.results.results import Results
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
+from signsvc.submissions.template_links import TemplateLinks
 from signsvc.templates.documents import Ingest
 from signsvc.templates.templates import Templates
 from signsvc.webhooks.delivery import Deliverer
@@ -49,8 +51,10 @@ TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)
 SIGNING_FORMS = web.AppKey("signing_forms", SigningForms)
+TEMPLATE_LINKS = web.AppKey("template_links", TemplateLinks)
 RESULTS = web.AppKey("results", Results)
 CLICKWRAPS = web.AppKey("clickwraps", Clickwraps)
+CONSENT_PAGES = web.AppKey("consent_pages", ConsentPages)
 WEBHOOKS = web.AppKey("webhooks", WebhookEndpoints)
 DELIVERER = web.AppKey("deliverer", Deliverer)
 WORKER = web.AppKey("worker", Worker)

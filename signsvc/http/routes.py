@@ -17,7 +17,7 @@ from signsvc.http.api import (
     users,
     webhooks,
 )
-from signsvc.http.web import assets, files, home, signing, submitter_actions
+from signsvc.http.web import assets, clickwrap_page, files, home, signing, submitter_actions, template_links
 
 
 def setup(app: web.Application) -> None:
@@ -34,6 +34,10 @@ def setup(app: web.Application) -> None:
     app.router.add_post("/s/{slug}/values", submitter_actions.save)
     app.router.add_post("/s/{slug}/complete", submitter_actions.complete)
     app.router.add_post("/s/{slug}/decline", submitter_actions.decline)
+    app.router.add_get("/d/{slug}", template_links.page)
+    app.router.add_post("/d/{slug}", template_links.start)
+    app.router.add_get("/c/{slug}", clickwrap_page.page)
+    app.router.add_post("/c/{slug}", clickwrap_page.agree)
 
     app.router.add_get("/api/user", users.show)
 

@@ -7,6 +7,7 @@ submission, its submitters, its events, its invitations and its expiry timer in 
 from __future__ import annotations
 
 import uuid as uuids
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -28,6 +29,7 @@ from storage import Connection, Database
 from storage.records import Principal, Submission, Submitter, Template
 
 EXPIRE_JOB = "submissions.expire"
+Along = Callable[[Connection, Submission], Awaitable[None]]
 STATUSES = ("pending", "completed", "declined", "expired")
 
 
@@ -35,8 +37,9 @@ class Submissions:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, submitters: Submitters) -> None:
         self.db, self.clock, self.files, self.ingest, self.submitters = db, clock, files, ingest, submitters
 
-    async def create(self, principal: Principal, body: dict[str, Any], *,
-                     source: str = "api") -> tuple[Submission, list[Submitter]]:
+    async def create(self, principal: Principal, body: dict[str, Any], *, source: str = "api",
+                     along: Along | None = None) -> tuple[Submission, list[Submitter]]:
+        """`along` writes what goes with the submission (a consent, a public form's post) in its transaction."""
         request = inputs.parse(body, self.clock.now())
         template = await self._template(principal, request.template_id)
         assigned = _assign_roles(template, request.submitters)
@@ -51,6 +54,8 @@ class Submissions:
                 submitters = [(given, await self._insert_submitter(tx, submission, given, role, found))
                               for (given, role), found in zip(assigned, prepared, strict=True)]
                 await self._started(tx, submission, submitters)
+                if along:
+                    await along(tx, submission)
                 return submission, await stored.submitters_of(tx, submission.id)
         except BaseException:
             await self.files.discard(files)

@@ -51,7 +51,7 @@ class Templates:
                     tx, account_id=principal.account_id, author_id=principal.user_id, folder_id=folder.id,
                     slug=tokens.slug(), name=name, external_id=external_id, source="api", roles=roles.items,
                     fields=fields, preferences={}, combined_blob_id=combined_blob.id if combined_blob else None,
-                    shared_link=json_fields.flag(body, "shared_link", False), now=now)
+                    shared_link=json_fields.flag(body, "shared_link", True), now=now)
                 for position, document in enumerate(documents):
                     await self._record_document(tx, principal.account_id, template_id, position, document)
                 await self._event(tx, principal.account_id, "template.created", template_id)

@@ -26,7 +26,7 @@ from storage.records import DeliveryStatus, Event, Principal, WebhookAttempt, We
 
 EVENT_TYPES = ("form.viewed", "form.started", "form.completed", "form.declined", "submission.created",
                "submission.completed", "submission.expired", "submission.archived", "template.created",
-               "template.updated")
+               "template.updated", "consent.created")
 DEFAULT_EVENTS = EVENT_TYPES[:4]
 DELIVER = "webhooks.deliver"
 MAX_ENDPOINTS = 20

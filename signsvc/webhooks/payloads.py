@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import storage.clickwraps as stored_clickwraps
 import storage.submissions as stored_submissions
 import storage.templates as stored_templates
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
-from signsvc.wire import submission_json, template_json
+from signsvc.wire import clickwrap_json, submission_json, template_json
 from storage import Connection
 
 
@@ -26,6 +27,8 @@ class Payloads:
             return await self.submitter(conn, record_id)
         if record_type == "submission":
             return await self.submission(conn, record_id, event_type)
+        if record_type == "consent":
+            return await self.consent(conn, record_id)
         raise LookupError(f"no webhook payload is defined for {record_type} records")
 
     async def template(self, conn: Connection, template_id: int) -> dict[str, Any] | None:
@@ -52,3 +55,8 @@ class Payloads:
             return {"id": submission.id, "slug": submission.slug, "archived_at": submission.archived_at}
         return await submission_json.submission_record(conn, self.files, self.clock.now(), submission,
                                                        with_events=True)
+
+    async def consent(self, conn: Connection, consent_id: int) -> dict[str, Any] | None:
+        """consent.created carries the consent as GET /consents/{id} answers it."""
+        consent = await stored_clickwraps.get_consent(conn, consent_id)
+        return clickwrap_json.consent_json(self.files, consent) if consent else None

@@ -9,9 +9,9 @@ RETURNING *
 SELECT * FROM clickwraps WHERE id = :id
 
 -- list_clickwraps --
--- A page of an account's clickwraps, newest first.
+-- A page of an account's active (or archived) clickwraps, newest first.
 SELECT * FROM clickwraps
-WHERE account_id = :account_id
+WHERE account_id = :account_id AND CAST(:archived AS BOOLEAN) = (archived_at IS NOT NULL)
   AND (CAST(:after AS BIGINT) IS NULL OR id < :after)
   AND (CAST(:before AS BIGINT) IS NULL OR id > :before)
 ORDER BY id DESC
@@ -19,7 +19,8 @@ LIMIT :limit
 
 -- update_clickwrap_draft --
 -- Writes the draft; published versions stay as they are.
-UPDATE clickwraps SET name = :name, kind = :kind, settings = :settings, updated_at = :now WHERE id = :id
+UPDATE clickwraps SET name = :name, kind = :kind, settings = :settings, archived_at = :archived_at, updated_at = :now
+WHERE id = :id
 
 -- next_clickwrap_version --
 -- Takes the next version number (the row lock orders concurrent publishes).
@@ -39,21 +40,36 @@ SELECT * FROM clickwrap_versions WHERE clickwrap_id = :clickwrap_id AND number =
 
 -- insert_consent --
 -- Records an acceptance of the active version.
-INSERT INTO consents (account_id, clickwrap_id, clickwrap_version_number, name, email, external_id, ip,
-                      user_agent, agreed_at)
-VALUES (:account_id, :clickwrap_id, :clickwrap_version_number, :name, :email, :external_id, :ip,
-        :user_agent, :agreed_at)
-RETURNING *
+INSERT INTO consents (account_id, clickwrap_id, clickwrap_version_number, uuid, source, name, email, external_id,
+                      ip, user_agent, checkboxes, agreed_at)
+VALUES (:account_id, :clickwrap_id, :clickwrap_version_number, :uuid, :source, :name, :email, :external_id,
+        :ip, :user_agent, :checkboxes, :agreed_at)
+RETURNING id
+
+-- set_consent_submission --
+-- The submission a consent's person went on to sign.
+UPDATE consents SET submission_id = :submission_id WHERE id = :id
+
+-- set_consent_certificate --
+-- The certificate made for a consent.
+UPDATE consents SET certificate_blob_id = :blob_id WHERE id = :id AND certificate_blob_id IS NULL
+
+-- get_clickwrap_by_slug --
+-- The clickwrap a public page's slug names.
+SELECT * FROM clickwraps WHERE slug = :slug
 
 -- get_consent --
--- One consent by id.
-SELECT * FROM consents WHERE id = :id
+-- One consent by id, with its certificate's file.
+SELECT consents.*, blobs.uuid AS certificate_uuid, blobs.filename AS certificate_filename
+FROM consents LEFT JOIN blobs ON blobs.id = consents.certificate_blob_id
+WHERE consents.id = :id
 
 -- list_consents --
--- A page of a clickwrap's consents, newest first.
-SELECT * FROM consents
-WHERE clickwrap_id = :clickwrap_id
-  AND (CAST(:after AS BIGINT) IS NULL OR id < :after)
-  AND (CAST(:before AS BIGINT) IS NULL OR id > :before)
-ORDER BY id DESC
+-- A page of a clickwrap's consents, newest first, with their certificates' files.
+SELECT consents.*, blobs.uuid AS certificate_uuid, blobs.filename AS certificate_filename
+FROM consents LEFT JOIN blobs ON blobs.id = consents.certificate_blob_id
+WHERE consents.clickwrap_id = :clickwrap_id
+  AND (CAST(:after AS BIGINT) IS NULL OR consents.id < :after)
+  AND (CAST(:before AS BIGINT) IS NULL OR consents.id > :before)
+ORDER BY consents.id DESC
 LIMIT :limit

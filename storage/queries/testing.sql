@@ -11,6 +11,7 @@ DELETE FROM submission_attachments;
 DELETE FROM submission_events;
 DELETE FROM submitters;
 DELETE FROM submissions;
+DELETE FROM form_posts;
 DELETE FROM consents;
 DELETE FROM clickwrap_versions;
 DELETE FROM clickwraps;

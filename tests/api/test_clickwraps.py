@@ -112,7 +112,7 @@ async def test_a_consent_records_the_active_version_and_the_arrival_time(api, cl
     assert reply.json == {"id": 1, "clickwrap_id": clickwrap["id"], "clickwrap_version_number": 1, "name": "Ada",
                           "email": "ada@example.com", "external_id": "u-1", "ip": "203.0.113.9",
                           "user_agent": "Mozilla/5.0", "agreed_at": "2026-01-01T12:03:00.000Z",
-                          "certificate_url": None}
+                          "certificate_url": None, "source": "api", "checkboxes": [], "submission_id": None}
 
 
 async def test_a_consent_without_ip_and_user_agent_records_the_calling_server(api):
@@ -204,9 +204,42 @@ async def test_bad_clickwrap_input_is_422_naming_the_problem_and_creates_nothing
     assert (await api.get("/api/clickwraps")).json["data"] == []
 
 
-@pytest.mark.parametrize("body,message", [({"name": 5}, "name must be a string"),
-                                          ({"user_agent": "x" * 1001}, "user_agent is too long: at most 1000 characters")])
+@pytest.mark.parametrize("body,message", [
+    ({"name": 5}, "name must be a string"),
+    ({"user_agent": "x" * 1001}, "user_agent is too long: at most 1000 characters")])
 async def test_bad_consent_input_is_422(api, body, message):
     clickwrap = await create(api, publish=True)
     reply = await api.post(f"/api/clickwraps/{clickwrap['id']}/consents", json=body)
     assert (reply.status, reply.json) == (422, {"error": message})
+
+
+async def test_put_archived_true_archives_and_false_restores_an_extension(api, clock):
+    clickwrap = await create(api, publish=True)
+    clock.advance(timedelta(minutes=1))
+    archived = await api.put(f"/api/clickwraps/{clickwrap['id']}", json={"archived": True})
+    assert (archived.status, archived.json["archived_at"]) == (200, "2026-01-01T12:01:00.000Z")
+    restored = await api.put(f"/api/clickwraps/{clickwrap['id']}", json={"archived": False})
+    assert restored.json["archived_at"] is None
+
+
+async def test_the_list_holds_active_clickwraps_and_archived_true_lists_the_archived(api):
+    active, archived = await create(api, name="Active"), await create(api, name="Old")
+    await api.put(f"/api/clickwraps/{archived['id']}", json={"archived": True})
+    assert [c["id"] for c in (await api.get("/api/clickwraps")).json["data"]] == [active["id"]]
+    assert [c["id"] for c in (await api.get("/api/clickwraps?archived=true")).json["data"]] == [archived["id"]]
+
+
+async def test_an_archived_clickwrap_takes_no_consent_422(api):
+    clickwrap = await create(api, publish=True)
+    await api.put(f"/api/clickwraps/{clickwrap['id']}", json={"archived": True})
+    reply = await api.post(f"/api/clickwraps/{clickwrap['id']}/consents", json={"name": "Ada"})
+    assert (reply.status, reply.json) == (422, {"error": f"Clickwrap {clickwrap['id']} is archived: restore it with "
+                                                         "archived: false before recording consents"})
+
+
+async def test_publishing_requires_signature_needs_a_template_with_fields_422(api):
+    empty = await template_id(api)
+    reply = await api.post("/api/clickwraps", json={**TERMS, "kind": "requires_signature", "template_id": empty,
+                                                    "publish": True})
+    assert (reply.status, reply.json) == (422, {"error": f"template_id {empty} names a template without fields: "
+                                                         "a requires_signature clickwrap needs fields to sign"})

@@ -3,8 +3,8 @@ on a real socket with its worker running (so the completed copy gets made while 
 
 Playwright's own browser download cannot run here: the tests launch the system's `chromium` and follow
 the rule for system software (each module is marked CHROMIUM: skipped when it is missing, failed with
-SIGNSVC_TEST_REQUIRE_SYSTEM=1). A failed test leaves a screenshot of its page in build/screenshots/. The pages' storage is the API
-tier's: these tests run on SQLite only.
+SIGNSVC_TEST_REQUIRE_SYSTEM=1). A failed test leaves a screenshot of its page in build/screenshots/. The
+pages' storage is the API tier's: these tests run on SQLite only. `host` is another site, to frame pages in.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import shutil
 from collections.abc import AsyncIterator
 
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
 from playwright.async_api import Browser, Page, async_playwright
 
 from signsvc.infra.clock import ManualClock
@@ -69,3 +71,18 @@ async def page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterato
         await opened.screenshot(path=SCREENSHOTS / f"{request.node.name}.png", full_page=True)
     await context.close()
     assert errors == [], f"script errors on the page: {errors}"
+
+
+@pytest.fixture
+async def host() -> AsyncIterator[dict[str, str]]:
+    """Another site (another origin): serves `pages[path]` as HTML."""
+    pages: dict[str, str] = {}
+
+    async def show(request: web.Request) -> web.Response:
+        return web.Response(text=pages[request.path], content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/{name}", show)
+    async with TestServer(app, host="localhost") as server:
+        pages["origin"] = str(server.make_url("")).rstrip("/")
+        yield pages

@@ -1,11 +1,6 @@
 """The form framed in another site's page: `<service-embed>` from /js/embed.js, its events, and the
 framing rules (only /apiemb/ may be framed)."""
 
-from collections.abc import AsyncIterator
-
-import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestServer
 from playwright.async_api import Page, expect
 
 from tests.support.every_field import ONE_FIELD, every_field_template, invite
@@ -33,21 +28,6 @@ FRAMING = """<!doctype html><html><body>
 <iframe id="plain" src="{site}/s/{slug}" width="600" height="300"></iframe>
 <iframe id="embedded" src="{site}/apiemb/{slug}" width="600" height="300"></iframe>
 </body></html>"""
-
-
-@pytest.fixture
-async def host() -> AsyncIterator[dict[str, str]]:
-    """Another site (another origin): serves `pages[path]` as HTML."""
-    pages: dict[str, str] = {}
-
-    async def show(request: web.Request) -> web.Response:
-        return web.Response(text=pages[request.path], content_type="text/html")
-
-    app = web.Application()
-    app.router.add_get("/{name}", show)
-    async with TestServer(app, host="localhost") as server:
-        pages["origin"] = str(server.make_url("")).rstrip("/")
-        yield pages
 
 
 async def events(page: Page, names: list[str]) -> None:

@@ -9,6 +9,8 @@ from signsvc.http.middleware import loggable_path
     ("/s/zRyksj9uHChFbr", "/s/zRyk…"),
     ("/s/zRyksj9uHChFbr/complete", "/s/zRyk…/complete"),
     ("/apiemb/zRyksj9uHChFbr", "/apiemb/zRyk…"),
+    ("/c/zRyksj9uHChFbr", "/c/zRyk…"),
+    ("/d/zRyksj9uHChFbr", "/d/zRyk…"),
     ("/e/zRyksj9uHChFbr.1767271200.0qtHJ03f2b", "/e/zRyk…"),
     ("/file/b34590ed17394a86a0a5d197b6e7a806.1767271200.0qtH/signature.png", "/file/b345…/signature.png"),
     ("/api/submitters/1", "/api/submitters/1"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from signsvc.http.appkeys import CLICKWRAPS, SETTINGS
+from signsvc.http.appkeys import CLICKWRAPS, FILES, SETTINGS
 from signsvc.http.middleware import client_address, principal
 from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json, record_id
@@ -14,9 +14,10 @@ from storage.records import Clickwrap
 
 
 async def index(request: web.Request) -> web.Response:
-    page = Page.from_query(Query(request))
-    found = await request.app[CLICKWRAPS].page(principal(request), limit=page.limit, after=page.after,
-                                               before=page.before)
+    query = Query(request)
+    page = Page.from_query(query)
+    found = await request.app[CLICKWRAPS].page(principal(request), archived=query.boolean("archived") or False,
+                                               limit=page.limit, after=page.after, before=page.before)
     site = request.app[SETTINGS].site
     return json_response(paginated(found, lambda clickwrap: clickwrap_json.clickwrap_json(site, clickwrap)))
 
@@ -42,19 +43,20 @@ async def consents(request: web.Request) -> web.Response:
     page = Page.from_query(Query(request))
     found = await request.app[CLICKWRAPS].consents(principal(request), record_id(request), limit=page.limit,
                                                    after=page.after, before=page.before)
-    return json_response(paginated(found, clickwrap_json.consent_json))
+    files = request.app[FILES]
+    return json_response(paginated(found, lambda consent: clickwrap_json.consent_json(files, consent)))
 
 
 async def create_consent(request: web.Request) -> web.Response:
     consent = await request.app[CLICKWRAPS].consent(principal(request), record_id(request), await read_json(request),
                                                     caller_ip=client_address(request),
                                                     caller_user_agent=request.headers.get("User-Agent"))
-    return json_response(clickwrap_json.consent_json(consent))
+    return json_response(clickwrap_json.consent_json(request.app[FILES], consent))
 
 
 async def show_consent(request: web.Request) -> web.Response:
     consent = await request.app[CLICKWRAPS].find_consent(principal(request), record_id(request))
-    return json_response(clickwrap_json.consent_json(consent))
+    return json_response(clickwrap_json.consent_json(request.app[FILES], consent))
 
 
 def _shown(request: web.Request, clickwrap: Clickwrap) -> web.Response:

@@ -33,8 +33,7 @@ def headers(framable: bool = False) -> dict[str, str]:
 
 def protect(path: str, response: web.StreamResponse) -> None:
     """What every response outside the API carries unless its handler said otherwise: no sniffing, no
-    referrer, and for any HTML (the pages still to come under /d/ and /c/, an error page) no framing
-    but for the embeddable form."""
+    referrer, and for any HTML (an error page, say) no framing but for the embeddable form."""
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     if response.content_type == "text/html" and "Content-Security-Policy" not in response.headers:

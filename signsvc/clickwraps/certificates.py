@@ -1,0 +1,142 @@
+"""The certificate of a consent given on a clickwrap's page: a PDF of who agreed, when, from where, to
+which version (its text, or its template's documents with their hashes) and how they answered each
+checkbox, sealed by the service like the signed documents.
+
+The consent's transaction enqueues the job; the job makes the certificate and records it together with
+`consent.created` and the emails that carry it (to the person when they gave an address, and to the
+clickwrap's author), so the event's payload links a certificate that exists. A job run again after a
+crash finds the certificate recorded and does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import storage.accounts as stored_accounts
+import storage.clickwraps as stored
+import storage.files as stored_files
+import storage.submissions as stored_submissions
+import storage.templates as stored_templates
+from signsvc.clickwraps.clickwraps import CONSENT_CREATED
+from signsvc.infra import jobs, mail, pdf_calls
+from signsvc.infra.clock import Clock
+from signsvc.infra.files import Files, NewFile
+from signsvc.infra.mail import Outbox
+from signsvc.infra.pool import PdfPool
+from signsvc.results import produce, slots
+from signsvc.results.sealing import Sealer
+from signsvc.webhooks import events
+from storage import Connection, Database
+from storage.records import Clickwrap, ClickwrapVersion, Consent
+
+log = logging.getLogger(__name__)
+
+JOB = "consents.certificate"
+
+
+async def enqueue(tx: Connection, clock: Clock, consent: Consent) -> None:
+    """In the consent's transaction: the job that makes its certificate."""
+    await jobs.enqueue(tx, clock, JOB, {"consent_id": consent.id}, dedupe_key=f"certificate:{consent.id}")
+
+
+class Certificates:
+    def __init__(self, db: Database, clock: Clock, files: Files, pool: PdfPool, sealer: Sealer, outbox: Outbox,
+                 font_dir: str | None) -> None:
+        self.db, self.clock, self.files, self.pool = db, clock, files, pool
+        self.sealer, self.outbox, self.font_dir = sealer, outbox, font_dir
+
+    def kinds(self) -> list[jobs.Kind]:
+        return [jobs.Kind(JOB, self.make)]
+
+    async def make(self, payload: dict[str, Any]) -> None:
+        consent = await stored.get_consent(self.db, payload["consent_id"])
+        if consent is None or await produce.emitted(self.db, "consent", consent.id, CONSENT_CREATED):
+            return  # deleted since, or recorded by an earlier run
+        clickwrap = await stored.required_clickwrap(self.db, consent.clickwrap_id)
+        version = await stored.get_version(self.db, clickwrap.id, consent.clickwrap_version_number)
+        assert version is not None, "a consent names a published version"
+        try:
+            file = await self._certificate(clickwrap, version, consent)
+        except pdf_calls.EngineError as error:
+            # The text can't be drawn (a font is missing, say): the person has still agreed.
+            log.error("consent %s: certificate not made: %s", consent.id, error)
+            file = None
+        await self._record(clickwrap, consent, file)
+
+    async def _certificate(self, clickwrap: Clickwrap, version: ClickwrapVersion, consent: Consent) -> NewFile:
+        data = await self._data(clickwrap, version, consent)
+        made = await self.pool.run(pdf_calls.consent_certificate, data, self.font_dir)
+        name = f"Consent Certificate - {version.name}"
+        sealed = await self.sealer.seal(made.data, f"consent {consent.id}: {slots.filename(name)}")
+        return slots.pdf_file(name, sealed)
+
+    async def _data(self, clickwrap: Clickwrap, version: ClickwrapVersion, consent: Consent) -> dict[str, Any]:
+        """What the certificate shows (`signsvc.pdf.consent_certificate` documents the shape)."""
+        settings = version.settings
+        account = await stored_accounts.required_account(self.db, clickwrap.account_id)
+        who = consent.name or consent.email or "the person"
+        agreed = f"Version {version.number} agreed to by {who}" + (f" from {consent.ip}" if consent.ip else "")
+        log_events = [{"time": consent.agreed_at.isoformat(), "text": agreed}]
+        submission = None
+        if consent.submission_id and (found := await stored_submissions.get_submission(self.db,
+                                                                                        consent.submission_id)):
+            submission = {"envelope_id": found.envelope_id}  # no link: the certificate outlives any signed link
+            log_events.append({"time": found.created_at.isoformat(),
+                               "text": f"Signing request {found.envelope_id} created for {who}"})
+        return {
+            "consent_id": consent.uuid or str(consent.id), "title": version.name, "version": version.number,
+            "test_mode": account.is_test, "generated_at": self.clock.now().isoformat(),
+            "agreed_at": consent.agreed_at.isoformat(), "button_text": settings.get("button_text"),
+            "content": settings.get("content") if version.kind == "no_document" else None,
+            "documents": await self._documents(settings.get("template_id")) if version.kind != "no_document" else [],
+            "person": {"name": consent.name, "email": consent.email, "external_id": consent.external_id,
+                       "ip": consent.ip, "user_agent": consent.user_agent},
+            "checkboxes": consent.checkboxes, "submission": submission, "events": log_events}
+
+    async def _documents(self, template_id: int | None) -> list[dict[str, Any]]:
+        if template_id is None:
+            return []
+        documents = await stored_templates.list_documents(self.db, template_id)
+        return [{"name": d.name, "pages": len(d.pages),
+                 "sha256": (await stored_files.required_blob(self.db, d.blob_id)).sha256} for d in documents]
+
+    async def _record(self, clickwrap: Clickwrap, consent: Consent, file: NewFile | None) -> None:
+        if file:
+            await self.files.write([file])
+        try:
+            async with self.db.transaction() as tx:
+                blob = await self.files.record(tx, consent.account_id, file) if file else None
+                if blob:
+                    await stored.set_consent_certificate(tx, consent.id, blob.id)
+                    await self._emails(tx, clickwrap, consent, blob.id, self.files.link(blob.uuid, blob.filename))
+                await events.record(tx, self.clock, account_id=consent.account_id, event_type=CONSENT_CREATED,
+                                    record_type="consent", record_id=consent.id)
+        except BaseException:
+            if file:
+                await self.files.discard([file])
+            raise
+
+    async def _emails(self, tx: Connection, clickwrap: Clickwrap, consent: Consent, blob_id: int,
+                      link: str) -> None:
+        account = await stored_accounts.required_account(tx, clickwrap.account_id)
+        author = await stored_accounts.get_user(tx, clickwrap.author_id)
+        recipients = [(consent.email, False)] if consent.email else []
+        if author and author.email != consent.email:
+            recipients.append((author.email, True))
+        for address, to_author in recipients:
+            composed = compose(account_name=account.name, clickwrap_name=clickwrap.name, consent=consent,
+                               certificate_url=link, to_author=to_author)
+            await self.outbox.queue(tx, account_id=clickwrap.account_id, kind="consent_certificate", to=address,
+                                    composed=composed, attachments=[blob_id])
+
+
+def compose(*, account_name: str, clickwrap_name: str, consent: Consent, certificate_url: str,
+            to_author: bool) -> mail.Composed:
+    """The certificate of a consent, attached: to the person, or telling the author who agreed."""
+    who = consent.name or consent.email or "Someone"
+    subject = f"{who} agreed to {clickwrap_name}" if to_author else f"You agreed to {clickwrap_name}"
+    context = {"account_name": account_name, "clickwrap_name": clickwrap_name, "who": who, "to_author": to_author,
+               "agreed_at": mail.format_time(consent.agreed_at), "version": consent.clickwrap_version_number,
+               "certificate_url": certificate_url}
+    return mail.compose("consent", subject, context)

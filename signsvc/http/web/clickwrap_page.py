@@ -1,0 +1,95 @@
+"""The clickwrap's public page `/c/{slug}`: the active version with its checkboxes and button, and the
+consent posted from it. A plain HTML form: it works without script, every refusal is the page again
+with the message beside the input it is about."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from signsvc.clickwraps.clickwraps import CONSENT_LENGTHS
+from signsvc.clickwraps.consent_page import Agreement, Changed, ConsentPage, Refused, Unavailable
+from signsvc.http.appkeys import CONSENT_PAGES
+from signsvc.http.middleware import client_address
+from signsvc.http.web import catalogue, form_tokens, public_forms, rendering
+from signsvc.infra import errors, mail
+from signsvc.submissions.submitters import Browser
+from storage import form_posts
+
+USER_AGENT_LIMIT = CONSENT_LENGTHS["user_agent"]
+PREFILLED = ("name", "email", "external_id")
+# The message beside an input for the rule it breaks.
+PROBLEMS = {("name", "missing"): "clickwrap.problem.name.missing", ("name", "too_long"): "public.problem.too_long",
+            ("email", "missing"): "public.problem.email.missing", ("email", "invalid"): "public.problem.email.invalid",
+            ("email", "too_long"): "public.problem.too_long",
+            ("external_id", "too_long"): "clickwrap.problem.external_id.too_long",
+            ("checkbox", "missing"): "clickwrap.problem.checkbox.missing"}
+
+
+async def page(request: web.Request) -> web.Response:
+    view = await request.app[CONSENT_PAGES].open(request.match_info["slug"])
+    if view is None:
+        return rendering.not_found(request)
+    if not view.available:
+        return _unavailable(request)
+    answers = {key: request.query.get(key, "")[:CONSENT_LENGTHS[key]] for key in PREFILLED}
+    return _form(request, view, answers)
+
+
+async def agree(request: web.Request) -> web.Response:
+    slug = request.match_info["slug"]
+    view = await request.app[CONSENT_PAGES].open(slug)
+    if view is None:
+        return rendering.not_found(request)
+    boxes = [f"checkbox-{index}" for index in range(len(view.settings.get("checkboxes") or []))]
+    try:
+        form = await public_forms.read(request, (*PREFILLED, "version", *boxes))
+    except public_forms.Unreadable as unreadable:
+        return public_forms.message(request, "public.bad_post.title", "public.bad_post.body", unreadable.status)
+    answers = {key: form[key].strip() for key in PREFILLED}
+    nonce = form_tokens.posted(request, form)
+    if nonce is None:
+        return _form(request, view, answers, notice="clickwrap.expired_form", status=403)
+    checked = [bool(form[box]) for box in boxes]
+    version = int(form["version"]) if form["version"].isdigit() else 0
+    browser = Browser(client_address(request), request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None)
+    try:
+        agreed = await request.app[CONSENT_PAGES].agree(slug, Agreement(version, checked=checked, **answers),
+                                                        browser, nonce)
+    except Refused as refused:
+        return _form(request, view, answers, checked=checked, problems=refused.problems, status=422)
+    except Changed:
+        return await _changed(request, slug, answers)
+    except form_posts.Taken:
+        return _form(request, view, answers, notice="clickwrap.expired_form", status=403)
+    except Unavailable:
+        return _unavailable(request)
+    except errors.NotFound:
+        return rendering.not_found(request)
+    except errors.Invalid:  # the template can no longer be sent (its fields were removed since publishing)
+        return public_forms.message(request, "clickwrap.cannot_sign.title", "clickwrap.cannot_sign.body", 422)
+    if agreed.signing_slug:
+        raise web.HTTPSeeOther(f"/s/{agreed.signing_slug}")
+    consent = agreed.consent
+    return rendering.render(request, "clickwrap/agreed.html", language=catalogue.language(request), view=view,
+                            consent=consent, agreed_on=mail.format_time(consent.agreed_at))
+
+
+async def _changed(request: web.Request, slug: str, answers: dict[str, str]) -> web.Response:
+    """The version published since the page was opened, to read before agreeing."""
+    view = await request.app[CONSENT_PAGES].open(slug)
+    if view is None or not view.available:
+        return _unavailable(request)
+    return _form(request, view, answers, notice="clickwrap.changed", status=409)
+
+
+def _form(request: web.Request, view: ConsentPage, answers: dict[str, str], *, checked: list[bool] | None = None,
+          problems: dict[str, str] | None = None, notice: str | None = None, status: int = 200) -> web.Response:
+    t = catalogue.translator(catalogue.language(request))
+    messages = {where: t(PROBLEMS[where.partition("-")[0], rule], limit=CONSENT_LENGTHS["name"])
+                for where, rule in (problems or {}).items()}
+    return public_forms.render(request, "clickwrap/page.html", status=status, view=view, answers=answers,
+                               checked=checked or [], problems=messages, notice=notice, limits=CONSENT_LENGTHS)
+
+
+def _unavailable(request: web.Request) -> web.Response:
+    return public_forms.message(request, "clickwrap.unavailable.title", "clickwrap.unavailable.body", 410)

@@ -1,0 +1,46 @@
+"""Tokens of the public pages' forms (the clickwrap page, a template's public link): each form carries a
+token bound to the browser's form cookie, so a post made by another site's page is refused, and its random
+part names the post, so a second post of the same form (a double click, a reload) finds what the first made.
+
+The token is `nonce.signature`, the signature an HMAC of the nonce keyed with the cookie's value: no
+other site can read the cookie (HttpOnly, SameSite=Lax), hence none can make a token that matches it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from collections.abc import Mapping
+
+from aiohttp import web
+
+from signsvc.infra import tokens
+
+COOKIE = "signsvc_form"
+FIELD = "form_token"
+
+
+def issue(request: web.Request) -> tuple[str, str]:
+    """A new form's token, and the value of the form cookie it is bound to (kept, or new)."""
+    key = request.cookies.get(COOKIE) or tokens.generate(32)
+    nonce = tokens.generate(22)
+    return f"{nonce}.{_sign(key, nonce)}", key
+
+
+def keep(response: web.Response, key: str, *, secure: bool) -> None:
+    response.set_cookie(COOKIE, key, httponly=True, samesite="Lax", secure=secure, path="/")
+
+
+def posted(request: web.Request, form: Mapping[str, str]) -> str | None:
+    """The nonce of the posted form's token when it was issued to this browser; else None."""
+    nonce, _, signature = form.get(FIELD, "").partition(".")
+    key = request.cookies.get(COOKIE)
+    if not key or not nonce or not hmac.compare_digest(signature.encode(), _sign(key, nonce).encode()):
+        return None
+    return nonce
+
+
+def _sign(key: str, nonce: str) -> str:
+    digest = hmac.new(key.encode(), nonce.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()

@@ -1,0 +1,51 @@
+"""What the public pages' forms share (the clickwrap page, a template's public link): reading a posted
+form, rendering the form with its token and cookie, and the message pages they answer with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from signsvc.http.appkeys import SETTINGS
+from signsvc.http.web import catalogue, form_tokens, rendering
+
+FORM_LIMIT = 64 * 1024  # far above what the forms' inputs can hold
+FORM_TYPE = "application/x-www-form-urlencoded"
+
+
+class Unreadable(Exception):
+    """A post that is no form of ours; `status` is the answer: 415, 413 or 400."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+async def read(request: web.Request, keys: tuple[str, ...]) -> dict[str, str]:
+    """The posted form's values of `keys` and its token (empty when missing); raises Unreadable."""
+    if request.content_type != FORM_TYPE:
+        raise Unreadable(415)
+    if (request.content_length or 0) > FORM_LIMIT:
+        raise Unreadable(413)
+    try:
+        form = await request.post()
+    except web.HTTPRequestEntityTooLarge:
+        raise Unreadable(413) from None
+    except ValueError:  # text that is not UTF-8
+        raise Unreadable(400) from None
+    return {key: str(form.get(key, "")) for key in (*keys, form_tokens.FIELD)}
+
+
+def render(request: web.Request, template: str, *, status: int = 200, **context: Any) -> web.Response:
+    """The page with its form, the form carrying a new token bound to the browser's form cookie."""
+    token, cookie = form_tokens.issue(request)
+    response = rendering.render(request, template, language=catalogue.language(request), status=status,
+                                token=token, token_field=form_tokens.FIELD, **context)
+    form_tokens.keep(response, cookie, secure=request.app[SETTINGS].site.startswith("https://"))
+    return response
+
+
+def message(request: web.Request, title_key: str, body_key: str, status: int) -> web.Response:
+    return rendering.render(request, "message.html", language=catalogue.language(request), status=status,
+                            title_key=title_key, body_key=body_key)
