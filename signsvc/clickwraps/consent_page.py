@@ -10,6 +10,7 @@ form finds the first one's consent.
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from storage import Connection, Database
 from storage.records import Clickwrap, ClickwrapVersion, Consent, Submission
 
 SOURCE = "page"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no input of the page can hold them; Postgres can't store NUL
 SUBMISSION_SOURCE = "clickwrap"
 
 
@@ -185,6 +187,8 @@ def _problems(settings: dict[str, Any], agreement: Agreement) -> dict[str, str]:
     for key, value in (("name", agreement.name), ("email", agreement.email), ("external_id", agreement.external_id)):
         if len(value) > CONSENT_LENGTHS[key]:
             problems[key] = "too_long"
+        elif _CONTROL.search(value):
+            problems[key] = "invalid"
     if settings.get("require_name") and not agreement.name:
         problems["name"] = "missing"
     if settings.get("require_email") and not agreement.email:

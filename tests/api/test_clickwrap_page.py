@@ -147,6 +147,7 @@ async def test_behind_a_trusted_proxy_the_consent_records_the_forwarded_address(
     ({**ANSWERS, "email": ""}, "email", "Please enter your email address."),
     ({**ANSWERS, "email": "ada at example"}, "email", "Please enter an email address such as name@example.com."),
     ({**ANSWERS, "name": "A" * 256}, "name", "Please enter at most 255 characters."),
+    ({**ANSWERS, "name": "Ada\x00"}, "name", "Please enter your name without special characters."),
     ({"name": "Ada", "email": "ada@example.com"}, "checkbox-0", "Please tick this box to agree."),
 ])
 async def test_required_name_email_and_checkboxes_are_enforced_beside_each_input(api, answers, where, message):
@@ -156,6 +157,13 @@ async def test_required_name_email_and_checkboxes_are_enforced_beside_each_input
     assert reply.status == 422
     assert f'<span class="problem" id="{where}-problem">{message}</span>' in body
     assert re.search(rf'id="{where}"[^>]*aria-invalid="true" aria-describedby="{where}-problem"', body)
+    assert await consents(api, terms["id"]) == []
+
+
+async def test_a_reference_that_cannot_be_stored_is_refused_not_half_written(api):
+    terms = await clickwrap(api)
+    reply = await agree(api, terms["slug"], {**ANSWERS, "external_id": "crm\x007"})
+    assert reply.status == 422 and "The link's reference cannot be used" in text(reply)
     assert await consents(api, terms["id"]) == []
 
 

@@ -19,9 +19,11 @@ USER_AGENT_LIMIT = CONSENT_LENGTHS["user_agent"]
 PREFILLED = ("name", "email", "external_id")
 # The message beside an input for the rule it breaks.
 PROBLEMS = {("name", "missing"): "clickwrap.problem.name.missing", ("name", "too_long"): "public.problem.too_long",
+            ("name", "invalid"): "public.problem.name.invalid",
             ("email", "missing"): "public.problem.email.missing", ("email", "invalid"): "public.problem.email.invalid",
             ("email", "too_long"): "public.problem.too_long",
-            ("external_id", "too_long"): "clickwrap.problem.external_id.too_long",
+            ("external_id", "too_long"): "clickwrap.problem.external_id",
+            ("external_id", "invalid"): "clickwrap.problem.external_id",
             ("checkbox", "missing"): "clickwrap.problem.checkbox.missing"}
 
 

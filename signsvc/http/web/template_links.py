@@ -30,7 +30,7 @@ from signsvc.submissions.template_links import (
 ANSWERS = ("name", "email", "phone")
 PROBLEMS = {(MISSING, "email"): "public.problem.email.missing", (INVALID, "email"): "public.problem.email.invalid",
             (MISSING, "phone"): "link.problem.phone.missing", (INVALID, "phone"): "link.problem.phone.invalid",
-            (INVALID, "name"): "link.problem.name.invalid"}
+            (INVALID, "name"): "public.problem.name.invalid"}
 
 
 @dataclass(frozen=True)
