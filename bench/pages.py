@@ -1,8 +1,9 @@
-"""The signing page: its weight, its time to first byte, the server's CPU per view, and what 20 signers
+"""A public page: its weight, its time to first byte, the server's CPU per view, and what 20 visitors
 loading pages do to the API's p99.
 
-The document is a 10-page PDF with a field on each page, sent to one signer; the page measured is
-their signing link, `/s/{slug}`, as a browser asks for it (Accept: text/html). Targets, each a
+`--page signing` (the default): a 10-page PDF with a field on each page, sent to one signer; the page
+measured is their signing link, `/s/{slug}`. `--page clickwrap`: a published clickwrap of plain text
+with two checkboxes, its page `/c/{slug}`. Each is asked for as a browser asks (Accept: text/html). Targets, each a
 separate server process on 127.0.0.1:
   - bare aiohttp      serves the same HTML bytes at /page and the same JSON at /api/user (the ceiling)
   - signsvc sqlite    `python run.py --port 0` on a fresh SQLite file
@@ -15,7 +16,7 @@ Load comes from wrk (a Python client would saturate the cores before the server 
 Page weight: the HTML, the scripts it loads (with their imports), the stylesheet and the first page
 image, as served, without compression. Goal: under 300 KB before page images.
 
-    python bench/pages.py [--seconds 5] [--skip-postgres]
+    python bench/pages.py [--page signing|clickwrap] [--seconds 5] [--skip-postgres]
 """
 
 from __future__ import annotations
@@ -117,19 +118,32 @@ def measure(page_url: str, api_url: str, pid: int, seconds: int) -> Figures:
     return Figures(ttfb, views, cpu_ms, api_alone, api_loaded)
 
 
-async def prepare(base_url: str) -> tuple[str, dict[str, int]]:
-    """A 10-page template sent to one signer; answers the signing page's path and the weight of what a
-    browser loads for it."""
+CLICKWRAP = {"name": "Bench terms", "kind": "no_document", "content": "A clause of the bench terms.\n" * 40,
+             "require_name": True, "require_email": True, "publish": True,
+             "checkboxes": [{"text": "I read the terms", "required": True},
+                            {"text": "Send me news", "required": False}]}
+
+
+async def prepare(base_url: str, page: str) -> tuple[str, dict[str, int]]:
+    async with aiohttp.ClientSession(headers={"X-Auth-Token": servers.BENCH_KEY}) as session:
+        if page == "clickwrap":
+            async with session.post(f"{base_url}/api/clickwraps", json=CLICKWRAP) as r:
+                path = f"/c/{(await r.json())['slug']}"
+        else:
+            path = await signing_page(session, base_url)
+        return path, await weigh(session, base_url, path)
+
+
+async def signing_page(session: aiohttp.ClientSession, base_url: str) -> str:
+    """A 10-page template sent to one signer; answers the signing page's path."""
     fields = [{"name": f"Field {n}", "type": "text", "role": "Signer",
                "areas": [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.04, "page": n}]} for n in range(1, PAGES + 1)]
-    async with aiohttp.ClientSession(headers={"X-Auth-Token": servers.BENCH_KEY}) as session:
-        async with session.post(f"{base_url}/api/templates", json={"name": "Bench", "documents": [
-                {"name": "bench", "file": document(), "fields": fields}]}) as r:
-            template = await r.json()
-        async with session.post(f"{base_url}/api/submissions", json={
-                "template_id": template["id"], "send_email": False, "submitters": [{"email": "s@example.com"}]}) as r:
-            slug = (await r.json())[0]["slug"]
-        return f"/s/{slug}", await weigh(session, base_url, f"/s/{slug}")
+    async with session.post(f"{base_url}/api/templates", json={"name": "Bench", "documents": [
+            {"name": "bench", "file": document(), "fields": fields}]}) as r:
+        template = await r.json()
+    async with session.post(f"{base_url}/api/submissions", json={
+            "template_id": template["id"], "send_email": False, "submitters": [{"email": "s@example.com"}]}) as r:
+        return f"/s/{(await r.json())[0]['slug']}"
 
 
 def document() -> str:
@@ -166,7 +180,8 @@ async def weigh(session: aiohttp.ClientSession, base_url: str, path: str) -> dic
         scripts += [script.rsplit("/", 1)[0] + "/" + name for name in re.findall(r'from "\./([\w.-]+)"', text)]
     for sheet in re.findall(r'<link rel="stylesheet" href="([^"]+)"', html):
         weights["CSS"] += (await size(sheet))[0]
-    weights["first page image"] = (await size(re.search(r'<img src="(/file/[^"]+)"', html).group(1)))[0]
+    if image := re.search(r'<img src="(/file/[^"]+)"', html):
+        weights["first page image"] = (await size(image.group(1)))[0]
     return weights
 
 
@@ -180,6 +195,7 @@ def bare(html: bytes, seconds: int) -> Figures:
 
 def main() -> None:
     parser = arguments(__doc__)
+    parser.add_argument("--page", choices=("signing", "clickwrap"), default="signing")
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--skip-postgres", action="store_true")
     options = parser.parse_args()
@@ -190,16 +206,16 @@ def main() -> None:
     html = b""
     for kind in ["sqlite"] + ([] if options.skip_postgres else ["postgres"]):
         with servers.signsvc_on(kind, "bench_pages", f"signsvc {kind}") as server:
-            path, weights = asyncio.run(prepare(server.base_url))
+            path, weights = asyncio.run(prepare(server.base_url, options.page))
             if not html:
                 html = asyncio.run(_fetch(server.base_url + path))
-                print_weights(weights)
+                print_weights(options.page, weights)
             report.progress(f"measuring signsvc {kind}")
             rows[f"signsvc {kind}"] = measure(server.base_url + path, f"{server.base_url}/api/user", server.pid,
                                               options.seconds)
     report.progress("measuring bare aiohttp")
     ceiling = bare(html, options.seconds)
-    print_figures({"bare aiohttp": ceiling, **rows}, ceiling)
+    print_figures(options.page, {"bare aiohttp": ceiling, **rows}, ceiling)
 
 
 async def _fetch(url: str) -> bytes:
@@ -207,16 +223,18 @@ async def _fetch(url: str) -> bytes:
         return await response.read()
 
 
-def print_weights(weights: dict[str, int]) -> None:
+def print_weights(page: str, weights: dict[str, int]) -> None:
     before_images = weights["HTML"] + weights["JS"] + weights["CSS"]
-    print(f"\nPage weight of a {PAGES}-page document's signing page (bytes as served, uncompressed):")
-    report.print_table(["part", "KB"], [[name, f"{size / 1024:.1f}"] for name, size in weights.items()]
-                       + [["before page images (goal < 300)", f"{before_images / 1024:.1f}"],
-                          ["with the first page image", f"{(before_images + weights['first page image']) / 1024:.1f}"]])
+    what = f"a {PAGES}-page document's signing page" if page == "signing" else "the clickwrap page"
+    print(f"\nPage weight of {what} (bytes as served, uncompressed):")
+    totals = [["before page images (goal < 300)", f"{before_images / 1024:.1f}"]]
+    if "first page image" in weights:
+        totals.append(["with the first page image", f"{(before_images + weights['first page image']) / 1024:.1f}"])
+    report.print_table(["part", "KB"], [[name, f"{size / 1024:.1f}"] for name, size in weights.items()] + totals)
 
 
-def print_figures(rows: dict[str, Figures], ceiling: Figures) -> None:
-    print(f"\nSigning page: time to first byte at 1 connection, views at {SIGNERS} connections; "
+def print_figures(page: str, rows: dict[str, Figures], ceiling: Figures) -> None:
+    print(f"\n{page.capitalize()} page: time to first byte at 1 connection, views at {SIGNERS} connections; "
           f"GET /api/user at {API_CONNECTIONS} connections, alone and while {SIGNERS} connections load pages")
     report.print_table(
         ["target", "TTFB p50 ms", "p99 ms", "views/s", "x ceiling", "CPU ms/view", "x ceiling",
