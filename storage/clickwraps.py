@@ -66,8 +66,9 @@ async def set_consent_submission(conn: Connection, consent_id: int, submission_i
     await conn.execute("set_consent_submission", id=consent_id, submission_id=submission_id)
 
 
-async def set_consent_certificate(conn: Connection, consent_id: int, blob_id: int) -> None:
-    await conn.execute("set_consent_certificate", id=consent_id, blob_id=blob_id)
+async def set_consent_certificate(conn: Connection, consent_id: int, blob_id: int) -> bool:
+    """Whether the certificate was recorded: False when another run recorded one first."""
+    return await conn.fetch_one("set_consent_certificate", id=consent_id, blob_id=blob_id) is not None
 
 
 async def clickwrap_by_slug(conn: Connection, slug: str) -> Clickwrap | None:

@@ -40,6 +40,10 @@ async def enqueue(tx: Connection, clock: Clock, consent: Consent) -> None:
     await jobs.enqueue(tx, clock, JOB, {"consent_id": consent.id}, dedupe_key=f"certificate:{consent.id}")
 
 
+class _RecordedMeanwhile(Exception):
+    """Another run of the job recorded the certificate first (this one outlived its lease)."""
+
+
 class Certificates:
     def __init__(self, db: Database, clock: Clock, files: Files, pool: PdfPool, sealer: Sealer, outbox: Outbox,
                  font_dir: str | None) -> None:
@@ -106,23 +110,26 @@ class Certificates:
             await self.files.write([file])
         try:
             async with self.db.transaction() as tx:
-                blob = await self.files.record(tx, consent.account_id, file) if file else None
-                if blob:
-                    await stored.set_consent_certificate(tx, consent.id, blob.id)
+                if file:
+                    blob = await self.files.record(tx, consent.account_id, file)
+                    if not await stored.set_consent_certificate(tx, consent.id, blob.id):
+                        raise _RecordedMeanwhile()
                     await self._emails(tx, clickwrap, consent, blob.id, self.files.link(blob.uuid, blob.filename))
                 await events.record(tx, self.clock, account_id=consent.account_id, event_type=CONSENT_CREATED,
                                     record_type="consent", record_id=consent.id)
-        except BaseException:
+        except BaseException as failure:
             if file:
                 await self.files.discard([file])
-            raise
+            if not isinstance(failure, _RecordedMeanwhile):
+                raise
+            log.info("consent %s: its certificate was recorded by another run", consent.id)
 
     async def _emails(self, tx: Connection, clickwrap: Clickwrap, consent: Consent, blob_id: int,
                       link: str) -> None:
         account = await stored_accounts.required_account(tx, clickwrap.account_id)
         author = await stored_accounts.get_user(tx, clickwrap.author_id)
         recipients = [(consent.email, False)] if consent.email else []
-        if author and author.email != consent.email:
+        if author and author.email.lower() != (consent.email or "").lower():
             recipients.append((author.email, True))
         for address, to_author in recipients:
             composed = compose(account_name=account.name, clickwrap_name=clickwrap.name, consent=consent,

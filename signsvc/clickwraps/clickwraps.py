@@ -15,6 +15,7 @@ import storage.templates as stored_templates
 from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.clock import Clock
+from signsvc.submissions import visitors
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.records import Clickwrap, Consent, Principal, Template
@@ -105,9 +106,10 @@ class Clickwraps:
             raise errors.Invalid("content is required to publish a no_document clickwrap")
         if clickwrap.kind in WITH_DOCUMENT:
             template = await _template(tx, principal, settings.get("template_id"), clickwrap.kind)
-            if clickwrap.kind == "requires_signature" and not template.fields:
-                raise errors.Invalid(f"template_id {template.id} names a template without fields: a "
-                                     "requires_signature clickwrap needs fields to sign")
+            if clickwrap.kind == "requires_signature" and not visitors.signable_alone(template):
+                raise errors.Invalid(f"template_id {template.id} names a template one person cannot sign alone: a "
+                                     "requires_signature clickwrap needs fields for the first role and none for the "
+                                     "others")
         await stored.publish(tx, clickwrap, self.clock.now())
 
 

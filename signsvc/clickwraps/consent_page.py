@@ -4,37 +4,35 @@ gives on it.
 A consent on the page is checked against the version the person saw (its required name, email and
 checkboxes), records their answers, address and browser, and gets a certificate made by a job. For a
 `requires_signature` clickwrap it comes with a submission of the clickwrap's template for the person to
-sign next, written in the same transaction. Each page's form posts once: a second post of the same
-form finds the first one's consent.
+sign next (`signsvc.submissions.visitors`), written in the same transaction. Each page's form posts
+once: a second post of the same form finds the first one's consent.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import storage.clickwraps as stored
 import storage.form_posts as form_posts
-import storage.submissions as stored_submissions
 import storage.templates as stored_templates
-from signsvc.accounts import auth
 from signsvc.clickwraps import certificates
 from signsvc.clickwraps.clickwraps import CONSENT_LENGTHS, WITH_DOCUMENT
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
-from signsvc.submissions import inputs
+from signsvc.submissions import inputs, visitors
 from signsvc.submissions.signing_form import Page
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Browser
+from signsvc.submissions.visitors import INVALID, MISSING, Refused, Unavailable
 from storage import Connection, Database
 from storage.records import Clickwrap, ClickwrapVersion, Consent, Submission
 
 SOURCE = "page"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no input of the page can hold them; Postgres can't store NUL
 SUBMISSION_SOURCE = "clickwrap"
+RECORD_TYPE = "consent"
 
 
 @dataclass(frozen=True)
@@ -45,10 +43,17 @@ class ConsentPage:
     version: ClickwrapVersion
     pages: list[Page]
     available: bool  # False once the clickwrap, or the template it shows, is archived or deleted
+    signable: bool = True  # False when its template can no longer be signed by one person
 
     @property
     def settings(self) -> dict[str, Any]:
         return self.version.settings
+
+    @property
+    def name_required(self) -> bool:
+        """The name is asked for when the version says so, and for signing when no email is."""
+        return bool(self.settings.get("require_name")) or (
+            self.version.kind == "requires_signature" and not self.settings.get("require_email"))
 
 
 @dataclass(frozen=True)
@@ -68,20 +73,12 @@ class Agreed:
     signing_slug: str | None  # the signing form to go on to, for requires_signature
 
 
-class Refused(errors.Invalid):
-    """Answers the page cannot accept: by input (`name`, `email`, `checkbox-N`), the broken rule."""
-
-    def __init__(self, problems: dict[str, str]) -> None:
-        super().__init__(", ".join(f"{where}: {rule}" for where, rule in problems.items()))
-        self.problems = problems
-
-
 class Changed(Exception):
     """A new version was published since the page was opened: the person has not seen it."""
 
 
-class Unavailable(Exception):
-    """The clickwrap, or the template it shows, was archived or deleted."""
+class Unsignable(Exception):
+    """The template of a requires_signature clickwrap can no longer be signed by one person."""
 
 
 class ConsentPages:
@@ -101,22 +98,25 @@ class ConsentPages:
         template = await stored_templates.get_template(self.db, version.settings["template_id"])
         if template is None or template.archived_at is not None:
             return ConsentPage(clickwrap, version, [], False)
-        return ConsentPage(clickwrap, version, await self._pages(template.id), True)
+        signable = version.kind != "requires_signature" or visitors.signable_alone(template)
+        return ConsentPage(clickwrap, version, await self._pages(template.id), True, signable)
 
     async def agree(self, slug: str, agreement: Agreement, browser: Browser, token: str) -> Agreed:
-        """Records the consent; raises Refused, Changed, Unavailable, NotFound or form_posts.Taken when it
-        cannot."""
+        """Records the consent; raises Refused, Changed, Unavailable, Unsignable, NotFound or form_posts.Taken
+        when it cannot."""
         page = await self.open(slug)
         if page is None:
             raise errors.NotFound()
-        if earlier := await self._earlier(token):
+        if earlier := await self._earlier(page, token):
             return earlier
         if not page.available:
             raise Unavailable()
+        if not page.signable:
+            raise Unsignable()
         if agreement.version != page.version.number:
             raise Changed(f"version {page.version.number} was published since the page was opened")
-        if problems := _problems(page.settings, agreement):
-            raise Refused(problems)
+        if broken := problems(page, agreement):
+            raise Refused(broken)
         try:
             if page.version.kind == "requires_signature":
                 await self._with_submission(page, agreement, browser, token)
@@ -124,51 +124,46 @@ class ConsentPages:
                 async with self.db.transaction() as tx:
                     await self._record(tx, page, agreement, browser, token, None)
         except form_posts.Taken:
-            if not await self._earlier(token):
-                raise  # taken by another page's form: this post can't be told from a replay
-        found = await self._earlier(token)
-        assert found is not None, "the consent was recorded, by this post or an earlier one"
-        return found
+            pass
+        if recorded := await self._earlier(page, token):
+            return recorded
+        raise form_posts.Taken()  # by another page's form: this post can't be told from a replay
 
     async def _with_submission(self, page: ConsentPage, agreement: Agreement, browser: Browser, token: str) -> None:
-        clickwrap = page.clickwrap
-        principal = await auth.on_behalf_of(self.db, clickwrap.account_id, clickwrap.author_id)
-        signer = {key: value for key, value in (("name", agreement.name), ("email", agreement.email),
-                                                ("external_id", agreement.external_id)) if value}
-        # The person signs now: no invitation, but their completed copy.
-        body = {"template_id": page.settings["template_id"], "send_email": False,
-                "submitters": [{**signer, "send_copy_email": True}]}
+        template = await stored_templates.get_template(self.db, page.settings["template_id"])
+        if template is None:
+            raise Unavailable()
 
         async def along(tx: Connection, submission: Submission) -> None:
             await self._record(tx, page, agreement, browser, token, submission.id)
 
-        await self.submissions.create(principal, body, source=SUBMISSION_SOURCE, along=along)
+        signer = {"name": agreement.name, "email": agreement.email, "external_id": agreement.external_id}
+        await visitors.start(self.db, self.submissions, template, signer, SUBMISSION_SOURCE, along)
 
     async def _record(self, tx: Connection, page: ConsentPage, agreement: Agreement, browser: Browser, token: str,
                       submission_id: int | None) -> None:
-        await form_posts.claim(tx, token, "consent", self.clock.now())
+        await form_posts.claim(tx, token, RECORD_TYPE, self.clock.now())
         clickwrap, boxes = page.clickwrap, page.settings.get("checkboxes") or []
         answers = [{"text": box["text"], "required": bool(box.get("required")), "checked": checked}
                    for box, checked in zip(boxes, agreement.checked, strict=True)]
         consent = await stored.insert_consent(
             tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id, version=page.version.number,
-            uuid=str(uuid.uuid4()), source=SOURCE, name=agreement.name or None, email=agreement.email or None,
-            external_id=agreement.external_id or None, ip=browser.ip, user_agent=browser.user_agent,
-            checkboxes=answers, now=self.clock.now())
+            uuid=str(uuid.uuid4()), source=SOURCE, name=agreement.name or None,
+            email=agreement.email.lower() or None, external_id=agreement.external_id or None, ip=browser.ip,
+            user_agent=browser.user_agent, checkboxes=answers, now=self.clock.now())
         if submission_id is not None:
             await stored.set_consent_submission(tx, consent.id, submission_id)
         await form_posts.settle(tx, token, consent.id)
         await certificates.enqueue(tx, self.clock, consent)
 
-    async def _earlier(self, token: str) -> Agreed | None:
-        """What an earlier post of the same form recorded."""
-        consent_id = await form_posts.made_by(self.db, token, "consent")
+    async def _earlier(self, page: ConsentPage, token: str) -> Agreed | None:
+        """What an earlier post of the same form recorded (on this clickwrap's page)."""
+        consent_id = await form_posts.made_by(self.db, token, RECORD_TYPE)
         consent = await stored.get_consent(self.db, consent_id) if consent_id else None
-        if consent is None:
+        if consent is None or consent.clickwrap_id != page.clickwrap.id:
             return None
-        signers = await stored_submissions.submitters_of(self.db, consent.submission_id) \
-            if consent.submission_id else []
-        return Agreed(consent, signers[0].slug if signers else None)
+        slug = await visitors.signing_slug(self.db, consent.submission_id) if consent.submission_id else None
+        return Agreed(consent, slug)
 
     async def _pages(self, template_id: int) -> list[Page]:
         pages = []
@@ -181,24 +176,18 @@ class ConsentPages:
         return pages
 
 
-def _problems(settings: dict[str, Any], agreement: Agreement) -> dict[str, str]:
+def problems(page: ConsentPage, agreement: Agreement) -> dict[str, str]:
     """Each answer that breaks a rule of the version, and the rule: missing, invalid or too_long."""
-    problems = {}
-    for key, value in (("name", agreement.name), ("email", agreement.email), ("external_id", agreement.external_id)):
-        if len(value) > CONSENT_LENGTHS[key]:
-            problems[key] = "too_long"
-        elif _CONTROL.search(value):
-            problems[key] = "invalid"
-    if settings.get("require_name") and not agreement.name:
-        problems["name"] = "missing"
-    if settings.get("require_email") and not agreement.email:
-        problems["email"] = "missing"
-    elif agreement.email and "email" not in problems and not inputs.is_email(agreement.email):
-        problems["email"] = "invalid"
-    boxes = settings.get("checkboxes") or []
-    if len(agreement.checked) != len(boxes):
-        raise errors.Invalid(f"the page has {len(boxes)} checkboxes, {len(agreement.checked)} were answered")
-    for index, (box, checked) in enumerate(zip(boxes, agreement.checked, strict=True)):
-        if box.get("required") and not checked:
-            problems[f"checkbox-{index}"] = "missing"
-    return problems
+    found = {key: problem for key, value in (("name", agreement.name), ("email", agreement.email),
+                                             ("external_id", agreement.external_id))
+             if (problem := visitors.text_problem(value, CONSENT_LENGTHS[key]))}
+    if page.name_required and not agreement.name:
+        found["name"] = MISSING
+    if page.settings.get("require_email") and not agreement.email:
+        found["email"] = MISSING
+    elif agreement.email and "email" not in found and not inputs.is_email(agreement.email):
+        found["email"] = INVALID
+    for index, box in enumerate(page.settings.get("checkboxes") or []):
+        if box.get("required") and not (index < len(agreement.checked) and agreement.checked[index]):
+            found[f"checkbox-{index}"] = MISSING
+    return found

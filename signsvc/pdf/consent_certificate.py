@@ -15,7 +15,7 @@ required may be missing or None):
      "documents": [{"name": str, "sha256": str, "pages": int}],  # the template's documents agreed to
      "person": {"name": str, "email": str, "external_id": str, "ip": str, "user_agent": str},
      "checkboxes": [{"text": str, "required": bool, "checked": bool}],
-     "submission": {"envelope_id": str, "url": str},  # when signing followed the consent
+     "submission": {"envelope_id": str},  # when signing followed the consent
      "events": [{"time": str (ISO 8601), "text": str}]}
 
 The content is drawn in full as plain text, its line breaks kept, on as many pages as it takes.
@@ -109,5 +109,3 @@ def _checkboxes(pdf: FPDF, boxes: list[dict[str, Any]]) -> None:
 def _signing(pdf: FPDF, submission: dict[str, Any]) -> None:
     pages.section(pdf, "Signing")
     pages.rows(pdf, [("Envelope ID", submission.get("envelope_id"))])
-    if url := pages.line(submission.get("url")):
-        pages.row(pdf, "Link", url, link=url)

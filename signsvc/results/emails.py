@@ -21,7 +21,8 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
     """In the transaction that records the documents: to each submitter who gets a copy, and to
     `bcc_completed` when the submission sends email."""
     submitters = await stored_submissions.submitters_of(tx, submission.id)
-    recipients: list[tuple[str, int | None]] = [(s.email, s.id) for s in submitters if s.email and _gets_copy(s)]
+    recipients: list[tuple[str, int | None]] = [
+        (s.email, s.id) for s in submitters if s.email and _gets_copy(submission, s)]
     if submission.send_email and (bcc := submission.preferences.get("bcc_completed")):
         recipients.append((bcc, None))
     if not recipients:
@@ -42,10 +43,12 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
                            attachments=[r.blob_id for r in results] if attached else None)
 
 
-def _gets_copy(submitter: Submitter) -> bool:
+def _gets_copy(submission: Submission, submitter: Submitter) -> bool:
     """`send_copy_email` when given (a visitor of a public page asks for no invitation, but for the copy),
     else as the invitation: not when the submission or the submitter sends no email."""
-    return bool(submitter.preferences.get("send_copy_email", submitter.preferences.get("send_email") is not False))
+    if (asked := submitter.preferences.get("send_copy_email")) is not None:
+        return bool(asked)
+    return submission.send_email and submitter.preferences.get("send_email") is not False
 
 
 def compose(*, account_name: str, template_name: str, submitter_names: list[str], documents: list[tuple[str, str]],

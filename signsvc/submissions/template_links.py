@@ -9,27 +9,22 @@ is sent. Each page's form posts once: a second post of the same form finds the f
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any
 
 import storage.accounts as stored_accounts
 import storage.form_posts as form_posts
-import storage.submissions as stored_submissions
 import storage.template_links as stored
-from signsvc.accounts import auth
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
-from signsvc.submissions import inputs
+from signsvc.submissions import inputs, visitors
 from signsvc.submissions.submissions import Submissions
+from signsvc.submissions.visitors import INVALID, MISSING, Refused, Unavailable
 from storage import Connection, Database
 from storage.records import Submission, Template
 
 SOURCE = "link"
 RECORD_TYPE = "submission"
 LENGTH_LIMIT = 255  # as the API's submitter name, email and phone
-MISSING, INVALID, TOO_LONG = "missing", "invalid", "too_long"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no input of the page can hold them; Postgres can't store NUL
 
 
 @dataclass(frozen=True)
@@ -44,17 +39,11 @@ class LinkPage:
     @property
     def asks_phone(self) -> bool:
         """The visitor's role has a phone field: the page asks for their phone number, their email is optional."""
-        return any(field["type"] == "phone" for field in self._fields_of_role(0))
+        return any(field["type"] == "phone" for field in visitors.fields_of_role(self.template, 0))
 
     @property
     def startable(self) -> bool:
-        """The visitor's role has fields, and no other role has any."""
-        roles = self.template.roles
-        return bool(self._fields_of_role(0)) and not any(self._fields_of_role(i) for i in range(1, len(roles)))
-
-    def _fields_of_role(self, position: int) -> list[dict[str, Any]]:
-        role_uuid = self.template.roles[position]["uuid"]
-        return [field for field in self.template.fields if field.get("submitter_uuid") == role_uuid]
+        return visitors.signable_alone(self.template)
 
 
 @dataclass(frozen=True)
@@ -64,18 +53,6 @@ class Visitor:
     name: str
     email: str
     phone: str
-
-
-class Refused(errors.Invalid):
-    """Answers the page cannot accept: by input (`name`, `email`, `phone`), the broken rule."""
-
-    def __init__(self, problems: dict[str, str]) -> None:
-        super().__init__(", ".join(f"{where}: {rule}" for where, rule in problems.items()))
-        self.problems = problems
-
-
-class Unavailable(Exception):
-    """The template was archived (or the submission its form started was deleted)."""
 
 
 class CannotStart(Exception):
@@ -124,18 +101,12 @@ class TemplateLinks:
         raise StaleForm()
 
     async def _create(self, template: Template, visitor: Visitor, token: str) -> str:
-        principal = await auth.on_behalf_of(self.db, template.account_id, template.author_id)
-        signer = {key: value for key, value in (("name", visitor.name), ("email", visitor.email),
-                                                ("phone", visitor.phone)) if value}
-        # The visitor signs now: no invitation, but their completed copy.
-        body = {"template_id": template.id, "send_email": False, "submitters": [{**signer, "send_copy_email": True}]}
-
         async def along(tx: Connection, submission: Submission) -> None:
             await form_posts.claim(tx, token, RECORD_TYPE, self.clock.now())
             await form_posts.settle(tx, token, submission.id)
 
-        _, submitters = await self.submissions.create(principal, body, source=SOURCE, along=along)
-        return submitters[0].slug
+        signer = {"name": visitor.name, "email": visitor.email, "phone": visitor.phone}
+        return await visitors.start(self.db, self.submissions, template, signer, SOURCE, along)
 
     async def _still_open(self, slug: str) -> None:
         page = await self.open(slug)
@@ -147,12 +118,7 @@ class TemplateLinks:
     async def _earlier(self, token: str) -> str | None:
         """The signing form of the submission an earlier post of the same form started."""
         submission_id = await form_posts.made_by(self.db, token, RECORD_TYPE)
-        if submission_id is None:
-            return None
-        signers = await stored_submissions.submitters_of(self.db, submission_id)
-        if not signers:
-            raise Unavailable()
-        return signers[0].slug
+        return await visitors.signing_slug(self.db, submission_id) if submission_id else None
 
 
 def problems(page: LinkPage, visitor: Visitor) -> dict[str, str]:
@@ -164,10 +130,8 @@ def problems(page: LinkPage, visitor: Visitor) -> dict[str, str]:
 
 
 def _broken(page: LinkPage, key: str, value: str) -> str | None:
-    if len(value) > LENGTH_LIMIT:
-        return TOO_LONG
-    if _CONTROL.search(value):
-        return INVALID
+    if problem := visitors.text_problem(value, LENGTH_LIMIT):
+        return problem
     if not value:
         required = key == ("phone" if page.asks_phone else "email")
         return MISSING if required else None

@@ -51,8 +51,9 @@ RETURNING id
 UPDATE consents SET submission_id = :submission_id WHERE id = :id
 
 -- set_consent_certificate --
--- The certificate made for a consent.
+-- The certificate made for a consent, unless one was recorded already.
 UPDATE consents SET certificate_blob_id = :blob_id WHERE id = :id AND certificate_blob_id IS NULL
+RETURNING id
 
 -- get_clickwrap_by_slug --
 -- The clickwrap a public page's slug names.

@@ -19,7 +19,6 @@ from tests.support.app import Api
 from tests.support.documents import b64, pdf
 from tests.support.every_field import ONE_FIELD, every_field_template
 from tests.support.results import fetch
-from tests.support.signing import template
 
 TERMS = {"name": "Terms of Service", "kind": "no_document", "content": "Line one\nLine <b>two</b>",
          "button_text": "Accept the terms", "require_name": True, "require_email": True, "publish": True,
@@ -63,6 +62,11 @@ async def consents(api: Api, clickwrap_id: int) -> list[dict]:
     return (await api.get(f"/api/clickwraps/{clickwrap_id}/consents")).json["data"]
 
 
+async def one_signer_template(api: Api) -> int:
+    """A template whose first role alone has fields: one person can sign it."""
+    return await every_field_template(api, ONE_FIELD)
+
+
 async def document_template(api: Api) -> int:
     reply = await api.post("/api/templates", json={"name": "Licence", "documents": [{"name": "licence.pdf",
                                                                                      "file": b64(pdf())}]})
@@ -87,14 +91,25 @@ async def test_the_page_shows_the_published_version_not_the_draft_edited_since(a
     assert "Draft terms" not in text(await open_page(api, terms["slug"]))
 
 
-async def test_query_external_id_name_and_email_prefill_the_form_escaped_and_clipped(api):
+async def test_query_name_and_email_prefill_the_form_escaped(api):
     terms = await clickwrap(api)
-    query = "?name=%3Cscript%3Ealert(1)%3C/script%3E&email=ada%40example.com&external_id=" + "x" * 10_000
+    query = "?name=%3Cscript%3Ealert(1)%3C/script%3E&email=ada%40example.com&external_id=crm-7"
     reply = await open_page(api, terms["slug"], query)
     body = reply.body.decode()
     assert reply.status == 200 and "<script>alert" not in body
     assert 'value="&lt;script&gt;alert(1)&lt;/script&gt;"' in body and 'value="ada@example.com"' in body
-    assert form_of(reply)["external_id"] == "x" * 255
+    assert form_of(reply)["external_id"] == "crm-7"
+
+
+async def test_a_prefill_of_10000_characters_is_kept_and_refused_with_a_message_not_cut(api):
+    terms = await clickwrap(api)
+    reply = await open_page(api, terms["slug"], "?name=" + "A" * 10_000 + "&external_id=" + "x" * 10_000)
+    assert reply.status == 200
+    assert '<span class="problem" id="name-problem">Please enter at most 255 characters.</span>' in reply.body.decode()
+    assert "The link's reference cannot be used" in text(reply)
+    assert form_of(reply)["external_id"] == "x" * 10_000
+    posted = await agree(api, terms["slug"], {**ANSWERS, "external_id": "x" * 10_000}, page=reply)
+    assert posted.status == 422 and await consents(api, terms["id"]) == []
 
 
 async def test_a_clickwrap_never_published_is_a_human_404(api):
@@ -241,6 +256,50 @@ async def test_a_clickwrap_archived_while_the_page_was_open_is_no_longer_availab
     assert await consents(api, terms["id"]) == []
 
 
+@pytest.mark.parametrize("version", ["\u00b2", "9" * 5000, "-1", ""])
+async def test_a_version_that_is_no_number_is_a_changed_version_not_an_error(api, version):
+    terms = await clickwrap(api)
+    page = await open_page(api, terms["slug"])
+    reply = await api.with_key(None).post(f"/c/{terms['slug']}", allow_redirects=False,
+                                          data={**form_of(page), **ANSWERS, "version": version})
+    assert reply.status == 409 and await consents(api, terms["id"]) == []
+
+
+async def test_a_form_token_of_another_clickwrap_page_is_refused_as_expired(api):
+    first, second = await clickwrap(api), await clickwrap(api, name="Other terms")
+    page = await open_page(api, first["slug"])
+    assert (await agree(api, first["slug"], page=page)).status == 200
+    reply = await agree(api, second["slug"], page=page)
+    assert reply.status == 403 and await consents(api, second["id"]) == []
+
+
+async def test_a_token_seen_by_another_browser_cannot_replay_the_post(api):
+    terms = await clickwrap(api)
+    page = await open_page(api, terms["slug"])
+    assert (await agree(api, terms["slug"], page=page)).status == 200
+    api.client.session.cookie_jar.clear()  # now another browser, with a form cookie of its own
+    await open_page(api, terms["slug"])
+    reply = await agree(api, terms["slug"], page=page)
+    assert reply.status == 403 and "Ada Lovelace" not in text(reply)
+
+
+async def test_an_archived_clickwrap_with_a_bad_token_is_no_longer_available_410(api):
+    terms = await clickwrap(api)
+    await api.put(f"/api/clickwraps/{terms['id']}", json={"archived": True})
+    reply = await api.with_key(None).post(f"/c/{terms['slug']}", data={**ANSWERS, "version": "1"})
+    assert reply.status == 410
+
+
+async def test_the_persons_email_is_kept_lowercased_and_the_author_mailed_once(api, worker, db):
+    author = (await api.get("/api/user")).json["email"]
+    terms = await clickwrap(api)
+    await agree(api, terms["slug"], {**ANSWERS, "email": author.upper()})
+    await worker.drain()
+    assert (await consents(api, terms["id"]))[0]["email"] == author
+    emails = [e for e in await stored_emails.list_emails(db, 1, limit=10) if e.kind == "consent_certificate"]
+    assert [e.to_address for e in emails] == [author]
+
+
 async def test_a_post_that_is_not_a_form_is_refused_with_a_page(api):
     terms = await clickwrap(api)
     reply = await api.with_key(None).post(f"/c/{terms['slug']}", json=ANSWERS, headers={"Accept": "text/html"})
@@ -249,16 +308,14 @@ async def test_a_post_that_is_not_a_form_is_refused_with_a_page(api):
     assert huge.status == 413 and "could not be read" in text(huge)
 
 
-async def test_a_form_token_used_by_another_public_form_is_refused_as_expired(api):
+async def test_a_clickwrap_pages_token_is_refused_by_a_template_link_and_stays_usable(api):
     terms = await clickwrap(api)
-    template_slug = (await api.get(f"/api/templates/{await every_field_template(api, ONE_FIELD)}")).json["slug"]
+    template_slug = (await api.get(f"/api/templates/{await one_signer_template(api)}")).json["slug"]
     page = await open_page(api, terms["slug"])
     started = await api.with_key(None).post(f"/d/{template_slug}", allow_redirects=False,
                                             data={**form_of(page), "email": "ada@example.com"})
-    assert started.status == 303
-    reply = await agree(api, terms["slug"], page=page)
-    assert reply.status == 403 and "could not be checked" in text(reply)
-    assert await consents(api, terms["id"]) == []
+    assert started.status == 403 and (await api.get("/api/submissions")).json["data"] == []
+    assert (await agree(api, terms["slug"], page=page)).status == 200
 
 
 async def test_the_certificate_is_made_sealed_and_verified_as_issued_by_the_service(api, worker):
@@ -310,7 +367,7 @@ async def test_without_an_email_only_the_author_gets_the_certificate(api, worker
 
 
 async def test_requires_signature_continues_to_the_signing_form_of_a_submission_for_the_person(api, worker):
-    template_id = await template(api)
+    template_id = await one_signer_template(api)
     nda = await clickwrap(api, kind="requires_signature", template_id=template_id, content=None)
     reply = await agree(api, nda["slug"])
     assert reply.status == 303
@@ -325,16 +382,29 @@ async def test_requires_signature_continues_to_the_signing_form_of_a_submission_
 
 
 async def test_requires_signature_whose_template_lost_its_fields_says_it_cannot_be_signed(api):
-    template_id = await template(api)
+    template_id = await one_signer_template(api)
     nda = await clickwrap(api, kind="requires_signature", template_id=template_id, content=None)
+    page = await open_page(api, nda["slug"])
     assert (await api.put(f"/api/templates/{template_id}", json={"fields": []})).status == 200
-    reply = await agree(api, nda["slug"])
-    assert reply.status == 422 and "cannot be signed" in text(reply)
+    for reply in (await open_page(api, nda["slug"]), await agree(api, nda["slug"], page=page)):
+        assert reply.status == 409 and "cannot be signed" in text(reply)
     assert await consents(api, nda["id"]) == []
 
 
+async def test_requires_signature_without_required_name_or_email_asks_the_name(api):
+    template_id = await one_signer_template(api)
+    nda = await clickwrap(api, kind="requires_signature", template_id=template_id, content=None,
+                          require_name=False, require_email=False, checkboxes=[])
+    page = await open_page(api, nda["slug"])
+    assert re.search(r'id="name"[^>]* required', page.body.decode())
+    refused = await agree(api, nda["slug"], {}, page=page)
+    assert refused.status == 422 and "Please enter your name." in text(refused)
+    signed = await agree(api, nda["slug"], {"name": "Ada"})
+    assert signed.status == 303
+
+
 async def test_requires_signature_posted_twice_makes_one_submission(api):
-    template_id = await template(api)
+    template_id = await one_signer_template(api)
     nda = await clickwrap(api, kind="requires_signature", template_id=template_id, content=None)
     page = await open_page(api, nda["slug"])
     replies = await asyncio.gather(*(agree(api, nda["slug"], page=page) for _ in range(2)))

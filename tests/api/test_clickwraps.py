@@ -6,6 +6,7 @@ import pytest
 
 from tests.support.app import TEST_KEY
 from tests.support.documents import b64, pdf
+from tests.support.signing import template
 
 TERMS = {"name": "Terms of Service", "kind": "no_document", "content": "Line one\nLine <b>two</b>",
          "button_text": "Accept", "require_name": True, "require_email": False,
@@ -237,9 +238,11 @@ async def test_an_archived_clickwrap_takes_no_consent_422(api):
                                                          "archived: false before recording consents"})
 
 
-async def test_publishing_requires_signature_needs_a_template_with_fields_422(api):
-    empty = await template_id(api)
-    reply = await api.post("/api/clickwraps", json={**TERMS, "kind": "requires_signature", "template_id": empty,
-                                                    "publish": True})
-    assert (reply.status, reply.json) == (422, {"error": f"template_id {empty} names a template without fields: "
-                                                         "a requires_signature clickwrap needs fields to sign"})
+async def test_publishing_requires_signature_needs_a_template_one_person_can_sign_422(api):
+    empty, two_roles = await template_id(api), await template(api)
+    for unsignable in (empty, two_roles):
+        reply = await api.post("/api/clickwraps", json={**TERMS, "kind": "requires_signature",
+                                                        "template_id": unsignable, "publish": True})
+        assert (reply.status, reply.json) == (422, {"error": f"template_id {unsignable} names a template one person "
+                                                             "cannot sign alone: a requires_signature clickwrap needs "
+                                                             "fields for the first role and none for the others"})

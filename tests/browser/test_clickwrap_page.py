@@ -130,5 +130,6 @@ async def test_clickwrap_and_public_template_link_pages_refuse_to_be_framed(site
                                      template=template_slug)
     await page.goto(host["origin"] + "/frames")
     await page.wait_for_load_state("load")
+    assert len(page.frames) == 3
     for frame in page.frames[1:]:
         assert frame.url.startswith("chrome-error:") or await frame.locator("form").count() == 0, frame.url

@@ -4,18 +4,22 @@ with the message beside the input it is about."""
 
 from __future__ import annotations
 
+import re
+
 from aiohttp import web
 
 from signsvc.clickwraps.clickwraps import CONSENT_LENGTHS
-from signsvc.clickwraps.consent_page import Agreement, Changed, ConsentPage, Refused, Unavailable
+from signsvc.clickwraps.consent_page import Agreement, Changed, ConsentPage, Unsignable
 from signsvc.http.appkeys import CONSENT_PAGES
 from signsvc.http.middleware import client_address
 from signsvc.http.web import catalogue, form_tokens, public_forms, rendering
 from signsvc.infra import errors, mail
 from signsvc.submissions.submitters import Browser
+from signsvc.submissions.visitors import TOO_LONG, Refused, Unavailable
 from storage import form_posts
 
 USER_AGENT_LIMIT = CONSENT_LENGTHS["user_agent"]
+_VERSION = re.compile(r"[0-9]{1,9}")
 PREFILLED = ("name", "email", "external_id")
 # The message beside an input for the rule it breaks.
 PROBLEMS = {("name", "missing"): "clickwrap.problem.name.missing", ("name", "too_long"): "public.problem.too_long",
@@ -31,10 +35,11 @@ async def page(request: web.Request) -> web.Response:
     view = await request.app[CONSENT_PAGES].open(request.match_info["slug"])
     if view is None:
         return rendering.not_found(request)
-    if not view.available:
-        return _unavailable(request)
-    answers = {key: request.query.get(key, "")[:CONSENT_LENGTHS[key]] for key in PREFILLED}
-    return _form(request, view, answers)
+    if closed := _closed(request, view):
+        return closed
+    answers = {key: request.query.get(key, "") for key in PREFILLED}
+    too_long = {key: TOO_LONG for key, value in answers.items() if len(value) > CONSENT_LENGTHS[key]}
+    return _form(request, view, answers, problems=too_long)
 
 
 async def agree(request: web.Request) -> web.Response:
@@ -42,21 +47,23 @@ async def agree(request: web.Request) -> web.Response:
     view = await request.app[CONSENT_PAGES].open(slug)
     if view is None:
         return rendering.not_found(request)
+    if closed := _closed(request, view):
+        return closed
     boxes = [f"checkbox-{index}" for index in range(len(view.settings.get("checkboxes") or []))]
     try:
         form = await public_forms.read(request, (*PREFILLED, "version", *boxes))
     except public_forms.Unreadable as unreadable:
         return public_forms.message(request, "public.bad_post.title", "public.bad_post.body", unreadable.status)
     answers = {key: form[key].strip() for key in PREFILLED}
-    nonce = form_tokens.posted(request, form)
-    if nonce is None:
+    token = form_tokens.posted(request, form)
+    if token is None:
         return _form(request, view, answers, notice="clickwrap.expired_form", status=403)
     checked = [bool(form[box]) for box in boxes]
-    version = int(form["version"]) if form["version"].isdigit() else 0
+    version = int(form["version"]) if _VERSION.fullmatch(form["version"]) else 0
     browser = Browser(client_address(request), request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None)
     try:
         agreed = await request.app[CONSENT_PAGES].agree(slug, Agreement(version, checked=checked, **answers),
-                                                        browser, nonce)
+                                                        browser, token)
     except Refused as refused:
         return _form(request, view, answers, checked=checked, problems=refused.problems, status=422)
     except Changed:
@@ -65,10 +72,10 @@ async def agree(request: web.Request) -> web.Response:
         return _form(request, view, answers, notice="clickwrap.expired_form", status=403)
     except Unavailable:
         return _unavailable(request)
+    except Unsignable:
+        return _unsignable(request)
     except errors.NotFound:
         return rendering.not_found(request)
-    except errors.Invalid:  # the template can no longer be sent (its fields were removed since publishing)
-        return public_forms.message(request, "clickwrap.cannot_sign.title", "clickwrap.cannot_sign.body", 422)
     if agreed.signing_slug:
         raise web.HTTPSeeOther(f"/s/{agreed.signing_slug}")
     consent = agreed.consent
@@ -79,9 +86,9 @@ async def agree(request: web.Request) -> web.Response:
 async def _changed(request: web.Request, slug: str, answers: dict[str, str]) -> web.Response:
     """The version published since the page was opened, to read before agreeing."""
     view = await request.app[CONSENT_PAGES].open(slug)
-    if view is None or not view.available:
-        return _unavailable(request)
-    return _form(request, view, answers, notice="clickwrap.changed", status=409)
+    if view is None:
+        return rendering.not_found(request)
+    return _closed(request, view) or _form(request, view, answers, notice="clickwrap.changed", status=409)
 
 
 def _form(request: web.Request, view: ConsentPage, answers: dict[str, str], *, checked: list[bool] | None = None,
@@ -91,6 +98,19 @@ def _form(request: web.Request, view: ConsentPage, answers: dict[str, str], *, c
                 for where, rule in (problems or {}).items()}
     return public_forms.render(request, "clickwrap/page.html", status=status, view=view, answers=answers,
                                checked=checked or [], problems=messages, notice=notice, limits=CONSENT_LENGTHS)
+
+
+def _closed(request: web.Request, view: ConsentPage) -> web.Response | None:
+    """The page of a clickwrap that takes no consent now."""
+    if not view.available:
+        return _unavailable(request)
+    if not view.signable:
+        return _unsignable(request)
+    return None
+
+
+def _unsignable(request: web.Request) -> web.Response:
+    return public_forms.message(request, "clickwrap.cannot_sign.title", "clickwrap.cannot_sign.body", 409)
 
 
 def _unavailable(request: web.Request) -> web.Response:

@@ -1,9 +1,11 @@
 """Tokens of the public pages' forms (the clickwrap page, a template's public link): each form carries a
-token bound to the browser's form cookie, so a post made by another site's page is refused, and its random
-part names the post, so a second post of the same form (a double click, a reload) finds what the first made.
+token bound to the browser's form cookie and to the page's path, so a post made by another site's page,
+or with a token of another page, is refused; and the token names the post, so a second post of the same
+form (a double click, a reload) finds what the first made.
 
-The token is `nonce.signature`, the signature an HMAC of the nonce keyed with the cookie's value: no
-other site can read the cookie (HttpOnly, SameSite=Lax), hence none can make a token that matches it.
+The token is `nonce.signature`, the signature an HMAC of the path and the nonce keyed with the cookie's
+value: no other site can read the cookie (HttpOnly, SameSite=Lax), hence none can make a token that
+matches it, nor use one it has seen from another browser.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ FIELD = "form_token"
 
 
 def issue(request: web.Request) -> tuple[str, str]:
-    """A new form's token, and the value of the form cookie it is bound to (kept, or new)."""
+    """A new token for the form of this page, and the value of the form cookie it is bound to (kept, or new)."""
     key = request.cookies.get(COOKIE) or tokens.generate(32)
     nonce = tokens.generate(22)
-    return f"{nonce}.{_sign(key, nonce)}", key
+    return f"{nonce}.{_sign(key, request.path, nonce)}", key
 
 
 def keep(response: web.Response, key: str, *, secure: bool) -> None:
@@ -33,14 +35,15 @@ def keep(response: web.Response, key: str, *, secure: bool) -> None:
 
 
 def posted(request: web.Request, form: Mapping[str, str]) -> str | None:
-    """The nonce of the posted form's token when it was issued to this browser; else None."""
-    nonce, _, signature = form.get(FIELD, "").partition(".")
+    """The posted form's token when it was issued to this browser for this page; else None."""
+    token = form.get(FIELD, "")
+    nonce, _, signature = token.partition(".")
     key = request.cookies.get(COOKIE)
-    if not key or not nonce or not hmac.compare_digest(signature.encode(), _sign(key, nonce).encode()):
+    if not key or not nonce or not hmac.compare_digest(signature.encode(), _sign(key, request.path, nonce).encode()):
         return None
-    return nonce
+    return token
 
 
-def _sign(key: str, nonce: str) -> str:
-    digest = hmac.new(key.encode(), nonce.encode(), hashlib.sha256).digest()
+def _sign(key: str, path: str, nonce: str) -> str:
+    digest = hmac.new(key.encode(), f"{path}|{nonce}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()

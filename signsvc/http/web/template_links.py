@@ -14,23 +14,13 @@ from signsvc.http.appkeys import TEMPLATE_LINKS
 from signsvc.http.web import form_tokens, public_forms, rendering
 from signsvc.infra import errors
 from signsvc.submissions import template_links
-from signsvc.submissions.template_links import (
-    INVALID,
-    LENGTH_LIMIT,
-    MISSING,
-    TOO_LONG,
-    CannotStart,
-    LinkPage,
-    Refused,
-    StaleForm,
-    Unavailable,
-    Visitor,
-)
+from signsvc.submissions.template_links import LENGTH_LIMIT, CannotStart, LinkPage, StaleForm, Visitor
+from signsvc.submissions.visitors import INVALID, MISSING, TOO_LONG, Refused, Unavailable
 
 ANSWERS = ("name", "email", "phone")
-PROBLEMS = {(MISSING, "email"): "public.problem.email.missing", (INVALID, "email"): "public.problem.email.invalid",
-            (MISSING, "phone"): "link.problem.phone.missing", (INVALID, "phone"): "link.problem.phone.invalid",
-            (INVALID, "name"): "public.problem.name.invalid"}
+PROBLEMS = {("email", MISSING): "public.problem.email.missing", ("email", INVALID): "public.problem.email.invalid",
+            ("phone", MISSING): "link.problem.phone.missing", ("phone", INVALID): "link.problem.phone.invalid",
+            ("name", INVALID): "public.problem.name.invalid"}
 
 
 @dataclass(frozen=True)
@@ -63,16 +53,16 @@ async def start(request: web.Request) -> web.Response:
     except public_forms.Unreadable as unreadable:
         return public_forms.message(request, "public.bad_post.title", "public.bad_post.body", unreadable.status)
     visitor = _visitor(view, form)
-    nonce = form_tokens.posted(request, form)
-    if nonce is None:
+    token = form_tokens.posted(request, form)
+    if token is None:
         return _closed(request, view) or _form(request, view, visitor, notice="link.expired_form", status=403)
-    return await _started(request, view, visitor, nonce)
+    return await _started(request, view, visitor, token)
 
 
-async def _started(request: web.Request, view: LinkPage, visitor: Visitor, nonce: str) -> web.Response:
+async def _started(request: web.Request, view: LinkPage, visitor: Visitor, token: str) -> web.Response:
     """The visitor sent on to their signing form, or the page again saying why not."""
     try:
-        signing_slug = await request.app[TEMPLATE_LINKS].start(view.template.slug, visitor, nonce)
+        signing_slug = await request.app[TEMPLATE_LINKS].start(view.template.slug, visitor, token)
     except Refused as refused:
         return _form(request, view, visitor, problems=refused.problems, status=422)
     except StaleForm:
@@ -103,7 +93,7 @@ def _inputs(view: LinkPage) -> list[Input]:
 
 def _form(request: web.Request, view: LinkPage, visitor: Visitor, *, problems: dict[str, str] | None = None,
           notice: str | None = None, status: int = 200) -> web.Response:
-    messages = {key: "public.problem.too_long" if rule == TOO_LONG else PROBLEMS[(rule, key)]
+    messages = {key: "public.problem.too_long" if rule == TOO_LONG else PROBLEMS[(key, rule)]
                 for key, rule in (problems or {}).items()}
     return public_forms.render(request, "link.html", status=status, view=view, inputs=_inputs(view),
                                answers=dataclasses.asdict(visitor), problems=messages, notice=notice,
