@@ -3,7 +3,9 @@
 The values are drawn with fpdf2 onto one overlay page per touched page, upright and of the displayed
 size; each overlay becomes a Form XObject painted through the page's displayed-page matrix after the
 original content, which stays byte for byte as uploaded. The PDF's own widgets are painted the same
-way, from their appearance, before they are removed, so values filled before upload stay visible.
+way, from their appearance, before they are removed, so values filled before upload stay visible; a
+value whose widget doesn't show it (no appearance, an empty one, or one /NeedAppearances says is out
+of date, as LibreOffice and Evince leave them) is drawn on the overlay like a submitter's.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 from PIL import ExifTags, ImageOps
 
-from signsvc.pdf import fonts, geometry, images, reading, stamping
+from signsvc.pdf import fonts, forms, geometry, images, reading, stamping
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.value_text import text_of
 
@@ -74,7 +76,9 @@ def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], value
         reader = reading.open_pdf(pdf)
         frames = [geometry.frame(page) for page in reader.pages]
         writer = pypdf.PdfWriter(clone_from=reader)
-    marks = _with_footer(_marks(fields, values, document_uuid, frames, filenames or {}, stamp), frames, footer)
+        prefilled = _prefilled_marks(writer, frames)
+    marks = _marks(fields, values, document_uuid, frames, filenames or {}, stamp)
+    marks = _with_footer(_joined(prefilled, marks), frames, footer)
     overlay = _overlay(marks, frames, files, font_dir) if marks else None
     with reading.reading():
         stamping.stamp(writer, overlay, sorted(marks), frames)
@@ -105,6 +109,24 @@ def _marks(fields: list[dict[str, Any]], values: dict[str, object], document_uui
             if mark := _mark(field, value, area, frames[page], filenames):
                 marks.setdefault(page, []).append(mark)
     return marks
+
+
+def _prefilled_marks(writer: pypdf.PdfWriter, frames: list[geometry.Frame]) -> dict[int, list[Mark]]:
+    """Marks for the values filled before upload that their widgets don't show; an out-of-date appearance
+    is taken off its widget, so that only the value is painted."""
+    marks: dict[int, list[Mark]] = {}
+    for value in forms.prefilled(writer, frames):
+        if value.stale:
+            del value.widget["/AP"]
+        frame, area = frames[value.page], value.area
+        box = Box(area["x"] * frame.width, area["y"] * frame.height, area["w"] * frame.width, area["h"] * frame.height)
+        cell_w = box.w / value.cells if value.cells else None
+        marks.setdefault(value.page, []).append(Mark(value.kind, box, value.text, value.preferences, cell_w))
+    return marks
+
+
+def _joined(first: dict[int, list[Mark]], then: dict[int, list[Mark]]) -> dict[int, list[Mark]]:
+    return {page: [*first.get(page, []), *then.get(page, [])] for page in sorted(first.keys() | then.keys())}
 
 
 def _with_footer(marks: dict[int, list[Mark]], frames: list[geometry.Frame],

@@ -3,23 +3,36 @@
 Fields are found by walking each page's widget annotations: that gives every
 widget's page and rectangle, which pypdf's `get_fields()` doesn't. Left out on purpose:
 - push buttons, hidden widgets, read-only fields: no submitter fills them;
-- fields that already hold a value: the sender filled them before uploading.
+- fields that already hold a value: the sender filled them before uploading (`prefilled` finds those
+  whose widgets don't show the value, for filling to draw it).
 Names are kept as the PDF has them (the /T chain joined with "."), even "Text1": they are how a
-caller addresses the field, and an empty name is left for the caller to number.
+caller addresses the field, and an empty name is left for the caller to number. What a real form
+gets wrong never makes its PDF unusable: a field that can't be understood is left out, an option
+without a name is given one, control characters are dropped from names; the first two are logged.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import logging
 import re
+import unicodedata
 from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field as data_field
 from typing import Any
 
-from pypdf.generic import ArrayObject, DictionaryObject, NameObject, StreamObject
+import pypdf
+from pypdf.errors import LimitReachedError, PdfReadError
+from pypdf.generic import ArrayObject, ContentStream, DictionaryObject, NameObject, StreamObject
 
 from signsvc.pdf import geometry, reading
 
+log = logging.getLogger(__name__)
+
 _READ_ONLY, _REQUIRED = 1 << 0, 1 << 1  # field flags (/Ff)
-_COMB, _RADIO, _PUSH, _COMBO, _MULTI = 1 << 24, 1 << 15, 1 << 16, 1 << 17, 1 << 21
+_COMB, _RADIO, _PUSH, _COMBO, _MULTI, _MULTILINE = 1 << 24, 1 << 15, 1 << 16, 1 << 17, 1 << 21, 1 << 12
 _HIDDEN = 1 << 1 | 1 << 5  # annotation flags (/F): Hidden, NoView
 _MAX_DEPTH = 32  # /Parent chain; a crafted file may make it loop
 # DocuSeal's words for a placeholder entry ("Select…", "-- Choose --") of a combo box.
@@ -48,9 +61,22 @@ def inspect_pdf(data: bytes, *, max_pages: int = reading.MAX_PAGES) -> dict[str,
             frame = geometry.frame(page)
             pages.append({"width": round(frame.width, 3), "height": round(frame.height, 3)})
             for widget in _widgets(page):
-                _collect(found, widget, index, frame)
-        fields = [_field(entry) for entry in found.values()]
+                with _left_out_if_broken(f"a widget on page {index + 1}"):
+                    _collect(found, widget, index, frame)
+        fields = [_usable_field(entry) for entry in found.values()]
         return {"pages": pages, "fields": [field for field in fields if field]}
+
+
+@contextlib.contextmanager
+def _left_out_if_broken(what: str) -> Iterator[None]:
+    """Leaves out (and logs) a widget or field whose contents can't be understood (a stream in an unknown
+    encoding, an entry of an unexpected type), rather than refusing the whole PDF."""
+    try:
+        yield
+    except (MemoryError, RecursionError, LimitReachedError, PdfReadError):
+        raise  # the file itself is broken or too much there: filling it would fail too, so reading() refuses it
+    except Exception as error:  # pypdf raises many types
+        log.warning("PDF form: %s is left out, it can't be read (%s: %s)", what, type(error).__name__, error)
 
 
 def _widgets(page: DictionaryObject) -> Iterator[DictionaryObject]:
@@ -69,8 +95,15 @@ def _collect(found: dict[Any, dict[str, Any]], widget: DictionaryObject, page: i
         return
     chain = _chain(widget)
     name = ".".join(_text(node["/T"]) for node in reversed(chain) if "/T" in node)
+    state = _on_state(widget)  # before `found` changes: a widget that can't be read adds nothing
     entry = found.setdefault(name or id(chain[-1]), {"name": name, "chain": chain, "areas": []})
-    entry["areas"].append({"page": page, **area, "state": _on_state(widget)})
+    entry["areas"].append({"page": page, **area, "state": state})
+
+
+def _usable_field(entry: dict[str, Any]) -> dict[str, Any] | None:
+    with _left_out_if_broken(f"the field {entry['name']!r}"):
+        return _field(entry)
+    return None
 
 
 def _field(entry: dict[str, Any]) -> dict[str, Any] | None:
@@ -121,14 +154,24 @@ def _radio(field: dict[str, Any], chain: list[DictionaryObject], areas: list[dic
     """One area per option; the option is the widget's on-state, or its /Opt entry when the state is an index."""
     opt = _inherited(chain, "/Opt")
     opt = [_text(item) for item in opt] if isinstance(opt, ArrayObject) else []
-    shown = []
-    for area in areas:
-        state = area.pop("state")
-        if state is not None:
-            option = opt[int(state)] if state.isdecimal() and int(state) < len(opt) else state
-            shown.append({**area, "option": option})
-    options = list(dict.fromkeys(area["option"] for area in shown))
-    return {**field, "options": options, "areas": shown} if options else None
+    states = [area.pop("state") for area in areas]
+    names = _option_names(field["name"], [state for state in dict.fromkeys(states) if state is not None], opt)
+    shown = [{**area, "option": names[state]} for area, state in zip(areas, states, strict=True) if state is not None]
+    return {**field, "options": list(dict.fromkeys(names.values())), "areas": shown} if shown else None
+
+
+def _option_names(field_name: str, states: list[str], opt: list[str]) -> dict[str, str]:
+    """Each on-state's option; one without a name (the state `/`, or an empty /Opt entry) is called
+    "Option n" by its place, since a submitter can't choose an option that has no name."""
+    names = {state: opt[int(state)] if state.isdecimal() and int(state) < len(opt) else state for state in states}
+    taken = set(names.values())
+    for number, state in enumerate(states, 1):
+        if not names[state].strip():
+            names[state] = next(name for n in itertools.count(number) if (name := f"Option {n}") not in taken)
+            taken.add(names[state])
+            log.warning("PDF form: option %d of the radio field %r has no name; it is called %r",
+                        number, field_name, names[state])
+    return names
 
 
 def _chain(widget: DictionaryObject) -> list[DictionaryObject]:
@@ -167,7 +210,7 @@ def _on_state(widget: DictionaryObject) -> str | None:
     # A stream is a single appearance; only a dictionary of them names the states.
     if not isinstance(normal, DictionaryObject) or isinstance(normal, StreamObject):
         return None
-    return next((str(state)[1:] for state in normal if state != "/Off"), None)
+    return next((_printable(str(state)[1:]) for state in normal if state != "/Off"), None)
 
 
 def _choices(opt: Any) -> list[str]:
@@ -180,14 +223,19 @@ def _text(item: Any) -> str:
     item = item.get_object()
     if isinstance(item, ArrayObject) and len(item) == 2:
         item = item[1].get_object()
-    return item.decode("latin-1") if isinstance(item, bytes) else str(item)
+    return _printable(item.decode("latin-1") if isinstance(item, bytes) else str(item))
+
+
+def _printable(text: str) -> str:
+    """Without control characters: a database can't store NUL, and a name or option can't show the others."""
+    return "".join(char for char in text if unicodedata.category(char) != "Cc")
 
 
 def _date_format(chain: list[DictionaryObject]) -> str | None:
     """The format of an Acrobat date action (/AA /F or /K), in uppercase tokens (DD/MM/YYYY)."""
     actions = _inherited(chain, "/AA")
     for key in ("/F", "/K"):
-        script = _script(_get(_get(actions, key), "/JS"))
+        script = _string(_get(_get(actions, key), "/JS"))
         if match := _DATE_EX.search(script):
             return match.group(1).upper()
         if (match := _DATE_INDEX.search(script)) and int(match.group(1)) < len(_DATE_FORMATS):
@@ -195,10 +243,13 @@ def _date_format(chain: list[DictionaryObject]) -> str | None:
     return None
 
 
-def _script(script: Any) -> str:
-    if isinstance(script, StreamObject):
-        return script.get_data().decode("latin-1")
-    return str(script) if script is not None else ""
+def _string(value: Any) -> str:
+    """A PDF string or text stream (scripts, long values) as text."""
+    if isinstance(value, StreamObject):
+        return value.get_data().decode("latin-1")
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    return str(value) if value is not None else ""
 
 
 def _int(value: Any) -> int:
@@ -206,3 +257,131 @@ def _int(value: Any) -> int:
         return int(value.get_object()) if value is not None else 0
     except (TypeError, ValueError, AttributeError, OverflowError):
         return 0
+
+
+# Values filled before upload that their widgets don't show.
+
+_SHOWING_TEXT = {b"Tj", b"TJ", b"'", b'"', b"Do"}  # Do: a nested form may hold the text
+_PAINTING = _SHOWING_TEXT | {b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"S", b"s", b"sh", b"INLINE IMAGE"}
+_FONT_SIZE = re.compile(r"([0-9.]+)\s+Tf\b")  # in a default appearance (/DA): "/Helv 12 Tf 0 g"
+
+
+@dataclass(frozen=True)
+class Prefilled:
+    """A value filled in before upload that its widget doesn't show, to be drawn in the widget's area.
+
+    `kind` is text, cells or check; `stale` says the widget's appearance shows something else (a viewer
+    would draw it anew from the value), so it must go.
+    """
+
+    widget: DictionaryObject
+    page: int
+    area: dict[str, float]  # relative to the displayed page, as fields' areas
+    kind: str
+    text: str = ""
+    preferences: dict[str, Any] = data_field(default_factory=dict)
+    cells: int = 0
+    stale: bool = False
+
+
+def prefilled(document: pypdf.PdfWriter, frames: list[geometry.Frame]) -> list[Prefilled]:
+    """The values of the document's form its widgets don't show: text without an appearance, or with one
+    that is empty or out of date (/NeedAppearances), and boxes checked without an appearance of it. A
+    widget that can't be read is left to show what it shows."""
+    need_appearances = bool(_get(_get(document.root_object, "/AcroForm"), "/NeedAppearances"))
+    found = []
+    for index, page in enumerate(document.pages):
+        for widget in _widgets(page):
+            with _left_out_if_broken(f"the value of a widget on page {index + 1}"):
+                if value := _unshown_value(widget, index, frames[index], need_appearances):
+                    found.append(value)
+    return found
+
+
+def _unshown_value(widget: DictionaryObject, page: int, frame: geometry.Frame,
+                   need_appearances: bool) -> Prefilled | None:
+    """The widget's value when it is shown on the page but its appearance doesn't show it."""
+    rect = geometry.numbers(_get(widget, "/Rect"))
+    area = frame.relative(rect) if rect else None
+    if area is None or _int(_get(widget, "/F")) & _HIDDEN:
+        return None
+    chain = _chain(widget)
+    field_type, flags = _inherited(chain, "/FT"), _int(_inherited(chain, "/Ff"))
+    if field_type == "/Btn" and not flags & _PUSH:
+        return _unshown_check(widget, chain, page, area, radio=bool(flags & _RADIO))
+    text = _value_text(chain) if field_type in ("/Tx", "/Ch") else ""
+    appearance = _normal_appearance(widget)
+    if not text or (not need_appearances and _paints(appearance, _SHOWING_TEXT)):
+        return None
+    stale = need_appearances and appearance is not None
+    if field_type == "/Tx" and flags & _COMB and (cells := _int(_inherited(chain, "/MaxLen"))) > 0:
+        return Prefilled(widget, page, area, "cells", text, cells=cells, stale=stale)
+    return Prefilled(widget, page, area, "text", text, _text_preferences(chain, flags), stale=stale)
+
+
+def _unshown_check(widget: DictionaryObject, chain: list[DictionaryObject], page: int, area: dict[str, float],
+                   radio: bool) -> Prefilled | None:
+    """A check for a box or radio button whose on-state is the field's value, unless its appearance shows it.
+    Of buttons without appearances only checkboxes get one: a radio button without states can't say which it is."""
+    value = _inherited(chain, "/V")
+    if not isinstance(value, NameObject) or value == "/Off":
+        return None
+    state = _on_state(widget)
+    if state is None and (radio or _get(widget, "/AP") is not None):
+        return None
+    if state is not None and state != _printable(value[1:]):
+        return None  # another button of the group is the one on
+    if _get(widget, "/AS") == value and _paints(_normal_appearance(widget), _PAINTING):
+        return None
+    return Prefilled(widget, page, area, "check")
+
+
+def _value_text(chain: list[DictionaryObject]) -> str:
+    """A text or choice field's value as shown: a choice's display text, several choices joined by commas."""
+    value = _inherited(chain, "/V")
+    values = [item.get_object() for item in value] if isinstance(value, ArrayObject) else [value]
+    texts = [_string(item) for item in values if isinstance(item, (str, bytes, StreamObject))]
+    opt = _inherited(chain, "/Opt")
+    pairs = [item.get_object() for item in opt] if isinstance(opt, ArrayObject) else []
+    shown = {_text(pair[0]): _text(pair) for pair in pairs if isinstance(pair, ArrayObject) and len(pair) == 2}
+    text = ", ".join(shown.get(text, text) for text in texts)
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def _text_preferences(chain: list[DictionaryObject], flags: int) -> dict[str, Any]:
+    """The font size of the field's default appearance (0 is "fit"), its alignment (/Q), top for multiline."""
+    preferences: dict[str, Any] = {}
+    if (size := _FONT_SIZE.search(_string(_inherited(chain, "/DA")))) and _number(size.group(1)) > 0:
+        preferences["font_size"] = _number(size.group(1))
+    if align := {1: "center", 2: "right"}.get(_int(_inherited(chain, "/Q"))):
+        preferences["align"] = align
+    if flags & _MULTILINE:
+        preferences["valign"] = "top"
+    return preferences
+
+
+def _normal_appearance(widget: DictionaryObject) -> StreamObject | None:
+    """The appearance the widget shows: its normal one, or the one of its state (/AS) among several."""
+    normal = _get(_get(widget, "/AP"), "/N")
+    if isinstance(normal, DictionaryObject) and not isinstance(normal, StreamObject):
+        state = _get(widget, "/AS")
+        normal = normal[state] if state is not None and state in normal else None
+    return normal if isinstance(normal, StreamObject) else None
+
+
+def _paints(appearance: StreamObject | None, operators: set[bytes]) -> bool:
+    """Whether the appearance has a box to be drawn in and draws something with one of `operators`."""
+    bbox = geometry.numbers(_get(appearance, "/BBox"))
+    if appearance is None or not bbox or bbox[0] == bbox[2] or bbox[1] == bbox[3]:
+        return False
+    try:
+        return any(operator in operators for _, operator in ContentStream(appearance, None).operations)
+    except Exception:  # a broken appearance: left to show what it shows, as before
+        return True
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
