@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -86,6 +87,56 @@ async def prepare(db: Database, clock: Clock, config: Config) -> IssuedKeys | No
     return await Accounts(db, clock).bootstrap(live_key=config.api_key, test_key=config.test_api_key)
 
 
+async def open_configured_database(config: Config) -> Database:
+    """The database `SIGNSVC_DATABASE_URL` names. A SQLite file whose directory cannot be created or written is a
+    start error that says so: SQLite would fail later, on its journal, or in a thread the failed open leaves behind."""
+    if (path := _sqlite_path(config.database_url)) is not None:
+        setting = f"SIGNSVC_DATABASE_URL={config.database_url}"
+        _check_writable_directory(path.parent, setting)
+        _check_writable_file(path, setting)
+    return await open_database(config.database_url)
+
+
+def check_data_dir(config: Config) -> None:
+    """Files kept on disk need a directory the service can write: a start error now, not a 500 at the first upload."""
+    if not config.files_in_database:
+        _check_writable_directory(Path(config.data_dir) / "files", f"SIGNSVC_DATA_DIR={config.data_dir}")
+
+
+def _sqlite_path(database_url: str) -> Path | None:
+    path = database_url.removeprefix("sqlite:///") if database_url.startswith("sqlite:///") else ":memory:"
+    return None if path == ":memory:" else Path(path)
+
+
+def _check_writable_directory(directory: Path, setting: str) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"{setting}: the directory {directory} cannot be created: {_in_the_way(directory, error)}") \
+            from None
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise ConfigError(f"{setting}: the directory {directory} cannot be written: {error.strerror}") from None
+
+
+def _in_the_way(directory: Path, error: OSError) -> str:
+    """Why a directory cannot be made; "File exists" or "Not a directory" would not say which file is in the way."""
+    file = next((path for path in (directory, *directory.parents) if path.exists() and not path.is_dir()), None)
+    return f"{file} is a file" if file else error.strerror or str(error)
+
+
+def _check_writable_file(path: Path, setting: str) -> None:
+    try:
+        with path.open("r+b"):
+            pass
+    except FileNotFoundError:
+        pass  # made on first open, in a directory just checked
+    except OSError as error:
+        raise ConfigError(f"{setting}: the database file {path} cannot be written: {error.strerror}") from None
+
+
 async def open_files(db: Database, clock: Clock, config: Config) -> Files:
     """The files of a prepared database, in the content store the configuration names."""
     contents = DatabaseStore(db) if config.files_in_database else DirectoryStore(Path(config.data_dir) / "files")
@@ -139,6 +190,7 @@ class _Parts:
         self.given_downloader, self.background, self.job_kinds = downloader, background, job_kinds
 
     async def context(self, app: web.Application) -> AsyncIterator[None]:
+        check_data_dir(self.config)
         async with contextlib.AsyncExitStack() as stack:
             db = await self._database(app, stack)
             pool = self.given_pool or self._own_pool(stack)
@@ -157,7 +209,7 @@ class _Parts:
             yield
 
     async def _database(self, app: web.Application, stack: contextlib.AsyncExitStack) -> Database:
-        db = self.given_db or await open_database(self.config.database_url)
+        db = self.given_db or await open_configured_database(self.config)
         if self.given_db is None:
             stack.push_async_callback(db.close)
         app[appkeys.DB], app[appkeys.CLOCK] = db, self.clock
@@ -202,7 +254,8 @@ class _Parts:
         app[appkeys.RESULTS] = Results(db, clock, files, pool, identity, previews)
         app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
         app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions)
-        app[appkeys.WEBHOOKS], app[appkeys.DELIVERER] = WebhookEndpoints(db, clock), deliverer
+        app[appkeys.WEBHOOKS] = WebhookEndpoints(db, clock, public_only=config.webhook_public_only)
+        app[appkeys.DELIVERER] = deliverer
         return (rate_limits.kinds() + mail.kinds() + invitations.kinds() + submissions.kinds() + producer.kinds()
                 + certificates.kinds() + deliverer.kinds() + self.job_kinds)
 

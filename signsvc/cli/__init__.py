@@ -18,7 +18,8 @@ from storage import StorageError
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        config = configuration.from_env().replace(host=args.host, port=args.port, database_url=args.database)
+        port = None if args.port is None else configuration.checked_port(args.port, "--port")
+        config = configuration.from_env().replace(host=args.host, port=port, database_url=args.database)
         logging.basicConfig(level=config.log_level, stream=sys.stderr,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         command = getattr(args, "run", serve.serve_command)

@@ -8,16 +8,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from signsvc.accounts.accounts import IssuedKeys
-from signsvc.app import prepare
+from signsvc.app import open_configured_database, prepare
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config
-from storage import Database, open_database
+from storage import Database
 
 
 async def with_database(config: Config, action: Callable[[Database], Awaitable[int | None]]) -> int | None:
     """Runs `action` on the database, migrated and with its default account (whose keys are printed on the
     first start)."""
-    db = await open_database(config.database_url)
+    db = await open_configured_database(config)
     try:
         issued = await prepare(db, SystemClock(), config)
         if issued:

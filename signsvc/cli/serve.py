@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import signal
 import socket
@@ -13,14 +14,18 @@ from typing import Any
 
 from aiohttp import web
 
+from signsvc.accounts.accounts import DEFAULT_EMAIL, IssuedKeys
 from signsvc.app import create_app
 from signsvc.cli.database import with_database
 from signsvc.http.access_log import AccessLogger
 from signsvc.http.appkeys import ISSUED_KEYS
-from signsvc.infra.config import Config
+from signsvc.infra.config import Config, ConfigError
 
 # In-flight requests get this long to finish once a stop is asked for.
 SHUTDOWN_TIMEOUT_SECONDS = 30.0
+# Keys are stored as hashes, so a later start cannot print them again; it says how to get a new one.
+KEYS_SHOWN_ONCE = (f"API keys are printed on the first start only; for a new one: python run.py keys rotate "
+                   f"{DEFAULT_EMAIL} (add --mode test for the test key)")
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser, listen: argparse.ArgumentParser) -> None:
@@ -46,8 +51,10 @@ async def serve(config: Config) -> None:
     config = config.replace(port=sock.getsockname()[1])
     runner = await start(create_app(config), sock)
     try:
+        stop = _stop_signals()  # before the ready line: whoever reads it may signal at once
         print_ready(config, runner.app)
-        await _until_stop_signal()
+        await stop.wait()
+        print("signsvc stopping: finishing requests and jobs under way", file=sys.stderr, flush=True)
     finally:
         await runner.cleanup()
 
@@ -67,29 +74,56 @@ async def start(app: web.Application, sock: socket.socket) -> web.AppRunner:
 
 
 def print_ready(config: Config, app: web.Application) -> None:
-    lines = [f"signsvc ready: site {config.site}  api {config.site}/api"]
-    issued = app[ISSUED_KEYS]
-    if issued and issued.live:
-        lines.append(f"API key (live): {issued.live}")
-    if issued and issued.test:
-        lines.append(f"API key (test): {issued.test}")
+    lines = [f"signsvc ready: site {config.site}  api {config.site}/api", *_key_lines(config, app[ISSUED_KEYS])]
     print("\n".join(lines), flush=True)
 
 
+def _key_lines(config: Config, issued: IssuedKeys | None) -> list[str]:
+    """The keys this start made; else, unless configuration fixes both, how to get a new one."""
+    keys = [f"API key ({mode}): {key}" for mode, key in (("live", issued.live), ("test", issued.test)) if key] \
+        if issued else []
+    if keys or (config.api_key and config.test_api_key):
+        return keys
+    return [KEYS_SHOWN_ONCE]
+
+
 def bind(host: str, port: int) -> socket.socket:
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    """The listening socket; an address that cannot be had is a start error that names it and why."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror:
+        raise ConfigError(f"cannot listen on {_shown(host, port)}: the host name does not resolve "
+                          f"(set another with --host or SIGNSVC_HOST)") from None
     sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(address)
-    sock.listen(128)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        raise ConfigError(f"cannot listen on {_shown(host, port)}: {_why_not(error, port)}") from None
     sock.setblocking(False)
     return sock
 
 
-async def _until_stop_signal() -> None:
+def _why_not(error: OSError, port: int) -> str:
+    if error.errno == errno.EADDRINUSE:
+        return "the port is already in use (set another with --port or SIGNSVC_PORT)"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return "the address is not one of this machine's (set another with --host or SIGNSVC_HOST)"
+    if error.errno == errno.EACCES and 0 < port < 1024:
+        return "ports below 1024 need privileges (set another with --port or SIGNSVC_PORT)"
+    return error.strerror or str(error)
+
+
+def _shown(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _stop_signals() -> asyncio.Event:
+    """An event set by SIGTERM or SIGINT."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
-    print("signsvc stopping: finishing requests and jobs under way", file=sys.stderr, flush=True)
+    return stop

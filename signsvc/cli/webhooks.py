@@ -65,8 +65,8 @@ async def _list(config: Config, args: argparse.Namespace) -> int | None:
 
 async def _create(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
-        changed = await WebhookEndpoints(db, SystemClock()).create(await _account(db, args),
-                                                                   {"url": args.url, **_settings(args)})
+        webhook_endpoints = WebhookEndpoints(db, SystemClock(), public_only=config.webhook_public_only)
+        changed = await webhook_endpoints.create(await _account(db, args), {"url": args.url, **_settings(args)})
         _print_changed("created", changed)
 
     return await with_database(config, action)
@@ -75,7 +75,8 @@ async def _create(config: Config, args: argparse.Namespace) -> int | None:
 async def _update(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
         body = {"url": args.url, **_settings(args), **({"secret": None} if args.no_secret else {})}
-        _print_changed("updated", await WebhookEndpoints(db, SystemClock()).update(None, args.id, body))
+        webhook_endpoints = WebhookEndpoints(db, SystemClock(), public_only=config.webhook_public_only)
+        _print_changed("updated", await webhook_endpoints.update(None, args.id, body))
 
     return await with_database(config, action)
 

@@ -50,7 +50,8 @@ class Config:
     @property
     def site(self) -> str:
         """The public base address used in every link; the API base is `{site}/api`."""
-        return (self.site_url or f"http://{self.host}:{self.port}").rstrip("/")
+        host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
+        return (self.site_url or f"http://{host}:{self.port}").rstrip("/")
 
     @property
     def files_in_database(self) -> bool:
@@ -60,6 +61,14 @@ class Config:
     def replace(self, **changes: Any) -> Config:
         """A copy with the given settings; None leaves a setting as it is (a flag that was not given)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def checked_port(port: int, setting: str) -> int:
+    """A listen port as `setting` gives it: 1 to 65535, or 0 for any free port (the system would quietly take a
+    larger number modulo 65536)."""
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"{setting}={port} is not a port: use 1 to 65535, or 0 for any free port")
+    return port
 
 
 def _boolean(value: str) -> bool:
@@ -113,6 +122,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
         except ValueError:
             raise ConfigError(f"{variable}={raw!r} is not a valid value") from None
     config = Config(**values)
+    checked_port(config.port, "SIGNSVC_PORT")
     if config.file_store not in (None, "directory", "database"):
         raise ConfigError("SIGNSVC_FILE_STORE must be directory or database")
     for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes"):

@@ -9,7 +9,9 @@ with a job that sends it (`signsvc/webhooks/delivery.py`). Endpoints are managed
 
 from __future__ import annotations
 
+import asyncio
 import re
+import socket
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
@@ -18,7 +20,7 @@ from yarl import URL
 
 import storage.webhooks as stored
 from signsvc.accounts import auth
-from signsvc.infra import errors, jobs, json_fields
+from signsvc.infra import downloads, errors, jobs, json_fields
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
 from storage.accounts import default_account
@@ -37,6 +39,9 @@ RESERVED_HEADERS = {"content-type", "content-length", "content-encoding", "trans
                     "user-agent", "x-service-event-id", "x-service-event-type", "x-service-timestamp",
                     "x-service-signature"}
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
+PRIVATE_ADDRESS = "a private or local network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
+# A host name of a new URL is looked up this long at most; one that does not answer in time is checked when sent.
+RESOLVE_SECONDS = 5
 
 # Retries: attempt n failed, the next one is 2**(n-1) minutes
 # later (1, 2, 4, 8 ... minutes). 12 attempts put the last one 2047 minutes (34.1 hours) after the
@@ -70,17 +75,21 @@ class Delivered:
 
 
 class WebhookEndpoints:
-    """Endpoints of accounts. `scope` None is the operator (management commands): any account."""
+    """Endpoints of accounts. `scope` None is the operator (management commands): any account.
 
-    def __init__(self, db: Database, clock: Clock) -> None:
-        self.db, self.clock = db, clock
+    `public_only` refuses a URL whose host is, or resolves to, a private or local address when it is set (its
+    deliveries would only ever be refused); each delivery is checked again when it is sent.
+    """
+
+    def __init__(self, db: Database, clock: Clock, *, public_only: bool = False) -> None:
+        self.db, self.clock, self.public_only = db, clock, public_only
 
     async def page(self, account_id: int, *, limit: int, after: int | None = None,
                    before: int | None = None) -> list[WebhookEndpoint]:
         return await stored.list_endpoints(self.db, account_id, limit=limit, after=after, before=before)
 
     async def create(self, account_id: int, body: dict[str, Any]) -> Changed:
-        url = _url(body.get("url"))
+        url = await self._checked_url(body.get("url"))
         events = _events(body["events"]) if body.get("events") is not None else list(DEFAULT_EVENTS)
         header, secret = _secret(body.get("secret"))
         async with self.db.transaction() as tx:
@@ -94,11 +103,12 @@ class WebhookEndpoints:
 
     async def update(self, scope: Principal | None, endpoint_id: int, body: dict[str, Any]) -> Changed:
         """Changes what `body` names: `url`, `events`, `secret` (null removes it)."""
+        url = await self._checked_url(body["url"]) if body.get("url") is not None else None
         async with self.db.transaction() as tx:
             endpoint = await _find(tx, scope, endpoint_id)
             changes: dict[str, Any] = {}
-            if body.get("url") is not None and body["url"] != endpoint.url:
-                changes["url"] = _url(body["url"])
+            if url is not None and url != endpoint.url:
+                changes["url"] = url
                 if await stored.find_endpoint_by_url(tx, endpoint.account_id, changes["url"]):
                     raise errors.Invalid(f"url {changes['url']} already has a webhook endpoint")
             if body.get("events") is not None:
@@ -157,13 +167,19 @@ class WebhookEndpoints:
         its test account, for every event type, with one secret `{header, value}`; removes those no longer
         named. Answers warnings about the secret."""
         header, value = _secret(secret)
-        checked = [_url(url) if url else None for url in urls]
+        checked = [await self._checked_url(url) if url else None for url in urls]
         async with self.db.transaction() as tx:
             account = await default_account(tx)
             for owner, url in zip((account.id, account.linked_id), checked, strict=True):
                 await stored.put_configured_endpoint(tx, account_id=owner, url=url, events=list(EVENT_TYPES),
                                                      secret_header=header, secret=value, now=self.clock.now())
         return _warnings(value) if any(checked) else []
+
+    async def _checked_url(self, value: Any) -> str:
+        url = _url(value)
+        if self.public_only:
+            await _refuse_private(url)
+        return url
 
 
 async def fan_out(tx: Connection, clock: Clock, event: Event) -> None:
@@ -202,6 +218,27 @@ def _url(value: Any) -> str:
     if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
         raise errors.Invalid("url must be an http:// or https:// URL with a host")
     return url
+
+
+async def _refuse_private(url: str) -> None:
+    """Refuses a URL whose host is a private address or resolves to one. A name that does not resolve (yet)
+    passes: every delivery is checked again when it is sent."""
+    host = URL(url).host or ""
+    if downloads.is_ip(host):
+        if not downloads.is_public(host):
+            raise errors.Invalid(f"url must point to a public address: {host} is {PRIVATE_ADDRESS}")
+    elif not all(downloads.is_public(address) for address in await _addresses(host)):
+        raise errors.Invalid(f"url must point to a public address: {host} resolves to {PRIVATE_ADDRESS}")
+
+
+async def _addresses(host: str) -> set[str]:
+    """The addresses `host` resolves to now; none when it does not resolve in time."""
+    try:
+        async with asyncio.timeout(RESOLVE_SECONDS):
+            answers = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, TimeoutError):
+        return set()
+    return {str(answer[4][0]) for answer in answers}
 
 
 def _events(value: Any) -> list[str]:

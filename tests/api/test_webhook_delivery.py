@@ -14,6 +14,7 @@ import storage.webhooks as stored
 from signsvc.webhooks import events
 from signsvc.infra import jobs
 from signsvc.http.appkeys import DELIVERER, WORKER
+from signsvc.webhooks.delivery import NO_ANSWER
 from signsvc.webhooks.signature import verify
 from storage.records import DeliveryStatus
 from tests.support.app import START, TEST_KEY, Api
@@ -120,8 +121,8 @@ async def test_failures_are_retried_after_1_then_2_minutes_and_the_log_shows_the
     [delivery] = await log(api)
     assert (delivery["status"], delivery["next_attempt_at"]) == ("delivered", None)
     assert [(a["number"], a["attempted_at"], a["response_status"], a["error"]) for a in delivery["attempts"]] == [
-        (1, "2026-01-01T12:00:00.000Z", 500, "HTTP 500: failure 500"),
-        (2, "2026-01-01T12:01:00.000Z", 500, "HTTP 500: failure 500"),
+        (1, "2026-01-01T12:00:00.000Z", 500, "HTTP 500"),
+        (2, "2026-01-01T12:01:00.000Z", 500, "HTTP 500"),
         (3, "2026-01-01T12:03:00.000Z", 200, None)]
     assert all(a["duration_ms"] >= 0 for a in delivery["attempts"])
     clock.advance(timedelta(days=7))
@@ -158,7 +159,7 @@ async def test_a_receiver_that_never_answers_is_timed_out_and_retried(make_app, 
     await worker.drain()
     [delivery] = await log(api)
     [attempt] = delivery["attempts"]
-    assert (attempt["response_status"], attempt["error"]) == (None, "No answer within 1 seconds")
+    assert (attempt["response_status"], attempt["error"]) == (None, NO_ANSWER)
     assert delivery["next_attempt_at"] == "2026-01-01T12:01:00.000Z"
     clock.advance(timedelta(minutes=1))
     await worker.drain()
@@ -183,8 +184,7 @@ async def test_a_huge_or_trickling_answer_is_read_only_so_far(api, worker, recei
     await asyncio.wait_for(worker.drain(), 10)
     [delivery] = await log(api)
     [attempt] = delivery["attempts"]
-    assert attempt["response_status"] == 500 and attempt["error"].startswith("HTTP 500: x")
-    assert len(attempt["error"]) <= len("HTTP 500: ") + 200 + len("...")
+    assert (attempt["response_status"], attempt["error"]) == (500, "HTTP 500")
     assert delivery["status"] == "pending"
 
 
@@ -193,16 +193,17 @@ async def test_a_receiver_that_is_not_listening_is_a_connection_failure(api, wor
     await create_template(api)
     await worker.drain()
     [delivery] = await log(api)
-    assert delivery["attempts"][0]["error"].startswith("Could not connect")
+    assert delivery["attempts"][0]["error"] == NO_ANSWER
     assert delivery["attempts"][0]["response_status"] is None
 
 
-async def test_private_addresses_are_refused_when_only_public_ones_are_allowed(make_app, aiohttp_client, receiver):
-    api = Api(await aiohttp_client(make_app(webhook_public_only=True)))
-    await add_endpoint(api, receiver.url())
+async def test_private_addresses_are_refused_when_only_public_ones_are_allowed(api, make_app, aiohttp_client,
+                                                                              receiver):
+    await add_endpoint(api, receiver.url())  # before the setting was turned on: it is checked again when sent
     await create_template(api)
-    await api.app[WORKER].drain()
-    [delivery] = await log(api)
+    public_only = Api(await aiohttp_client(make_app(webhook_public_only=True)))
+    await public_only.app[WORKER].drain()
+    [delivery] = await log(public_only)
     assert "private or local network address" in delivery["attempts"][0]["error"]
     assert receiver.received == []
 

@@ -149,6 +149,18 @@ async def test_management_commands_for_webhook_endpoints(database_url, tmp_path)
     assert (code, err) == (1, "signsvc: Webhook endpoint 1 not found\n")
 
 
+async def test_the_commands_refuse_a_private_url_when_only_public_ones_are_allowed(tmp_path):
+    env = {"SIGNSVC_DATABASE_URL": f"sqlite:///{tmp_path / 'signsvc.sqlite3'}", "SIGNSVC_WEBHOOK_PUBLIC_ONLY": "true"}
+    code, _, err = await service.run("webhooks", "create", "http://10.0.0.5/hook", **env)
+    assert (code, err) == (1, "signsvc: url must point to a public address: 10.0.0.5 is a private or local network "
+                              "address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)\n")
+    code, _, _ = await service.run("webhooks", "create", "https://93.184.215.14/hook", **env)
+    assert code == 0
+    code, _, err = await service.run("webhooks", "update", "1", "--url", "http://localhost/hook", **env)
+    assert (code, err) == (1, "signsvc: url must point to a public address: localhost resolves to a private or local "
+                              "network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)\n")
+
+
 async def test_a_management_command_leaves_the_configured_endpoint_alone(database_url, tmp_path):
     """Only a serving process applies SIGNSVC_WEBHOOK_URL; a command run without it removes nothing."""
     env = {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data")}
