@@ -21,7 +21,7 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 from PIL import ExifTags, ImageOps
 
-from signsvc.pdf import fonts, forms, geometry, images, reading, stamping
+from signsvc.pdf import fonts, geometry, images, prefilled, reading, stamping
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.value_text import text_of
 
@@ -115,7 +115,7 @@ def _prefilled_marks(writer: pypdf.PdfWriter, frames: list[geometry.Frame]) -> d
     """Marks for the values filled before upload that their widgets don't show; an out-of-date appearance
     is taken off its widget, so that only the value is painted."""
     marks: dict[int, list[Mark]] = {}
-    for value in forms.prefilled(writer, frames):
+    for value in prefilled.unshown(writer, frames):
         if value.stale:
             del value.widget["/AP"]
         frame, area = frames[value.page], value.area
