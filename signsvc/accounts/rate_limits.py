@@ -1,4 +1,5 @@
-"""Rate limits: requests per API key and per client address in 5-minute windows.
+"""Rate limits: requests per API key and per client address in 5-minute windows, and the hosted pages'
+actions (a signer's form, a public form's post) per client address and per signing link.
 
 Windows are fixed, aligned to multiples of five minutes of the injected clock, and counted in the
 database, so every process sharing a Postgres database shares the counts. A limit of 0 is lifted.
@@ -20,6 +21,9 @@ WINDOW_SECONDS = 300
 PRUNE_JOB = "maintenance.prune_rate_limits"
 # Reported as the limit and the remaining count when every limit is lifted.
 UNLIMITED = 2**31 - 1
+# A signer saves as they go (each field left, each pause in typing): a long form takes a few hundred actions
+# in an hour, never this many in five minutes.
+ACTIONS_PER_SIGNER = 300
 
 
 @dataclass(frozen=True)
@@ -41,19 +45,31 @@ class Quota:
 
 
 class RateLimits:
-    """Requests per API key and per client address in each window; a limit of 0 is lifted."""
+    """Requests per API key and per client address in each window; a limit of 0 is lifted. The hosted pages'
+    actions are counted apart from the API's requests: per address with the same limit, and per signer."""
 
     def __init__(self, db: Database, clock: Clock, *, per_key: int, per_ip: int) -> None:
         self.db, self.clock, self.per_key, self.per_ip = db, clock, per_key, per_ip
 
     async def take(self, *, key_id: int | None, client: str) -> Quota:
-        """Counts one request against the key (when known) and the client address."""
-        now = self.clock.now().timestamp()
-        window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
-        reset = window_start + WINDOW_SECONDS
+        """Counts one API request against the key (when known) and the client address."""
         limits = {f"ip:{client}": self.per_ip}
         if key_id is not None:
             limits[f"key:{key_id}"] = self.per_key
+        return await self._take(limits)
+
+    async def take_page_action(self, *, client: str, submitter_id: int | None = None) -> Quota:
+        """Counts one action of the hosted pages against the client address and, for a signing link that
+        names a submitter, that submitter."""
+        limits = {f"page:{client}": self.per_ip}
+        if submitter_id is not None:
+            limits[f"signer:{submitter_id}"] = ACTIONS_PER_SIGNER
+        return await self._take(limits)
+
+    async def _take(self, limits: dict[str, int]) -> Quota:
+        now = self.clock.now().timestamp()
+        window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
+        reset = window_start + WINDOW_SECONDS
         active = {bucket: limit for bucket, limit in limits.items() if limit > 0}
         hits = await stored.hit(self.db, list(active), window_start) if active else {}
         remaining, limit = min(((limit - hits[bucket], limit) for bucket, limit in active.items()),

@@ -108,6 +108,16 @@ async def api_middleware(request: web.Request, handler: Handler) -> web.StreamRe
     return await handler(request)
 
 
+async def within_page_limits(request: web.Request, submitter_id: int | None = None) -> bool:
+    """Counts an action of the hosted pages (a signer's form action, a public form's post) against the
+    caller's address and, when known, the signer; False over a limit, which the 429 answer's Retry-After
+    then tells."""
+    quota = await request.app[RATE_LIMITS].take_page_action(client=client_address(request), submitter_id=submitter_id)
+    if quota.exceeded:
+        request[_QUOTA] = quota
+    return not quota.exceeded
+
+
 def client_address(request: web.Request) -> str:
     """The caller's address; behind a trusted proxy, the nearest untrusted X-Forwarded-For entry."""
     trusted_proxies = request.app[SETTINGS].trusted_proxies

@@ -7,6 +7,7 @@ those count as absent, like an empty value. Booleans are true/false/1/0 in any c
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -19,7 +20,8 @@ _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _INTEGER = re.compile(r"^[+-]?\d+$")
 MAX_INTEGER = 2**63 - 1  # the databases' BIGINT
 _MAX_DIGITS = 300  # an integer longer than this stands as 10**300, far beyond any bound it is compared with
-_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # a JSON escape of NUL, not an escaped backslash before "u0000"
+_SURROGATE = re.compile("[\ud800-\udfff]")  # after parsing, only a lone one is left: pairs became one character
+_KEY_SHOWN = 100  # a key in a path is cut to this many characters
 
 
 def record_id(request: web.Request, name: str = "id") -> int:
@@ -66,27 +68,110 @@ class Query:
         return _BOOLEANS[value.lower()]
 
 
-async def read_json(request: web.Request) -> dict[str, Any]:
+async def read_json(request: web.Request, *, max_bytes: int | None = None,
+                    max_values: int | None = None) -> dict[str, Any]:
     """The JSON object in the body; no body reads as `{}`.
 
     A body is read as JSON only when sent with `Content-Type: application/json`,
-    whether it came with a Content-Length or chunked.
+    whether it came with a Content-Length or chunked. Text the databases cannot store (a NUL, a lone
+    surrogate) and numbers JSON cannot carry (NaN, Infinity) are refused with the path of the value.
+    `max_bytes` and `max_values` bound a body anyone may send (the signing form's actions), so that
+    reading and parsing it never hold the event loop for long: larger bodies are 413.
     """
     if not request.body_exists:
         return {}
     if request.content_type != "application/json":
         raise errors.UnsupportedMediaType()
-    body = await request.read()
+    body = await _body(request, max_bytes)
     if not body.strip():
         return {}
+    if max_values is not None and _values_at_most(body) > max_values:
+        raise errors.PayloadTooLarge(f"Request body is too large: it holds more than {max_values} JSON values")
+    data, nonfinite = _parsed(body)
+    if not isinstance(data, dict):
+        raise errors.Invalid(f"Request body must be a JSON object, not {type(data).__name__}")
+    if (nonfinite or _may_hold_unstorable_text(body)) and (problem := _unstorable(data)):
+        raise errors.Invalid(problem)
+    return data
+
+
+async def _body(request: web.Request, max_bytes: int | None) -> bytes:
+    """The body, read up to `max_bytes` (the app's limit when None): a Content-Length above it is refused
+    before anything is read, a chunked or compressed body as soon as it grows beyond it."""
+    if max_bytes is None:
+        return await request.read()
+    if (request.content_length or 0) > max_bytes:
+        raise _too_large(max_bytes)
     try:
-        data = json.loads(body)
+        return await request.clone(client_max_size=max_bytes).read()
+    except web.HTTPRequestEntityTooLarge:
+        raise _too_large(max_bytes) from None
+
+
+def _too_large(max_bytes: int) -> errors.PayloadTooLarge:
+    return errors.PayloadTooLarge(f"Request body is too large: the limit is {max_bytes} bytes")
+
+
+def _values_at_most(body: bytes) -> int:
+    """At least as many as the values parsing the body makes: each value but the first of an array or object
+    follows a comma, and each array or object opens with a bracket (commas in text count too). Counting
+    bytes is quick for any body; parsing millions of small values is not."""
+    return body.count(b",") + body.count(b"[") + body.count(b"{") + 1
+
+
+def _parsed(body: bytes) -> tuple[Any, bool]:
+    """The JSON, and whether a number in it is not finite (NaN, Infinity, or beyond a float's range)."""
+    nonfinite = False
+
+    def number(text: str) -> float:
+        nonlocal nonfinite
+        value = float(text)
+        nonfinite = nonfinite or not math.isfinite(value)
+        return value
+
+    try:
+        data = json.loads(body, parse_float=number, parse_constant=number)
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.Invalid(f"JSON parse error: {exc}") from None
     except RecursionError:
         raise errors.Invalid("JSON parse error: nested too deeply") from None
-    if not isinstance(data, dict):
-        raise errors.Invalid(f"Request body must be a JSON object, not {type(data).__name__}")
-    if _NUL.search(body):  # text the databases cannot store alike (Postgres refuses it)
-        raise errors.Invalid("Request body must not contain NUL characters (\\u0000)")
-    return data
+    return data, nonfinite
+
+
+def _may_hold_unstorable_text(body: bytes) -> bool:
+    """Whether the body can carry a NUL or a lone surrogate: as an escape (\\u0000, \\ud800), as bytes beyond
+    ASCII (json decodes UTF-8 with surrogatepass), or in a UTF-16 or UTF-32 body (NUL bytes). Only then
+    is every string looked at."""
+    return b"\\" in body or b"\x00" in body or not body.isascii()
+
+
+def _unstorable(data: dict[str, Any]) -> str | None:
+    """What the databases and the wire cannot hold, named by its path (`submitters[0].name`). Walked
+    without recursion: JSON may nest deeper than the stack left to this function."""
+    pending: list[tuple[str, Any]] = [("", data)]
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, dict):
+            if problem := next(filter(None, map(_text_problem, value)), None):
+                return f"A key in {path or 'the request body'} {problem}"
+            pending += [(_child(path, key), item) for key, item in reversed(value.items())]
+        elif isinstance(value, list):
+            pending += [(f"{path}[{index}]", value[index]) for index in reversed(range(len(value)))]
+        elif isinstance(value, str) and (problem := _text_problem(value)):
+            return f"{path} {problem}"
+        elif isinstance(value, float) and not math.isfinite(value):
+            return f"{path} must be a finite number (NaN, Infinity and numbers beyond 1.8e308 cannot be stored)"
+    return None
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:  # Postgres cannot store it, so neither database does
+        return "must not contain NUL characters (\\u0000)"
+    if not text.isascii() and (surrogate := _SURROGATE.search(text)):
+        return f"must be valid Unicode: it holds a lone surrogate (\\u{ord(surrogate.group()):04x})"
+    return None
+
+
+def _child(path: str, key: str) -> str:
+    shown = key if len(key) <= _KEY_SHOWN else f"{key[:_KEY_SHOWN]}..."
+    return f"{path}.{shown}" if path else shown

@@ -17,20 +17,23 @@ from typing import Any, TypeGuard
 
 import regex
 
-from signsvc.infra import errors
+from signsvc.infra import errors, pdf_calls
+from signsvc.templates.template_fields import MAX_FIELDS
 
 TODAY = "{{date}}"  # kept as is: filled with the completion date
 PATTERN_SECONDS = 0.05  # the longest a field's pattern may take to check a value
 TYPED_LIMIT = 60  # a signature text shorter than this is drawn, not decoded (DocuSeal's rule)
 DEFAULT_DATE_FORMAT = "DD/MM/YYYY"
 LINKED = {"signature", "initials", "image", "stamp"}
+MAX_VALUES = MAX_FIELDS  # values in one input: one for each field a template may have
+MAX_FILES = 100  # in one file field's value: each is decoded in the pool and recorded in the transaction
 _TRUE = {"1", "true", "yes"}
 _FALSE = {"0", "false", "no"}
 _PHONE = re.compile(r"\+?[0-9\s().-]*[0-9][0-9\s().-]*")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
-_DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+;base64,", re.IGNORECASE)
-_BASE64_START = re.compile(r"[A-Za-z0-9+/\r\n]*={0,2}\s*")  # line breaks, never spaces: a long name has them
+# Either alphabet and line breaks, as `pdf_calls.decode` takes them; never spaces: a long name has them.
+_BASE64_START = re.compile(r"[A-Za-z0-9+/\-_\r\n]*={0,2}\s*")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _DATE_TOKENS = re.compile(r"YYYY|YY|MMMM|MMM|MM|M|DD|D")
 _STRPTIME = {"YYYY": "%Y", "YY": "%y", "MMMM": "%B", "MMM": "%b", "MM": "%m", "M": "%m", "DD": "%d", "D": "%d"}
@@ -63,10 +66,13 @@ def prefill(fields: list[dict[str, Any]], values: object, where: str) -> dict[st
     if not isinstance(values, dict):
         parent, _, key = where.rpartition(".")
         raise errors.Invalid(errors.located(f"{key} must be a Object", parent or None))
-    labelled = named(fields)
+    if len(values) > MAX_VALUES:
+        raise errors.Invalid(errors.located(f"Too many values: {len(values)}, at most {MAX_VALUES} (a template has "
+                                            f"at most {MAX_FIELDS} fields)", where))
+    index = FieldIndex(named(fields))
     result: dict[str, object] = {}
     for key, value in values.items():
-        matches = _matching(labelled, str(key))
+        matches = index.matching(str(key))
         if not matches:
             raise errors.Invalid(errors.located(f"Unknown field: {key}", where))
         for field in matches:
@@ -129,7 +135,31 @@ def missing_required(fields: list[dict[str, Any]], values: dict[str, object]) ->
 
 def find(fields: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     """The fields a name, uuid or snake_case name refers to (the rules `prefill` uses)."""
-    return _matching(named(fields), key)
+    return FieldIndex(named(fields)).matching(key)
+
+
+class FieldIndex:
+    """Fields by the keys a value may name them with, tried from the most exact: uuid, name, snake_case
+    name, name in any case; a name may belong to several fields. Each kind of key is indexed when first
+    tried, so matching many values takes one pass over the fields, not one per value."""
+
+    def __init__(self, fields: list[dict[str, Any]]) -> None:
+        self.fields = fields
+        self._indexes: dict[int, dict[str | None, list[dict[str, Any]]]] = {}
+
+    def matching(self, key: str) -> list[dict[str, Any]]:
+        for rule, probe in enumerate((key, key, key, key.casefold())):
+            if found := self._index(rule).get(probe):
+                return found
+        return []
+
+    def _index(self, rule: int) -> dict[str | None, list[dict[str, Any]]]:
+        if rule not in self._indexes:
+            index: dict[str | None, list[dict[str, Any]]] = {}
+            for field in self.fields:
+                index.setdefault(_KEYS[rule](field), []).append(field)
+            self._indexes[rule] = index
+        return self._indexes[rule]
 
 
 def named(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -151,18 +181,12 @@ def _label(field: dict[str, Any]) -> str:
     return field.get("name") or f"{field['type'].capitalize()} Field"
 
 
-def _matching(fields: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
-    """The fields a key names, trying the rules from the most exact; a name may belong to several fields."""
-    rules: list[Callable[[dict[str, Any]], bool]] = [
-        lambda field: field["uuid"] == key,
-        lambda field: field["name"] == key,
-        lambda field: _snake(field["name"]) == key != "",
-        lambda field: field["name"].casefold() == key.casefold(),
-    ]
-    for rule in rules:
-        if matches := [field for field in fields if rule(field)]:
-            return matches
-    return []
+_KEYS: tuple[Callable[[dict[str, Any]], str | None], ...] = (  # what each of FieldIndex's rules reads
+    lambda field: field["uuid"],
+    lambda field: field["name"],
+    lambda field: _snake(field["name"]) or None,  # an empty snake_case name names nothing
+    lambda field: field["name"].casefold(),
+)
 
 
 def _snake(name: str) -> str:
@@ -267,24 +291,38 @@ def _formatted_date(text: str, format: str) -> date | None:
 
 
 def _option(field: dict[str, Any], value: object, where: str) -> str:
-    options = [option["value"] for option in field.get("options", [])]
-    text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
-    exact = [option for option in options if option == text]
-    loose = [option for option in options if text is not None and option.casefold() == text.casefold()]
-    if not (exact or loose):
-        raise _invalid(field, f"must be one of: {', '.join(options)}", where)
-    return (exact or loose)[0]
+    return _chosen(field, _Options(field), value, where)
 
 
 def _multiple(field: dict[str, Any], value: object, where: str) -> list[str]:
+    options = _Options(field)
     if isinstance(value, str):
         # An option may itself hold a comma: the whole text is tried as one option first.
-        whole = value.strip().casefold()
-        chosen = [value] if any(o["value"].casefold() == whole for o in field.get("options", [])) else value.split(",")
+        chosen = [value] if value.strip().casefold() in options.loose else value.split(",")
         value = [each.strip() for each in chosen]
     if not isinstance(value, list):
         raise _invalid(field, "must be an array of options or a comma-separated string", where)
-    return list(dict.fromkeys(_option(field, each, where) for each in value))
+    return list(dict.fromkeys(_chosen(field, options, each, where) for each in value))
+
+
+class _Options:
+    """A field's options by their text, exactly and in any case (the first option of each text), so that
+    choosing many of them takes one pass over the options."""
+
+    def __init__(self, field: dict[str, Any]) -> None:
+        self.exact: dict[str, str] = {}
+        self.loose: dict[str, str] = {}
+        for option in field.get("options", []):
+            self.exact.setdefault(option["value"], option["value"])
+            self.loose.setdefault(option["value"].casefold(), option["value"])
+
+
+def _chosen(field: dict[str, Any], options: _Options, value: object, where: str) -> str:
+    text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+    found = None if text is None else options.exact.get(text) or options.loose.get(text.casefold())
+    if found is None:
+        raise _invalid(field, f"must be one of: {', '.join(options.exact)}", where)
+    return found
 
 
 def _signature(field: dict[str, Any], value: object, where: str) -> Upload | Typed:
@@ -304,7 +342,10 @@ def _image(field: dict[str, Any], value: object, where: str) -> Upload:
 
 
 def _files(field: dict[str, Any], value: object, where: str) -> list[Upload]:
-    return [_image(field, each, where) for each in (value if isinstance(value, list) else [value])]
+    files = value if isinstance(value, list) else [value]
+    if len(files) > MAX_FILES:
+        raise _invalid(field, f"takes at most {MAX_FILES} files, not {len(files)}", where)
+    return [_image(field, each, where) for each in files]
 
 
 def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload | None:
@@ -317,7 +358,7 @@ def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload 
             problem = f"only https:// URLs are allowed, not {scheme.group()}"
             raise errors.Invalid(errors.located(f"{_label(field)}: {problem}", where))
         return Upload(text)
-    if _DATA_URI.match(text) or (len(text) >= TYPED_LIMIT and _BASE64_START.fullmatch(text[:256])):
+    if pdf_calls.DATA_URI.match(text) or (len(text) >= TYPED_LIMIT and _BASE64_START.fullmatch(text[:256])):
         return Upload(text)
     return None
 

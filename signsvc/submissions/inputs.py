@@ -9,16 +9,24 @@ any other key is refused, so a typo never passes silently.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from signsvc.infra import errors, json_fields
+from signsvc.templates.template_fields import MAX_FIELDS
 
 MAX_SUBMITTERS = 100
 ORDERS = ("preserved", "random")
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
-_EMAIL = re.compile(r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
+# A bare address as mail headers carry it: a dot-atom local part (RFC 5322, with RFC 6531's characters beyond
+# ASCII) at a domain of two labels or more. Nothing a header reads otherwise: `grp:evil@x.test` is a group,
+# quotes and parentheses hide text.
+_LOCAL_CHARACTER = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-\u0080-\U0010ffff]"
+_DOMAIN_CHARACTER = r"[A-Za-z0-9\u0080-\U0010ffff]"
+_LABEL = rf"{_DOMAIN_CHARACTER}+(?:-+{_DOMAIN_CHARACTER}+)*"
+_EMAIL = re.compile(rf"{_LOCAL_CHARACTER}+(?:\.{_LOCAL_CHARACTER}+)*@{_LABEL}(?:\.{_LABEL})+")
 _PHONE = re.compile(r"^\+\d{6,15}$")
 _TOP_KEYS = {"template_id", "submitters", "send_email", "send_sms", "order", "submitters_order",
              "completed_redirect_url", "message", "expire_at", "reply_to", "bcc_completed", "name", "variables",
@@ -144,7 +152,12 @@ def checked_email(value: str | None, key: str, where: str | None) -> str | None:
 
 
 def is_email(value: str) -> bool:
-    return bool(_EMAIL.match(value)) and len(value) <= 254
+    return len(value) <= 254 and bool(_EMAIL.fullmatch(value)) and all(map(_printable, value))
+
+
+def _printable(character: str) -> bool:
+    """Not a space, a control or an invisible format character (such as a right-to-left override)."""
+    return character.isascii() or unicodedata.category(character)[0] not in "ZC"
 
 
 def checked_phone(value: str | None, where: str | None) -> str | None:
@@ -223,6 +236,9 @@ def _readonly_fields(raw: dict[str, Any], where: str) -> list[str]:
     names = raw.get("readonly_fields") or []
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise errors.Invalid(errors.located("readonly_fields must be an array of field names", where))
+    if len(names) > MAX_FIELDS:
+        raise errors.Invalid(errors.located(f"readonly_fields has {len(names)} names: a template has at most "
+                                            f"{MAX_FIELDS} fields", where))
     fields = raw["fields"] if isinstance(raw.get("fields"), list) else []
     return names + [item.get("name") or item.get("uuid") for item in fields if item.get("readonly") is True]
 

@@ -98,6 +98,10 @@ class Submitters:
             await self.files.discard(prepared.files)
             raise
 
+    async def by_slug(self, slug: str) -> Submitter | None:
+        """The submitter a signing link names, if any; read without a lock (the actions check it again)."""
+        return await stored.find_submitter_by_slug(self.db, slug)
+
     async def view(self, slug: str) -> Submitter:
         """The submitter opened the form: `opened` at the first visit (a later one keeps that time), and
         `view_form` and `form.viewed` at every visit."""

@@ -16,6 +16,9 @@ FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "r
                "image", "file", "stamp", "cells", "phone")
 WITH_OPTIONS = {"select", "radio", "multiple"}
 DEFAULT_ROLE = "First Party"
+# Far beyond any real form (long government forms have a few hundred); a template's fields are copied into
+# each of its submissions, and the signing form shows them all.
+MAX_FIELDS = 1000
 _TEXTS = ("title", "description")
 _EPSILON = 1e-9
 
@@ -58,6 +61,8 @@ def fields(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_p
     and there is only one choice) and their page counting from `first_page`."""
     if not isinstance(raw, list):
         raise errors.Invalid(f"{where} must be an array")
+    if len(raw) > MAX_FIELDS:
+        raise errors.Invalid(f"{where} has {len(raw)} fields: a template has at most {MAX_FIELDS}")
     return [field(item, roles, documents, f"{where}[{index}]", first_page=first_page) for index, item in enumerate(raw)]
 
 

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+import logging
+import math
+import re
 from datetime import UTC, datetime
 from typing import Any
+
+log = logging.getLogger(__name__)
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in text json made: pairs are one character by then
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -14,7 +21,31 @@ def iso(moment: datetime | None) -> str | None:
 
 
 def dumps(data: Any) -> str:
-    return json.dumps(data, default=_default, ensure_ascii=False, separators=(",", ":"))
+    """JSON that any client reads, as UTF-8. The API refuses what JSON and UTF-8 cannot carry, but a record
+    stored before it did may hold some: a number that is not finite goes as null, a lone surrogate as U+FFFD."""
+    try:
+        text = _dumps(data)
+    except ValueError:  # NaN or Infinity
+        log.warning("a record holds a number that is not finite: sent as null")
+        text = _dumps(_finite(data))
+    if text.isascii():
+        return text
+    text, repaired = _LONE_SURROGATE.subn("\ufffd", text)
+    if repaired:
+        log.warning("a record holds text with a lone surrogate: sent as U+FFFD")
+    return text
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, default=_default, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def _default(value: Any) -> Any:

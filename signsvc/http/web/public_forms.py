@@ -8,6 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from signsvc.http.appkeys import SETTINGS
+from signsvc.http.middleware import within_page_limits
 from signsvc.http.web import catalogue, form_tokens, rendering
 
 FORM_LIMIT = 64 * 1024  # far above what the forms' inputs can hold
@@ -15,7 +16,8 @@ FORM_TYPE = "application/x-www-form-urlencoded"
 
 
 class Unreadable(Exception):
-    """A post that is no form of ours; `status` is the answer: 415, 413 or 400."""
+    """A post that is no form of ours, or one too many from its address; `status` is the answer: 415, 413,
+    400 or 429 (with Retry-After)."""
 
     def __init__(self, status: int) -> None:
         super().__init__(status)
@@ -23,13 +25,17 @@ class Unreadable(Exception):
 
 
 async def read(request: web.Request, keys: tuple[str, ...]) -> dict[str, str]:
-    """The posted form's values of `keys` and its token (empty when missing); raises Unreadable."""
+    """The posted form's values of `keys` and its token (empty when missing); raises Unreadable. Posts count
+    against the pages' rate limit of the caller's address."""
+    if not await within_page_limits(request):
+        raise Unreadable(429)
     if request.content_type != FORM_TYPE:
         raise Unreadable(415)
-    if (request.content_length or 0) > FORM_LIMIT:
+    limit = min(FORM_LIMIT, request.app[SETTINGS].max_body_bytes or FORM_LIMIT)
+    if (request.content_length or 0) > limit:
         raise Unreadable(413)
     try:
-        form = await request.post()
+        form = await request.clone(client_max_size=limit).post()  # a chunked body is bounded as it is read
     except web.HTTPRequestEntityTooLarge:
         raise Unreadable(413) from None
     except ValueError:  # text that is not UTF-8
