@@ -44,8 +44,8 @@ async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], w
             png = await ingest.pool.run(pdf_calls.typed_signature, source.text, ingest.font_dir)
             return NewFile(png.data, f"{field['type']}.png", "image/png", png.sha256)
         return await _upload(ingest, source, field, name, where)
-    except pdf_calls.NotBase64:
-        raise errors.Invalid(errors.located(f"{name}: the value is neither valid base64 nor an https:// URL",
+    except pdf_calls.NotBase64 as exc:
+        raise errors.Invalid(errors.located(f"{name}: the value is neither valid base64 nor an https:// URL ({exc})",
                                             where)) from None
     except downloads.DownloadError as exc:
         raise errors.Invalid(errors.located(f"{name}: {exc.message}", where)) from None

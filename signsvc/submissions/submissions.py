@@ -247,13 +247,14 @@ def _fields_with_readonly(template: Template,
     """The template's fields for this submission, with each submitter's `readonly_fields` locked."""
     fields = [dict(field) for field in template.fields]
     for given, role in assigned:
-        own = _fields_of(fields, role)
+        own = {field["uuid"]: field for field in _fields_of(fields, role)}
+        index = field_values.FieldIndex(field_values.named(list(own.values())))
         for name in given.readonly_fields:
-            found = field_values.find(own, name)
+            found = index.matching(name)
             if not found:
                 raise errors.Invalid(errors.located(f"Unknown field: {name}", f"{given.where}.readonly_fields"))
             for field in found:
-                next(f for f in own if f["uuid"] == field["uuid"])["readonly"] = True
+                own[field["uuid"]]["readonly"] = True
     return fields
 
 

@@ -53,7 +53,7 @@ async def agree(request: web.Request) -> web.Response:
     try:
         form = await public_forms.read(request, (*PREFILLED, "version", *boxes))
     except public_forms.Unreadable as unreadable:
-        return public_forms.message(request, "public.bad_post.title", "public.bad_post.body", unreadable.status)
+        return public_forms.refusal(request, unreadable)
     answers = {key: form[key].strip() for key in PREFILLED}
     token = form_tokens.posted(request, form)
     if token is None:

@@ -52,6 +52,13 @@ def render(request: web.Request, template: str, *, status: int = 200, **context:
     return response
 
 
+def refusal(request: web.Request, unreadable: Unreadable) -> web.Response:
+    """The page for a post that was not read: too many from the address, or no form of ours."""
+    if unreadable.status == 429:
+        return message(request, "public.too_many.title", "public.too_many.body", 429)
+    return message(request, "public.bad_post.title", "public.bad_post.body", unreadable.status)
+
+
 def message(request: web.Request, title_key: str, body_key: str, status: int) -> web.Response:
     return rendering.render(request, "message.html", language=catalogue.language(request), status=status,
                             title_key=title_key, body_key=body_key)

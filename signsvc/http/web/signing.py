@@ -8,7 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from signsvc.http.appkeys import RESULTS, SETTINGS, SIGNING_FORMS
-from signsvc.http.web import catalogue, rendering
+from signsvc.http.web import catalogue, rendering, submitter_actions
 from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
 from signsvc.submissions import field_values
@@ -91,7 +91,7 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
     t = catalogue.translator(language)
     return {"actions": f"/s/{view.submitter.slug}", "embedded": embedded,
             "state": view.state, "view_only": view.view_only,
-            "upload_limit": request.app[SETTINGS].max_body_bytes * 3 // 4 - BODY_OVERHEAD,
+            "upload_limit": submitter_actions.body_limit(request.app[SETTINGS].max_body_bytes) * 3 // 4 - BODY_OVERHEAD,
             "fields": [{"uuid": f["uuid"], "name": f["name"], "type": f["type"], "required": bool(f.get("required")),
                         "readonly": bool(f.get("readonly")), "validation": f.get("validation") or {},
                         "format": _format(f)}

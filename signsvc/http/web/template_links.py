@@ -51,7 +51,7 @@ async def start(request: web.Request) -> web.Response:
     try:
         form = await public_forms.read(request, ANSWERS)
     except public_forms.Unreadable as unreadable:
-        return public_forms.message(request, "public.bad_post.title", "public.bad_post.body", unreadable.status)
+        return public_forms.refusal(request, unreadable)
     visitor = _visitor(view, form)
     token = form_tokens.posted(request, form)
     if token is None:
