@@ -31,8 +31,10 @@ async def mark_kept(conn: Connection, email_id: int, now: datetime) -> Email:
     return required(Email, await conn.fetch_one("mark_email_kept", id=email_id, now=now))
 
 
-async def record_failure(conn: Connection, email_id: int, error: str) -> Email:
-    return required(Email, await conn.fetch_one("record_email_failure", id=email_id, error=error))
+async def record_failure(conn: Connection, email_id: int, error: str, *, attempts: int) -> Email:
+    """Counts a failed attempt; the email is `failed` once it made `attempts` of them."""
+    return required(Email, await conn.fetch_one("record_email_failure", id=email_id, error=error,
+                                                max_attempts=attempts))
 
 
 async def list_emails(conn: Connection, account_id: int, *, limit: int, after: int | None = None,

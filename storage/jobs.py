@@ -26,6 +26,11 @@ async def claim_job(conn: Connection, *, worker: str, now: datetime, lease_until
     return record(Job, await conn.fetch_one("claim_job", worker=worker, now=now, lease_until=lease_until))
 
 
+async def renew_lease(conn: Connection, job_id: int, *, worker: str, lease_until: datetime) -> bool:
+    """Extends the lease of a job this worker runs; False once it is no longer this worker's."""
+    return await conn.fetch_one("renew_job_lease", id=job_id, worker=worker, lease_until=lease_until) is not None
+
+
 async def delete_job(conn: Connection, job_id: int, worker: str) -> None:
     await conn.execute("delete_job", id=job_id, worker=worker)
 

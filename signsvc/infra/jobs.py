@@ -5,6 +5,10 @@ takes a lease, and a job whose lease ran out is taken again). Enqueueing notifie
 channel, which wakes every worker right after the commit; a timer wakes it for jobs that fall due
 later. `Worker.drain()` runs everything due once, for tests that move the clock.
 
+While a handler runs, its worker renews the lease every third of it (a heartbeat on the service clock),
+so a job that takes longer than the lease is not taken over; only a job whose worker stopped renewing
+(its process died) is.
+
 A handler that keeps its own schedule (webhook deliveries) answers the time it wants to run
 again; the job then stays in the queue until that time instead of leaving it.
 """
@@ -32,6 +36,10 @@ log = logging.getLogger(__name__)
 CHANNEL = "signsvc_jobs"
 # A handler gets the job's payload; it may answer when to run again (else the job is done).
 Handler = Callable[[dict[str, Any]], Awaitable[datetime | None]]
+
+
+class GiveUp(Exception):
+    """Raised by a handler for a failure that no retry can mend: the job is failed at once."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,8 @@ class Worker:
         self.concurrency, self.lease, self.poll_seconds = concurrency, lease, poll_seconds
         self.name = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._wake = asyncio.Event()
+        self._time_moved: set[asyncio.Event] = set()
+        clock.subscribe(self._tell_time_moved)
         self._stopping = False
         self._running: set[asyncio.Task[None]] = set()
         self._loop_task: asyncio.Task[None] | None = None
@@ -116,6 +126,10 @@ class Worker:
 
     def wake(self) -> None:
         self._wake.set()
+
+    def _tell_time_moved(self) -> None:
+        for moved in self._time_moved:
+            moved.set()
 
     async def stop(self) -> None:
         """Stops claiming and waits for the jobs under way to finish."""
@@ -189,10 +203,10 @@ class Worker:
         try:
             if kind is None:
                 raise LookupError(f"no handler for job kind {job.kind!r}")
-            again_at = await kind.handler(job.payload)
+            again_at = await self._run_leased(job, kind.handler)
         except Exception as exc:
             log.warning("job %s (%s) run %d failed: %r", job.id, job.kind, job.attempts, exc)
-            await self._retry_or_fail(job, kind, f"{type(exc).__name__}: {exc}")
+            await self._retry_or_fail(job, kind, f"{type(exc).__name__}: {exc}", isinstance(exc, GiveUp))
             return
         if again_at is not None:
             await self._release(job, JobStatus.PENDING, again_at, 0, None)
@@ -201,9 +215,46 @@ class Worker:
         else:
             await stored.delete_job(self.db, job.id, self.name)
 
-    async def _retry_or_fail(self, job: Job, kind: Kind | None, error: str) -> None:
+    async def _run_leased(self, job: Job, handler: Handler) -> datetime | None:
+        """The handler's answer, with the job's lease renewed for as long as the handler runs."""
+        heartbeat = asyncio.create_task(self._heartbeat(job), name=f"signsvc-job-{job.id}-heartbeat")
+        try:
+            return await handler(job.payload)
+        finally:
+            heartbeat.cancel()
+            await asyncio.wait([heartbeat])
+
+    async def _heartbeat(self, job: Job) -> None:
+        """Extends the lease every third of it, so two renewals may fail before another worker takes the job."""
+        renew_at = self.clock.now() + self.lease / 3
+        while True:
+            await self._until(renew_at)
+            now = self.clock.now()
+            renew_at = now + self.lease / 3
+            try:
+                # Shielded: the handler may end while a renewal is under way, which then lands harmlessly.
+                renewal = stored.renew_lease(self.db, job.id, worker=self.name, lease_until=now + self.lease)
+                if not await asyncio.shield(renewal):
+                    log.warning("job %s (%s) lost its lease to another worker", job.id, job.kind)
+                    return
+            except StorageError as exc:
+                log.warning("job %s (%s) lease not renewed: %s", job.id, job.kind, exc)
+
+    async def _until(self, moment: datetime) -> None:
+        """Returns once the clock reads `moment`: a clock that runs gets there by itself, a test clock when moved."""
+        moved = asyncio.Event()
+        self._time_moved.add(moved)
+        try:
+            while (seconds := (moment - self.clock.now()).total_seconds()) > 0:
+                moved.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(moved.wait(), seconds)
+        finally:
+            self._time_moved.discard(moved)
+
+    async def _retry_or_fail(self, job: Job, kind: Kind | None, error: str, give_up: bool = False) -> None:
         backoff = kind.backoff if kind else Backoff(attempts=1)
-        if job.attempts >= backoff.attempts and not (kind and kind.every):
+        if (give_up or job.attempts >= backoff.attempts) and not (kind and kind.every):
             await self._release(job, JobStatus.FAILED, job.run_at, job.attempts, error)
         else:
             await self._release(job, JobStatus.PENDING, self.clock.now() + backoff.delay(job.attempts),

@@ -1,7 +1,8 @@
 """The email outbox: messages composed from templates, queued in the caller's transaction, sent by a job.
 
-With an SMTP server each queued email gets a job that hands it over (retried with backoff); without one
-the email is only kept in the outbox and counts as sent at once.
+With an SMTP server each queued email gets a job that hands it over (retried with backoff); an email the
+server did not take after `SEND_RETRIES.attempts` tries is `failed`, with the last error, and its job fails
+with it. Without a server the email is only kept in the outbox and counts as sent at once.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Status(enum.StrEnum):
     PENDING = "pending"
     SENT = "sent"
     KEPT = "kept"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -86,10 +88,13 @@ class Outbox:
         return email
 
     async def send(self, email_id: int) -> Email:
-        """Sends a pending email once; raises when the server cannot take it, so the job retries."""
+        """Sends a pending email once; raises when the server cannot take it, so the job retries, and
+        `jobs.GiveUp` once the email failed (its last attempt, or any attempt after it)."""
         email = await stored.get_email(self.db, email_id)
         if email is None:
             raise LookupError(f"no email {email_id}")
+        if email.status == Status.FAILED:
+            raise _given_up(email)
         if email.status != Status.PENDING:
             return email
         if self.smtp_server is None:
@@ -99,7 +104,10 @@ class Outbox:
             message = await asyncio.to_thread(self.message, email, self.clock.now(), await self._attachments(email))
             await smtp.send(self.smtp_server, message, local_hostname=self.host)
         except Exception as exc:
-            await stored.record_failure(self.db, email.id, f"{type(exc).__name__}: {exc}")
+            email = await stored.record_failure(self.db, email.id, f"{type(exc).__name__}: {exc}",
+                                                attempts=SEND_RETRIES.attempts)
+            if email.status == Status.FAILED:
+                raise _given_up(email) from exc
             raise
         return await stored.mark_sent(self.db, email.id, self.clock.now())
 
@@ -133,6 +141,10 @@ class Outbox:
             if blob := await stored_files.get_blob(self.db, blob_id):
                 found.append((blob.filename, await self.files.read(blob)))
         return found
+
+
+def _given_up(email: Email) -> jobs.GiveUp:
+    return jobs.GiveUp(f"email {email.id} failed after {email.attempts} attempts: {email.last_error}")
 
 
 def substitute(text: str, values: dict[str, str]) -> str:

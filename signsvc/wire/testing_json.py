@@ -17,4 +17,5 @@ def email_json(captured: CapturedEmail) -> dict[str, Any]:
     return {"id": email.id, "kind": email.kind, "to": email.to_address, "reply_to": email.reply_to,
             "subject": email.subject, "text": email.text_body, "html": email.html_body, "links": captured.links,
             "attachments": captured.attachments, "status": email.status, "submitter_id": email.submitter_id,
-            "created_at": email.created_at, "sent_at": email.sent_at}
+            "attempts": email.attempts, "last_error": email.last_error, "created_at": email.created_at,
+            "sent_at": email.sent_at}

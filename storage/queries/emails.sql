@@ -22,8 +22,11 @@ UPDATE emails SET status = 'kept', sent_at = :now WHERE id = :id
 RETURNING *
 
 -- record_email_failure --
--- A sending attempt failed; the email stays pending for the next one.
-UPDATE emails SET attempts = attempts + 1, last_error = :error WHERE id = :id
+-- A sending attempt failed; the email stays pending for the next one, or is failed after its last.
+UPDATE emails
+SET attempts = attempts + 1, last_error = :error,
+    status = CASE WHEN attempts + 1 >= :max_attempts THEN 'failed' ELSE status END
+WHERE id = :id
 RETURNING *
 
 -- list_emails --

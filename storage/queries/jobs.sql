@@ -21,6 +21,12 @@ WHERE id = COALESCE(
 )
 RETURNING *
 
+-- renew_job_lease --
+-- Extends the lease of a job while this worker still runs it (the heartbeat); no row once it is not its own.
+UPDATE jobs SET locked_until = :lease_until
+WHERE id = :id AND locked_by = :worker AND status = 'running'
+RETURNING id
+
 -- delete_job --
 -- Removes a job this worker finished.
 DELETE FROM jobs WHERE id = :id AND locked_by = :worker

@@ -279,3 +279,14 @@ async def test_bring_forward_makes_a_waiting_or_failed_job_due_now_or_adds_it(db
     async with db.transaction() as tx:
         await jobs.bring_forward(tx, clock, "test.record", {}, dedupe_key="waiting")
     assert (await stored.get_job(db, waiting.id)).status == JobStatus.PENDING
+
+
+async def test_a_handler_that_gives_up_fails_its_job_at_once_without_retries(db, clock):
+    async def hopeless(payload):
+        raise jobs.GiveUp("the address does not exist")
+
+    job = await enqueue(db, clock)
+    await make_worker(db, clock, hopeless).drain()
+    failed = await stored.get_job(db, job.id)
+    assert (failed.status, failed.attempts, failed.last_error) == (
+        JobStatus.FAILED, 1, "GiveUp: the address does not exist")
