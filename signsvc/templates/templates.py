@@ -7,6 +7,7 @@ request leaves neither a row nor a file behind.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import storage.templates as stored
@@ -20,6 +21,8 @@ from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.records import Principal, Template, TemplateDocument
+
+log = logging.getLogger(__name__)
 
 DEFAULT_FOLDER = "Default"
 
@@ -186,10 +189,23 @@ def _fields_of_documents(raw_documents: list[Any],
         if raw.get("fields") is not None:
             found += template_fields.fields(raw["fields"], roles, pages, f"documents[{index}].fields", first_page=1)
         else:
-            found += template_fields.fields(document.form_fields, roles, pages, f"documents[{index}] form fields",
-                                   first_page=0)
+            found += template_fields.fields(_within_limit(document.form_fields, len(found), index), roles, pages,
+                                            f"documents[{index}] form fields", first_page=0)
+    if len(found) > template_fields.MAX_FIELDS:
+        raise errors.Invalid(f"documents have {len(found)} fields: a template has at most "
+                             f"{template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
     return roles, found
+
+
+def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) -> list[dict[str, Any]]:
+    """A PDF's own form fields, those beyond a template's limit left out (and logged): a PDF's form never
+    makes it unacceptable."""
+    room = max(template_fields.MAX_FIELDS - before, 0)
+    if len(form_fields) > room:
+        log.warning("documents[%d]: %d of its %d form fields are left out: a template has at most %d fields",
+                    index, len(form_fields) - room, len(form_fields), template_fields.MAX_FIELDS)
+    return form_fields[:room]
 
 
 def _roles(template: Template, body: dict[str, Any]) -> Roles | None:

@@ -7,7 +7,10 @@ import io
 import time
 from datetime import timedelta
 
+import pypdf
 import pytest
+from fpdf import FPDF
+from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject, TextStringObject
 
 from signsvc.http.web.submitter_actions import BODY_LIMIT, VALUES_LIMIT
 from tests.support.app import Api, Reply
@@ -167,3 +170,30 @@ async def test_a_public_forms_chunked_post_is_bounded_as_it_is_read_413_with_a_p
     reply = await api.with_key(None).post(path, data=chunked(b"name=" + b"x" * 1024 * 1024), headers={
         "Accept": "text/html", "Content-Type": "application/x-www-form-urlencoded"})
     assert reply.status == 413 and reply.headers["Content-Type"].startswith("text/html")
+
+
+def pdf_with_text_fields(count: int) -> bytes:
+    """A one-page PDF whose form has `count` small text fields."""
+    blank = FPDF(unit="pt", format="A4")
+    blank.add_page()
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(bytes(blank.output()))))
+    widgets = ArrayObject()
+    for number in range(count):
+        x, y = 20 + (number % 25) * 22, 20 + (number // 25) * 19
+        rect = ArrayObject([FloatObject(x), FloatObject(y), FloatObject(x + 20), FloatObject(y + 15)])
+        widgets.append(writer._add_object(DictionaryObject({
+            NameObject("/Type"): NameObject("/Annot"), NameObject("/Subtype"): NameObject("/Widget"),
+            NameObject("/FT"): NameObject("/Tx"), NameObject("/T"): TextStringObject(f"f{number}"),
+            NameObject("/Rect"): rect, NameObject("/F"): NumberObject(4)})))
+    writer.pages[0][NameObject("/Annots")] = widgets
+    writer._root_object[NameObject("/AcroForm")] = DictionaryObject({NameObject("/Fields"): widgets})
+    data = io.BytesIO()
+    writer.write(data)
+    return data.getvalue()
+
+
+async def test_a_pdf_with_more_form_fields_than_a_template_holds_is_accepted_with_the_first_1000(api):
+    reply = await api.post("/api/templates", json={"name": "Huge form", "documents": [
+        {"name": "huge.pdf", "file": b64(pdf_with_text_fields(1001))}]})
+    assert reply.status == 201, reply.json
+    assert len(reply.json["fields"]) == 1000
