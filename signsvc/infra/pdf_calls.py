@@ -19,7 +19,11 @@ from typing import Any
 
 IMAGES = {"png", "jpeg", "webp", "gif", "tiff"}
 ATTACHMENT_IMAGES = ("png", "jpeg", "webp", "gif")
-_DATA_URI = re.compile(r"^data:[\w.+-]+/[\w.+-]+;base64,", re.IGNORECASE)
+# What a browser's FileReader (and other clients) put before base64: `data:image/png;base64,`, with or
+# without a media type and its parameters.
+DATA_URI = re.compile(r"data:[^,]*;base64,", re.IGNORECASE)
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=\-_\r\n]")  # either alphabet, padding, line breaks
+_STANDARD_ALPHABET = bytes.maketrans(b"-_", b"+/")
 # Programs refused by content whatever their name; the label is what the refusal calls them.
 _EXECUTABLES = [(b"MZ", ".exe"), (b"\x7fELF", "ELF executable"), (b"\xfe\xed\xfa\xce", "Mach-O executable"),
                 (b"\xfe\xed\xfa\xcf", "Mach-O executable"), (b"\xce\xfa\xed\xfe", "Mach-O executable"),
@@ -31,7 +35,7 @@ class EngineError(Exception):
 
 
 class NotBase64(EngineError):
-    """The text is not base64."""
+    """The text is not base64; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,8 @@ def prepare(pdf: bytes) -> PreparedPdf:
     from signsvc.pdf import forms, previews
 
     with _engine_errors():
-        info = forms.inspect_pdf(pdf)  # first: it names a PDF without pages, which rendering cannot
+        # First, and with the bound of rendering: it names a PDF without pages, and too many, before any page work.
+        info = forms.inspect_pdf(pdf, max_pages=previews.MAX_PAGES)
         pictures = previews.render_pages(pdf)
         texts = previews.page_texts(pdf)
     pages = [{**page, "text": text} for page, text in zip(info["pages"], texts, strict=True)]
@@ -160,8 +165,8 @@ def merge_base64(files: list[str]) -> str:
     for index, text in enumerate(files):
         try:
             data = decode(text)
-        except NotBase64:
-            raise EngineError(f"files[{index}] is not valid base64") from None
+        except NotBase64 as exc:
+            raise EngineError(f"files[{index}] is not valid base64: {exc}") from None
         if kinds.sniff(data) != "pdf":
             raise EngineError(f"files[{index}] is not a PDF")
         documents.append(data)
@@ -253,8 +258,8 @@ def verify_base64(file: str, trusted_pems: list[str]) -> Verified:
     """The verify tool's input (base64 text) checked as `verify_pdf` does."""
     try:
         data = decode(file)
-    except NotBase64:
-        raise EngineError("file is not valid base64") from None
+    except NotBase64 as exc:
+        raise EngineError(f"file is not valid base64: {exc}") from None
     return verify_pdf(data, trusted_pems)
 
 
@@ -284,11 +289,22 @@ def warm(chain: SigningChain, font_dir: str | None = None) -> None:
 
 
 def decode(text: str) -> bytes:
-    """Base64 text (a `data:` prefix allowed) as bytes; raises NotBase64."""
+    """Base64 text as clients send it, as bytes: after a `data:` prefix or not, broken into lines (MIME, PEM)
+    or not, in the standard or the URL-safe alphabet, padded or not. Anything else (a space, a character
+    of neither alphabet, padding before the end, a length no base64 has) raises NotBase64 saying so."""
+    start = prefix.end() if (prefix := DATA_URI.match(text)) else 0
+    if found := _NOT_BASE64.search(text, start):
+        raise NotBase64(f"{found.group()!a} at character {found.start() + 1} is not a base64 character")
+    data = text[start:].encode("ascii").translate(_STANDARD_ALPHABET, b"\r\n").rstrip(b"=")
+    if b"=" in data:
+        raise NotBase64("padding (=) comes before the end")
+    if len(data) % 4 == 1:
+        raise NotBase64(f"{len(data)} characters (line breaks and padding aside) cannot be base64: "
+                        "one is missing or one too many")
     try:
-        return base64.b64decode(_DATA_URI.sub("", text), validate=True)
-    except (binascii.Error, ValueError):
-        raise NotBase64() from None
+        return base64.b64decode(data + b"=" * (-len(data) % 4), validate=True)
+    except binascii.Error as exc:
+        raise NotBase64(str(exc)) from None
 
 
 def _chain(pems: dict[str, Any]) -> SigningChain:

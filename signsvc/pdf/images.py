@@ -3,12 +3,16 @@
 The page keeps the image's aspect ratio, scaled so that it fits A4 in the image's orientation: a
 phone photo or a 300 dpi scan becomes a normal page rather than a poster, and field sizes stay sane.
 JPEG bytes go into the PDF as they are, with the EXIF orientation applied by the drawing.
+
+Decoding costs memory and time by the pixel, not by the byte: a 9400x9400 PNG of one colour is 280 KB
+and takes 1.4 GB to decode. So the size in the header is checked before anything is decoded.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
-import warnings
+from collections.abc import Iterator
 
 from fpdf import FPDF
 from fpdf.drawing_primitives import Transform
@@ -19,7 +23,8 @@ from signsvc.pdf.errors import PdfError
 A4 = (595.28, 841.89)
 FORMATS = ("PNG", "JPEG", "WEBP", "GIF", "TIFF")  # never more: some Pillow plugins run Ghostscript
 UNREADABLE = "The image can't be read"
-TOO_LARGE = f"The image is too large; at most {(Image.MAX_IMAGE_PIXELS or 0) // 1_000_000} megapixels are allowed"
+# An A4 page scanned at 600 dpi is 35 megapixels, a 48-megapixel phone photo 8064x6048: both fit.
+MAX_PIXELS = 50_000_000
 
 
 def image_to_pdf(data: bytes) -> bytes:
@@ -34,14 +39,32 @@ def image_to_pdf(data: bytes) -> bytes:
 
 
 def _open(data: bytes) -> Image.Image:
+    """The image with its header read and nothing decoded yet; PdfError when it has more than MAX_PIXELS."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            return Image.open(io.BytesIO(data), formats=FORMATS)
-    except (Image.DecompressionBombWarning, Image.DecompressionBombError) as error:
-        raise PdfError(TOO_LARGE) from error
+        with _without_pillows_pixel_limit():
+            image = Image.open(io.BytesIO(data), formats=FORMATS)
     except Exception as error:
         raise PdfError(UNREADABLE) from error
+    width, height = image.size
+    if width * height > MAX_PIXELS:
+        raise PdfError(too_large(width, height))
+    return image
+
+
+def too_large(width: int, height: int) -> str:
+    return (f"The image is {width}x{height} pixels ({width * height / 1e6:.1f} megapixels); "
+            f"at most {MAX_PIXELS // 1_000_000} megapixels are allowed")
+
+
+@contextlib.contextmanager
+def _without_pillows_pixel_limit() -> Iterator[None]:
+    """Pillow refuses a huge image in `open`, before its size can be told; `_open` checks a lower limit on the
+    size, with a message that names it. Pool workers run one call at a time, so no other decode sees this."""
+    pillow_limit, Image.MAX_IMAGE_PIXELS = Image.MAX_IMAGE_PIXELS, None
+    try:
+        yield
+    finally:
+        Image.MAX_IMAGE_PIXELS = pillow_limit
 
 
 def _jpeg_page(data: bytes, image: Image.Image) -> bytes:

@@ -22,10 +22,14 @@ TALLEST = 4  # times the width: a strip-shaped page is scaled down further rathe
 QUALITY = 85
 CONTENT_TYPE, EXTENSION = "image/jpeg", "jpg"
 TEXT_LIMIT = 20_000  # characters of a page's text kept as the image's text alternative
+# Rendering is what an upload costs, by the page: about 70 ms and 0.8 MB of JPEG for a dense page of
+# text, so 300 pages take a worker some 20 s and 240 MB. Longer documents are rare enough to be split;
+# reading (filling, merging) still allows reading.MAX_PAGES.
+MAX_PAGES = 300
 
 
 def render_pages(data: bytes, *, width: int = WIDTH, pages: Iterable[int] | None = None,
-                 max_pages: int = reading.MAX_PAGES) -> list[bytes]:
+                 max_pages: int = MAX_PAGES) -> list[bytes]:
     """JPEG bytes of the given pages (0-based; all by default), `width` pixels wide. Raises PdfError."""
     document = _open(data, max_pages)
     try:
@@ -36,7 +40,7 @@ def render_pages(data: bytes, *, width: int = WIDTH, pages: Iterable[int] | None
         document.close()
 
 
-def page_texts(data: bytes, *, limit: int = TEXT_LIMIT, max_pages: int = reading.MAX_PAGES) -> list[str]:
+def page_texts(data: bytes, *, limit: int = TEXT_LIMIT, max_pages: int = MAX_PAGES) -> list[str]:
     """The text of each page, in reading order as PDFium finds it, at most `limit` characters a page: the
     text alternative of the page images for screen readers. Raises PdfError."""
     document = _open(data, max_pages)

@@ -90,7 +90,7 @@ async def test_an_unsigned_document_the_service_produced_is_known_by_its_checksu
 @pytest.mark.parametrize("body, error", [
     ({}, "file is required: a PDF as base64"),
     ({"file": 7}, "file is required: a PDF as base64"),
-    ({"file": "not base64!"}, "file is not valid base64"),
+    ({"file": "not base64!"}, "file is not valid base64: ' ' at character 4 is not a base64 character"),
     ({"file": b64(b"hello, world")}, "The file is not a PDF"),
     ({"file": b64(encrypted(pdf(), user="secret"))},
      "The PDF is protected by a password; upload it without the password"),

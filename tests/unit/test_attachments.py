@@ -107,7 +107,8 @@ async def test_a_broken_image_is_refused(ingest):
 
 async def test_text_that_is_not_base64_is_refused(ingest):
     assert await refusal(ingest, Upload("not*base64" * 10), "image", "Photo") == (
-        "Photo: the value is neither valid base64 nor an https:// URL in `submitters[0].values`.")
+        "Photo: the value is neither valid base64 nor an https:// URL ('*' at character 4 is not a base64 "
+        "character) in `submitters[0].values`.")
 
 
 async def test_an_image_url_is_downloaded_over_https(ingest, remote):
