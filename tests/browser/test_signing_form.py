@@ -6,6 +6,7 @@ from playwright.async_api import Page, expect
 
 from tests.support.documents import png
 from tests.support.every_field import every_field_template, invite
+from tests.support.pad import draw
 from tests.support.system import CHROMIUM
 
 pytestmark = CHROMIUM
@@ -20,16 +21,6 @@ async def at_step(page: Page, name: str):
     current = page.locator("fieldset.current")
     await expect(current.locator("legend, label").first).to_have_text(re.compile(f"^{re.escape(name)}"))
     return current
-
-
-async def draw(page: Page, canvas) -> None:
-    box = await canvas.bounding_box()
-    await page.mouse.move(box["x"] + box["width"] * 0.1, box["y"] + box["height"] * 0.6)
-    await page.mouse.down()
-    for step in range(1, 12):
-        await page.mouse.move(box["x"] + box["width"] * (0.1 + step * 0.07),
-                              box["y"] + box["height"] * (0.6 - 0.3 * (step % 2)), steps=3)
-    await page.mouse.up()
 
 
 async def test_a_signer_fills_every_field_type_by_keyboard_and_mouse_and_completes(site, page, tmp_path):

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from tests.browser.test_signing_form import draw
 from tests.support.every_field import ONE_FIELD, box, every_field_template, field, invite
 from tests.support.live_site import serving
+from tests.support.pad import draw
 from tests.support.signing import send, template
 from tests.support.smtp_server import SmtpServer
 from tests.support.system import CHROMIUM

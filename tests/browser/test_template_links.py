@@ -3,8 +3,9 @@ page at a phone's width and without script."""
 
 import re
 
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, expect
 
+from tests.support.pad import draw
 from tests.support.signing import FIELDS, template
 from tests.support.system import CHROMIUM
 
@@ -20,16 +21,6 @@ def url(site, path: str) -> str:
 async def link(site) -> str:
     template_id = await template(site, NAME_AND_SIGNATURE)
     return url(site, f"/d/{(await site.get(f'/api/templates/{template_id}')).json['slug']}")
-
-
-async def draw(page: Page, canvas) -> None:
-    box = await canvas.bounding_box()
-    await page.mouse.move(box["x"] + box["width"] * 0.1, box["y"] + box["height"] * 0.6)
-    await page.mouse.down()
-    for step in range(1, 12):
-        await page.mouse.move(box["x"] + box["width"] * (0.1 + step * 0.07),
-                              box["y"] + box["height"] * (0.6 - 0.3 * (step % 2)), steps=3)
-    await page.mouse.up()
 
 
 async def test_a_visitor_opens_the_link_types_name_and_email_signs_and_completes(site, page, tmp_path):
