@@ -22,7 +22,7 @@ from signsvc.accounts.rate_limits import RateLimits
 from signsvc.clickwraps.certificates import Certificates
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
-from signsvc.http import appkeys, routes
+from signsvc.http import appkeys, body_budget, routes
 from signsvc.http.middleware import api_middleware, errors_middleware
 from signsvc.infra import errors, jobs, pdf_calls, secret_key, smtp
 from signsvc.infra.clock import Clock, ManualClock, SystemClock
@@ -66,9 +66,12 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
                job_kinds: list[jobs.Kind] | None = None) -> web.Application:
     """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
     `background=False` runs no worker loop, for tests that drain jobs themselves."""
-    app = web.Application(middlewares=[errors_middleware, api_middleware], client_max_size=config.max_body_bytes,
-                          handler_args={"max_line_size": MAX_URL_BYTES})
+    budget = body_budget.BodyBudget(config.body_budget_bytes)
+    app = web.Application(middlewares=[errors_middleware, body_budget.middleware(budget, config.max_body_bytes),
+                                       api_middleware],
+                          client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
+    app[appkeys.BODY_BUDGET] = budget
     app[appkeys.SETTINGS] = appkeys.Settings(config.site, config.trusted_proxies, config.max_body_bytes)
     routes.setup(app)
     if config.testing:

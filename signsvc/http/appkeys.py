@@ -10,6 +10,7 @@ from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.accounts.rate_limits import RateLimits
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
+from signsvc.http.body_budget import BodyBudget
 from signsvc.infra.clock import Clock, ManualClock
 from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
@@ -39,6 +40,7 @@ class Settings:
 
 SETTINGS = web.AppKey("settings", Settings)
 OPENAPI = web.AppKey("openapi", bytes)
+BODY_BUDGET = web.AppKey("body_budget", BodyBudget)
 DB = web.AppKey("db", Database)
 CLOCK = web.AppKey("clock", Clock)
 FILES = web.AppKey("files", Files)

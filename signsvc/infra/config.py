@@ -31,6 +31,7 @@ class Config:
     rate_limit_per_key: int = 600
     rate_limit_per_ip: int = 1200
     max_body_bytes: int = 64 * 1024 * 1024
+    body_budget_bytes: int = 256 * 1024 * 1024
     trusted_proxies: frozenset[str] = field(default_factory=frozenset)
     allow_private_downloads: bool = False
     log_level: str = "INFO"
@@ -92,6 +93,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "rate_limit_per_key": ("SIGNSVC_RATE_LIMIT_PER_KEY", int),
     "rate_limit_per_ip": ("SIGNSVC_RATE_LIMIT_PER_IP", int),
     "max_body_bytes": ("SIGNSVC_MAX_BODY_BYTES", int),
+    "body_budget_bytes": ("SIGNSVC_BODY_BUDGET_BYTES", int),
     "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
     "log_level": ("SIGNSVC_LOG_LEVEL", str.upper),
     "allow_private_downloads": ("SIGNSVC_ALLOW_PRIVATE_DOWNLOADS", _boolean),
@@ -125,7 +127,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
     checked_port(config.port, "SIGNSVC_PORT")
     if config.file_store not in (None, "directory", "database"):
         raise ConfigError("SIGNSVC_FILE_STORE must be directory or database")
-    for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes"):
+    for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
     if not 0 < config.webhook_timeout_seconds <= 300:

@@ -12,6 +12,7 @@ import pytest
 from fpdf import FPDF
 from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject, TextStringObject
 
+from signsvc.http.appkeys import BODY_BUDGET
 from signsvc.http.web.submitter_actions import BODY_LIMIT, VALUES_LIMIT
 from tests.support.app import Api, Reply
 from tests.support.documents import b64, pdf
@@ -20,6 +21,8 @@ from tests.support.signing import act, area, send, template
 HEALTH_WITHIN = 1.0  # seconds
 JSON = {"Content-Type": "application/json"}
 TERMS = {"name": "Terms", "kind": "no_document", "content": "Be kind.", "publish": True}
+
+MIB = 1024 * 1024
 
 
 async def post_raw(api: Api, path: str, body, **headers: str) -> Reply:
@@ -197,3 +200,31 @@ async def test_a_pdf_with_more_form_fields_than_a_template_holds_is_accepted_wit
         {"name": "huge.pdf", "file": b64(pdf_with_text_fields(1001))}]})
     assert reply.status == 201, reply.json
     assert len(reply.json["fields"]) == 1000
+
+
+async def test_large_bodies_beyond_the_body_budget_are_503_with_retry_after_until_one_ends(make_app, aiohttp_client):
+    api = Api(await aiohttp_client(make_app(max_body_bytes=8 * MIB, body_budget_bytes=10 * MIB)))
+    budget, released = api.app[BODY_BUDGET], asyncio.Event()
+
+    async def held_open():
+        yield b'{"name": "' + b"x" * MIB
+        await released.wait()
+        yield b"x" * (5 * MIB - 12) + b'"}'
+
+    first = asyncio.create_task(api.client.post("/api/templates", data=held_open(), headers={
+        "Content-Length": str(6 * MIB), "Content-Type": "application/json", "X-Auth-Token": api.key}))
+    for _ in range(500):  # until the server has the first request's headers and holds its body's length
+        if budget.held:
+            break
+        await asyncio.sleep(0.01)
+    assert budget.held == 6 * MIB
+    keyed = {"X-Auth-Token": api.key}
+    second = await post_raw(api, "/api/templates", b"{" + b" " * (6 * MIB - 2) + b"}", **keyed)
+    assert second.status == 503 and second.headers["Retry-After"] == "2"
+    assert second.json == {"error": "The server is receiving other large requests: send this one again in a few "
+                                    "seconds"}
+    assert (await api.get("/api/user")).status == 200  # a small request is never counted
+    released.set()
+    (await first).release()
+    third = await post_raw(api, "/api/templates", b"{" + b" " * (6 * MIB - 2) + b"}", **keyed)
+    assert third.status == 422 and budget.held == 0

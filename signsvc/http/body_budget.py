@@ -1,0 +1,62 @@
+"""How many bytes of request bodies one process holds at once. A body is read into memory whole (and
+decoded beside it), so eight 30 MB uploads at once would take gigabytes: a body above `SMALL` reserves
+its length (its announced Content-Length, or the largest body allowed when it comes chunked) before
+its handler reads it, and a body that does not fit while others are being handled is refused at once
+with 503 and `Retry-After`, rather than queued on an open connection."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+
+from signsvc.http.responses import error_response
+from signsvc.infra import errors
+
+SMALL = 1024 * 1024  # forms, JSON without files: never counted
+RETRY_AFTER_SECONDS = 2
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class Busy(errors.ServiceError):
+    status = 503
+    message = "The server is receiving other large requests: send this one again in a few seconds"
+
+
+class BodyBudget:
+    def __init__(self, capacity: int) -> None:
+        self.capacity, self.held = capacity, 0
+
+    def size_of(self, request: web.Request, max_body_bytes: int) -> int:
+        """The bytes the request's body may take: 0 for none or a small one."""
+        if not request.body_exists:
+            return 0
+        length = request.content_length
+        if length is None:
+            return max_body_bytes or self.capacity
+        return length if length > SMALL else 0
+
+    async def within(self, size: int, handler: Handler, request: web.Request) -> web.StreamResponse:
+        """The handler's response, the body's size held meanwhile; Busy when it does not fit."""
+        if not size:
+            return await handler(request)
+        if self.capacity and self.held and self.held + size > self.capacity:
+            raise Busy()
+        self.held += size
+        try:
+            return await handler(request)
+        finally:
+            self.held -= size
+
+
+def middleware(budget: BodyBudget, max_body_bytes: int) -> Middleware:
+    @web.middleware
+    async def within_budget(request: web.Request, handler: Handler) -> web.StreamResponse:
+        try:
+            return await budget.within(budget.size_of(request, max_body_bytes), handler, request)
+        except Busy as busy:
+            return error_response(busy.status, busy.message, {"Retry-After": str(RETRY_AFTER_SECONDS)})
+
+    return within_budget
