@@ -43,7 +43,8 @@ MAX_IMAGE_PIXELS = (1200, 420)  # about 540 dpi in the box: enough for any scree
 
 def render(log: dict[str, Any], font_dir: str | None = None) -> bytes:
     """The audit log PDF of `log` (shape in the module docstring). Raises PdfError without an envelope
-    id or for a time that isn't ISO 8601, and its `fonts.MissingFont` without a font the text needs."""
+    id or for a time that isn't ISO 8601, and its `fonts.MissingFont` without DejaVu Sans;
+    characters no font has are drawn as a substitute, named in a last event."""
     if not isinstance(log, dict) or not log.get("envelope_id"):
         raise PdfError("An audit log needs an envelope id")
     generated_at = pages.utc(log.get("generated_at"), "generated_at", RECORD)
@@ -52,9 +53,11 @@ def render(log: dict[str, Any], font_dir: str | None = None) -> bytes:
     # Every time is read before the document opens its font files, which only `output()` closes.
     completed = [pages.utc(submitter["completed_at"], f"submitters[{number}].completed_at", RECORD)
                  if submitter.get("completed_at") else None for number, submitter in enumerate(submitters)]
+    font_paths = pages.fonts_for(log, font_dir)
+    events = pages.with_replacement_note(events, log, font_paths, generated_at)
     pdf = pages.open_document(f"Audit Log - {log.get('title') or log['envelope_id']}", "Envelope ID",
                               pages.line(log["envelope_id"]), test_mode=bool(log.get("test_mode")),
-                              font_paths=pages.fonts_for(log, font_dir), generated_at=generated_at)
+                              font_paths=font_paths, generated_at=generated_at)
     _summary(pdf, log, generated_at)
     for document in log.get("documents") or []:
         _document_hashes(pdf, document)

@@ -69,8 +69,8 @@ def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], value
     `values` are stored values by field uuid (field_values); image values name `files` by uuid, file values
     name `filenames`. `stamp` (`{name, role, time}`, or such a dict per `submitter_uuid`) is written in stamp
     fields without a value. `footer` (such as "Test document, not legally binding") is written small, in red,
-    centred at the bottom of every displayed page. Raises PdfError for an unreadable PDF or image, or text no
-    installed font has.
+    centred at the bottom of every displayed page. Raises PdfError for an unreadable PDF or image, or without
+    DejaVu Sans; characters no installed font has are drawn as a substitute (`fonts.substitute`).
     """
     with reading.reading():
         reader = reading.open_pdf(pdf)
@@ -214,19 +214,19 @@ def _overlay(marks: dict[int, list[Mark]], frames: list[geometry.Frame], files: 
 
 def _fonts(texts: dict[str, str], font_dir: str | None) -> tuple[list[str], dict[str, str]]:
     """The font files the texts need (DejaVu, then the CJK fallback only if some text needs it), and each
-    text as it can be shown: characters no installed font has become U+FFFD, a visible sign."""
+    text as it can be shown: characters no font found has become `fonts.substitute`, a visible sign (logged)."""
     if not texts:
         return [], {}
     paths = [fonts.check(font_dir)]
     known = fonts.coverage(paths[0]) | {ord("\n")}
     if lacking := {ord(char) for text in texts.values() for char in text} - known:
         fallback = fonts.fallback_font(font_dir)
-        if fallback is None:
-            raise fonts.missing_cjk(chr(min(lacking)), font_dir)
-        if lacking & fonts.coverage(fallback):  # 320 ms and 34 MB: only when it draws something
+        if fallback and lacking & fonts.coverage(fallback):  # 320 ms and 34 MB: only when it draws something
             paths.append(fallback)
             known = known | fonts.coverage(fallback)
-    return paths, {raw: "".join(c if ord(c) in known else "\ufffd" for c in text) for raw, text in texts.items()}
+    if undrawable := fonts.undrawable(texts.values(), known):
+        fonts.warn_replaced(undrawable, "filled values")
+    return paths, {raw: fonts.replaced(text, known) for raw, text in texts.items()}
 
 
 def _document(paths: list[str]) -> FPDF:

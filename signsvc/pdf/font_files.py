@@ -1,7 +1,8 @@
 """Where font files are looked for; light enough for the server process to check at start (the engines use it too).
 
 Each font is looked for in the configured font directory (`SIGNSVC_FONT_DIR`, recursively) first, then in
-the Debian package's directory, then in the usual system font directories (`FONT_DIRS`).
+the Debian package's directory, then in the usual system font directories (`FONT_DIRS`). The CJK font
+has one more place, after all those: the `noto-cjk-sans-otc` package (`packaged_cjk_font`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ def locate(names: Iterable[str], font_dir: str | None = None) -> str | None:
         if found := next((files[name] for name in wanted if name in files), None):
             return str(found)
     return None
+
+
+def packaged_cjk_font() -> str | None:
+    """Noto Sans CJK (a collection, .ttc: its first font is used) from the `noto-cjk-sans-otc` package, or None."""
+    try:
+        from noto_cjk_sans_otc import FONT_PATH  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    return str(FONT_PATH) if Path(str(FONT_PATH)).is_file() else None
 
 
 def no_text_font(font_dir: str | None = None) -> str | None:

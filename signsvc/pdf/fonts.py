@@ -2,8 +2,11 @@
 
 How fonts are found (documented for installers; `check()` runs it at start):
 - text: DejaVu Sans (`DejaVuSans.ttf`; Debian `fonts-dejavu-core`), for Latin, Greek and Cyrillic;
-- fallback: Droid Sans Fallback (`DroidSansFallbackFull.ttf`; Debian `fonts-droid-fallback`), for CJK,
+- fallback: Droid Sans Fallback (`DroidSansFallbackFull.ttf`; Debian `fonts-droid-fallback`), else Noto Sans
+  CJK from the `noto-cjk-sans-otc` package (a dependency, so a default install draws CJK), for CJK,
   loaded into a document only when one of its strings has a character DejaVu lacks;
+- a character no font found has is drawn as a visible substitute (`SUBSTITUTE`, else "?"), with a warning
+  logged; the audit log then says so (`replacement_note`), so a document is never refused for a name;
 - each is looked for as `signsvc.pdf.font_files` says: the configured font directory first, then the Debian
   package's directory, then the system font directories. Copying the files into the configured
   directory makes the output independent of the system.
@@ -12,11 +15,20 @@ How fonts are found (documented for installers; `check()` runs it at start):
 from __future__ import annotations
 
 import functools
+import logging
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
 from signsvc.pdf.errors import PdfError
-from signsvc.pdf.font_files import CJK, FONT_DIRS, TEXT, font_files, locate, no_text_font
+from signsvc.pdf.font_files import CJK, FONT_DIRS, TEXT, font_files, locate, no_text_font, packaged_cjk_font
+
+log = logging.getLogger(__name__)
+SUBSTITUTE = "\u25a1"  # WHITE SQUARE, in DejaVu Sans: what a character no font has is drawn as
+# One character of each script a name or value may be written in: the scripts the fonts can draw.
+SCRIPT_SAMPLES = {"Latin": "Ł", "Greek": "Ω", "Cyrillic": "Ж", "Armenian": "Ա", "Georgian": "ა", "Hebrew": "א",
+                  "Arabic": "م", "Devanagari": "क", "Bengali": "অ", "Thai": "ก", "Hangul": "한", "CJK": "山",
+                  "Kana": "あ", "Ethiopic": "አ", "Emoji": "\U0001f600"}
 
 # Most wanted first: DocuSeal types signatures in Dancing Script.
 HANDWRITING = ("dancingscript", "script", "hand", "cursive")
@@ -53,8 +65,8 @@ def text_font(font_dir: str | None = None) -> str | None:
 
 @functools.cache
 def fallback_font(font_dir: str | None = None) -> str | None:
-    """The path of the CJK fallback font, or None."""
-    return locate(CJK, font_dir)
+    """The path of the CJK fallback font: Droid Sans Fallback when installed, else the packaged Noto Sans CJK."""
+    return locate(CJK, font_dir) or packaged_cjk_font()
 
 
 @functools.cache
@@ -64,7 +76,8 @@ def coverage(path: str) -> frozenset[int]:
 
     try:
         with open(path, "rb") as file:
-            return frozenset(TTFont(file, lazy=True).getBestCmap() or {})
+            # fontNumber: the first font of a collection (.ttc); ignored for a single font.
+            return frozenset(TTFont(file, lazy=True, fontNumber=0).getBestCmap() or {})
     except Exception as error:  # fontTools raises many types on a file that is not a font
         raise MissingFont(f"The font file {path} can't be read: {error}") from error
 
@@ -81,12 +94,42 @@ def check(font_dir: str | None = None) -> str:
     return path
 
 
-def missing_cjk(char: str, font_dir: str | None = None) -> MissingFont:
-    """The error for text with a character DejaVu lacks (`char`) when the CJK fallback font isn't installed."""
-    where = f"{font_dir} or " if font_dir else ""
-    return MissingFont(f"The text has characters DejaVu Sans lacks (U+{ord(char):04X}) and no fallback font is "
-                       f"installed: put DroidSansFallbackFull.ttf in {where}a system font directory "
-                       "(Debian: apt-get install fonts-droid-fallback)")
+def substitute(drawn: frozenset[int]) -> str:
+    """What a character no font has is drawn as: SUBSTITUTE when the fonts have it, else "?"."""
+    return SUBSTITUTE if ord(SUBSTITUTE) in drawn else "?"
+
+
+def undrawable(texts: Iterable[str], drawn: frozenset[int]) -> list[str]:
+    """The characters of `texts` that none of the fonts (`drawn`, their code points) has, in code point order;
+    spaces, control and format characters (and lone surrogates) are not drawn, so never lacking."""
+    return sorted({char for text in texts for char in text if ord(char) not in drawn and not char.isspace()
+                   and unicodedata.category(char) not in ("Cc", "Cf", "Cs")}, key=ord)
+
+
+def replaced(text: str, drawn: frozenset[int]) -> str:
+    """`text` with each of its `undrawable` characters as `substitute`."""
+    if not (lacking := set(undrawable([text], drawn))):
+        return text
+    return "".join(substitute(drawn) if char in lacking else char for char in text)
+
+
+def warn_replaced(lacking: list[str], where: str) -> None:
+    log.warning("%s: characters no installed font can draw are drawn as a substitute: %s", where,
+                ", ".join(f"{char} (U+{ord(char):04X})" for char in lacking))
+
+
+def replacement_note(lacking: list[str], drawn: frozenset[int]) -> str:
+    """The audit log's line naming the replaced characters by code point (the characters themselves can't be drawn)."""
+    return (f"Characters that no installed font can draw were replaced with {substitute(drawn)}: "
+            + ", ".join(f"U+{ord(char):04X}" for char in lacking))
+
+
+@functools.cache
+def drawable_scripts(font_dir: str | None = None) -> tuple[str, ...]:
+    """The scripts (SCRIPT_SAMPLES) whose sample character DejaVu Sans or the fallback font has; once per process."""
+    paths = [path for path in (text_font(font_dir), fallback_font(font_dir)) if path]
+    drawn = frozenset[int]().union(*(coverage(path) for path in paths))
+    return tuple(script for script, sample in SCRIPT_SAMPLES.items() if ord(sample) in drawn)
 
 
 def _plain(name: str) -> str:

@@ -8,10 +8,12 @@ Times without an offset are taken as UTC; every time is shown in UTC as `2026-01
 Text from the data is drawn as written, never as markup; tabs become spaces and other control
 characters are dropped. The same data always gives the same bytes.
 
-Fonts are found as `signsvc.pdf.fonts` says: DejaVu Sans, and Droid Sans Fallback added only when
-some text has a character DejaVu lacks (it costs ~0.3 s); headings and labels are in DejaVu Sans
-Bold, looked for the same way (Debian's `fonts-dejavu-core` has it), else in DejaVu Sans. Without
-DejaVu Sans, or without the fallback font when the text needs it, `fonts.MissingFont` says what to install.
+Fonts are found as `signsvc.pdf.fonts` says: DejaVu Sans, and the CJK fallback font (Droid Sans
+Fallback, else the packaged Noto Sans CJK) added only when some text has a character DejaVu lacks (it
+costs ~0.3 s); headings and labels are in DejaVu Sans Bold, looked for the same way (Debian's
+`fonts-dejavu-core` has it), else in DejaVu Sans. Without DejaVu Sans `fonts.MissingFont` says what to
+install; a character no font found has is drawn as `fonts.substitute`, logged, and named by
+`with_replacement_note` in a last event.
 """
 
 from __future__ import annotations
@@ -41,17 +43,34 @@ FontPaths = tuple[str, str, str | None]  # DejaVu Sans, its bold, the CJK fallba
 
 
 def fonts_for(data: Any, font_dir: str | None) -> FontPaths:
-    """DejaVu Sans, its bold, and the CJK fallback font when some text of `data` needs it (else None)."""
+    """DejaVu Sans, its bold, and the CJK fallback font when some text of `data` needs it (else None).
+    Characters no font has (drawn as a substitute) are logged as a warning."""
     regular = fonts.check(font_dir)
     bold = _bold_font(font_dir) or regular
-    drawn = fonts.coverage(regular) & fonts.coverage(bold)
-    lacking = next((char for string in _strings(data) for char in text(string)
-                    if ord(char) not in drawn and not char.isspace()), None)
-    if lacking is None:
+    if not fonts.undrawable(_texts(data), drawn((regular, bold, None))):
         return regular, bold, None
-    if (fallback := fonts.fallback_font(font_dir)) is None:
-        raise fonts.missing_cjk(lacking, font_dir)
-    return regular, bold, fallback
+    paths = regular, bold, fonts.fallback_font(font_dir)
+    if lacking := fonts.undrawable(_texts(data), drawn(paths)):
+        fonts.warn_replaced(lacking, "a record's text")
+    return paths
+
+
+def drawn(font_paths: FontPaths) -> frozenset[int]:
+    """The code points the record's fonts draw: both DejaVu styles have them, or the fallback font has."""
+    regular, bold, fallback = font_paths
+    return (fonts.coverage(regular) & fonts.coverage(bold)) | (fonts.coverage(fallback) if fallback else frozenset())
+
+
+def with_replacement_note(events: list[tuple[datetime, str]], data: Any, font_paths: FontPaths,
+                          generated_at: datetime) -> list[tuple[datetime, str]]:
+    """The events, and last, when some characters of `data` can't be drawn, a line naming them."""
+    if lacking := fonts.undrawable(_texts(data), drawn(font_paths)):
+        return [*events, (generated_at, fonts.replacement_note(lacking, drawn(font_paths)))]
+    return events
+
+
+def _texts(data: Any) -> Iterator[str]:
+    return (text(string) for string in _strings(data))
 
 
 @functools.cache
@@ -76,6 +95,11 @@ class RecordPdf(FPDF):
 
     id_label, record_id, test_mode, with_fallback = "", "", False, False
     table_heading: Callable[[FPDF], None] | None = None
+    drawn: frozenset[int] | None = None  # the fonts' code points; others are drawn as `fonts.substitute`
+
+    def normalize_text(self, text: str) -> str:
+        """The text with the characters no font has replaced, for measuring and drawing alike."""
+        return super().normalize_text(fonts.replaced(text, self.drawn) if self.drawn is not None else text)
 
     def set_font(self, family: str | None = None, style: str | TextEmphasis = "", size: float = 0) -> None:
         super().set_font(family, style, size)
@@ -122,6 +146,7 @@ def open_document(title: str, id_label: str, record_id: str, *, test_mode: bool,
         pdf.add_font(FALLBACK, "", fallback)
         pdf.set_fallback_fonts([FALLBACK], exact_match=False)
         pdf.with_fallback = True
+    pdf.drawn = drawn(font_paths)
     pdf.set_title(line(title))
     pdf.set_creator("signsvc")
     pdf.set_creation_date(generated_at)

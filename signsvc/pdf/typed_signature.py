@@ -24,7 +24,9 @@ def render_typed_signature(text: str, font_dir: str | None = None) -> bytes:
     text = " ".join(text.split())
     if not text or len(text) > MAX_LENGTH:
         raise PdfError(f"A typed signature needs from 1 to {MAX_LENGTH} characters")
-    font = _fitted_font(text, _covering_font(text, font_dir))
+    path = _covering_font(text, font_dir)
+    text = _drawable(text, path)
+    font = _fitted_font(text, path)
     image = Image.new("RGBA", SIZE, (0, 0, 0, 0))
     draw = ImageDraw.Draw(image)
     left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
@@ -45,6 +47,18 @@ def _covering_font(text: str, font_dir: str | None) -> str | None:
     except PdfError:  # a broken font file: `_font` falls back to Pillow's own
         return path
     return fonts.fallback_font(font_dir) or path
+
+
+def _drawable(text: str, path: str | None) -> str:
+    """The text with the characters its font lacks as `fonts.substitute` (logged); as it is in Pillow's own font."""
+    try:
+        drawn = fonts.coverage(path) if path else None
+    except PdfError:  # a broken font file: `_font` falls back to Pillow's own
+        drawn = None
+    if drawn is None or not (lacking := fonts.undrawable([text], drawn)):
+        return text
+    fonts.warn_replaced(lacking, "a typed signature")
+    return fonts.replaced(text, drawn)
 
 
 def _fitted_font(text: str, path: str | None) -> Font:

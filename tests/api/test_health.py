@@ -14,7 +14,12 @@ from tests.support.app import LIVE_KEY
 
 async def test_health_is_200_without_a_key_while_the_database_answers(api):
     reply = await api.with_key(None).get("/health")
-    assert (reply.status, reply.json) == (200, {"status": "ok", "database": "ok"})
+    assert (reply.status, reply.json["status"], reply.json["database"]) == (200, "ok", "ok")
+
+
+async def test_health_says_which_scripts_the_installed_fonts_draw(api):
+    scripts = (await api.with_key(None).get("/health")).json["scripts"]
+    assert {"Latin", "Greek", "Cyrillic", "Hebrew", "Arabic", "CJK"} <= set(scripts)
 
 
 async def test_health_is_503_when_the_database_does_not_answer(api, db):

@@ -3,6 +3,8 @@ and combined document of a completed submission, the documents and pdf endpoints
 
 import base64
 import io
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from datetime import timedelta
 import subprocess
 from urllib.parse import urlsplit
@@ -15,7 +17,11 @@ from pyhanko.sign.validation import async_validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
 import storage.results as stored_results
-from tests.support.app import TEST_KEY
+from signsvc.app import create_app
+from signsvc.http.appkeys import WORKER
+from signsvc.pdf import fonts
+from signsvc.infra.pool import PdfPool
+from tests.support.app import TEST_KEY, Api
 from tests.support.results import BOTH_COMPLETED, completed_submission, fetch
 from tests.support.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
 from tests.support.system import CJK_FONT, PDFSIG
@@ -252,6 +258,34 @@ async def test_the_last_form_completed_and_submission_completed_carry_document_l
     assert bodies["submission.completed"]["documents"] and bodies["submission.completed"]["combined_document_url"]
     for url in (last["documents"][0]["url"], last["audit_log_url"]):
         assert (await fetch(api, url)).startswith(b"%PDF-")
+
+
+# Any signer's name, on a machine without the CJK fallback font
+
+class ForkedPool(PdfPool):
+    """One worker forked from the test process, so that it sees the font lookup the test monkeypatched."""
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+
+
+@pytest.mark.parametrize("name, note", [("山田 太郎", "replaced with \u25a1: U+592A, U+5C71, U+7530, U+90CE"),
+                                        ("محمد", None)])
+async def test_a_signer_named_in_any_script_gets_documents_without_the_cjk_fallback_font(
+        aiohttp_client, db, clock, config, monkeypatch, name, note):
+    monkeypatch.setattr(fonts, "fallback_font", lambda font_dir=None: None)
+    pool = ForkedPool(workers=1)
+    try:
+        api = Api(await aiohttp_client(create_app(config, clock=clock, db=db, pool=pool, background=False)))
+        found = await completed_submission(api, api.app[WORKER], BOTH_COMPLETED[0],
+                                           {**BOTH_COMPLETED[1], "name": name})
+        assert found["documents"] and found["combined_document_url"]
+        for url in (found["documents"][0]["url"], found["combined_document_url"]):
+            assert (await fetch(api, url)).startswith(b"%PDF-")
+        audit = " ".join(text_of(await fetch(api, found["audit_log_url"])).split())
+        assert (note in audit) if note else "no installed font" not in audit
+    finally:
+        pool.close()
 
 
 # Start-up

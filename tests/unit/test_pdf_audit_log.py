@@ -230,8 +230,10 @@ def test_without_dejavu_bold_headings_are_drawn_in_dejavu_sans(font_dir):
     assert "Envelope ID" in flat(pdf) and {name.split("+")[-1] for name in font_names(pdf)} == {"DejaVuSansBook"}
 
 
-def test_cjk_text_without_the_fallback_font_names_the_font_to_install(font_dir):
+def test_cjk_text_without_the_fallback_font_is_drawn_as_substitutes_and_noted(font_dir, monkeypatch):
     for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):
         shutil.copy(DEJAVU_DIR / name, font_dir)
-    with pytest.raises(fonts.MissingFont, match="DroidSansFallbackFull.ttf"):
-        audit_log.render(make_log(submitters=[submitter(name="山田 太郎")]), str(font_dir))
+    monkeypatch.setattr(fonts, "fallback_font", lambda font_dir=None: None)
+    text = flat(audit_log.render(make_log(submitters=[submitter(name="山田 太郎")]), str(font_dir)))
+    assert "\u25a1\u25a1 \u25a1\u25a1" in text
+    assert "replaced with \u25a1: U+592A, U+5C71, U+7530, U+90CE" in text
