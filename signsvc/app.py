@@ -67,8 +67,8 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
     `background=False` runs no worker loop, for tests that drain jobs themselves."""
     budget = body_budget.BodyBudget(config.body_budget_bytes)
-    app = web.Application(middlewares=[errors_middleware, body_budget.middleware(budget, config.max_body_bytes),
-                                       api_middleware],
+    app = web.Application(middlewares=[errors_middleware, api_middleware,
+                                       body_budget.middleware(budget, config.max_body_bytes)],
                           client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
     app[appkeys.BODY_BUDGET] = budget

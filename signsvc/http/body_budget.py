@@ -1,8 +1,12 @@
-"""How many bytes of request bodies one process holds at once. A body is read into memory whole (and
+"""How many bytes of API request bodies one process holds at once. A body is read into memory whole (and
 decoded beside it), so eight 30 MB uploads at once would take gigabytes: a body above `SMALL` reserves
 its length (its announced Content-Length, or the largest body allowed when it comes chunked) before
 its handler reads it, and a body that does not fit while others are being handled is refused at once
-with 503 and `Retry-After`, rather than queued on an open connection."""
+with 503 and `Retry-After`, rather than queued on an open connection.
+
+Only requests with a valid key reach it (it runs after the key is checked): nobody without one can
+hold the budget with a slow body. The pages' posts bound their own reads (64 KiB for a public form,
+16 MiB for a signer's action) and count against the pages' rate limits."""
 
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ class BodyBudget:
 
     def size_of(self, request: web.Request, max_body_bytes: int) -> int:
         """The bytes the request's body may take: 0 for none or a small one."""
-        if not request.body_exists:
+        if not request.body_exists or not request.path.startswith("/api/"):
             return 0
         length = request.content_length
         if length is None:

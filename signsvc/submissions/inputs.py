@@ -26,7 +26,8 @@ _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
 _LOCAL_CHARACTER = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-\u0080-\U0010ffff]"
 _DOMAIN_CHARACTER = r"[A-Za-z0-9\u0080-\U0010ffff]"
 _LABEL = rf"{_DOMAIN_CHARACTER}+(?:-+{_DOMAIN_CHARACTER}+)*"
-_EMAIL = re.compile(rf"{_LOCAL_CHARACTER}+(?:\.{_LOCAL_CHARACTER}+)*@{_LABEL}(?:\.{_LABEL})+")
+# Dots anywhere in the local part: Japanese carriers issued addresses such as `abc..def@docomo.ne.jp`.
+_EMAIL = re.compile(rf"(?:{_LOCAL_CHARACTER}|\.)+@{_LABEL}(?:\.{_LABEL})+")
 _PHONE = re.compile(r"^\+\d{6,15}$")
 _TOP_KEYS = {"template_id", "submitters", "send_email", "send_sms", "order", "submitters_order",
              "completed_redirect_url", "message", "expire_at", "reply_to", "bcc_completed", "name", "variables",

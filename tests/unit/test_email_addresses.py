@@ -10,6 +10,7 @@ from signsvc.submissions.inputs import is_email
     "ann@example.com", "Ann.Smith@Example.COM", "ann+contracts@example.com", "first.middle.last@example.com",
     "o'brien@example.ie", "user_name-1@mail.sub-domain.example.co.uk", "x@xn--bcher-kva.example",
     "jörg@bücher.example", "用户@例子.广告", "अजय@उदाहरण.भारत", "ann@1.2.3.4",
+    "abc..def@docomo.ne.jp", "abc.@ezweb.ne.jp",  # dots as Japanese carriers issued them
 ])
 def test_real_addresses_pass(address):
     assert is_email(address)
@@ -21,7 +22,6 @@ def test_real_addresses_pass(address):
     "ann@example.com,bob@example.com", "ann;bob@example.com", "ann\\bob@example.com",
     "ann@example.com\n", "ann@example.com\r\nBcc: eve@evil.test", "ann smith@example.com", "ann\u00a0smith@example.com",
     "ann\u202e@example.com", "ann\u200b@example.com",
-    "ann..smith@example.com", ".ann@example.com", "ann.@example.com",
     "ann@example", "ann@", "@example.com", "ann@@example.com", "ann@bob@example.com", "ann@[127.0.0.1]",
     "ann@-example.com", "ann@example-.com", "ann@example..com", "ann@example.com.", "ann@exa_mple.com",
     "a" * 245 + "@example.com",

@@ -36,7 +36,7 @@ async def view(request: web.Request) -> web.Response:
 
 
 async def save(request: web.Request) -> web.Response:
-    slug = await _admitted(request)
+    slug = await _admitted(request, per_link=False)
     body = await _body(request)
     return await _state(request, await request.app[SUBMITTERS].save(slug, body))
 
@@ -60,11 +60,13 @@ def body_limit(max_body_bytes: int) -> int:
     return min(BODY_LIMIT, max_body_bytes) if max_body_bytes else BODY_LIMIT
 
 
-async def _admitted(request: web.Request) -> str:
-    """The slug, once the caller is within the pages' rate limits and the slug names a submitter."""
+async def _admitted(request: web.Request, *, per_link: bool = True) -> str:
+    """The slug, once the caller is within the pages' rate limits and the slug names a submitter. Saves
+    count per address only: the form saves as the signer types, pauses and ticks, many times a minute on
+    a long form, so a per-link count would stop a real signer."""
     slug = request.match_info["slug"]
     found = await request.app[SUBMITTERS].by_slug(slug)
-    if not await within_page_limits(request, found.id if found else None):
+    if not await within_page_limits(request, found.id if found and per_link else None):
         raise errors.TooManyRequests()
     if found is None:
         raise errors.NotFound("Signing link not found")
