@@ -30,9 +30,11 @@ MAX_PAGES = 300
 
 def render_pages(data: bytes, *, width: int = WIDTH, pages: Iterable[int] | None = None,
                  max_pages: int = MAX_PAGES) -> list[bytes]:
-    """JPEG bytes of the given pages (0-based; all by default), `width` pixels wide. Raises PdfError."""
+    """JPEG bytes of the given pages (0-based; all by default), `width` pixels wide, the form's widgets
+    drawn as a viewer draws them (values filled before upload show). Raises PdfError."""
     document = _open(data, max_pages)
     try:
+        document.init_forms()
         return [_render(document[index], width) for index in (range(len(document)) if pages is None else pages)]
     except pdfium.PdfiumError as error:
         raise PdfError(reading.DAMAGED) from error

@@ -7,6 +7,7 @@ from PIL import Image
 
 from signsvc.pdf import previews
 from signsvc.pdf.errors import PdfError
+from tests.support import odd_pdfs
 from tests.support.samples import A4, encrypted, pages_pdf, text_pdf, turned
 
 
@@ -45,3 +46,12 @@ def test_unusable_pdfs_raise_the_same_errors_as_reading(data, message):
     with pytest.raises(PdfError) as caught:
         previews.render_pages(data, max_pages=3)
     assert str(caught.value) == message
+
+
+def test_a_value_filled_before_upload_without_an_appearance_shows_on_the_preview():
+    """The field "company" (ACME Ltd at 72,720-272,740 on an A4 page) has a value but no appearance: the
+    preview draws it as a viewer does, so the template's page picture shows what the signed document will."""
+    image = Image.open(io.BytesIO(previews.render_pages(odd_pdfs.prefilled_without_appearances())[0])).convert("L")
+    scale = image.width / 595
+    box = (int(72 * scale), int((842 - 740) * scale), int(272 * scale), int((842 - 720) * scale))
+    assert image.crop(box).getextrema()[0] < 100, "the value's text is drawn in the field"
