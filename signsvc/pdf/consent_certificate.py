@@ -52,8 +52,10 @@ def render(data: dict[str, Any], font_dir: str | None = None) -> bytes:
     agreed_at = pages.utc(data.get("agreed_at"), "agreed_at", RECORD)
     events = pages.read_events(data.get("events"), RECORD)
     consent_id = pages.line(data["consent_id"])
+    font_paths = pages.fonts_for(data, font_dir)
+    events = pages.with_replacement_note(events, data, font_paths, generated_at)
     pdf = pages.open_document(f"Consent Certificate - {data.get('title') or consent_id}", "Consent ID", consent_id,
-                              test_mode=bool(data.get("test_mode")), font_paths=pages.fonts_for(data, font_dir),
+                              test_mode=bool(data.get("test_mode")), font_paths=font_paths,
                               generated_at=generated_at)
     _summary(pdf, data, agreed_at, generated_at)
     _person(pdf, data.get("person") or {})

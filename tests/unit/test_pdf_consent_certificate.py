@@ -8,7 +8,7 @@ import pypdf
 import pytest
 
 from signsvc.infra import pdf_calls
-from signsvc.pdf import consent_certificate
+from signsvc.pdf import consent_certificate, fonts
 from signsvc.pdf.errors import PdfError
 from tests.support.system import CJK_FONT, DEJAVU
 
@@ -129,3 +129,10 @@ def test_the_pool_call_answers_the_pdf_and_its_hash():
     assert made.data.startswith(b"%PDF-") and made.sha256 == hashlib.sha256(made.data).hexdigest()
     with pytest.raises(pdf_calls.EngineError, match="agreed_at"):
         pdf_calls.consent_certificate(make_data(agreed_at="soon"))
+
+
+def test_a_name_no_installed_font_draws_is_a_substitute_and_noted_in_the_event_log(monkeypatch):
+    monkeypatch.setattr(fonts, "fallback_font", lambda font_dir=None: None)
+    text = flat(consent_certificate.render(make_data(person=person(name="山田 太郎"))))
+    assert "\u25a1\u25a1 \u25a1\u25a1" in text
+    assert "replaced with \u25a1: U+592A, U+5C71, U+7530, U+90CE" in text
