@@ -19,7 +19,6 @@ import storage.form_posts as form_posts
 import storage.templates as stored_templates
 from signsvc.clickwraps import certificates
 from signsvc.clickwraps.clickwraps import CONSENT_LENGTHS, WITH_DOCUMENT
-from signsvc.infra import errors
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.submissions import inputs, visitors
@@ -101,12 +100,9 @@ class ConsentPages:
         signable = version.kind != "requires_signature" or visitors.signable_alone(template)
         return ConsentPage(clickwrap, version, await self._pages(template.id), True, signable)
 
-    async def agree(self, slug: str, agreement: Agreement, browser: Browser, token: str) -> Agreed:
-        """Records the consent; raises Refused, Changed, Unavailable, Unsignable, NotFound or form_posts.Taken
-        when it cannot."""
-        page = await self.open(slug)
-        if page is None:
-            raise errors.NotFound()
+    async def agree(self, page: ConsentPage, agreement: Agreement, browser: Browser, token: str) -> Agreed:
+        """Records the consent on the page as just opened; raises Refused, Changed, Unavailable, Unsignable or
+        form_posts.Taken when it cannot."""
         if earlier := await self._earlier(page, token):
             return earlier
         if not page.available:

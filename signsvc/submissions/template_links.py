@@ -75,12 +75,9 @@ class TemplateLinks:
         account = await stored_accounts.required_account(self.db, template.account_id)
         return LinkPage(template, account.name)
 
-    async def start(self, slug: str, visitor: Visitor, token: str) -> str:
+    async def start(self, page: LinkPage, visitor: Visitor, token: str) -> str:
         """The slug of the visitor's signing form: of a new submission, or of the one this form's earlier post
         started. Raises NotFound, Unavailable, CannotStart, Refused or StaleForm when there is none."""
-        page = await self.open(slug)
-        if page is None:
-            raise errors.NotFound()
         if earlier := await self._earlier(token):
             return earlier
         if page.archived:
@@ -94,7 +91,7 @@ class TemplateLinks:
         except form_posts.Taken:
             pass
         except errors.Invalid:
-            await self._still_open(slug)  # archived since the checks above, most likely
+            await self._still_open(page.template.slug)  # archived since the page was opened, most likely
             raise
         if earlier := await self._earlier(token):
             return earlier

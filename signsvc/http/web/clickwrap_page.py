@@ -62,7 +62,7 @@ async def agree(request: web.Request) -> web.Response:
     version = int(form["version"]) if _VERSION.fullmatch(form["version"]) else 0
     browser = Browser(client_address(request), request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None)
     try:
-        agreed = await request.app[CONSENT_PAGES].agree(slug, Agreement(version, checked=checked, **answers),
+        agreed = await request.app[CONSENT_PAGES].agree(view, Agreement(version, checked=checked, **answers),
                                                         browser, token)
     except Refused as refused:
         return _form(request, view, answers, checked=checked, problems=refused.problems, status=422)

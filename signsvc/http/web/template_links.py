@@ -62,7 +62,7 @@ async def start(request: web.Request) -> web.Response:
 async def _started(request: web.Request, view: LinkPage, visitor: Visitor, token: str) -> web.Response:
     """The visitor sent on to their signing form, or the page again saying why not."""
     try:
-        signing_slug = await request.app[TEMPLATE_LINKS].start(view.template.slug, visitor, token)
+        signing_slug = await request.app[TEMPLATE_LINKS].start(view, visitor, token)
     except Refused as refused:
         return _form(request, view, visitor, problems=refused.problems, status=422)
     except StaleForm:
