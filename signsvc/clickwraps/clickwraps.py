@@ -25,6 +25,7 @@ WITH_DOCUMENT = {"view_only", "requires_signature"}
 DEFAULT_BUTTON_TEXT = "I agree"
 MAX_LENGTHS = {"name": 255, "content": 100_000, "button_text": 100, "checkbox_text": 1000}
 MAX_CHECKBOXES = 20
+MAX_ID = 2**63 - 1  # the databases' BIGINT
 CONSENT_CREATED = "consent.created"
 CONSENT_LENGTHS = {"name": 255, "email": 255, "external_id": 255, "ip": 100, "user_agent": 1000}
 
@@ -149,7 +150,8 @@ async def _template(tx: Connection, principal: Principal, template_id: Any, kind
         raise errors.Invalid(f"template_id is required for a {kind} clickwrap")
     if not isinstance(template_id, int) or isinstance(template_id, bool):
         raise errors.Invalid("template_id must be an integer")
-    template = await stored_templates.get_template(tx, template_id)
+    # Beyond the ids' BIGINT no template is: asked of the database, such a number is an error, not a miss.
+    template = await stored_templates.get_template(tx, template_id) if 1 <= template_id <= MAX_ID else None
     if template is None:
         raise errors.Invalid(f"template_id {template_id} does not name a template")
     if template.account_id != principal.account_id:

@@ -79,9 +79,8 @@ def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
         raise errors.Invalid("submitters must be a Array")
     if len(raw_submitters) > MAX_SUBMITTERS:
         raise errors.Invalid(f"submitters must have at most {MAX_SUBMITTERS} entries")
-    order = body.get("order", body.get("submitters_order")) or "preserved"
-    if order not in ORDERS:
-        raise errors.Invalid("order must be one of preserved, random")
+    given, alias = _order(body, "order"), _order(body, "submitters_order")  # both checked
+    order = given or alias or "preserved"
     return SubmissionInput(
         template_id=template_id(body), submitters=[submitter(raw, index) for index, raw in enumerate(raw_submitters)],
         send_email=json_fields.flag(body, "send_email", True), order=order,
@@ -90,11 +89,21 @@ def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
         variables=_object(body, "variables", None))
 
 
+def _order(body: dict[str, Any], key: str) -> str | None:
+    """`order` (or its other name `submitters_order`): preserved or random; null or empty is none."""
+    value = body.get(key)
+    if value is not None and value != "" and value not in ORDERS:
+        raise errors.Invalid("order must be one of preserved, random")
+    return value or None
+
+
 def template_id(body: dict[str, Any]) -> int:
     value = body.get("template_id")
     if value is None:
         raise errors.Invalid("template_id is required")
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():  # JSON's 7.0 is the integer 7
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**63:
         raise errors.Invalid("template_id must be a positive integer")
@@ -172,11 +181,19 @@ def checked_phone(value: str | None, where: str | None) -> str | None:
 
 
 def external_id(raw: dict[str, Any], where: str | None) -> str | None:
-    value = raw.get("external_id", raw.get("application_key"))
+    """`external_id`, or its other name `application_key` when it is absent or null; both are checked."""
+    found = [_external_id(raw, key, where) for key in ("external_id", "application_key")]
+    return found[0] if found[0] is not None else found[1]
+
+
+def _external_id(raw: dict[str, Any], key: str, where: str | None) -> str | None:
+    value = raw.get(key)
+    if isinstance(value, float) and value.is_integer():  # JSON's 7.0 is the integer 7
+        value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if value is not None and not isinstance(value, str):
-        raise errors.Invalid(errors.located("external_id must be a String", where))
+        raise errors.Invalid(errors.located(f"{key} must be a String", where))
     return value
 
 
@@ -225,16 +242,25 @@ def fields_values(raw: dict[str, Any], where: str) -> dict[str, Any]:
         raise errors.Invalid(errors.located("fields must be a Array", where))
     found = {}
     for position, item in enumerate(items):
-        key = item.get("name") or item.get("uuid") if isinstance(item, dict) else None
+        place = f"{where}.fields[{position}]"
+        if not isinstance(item, dict):
+            raise errors.Invalid(errors.located("name or uuid is required", place))
+        for name in ("name", "uuid"):
+            if item.get(name) is not None and not isinstance(item[name], str):
+                raise errors.Invalid(errors.located(f"{name} must be a String", place))
+        if item.get("readonly") is not None and not isinstance(item["readonly"], bool):
+            raise errors.Invalid(errors.located("readonly must be true or false", place))
+        key = item.get("name") or item.get("uuid")
         if not isinstance(key, str):
-            raise errors.Invalid(errors.located("name or uuid is required", f"{where}.fields[{position}]"))
+            raise errors.Invalid(errors.located("name or uuid is required", place))
         if "default_value" in item:
             found[key] = item["default_value"]
     return found
 
 
 def _readonly_fields(raw: dict[str, Any], where: str) -> list[str]:
-    names = raw.get("readonly_fields") or []
+    names = raw.get("readonly_fields")
+    names = [] if names is None else names
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise errors.Invalid(errors.located("readonly_fields must be an array of field names", where))
     if len(names) > MAX_FIELDS:

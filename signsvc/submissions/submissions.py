@@ -68,6 +68,8 @@ class Submissions:
         if not isinstance(emails, str) or not emails.strip():
             raise errors.Invalid("emails is required: addresses separated by commas")
         addresses = list(dict.fromkeys(a.strip() for a in emails.replace("\n", ",").split(",") if a.strip()))
+        if not addresses:  # commas alone would create nothing, and check nothing else of the request
+            raise errors.Invalid("emails is required: addresses separated by commas")
         common: dict[str, Any] = {key: body[key] for key in ("template_id", "send_email", "message") if key in body}
         if not all(inputs.is_email(address) for address in addresses):  # checked before creating anything
             raise errors.Invalid("emails are invalid")

@@ -39,6 +39,25 @@ RESERVED_HEADERS = {"content-type", "content-length", "content-encoding", "trans
                     "user-agent", "x-service-event-id", "x-service-event-type", "x-service-timestamp",
                     "x-service-signature"}
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
+# An absolute http(s) URL of RFC 3986: scheme in any case, optional userinfo, a host name of unreserved
+# characters or a bracketed IPv6 address, a port up to 65535, path, query and fragment. The OpenAPI document
+# states the same pattern (WebhookEndpointInput.url).
+_UNRESERVED, _SUB_DELIMS, _PCT = "A-Za-z0-9._~\\-", "!$&'()*+,;=", "%[0-9A-Fa-f]{2}"
+_H16 = "[0-9A-Fa-f]{1,4}"
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_LS32 = f"(?:{_H16}:{_H16}|{_OCTET}\\.{_OCTET}\\.{_OCTET}\\.{_OCTET})"
+_IPV6 = "(?:" + "|".join([
+    f"(?:{_H16}:){{6}}{_LS32}", f"::(?:{_H16}:){{5}}{_LS32}", f"(?:{_H16})?::(?:{_H16}:){{4}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,1}}{_H16})?::(?:{_H16}:){{3}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,2}}{_H16})?::(?:{_H16}:){{2}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,3}}{_H16})?::{_H16}:{_LS32}", f"(?:(?:{_H16}:){{0,4}}{_H16})?::{_LS32}",
+    f"(?:(?:{_H16}:){{0,5}}{_H16})?::{_H16}", f"(?:(?:{_H16}:){{0,6}}{_H16})?::"]) + ")"
+_PORT = "(?::0*(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])?)?"
+_PCHAR = f"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
+HTTP_URL_PATTERN = (f"^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?"
+                    f"(?:\\[{_IPV6}\\]|[{_UNRESERVED}]+){_PORT}(?:/{_PCHAR}*)*(?:\\?(?:{_PCHAR}|[/?])*)?"
+                    f"(?:#(?:{_PCHAR}|[/?])*)?$")
+HTTP_URL = re.compile(HTTP_URL_PATTERN)
 PRIVATE_ADDRESS = "a private or local network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
 # A host name of a new URL is looked up this long at most; one that does not answer in time is checked when sent.
 RESOLVE_SECONDS = 5
@@ -206,18 +225,21 @@ def _job_key(delivery_id: int) -> str:
 
 
 def _url(value: Any) -> str:
+    """An absolute http(s) URL as RFC 3986 writes it (the document's pattern is `HTTP_URL`): no spaces or other
+    characters a URL must percent-encode, a host name of letters, digits and `-._~` or a bracketed IPv6 address,
+    a port up to 65535, and a host name yarl can decode (an `xn--` label must be valid punycode)."""
     if not isinstance(value, str) or not value.strip():
         raise errors.Invalid("url is required: an http:// or https:// URL")
-    url = value.strip()
-    if len(url) > MAX_URL_LENGTH:
+    if len(value) > MAX_URL_LENGTH:
         raise errors.Invalid(f"url is too long: at most {MAX_URL_LENGTH} characters")
     try:
-        parsed = URL(url)
-    except (ValueError, TypeError):
-        parsed = None
-    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
-        raise errors.Invalid("url must be an http:// or https:// URL with a host")
-    return url
+        valid = HTTP_URL.match(value) is not None and bool(URL(value).host)
+    except ValueError:  # UnicodeError too: a host label `xn--...` that is not punycode
+        valid = False
+    if not valid:
+        raise errors.Invalid("url must be an http:// or https:// URL with a host (RFC 3986: no spaces, characters "
+                             "outside a URL's percent-encoded)")
+    return value
 
 
 async def _refuse_private(url: str) -> None:

@@ -246,3 +246,9 @@ async def test_publishing_requires_signature_needs_a_template_one_person_can_sig
         assert (reply.status, reply.json) == (422, {"error": f"template_id {unsignable} names a template one person "
                                                              "cannot sign alone: a requires_signature clickwrap needs "
                                                              "fields for the first role and none for the others"})
+
+
+@pytest.mark.parametrize("template", [0, 2**63, -(2**63) - 1, 10**30])
+async def test_a_template_id_beyond_the_ids_names_no_template(api, template):
+    reply = await api.post("/api/clickwraps", json={"name": "Terms", "kind": "view_only", "template_id": template})
+    assert (reply.status, reply.json) == (422, {"error": f"template_id {template} does not name a template"})

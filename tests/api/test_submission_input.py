@@ -140,6 +140,20 @@ REFUSALS = [
     ("fields must be a Array in `submitters[0]`.", submitters({**ANN, "fields": "Full Name"})),
     ("name or uuid is required in `submitters[0].fields[0]`.",
      submitters({**ANN, "fields": [{"default_value": "x"}]})),
+    # Digits beyond ASCII are not an id (int() of a superscript two raised: a 500).
+    ("template_id must be a positive integer", lambda tid: {"template_id": "\u00b2", "submitters": [ANN]}),
+    ("template_id must be a positive integer", lambda tid: {"template_id": "\u0661", "submitters": [ANN]}),
+    # A false-like value is no order or field list: only null (or an empty order) is none.
+    ("order must be one of preserved, random", body(order=0)),
+    ("order must be one of preserved, random", body(order="preserved", submitters_order=[])),
+    ("readonly_fields must be an array of field names in `submitters[0]`.",
+     submitters({**ANN, "readonly_fields": 0})),
+    ("application_key must be a String in `submitters[0]`.",
+     submitters({**ANN, "external_id": "crm-7", "application_key": {"id": 1}})),
+    ("name must be a String in `submitters[0].fields[0]`.",
+     submitters({**ANN, "fields": [{"name": 0, "uuid": "x", "default_value": "x"}]})),
+    ("readonly must be true or false in `submitters[0].fields[0]`.",
+     submitters({**ANN, "fields": [{"name": "Full Name", "readonly": "yes"}]})),
 ]
 
 
@@ -306,6 +320,13 @@ async def test_readonly_fields_keep_the_prefilled_value_from_the_submitter(api, 
     assert (await act(api, ann["slug"], "complete")).status == 200
     submitter = (await api.get(f"/api/submitters/{ann['id']}")).json
     assert {"field": "Full Name", "value": "Ann Smith"} in submitter["values"]
+
+
+async def test_integers_written_with_a_fraction_of_zero_are_integers(api, nda):
+    # JSON's 7.0 is the number 7: a template id or an external id so written was refused (as JSON Schema's
+    # `integer` allows it).
+    [ann] = await create(api, {"template_id": float(nda), "submitters": [{**ANN, "external_id": 7.0}]})
+    assert ann["external_id"] == "7"
 
 
 async def test_external_id_and_metadata_are_echoed_unchanged(api, nda):

@@ -66,6 +66,13 @@ async def test_emails_creates_one_submission_per_address(api):
         ("ann@example.com", 1, "First Party"), ("bob@example.com", 2, "First Party")]
 
 
+async def test_emails_without_an_address_is_refused_and_checks_the_rest_of_the_request(api):
+    # Commas alone created nothing and answered 200 without looking at template_id or send_email.
+    reply = await api.post("/api/submissions/emails", json={"template_id": await template(api), "emails": " ,\n,",
+                                                           "send_email": {"x": 1}})
+    assert (reply.status, reply.json) == (422, {"error": "emails is required: addresses separated by commas"})
+
+
 async def test_prefilled_values_are_normalised_per_field_type_and_shown_by_field_name(api):
     submitters = await send(api, await template(api), {"email": "ann@example.com", "values": {
         "full_name": "Ann Smith", "newsletter": "yes", "Signature": "Ann Smith"}}, {"email": "bob@example.com"})

@@ -52,12 +52,23 @@ async def test_the_clock_can_be_read_advanced_set_frozen_and_unfrozen(kit, clock
     ("clock/advance", {"seconds": -1}, "seconds is required: a number of seconds, 0 or more"),
     ("clock/advance", {"seconds": "10"}, "seconds is required: a number of seconds, 0 or more"),
     ("clock/advance", {"seconds": 10 ** 12}, "seconds is too large: at most a hundred years"),
-    ("clock/set", {"time": "soon"}, "time is required: an ISO 8601 time, as 2026-05-01T12:00:00Z"),
-    ("clock/set", {}, "time is required: an ISO 8601 time, as 2026-05-01T12:00:00Z"),
+    ("clock/advance", {"seconds": 1e20}, "seconds is too large: at most a hundred years"),
+    ("clock/set", {"time": "soon"}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
+    ("clock/set", {}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
+    ("clock/set", {"time": "9999-12-31T23:59:59Z"}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
+    ("clock/set", {"time": "2026-02-30T10:00:00Z"}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
+    ("clock/set", {"time": "2026-01-01 10:00"}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
 ])
 async def test_a_clock_move_that_cannot_be_made_is_a_422_naming_what_to_send(kit, path, body, message):
     reply = await kit.post(f"{TESTING}/{path}", json=body)
     assert (reply.status, reply.json) == (422, {"error": message})
+
+
+async def test_the_clock_never_passes_the_year_9000_where_its_arithmetic_would_overflow(kit):
+    assert (await post(kit, "clock/set", {"time": "8999-12-31t23:00:00-23:00"}))["now"] == "9000-01-01T22:00:00.000Z"
+    reply = await kit.post(f"{TESTING}/clock/advance", json={"seconds": 3600 * 24 * 365})
+    assert (reply.status, reply.json) == (422, {"error": "seconds is too large: the clock cannot pass "
+                                                         "9001-01-01T00:00:00Z"})
 
 
 async def test_moving_the_clock_past_an_expiry_emits_submission_expired_before_it_answers(kit, db):

@@ -6,8 +6,9 @@ to the whole service."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiohttp import web
@@ -25,6 +26,15 @@ from storage.records import DeliveryStatus, Submitter
 MAX_WAIT_SECONDS = 30
 POLL_SECONDS = 0.05
 MAX_ADVANCE = timedelta(days=365 * 100)
+# The clock stays far from the ends of what dates can hold, so that every rule adding to it or taking from it
+# (leases, retries, link lifetimes, windows) still has a date: set from year 1970 to 8999 as written, and never
+# advanced past LATEST.
+LATEST = datetime(9001, 1, 1, tzinfo=UTC)
+# An RFC 3339 date-time (`T` and `Z` in either case, no leap second) of a year from 1970 to 8999; the OpenAPI
+# document states the same pattern with `format: date-time` (TestingSetTimeInput.time).
+TIME_PATTERN = (r"^(?:19[7-9][0-9]|[2-8][0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+                r"[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$")
+_TIME = re.compile(TIME_PATTERN)
 
 
 async def clock(request: web.Request) -> web.Response:
@@ -36,19 +46,24 @@ async def advance(request: web.Request) -> web.Response:
     seconds = (await read_json(request)).get("seconds")
     if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not seconds >= 0:
         raise errors.Invalid("seconds is required: a number of seconds, 0 or more")
-    if timedelta(seconds=seconds) > MAX_ADVANCE:
+    if seconds > MAX_ADVANCE.total_seconds():  # compared as numbers: a timedelta of 1e20 seconds overflows
         raise errors.Invalid("seconds is too large: at most a hundred years")
+    if request.app[TESTING_CLOCK].now() + timedelta(seconds=seconds) > LATEST:
+        raise errors.Invalid(f"seconds is too large: the clock cannot pass {LATEST:%Y-%m-%dT%H:%M:%SZ}")
     request.app[TESTING_CLOCK].advance(timedelta(seconds=seconds))
     return await _settled_clock(request)
 
 
 async def set_time(request: web.Request) -> web.Response:
-    """Sets the clock to `time` (ISO 8601), then runs what became due."""
+    """Sets the clock to `time` (RFC 3339, a year from 1970 to 8999), then runs what became due."""
     text = json_fields.text(await read_json(request), "time")
     try:
-        moment = json_fields.utc_moment(text or "")
-    except (ValueError, OverflowError):
-        raise errors.Invalid("time is required: an ISO 8601 time, as 2026-05-01T12:00:00Z") from None
+        if text is None or not _TIME.match(text):
+            raise ValueError(text)
+        moment = datetime.fromisoformat(text.upper()).astimezone(UTC)  # refuses a day or an hour out of range
+    except ValueError:
+        raise errors.Invalid("time is required: an RFC 3339 time of a year from 1970 to 8999, as "
+                             "2026-05-01T12:00:00Z") from None
     request.app[TESTING_CLOCK].set(moment)
     return await _settled_clock(request)
 
