@@ -1,0 +1,103 @@
+"""Schemathesis hooks for the fuzzing test (tests/process/test_openapi_fuzzing.py).
+
+The OpenAPI document says what JSON Schema can say. Two inputs it cannot: a PDF's content (the document
+describes it as base64 with `contentMediaType: application/pdf`, which no generator fills with a PDF),
+and the testing extension's long poll, which would hold each generated case for up to its `wait`.
+These hooks give data the schema allows a real PDF where one is meant, so generated templates are made
+and the stateful phase reaches what hangs off them; data meant to break the schema is left as drawn.
+Every answer is recorded (operation, phase, status) in the file named by SIGNSVC_FUZZ_LOG, so the test
+can tell which operations were reached.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import threading
+from typing import Any
+
+import schemathesis
+from schemathesis import GenerationMode
+
+from tests.fuzz import clickwraps, records, submissions, templates
+from tests.support.documents import pdf
+
+_PDF = base64.b64encode(pdf()).decode()
+_PDF_INPUTS = {"createTemplate": "documents", "createTemplateFromPdf": "documents", "mergePdfs": "files",
+               "verifyPdf": "file"}
+_LOG_LOCK = threading.Lock()
+_RECORDS = records.from_environment()
+_ON_RECORDS = {  # operation: what names the record its valid cases act on
+    "viewTestingSubmitter": lambda r: {"id": r.signer()["id"]},
+    "startTestingSubmitter": lambda r: {"id": r.signer()["id"]},
+    "completeTestingSubmitter": lambda r: {"id": r.signer()["id"]},
+    "declineTestingSubmitter": lambda r: {"id": r.signer()["id"]},
+    "updateSubmitter": lambda r: {"id": r.signer()["id"]},
+    "updateSubmission": lambda r: {"id": r.signer()["submission_id"]},
+    "archiveSubmission": lambda r: {"id": r.signer()["submission_id"]},
+    "getSubmissionDocuments": lambda r: {"id": r.completed_submission()},
+    "getSubmissionPdf": lambda r: {"id": r.completed_submission()},
+    "sendTestWebhook": lambda r: {"id": r.endpoint(), "_": r.completed_submission()},
+    "resendWebhookDelivery": lambda r: dict(zip(("id", "delivery_id"), r.delivery(), strict=True)),
+    "publishClickwrap": lambda r: {"id": r.clickwrap()},
+    "createConsent": lambda r: {"id": r.clickwrap()},
+    "getConsent": lambda r: {"id": r.consent()},
+    "getTestingEmail": lambda r: {"id": r.email()},
+}
+
+
+def _operation_id(case: Any) -> str:
+    return case.operation.definition.raw.get("operationId", "")
+
+
+@schemathesis.hook
+def map_case(context: Any, case: Any) -> Any:
+    operation = _operation_id(case)
+    if operation == "listTestingDeliveries" and isinstance(case.query, dict) and "wait" in case.query:
+        case.query["wait"] = 0
+    if operation in _PDF_INPUTS and case.meta is not None \
+            and case.meta.generation.mode == GenerationMode.POSITIVE and isinstance(case.body, dict):
+        _give_pdfs(case.body, _PDF_INPUTS[operation])
+    if case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE:
+        for domain in (templates, submissions, clickwraps):
+            domain.repair(operation, case)
+        if operation in _ON_RECORDS and _RECORDS is not None and case.meta.phase.name.value != "stateful":
+            _name_records(case, _ON_RECORDS[operation])
+    return case
+
+
+def _name_records(case: Any, names: Any) -> None:
+    """Path ids of real records (the stateful phase brings its own by the links)."""
+    try:
+        found = names(_RECORDS)
+    except OSError:  # a record could not be made now (an account at its endpoint limit): the case stays as drawn
+        return
+    if isinstance(case.path_parameters, dict):
+        case.path_parameters.update({key: value for key, value in found.items() if key in case.path_parameters})
+
+
+def _give_pdfs(body: dict[str, Any], key: str) -> None:
+    value = body.get(key)
+    if key == "file":
+        body[key] = _PDF
+    elif key == "files" and isinstance(value, list):
+        body[key] = [_PDF for _ in value]
+    elif key == "documents" and isinstance(value, list):
+        for document in value:
+            if isinstance(document, dict):
+                document["file"] = _PDF
+
+
+@schemathesis.hook
+def after_call(context: Any, case: Any, response: Any) -> None:
+    path = os.environ.get("SIGNSVC_FUZZ_LOG")
+    if not path:
+        return
+    phase = case.meta.phase.name.value if case.meta is not None else "explicit"
+    line = json.dumps({"operation": _operation_id(case), "phase": phase, "status": response.status_code,
+                       "answer": response.content[:200].decode(errors="replace"),
+                       "request": response.request.body[:200].decode(errors="replace")
+                       if isinstance(response.request.body, bytes) else repr(response.request.body)[:200]})
+    with _LOG_LOCK, open(path, "a") as log:
+        log.write(line + "\n")

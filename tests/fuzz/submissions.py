@@ -1,0 +1,91 @@
+"""Repairs of generated submissions requests: rules JSON Schema cannot state (see hooks.py)."""
+
+import re
+import unicodedata
+from typing import Any
+
+# Far beyond any clock the fuzzing sets: `expire_at` must be in the future by the service's clock.
+_FUTURE = "9990-01-01T00:00:00Z"
+_EMAIL_KEYS = ("email", "reply_to", "bcc_completed")
+
+
+def repair(operation: str, case: Any) -> None:
+    """Mends a case generated as valid where the document cannot say what valid is."""
+    body = case.body
+    if not isinstance(body, dict):
+        return
+    if operation in ("createSubmission", "initSubmission"):
+        _creation(body)
+        if case.meta.phase.name.value == "stateful":
+            _open(body)
+    elif operation == "createSubmissionsFromEmails":
+        if isinstance(body.get("emails"), str):
+            body["emails"] = _short(_printable(body["emails"]))
+    elif operation == "updateSubmission":
+        _expiry(body)
+    elif operation == "updateSubmitter":
+        _submitter_update(body["submitter"] if isinstance(body.get("submitter"), dict) else body)
+    elif operation in ("startTestingSubmitter", "completeTestingSubmitter") and body.get("values"):
+        # Value keys must name the signer's fields, values fit the field types: the template decides.
+        body["values"] = {}
+
+
+def _creation(body: dict[str, Any]) -> None:
+    _expiry(body)
+    _emails(body)
+    submitters = body.get("submitters")
+    if not isinstance(submitters, list):
+        return
+    # At most as many signers as the template has roles, each naming one of them: one signer without a role
+    # fits every template that has fields.
+    del submitters[1:]
+    for submitter in submitters:
+        if isinstance(submitter, dict):
+            submitter.pop("role", None)
+            _fields_free(submitter)
+            _emails(submitter)
+
+
+def _open(body: dict[str, Any]) -> None:
+    """In the stateful phase, signers who have not signed yet: a submitter created `completed` is valid, but
+    the scenarios that follow a signer to their actions and the signed documents would stop at them."""
+    for submitter in body.get("submitters") or []:
+        if isinstance(submitter, dict):
+            submitter["completed"] = False
+
+
+def _submitter_update(body: dict[str, Any]) -> None:
+    _fields_free(body)
+    _emails(body)
+
+
+def _fields_free(body: dict[str, Any]) -> None:
+    """Values, field prefills and read-only names must name the role's fields: the template decides."""
+    for key in ("values", "fields", "readonly_fields"):
+        body.pop(key, None)
+
+
+def _expiry(body: dict[str, Any]) -> None:
+    if body.get("expire_at") not in (None, ""):
+        body["expire_at"] = _FUTURE
+
+
+def _emails(body: dict[str, Any]) -> None:
+    for key in _EMAIL_KEYS:
+        if isinstance(body.get(key), str):
+            body[key] = _printable(body[key])
+
+
+def _short(emails: str) -> str:
+    """Each address is at most 254 characters: a bound on each item of a list in one text, which a pattern
+    could only state with lookaheads that make generating from it fail."""
+    return re.sub(r"[^,\n]+", lambda m: m.group() if len(m.group().strip()) <= 254 else " signer@example.com",
+                  emails)
+
+
+def _printable(text: str) -> str:
+    """Beyond ASCII the document's email pattern allows any character but whitespace; the server also refuses
+    control, format, private-use and unassigned ones (Unicode categories C and Z), which no pattern that
+    schemathesis reads can name."""
+    return re.sub(r"[^\x00-\x7f]", lambda m: m.group() if unicodedata.category(m.group())[0] not in "ZC" else "e",
+                  text)

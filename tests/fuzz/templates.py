@@ -1,0 +1,69 @@
+"""Repairs of generated templates requests: rules JSON Schema cannot state (see hooks.py).
+
+The document bounds each number of an area alone; that an area lies inside its page (x + w <= 1, y + h <= 1), that
+its page exists in the PDF (the hooks give a one-page PDF) and that an area names one of its field's options are
+rules across values or about content, mended here. An update's areas must name the template's documents by uuid.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_WITH_OPTIONS = {"select", "radio", "multiple"}
+
+
+def repair(operation: str, case: Any) -> None:
+    """Mends a case generated as valid where the document cannot say what valid is."""
+    body = case.body
+    if not isinstance(body, dict):
+        return
+    if operation in ("createTemplate", "createTemplateFromPdf"):
+        _signable(case, body)
+        for document in body.get("documents") or []:
+            if isinstance(document, dict) and isinstance(document.get("fields"), list):
+                _fields(document["fields"])
+    elif operation == "updateTemplate":
+        changes = body["template"] if isinstance(body.get("template"), dict) else body
+        if isinstance(changes.get("fields"), list):
+            # An area must name one of the template's documents, whose uuids the generator cannot know (and may
+            # leave it out only when the template has one document): fields are sent without areas. Areas'
+            # own rules are exercised by template creation (the same code) and by the negative cases here.
+            for field in changes["fields"]:
+                if isinstance(field, dict) and "areas" in field:
+                    field["areas"] = []
+
+
+def _signable(case: Any, body: dict[str, Any]) -> None:
+    """In the stateful phase, a template someone can sign: one without fields is valid, but no submission of
+    it is, and the scenarios that follow a template to its submissions would stop at it."""
+    documents = [document for document in body.get("documents") or [] if isinstance(document, dict)]
+    if case.meta.phase.name.value == "stateful" and documents \
+            and not any(document.get("fields") for document in documents):
+        documents[0]["fields"] = [{"name": "Name", "role": "First Party"}]
+
+
+def _fields(fields: list[Any]) -> None:
+    for field in fields:
+        if not isinstance(field, dict) or not isinstance(field.get("areas"), list):
+            continue
+        options = field.get("options") if field.get("type") in _WITH_OPTIONS else None
+        for area in field["areas"]:
+            if isinstance(area, dict):
+                _area(area, options)
+
+
+def _area(area: dict[str, Any], options: Any) -> None:
+    # Inside the page: the sum of two numbers no JSON Schema keyword bounds.
+    for start, size in (("x", "w"), ("y", "h")):
+        if area[start] + area[size] > 1:
+            area[size] = max(0.0, 1 - area[start])
+    # The page must exist in the document: the PDF the hooks give has one page (pages are 1-based on creation).
+    if "page" in area:
+        area["page"] = 1
+    # An option an area names must be one of its field's options (a reference to another value of the request).
+    if options:
+        first = options[0]
+        value = str(first["value"] if isinstance(first, dict) else first)
+        key = "option" if "option" in area else "option_uuid"
+        if isinstance(area.get(key), str):
+            area[key] = value
