@@ -1,17 +1,16 @@
-"""Schemathesis hooks for the fuzzing test (tests/process/test_openapi_fuzzing.py).
+"""Schemathesis hooks of the fuzzing test (test_openapi_fuzzing.py).
 
-The OpenAPI document says what JSON Schema can say. Two inputs it cannot: a PDF's content (the document
-describes it as base64 with `contentMediaType: application/pdf`, which no generator fills with a PDF),
-and the testing extension's long poll, which would hold each generated case for up to its `wait`.
-These hooks give data the schema allows a real PDF where one is meant, so generated templates are made
-and the stateful phase reaches what hangs off them; data meant to break the schema is left as drawn.
-Every answer is recorded (operation, phase, status) in the file named by SIGNSVC_FUZZ_LOG, so the test
-can tell which operations were reached.
+The OpenAPI document says what JSON Schema can say. For cases generated as valid, these hooks add what it
+cannot: a PDF's content where a base64 PDF is asked for (`contentMediaType` fills nothing), the rules
+across values each domain module mends (templates.py, submissions.py, clickwraps.py), and real records for
+the operations several steps away (records.py). Cases meant to break the schema are left as drawn. The
+testing extension's long poll answers at once (`wait` 0). Every answer is recorded (operation, phase,
+status, the start of both bodies) in the file named by SIGNSVC_FUZZ_LOG, for the test to tell which
+operations answered and to show why one did not.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import threading
@@ -21,9 +20,8 @@ import schemathesis
 from schemathesis import GenerationMode
 
 from tests.fuzz import clickwraps, records, submissions, templates
-from tests.support.documents import pdf
+from tests.fuzz.records import PDF as _PDF
 
-_PDF = base64.b64encode(pdf()).decode()
 _PDF_INPUTS = {"createTemplate": "documents", "createTemplateFromPdf": "documents", "mergePdfs": "files",
                "verifyPdf": "file"}
 _LOG_LOCK = threading.Lock()
@@ -56,10 +54,9 @@ def map_case(context: Any, case: Any) -> Any:
     operation = _operation_id(case)
     if operation == "listTestingDeliveries" and isinstance(case.query, dict) and "wait" in case.query:
         case.query["wait"] = 0
-    if operation in _PDF_INPUTS and case.meta is not None \
-            and case.meta.generation.mode == GenerationMode.POSITIVE and isinstance(case.body, dict):
-        _give_pdfs(case.body, _PDF_INPUTS[operation])
     if case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE:
+        if operation in _PDF_INPUTS and isinstance(case.body, dict):
+            _give_pdfs(case.body, _PDF_INPUTS[operation])
         for domain in (templates, submissions, clickwraps):
             domain.repair(operation, case)
         if operation in _ON_RECORDS and _RECORDS is not None and case.meta.phase.name.value != "stateful":

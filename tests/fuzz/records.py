@@ -20,7 +20,7 @@ from typing import Any
 
 from tests.support.documents import pdf
 
-_PDF = base64.b64encode(pdf()).decode()
+PDF = base64.b64encode(pdf()).decode()  # one page
 _FIELD = {"name": "Note", "type": "text", "required": False,
           "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}]}
 
@@ -103,7 +103,7 @@ class Records:
     def _template(self) -> int:
         def make() -> tuple[str, int]:
             created = self.api.call("POST", "/templates", {"name": "Fuzzing", "documents": [
-                {"name": "form", "file": _PDF, "fields": [_FIELD]}]})
+                {"name": "form", "file": PDF, "fields": [_FIELD]}]})
             return f"/templates/{created['id']}", created["id"]
         return self._kept("template", make)
 
