@@ -8,14 +8,14 @@ tests/process (real `python run.py` processes). Tier fixtures live in each tier'
 from __future__ import annotations
 
 import os
-from typing import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.pool import PdfPool
 from tests.support.app import START
-from tests.support.databases import BACKENDS, PostgresSchema
+from tests.support.databases import BACKENDS, Migrated, PostgresSchema
 from tests.support.receiver import Receiver
 
 pytest_plugins = ["tests.support.system", "tests.support.https", "tests.support.tsa"]
@@ -30,12 +30,35 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+@pytest.fixture(scope="session")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Migrated]:
+    """The migrated databases this test process hands out (tests/support/databases.py)."""
+    databases = Migrated(tmp_path_factory.mktemp("migrated"))
+    yield databases
+    databases.close()
+
+
 @pytest.fixture
-async def database_url(backend: str, tmp_path) -> AsyncIterator[str]:
+async def database_url(backend: str, tmp_path, migrated: Migrated,
+                       request: pytest.FixtureRequest) -> AsyncIterator[str]:
     """A URL of an empty database of the backend under test: a file in the test's own directory, or a
-    Postgres schema of its own, so tests in parallel workers never share one."""
+    Postgres schema of its own, so tests in parallel workers never share one.
+
+    A test that uses `db`, which migrates the database before the test runs, gets one migrated already and
+    without rows (`Migrated`): a copy of a migrated SQLite file, or one of the migrated Postgres schemas of
+    this test process, emptied since the test that used it before. The others get an empty database, as
+    `python run.py` finds a new one."""
+    path = tmp_path / "signsvc.sqlite3"
+    if "db" in request.fixturenames:
+        if backend == "sqlite":
+            yield await migrated.sqlite_url(path)
+            return
+        url = await migrated.postgres_url()
+        yield url
+        migrated.give_back(url)
+        return
     if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'signsvc.sqlite3'}"
+        yield f"sqlite:///{path}"
         return
     async with PostgresSchema() as schema:
         yield schema.url

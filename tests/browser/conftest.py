@@ -5,6 +5,13 @@ Playwright's own browser download cannot run here: the tests launch the system's
 the rule for system software (each module is marked CHROMIUM: skipped when it is missing, failed with
 SIGNSVC_TEST_REQUIRE_SYSTEM=1). A failed test leaves a screenshot of its page in build/screenshots/. The
 pages' storage is the API tier's: these tests run on SQLite only. `host` is another site, to frame pages in.
+
+One chromium serves every test of a test process, as a browser serves many sites: starting Playwright and
+chromium costs more than most tests. Each test has a browser context of its own (`page`, or one the test
+makes), so no cookie, storage or cache passes from one test to the next. Playwright's objects belong to the
+event loop that made them, so these tests and their async fixtures run on the session's event loop
+(`BROWSER_LOOP` of tests/support/live_site.py, in each module's `pytestmark`); every fixture but `browser`
+is still made and ended for each test.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import shutil
 from collections.abc import AsyncIterator
 
 import pytest
+import pytest_asyncio
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 from playwright.async_api import Browser, Page, async_playwright
@@ -43,14 +51,14 @@ def backend() -> str:
     return "sqlite"
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def site(database_url: str, clock: ManualClock, pdf_pool: PdfPool, tmp_path) -> AsyncIterator[Api]:
     """The app on a real port, its worker running; an API client of it (tests/support/live_site.py)."""
     async with serving(database_url, clock, pdf_pool, tmp_path / "data") as api:
         yield api
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def browser() -> AsyncIterator[Browser]:
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
@@ -58,7 +66,7 @@ async def browser() -> AsyncIterator[Browser]:
         await launched.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[Page]:
     """A page at 1280 px; script errors fail the test; on failure its screenshot is kept."""
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
@@ -73,7 +81,7 @@ async def page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterato
     assert errors == [], f"script errors on the page: {errors}"
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def host() -> AsyncIterator[dict[str, str]]:
     """Another site (another origin): serves `pages[path]` as HTML."""
     pages: dict[str, str] = {}

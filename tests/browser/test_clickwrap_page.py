@@ -7,18 +7,18 @@ import base64
 from collections.abc import AsyncIterator
 from email.message import EmailMessage
 
-import pytest
+import pytest_asyncio
 from playwright.async_api import Page, expect
 
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.pool import PdfPool
 from tests.support.app import Api
 from tests.support.every_field import ONE_FIELD, every_field_template
-from tests.support.live_site import serving
+from tests.support.live_site import BROWSER_LOOP, serving
 from tests.support.smtp_server import SmtpServer
 from tests.support.system import CHROMIUM
 
-pytestmark = CHROMIUM
+pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 TERMS = {"name": "Terms of Service", "kind": "no_document", "content": "1. Be kind.\n2. No <script>spam</script>.",
          "button_text": "Accept the terms", "require_name": True, "require_email": True, "publish": True,
@@ -30,13 +30,13 @@ FRAMING = """<!doctype html><html><body>
 </body></html>"""
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def smtp() -> AsyncIterator[SmtpServer]:
     async with SmtpServer() as server:
         yield server
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def site(database_url: str, clock: ManualClock, pdf_pool: PdfPool, tmp_path, smtp) -> AsyncIterator[Api]:
     """The site of tests/browser/conftest.py, sending its emails to a local SMTP server."""
     async with serving(database_url, clock, pdf_pool, tmp_path / "data", smtp_url=smtp.url) as api:

@@ -4,9 +4,10 @@ framing rules (only /apiemb/ may be framed)."""
 from playwright.async_api import Page, expect
 
 from tests.support.every_field import ONE_FIELD, every_field_template, invite
+from tests.support.live_site import BROWSER_LOOP
 from tests.support.system import CHROMIUM
 
-pytestmark = CHROMIUM
+pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 EMBEDDING = """<!doctype html><html><head><title>Host</title></head><body>
 <h1>Host application</h1>

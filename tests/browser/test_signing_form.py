@@ -6,10 +6,11 @@ from playwright.async_api import Page, expect
 
 from tests.support.documents import png
 from tests.support.every_field import every_field_template, invite
+from tests.support.live_site import BROWSER_LOOP
 from tests.support.pad import draw
 from tests.support.system import CHROMIUM
 
-pytestmark = CHROMIUM
+pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 
 def url(site, path: str) -> str:

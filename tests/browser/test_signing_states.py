@@ -5,17 +5,17 @@ import asyncio
 import re
 from datetime import timedelta
 
-import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
 
 from tests.support.every_field import ONE_FIELD, box, every_field_template, field, invite
-from tests.support.live_site import serving
+from tests.support.live_site import BROWSER_LOOP, serving
 from tests.support.pad import draw
 from tests.support.signing import send, template
 from tests.support.smtp_server import SmtpServer
 from tests.support.system import CHROMIUM
 
-pytestmark = CHROMIUM
+pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 
 def url(site, path: str) -> str:
@@ -121,7 +121,7 @@ async def test_the_form_fits_a_360_px_screen_and_works_by_touch(site, browser: B
         await context.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def mailing_site(database_url, clock, pdf_pool, tmp_path):
     async with SmtpServer() as smtp_server, serving(database_url, clock, pdf_pool, tmp_path / "data",
                                                      smtp_url=smtp_server.url) as api:

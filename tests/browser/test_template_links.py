@@ -5,11 +5,12 @@ import re
 
 from playwright.async_api import Browser, expect
 
+from tests.support.live_site import BROWSER_LOOP
 from tests.support.pad import draw
 from tests.support.signing import FIELDS, template
 from tests.support.system import CHROMIUM
 
-pytestmark = CHROMIUM
+pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 NAME_AND_SIGNATURE = [field for field in FIELDS if field["name"] in ("Full Name", "Signature")]
 

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from signsvc.app import create_app
@@ -17,6 +18,10 @@ from signsvc.infra.pool import PdfPool
 from storage.migrations import migrate
 from tests.support.app import LIVE_KEY, TEST_KEY, Api
 from tests.support.databases import open_db
+
+# The event loop of the browser tests and of their async fixtures: the session's, as the one chromium they
+# share belongs to it (tests/browser/conftest.py).
+BROWSER_LOOP = pytest.mark.asyncio(loop_scope="session")
 
 
 def free_port() -> int:

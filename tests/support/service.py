@@ -42,23 +42,33 @@ async def start(*args: str, **variables: str) -> Service:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "run.py", "--port", "0", *args, cwd=ROOT, env=environment(**variables),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().rstrip("\n")
+    assert process.stdout is not None
+    block = await asyncio.wait_for(_first_lines(process.stdout), 30)
+    line, *rest = block.decode().split("\n")
     match = READY.match(line)
     if not match:
         process.kill()
         _, err = await process.communicate()
         raise AssertionError(f"no ready line; stdout {line!r}, stderr {err.decode()[-2000:]}")
     keys = {}
-    while True:
-        try:
-            extra = await asyncio.wait_for(process.stdout.readline(), 0.1)
-        except TimeoutError:
-            break
-        key = re.match(r"^API key \((live|test)\): (\S+)$", extra.decode().strip())
+    for extra in rest:
+        key = re.match(r"^API key \((live|test)\): (\S+)$", extra.strip())
         if not key:
             break
         keys[key[1]] = key[2]
     return Service(process, match[1], match[2], keys)
+
+
+async def _first_lines(stdout: asyncio.StreamReader) -> bytes:
+    """What the server wrote up to the end of the ready line, and the lines written with it: the server
+    writes the ready line and the keys in one write, so they arrive together; nothing waits for more."""
+    data = b""
+    while b"\n" not in data:
+        chunk = await stdout.read(65536)  # whatever has arrived, once something has
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 async def expire_leases(database_url: str) -> None:
