@@ -7,6 +7,9 @@ import enum
 from datetime import datetime
 from typing import Any
 
+# The largest id (and integer column) the databases hold: BIGINT.
+MAX_ID = 2**63 - 1
+
 
 class KeyMode(enum.StrEnum):
     LIVE = "live"

@@ -18,14 +18,13 @@ from signsvc.infra.clock import Clock
 from signsvc.submissions import visitors
 from signsvc.webhooks import events
 from storage import Connection, Database
-from storage.records import Clickwrap, Consent, Principal, Template
+from storage.records import MAX_ID, Clickwrap, Consent, Principal, Template
 
 KINDS = ("no_document", "view_only", "requires_signature")
 WITH_DOCUMENT = {"view_only", "requires_signature"}
 DEFAULT_BUTTON_TEXT = "I agree"
 MAX_LENGTHS = {"name": 255, "content": 100_000, "button_text": 100, "checkbox_text": 1000}
 MAX_CHECKBOXES = 20
-MAX_ID = 2**63 - 1  # the databases' BIGINT
 CONSENT_CREATED = "consent.created"
 CONSENT_LENGTHS = {"name": 255, "email": 255, "external_id": 255, "ip": 100, "user_agent": 1000}
 

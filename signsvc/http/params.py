@@ -14,11 +14,12 @@ from typing import Any
 from aiohttp import web
 
 from signsvc.infra import errors
+from storage.records import MAX_ID
 
 _ABSENT = {"", "none", "undefined", "null"}
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _INTEGER = re.compile(r"^[+-]?\d+$")
-MAX_INTEGER = 2**63 - 1  # the databases' BIGINT
+MAX_INTEGER = MAX_ID
 _MAX_DIGITS = 300  # an integer longer than this stands as 10**300, far beyond any bound it is compared with
 _SURROGATE = re.compile("[\ud800-\udfff]")  # after parsing, only a lone one is left: pairs became one character
 _KEY_SHOWN = 100  # a key in a path is cut to this many characters

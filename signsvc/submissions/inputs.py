@@ -16,6 +16,7 @@ from typing import Any
 
 from signsvc.infra import errors, json_fields
 from signsvc.templates.template_fields import MAX_FIELDS
+from storage.records import MAX_ID
 
 MAX_SUBMITTERS = 100
 ORDERS = ("preserved", "random")
@@ -105,7 +106,7 @@ def template_id(body: dict[str, Any]) -> int:
         value = int(value)
     if isinstance(value, float) and value.is_integer():  # JSON's 7.0 is the integer 7
         value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**63:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 < value <= MAX_ID:
         raise errors.Invalid("template_id must be a positive integer")
     return value
 
