@@ -18,12 +18,16 @@ from pathlib import Path
 from aiohttp import web
 
 from signsvc.accounts.accounts import Accounts, IssuedKeys
+from signsvc.accounts.console_users import ConsoleUsers
 from signsvc.accounts.rate_limits import RateLimits
+from signsvc.accounts.user_links import UserLinks
 from signsvc.clickwraps.certificates import Certificates
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http import appkeys, body_budget, routes
 from signsvc.http.middleware import api_middleware, errors_middleware
+from signsvc.http.web.console import shell
+from signsvc.http.web.console.session import Sessions
 from signsvc.infra import errors, jobs, pdf_calls, secret_key, smtp
 from signsvc.infra.clock import Clock, ManualClock, SystemClock
 from signsvc.infra.config import Config, ConfigError
@@ -67,7 +71,7 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
     `background=False` runs no worker loop, for tests that drain jobs themselves."""
     budget = body_budget.BodyBudget(config.body_budget_bytes)
-    app = web.Application(middlewares=[errors_middleware, api_middleware,
+    app = web.Application(middlewares=[errors_middleware, shell.middleware, api_middleware,
                                        body_budget.middleware(budget, config.max_body_bytes)],
                           client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
@@ -250,6 +254,11 @@ class _Parts:
         submissions = Submissions(db, clock, files, ingest, submitters)
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
         app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = Accounts(db, clock), rate_limits
+        links = UserLinks(db, clock, config.site)
+        app[appkeys.CONSOLE_USERS] = ConsoleUsers(db, clock, rate_limits, mail, links)
+        app[appkeys.SESSIONS] = Sessions(files.secret_key, clock, secure=config.site.startswith("https://"))
+        issued = app[appkeys.ISSUED_KEYS]
+        app[appkeys.SETUP_LINK] = await links.setup_link(issued.user.id) if issued else None
         app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
         app[appkeys.SIGNING_FORMS] = SigningForms(db, clock, files)

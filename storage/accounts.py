@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Account, ApiKey, KeyMode, Principal, User
+from storage.records import Account, ApiKey, KeyMode, Principal, User, UserLink
 from storage.rows import record, records, required
 
 
@@ -92,3 +92,33 @@ async def restore_api_key(conn: Connection, key_id: int) -> None:
 
 async def find_principal(conn: Connection, key_hash: str) -> Principal | None:
     return record(Principal, await conn.fetch_one("find_principal", key_hash=key_hash))
+
+
+async def set_password(conn: Connection, user_id: int, password_hash: str) -> User:
+    return required(User, await conn.fetch_one("set_password", id=user_id, password_hash=password_hash))
+
+
+async def archive_user(conn: Connection, user_id: int, now: datetime) -> User | None:
+    """The user deactivated now; None when they were already."""
+    return record(User, await conn.fetch_one("archive_user", id=user_id, archived_at=now))
+
+
+async def set_admin(conn: Connection, user_id: int, is_admin: bool) -> User | None:
+    return record(User, await conn.fetch_one("set_admin", id=user_id, is_admin=is_admin))
+
+
+async def insert_user_link(conn: Connection, *, user_id: int, purpose: str, token_hash: str, expires_at: datetime,
+                           now: datetime) -> UserLink:
+    await conn.execute("void_user_links", user_id=user_id, purpose=purpose, now=now)
+    row = await conn.fetch_one("insert_user_link", user_id=user_id, purpose=purpose, token_hash=token_hash,
+                               expires_at=expires_at, created_at=now)
+    return required(UserLink, row)
+
+
+async def find_user_link(conn: Connection, token_hash: str) -> UserLink | None:
+    return record(UserLink, await conn.fetch_one("find_user_link", token_hash=token_hash))
+
+
+async def use_user_link(conn: Connection, link_id: int, now: datetime) -> UserLink | None:
+    """The link marked used; None when another request used it first."""
+    return record(UserLink, await conn.fetch_one("use_user_link", id=link_id, now=now))

@@ -54,6 +54,21 @@ class User:
     last_name: str | None
     created_at: datetime
     archived_at: datetime | None
+    password_hash: str | None
+    is_admin: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class UserLink:
+    """A one-time link that sets a user's password: `setup` (first start, invitations) or `reset`."""
+
+    id: int
+    user_id: int
+    purpose: str
+    token_hash: str
+    expires_at: datetime
+    used_at: datetime | None
+    created_at: datetime
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

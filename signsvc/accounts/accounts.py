@@ -47,6 +47,7 @@ class Accounts:
             if user is None:
                 account = await _insert_account_pair(tx, clock, DEFAULT_ACCOUNT_NAME, approved=True)
                 user = await _insert_user(tx, clock, account.id, DEFAULT_EMAIL, "Admin", "User")
+                await stored.set_admin(tx, user.id, True)
                 issued = IssuedKeys(user, live=None if live_key else await _issue(tx, clock, user, KeyMode.LIVE),
                                     test=None if test_key else await _issue(tx, clock, user, KeyMode.TEST))
             for mode, fixed in ((KeyMode.LIVE, live_key), (KeyMode.TEST, test_key)):
@@ -117,6 +118,15 @@ class Accounts:
 
     async def list_users(self, account_id: int, *, limit: int, after: int | None = None) -> list[User]:
         return await stored.list_users(self.db, account_id, limit=limit, after=after)
+
+
+async def add_user(tx: Connection, clock: Clock, account_id: int, email: str, first_name: str | None,
+                   last_name: str | None) -> User:
+    """A new user of a live account in the caller's transaction, with keys they see in the console."""
+    user = await _insert_user(tx, clock, account_id, email, first_name, last_name)
+    for mode in KeyMode:
+        await _issue(tx, clock, user, mode)
+    return user
 
 
 async def _insert_account_pair(tx: Connection, clock: Clock, name: str, *, approved: bool) -> Account:

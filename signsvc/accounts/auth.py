@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 import storage.accounts as stored
 from signsvc.infra import errors
 from storage import Connection
-from storage.records import KeyMode, Principal
+from storage.records import Account, KeyMode, Principal, User
 
 R = TypeVar("R", bound=Any)
 _KEY_NAMES = {KeyMode.LIVE: "production", KeyMode.TEST: "testing"}
@@ -32,6 +32,16 @@ async def on_behalf_of(conn: Connection, account_id: int, user_id: int) -> Princ
     return Principal(key_id=0, mode=KeyMode.TEST if account.is_test else KeyMode.LIVE, user_id=user.id,
                      email=user.email, first_name=user.first_name, last_name=user.last_name, account_id=account.id,
                      linked_account_id=account.linked_account_id, api_access_approved=account.api_access_approved)
+
+
+def console_principal(account: Account, user: User, mode: KeyMode) -> Principal:
+    """The principal a console user acts as: as though with their key of `mode` (the live account or its
+    test account)."""
+    live, test = account.id, account.linked_id
+    acting, other = (test, live) if mode is KeyMode.TEST else (live, test)
+    return Principal(key_id=0, mode=mode, user_id=user.id, email=user.email, first_name=user.first_name,
+                     last_name=user.last_name, account_id=acting, linked_account_id=other,
+                     api_access_approved=account.api_access_approved)
 
 
 def owned(principal: Principal, found: R | None, noun: str) -> R:

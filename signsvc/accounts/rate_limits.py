@@ -24,6 +24,10 @@ UNLIMITED = 2**31 - 1
 # A signer saves as they go (each field left, each pause in typing): a long form takes a few hundred actions
 # in an hour, never this many in five minutes.
 ACTIONS_PER_SIGNER = 300
+# Console sign-in attempts (and password reset requests) in five minutes, per client address and per email
+# address tried: enough for typing mistakes, far too few to guess a password.
+SIGN_INS_PER_ADDRESS = 20
+SIGN_INS_PER_EMAIL = 10
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,12 @@ class RateLimits:
         if submitter_id is not None:
             limits[f"signer:{submitter_id}"] = ACTIONS_PER_SIGNER
         return await self._take(limits)
+
+    async def take_sign_in(self, *, client: str, email: str) -> Quota:
+        """Counts one console sign-in attempt (or password reset request) against the client address and the
+        email address tried; these limits hold even where the API's are lifted."""
+        return await self._take({f"sign-in:{client}": SIGN_INS_PER_ADDRESS,
+                                 f"sign-in-email:{email}": SIGN_INS_PER_EMAIL})
 
     async def _take(self, limits: dict[str, int]) -> Quota:
         now = self.clock.now().timestamp()

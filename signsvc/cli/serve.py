@@ -18,7 +18,7 @@ from signsvc.accounts.accounts import DEFAULT_EMAIL, IssuedKeys
 from signsvc.app import create_app
 from signsvc.cli.database import with_database
 from signsvc.http.access_log import AccessLogger
-from signsvc.http.appkeys import ISSUED_KEYS
+from signsvc.http.appkeys import ISSUED_KEYS, SETUP_LINK
 from signsvc.infra.config import Config, ConfigError
 
 # In-flight requests get this long to finish once a stop is asked for.
@@ -75,6 +75,8 @@ async def start(app: web.Application, sock: socket.socket) -> web.AppRunner:
 
 def print_ready(config: Config, app: web.Application) -> None:
     lines = [f"signsvc ready: site {config.site}  api {config.site}/api", *_key_lines(config, app[ISSUED_KEYS])]
+    if (issued := app[ISSUED_KEYS]) and (link := app[SETUP_LINK]):
+        lines.append(f"Console setup link (sets the password of {issued.user.email}): {link}")
     print("\n".join(lines), flush=True)
 
 

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from signsvc.accounts.accounts import Accounts, IssuedKeys
+from signsvc.accounts.console_users import ConsoleUsers
 from signsvc.accounts.rate_limits import RateLimits
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http.body_budget import BodyBudget
+from signsvc.http.web.console.session import Sessions
 from signsvc.infra.clock import Clock, ManualClock
 from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
@@ -47,6 +49,10 @@ FILES = web.AppKey("files", Files)
 OUTBOX = web.AppKey("outbox", Outbox)
 ISSUED_KEYS: web.AppKey[IssuedKeys | None] = web.AppKey("issued_keys")
 ACCOUNTS = web.AppKey("accounts", Accounts)
+CONSOLE_USERS = web.AppKey("console_users", ConsoleUsers)
+SESSIONS = web.AppKey("sessions", Sessions)
+# The first user's console setup link, made on the first start (printed with the ready line).
+SETUP_LINK: web.AppKey[str | None] = web.AppKey("setup_link")
 RATE_LIMITS = web.AppKey("rate_limits", RateLimits)
 INGEST = web.AppKey("ingest", Ingest)
 TEMPLATES = web.AppKey("templates", Templates)

@@ -18,6 +18,7 @@ from signsvc.http.api import (
     webhooks,
 )
 from signsvc.http.web import assets, clickwrap_page, files, home, signing, submitter_actions, template_links
+from signsvc.http.web.console import routes as console_routes
 
 
 def setup(app: web.Application) -> None:
@@ -38,6 +39,7 @@ def setup(app: web.Application) -> None:
     app.router.add_post("/d/{slug}", template_links.start)
     app.router.add_get("/c/{slug}", clickwrap_page.page)
     app.router.add_post("/c/{slug}", clickwrap_page.agree)
+    console_routes.setup(app)
 
     app.router.add_get("/api/user", users.show)
 

@@ -44,6 +44,7 @@ class NewFile:
 class Files:
     def __init__(self, db: Database, contents: ContentStore, clock: Clock, secret_key: str, site: str) -> None:
         self.db, self.contents, self.clock = db, contents, clock
+        self.secret_key = secret_key
         self._key = hashlib.sha256(f"file-links:{secret_key}".encode()).digest()
         self.site = site
 

@@ -84,3 +84,33 @@ JOIN accounts AS live ON live.id = users.account_id
 WHERE api_keys.key_hash = :key_hash
   AND api_keys.revoked_at IS NULL
   AND users.archived_at IS NULL
+
+-- set_password --
+-- A user's new password hash.
+UPDATE users SET password_hash = :password_hash WHERE id = :id RETURNING *
+
+-- archive_user --
+-- Deactivates a user: their keys and console sessions stop working.
+UPDATE users SET archived_at = :archived_at WHERE id = :id AND archived_at IS NULL RETURNING *
+
+-- set_admin --
+-- Makes a user the instance administrator, or no longer one.
+UPDATE users SET is_admin = :is_admin WHERE id = :id RETURNING *
+
+-- insert_user_link --
+-- A one-time link that sets a user's password.
+INSERT INTO user_links (user_id, purpose, token_hash, expires_at, created_at)
+VALUES (:user_id, :purpose, :token_hash, :expires_at, :created_at)
+RETURNING *
+
+-- void_user_links --
+-- Ends a user's unused links of one purpose (a newer one replaces them).
+UPDATE user_links SET used_at = :now WHERE user_id = :user_id AND purpose = :purpose AND used_at IS NULL
+
+-- find_user_link --
+-- A link by the hash of its token.
+SELECT * FROM user_links WHERE token_hash = :token_hash
+
+-- use_user_link --
+-- Marks a link used, once: no row when it was used already.
+UPDATE user_links SET used_at = :now WHERE id = :id AND used_at IS NULL RETURNING *

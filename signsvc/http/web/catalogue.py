@@ -1,5 +1,6 @@
-"""Every string the pages show, by language: the catalogues in `pages/i18n/` (English first; a key a
-catalogue lacks falls back to English). The language is the submitter's (`preferences.language`), else
+"""Every string the pages show, by language: the catalogues in `pages/i18n/`, each `{language}.json` with
+the parts in its folder (`{language}/*.json`, one per area of the console), English first; a key a
+catalogue lacks falls back to English. The language is the submitter's (`preferences.language`), else
 the first the browser asks for that a catalogue exists for, else English."""
 
 from __future__ import annotations
@@ -23,10 +24,16 @@ def languages() -> frozenset[str]:
 
 @functools.cache
 def strings(language: str) -> dict[str, str]:
-    english = json.loads((pages.CATALOGUE_DIR / f"{DEFAULT}.json").read_text())
-    if language == DEFAULT:
-        return english
-    return {**english, **json.loads((pages.CATALOGUE_DIR / f"{language}.json").read_text())}
+    english = own(DEFAULT)
+    return english if language == DEFAULT else {**english, **own(language)}
+
+
+def own(language: str) -> dict[str, str]:
+    """The strings a language's catalogue has itself, without English for the missing ones."""
+    found = json.loads((pages.CATALOGUE_DIR / f"{language}.json").read_text())
+    for part in sorted((pages.CATALOGUE_DIR / language).glob("*.json")):
+        found.update(json.loads(part.read_text()))
+    return found
 
 
 def translator(language: str) -> Callable[..., str]:

@@ -1,0 +1,59 @@
+"""One-time links that set a user's console password: `setup` (the first user's, an invitation's; a week)
+and `reset` (an hour). The token is shown once, in the link; only its hash is kept. A new link of a purpose
+replaces the user's earlier ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+import storage.accounts as stored
+from signsvc.infra import errors, tokens
+from signsvc.infra.clock import Clock
+from storage import Connection, Database
+from storage.records import User, UserLink
+
+SETUP = "setup"
+RESET = "reset"
+LIFETIMES = {SETUP: timedelta(days=7), RESET: timedelta(hours=1)}
+
+
+@dataclass
+class LinkUnusable(Exception):
+    """A link that sets nothing: `unknown`, `used`, `expired`, or its user `inactive`."""
+
+    reason: str
+
+
+class UserLinks:
+    def __init__(self, db: Database, clock: Clock, site: str) -> None:
+        self.db, self.clock, self.site = db, clock, site
+
+    async def setup_link(self, user_id: int) -> str:
+        """A new setup link for an active user."""
+        async with self.db.transaction() as tx:
+            user = await stored.get_user(tx, user_id)
+            if user is None or user.archived_at is not None:
+                raise errors.NotFound(f"User {user_id} not found")
+            return await self.issue(tx, user, SETUP)
+
+    async def issue(self, tx: Connection, user: User, purpose: str) -> str:
+        token = tokens.generate()
+        now = self.clock.now()
+        await stored.insert_user_link(tx, user_id=user.id, purpose=purpose, token_hash=tokens.digest(token),
+                                      expires_at=now + LIFETIMES[purpose], now=now)
+        return f"{self.site}/console/{purpose}/{token}"
+
+    async def usable(self, conn: Connection, token: str, purpose: str) -> tuple[UserLink, User]:
+        """The link and its user while it can set a password; LinkUnusable otherwise."""
+        link = await stored.find_user_link(conn, tokens.digest(token)) if token.isascii() else None
+        if link is None or link.purpose != purpose:
+            raise LinkUnusable("unknown")
+        if link.used_at is not None:
+            raise LinkUnusable("used")
+        if link.expires_at <= self.clock.now():
+            raise LinkUnusable("expired")
+        user = await stored.get_user(conn, link.user_id)
+        if user is None or user.archived_at is not None:
+            raise LinkUnusable("inactive")
+        return link, user

@@ -1,0 +1,118 @@
+"""What every console page shares: who is signed in and the account they act on (the live account, or
+its test account in test mode), the checked reading of a posted form, and rendering a page in the
+console's frame with the session cookie kept.
+
+Console handlers act through the same domain objects as the API, with a principal made from the signed-in
+user: one set of rules for both. A console session never authenticates /api requests (the API reads only
+X-Auth-Token), and an API key never opens the console (it reads only its cookie).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+from multidict import MultiDictProxy
+
+from signsvc.accounts import auth
+from signsvc.http.appkeys import CONSOLE_USERS, SESSIONS
+from signsvc.http.web import catalogue, rendering
+from signsvc.http.web.console.session import CSRF_FIELD, CSRF_HEADER, Session
+from signsvc.infra import errors
+from storage.records import Account, KeyMode, Principal, User
+
+SIGN_IN = "/console/sign-in"
+
+
+@dataclass(frozen=True)
+class Console:
+    """A signed-in request: the session, its user, their live account and the principal acting now."""
+
+    session: Session
+    user: User
+    account: Account
+    principal: Principal
+
+    @property
+    def test_mode(self) -> bool:
+        return self.session.test_mode
+
+
+class CsrfRefused(Exception):
+    """A post without this session's CSRF token: made by another site, or a form from an ended session."""
+
+
+async def signed_in(request: web.Request) -> Console:
+    """The signed-in user's console; a GET without one is sent to the sign-in page (and back after it),
+    anything else is refused with 401."""
+    session = request.app[SESSIONS].read(request)
+    users = request.app[CONSOLE_USERS]
+    user = await users.session_user(session.user_id, session.password_mark) if session.user_id else None
+    if user is None:
+        if request.content_type == "application/json":
+            raise errors.NotAuthenticated("Your console session ended: sign in again")
+        raise web.HTTPSeeOther(f"{SIGN_IN}?next={quote(request.path_qs, safe='/')}" if request.method == "GET"
+                               else SIGN_IN)
+    account = await users.account(user)
+    mode = KeyMode.TEST if session.test_mode else KeyMode.LIVE
+    return Console(session, user, account, auth.console_principal(account, user, mode))
+
+
+async def posted(request: web.Request, session: Session) -> MultiDictProxy[Any]:
+    """The posted form (URL-encoded or multipart) once its CSRF token (the form's field or the
+    X-CSRF-Token header) is the session's; CsrfRefused otherwise."""
+    form = await request.post()
+    if not session.accepts(request.headers.get(CSRF_HEADER) or _text(form.get(CSRF_FIELD))):
+        raise CsrfRefused()
+    return form
+
+
+def check_header(request: web.Request, session: Session) -> None:
+    """For JSON posts of the console's scripts: the X-CSRF-Token header must be the session's."""
+    if not session.accepts(request.headers.get(CSRF_HEADER)):
+        raise CsrfRefused()
+
+
+def render(request: web.Request, template: str, session: Session, *, console: Console | None = None,
+           status: int = 200, **context: Any) -> web.Response:
+    """A console page (`console/*.html`) with the session kept; `console` for pages of a signed-in user."""
+    done = request.query.get("done", "")
+    strings = catalogue.strings(catalogue.language(request))
+    response = rendering.render(
+        request, template, language=catalogue.language(request), status=status, console=console,
+        csrf=session.csrf, csrf_field=CSRF_FIELD, path=request.path,
+        done=f"console.done.{done}" if f"console.done.{done}" in strings else None, **context)
+    request.app[SESSIONS].keep(response, session)
+    return response
+
+
+def done(path: str, what: str) -> web.HTTPSeeOther:
+    """The redirect after a successful post: back to a page that says what was done."""
+    return web.HTTPSeeOther(f"{path}{'&' if '?' in path else '?'}done={what}")
+
+
+def refused(request: web.Request, session: Session) -> web.Response:
+    """The page for a post without the session's CSRF token."""
+    return render(request, "console/message.html", session, status=403, title_key="console.csrf.title",
+                  body_key="console.csrf.body")
+
+
+@web.middleware
+async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Console pages: a post without the CSRF token gets the page that says so; a record that is not
+    there (or not the account's), the not-found page."""
+    if not request.path.startswith("/console"):
+        return await handler(request)
+    try:
+        return await handler(request)
+    except CsrfRefused:
+        return refused(request, request.app[SESSIONS].read(request))
+    except (errors.NotFound, errors.NotAuthorized):
+        return rendering.not_found(request)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

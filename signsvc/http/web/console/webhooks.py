@@ -1,0 +1,7 @@
+"""The console's webhooks pages (being built)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+ROUTES: list[web.RouteDef] = []

@@ -1,0 +1,70 @@
+"""The console as a browser without script uses it, over HTTP: the test client keeps the cookies, each page's
+CSRF token is read from its forms and posted back with the next form."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from signsvc.accounts.accounts import DEFAULT_EMAIL
+from signsvc.http.appkeys import CONSOLE_USERS
+from tests.support.app import Api, Reply
+
+PASSWORD = "correct horse battery staple"
+_CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+class Console:
+    """One browser on the console: `get` a page, `post` a form (with the CSRF token of the last page read)."""
+
+    def __init__(self, api: Api) -> None:
+        self.http = api.with_key(None)
+        self.app = api.app
+        self.csrf: str | None = None
+
+    async def get(self, path: str, **kwargs: Any) -> Reply:
+        reply = await self.http.get(path, headers={"Accept": "text/html"}, **kwargs)
+        if found := _CSRF.search(reply.body.decode(errors="replace")):
+            self.csrf = found.group(1)
+        return reply
+
+    async def post(self, path: str, form: dict[str, Any] | None = None, *, csrf: bool = True,
+                   allow_redirects: bool = False, **kwargs: Any) -> Reply:
+        """Posts the form (with the last page's CSRF token unless `csrf=False`); redirects are not followed,
+        so a test sees where a post sends the browser (`location`)."""
+        data = dict(form or {})
+        if csrf and "csrf" not in data:
+            data["csrf"] = self.csrf or ""
+        return await self.http.post(path, data=data, allow_redirects=allow_redirects, **kwargs)
+
+    async def post_json(self, path: str, body: Any) -> Reply:
+        """A JSON post as the console's scripts make it: the CSRF token in the X-CSRF-Token header."""
+        return await self.http.post(path, json=body, headers={"X-CSRF-Token": self.csrf or ""})
+
+    async def setup_link(self, email: str = DEFAULT_EMAIL) -> str:
+        """A new setup link of the user, as `python run.py users setup-link` makes it: its path."""
+        users = self.app[CONSOLE_USERS]
+        user = await users.find_by_email(email)
+        return urlsplit(await users.links.setup_link(user.id)).path
+
+    async def set_password(self, link_path: str, password: str = PASSWORD) -> Reply:
+        await self.get(link_path)
+        return await self.post(link_path, {"password": password, "confirmation": password})
+
+    async def sign_in(self, email: str = DEFAULT_EMAIL, password: str = PASSWORD) -> Reply:
+        await self.get("/console/sign-in")
+        return await self.post("/console/sign-in", {"email": email, "password": password})
+
+
+def location(reply: Reply) -> str:
+    return reply.headers.get("Location", "")
+
+
+async def signed_in(api: Api, email: str = DEFAULT_EMAIL) -> Console:
+    """A browser signed in to the console as the user (the default user unless named), their password set."""
+    console = Console(api)
+    reply = await console.set_password(await console.setup_link(email))
+    assert reply.status == 303, reply.body
+    await console.get("/console")  # a page with the signed-in session's CSRF token
+    return console
