@@ -68,3 +68,17 @@ async def signed_in(api: Api, email: str = DEFAULT_EMAIL) -> Console:
     assert reply.status == 303, reply.body
     await console.get("/console")  # a page with the signed-in session's CSRF token
     return console
+
+
+async def sign_in_browser(site: Api, page: Any, email: str = DEFAULT_EMAIL, password: str = PASSWORD) -> None:
+    """Signs a Playwright page in to the console as a person does: the user's setup link, a new password;
+    the page then shows the console's home."""
+    from playwright.async_api import expect
+
+    users = site.app[CONSOLE_USERS]
+    link = await users.links.setup_link((await users.find_by_email(email)).id)
+    await page.goto(link)
+    await page.get_by_label("New password").fill(password)
+    await page.get_by_label("Repeat the password").fill(password)
+    await page.get_by_role("button", name="Save and sign in").click()
+    await expect(page.get_by_role("heading", name=re.compile("^Welcome"))).to_be_visible()
