@@ -34,12 +34,15 @@ async def verify(password: str, stored: str | None) -> bool:
     return stored is not None and hmac.compare_digest(computed, base64.b64decode(digest))
 
 
+TOO_SHORT, TOO_LONG = "too_short", "too_long"
+
+
 def problem(password: str) -> str | None:
-    """What is wrong with a new password, as a catalogue key; None when it will do."""
+    """What is wrong with a new password (TOO_SHORT, TOO_LONG); None when it will do."""
     if len(password) < MIN_LENGTH:
-        return "console.password.too_short"
+        return TOO_SHORT
     if len(password) > MAX_LENGTH:
-        return "console.password.too_long"
+        return TOO_LONG
     return None
 
 

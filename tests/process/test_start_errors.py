@@ -123,13 +123,14 @@ async def started_lines(**variables: str) -> list[str]:
 async def test_a_restart_says_how_to_get_a_new_key(tmp_path):
     database = {"SIGNSVC_DATABASE_URL": f"sqlite:///{tmp_path}/signsvc.sqlite3"}
     first = await started_lines(**database)
-    assert [line.split(":")[0] for line in first[1:]] == ["API key (live)", "API key (test)"]
+    assert [line.split(":")[0] for line in first[1:]] == [
+        "API key (live)", "API key (test)", "Console setup link (sets the password of admin@example.com)"]
     assert (await started_lines(**database))[1:] == [
         "API keys are printed on the first start only; for a new one: python run.py keys rotate admin@example.com "
         "(add --mode test for the test key)"]
 
 
-async def test_a_start_with_both_keys_fixed_prints_only_the_ready_line():
+async def test_a_start_with_both_keys_fixed_prints_no_key_only_the_ready_line_and_the_setup_link():
     lines = await started_lines(SIGNSVC_DATABASE_URL=MEMORY, SIGNSVC_API_KEY="fixed-live",
                                 SIGNSVC_TEST_API_KEY="fixed-test")
-    assert len(lines) == 1
+    assert len(lines) == 2 and lines[1].startswith("Console setup link (sets the password of admin@example.com): ")

@@ -14,8 +14,10 @@ READY = re.compile(r"^signsvc ready: site (\S+)  api (\S+)$")
 
 
 class Service:
-    def __init__(self, process: asyncio.subprocess.Process, site: str, api: str, keys: dict[str, str]) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, site: str, api: str, keys: dict[str, str],
+                 setup_link: str | None = None) -> None:
         self.process, self.site, self.api, self.keys = process, site, api, keys
+        self.setup_link = setup_link
 
     async def stop(self, signum: int = signal.SIGTERM) -> int:
         self.process.send_signal(signum)
@@ -50,13 +52,13 @@ async def start(*args: str, **variables: str) -> Service:
         process.kill()
         _, err = await process.communicate()
         raise AssertionError(f"no ready line; stdout {line!r}, stderr {err.decode()[-2000:]}")
-    keys = {}
+    keys, setup_link = {}, None
     for extra in rest:
-        key = re.match(r"^API key \((live|test)\): (\S+)$", extra.strip())
-        if not key:
-            break
-        keys[key[1]] = key[2]
-    return Service(process, match[1], match[2], keys)
+        if key := re.match(r"^API key \((live|test)\): (\S+)$", extra.strip()):
+            keys[key[1]] = key[2]
+        elif link := re.match(r"^Console setup link \(.*\): (\S+)$", extra.strip()):
+            setup_link = link[1]
+    return Service(process, match[1], match[2], keys, setup_link)
 
 
 async def _first_lines(stdout: asyncio.StreamReader) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from signsvc.accounts import passwords
 from signsvc.accounts.console_users import LockedOut, PasswordRefused, SignInRefused
 from signsvc.accounts.user_links import RESET, SETUP, LinkUnusable
 from signsvc.http.appkeys import CONSOLE_USERS, SESSIONS
@@ -14,6 +15,9 @@ from signsvc.http.web.console.session import Session
 
 HOME = "/console"
 TITLES = {SETUP: "console.password.setup.title", RESET: "console.password.reset.title"}
+MISMATCH = "mismatch"
+PASSWORD_PROBLEMS = {passwords.TOO_SHORT: "console.password.too_short", passwords.TOO_LONG: "console.password.too_long",
+                     MISMATCH: "console.password.mismatch"}
 
 
 async def home(request: web.Request) -> web.Response:
@@ -87,14 +91,14 @@ async def set_password(request: web.Request) -> web.Response:
     password = str(form.get("password", ""))
     try:
         if password != str(form.get("confirmation", "")):
-            raise PasswordRefused("console.password.mismatch")
+            raise PasswordRefused(MISMATCH)
         user = await users.set_password(request.match_info["token"], purpose, password)
     except LinkUnusable as unusable:
         return _unusable(request, session, unusable)
     except PasswordRefused as refused:
         user = await users.open_link(request.match_info["token"], purpose)
         return shell.render(request, "console/password.html", session, status=422, title_key=TITLES[purpose],
-                            email=user.email, problem=refused.problem)
+                            email=user.email, problem=PASSWORD_PROBLEMS[refused.problem])
     response = web.HTTPSeeOther(f"{HOME}?done=password_set")
     sessions.keep(response, session.signed_in(user.id, users.password_mark(user), sessions.now()))
     raise response
