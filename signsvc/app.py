@@ -19,6 +19,7 @@ from aiohttp import web
 
 from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.accounts.console_users import ConsoleUsers
+from signsvc.accounts.key_seal import KeySeal
 from signsvc.accounts.rate_limits import RateLimits
 from signsvc.accounts.user_links import UserLinks
 from signsvc.clickwraps.certificates import Certificates
@@ -91,7 +92,8 @@ async def prepare(db: Database, clock: Clock, config: Config) -> IssuedKeys | No
     account in place; answers the keys made on first start."""
     for migration in await migrate(db):
         log.info("applied migration %04d_%s", migration.version, migration.name)
-    return await Accounts(db, clock).bootstrap(live_key=config.api_key, test_key=config.test_api_key)
+    accounts = Accounts(db, clock, KeySeal(await secret_key.load(db, config.secret_key)))
+    return await accounts.bootstrap(live_key=config.api_key, test_key=config.test_api_key)
 
 
 async def open_configured_database(config: Config) -> Database:
@@ -253,9 +255,10 @@ class _Parts:
         rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip)
         submissions = Submissions(db, clock, files, ingest, submitters)
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
-        app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = Accounts(db, clock), rate_limits
+        accounts = Accounts(db, clock, KeySeal(files.secret_key))
+        app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = accounts, rate_limits
         links = UserLinks(db, clock, config.site)
-        app[appkeys.CONSOLE_USERS] = ConsoleUsers(db, clock, rate_limits, mail, links)
+        app[appkeys.CONSOLE_USERS] = ConsoleUsers(db, clock, rate_limits, mail, links, accounts)
         app[appkeys.SESSIONS] = Sessions(files.secret_key, clock, secure=config.site.startswith("https://"))
         issued = app[appkeys.ISSUED_KEYS]
         app[appkeys.SETUP_LINK] = await links.setup_link(issued.user.id) if issued else None

@@ -72,10 +72,19 @@ async def list_users(conn: Connection, account_id: int, *, limit: int, after: in
 
 
 async def insert_api_key(conn: Connection, *, user_id: int, account_id: int, mode: KeyMode, key_hash: str,
-                         now: datetime) -> ApiKey:
+                         key_sealed: str | None, now: datetime) -> ApiKey:
     row = await conn.fetch_one("insert_api_key", user_id=user_id, account_id=account_id, mode=mode.value,
-                               key_hash=key_hash, created_at=now)
+                               key_hash=key_hash, key_sealed=key_sealed, created_at=now)
     return required(ApiKey, row)
+
+
+async def seal_api_key(conn: Connection, key_id: int, key_sealed: str) -> None:
+    await conn.execute("seal_api_key", id=key_id, key_sealed=key_sealed)
+
+
+async def active_api_keys(conn: Connection, user_id: int) -> list[ApiKey]:
+    """A user's keys in use: one per mode at most."""
+    return records(ApiKey, await conn.fetch_all("active_api_keys", user_id=user_id))
 
 
 async def revoke_api_keys(conn: Connection, user_id: int, mode: KeyMode, now: datetime) -> None:

@@ -73,6 +73,9 @@ class UserLink:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ApiKey:
+    """A key of a user for one mode: found by its hash; `key_sealed` is the key encrypted with a key derived from
+    the service's secret key, for the console to show it again (None for keys made before keys were sealed)."""
+
     id: int
     user_id: int
     account_id: int
@@ -80,6 +83,7 @@ class ApiKey:
     key_hash: str
     created_at: datetime
     revoked_at: datetime | None
+    key_sealed: str | None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -1,20 +1,24 @@
-"""Accounts, users and API keys: the first start, new users, key rotation, API access approval.
+"""Accounts, users and API keys: the first start, new users, key rotation, API access approval, the
+instance administrator, deactivation.
 
 Every live account has a linked test account with data of its own. A user belongs to the live
 account and has one active key for each: the live key addresses the live account, the test key
-the test account. Keys are shown once and stored as hashes.
+the test account. Keys are found by their hash; each is also kept sealed (`KeySeal`) so the console
+can show its user their keys again.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 import storage.accounts as stored
+from signsvc.accounts.key_seal import KeySeal
 from signsvc.infra import errors, tokens
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
-from storage.records import Account, KeyMode, Principal, User
+from storage.records import Account, ApiKey, KeyMode, Principal, User
 
 DEFAULT_ACCOUNT_NAME = "signsvc"
 DEFAULT_EMAIL = "admin@example.com"
@@ -30,9 +34,22 @@ class IssuedKeys:
     test: str | None = None
 
 
+@dataclass(frozen=True)
+class ShownKey:
+    """A user's key in use, as the console shows it: `key` is None when it was made before keys were sealed,
+    or sealed under another secret key (rotating it makes one that can be shown)."""
+
+    mode: KeyMode
+    key: str | None
+    created_at: datetime
+
+
 class Accounts:
-    def __init__(self, db: Database, clock: Clock) -> None:
-        self.db, self.clock = db, clock
+    """Without a `seal`, keys are kept as hashes only and the console cannot show them (tests that make users
+    directly); the service and its commands always give one."""
+
+    def __init__(self, db: Database, clock: Clock, seal: KeySeal | None = None) -> None:
+        self.db, self.clock, self.seal = db, clock, seal
 
     async def bootstrap(self, *, live_key: str | None = None, test_key: str | None = None) -> IssuedKeys | None:
         """Creates the default account, its test account and user on first start (API access approved).
@@ -48,11 +65,11 @@ class Accounts:
                 account = await _insert_account_pair(tx, clock, DEFAULT_ACCOUNT_NAME, approved=True)
                 user = await _insert_user(tx, clock, account.id, DEFAULT_EMAIL, "Admin", "User")
                 await stored.set_admin(tx, user.id, True)
-                issued = IssuedKeys(user, live=None if live_key else await _issue(tx, clock, user, KeyMode.LIVE),
-                                    test=None if test_key else await _issue(tx, clock, user, KeyMode.TEST))
+                issued = IssuedKeys(user, live=None if live_key else await self._issue(tx, user, KeyMode.LIVE),
+                                    test=None if test_key else await self._issue(tx, user, KeyMode.TEST))
             for mode, fixed in ((KeyMode.LIVE, live_key), (KeyMode.TEST, test_key)):
                 if fixed:
-                    await _use_fixed_key(tx, clock, user, mode, fixed)
+                    await self._use_fixed_key(tx, user, mode, fixed)
         return issued
 
     async def create_account(self, *, name: str, email: str, first_name: str | None = None,
@@ -61,8 +78,7 @@ class Accounts:
         async with self.db.transaction() as tx:
             account = await _insert_account_pair(tx, self.clock, name, approved=approved)
             user = await _insert_user(tx, self.clock, account.id, email, first_name, last_name)
-            return IssuedKeys(user, await _issue(tx, self.clock, user, KeyMode.LIVE),
-                              await _issue(tx, self.clock, user, KeyMode.TEST))
+            return await self._with_keys(tx, user)
 
     async def create_user(self, *, account_id: int, email: str, first_name: str | None = None,
                           last_name: str | None = None) -> IssuedKeys:
@@ -72,8 +88,7 @@ class Accounts:
             if account is None or account.is_test:
                 raise errors.NotFound(f"Account {account_id} not found")
             user = await _insert_user(tx, self.clock, account_id, email, first_name, last_name)
-            return IssuedKeys(user, await _issue(tx, self.clock, user, KeyMode.LIVE),
-                              await _issue(tx, self.clock, user, KeyMode.TEST))
+            return await self._with_keys(tx, user)
 
     async def rotate_key(self, user_id: int, mode: KeyMode) -> str:
         """A new key for the user; the old one stops working with this commit."""
@@ -82,7 +97,37 @@ class Accounts:
             if user is None:
                 raise errors.NotFound(f"User {user_id} not found")
             await stored.revoke_api_keys(tx, user.id, mode, self.clock.now())
-            return await _issue(tx, self.clock, user, mode)
+            return await self._issue(tx, user, mode)
+
+    async def add_user(self, tx: Connection, account_id: int, email: str, first_name: str | None,
+                       last_name: str | None) -> User:
+        """A new user of a live account in the caller's transaction, with keys they see in the console."""
+        user = await _insert_user(tx, self.clock, account_id, email, first_name, last_name)
+        for mode in KeyMode:
+            await self._issue(tx, user, mode)
+        return user
+
+    async def keys(self, user_id: int) -> list[ShownKey]:
+        """The user's keys in use, live first, opened for the console."""
+        found = await stored.active_api_keys(self.db, user_id)
+        return [ShownKey(key.mode, self.seal.open(key.key_sealed) if self.seal else None, key.created_at)
+                for key in found]
+
+    async def set_admin(self, user_id: int, is_admin: bool) -> User:
+        """Makes the user the instance administrator (who approves API access in the console), or no longer one."""
+        async with self.db.transaction() as tx:
+            user = await stored.set_admin(tx, user_id, is_admin)
+        if user is None:
+            raise errors.NotFound(f"User {user_id} not found")
+        return user
+
+    async def deactivate_user(self, user_id: int) -> User:
+        """Ends a user: their keys and console sessions stop working at once. Deactivating again changes nothing."""
+        async with self.db.transaction() as tx:
+            user = await stored.get_user(tx, user_id)
+            if user is None:
+                raise errors.NotFound(f"User {user_id} not found")
+            return await stored.archive_user(tx, user.id, self.clock.now()) or user
 
     async def set_api_access(self, account_id: int, approved: bool) -> Account:
         async with self.db.transaction() as tx:
@@ -93,7 +138,8 @@ class Accounts:
 
     async def find_user(self, ref: str) -> User:
         """A user named by id or by email address."""
-        user = await (stored.get_user(self.db, int(ref)) if ref.isdigit() else stored.find_user_by_email(self.db, ref))
+        user = await (stored.get_user(self.db, int(ref)) if ref.isdigit()
+                      else stored.find_user_by_email(self.db, ref.strip().lower()))
         if user is None:
             raise errors.NotFound(f"User {ref} not found")
         return user
@@ -119,14 +165,37 @@ class Accounts:
     async def list_users(self, account_id: int, *, limit: int, after: int | None = None) -> list[User]:
         return await stored.list_users(self.db, account_id, limit=limit, after=after)
 
+    async def _with_keys(self, tx: Connection, user: User) -> IssuedKeys:
+        return IssuedKeys(user, await self._issue(tx, user, KeyMode.LIVE), await self._issue(tx, user, KeyMode.TEST))
 
-async def add_user(tx: Connection, clock: Clock, account_id: int, email: str, first_name: str | None,
-                   last_name: str | None) -> User:
-    """A new user of a live account in the caller's transaction, with keys they see in the console."""
-    user = await _insert_user(tx, clock, account_id, email, first_name, last_name)
-    for mode in KeyMode:
-        await _issue(tx, clock, user, mode)
-    return user
+    async def _issue(self, tx: Connection, user: User, mode: KeyMode, key: str | None = None) -> str:
+        key = key or tokens.generate()
+        await stored.insert_api_key(tx, user_id=user.id, account_id=await _addressed_account(tx, user, mode),
+                                    mode=mode, key_hash=tokens.digest(key), key_sealed=self._sealed(key),
+                                    now=self.clock.now())
+        return key
+
+    async def _use_fixed_key(self, tx: Connection, user: User, mode: KeyMode, key: str) -> None:
+        """Makes a configured key the user's key of `mode`, sealed with the secret key in use."""
+        existing = await stored.find_api_key(tx, tokens.digest(key))
+        if existing and (existing.user_id, existing.mode) != (user.id, mode):
+            raise errors.Invalid(f"the configured {mode.value} key already belongs to another user or mode")
+        if existing is None:
+            await stored.revoke_api_keys(tx, user.id, mode, self.clock.now())
+            await self._issue(tx, user, mode, key)
+            return
+        if existing.revoked_at is not None:
+            await stored.revoke_api_keys(tx, user.id, mode, self.clock.now())
+            await stored.restore_api_key(tx, existing.id)
+        await self._reseal(tx, existing, key)
+
+    async def _reseal(self, tx: Connection, existing: ApiKey, key: str) -> None:
+        """A fixed key made before keys were sealed, or sealed under another secret key, sealed again."""
+        if self.seal and self.seal.open(existing.key_sealed) != key:
+            await stored.seal_api_key(tx, existing.id, self.seal.seal(key))
+
+    def _sealed(self, key: str) -> str | None:
+        return self.seal.seal(key) if self.seal else None
 
 
 async def _insert_account_pair(tx: Connection, clock: Clock, name: str, *, approved: bool) -> Account:
@@ -148,27 +217,7 @@ async def _insert_user(tx: Connection, clock: Clock, account_id: int, email: str
                                     last_name=last_name, now=clock.now())
 
 
-async def _issue(tx: Connection, clock: Clock, user: User, mode: KeyMode, key: str | None = None) -> str:
-    key = key or tokens.generate()
-    await stored.insert_api_key(tx, user_id=user.id, account_id=await _addressed_account(tx, user, mode),
-                                mode=mode, key_hash=tokens.digest(key), now=clock.now())
-    return key
-
-
 async def _addressed_account(tx: Connection, user: User, mode: KeyMode) -> int:
     if mode is KeyMode.LIVE:
         return user.account_id
     return (await stored.required_account(tx, user.account_id)).linked_id
-
-
-async def _use_fixed_key(tx: Connection, clock: Clock, user: User, mode: KeyMode, key: str) -> None:
-    existing = await stored.find_api_key(tx, tokens.digest(key))
-    if existing and (existing.user_id, existing.mode) != (user.id, mode):
-        raise errors.Invalid(f"the configured {mode.value} key already belongs to another user or mode")
-    if existing and existing.revoked_at is None:
-        return
-    await stored.revoke_api_keys(tx, user.id, mode, clock.now())
-    if existing:
-        await stored.restore_api_key(tx, existing.id)
-    else:
-        await _issue(tx, clock, user, mode, key)

@@ -1,5 +1,6 @@
 """The console's users: signing in with a password, one-time links that set one (the first user's setup
-link, invitations, password resets), inviting and deactivating users, and who is the instance administrator.
+link, invitations, password resets), inviting and deactivating users, and what only the instance
+administrator may do (approve an account's API access).
 
 Sign-in attempts are counted per client address and per email address in the rate-limit windows, whether
 the email belongs to a user or not, and a wrong password takes as long and reads the same as an unknown email.
@@ -10,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import storage.accounts as stored
-from signsvc.accounts import accounts, passwords
+from signsvc.accounts import passwords
+from signsvc.accounts.accounts import Accounts
 from signsvc.accounts.rate_limits import RateLimits
 from signsvc.accounts.user_links import LIFETIMES, RESET, SETUP, LinkUnusable, UserLinks
 from signsvc.infra import errors, mail, tokens
@@ -33,12 +35,14 @@ class LockedOut(Exception):
 
 @dataclass
 class PasswordRefused(Exception):
-    problem: str  # a catalogue key
+    problem: str  # passwords.TOO_SHORT or TOO_LONG
 
 
 class ConsoleUsers:
-    def __init__(self, db: Database, clock: Clock, rate_limits: RateLimits, outbox: Outbox, links: UserLinks) -> None:
+    def __init__(self, db: Database, clock: Clock, rate_limits: RateLimits, outbox: Outbox, links: UserLinks,
+                 accounts: Accounts) -> None:
         self.db, self.clock, self.rate_limits, self.outbox, self.links = db, clock, rate_limits, outbox, links
+        self.accounts = accounts
 
     async def sign_in(self, email: str, password: str, *, client: str) -> User:
         email = email.strip().lower()
@@ -96,27 +100,50 @@ class ConsoleUsers:
     async def invite(self, inviter: User, *, email: str, first_name: str | None, last_name: str | None) -> User:
         """A new user of the inviter's account, emailed a setup link."""
         async with self.db.transaction() as tx:
-            user = await accounts.add_user(tx, self.clock, inviter.account_id, email, first_name, last_name)
+            user = await self.accounts.add_user(tx, inviter.account_id, email, first_name, last_name)
             link = await self.links.issue(tx, user, SETUP)
             await self._email(tx, user, link, SETUP, inviter=inviter)
         return user
 
+    async def resend_invitation(self, actor: User, user_id: int) -> User:
+        """A new setup link emailed to an invited user of the actor's account who has not set a password yet;
+        the links sent before stop working."""
+        async with self.db.transaction() as tx:
+            user = await self._colleague(tx, actor, user_id)
+            if user.archived_at is not None:
+                raise errors.Invalid("This user was deactivated")
+            if user.password_hash is not None:
+                raise errors.Invalid("This user has set a password already")
+            link = await self.links.issue(tx, user, SETUP)
+            await self._email(tx, user, link, SETUP, inviter=actor)
+        return user
+
     async def deactivate(self, actor: User, user_id: int) -> User:
-        """Ends a user of the actor's account: their keys and sessions stop working at once."""
+        """Ends a user of the actor's account: their keys and sessions stop working at once. Only an instance
+        administrator ends another."""
         if user_id == actor.id:
             raise errors.Invalid("You cannot deactivate yourself")
-        async with self.db.transaction() as tx:
-            user = await stored.get_user(tx, user_id)
-            if user is None or user.account_id != actor.account_id:
-                raise errors.NotFound(f"User {user_id} not found")
-            return await stored.archive_user(tx, user.id, self.clock.now()) or user
+        user = await self._colleague(self.db, actor, user_id)
+        if user.is_admin and not actor.is_admin:
+            raise errors.Invalid("Only an instance administrator can deactivate an instance administrator")
+        return await self.accounts.deactivate_user(user_id)
+
+    async def colleague(self, actor: User, user_id: int) -> User:
+        """A user of the actor's account; not found for anyone else."""
+        return await self._colleague(self.db, actor, user_id)
 
     async def set_admin(self, user_id: int, is_admin: bool) -> User:
-        async with self.db.transaction() as tx:
-            user = await stored.set_admin(tx, user_id, is_admin)
-        if user is None:
-            raise errors.NotFound(f"User {user_id} not found")
-        return user
+        return await self.accounts.set_admin(user_id, is_admin)
+
+    async def live_accounts(self, actor: User) -> list[Account]:
+        """Every live account with its API access approval, for the instance administrator only."""
+        _require_admin(actor)
+        return await self.accounts.list_accounts()
+
+    async def set_api_access(self, actor: User, account_id: int, approved: bool) -> Account:
+        """The instance administrator approves or revokes an account's API access (its test account follows)."""
+        _require_admin(actor)
+        return await self.accounts.set_api_access(account_id, approved)
 
     async def find_by_email(self, email: str) -> User:
         user = await stored.find_user_by_email(self.db, email.strip().lower())
@@ -126,6 +153,12 @@ class ConsoleUsers:
 
     async def account(self, user: User) -> Account:
         return await stored.required_account(self.db, user.account_id)
+
+    async def _colleague(self, conn: Connection, actor: User, user_id: int) -> User:
+        user = await stored.get_user(conn, user_id)
+        if user is None or user.account_id != actor.account_id:
+            raise errors.NotFound(f"User {user_id} not found")
+        return user
 
     async def _email(self, tx: Connection, user: User, link: str, purpose: str,
                      inviter: User | None = None) -> None:
@@ -144,6 +177,12 @@ class ConsoleUsers:
             "closing": closing, "account_name": account.name})
         await self.outbox.queue(tx, account_id=user.account_id, kind=f"console_{purpose}", to=user.email,
                                 composed=composed)
+
+
+def _require_admin(actor: User) -> None:
+    """What only the instance administrator may do is not there for anyone else."""
+    if not actor.is_admin:
+        raise errors.NotFound("Not found")
 
 
 def _name(user: User) -> str:

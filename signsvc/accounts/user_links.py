@@ -30,11 +30,13 @@ class UserLinks:
         self.db, self.clock, self.site = db, clock, site
 
     async def setup_link(self, user_id: int) -> str:
-        """A new setup link for an active user."""
+        """A new setup link for an active user; the earlier ones stop working."""
         async with self.db.transaction() as tx:
             user = await stored.get_user(tx, user_id)
-            if user is None or user.archived_at is not None:
+            if user is None:
                 raise errors.NotFound(f"User {user_id} not found")
+            if user.archived_at is not None:
+                raise errors.Invalid(f"User {user.email} was deactivated: a setup link would not work")
             return await self.issue(tx, user, SETUP)
 
     async def issue(self, tx: Connection, user: User, purpose: str) -> str:

@@ -1,13 +1,13 @@
-"""Commands for accounts, users, API keys and API access approval."""
+"""Commands for accounts, users (their console setup links, the instance administrator, deactivation), API keys
+and API access approval."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from signsvc.accounts.accounts import Accounts
-from signsvc.cli.database import group, print_keys, with_database
-from signsvc.infra.clock import SystemClock
+from signsvc.accounts.accounts import IssuedKeys
+from signsvc.cli.database import accounts_of, group, print_keys, print_setup_link, user_links, with_database
 from signsvc.infra.config import Config
 from storage import Database
 from storage.records import KeyMode
@@ -30,6 +30,19 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = user_commands.add_parser("list", parents=[common], help="list the users of an account")
     listing.add_argument("--account", type=int, help="account id (default: the first account)")
     listing.set_defaults(run=_list_users)
+    setup_link = user_commands.add_parser("setup-link", parents=[common],
+                                          help="print a new one-time link that sets the user's console password")
+    setup_link.add_argument("email")
+    setup_link.set_defaults(run=_setup_link)
+    admin = user_commands.add_parser("admin", parents=[common],
+                                     help="make the user an instance administrator (approves API access)")
+    admin.add_argument("email")
+    admin.add_argument("--revoke", action="store_true", help="no longer an administrator")
+    admin.set_defaults(run=_set_admin)
+    deactivate = user_commands.add_parser("deactivate", parents=[common],
+                                          help="deactivate a user: their keys and console sessions stop at once")
+    deactivate.add_argument("email")
+    deactivate.set_defaults(run=_deactivate)
 
     key_commands = group(commands, "keys", "API keys", common)
     rotate = key_commands.add_parser("rotate", parents=[common], help="replace a key; the old one stops working")
@@ -52,7 +65,7 @@ def _user_arguments(parser: argparse.ArgumentParser) -> None:
 
 async def _list_accounts(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
-        for account in await Accounts(db, SystemClock()).list_accounts():
+        for account in await (await accounts_of(db, config)).list_accounts():
             approval = "approved" if account.api_access_approved else "not approved"
             print(f"{account.id}\t{account.name}\tAPI access {approval}\ttest account {account.linked_account_id}")
 
@@ -61,30 +74,30 @@ async def _list_accounts(config: Config, args: argparse.Namespace) -> int | None
 
 async def _create_account(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
-        issued = await Accounts(db, SystemClock()).create_account(
+        issued = await (await accounts_of(db, config)).create_account(
             name=args.name, email=args.email, first_name=args.first_name, last_name=args.last_name,
             approved=args.approve)
         print(f"account {issued.user.account_id} created with user {issued.user.id} <{issued.user.email}>")
-        print_keys(issued)
+        await _print_new_user(db, config, issued)
 
     return await with_database(config, action)
 
 
 async def _create_user(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
-        accounts = Accounts(db, SystemClock())
+        accounts = await accounts_of(db, config)
         account = await accounts.find_account(args.account)
         issued = await accounts.create_user(account_id=account.id, email=args.email, first_name=args.first_name,
                                             last_name=args.last_name)
         print(f"user {issued.user.id} <{issued.user.email}> created in account {issued.user.account_id}")
-        print_keys(issued)
+        await _print_new_user(db, config, issued)
 
     return await with_database(config, action)
 
 
 async def _list_users(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
-        accounts = Accounts(db, SystemClock())
+        accounts = await accounts_of(db, config)
         account = await accounts.find_account(args.account)
         after = None
         while users := await accounts.list_users(account.id, limit=100, after=after):
@@ -97,7 +110,7 @@ async def _list_users(config: Config, args: argparse.Namespace) -> int | None:
 
 async def _rotate_key(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
-        accounts = Accounts(db, SystemClock())
+        accounts = await accounts_of(db, config)
         user = await accounts.find_user(args.user)
         key = await accounts.rotate_key(user.id, KeyMode(args.mode))
         print(f"API key ({args.mode}) of {user.email}: {key}")
@@ -107,9 +120,43 @@ async def _rotate_key(config: Config, args: argparse.Namespace) -> int | None:
 
 async def _set_access(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
-        accounts = Accounts(db, SystemClock())
+        accounts = await accounts_of(db, config)
         account = await accounts.set_api_access((await accounts.find_account(args.account)).id, args.approved)
         state = "approved" if account.api_access_approved else "revoked"
         print(f"API access of account {account.id} ({account.name}) {state}")
 
     return await with_database(config, action)
+
+
+async def _setup_link(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        user = await (await accounts_of(db, config)).find_user(args.email)
+        link = await user_links(db, config).setup_link(user.id)
+        print(f"Console setup link of {user.email} (works once, for 7 days; earlier ones stop working): {link}")
+
+    return await with_database(config, action)
+
+
+async def _set_admin(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        accounts = await accounts_of(db, config)
+        user = await accounts.set_admin((await accounts.find_user(args.email)).id, not args.revoke)
+        state = "is an instance administrator" if user.is_admin else "is no longer an instance administrator"
+        print(f"user {user.id} <{user.email}> {state}")
+
+    return await with_database(config, action)
+
+
+async def _deactivate(config: Config, args: argparse.Namespace) -> int | None:
+    async def action(db: Database) -> None:
+        accounts = await accounts_of(db, config)
+        user = await accounts.deactivate_user((await accounts.find_user(args.email)).id)
+        print(f"user {user.id} <{user.email}> deactivated: their API keys and console sessions no longer work")
+
+    return await with_database(config, action)
+
+
+async def _print_new_user(db: Database, config: Config, issued: IssuedKeys) -> None:
+    """A new user's keys and the link that sets their console password."""
+    print_keys(issued)
+    print_setup_link(issued, await user_links(db, config).setup_link(issued.user.id))

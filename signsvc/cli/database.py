@@ -1,5 +1,5 @@
-"""What every management command shares: the database prepared as a server would, and a group of
-subcommands that prints its help when called without one."""
+"""What every management command shares: the database prepared as a server would, the domain objects a
+command calls, and a group of subcommands that prints its help when called without one."""
 
 from __future__ import annotations
 
@@ -7,24 +7,38 @@ import argparse
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from signsvc.accounts.accounts import IssuedKeys
+from signsvc.accounts.accounts import Accounts, IssuedKeys
+from signsvc.accounts.key_seal import KeySeal
+from signsvc.accounts.user_links import UserLinks
 from signsvc.app import open_configured_database, prepare
+from signsvc.infra import secret_key
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config
 from storage import Database
 
 
 async def with_database(config: Config, action: Callable[[Database], Awaitable[int | None]]) -> int | None:
-    """Runs `action` on the database, migrated and with its default account (whose keys are printed on the
-    first start)."""
+    """Runs `action` on the database, migrated and with its default account (whose keys and console setup link
+    are printed on the first start)."""
     db = await open_configured_database(config)
     try:
         issued = await prepare(db, SystemClock(), config)
         if issued:
             print_keys(issued)
+            print_setup_link(issued, await user_links(db, config).setup_link(issued.user.id))
         return await action(db)
     finally:
         await db.close()
+
+
+async def accounts_of(db: Database, config: Config) -> Accounts:
+    """Accounts as the server has them: every key a command makes is sealed for the console to show."""
+    return Accounts(db, SystemClock(), KeySeal(await secret_key.load(db, config.secret_key)))
+
+
+def user_links(db: Database, config: Config) -> UserLinks:
+    """One-time console links on the configured site."""
+    return UserLinks(db, SystemClock(), config.site)
 
 
 def group(commands: Any, name: str, help_text: str, common: argparse.ArgumentParser) -> Any:
@@ -37,6 +51,10 @@ def print_keys(issued: IssuedKeys) -> None:
     for mode, key in (("live", issued.live), ("test", issued.test)):
         if key:
             print(f"API key ({mode}): {key}")
+
+
+def print_setup_link(issued: IssuedKeys, link: str) -> None:
+    print(f"Console setup link (sets the password of {issued.user.email}): {link}")
 
 
 async def _usage(parser: argparse.ArgumentParser) -> int:

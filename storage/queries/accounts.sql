@@ -54,9 +54,17 @@ LIMIT :limit
 
 -- insert_api_key --
 -- A new active key of a user for the live or the test account.
-INSERT INTO api_keys (user_id, account_id, mode, key_hash, created_at)
-VALUES (:user_id, :account_id, :mode, :key_hash, :created_at)
+INSERT INTO api_keys (user_id, account_id, mode, key_hash, key_sealed, created_at)
+VALUES (:user_id, :account_id, :mode, :key_hash, :key_sealed, :created_at)
 RETURNING *
+
+-- seal_api_key --
+-- Keeps a key sealed (a fixed key set by configuration, sealed with the secret key in use).
+UPDATE api_keys SET key_sealed = :key_sealed WHERE id = :id
+
+-- active_api_keys --
+-- A user's keys in use, live first.
+SELECT * FROM api_keys WHERE user_id = :user_id AND revoked_at IS NULL ORDER BY mode
 
 -- revoke_api_keys --
 -- Revokes a user's active key of one mode.

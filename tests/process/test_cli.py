@@ -1,6 +1,7 @@
 """Management commands of `python run.py`."""
 
 import re
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -78,3 +79,96 @@ async def test_commands_on_missing_records_fail_clearly(database_url):
     assert (code, err) == (1, "signsvc: Account 99 not found\n")
     code, _, err = await service.run("users", "create", "--email", "admin@example.com", **env)
     assert (code, err) == (1, "signsvc: email admin@example.com is already taken\n")
+
+
+def setup_path(output: str) -> str:
+    return re.search(r"^Console setup link .*: https://sign\.example\.test(/console/setup/\S+)$", output,
+                     re.MULTILINE)[1]
+
+
+async def page_status(server: service.Service, path: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(f"{server.site}{path}") as response:
+        return response.status, await response.text()
+
+
+async def test_the_first_start_by_a_command_prints_the_first_users_setup_link_with_the_keys(database_url):
+    code, out, _ = await service.run("migrate", SIGNSVC_DATABASE_URL=database_url,
+                                     SIGNSVC_SITE_URL="https://sign.example.test")
+    assert code == 0 and key_in(out, "live") and key_in(out, "test")
+    assert re.search(r"^Console setup link \(sets the password of admin@example\.com\): "
+                     r"https://sign\.example\.test/console/setup/\w+$", out, re.MULTILINE)
+
+
+async def test_users_setup_link_prints_a_new_link_on_the_configured_site_that_sets_the_password(database_url):
+    env = {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_SITE_URL": "https://sign.example.test"}
+    _, first_start, _ = await service.run("migrate", **env)
+    code, out, err = await service.run("users", "setup-link", "Admin@Example.com", **env)
+    assert (code, err) == (0, "")
+    assert out.startswith("Console setup link of admin@example.com (works once, for 7 days; earlier ones stop "
+                          "working): ")
+    server = await service.start(**{**env, "SIGNSVC_SITE_URL": ""})
+    try:
+        status, page = await page_status(server, setup_path(out))
+        assert status == 200 and "Set your password" in page and "admin@example.com" in page
+        assert (await page_status(server, setup_path(first_start)))[0] == 410, "the newer link replaces the first"
+    finally:
+        await server.stop()
+
+
+async def test_users_admin_makes_and_unmakes_an_instance_administrator(database_url):
+    env = {"SIGNSVC_DATABASE_URL": database_url}
+    await service.run("users", "create", "--email", "bob@example.com", **env)
+    code, out, _ = await service.run("users", "admin", "bob@example.com", **env)
+    assert (code, out) == (0, "user 2 <bob@example.com> is an instance administrator\n")
+    code, out, _ = await service.run("users", "admin", "bob@example.com", "--revoke", **env)
+    assert (code, out) == (0, "user 2 <bob@example.com> is no longer an instance administrator\n")
+
+
+async def test_users_deactivate_stops_the_users_keys_and_setup_links(database_url):
+    env = {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_SITE_URL": "https://sign.example.test"}
+    await service.run("migrate", **env)  # the first start's keys and link: the next output has only Bob's
+    code, out, _ = await service.run("users", "create", "--email", "bob@example.com", **env)
+    bob_live, bob_link = key_in(out, "live"), setup_path(out)
+    assert "bob@example.com" in out.splitlines()[-1]
+    code, out, _ = await service.run("users", "deactivate", "bob@example.com", **env)
+    assert (code, out) == (0, "user 2 <bob@example.com> deactivated: their API keys and console sessions no longer "
+                              "work\n")
+    server = await service.start(**{**env, "SIGNSVC_SITE_URL": ""})
+    try:
+        assert await status_with(server, bob_live) == 401
+        assert (await page_status(server, bob_link))[0] == 410
+    finally:
+        await server.stop()
+    code, _, err = await service.run("users", "setup-link", "bob@example.com", **env)
+    assert (code, err) == (1, "signsvc: User bob@example.com was deactivated: a setup link would not work\n")
+
+
+async def test_user_commands_for_an_unknown_email_fail_with_a_message(database_url):
+    env = {"SIGNSVC_DATABASE_URL": database_url}
+    for command in (["setup-link"], ["admin"], ["admin", "--revoke"], ["deactivate"]):
+        code, out, err = await service.run("users", *command[:1], "nobody@example.com", *command[1:], **env)
+        assert (code, err) == (1, "signsvc: User nobody@example.com not found\n"), command
+        assert "Console setup link of" not in out and "deactivated" not in out
+
+
+async def test_keys_made_by_commands_are_shown_in_the_console(database_url):
+    env = {"SIGNSVC_DATABASE_URL": database_url}
+    _, first_start, _ = await service.run("migrate", **env)
+    _, out, _ = await service.run("keys", "rotate", "admin@example.com", **env)
+    rotated = re.fullmatch(r"API key \(live\) of admin@example.com: (\S+)\n", out)[1]
+    server = await service.start(**env)
+    try:
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
+            _, out, _ = await service.run("users", "setup-link", "admin@example.com", **env)
+            link = server.site + urlsplit(re.search(r": (http\S+)$", out.strip())[1]).path
+            async with browser.get(link) as response:
+                csrf = re.search(r'name="csrf" value="([^"]+)"', await response.text())[1]
+            password = "a long enough password"
+            async with browser.post(link, data={"csrf": csrf, "password": password, "confirmation": password}) as reply:
+                assert reply.status == 200 and reply.url.path == "/console"
+            async with browser.get(f"{server.site}/console/settings/api") as response:
+                page = await response.text()
+        assert f'id="key-live-value">{rotated}<' in page
+        assert f'id="key-test-value">{key_in(first_start, "test")}<' in page
+    finally:
+        await server.stop()

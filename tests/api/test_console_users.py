@@ -1,0 +1,245 @@
+"""The console's users: the account's users and their state, invitations by email (a setup link that lets the
+new user set a password and sign in), sending one again, deactivation (keys, sign-in and sessions end at once),
+and the instance administrator's approval of every account's API access."""
+
+import re
+from urllib.parse import urlsplit
+
+import storage.emails as emails
+from signsvc.accounts.accounts import Accounts
+from signsvc.http.appkeys import ACCOUNTS, CONSOLE_USERS, DB
+from tests.support.console import Console, location, signed_in
+
+PAGE = "/console/users"
+REFUSED = "The email address or the password is not right."
+BOB = "bob@example.com"
+BOB_PASSWORD = "bob's long password"
+
+
+def text(reply) -> str:
+    return reply.body.decode()
+
+
+def user_rows(page: str) -> dict[str, str]:
+    """The rows of the users table by the name (or email) each shows first."""
+    table = page.split('<table class="list users">')[1].split("</table>")[0]
+    return {re.search(r"<strong>([^<]+)</strong>", row)[1]: row for row in table.split("<tr>")[2:]}
+
+
+async def sent_links(api, to: str = BOB) -> list[str]:
+    """The setup links emailed to an address, oldest first (the outbox keeps them: no SMTP server here)."""
+    found = await emails.list_emails(api.app[DB], 1, limit=100)
+    return [urlsplit(re.search(r"http://signsvc\.test(/console/setup/\S+)", email.text_body)[1]).path
+            for email in reversed(found) if email.to_address == to]
+
+
+async def invite(console: Console, email: str = BOB, first_name: str = "Bob", last_name: str = "Stone"):
+    await console.get(PAGE)
+    return await console.post(f"{PAGE}/invite", {"email": email, "first_name": first_name, "last_name": last_name})
+
+
+async def user_id(api, email: str) -> int:
+    return (await api.app[CONSOLE_USERS].find_by_email(email)).id
+
+
+async def invited_and_signed_in(api, admin: Console) -> Console:
+    """Bob, invited by the admin, has set his password through the emailed link and is signed in."""
+    assert (await invite(admin)).status == 303
+    bob = Console(api)
+    [link] = await sent_links(api)
+    assert (await bob.set_password(link, BOB_PASSWORD)).status == 303
+    await bob.get("/console")
+    return bob
+
+
+async def deactivate(console: Console, target: int, form: dict | None = None):
+    await console.get(f"{PAGE}/{target}/deactivate")
+    return await console.post(f"{PAGE}/{target}/deactivate", {"confirm": "yes"} if form is None else form)
+
+
+# The list
+
+async def test_the_users_page_lists_each_user_with_their_state(api, db, clock):
+    admin = await signed_in(api)
+    await invite(admin)
+    await Accounts(db, clock).create_user(account_id=1, email="carol@example.com", first_name="Carol")
+    await api.app[ACCOUNTS].deactivate_user(await user_id(api, "carol@example.com"))
+    page = text(await admin.get(PAGE))
+    rows = user_rows(page)
+    assert list(rows) == ["Carol", "Bob Stone", "Admin User"]
+    assert "Deactivated" in rows["Carol"] and "/deactivate" not in rows["Carol"]
+    assert "Invited" in rows["Bob Stone"] and "Send the invitation again" in rows["Bob Stone"]
+    assert BOB in rows["Bob Stone"] and "Deactivate bob@example.com…" in rows["Bob Stone"]
+    me = rows["Admin User"]
+    assert "Active" in me and "Instance administrator" in me and "(you)" in me and "/deactivate" not in me
+
+
+async def test_the_list_pages_through_many_users(api, db, clock):
+    for n in range(50):
+        await Accounts(db, clock).create_user(account_id=1, email=f"user{n}@example.com")
+    admin = await signed_in(api)
+    first = text(await admin.get(PAGE))
+    assert len(user_rows(first)) == 50 and "user49@example.com" in user_rows(first)
+    older = re.search(r'href="(/console/users\?after=\d+)">Older users', first)[1]
+    second = text(await admin.get(older))
+    assert list(user_rows(second)) == ["Admin User"] and "Older users" not in second
+    assert 'href="/console/users">Newest users' in second
+
+
+# Invitations
+
+async def test_an_invitation_emails_a_setup_link_that_lets_the_new_user_set_a_password_and_sign_in(api):
+    admin = await signed_in(api)
+    reply = await invite(admin)
+    assert (reply.status, location(reply)) == (303, f"{PAGE}?done=user_invited")
+    assert "The invitation is on its way." in text(await admin.get(location(reply)))
+    [email] = [e for e in await emails.list_emails(api.app[DB], 1, limit=10) if e.to_address == BOB]
+    assert (email.kind, email.subject) == ("console_setup", "You are invited to signsvc")
+    assert "Admin User invited you" in email.text_body
+
+    bob = Console(api)
+    [link] = await sent_links(api)
+    assert (await bob.set_password(link, BOB_PASSWORD)).status == 303
+    assert "Welcome, Bob" in text(await bob.get("/console"))
+    assert (await Console(api).sign_in(BOB, BOB_PASSWORD)).status == 303
+    keys_page = text(await bob.get("/console/settings/api"))
+    key = re.search(r'id="key-live-value">([^<]+)<', keys_page)[1]
+    assert (await api.with_key(key).get("/api/user")).json["email"] == BOB
+    assert "Active" in user_rows(text(await admin.get(PAGE)))["Bob Stone"]
+
+
+async def test_an_invitation_for_a_taken_or_wrong_email_says_why_and_keeps_the_values(api):
+    admin = await signed_in(api)
+    for address, message in (("admin@example.com", "email admin@example.com is already taken"),
+                             ("not an address", "is not an email address")):
+        refused = await invite(admin, address, "Ann", "Lee")
+        page = text(refused)
+        assert refused.status == 422 and message in page
+        assert f'value="{address}"' in page and 'value="Ann"' in page and 'value="Lee"' in page
+        assert 'aria-invalid="true" aria-describedby="invite-problem"' in page
+    assert await emails.list_emails(api.app[DB], 1, limit=10) == []
+
+
+async def test_sending_an_invitation_again_emails_a_new_link_and_ends_the_earlier_one(api):
+    admin = await signed_in(api)
+    await invite(admin)
+    bob_id = await user_id(api, BOB)
+    await admin.get(PAGE)
+    reply = await admin.post(f"{PAGE}/{bob_id}/invitation")
+    assert (reply.status, location(reply)) == (303, f"{PAGE}?done=invitation_sent")
+    first, second = await sent_links(api)
+    assert (await Console(api).get(first)).status == 410
+    assert (await Console(api).set_password(second, BOB_PASSWORD)).status == 303
+
+    await admin.get(PAGE)
+    refused = await admin.post(f"{PAGE}/{bob_id}/invitation")
+    assert refused.status == 422 and "This user has set a password already" in text(refused)
+    assert len(await sent_links(api)) == 2
+
+
+# Deactivation
+
+async def test_deactivation_asks_for_a_confirmation_first(api):
+    admin = await signed_in(api)
+    bob = await invited_and_signed_in(api, admin)
+    bob_id = await user_id(api, BOB)
+    confirm_page = await admin.get(f"{PAGE}/{bob_id}/deactivate")
+    assert confirm_page.status == 200 and "Deactivate bob@example.com?" in text(confirm_page)
+    for form in ({}, {"confirm": "no"}):
+        refused = await deactivate(admin, bob_id, form)
+        assert refused.status == 422 and "Please confirm the deactivation" in text(refused)
+    assert (await bob.get("/console")).status == 200
+
+
+async def test_a_deactivated_user_cannot_use_their_keys_sign_in_or_keep_their_session(api):
+    admin = await signed_in(api)
+    bob = await invited_and_signed_in(api, admin)
+    keys_page = text(await bob.get("/console/settings/api"))
+    live, test = (re.search(rf'id="key-{mode}-value">([^<]+)<', keys_page)[1] for mode in ("live", "test"))
+    assert (await api.with_key(live).get("/api/user")).status == 200
+
+    reply = await deactivate(admin, await user_id(api, BOB))
+    assert (reply.status, location(reply)) == (303, f"{PAGE}?done=user_deactivated")
+    assert "their keys and sessions no longer work" in text(await admin.get(location(reply)))
+    assert [(await api.with_key(key).get("/api/user")).status for key in (live, test)] == [401, 401]
+    ended = await bob.get("/console/settings/api", allow_redirects=False)
+    assert (ended.status, location(ended)) == (303, "/console/sign-in?next=/console/settings/api")
+    refused = await Console(api).sign_in(BOB, BOB_PASSWORD)
+    wrong_password = await Console(api).sign_in("admin@example.com", "not the password")
+    assert (refused.status, wrong_password.status) == (401, 401)
+    assert REFUSED in text(refused) and REFUSED in text(wrong_password)
+    assert "Deactivated" in user_rows(text(await admin.get(PAGE)))["Bob Stone"]
+
+
+async def test_you_cannot_deactivate_yourself(api):
+    admin = await signed_in(api)
+    refused = await deactivate(admin, 1)
+    assert refused.status == 422 and "You cannot deactivate yourself" in text(refused)
+    assert (await admin.get("/console")).status == 200
+    assert (await api.get("/api/user")).status == 200
+
+
+async def test_only_an_instance_administrator_deactivates_an_instance_administrator(api):
+    admin = await signed_in(api)
+    bob = await invited_and_signed_in(api, admin)
+    assert "/console/users/1/deactivate" not in text(await bob.get(PAGE))
+    refused = await deactivate(bob, 1)
+    assert refused.status == 422 and "Only an instance administrator can deactivate an instance administrator" in \
+        text(refused)
+    assert (await api.get("/api/user")).status == 200 and (await admin.get("/console")).status == 200
+
+
+async def test_a_user_of_another_account_cannot_be_seen_or_deactivated(api, other_account):
+    admin = await signed_in(api)
+    other = other_account.user.id
+    page = await admin.get(f"{PAGE}/{other}/deactivate")
+    assert page.status == 404
+    await admin.get(PAGE)
+    for path in (f"{PAGE}/{other}/deactivate", f"{PAGE}/{other}/invitation"):
+        posted = await admin.post(path, {"confirm": "yes"})
+        assert posted.status == 404, path
+    assert "other@example.com" not in text(await admin.get(PAGE)).split("</table>")[0]
+    assert (await api.with_key(other_account.live).get("/api/user")).status == 200
+
+
+# API access approval
+
+async def test_only_the_instance_administrator_sees_and_changes_api_access(api, other_account):
+    admin = await signed_in(api)
+    page = text(await admin.get(PAGE))
+    assert "API access of every account" in page and "Other" in page and "Revoke API access of Other" in page
+
+    bob = await invited_and_signed_in(api, admin)
+    assert "API access of every account" not in text(await bob.get(PAGE))
+    refused = await bob.post(f"{PAGE}/accounts/{other_account.user.account_id}/api-access", {"approved": "off"})
+    assert refused.status == 404
+    assert (await api.with_key(other_account.live).get("/api/user")).status == 200
+
+
+async def test_approving_and_revoking_api_access_flips_the_accounts_api_requests(api):
+    waiting = await api.app[ACCOUNTS].create_account(name="Waiting", email="ops@waiting.test")
+    admin = await signed_in(api)
+    forbidden = await api.with_key(waiting.live).get("/api/user")
+    assert (forbidden.status, forbidden.json) == (403, {"error": "Forbidden"})
+    assert "Approve API access of Waiting" in text(await admin.get(PAGE))
+
+    account_id = waiting.user.account_id
+    reply = await admin.post(f"{PAGE}/accounts/{account_id}/api-access", {"approved": "on"})
+    assert (reply.status, location(reply)) == (303, f"{PAGE}?done=api_access_approved")
+    assert [(await api.with_key(key).get("/api/user")).status for key in (waiting.live, waiting.test)] == [200, 200]
+
+    page = text(await admin.get(location(reply)))
+    assert "API access approved." in page and "Revoke API access of Waiting" in page
+    reply = await admin.post(f"{PAGE}/accounts/{account_id}/api-access", {"approved": "off"})
+    assert location(reply) == f"{PAGE}?done=api_access_revoked"
+    assert (await api.with_key(waiting.live).get("/api/user")).status == 403
+    assert (await api.get("/api/user")).status == 200, "the admin's own account is unchanged"
+
+
+async def test_an_administrator_made_by_the_command_line_sees_the_approval_section(api):
+    admin = await signed_in(api)
+    bob = await invited_and_signed_in(api, admin)
+    await api.app[ACCOUNTS].set_admin(await user_id(api, BOB), True)
+    assert "API access of every account" in text(await bob.get(PAGE))
+    await api.app[ACCOUNTS].set_admin(1, False)
+    assert "API access of every account" not in text(await admin.get(PAGE))
