@@ -38,6 +38,8 @@ async def record_failure(conn: Connection, email_id: int, error: str, *, attempt
 
 
 async def list_emails(conn: Connection, account_id: int, *, limit: int, after: int | None = None,
-                      before: int | None = None) -> list[Email]:
-    rows = await conn.fetch_all("list_emails", account_id=account_id, limit=limit, after=after, before=before)
+                      before: int | None = None, status: str | None = None) -> list[Email]:
+    """A page of the account's emails, newest first; only those of `status` when it is given."""
+    rows = await conn.fetch_all("list_emails", account_id=account_id, status=status, limit=limit, after=after,
+                                before=before)
     return records(Email, rows)

@@ -88,6 +88,12 @@ async def deliveries_of_account(conn: Connection, account_id: int, *, event_type
     return records(WebhookDelivery, rows)
 
 
+async def latest_deliveries(conn: Connection, account_id: int) -> list[WebhookDelivery]:
+    """The newest delivery of each endpoint of the account that has one."""
+    return records(WebhookDelivery, await conn.fetch_all("latest_webhook_delivery_of_each_endpoint",
+                                                         account_id=account_id))
+
+
 async def attempts_of(conn: Connection, endpoint_id: int,
                       deliveries: list[WebhookDelivery]) -> dict[int, list[WebhookAttempt]]:
     """The attempts of each delivery of a page, in order, by delivery id."""

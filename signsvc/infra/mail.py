@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pages
 import storage.emails as stored
 import storage.files as stored_files
-from signsvc.infra import jobs, smtp
+from signsvc.infra import errors, jobs, smtp
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from storage import Connection, Database
@@ -110,6 +110,19 @@ class Outbox:
                 raise _given_up(email) from exc
             raise
         return await stored.mark_sent(self.db, email.id, self.clock.now())
+
+    async def page(self, account_id: int, *, status: Status | None, limit: int,
+                   after: int | None = None) -> list[Email]:
+        """The account's emails, newest first (older than `after`); only those of `status` when it is given."""
+        return await stored.list_emails(self.db, account_id, status=status.value if status else None, limit=limit,
+                                        after=after)
+
+    async def find(self, account_id: int, email_id: int) -> Email:
+        """An email of the account; NotFound for one of any other account (its linked one too)."""
+        email = await stored.get_email(self.db, email_id)
+        if email is None or email.account_id != account_id:
+            raise errors.NotFound(f"Email {email_id} not found")
+        return email
 
     def message(self, email: Email, now: datetime, attachments: list[tuple[str, bytes]] | None = None) -> EmailMessage:
         """The MIME message: text and HTML alternatives with the headers a mail client expects, and PDF files."""

@@ -157,6 +157,10 @@ class WebhookEndpoints:
         attempts = await stored.attempts_of(self.db, endpoint.id, found)
         return [Delivered(delivery, attempts[delivery.id]) for delivery in found]
 
+    async def latest_deliveries(self, account_id: int) -> dict[int, WebhookDelivery]:
+        """The newest delivery of each endpoint of the account, by endpoint id (endpoints without one are absent)."""
+        return {delivery.endpoint_id: delivery for delivery in await stored.latest_deliveries(self.db, account_id)}
+
     async def account_deliveries(self, account_id: int, *, event_type: str | None, status: DeliveryStatus | None,
                                  limit: int) -> list[Delivered]:
         """The account's deliveries to all its endpoints, newest first, each with its attempts."""

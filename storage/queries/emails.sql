@@ -30,9 +30,10 @@ WHERE id = :id
 RETURNING *
 
 -- list_emails --
--- A page of an account's emails, newest first.
+-- A page of an account's emails, newest first, optionally of one status.
 SELECT * FROM emails
 WHERE account_id = :account_id
+  AND (CAST(:status AS TEXT) IS NULL OR status = :status)
   AND (CAST(:after AS BIGINT) IS NULL OR id < :after)
   AND (CAST(:before AS BIGINT) IS NULL OR id > :before)
 ORDER BY id DESC

@@ -85,6 +85,14 @@ WHERE account_id = :account_id
 ORDER BY id DESC
 LIMIT :limit
 
+-- latest_webhook_delivery_of_each_endpoint --
+-- The newest delivery of each endpoint of an account (the endpoints list shows how the last one went).
+SELECT * FROM webhook_delivery_records
+WHERE id IN (SELECT MAX(webhook_deliveries.id) FROM webhook_deliveries
+             JOIN webhook_endpoints ON webhook_endpoints.id = webhook_deliveries.endpoint_id
+             WHERE webhook_endpoints.account_id = :account_id
+             GROUP BY webhook_deliveries.endpoint_id)
+
 -- list_webhook_attempts_in_range --
 -- The attempts of an endpoint's deliveries with ids in a range (one page of the log), in order.
 SELECT webhook_attempts.* FROM webhook_attempts

@@ -1,0 +1,27 @@
+// The webhooks pages' comforts: a random secret made in the browser for the endpoint form, and a button that
+// copies the secret shown once after saving. Without script the form and the page work as they are.
+import { $, $$ } from "./dom.js";
+
+const SECRET_BYTES = 24; // 48 hex characters: above the 32 random characters recommended
+
+const generate = $("#generate-secret");
+if (generate && window.crypto?.getRandomValues) {
+  generate.hidden = false;
+  generate.addEventListener("click", () => {
+    const bytes = crypto.getRandomValues(new Uint8Array(SECRET_BYTES));
+    const value = $("#secret_value");
+    value.value = [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    const header = $("#secret_header");
+    if (!header.value) header.value = generate.dataset.header;
+    value.focus();
+  });
+}
+
+for (const button of $$("[data-copy]")) {
+  if (!navigator.clipboard) continue;
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    await navigator.clipboard.writeText($(`#${button.dataset.copy}`).textContent);
+    button.textContent = button.dataset.copied;
+  });
+}
