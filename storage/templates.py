@@ -36,11 +36,18 @@ async def get_template(conn: Connection, template_id: int) -> Template | None:
 
 async def list_templates(conn: Connection, account_id: int, *, archived: bool, q: str | None,
                          external_id: str | None, folder: str | None, limit: int, after: int | None,
-                         before: int | None) -> list[Template]:
-    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived,
-                                name_pattern=like_pattern(q), external_id=external_id, folder=folder, limit=limit,
-                                after=after, before=before)
+                         before: int | None, oldest_first: bool = False) -> list[Template]:
+    """A page of the account's templates, newest first; `oldest_first` reads upwards from `before` (the
+    page just newer than it, where newest first gives the newest page of all)."""
+    query = "list_templates_oldest_first" if oldest_first else "list_templates"
+    rows = await conn.fetch_all(query, account_id=account_id, archived=archived, name_pattern=like_pattern(q),
+                                external_id=external_id, folder=folder, limit=limit, after=after, before=before)
     return records(Template, rows)
+
+
+async def folder_names(conn: Connection, account_id: int) -> list[str]:
+    """The names of the account's folders that hold a template (archived or not), in order."""
+    return [row["name"] for row in await conn.fetch_all("list_folder_names", account_id=account_id)]
 
 
 async def update_template(conn: Connection, template: Template, changes: dict[str, Any], now: datetime) -> None:

@@ -71,6 +71,10 @@ class Templates:
         """The account's templates, newest first (`storage.templates.list_templates` names the filters)."""
         return await stored.list_templates(self.db, principal.account_id, **filters)
 
+    async def folder_names(self, principal: Principal) -> list[str]:
+        """The names of the account's folders that hold a template, in order."""
+        return await stored.folder_names(self.db, principal.account_id)
+
     async def documents_of(self, template: Template) -> list[TemplateDocument]:
         return await stored.list_documents(self.db, template.id)
 

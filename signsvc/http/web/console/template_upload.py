@@ -1,0 +1,85 @@
+"""Uploading a document as a new template: a plain multipart form (it works without script; the page's
+script adds a progress bar and asks for JSON). The file goes to `Templates.create` as `POST /api/templates`
+sends it, so it is taken in the same way (recognised by content, converted, inspected and rendered in the
+PDF pool) and refused with the same messages, nothing saved."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import PurePath
+from typing import Any
+
+from aiohttp import web
+from multidict import MultiDictProxy
+
+from signsvc.http.appkeys import SETTINGS, TEMPLATES
+from signsvc.http.responses import json_response
+from signsvc.http.web import catalogue
+from signsvc.http.web.console import shell
+from signsvc.infra import errors
+
+NEW = "/console/templates/new"
+# What the file input offers; the service recognises files by content, whatever they are called.
+ACCEPTED = (".pdf,.png,.jpg,.jpeg,.webp,.gif,.tif,.tiff,.docx,.doc,.odt,.rtf,.xlsx,.pptx,application/pdf,image/*,"
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+
+
+async def form(request: web.Request) -> web.Response:
+    """GET /console/templates/new."""
+    console = await shell.signed_in(request)
+    return await _form(request, console)
+
+
+async def upload(request: web.Request) -> web.Response:
+    """POST /console/templates/new: the template made, then its editor; a refused file is the form again
+    with the message (or, for the page's script, `{"error": message}`)."""
+    console = await shell.signed_in(request)
+    wants_json = "application/json" in request.headers.get("Accept", "")
+    try:
+        posted = await shell.posted(request, console.session)
+    except web.HTTPRequestEntityTooLarge:
+        return await _refused(request, console, wants_json, {}, ("console.templates.upload.too_large",
+                                                           {"megabytes": _megabytes(request)}))
+    values = {key: _text(posted, key) for key in ("name", "folder")}
+    file = posted.get("file")
+    if not isinstance(file, web.FileField) or not (data := file.file.read()):
+        return await _refused(request, console, wants_json, values, ("console.templates.upload.no_file", {}))
+    body: dict[str, Any] = {
+        "name": values["name"] or None, "folder_name": values["folder"] or None,
+        "documents": [{"file": base64.b64encode(data).decode(), "name": PurePath(file.filename or "document").name}]}
+    try:
+        template = await request.app[TEMPLATES].create(console.principal, body)
+    except errors.Invalid as refused:
+        return await _refused(request, console, wants_json, values, refused.message)
+    editor = f"/console/templates/{template.id}?done=template_uploaded"
+    if wants_json:
+        return json_response({"id": template.id, "location": editor}, status=201)
+    raise web.HTTPSeeOther(editor)
+
+
+async def _form(request: web.Request, console: shell.Console, *, status: int = 200,
+                values: dict[str, str] | None = None, problem: Any = None) -> web.Response:
+    return shell.render(request, "console/templates_new.html", console.session, console=console, status=status,
+                        values=values or {}, problem=problem, accepted=ACCEPTED,
+                        folders=await request.app[TEMPLATES].folder_names(console.principal))
+
+
+async def _refused(request: web.Request, console: shell.Console, wants_json: bool, values: dict[str, str],
+                   problem: Any) -> web.Response:
+    """The form again with the problem: a catalogue key and its values, or the API's own message."""
+    if not wants_json:
+        return await _form(request, console, status=422, values=values, problem=problem)
+    message = problem if isinstance(problem, str) else None
+    if message is None:
+        message = catalogue.translator(catalogue.language(request))(problem[0], **problem[1])
+    return json_response({"error": message}, status=422)
+
+
+def _megabytes(request: web.Request) -> str:
+    """The largest body the service reads, in MB: "64", or "0.0625" for a small limit."""
+    return f"{request.app[SETTINGS].max_body_bytes / (1024 * 1024):.3g}"
+
+
+def _text(posted: MultiDictProxy[Any], key: str) -> str:
+    value = posted.get(key)
+    return value.strip() if isinstance(value, str) else ""
