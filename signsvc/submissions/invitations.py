@@ -43,9 +43,12 @@ class Invitations:
                                                                                          submitters):
                 await self.invite(tx, submission, submitter)
 
-    async def invite(self, tx: Connection, submission: Submission, submitter: Submitter) -> Submitter:
-        """Queues the submitter's invitation unless one was queued already or they cannot be invited."""
-        if submitter.invited_at or not submitter.email or submitter.completed_at or submitter.declined_at:
+    async def invite(self, tx: Connection, submission: Submission, submitter: Submitter, *,
+                     again: bool = False) -> Submitter:
+        """Queues the submitter's invitation unless they cannot be invited or (unless `again`: the console's
+        resend) one was queued already."""
+        if (submitter.invited_at and not again) or not submitter.email or submitter.completed_at \
+                or submitter.declined_at:
             return submitter
         settings = {**submission.preferences, **submitter.preferences}
         account = await stored_accounts.required_account(tx, submission.account_id)

@@ -26,7 +26,7 @@ from signsvc.submissions.values import PreparedValues
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
-from storage.records import Principal, Submission, Submitter, Template
+from storage.records import Principal, Submission, SubmissionEvent, Submitter, Template
 
 EXPIRE_JOB = "submissions.expire"
 Along = Callable[[Connection, Submission], Awaitable[None]]
@@ -86,6 +86,18 @@ class Submissions:
             raise errors.Invalid(f"status must be one of {', '.join(STATUSES)}")
         return await stored.list_submissions(self.db, principal.account_id, template_id=template_id, status=status,
                                              now=self.clock.now(), **filters)
+
+    async def submitters_of(self, submission: Submission) -> list[Submitter]:
+        """The submission's submitters in the template's order of roles."""
+        return await stored.submitters_of(self.db, submission.id)
+
+    async def submitters_of_page(self, principal: Principal, found: list[Submission]) -> dict[int, list[Submitter]]:
+        """The submitters of each submission of a page, by submission id, in a single query."""
+        return await stored.submitters_of_page(self.db, principal.account_id, found)
+
+    async def events_of(self, submission: Submission) -> list[SubmissionEvent]:
+        """The submission's audit trail (`submission_events`), oldest first."""
+        return await stored.events_of(self.db, submission.id)
 
     async def completed_feed(self, principal: Principal, *, limit: int, after: int | None,
                              before: int | None) -> feed.FeedPage:

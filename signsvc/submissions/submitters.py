@@ -98,6 +98,17 @@ class Submitters:
             await self.files.discard(prepared.files)
             raise
 
+    async def resend(self, principal: Principal, submitter_id: int) -> Submitter:
+        """The console's "resend invitation": a new invitation email, also when one was sent before (PUT
+        /submitters/{id} with `send_email` invites only a submitter never invited), to a submitter with an
+        email address who has not finished and whose turn has come, while the submission is open."""
+        submitter = await self.find(principal, submitter_id)
+        async with self.db.transaction() as tx:
+            submission, submitter, submitters = await _locked(tx, submitter.id)
+            if refusal := resend_refusal(submission, submitter, submitters, self.clock.now()):
+                raise errors.Invalid(refusal)
+            return await self.invitations.invite(tx, submission, submitter, again=True)
+
     async def by_slug(self, slug: str) -> Submitter | None:
         """The submitter a signing link names, if any; read without a lock (the actions check it again)."""
         return await stored.find_submitter_by_slug(self.db, slug)
@@ -258,6 +269,25 @@ def _refuse_finished_by_api(submission: Submission, submitter: Submitter) -> Non
         raise errors.Invalid("Submitter has already completed the submission.")
     if submitter.declined_at:
         raise errors.Invalid("Submitter has already declined the submission.")
+
+
+def resend_refusal(submission: Submission, submitter: Submitter, submitters: list[Submitter],
+                   now: datetime) -> str | None:
+    """Why the submitter cannot be sent their invitation again now (`Submitters.resend`), if anything: the
+    console offers it to the others."""
+    if submitter.completed_at or submission.completed_at:
+        return "Submitter has already completed the submission."
+    if submitter.declined_at:
+        return "Submitter has already declined the submission."
+    if submission.archived_at:
+        return "Submission has been archived."
+    if (status := statuses.submission_status(submission, now)) != "pending":
+        return f"Submission has been {status}."
+    if not submitter.email:
+        return "Submitter has no email address to send the invitation to."
+    if not statuses.turn_has_come(submission, submitter, submitters):
+        return "It is not this signer's turn yet: the signers before them have not completed"
+    return None
 
 
 def _refuse_viewer(submission: Submission, submitter: Submitter) -> None:

@@ -1,7 +1,162 @@
-"""The console's submissions pages (being built)."""
+"""The console's submissions: the list of the current mode's account (filtered by status, signer and template,
+archived ones apart), a submission's page (signers, their links, the timeline, the signed files) and what
+can be done there (invite a signer again, archive, restore), each through the domain call the API makes.
+Sending a template is `send.py`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
 from aiohttp import web
 
-ROUTES: list[web.RouteDef] = []
+from signsvc.http.appkeys import CLOCK, FILES, RESULTS, SUBMISSIONS, SUBMITTERS, TEMPLATES
+from signsvc.http.params import Query, record_id
+from signsvc.http.web.console import send, shell
+from signsvc.http.web.console import submission_views as views
+from signsvc.http.web.console.shell import Console
+from signsvc.infra import errors
+from storage.records import Submission
+
+LIST = "/console/submissions"
+PAGE_SIZE = 20
+TEMPLATE_CHOICES = 100  # the newest templates offered by the list's template filter
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The list's query: which view (active or archived), status, search, template, and the page (`after`)."""
+
+    archived: bool = False
+    status: str | None = None
+    q: str | None = None
+    template_id: int | None = None
+    after: int | None = None
+
+    @classmethod
+    def of(cls, request: web.Request) -> Filters:
+        """The filters asked for; errors.Invalid (the API's message) for a value the API would refuse."""
+        query = Query(request)
+        return cls(archived=query.string("view") == "archived", status=query.string("status"), q=query.string("q"),
+                   template_id=query.integer("template_id"), after=query.integer("after"))
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.status or self.q or self.template_id)
+
+    def link(self, **changes: Any) -> str:
+        """The list with these filters changed (a new filter starts at the first page)."""
+        values = {"view": "archived" if self.archived else None, "status": self.status, "q": self.q,
+                  "template_id": self.template_id, "after": None, **changes}
+        query = urlencode({key: value for key, value in values.items() if value is not None})
+        return f"{LIST}?{query}" if query else LIST
+
+
+async def index(request: web.Request) -> web.Response:
+    """GET /console/submissions: newest first, a page at a time."""
+    console = await shell.signed_in(request)
+    filters, problem = Filters(), None
+    found: list[Submission] = []
+    try:
+        filters = Filters.of(request)
+        found = await _page(request, console, filters)
+    except errors.Invalid as refused:
+        problem = refused.message
+    submissions = request.app[SUBMISSIONS]
+    shown = found[:PAGE_SIZE]
+    submitters = await submissions.submitters_of_page(console.principal, shown)
+    now = request.app[CLOCK].now()
+    return shell.render(
+        request, "console/submissions.html", console.session, console=console, status=422 if problem else 200,
+        filters=filters, problem=problem, rows=[views.row(s, submitters[s.id], now) for s in shown],
+        status_keys=views.SUBMISSION_STATUSES, templates=await _templates(request, console),
+        older=filters.link(after=shown[-1].id) if len(found) > PAGE_SIZE else None,
+        newest=filters.link() if filters.after else None, when=views.when)
+
+
+async def show(request: web.Request) -> web.Response:
+    """GET /console/submissions/{id}."""
+    console = await shell.signed_in(request)
+    submission = await request.app[SUBMISSIONS].find(console.principal, record_id(request))
+    return await _submission_page(request, console, submission)
+
+
+async def resend(request: web.Request) -> web.Response:
+    """POST /console/submitters/{id}/resend: a new invitation email to the signer."""
+    console = await shell.signed_in(request)
+    await shell.posted(request, console.session)
+    try:
+        submitter = await request.app[SUBMITTERS].resend(console.principal, record_id(request))
+    except errors.Invalid as refused:
+        submitter = await request.app[SUBMITTERS].find(console.principal, record_id(request))
+        submission = await request.app[SUBMISSIONS].find(console.principal, submitter.submission_id)
+        return await _submission_page(request, console, submission, status=422, problem=refused.message)
+    raise shell.done(f"{LIST}/{submitter.submission_id}", "signer_invited")
+
+
+async def archive(request: web.Request) -> web.Response:
+    """POST /console/submissions/{id}/archive, as DELETE /api/submissions/{id} does."""
+    console = await shell.signed_in(request)
+    await shell.posted(request, console.session)
+    submission = await request.app[SUBMISSIONS].archive(console.principal, record_id(request))
+    raise shell.done(f"{LIST}/{submission.id}", "submission_archived")
+
+
+async def restore(request: web.Request) -> web.Response:
+    """POST /console/submissions/{id}/restore, as PUT /api/submissions/{id} with `archived: false` does."""
+    console = await shell.signed_in(request)
+    await shell.posted(request, console.session)
+    submission = await request.app[SUBMISSIONS].update(console.principal, record_id(request), {"archived": False})
+    raise shell.done(f"{LIST}/{submission.id}", "submission_restored")
+
+
+async def _page(request: web.Request, console: Console, filters: Filters) -> list[Submission]:
+    """One more than a page, to know whether there are older ones."""
+    return await request.app[SUBMISSIONS].page(
+        console.principal, template_id=filters.template_id, archived=filters.archived, status=filters.status,
+        q=filters.q, created_from=None, created_until=None, completed_from=None, completed_until=None,
+        limit=PAGE_SIZE + 1, after=filters.after, before=None)
+
+
+async def _templates(request: web.Request, console: Console) -> list[tuple[int, str]]:
+    """The choices of the template filter: the account's newest templates that are not archived."""
+    found = await request.app[TEMPLATES].page(console.principal, archived=False, q=None, external_id=None,
+                                              folder=None, limit=TEMPLATE_CHOICES, after=None, before=None)
+    return [(template.id, template.name) for template in found]
+
+
+async def _submission_page(request: web.Request, console: Console, submission: Submission, *, status: int = 200,
+                           problem: str | None = None) -> web.Response:
+    submissions, now = request.app[SUBMISSIONS], request.app[CLOCK].now()
+    submitters = await submissions.submitters_of(submission)
+    invitations = request.app[SUBMITTERS].invitations
+    downloads, waiting = await _downloads(request, submission)
+    return shell.render(
+        request, "console/submissions_detail.html", console.session, console=console, status=status,
+        problem=problem, submission=submission, title=views.title(submission),
+        badge=views.submission_badge(submission, now),
+        signers=views.signers(submission, submitters, now, {s.id: invitations.link(s) for s in submitters}),
+        timeline=views.timeline(submission, submitters, await submissions.events_of(submission)),
+        downloads=downloads, waiting=waiting, when=views.when, who=views.who)
+
+
+async def _downloads(request: web.Request, submission: Submission) -> tuple[list[views.Download], str | None]:
+    """The signed files once produced, or what the API says while they are not (None before completion)."""
+    if submission.completed_at is None:
+        return [], None
+    try:
+        completed = await request.app[RESULTS].completed(submission)
+    except errors.Invalid as waiting:
+        return [], waiting.message
+    return views.downloads(completed, request.app[FILES].path), None
+
+
+ROUTES: list[web.RouteDef] = [
+    *send.ROUTES,
+    web.get(LIST, index),
+    web.get(LIST + r"/{id:\d{1,18}}", show),
+    web.post(LIST + r"/{id:\d{1,18}}/archive", archive),
+    web.post(LIST + r"/{id:\d{1,18}}/restore", restore),
+    web.post(r"/console/submitters/{id:\d{1,18}}/resend", resend),
+]
