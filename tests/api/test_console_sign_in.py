@@ -2,8 +2,8 @@
 wall between console sessions and API keys."""
 
 import re
-from http.cookies import SimpleCookie
 from datetime import timedelta
+from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
 
 import pytest

@@ -10,11 +10,11 @@ from playwright.async_api import Browser, expect
 from tests.support.app import LIVE_KEY, TEST_KEY
 from tests.support.console import sign_in_browser
 from tests.support.live_site import BROWSER_LOOP
+from tests.support.screens import SCREENS
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
-SCREENS = Path("/work/screens")
 
 
 def url(site, path: str) -> str:

@@ -2,6 +2,7 @@
 a form without its CSRF token, a deactivated user, test mode; and the pages at a phone's width."""
 
 import re
+
 from playwright.async_api import Browser, expect
 
 from signsvc.http.appkeys import CONSOLE_USERS

@@ -3,7 +3,6 @@ page, copies a signing link, and sees the first signer's status change once they
 the send form, the list and the submission's page at 1280 and 360 px."""
 
 import re
-from pathlib import Path
 
 from playwright.async_api import Browser, Page, expect
 
@@ -11,12 +10,12 @@ from signsvc.http.appkeys import WORKER
 from tests.support.console import sign_in_browser
 from tests.support.live_site import BROWSER_LOOP
 from tests.support.pad import draw
+from tests.support.screens import SCREENS
 from tests.support.signing import BOB_VALUES, FIELDS, act, template
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
-SCREENS = Path("/work/screens")
 # The sample template without its optional checkbox: Ann's part is her name and signature, Bob's his name.
 TWO_ROLES = [field for field in FIELDS if field["name"] != "Newsletter"]
 

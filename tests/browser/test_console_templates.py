@@ -4,18 +4,17 @@ width, and the upload without script."""
 
 import asyncio
 import re
-from pathlib import Path
 
 from playwright.async_api import Browser, Page, expect
 
 from tests.support.console import sign_in_browser
 from tests.support.documents import b64, pdf
 from tests.support.live_site import BROWSER_LOOP
+from tests.support.screens import SCREENS
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
-SCREENS = Path("/work/screens")
 BROKEN_PDF = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF"
 
 

@@ -4,7 +4,6 @@ appear in the log; a refusal beside its input; deleting after a confirmation; th
 
 import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
@@ -14,12 +13,12 @@ from tests.support.app import START
 from tests.support.console import sign_in_browser
 from tests.support.live_site import BROWSER_LOOP
 from tests.support.receiver import Receiver
+from tests.support.screens import SCREENS
 from tests.support.signing import send, template
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
-SCREENS = Path("/work/screens")
 PHONE = {"width": 360, "height": 740}
 
 

@@ -4,18 +4,17 @@ the keyboard alone; a box dragged off its page; the service's refusal; 500 field
 a phone's width and without script."""
 
 import re
-from pathlib import Path
 
 from playwright.async_api import Browser, Locator, Page, expect
 
 from tests.support.console import sign_in_browser
 from tests.support.documents import b64, pdf
 from tests.support.live_site import BROWSER_LOOP
+from tests.support.screens import SCREENS
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
-SCREENS = Path("/work/screens")
 SMALL_STEP, LARGE_STEP = 0.005, 0.05
 
 
