@@ -131,3 +131,11 @@ async def find_user_link(conn: Connection, token_hash: str) -> UserLink | None:
 async def use_user_link(conn: Connection, link_id: int, now: datetime) -> UserLink | None:
     """The link marked used; None when another request used it first."""
     return record(UserLink, await conn.fetch_one("use_user_link", id=link_id, now=now))
+
+
+async def end_sessions(conn: Connection, user_id: int) -> None:
+    await conn.execute("end_sessions", id=user_id)
+
+
+async def void_all_user_links(conn: Connection, user_id: int, now: datetime) -> None:
+    await conn.execute("void_all_user_links", user_id=user_id, now=now)

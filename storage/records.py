@@ -56,6 +56,7 @@ class User:
     archived_at: datetime | None
     password_hash: str | None
     is_admin: bool
+    session_epoch: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

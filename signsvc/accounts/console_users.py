@@ -9,17 +9,20 @@ the email belongs to a user or not, and a wrong password takes as long and reads
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import storage.accounts as stored
 from signsvc.accounts import passwords
 from signsvc.accounts.accounts import Accounts
 from signsvc.accounts.rate_limits import RateLimits
 from signsvc.accounts.user_links import LIFETIMES, RESET, SETUP, LinkUnusable, UserLinks
-from signsvc.infra import errors, mail, tokens
+from signsvc.infra import errors, jobs, mail, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Outbox
 from storage import Connection, Database
 from storage.records import Account, User
+
+RESET_JOB = "console.password_reset"
 
 
 class SignInRefused(Exception):
@@ -55,13 +58,19 @@ class ConsoleUsers:
             raise SignInRefused()
         return user
 
-    async def session_user(self, user_id: int, password_mark: str) -> User | None:
-        """The user a console session names, while they are active and their password is the one they
-        signed in with (a new password ends every other session)."""
+    async def session_user(self, user_id: int, password_mark: str, epoch: int) -> User | None:
+        """The user a console session names, while they are active, their password is the one they signed in
+        with (a new password ends every other session) and they have not signed out since."""
         user = await stored.get_user(self.db, user_id)
-        if user is None or user.archived_at is not None or password_mark != self.password_mark(user):
+        if (user is None or user.archived_at is not None or password_mark != self.password_mark(user)
+                or epoch != user.session_epoch):
             return None
         return user
+
+    async def sign_out(self, user_id: int) -> None:
+        """Ends every console session of the user, in every browser."""
+        async with self.db.transaction() as tx:
+            await stored.end_sessions(tx, user_id)
 
     @staticmethod
     def password_mark(user: User) -> str:
@@ -74,7 +83,9 @@ class ConsoleUsers:
         return user
 
     async def set_password(self, token: str, purpose: str, password: str) -> User:
-        """Sets the password through a link, which is then used up."""
+        """Sets the password through a link, which is then used up with every other unused link of the user.
+        The link is checked before the password is hashed: a made-up link costs no hashing."""
+        await self.links.usable(self.db, token, purpose)
         if problem := passwords.problem(password):
             raise PasswordRefused(problem)
         password_hash = await passwords.hash_password(password)
@@ -82,16 +93,26 @@ class ConsoleUsers:
             link, _ = await self.links.usable(tx, token, purpose)
             if await stored.use_user_link(tx, link.id, self.clock.now()) is None:
                 raise LinkUnusable("used")
+            await stored.void_all_user_links(tx, link.user_id, self.clock.now())
             return await stored.set_password(tx, link.user_id, password_hash)
 
     async def request_reset(self, email: str, *, client: str) -> None:
-        """Emails a reset link to an active user with this address; says nothing either way."""
+        """Queues a reset link for whoever signs in with this address. The request does the same work for
+        every address (the job finds the user, or nobody), so its answer and timing tell nothing."""
         email = email.strip().lower()
-        quota = await self.rate_limits.take_sign_in(client=client, email=email)
+        quota = await self.rate_limits.take_sign_in(client=client, email=email, action="reset")
         if quota.exceeded:
             raise LockedOut(quota.retry_after)
         async with self.db.transaction() as tx:
-            user = await stored.find_user_by_email(tx, email)
+            await jobs.enqueue(tx, self.clock, RESET_JOB, {"email": email})
+
+    def kinds(self) -> list[jobs.Kind]:
+        return [jobs.Kind(RESET_JOB, self._send_reset)]
+
+    async def _send_reset(self, payload: dict[str, Any]) -> None:
+        """Emails a reset link to the active user with the address, if there is one."""
+        async with self.db.transaction() as tx:
+            user = await stored.find_user_by_email(tx, payload["email"])
             if user is None or user.archived_at is not None:
                 return
             link = await self.links.issue(tx, user, RESET)
@@ -131,9 +152,6 @@ class ConsoleUsers:
     async def colleague(self, actor: User, user_id: int) -> User:
         """A user of the actor's account; not found for anyone else."""
         return await self._colleague(self.db, actor, user_id)
-
-    async def set_admin(self, user_id: int, is_admin: bool) -> User:
-        return await self.accounts.set_admin(user_id, is_admin)
 
     async def live_accounts(self, actor: User) -> list[Account]:
         """Every live account with its API access approval, for the instance administrator only."""

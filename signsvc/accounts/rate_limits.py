@@ -70,11 +70,12 @@ class RateLimits:
             limits[f"signer:{submitter_id}"] = ACTIONS_PER_SIGNER
         return await self._take(limits)
 
-    async def take_sign_in(self, *, client: str, email: str) -> Quota:
-        """Counts one console sign-in attempt (or password reset request) against the client address and the
-        email address tried; these limits hold even where the API's are lifted."""
-        return await self._take({f"sign-in:{client}": SIGN_INS_PER_ADDRESS,
-                                 f"sign-in-email:{email}": SIGN_INS_PER_EMAIL})
+    async def take_sign_in(self, *, client: str, email: str, action: str = "sign-in") -> Quota:
+        """Counts one console sign-in attempt (or, as `action="reset"`, a password reset request, counted apart
+        so that asking for resets cannot lock a user out) against the client address and the email address
+        tried; these limits hold even where the API's are lifted."""
+        return await self._take({f"{action}:{client}": SIGN_INS_PER_ADDRESS,
+                                 f"{action}-email:{email}": SIGN_INS_PER_EMAIL})
 
     async def _take(self, limits: dict[str, int]) -> Quota:
         now = self.clock.now().timestamp()

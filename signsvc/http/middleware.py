@@ -26,9 +26,9 @@ TOKEN_HEADER = "X-Auth-Token"
 _PRINCIPAL = web.RequestKey("principal", Principal)
 _QUOTA = web.RequestKey("quota", Quota)
 _HTTP_MESSAGES = {404: "Not found", 405: "Method not allowed"}
-# Paths whose second segment is a credential: a signing, clickwrap or public template link's slug, a
-# signed link's token.
-_CREDENTIAL_PATH = re.compile(r"^/(s|apiemb|e|file|c|d)/([^/]{4})[^/]*")
+# Paths whose last fixed segment is followed by a credential: a signing, clickwrap or public template link's
+# slug, a signed link's token, a console setup or password reset link's token.
+_CREDENTIAL_PATH = re.compile(r"^/(s|apiemb|e|file|c|d|console/setup|console/reset)/([^/]{4})[^/]*")
 
 
 def is_api(request: web.Request) -> bool:

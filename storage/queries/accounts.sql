@@ -122,3 +122,11 @@ SELECT * FROM user_links WHERE token_hash = :token_hash
 -- use_user_link --
 -- Marks a link used, once: no row when it was used already.
 UPDATE user_links SET used_at = :now WHERE id = :id AND used_at IS NULL RETURNING *
+
+-- end_sessions --
+-- Moves a user to the next session epoch: every console session begun before ends.
+UPDATE users SET session_epoch = session_epoch + 1 WHERE id = :id
+
+-- void_all_user_links --
+-- Ends every unused link of a user (their password was just set).
+UPDATE user_links SET used_at = :now WHERE user_id = :user_id AND used_at IS NULL

@@ -40,7 +40,7 @@ async def test_a_setup_link_works_once(api):
     link = await console.setup_link()
     assert (await console.set_password(link)).status == 303
     again = await Console(api).get(link)
-    assert again.status == 410 and "This link was used already" in text(again)
+    assert again.status == 410 and "This link can no longer be used" in text(again)
     other = Console(api)
     await other.get("/console/sign-in")
     posted = await other.post(link, {"password": "another password 1", "confirmation": "another password 1"})
@@ -167,7 +167,7 @@ async def test_the_session_cookie_is_http_only_same_site_lax_and_secure_only_on_
     reply = await Console(api).get("/console/sign-in")
     [cookie] = SimpleCookie(reply.headers["Set-Cookie"]).values()
     assert cookie.key == COOKIE and cookie["httponly"] and cookie["samesite"] == "Lax" and not cookie["secure"]
-    assert cookie["path"] == "/"
+    assert cookie["path"] == "/console", "the console's cookie goes with no API or signing page request"
     secure_api = Api(await aiohttp_client(make_app(site_url="https://sign.example")))
     reply = await secure_api.get("/console/sign-in", headers={"Accept": "text/html"})
     assert "Secure" in reply.headers["Set-Cookie"] and "HttpOnly" in reply.headers["Set-Cookie"]
@@ -302,3 +302,67 @@ async def test_the_setup_link_belongs_to_the_user_it_names(api):
     user = await users.find_by_email("admin@example.com")
     link = urlsplit(await users.links.setup_link(user.id)).path
     assert link.startswith("/console/setup/") and len(link.rsplit("/", 1)[1]) == 43
+
+
+async def test_a_made_up_link_posted_with_a_refused_password_is_the_unusable_link_page_not_an_error(api):
+    console = Console(api)
+    await console.get("/console/sign-in")
+    for form in ({"password": "a", "confirmation": "b"}, {"password": "short", "confirmation": "short"},
+                 {"password": PASSWORD, "confirmation": PASSWORD}):
+        reply = await console.post("/console/setup/madeUpToken", form)
+        assert reply.status == 410 and "This link does not work" in text(reply), form
+
+
+@pytest.mark.parametrize("body,content_type,status", [
+    (b'{"email": "admin@example.com"}', "application/json", 415),
+    (b"email=\xff\xfe", "application/x-www-form-urlencoded", 400),
+    (b"email=a%00b&password=x", "application/x-www-form-urlencoded", 400),
+    (b"email=" + b"a" * (65 * 1024), "application/x-www-form-urlencoded", 413),
+    (b'--b\r\nContent-Disposition: form-data; name="email"\r\n\r\nx\r\n--b--\r\n', "multipart/form-data; boundary=b",
+     415),
+])
+async def test_a_post_that_is_no_form_of_ours_gets_a_page_that_says_so(api, body, content_type, status):
+    console = Console(api)
+    await console.get("/console/sign-in")
+    reply = await console.request("POST", "/console/sign-in", data=body, headers={"Content-Type": content_type})
+    assert reply.status == status and "This form could not be read" in text(reply)
+
+
+async def test_a_nul_character_in_a_signed_in_form_is_refused_before_it_reaches_the_database(api):
+    console = await signed_in(api)
+    reply = await console.post("/console/mode", {"test_mode": "on\x00", "next": "/console"})
+    assert reply.status == 400
+
+
+async def test_signing_out_ends_the_users_sessions_in_every_browser(api):
+    laptop = await signed_in(api)
+    phone = Console(api)
+    assert (await phone.sign_in()).status == 303
+    assert (await phone.get("/console", allow_redirects=False)).status == 200
+    await laptop.post("/console/sign-out")
+    assert (await phone.get("/console", allow_redirects=False)).status == 303
+    assert (await phone.sign_in()).status == 303
+    assert (await phone.get("/console", allow_redirects=False)).status == 200
+
+
+async def test_setting_a_password_ends_the_users_other_links(mailing, smtp_server):
+    console = Console(mailing)
+    setup = await console.setup_link()
+    await console.get("/console/reset")
+    await console.post("/console/reset", {"email": "admin@example.com"})
+    await mailing.app[WORKER].drain()
+    text_body = smtp_server.received[0].message.get_body(("plain",)).get_content()
+    reset = urlsplit(re.search(r"http://\S+/console/reset/\w+", text_body).group(0)).path
+    assert (await console.set_password(setup)).status == 303
+    assert (await Console(mailing).get(reset)).status == 410
+
+
+async def test_asking_for_resets_never_locks_the_user_out_of_signing_in(api):
+    await (await signed_in(api)).post("/console/sign-out")
+    asker = Console(api)
+    for _ in range(SIGN_INS_PER_EMAIL):
+        await asker.get("/console/reset")
+        assert (await asker.post("/console/reset", {"email": "admin@example.com"})).status == 200
+    await asker.get("/console/reset")
+    assert (await asker.post("/console/reset", {"email": "admin@example.com"})).status == 429
+    assert (await Console(api).sign_in()).status == 303

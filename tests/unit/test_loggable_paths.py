@@ -13,6 +13,9 @@ from signsvc.http.middleware import loggable_path
     ("/d/zRyksj9uHChFbr", "/d/zRyk…"),
     ("/e/zRyksj9uHChFbr.1767271200.0qtHJ03f2b", "/e/zRyk…"),
     ("/file/b34590ed17394a86a0a5d197b6e7a806.1767271200.0qtH/signature.png", "/file/b345…/signature.png"),
+    ("/console/setup/7sKqHc2PzRyksj9uHChFbr", "/console/setup/7sKq…"),
+    ("/console/reset/7sKqHc2PzRyksj9uHChFbr", "/console/reset/7sKq…"),
+    ("/console/reset", "/console/reset"),
     ("/api/submitters/1", "/api/submitters/1"),
     ("/static/0123456789abcdef/site.css", "/static/0123456789abcdef/site.css"),
 ])

@@ -4,7 +4,8 @@ token every console form carries against cross-site requests. A browser that has
 cookie too, so the sign-in form is protected the same way.
 
 A cookie made with another secret key, changed, or older than the session lifetime by the service's
-clock reads as no session. Signing out or in, a new password, a deactivation end a session.
+clock reads as no session. Signing out (which ends the user's sessions in every browser), a new password,
+a deactivation end a session.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ COOKIE = "signsvc_console"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "X-CSRF-Token"
 LIFETIME = timedelta(days=7)
+PATH = "/console"  # the cookie goes with console requests only, never with the API's or the signing pages'
 
 
 @dataclass(frozen=True)
@@ -34,12 +36,13 @@ class Session:
     csrf: str
     user_id: int | None = None
     password_mark: str = ""
+    epoch: int = 0  # the user's session epoch when they signed in: signing out moves it on
     signed_in_at: float = 0.0  # seconds since the epoch, by the service's clock
     test_mode: bool = False
 
-    def signed_in(self, user_id: int, password_mark: str, now: float) -> Session:
+    def signed_in(self, user_id: int, password_mark: str, epoch: int, now: float) -> Session:
         """A new session for the user: a new CSRF token, test mode off."""
-        return Session(csrf=_token(), user_id=user_id, password_mark=password_mark, signed_in_at=now)
+        return Session(csrf=_token(), user_id=user_id, password_mark=password_mark, epoch=epoch, signed_in_at=now)
 
     def with_test_mode(self, on: bool) -> Session:
         return dataclasses.replace(self, test_mode=on)
@@ -71,7 +74,7 @@ class Sessions:
 
     def keep(self, response: web.StreamResponse, session: Session) -> None:
         value = self.fernet.encrypt(json.dumps(dataclasses.asdict(session)).encode()).decode()
-        response.set_cookie(COOKIE, value, path="/", httponly=True, samesite="Lax", secure=self.secure,
+        response.set_cookie(COOKIE, value, path=PATH, httponly=True, samesite="Lax", secure=self.secure,
                             max_age=int(LIFETIME.total_seconds()))
 
     def _expired(self, session: Session) -> bool:

@@ -25,6 +25,9 @@ from signsvc.infra import errors
 from storage.records import Account, KeyMode, Principal, User
 
 SIGN_IN = "/console/sign-in"
+FORM_TYPE = "application/x-www-form-urlencoded"
+FORM_LIMIT = 64 * 1024  # far above what the console's forms hold but an upload
+UNREADABLE = {415: "console.unreadable.type", 413: "console.unreadable.size", 400: "console.unreadable.text"}
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,8 @@ async def signed_in(request: web.Request) -> Console:
     anything else is refused with 401."""
     session = request.app[SESSIONS].read(request)
     users = request.app[CONSOLE_USERS]
-    user = await users.session_user(session.user_id, session.password_mark) if session.user_id else None
+    user = await users.session_user(session.user_id, session.password_mark, session.epoch) \
+        if session.user_id else None
     if user is None:
         if request.content_type == "application/json":
             raise errors.NotAuthenticated("Your console session ended: sign in again")
@@ -61,10 +65,30 @@ async def signed_in(request: web.Request) -> Console:
     return Console(session, user, account, auth.console_principal(account, user, mode))
 
 
+class FormUnreadable(Exception):
+    """A post that is no form of ours: 415 (another kind of body), 413 (too large), 400 (text that is not
+    UTF-8, or holds a NUL character no database keeps)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
 async def posted(request: web.Request, session: Session) -> MultiDictProxy[Any]:
-    """The posted form (URL-encoded or multipart) once its CSRF token (the form's field or the
-    X-CSRF-Token header) is the session's; CsrfRefused otherwise."""
-    form = await request.post()
+    """The posted form once its CSRF token (the form's field or the X-CSRF-Token header) is the session's;
+    CsrfRefused otherwise. A URL-encoded form is read up to 64 KiB; a multipart one (an upload) only from a
+    signed-in session, up to the body limit."""
+    multipart = request.content_type == "multipart/form-data" and session.user_id is not None
+    if request.content_type != FORM_TYPE and not multipart:
+        raise FormUnreadable(415)
+    try:
+        form = await (request.post() if multipart else request.clone(client_max_size=FORM_LIMIT).post())
+    except web.HTTPRequestEntityTooLarge:
+        raise FormUnreadable(413) from None
+    except ValueError:  # text that is not UTF-8
+        raise FormUnreadable(400) from None
+    if any(isinstance(value, str) and "\x00" in value for value in form.values()):
+        raise FormUnreadable(400)
     if not session.accepts(request.headers.get(CSRF_HEADER) or _text(form.get(CSRF_FIELD))):
         raise CsrfRefused()
     return form
@@ -110,6 +134,10 @@ async def middleware(request: web.Request, handler: Handler) -> web.StreamRespon
         return await handler(request)
     except CsrfRefused:
         return refused(request, request.app[SESSIONS].read(request))
+    except FormUnreadable as unreadable:
+        return render(request, "console/message.html", request.app[SESSIONS].read(request),
+                      status=unreadable.status, title_key="console.unreadable.title",
+                      body_key=UNREADABLE[unreadable.status])
     except (errors.NotFound, errors.NotAuthorized):
         return rendering.not_found(request)
 

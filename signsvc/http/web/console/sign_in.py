@@ -12,6 +12,7 @@ from signsvc.http.appkeys import CONSOLE_USERS, SESSIONS
 from signsvc.http.middleware import client_address
 from signsvc.http.web.console import shell
 from signsvc.http.web.console.session import Session
+from storage.records import User
 
 HOME = "/console"
 TITLES = {SETUP: "console.password.setup.title", RESET: "console.password.reset.title"}
@@ -50,14 +51,16 @@ async def sign_in(request: web.Request) -> web.Response:
         return _sign_in_form(request, session, email=email, next_path=next_path, status=401,
                              problem=("console.sign_in.refused", {}))
     response = web.HTTPSeeOther(_next(next_path))
-    sessions.keep(response, session.signed_in(user.id, request.app[CONSOLE_USERS].password_mark(user),
-                                              sessions.now()))
+    sessions.keep(response, _session_of(request, session, user))
     raise response
 
 
 async def sign_out(request: web.Request) -> web.Response:
     sessions = request.app[SESSIONS]
-    await shell.posted(request, sessions.read(request))
+    session = sessions.read(request)
+    await shell.posted(request, session)
+    if session.user_id is not None:
+        await request.app[CONSOLE_USERS].sign_out(session.user_id)
     response = web.HTTPSeeOther(f"{shell.SIGN_IN}?done=signed_out")
     sessions.keep(response, sessions.signed_out())
     raise response
@@ -87,20 +90,20 @@ async def set_password(request: web.Request) -> web.Response:
     sessions = request.app[SESSIONS]
     session = sessions.read(request)
     form = await shell.posted(request, session)
-    users, purpose = request.app[CONSOLE_USERS], _purpose(request)
+    users, purpose, token = request.app[CONSOLE_USERS], _purpose(request), request.match_info["token"]
     password = str(form.get("password", ""))
     try:
+        user = await users.open_link(token, purpose)
         if password != str(form.get("confirmation", "")):
             raise PasswordRefused(MISMATCH)
-        user = await users.set_password(request.match_info["token"], purpose, password)
+        user = await users.set_password(token, purpose, password)
     except LinkUnusable as unusable:
         return _unusable(request, session, unusable)
     except PasswordRefused as refused:
-        user = await users.open_link(request.match_info["token"], purpose)
         return shell.render(request, "console/password.html", session, status=422, title_key=TITLES[purpose],
                             email=user.email, problem=PASSWORD_PROBLEMS[refused.problem])
     response = web.HTTPSeeOther(f"{HOME}?done=password_set")
-    sessions.keep(response, session.signed_in(user.id, users.password_mark(user), sessions.now()))
+    sessions.keep(response, _session_of(request, session, user))
     raise response
 
 
@@ -135,7 +138,15 @@ def _unusable(request: web.Request, session: Session, unusable: LinkUnusable) ->
 
 
 async def _still_valid(request: web.Request, session: Session) -> bool:
-    return await request.app[CONSOLE_USERS].session_user(session.user_id or 0, session.password_mark) is not None
+    users = request.app[CONSOLE_USERS]
+    return await users.session_user(session.user_id or 0, session.password_mark, session.epoch) is not None
+
+
+def _session_of(request: web.Request, session: Session, user: User) -> Session:
+    """A new session of the user who just signed in."""
+    sessions = request.app[SESSIONS]
+    return session.signed_in(user.id, request.app[CONSOLE_USERS].password_mark(user), user.session_epoch,
+                             sessions.now())
 
 
 def _purpose(request: web.Request) -> str:
