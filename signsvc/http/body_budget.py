@@ -5,8 +5,9 @@ its handler reads it, and a body that does not fit while others are being handle
 with 503 and `Retry-After`, rather than queued on an open connection.
 
 Only requests with a valid key reach it (it runs after the key is checked): nobody without one can
-hold the budget with a slow body. The pages' posts bound their own reads (64 KiB for a public form,
-16 MiB for a signer's action) and count against the pages' rate limits."""
+hold the budget with a slow body. The console's upload counts too; its handler reads the body only for
+a signed-in user, and returns at once otherwise. The pages' posts bound their own reads (64 KiB for a
+public form or a console form, 16 MiB for a signer's action) and count against the pages' rate limits."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from signsvc.http.responses import error_response
 from signsvc.infra import errors
 
 SMALL = 1024 * 1024  # forms, JSON without files: never counted
+CONSOLE_UPLOADS = frozenset({"/console/templates/new"})
 RETRY_AFTER_SECONDS = 2
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -35,7 +37,7 @@ class BodyBudget:
 
     def size_of(self, request: web.Request, max_body_bytes: int) -> int:
         """The bytes the request's body may take: 0 for none or a small one."""
-        if not request.body_exists or not request.path.startswith("/api/"):
+        if not request.body_exists or not (request.path.startswith("/api/") or request.path in CONSOLE_UPLOADS):
             return 0
         length = request.content_length
         if length is None:
