@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import Any
 
@@ -36,18 +37,25 @@ async def get_template(conn: Connection, template_id: int) -> Template | None:
 
 async def list_templates(conn: Connection, account_id: int, *, archived: bool, q: str | None,
                          external_id: str | None, folder: str | None, limit: int, after: int | None,
-                         before: int | None, oldest_first: bool = False) -> list[Template]:
-    """A page of the account's templates, newest first; `oldest_first` reads upwards from `before` (the
-    page just newer than it, where newest first gives the newest page of all)."""
-    query = "list_templates_oldest_first" if oldest_first else "list_templates"
-    rows = await conn.fetch_all(query, account_id=account_id, archived=archived, name_pattern=like_pattern(q),
-                                external_id=external_id, folder=folder, limit=limit, after=after, before=before)
+                         before: int | None) -> list[Template]:
+    """A page of the account's templates, newest first."""
+    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived,
+                                name_pattern=like_pattern(q), external_id=external_id, folder=folder, limit=limit,
+                                after=after, before=before)
     return records(Template, rows)
 
 
 async def folder_names(conn: Connection, account_id: int) -> list[str]:
-    """The names of the account's folders that hold a template (archived or not), in order."""
-    return [row["name"] for row in await conn.fetch_all("list_folder_names", account_id=account_id)]
+    """The names of the account's folders that hold a template (archived or not), in the order of a
+    dictionary: case and accents aside first ("Äpfel", "apple", "Banana"), the same on every database."""
+    names = [row["name"] for row in await conn.fetch_all("list_folder_names", account_id=account_id)]
+    return sorted(names, key=_dictionary_order)
+
+
+def _dictionary_order(name: str) -> tuple[str, str, str]:
+    folded = name.casefold()
+    plain = "".join(char for char in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(char))
+    return plain, folded, name
 
 
 async def update_template(conn: Connection, template: Template, changes: dict[str, Any], now: datetime) -> None:

@@ -37,13 +37,16 @@ export class Canvas {
     return layer;
   }
 
+  // Every box made anew (after a save); a box that had the focus has it again.
   renderAll() {
+    const focused = document.activeElement?.closest(".fbox");
     for (const elements of this.boxes.values()) for (const element of elements) element.remove();
     this.boxes.clear();
     const fragments = new Map();
     for (const field of this.model.fields) this.render(field, fragments);
     for (const [key, fragment] of fragments) this.layers.get(key).append(fragment);
     this.showSelection();
+    if (focused) (this.boxes.get(focused.dataset.uuid) || [])[Number(focused.dataset.area)]?.focus();
   }
 
   // The field's boxes, made anew (added to `into`'s fragments when given, else straight to their layers).

@@ -52,6 +52,7 @@ export class Model {
     this.fields = fields.map((field) => structuredClone(field));
     this.selected = null; // { uuid, area } of the selected box
     this.dirty = false;
+    this.revision = 0; // counts the changes: a save knows whether the model changed while it was sent
     this.listeners = [];
   }
 
@@ -63,6 +64,7 @@ export class Model {
 
   emit(change, dirty = true) {
     this.dirty = this.dirty || dirty;
+    if (dirty) this.revision += 1;
     for (const listener of this.listeners) listener(change);
   }
 
@@ -180,13 +182,17 @@ export class Model {
     return { submitters: this.roles, fields: this.fields };
   }
 
-  // The roles and fields as the service stored them, the selection kept where its box still is.
-  saved({ submitters, fields }) {
+  // The service stored what was sent at `revision`: its roles and fields replace the model's, the selection
+  // kept where its box still is. When the model changed since, nothing is replaced: the newer edits stay,
+  // still to be saved. Whether the model is now as stored.
+  saved({ submitters, fields }, revision) {
+    if (revision !== this.revision) return false;
     this.roles = submitters;
     this.fields = fields;
     const field = this.selected && this.field(this.selected.uuid);
     if (!field || this.selected.area >= field.areas.length) this.selected = null;
     this.dirty = false;
     this.emit({ kind: "saved" }, false);
+    return true;
   }
 }

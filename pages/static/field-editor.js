@@ -116,13 +116,15 @@ async function save() {
   button.disabled = true;
   problem.hidden = true;
   $("#save-status").textContent = text("console.templates.editor.saving");
+  // Edits go on while the request is out: what it sends is the model as it is now, at this revision.
+  const sent = model.revision;
   try {
     const response = await fetch(data.save, { method: "POST", credentials: "same-origin", body: JSON.stringify(model.body()),
       headers: { "Content-Type": "application/json", "X-CSRF-Token": data.csrf, Accept: "application/json" } });
     const answer = await response.json().catch(() => ({}));
     if (response.ok) {
-      model.saved(answer);
-      $("#save-status").textContent = text("console.templates.editor.saved");
+      const current = model.saved(answer, sent);
+      $("#save-status").textContent = text(current ? "console.templates.editor.saved" : "console.templates.editor.saved_meanwhile");
     } else {
       refused(answer.error || text("console.templates.editor.failed"));
     }
@@ -133,7 +135,8 @@ async function save() {
   }
 }
 
-// The service's message; a field it names ("fields[3].areas[0] …") is selected.
+// The service's message, focused so that it is read and seen; a field it names ("fields[3].areas[0] …") is
+// selected, its settings in the panel.
 function refused(message) {
   $("#save-status").textContent = "";
   const problem = $("#save-problem");
@@ -142,6 +145,7 @@ function refused(message) {
   const named = /fields\[(\d+)\]/.exec(message);
   const field = named && model.fields[Number(named[1])];
   if (field) select(field.uuid);
+  problem.focus();
 }
 
 function start() {

@@ -11,6 +11,7 @@ public form or a console form, 16 MiB for a signer's action) and count against t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -20,7 +21,9 @@ from signsvc.http.responses import error_response
 from signsvc.infra import errors
 
 SMALL = 1024 * 1024  # forms, JSON without files: never counted
-CONSOLE_UPLOADS = frozenset({"/console/templates/new"})
+# The console's large bodies (an upload; the field editor's save, JSON up to the body limit as for
+# PUT /api/templates/{id}): each handler reads its body only for a signed-in user.
+CONSOLE_UPLOADS = re.compile(r"/console/templates/(new|\d{1,18}/fields)")
 RETRY_AFTER_SECONDS = 2
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -37,7 +40,8 @@ class BodyBudget:
 
     def size_of(self, request: web.Request, max_body_bytes: int) -> int:
         """The bytes the request's body may take: 0 for none or a small one."""
-        if not request.body_exists or not (request.path.startswith("/api/") or request.path in CONSOLE_UPLOADS):
+        counted = request.path.startswith("/api/") or CONSOLE_UPLOADS.fullmatch(request.path)
+        if not request.body_exists or not counted:
             return 0
         length = request.content_length
         if length is None:

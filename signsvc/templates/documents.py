@@ -51,13 +51,24 @@ class Ingest:
         name = raw.get("name")
         if name is not None and not isinstance(name, str):
             raise errors.Invalid(f"{where}.name must be a string")
+        file = file.strip()
+        content = await self._download(file, where) if _is_url(file) else file
+        return await self._ingested(content, _document_name(name, file), where)
+
+    async def uploaded(self, data: bytes, filename: str, where: str) -> IngestedDocument:
+        """A document uploaded as a file (the console's upload form), taken as `document` takes the same file
+        as base64 text, with no text between: named by its file name without its extension."""
+        return await self._ingested(data, _document_name(filename, ""), where)
+
+    async def _ingested(self, content: str | bytes, name: str | None, where: str) -> IngestedDocument:
+        """Base64 text, a download or an upload, recognised by content and made ready for a template."""
         try:
-            prepared = await self._prepared(file.strip(), where)
+            prepared = await self._prepared(content, where)
         except pdf_calls.NotBase64:
             raise errors.Invalid(f"{where}.file is neither valid base64 nor an https:// URL") from None
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(f"{where}.file: {exc}") from None
-        name = _document_name(name, file) or "document"
+        name = name or "document"
         extension, content_type = prepared.preview_extension, prepared.preview_content_type
         return IngestedDocument(
             uuid=str(uuids.uuid4()), name=name, pages=prepared.pages, form_fields=prepared.fields,
@@ -85,9 +96,9 @@ class Ingest:
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(str(exc)) from None
 
-    async def _prepared(self, file: str, where: str) -> pdf_calls.PreparedPdf:
+    async def _prepared(self, content: str | bytes, where: str) -> pdf_calls.PreparedPdf:
         """Decoding, recognising and inspecting run in the pool; office files visit LibreOffice between."""
-        ingested = await self.pool.run(pdf_calls.ingest, await self._download(file, where) if _is_url(file) else file)
+        ingested = await self.pool.run(pdf_calls.ingest, content)
         if ingested.kind in OFFICE:
             try:
                 pdf = await self.office.to_pdf(ingested.data, ingested.kind)

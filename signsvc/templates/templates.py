@@ -35,11 +35,29 @@ class Templates:
         """A template from the creation input."""
         name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id",
                                                                                  "folder_name"))
+        shared_link = json_fields.flag(body, "shared_link", True)
         raw_documents = body.get("documents")
         if not isinstance(raw_documents, list) or not raw_documents:
             raise errors.Invalid("documents must be a non-empty array")
         documents = [await self.ingest.document(raw, f"documents[{index}]") for index, raw in enumerate(raw_documents)]
         roles, fields = _fields_of_documents(raw_documents, documents)
+        return await self._created(principal, documents, roles, fields, name=name, external_id=external_id,
+                                   folder_name=folder_name, shared_link=shared_link)
+
+    async def upload(self, principal: Principal, data: bytes, filename: str, *, name: str | None = None,
+                     folder_name: str | None = None) -> Template:
+        """A template of one uploaded file, made as `create` makes one of
+        `{"name": name, "folder_name": folder_name, "documents": [{"file": <data as base64>, "name": filename}]}`
+        (the same rules and messages), without the file ever held as base64 text."""
+        document = await self.ingest.uploaded(data, filename, "documents[0]")
+        roles, fields = _fields_of_documents([{}], [document])
+        return await self._created(principal, [document], roles, fields, name=name, external_id=None,
+                                   folder_name=folder_name, shared_link=True)
+
+    async def _created(self, principal: Principal, documents: list[IngestedDocument], roles: Roles,
+                       fields: list[dict[str, Any]], *, name: str | None, external_id: str | None,
+                       folder_name: str | None, shared_link: bool) -> Template:
+        """The template of ingested documents, recorded with their files and its `template.created` event."""
         name = name or documents[0].name
         combined = await self.ingest.combined(documents, name)
         files = [file for document in documents for file in (document.pdf, *document.previews)] + \
@@ -54,7 +72,7 @@ class Templates:
                     tx, account_id=principal.account_id, author_id=principal.user_id, folder_id=folder.id,
                     slug=tokens.slug(), name=name, external_id=external_id, source="api", roles=roles.items,
                     fields=fields, preferences={}, combined_blob_id=combined_blob.id if combined_blob else None,
-                    shared_link=json_fields.flag(body, "shared_link", True), now=now)
+                    shared_link=shared_link, now=now)
                 for position, document in enumerate(documents):
                     await self._record_document(tx, principal.account_id, template_id, position, document)
                 await self._event(tx, principal.account_id, "template.created", template_id)
@@ -163,7 +181,9 @@ class Templates:
         if "external_id" in body:
             changes["external_id"] = json_fields.text(body, "external_id")
         if (folder_name := json_fields.text(body, "folder_name")) is not None:
-            changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
+            # Empty, as on creation: the default folder (a folder without a name could not be chosen in a list).
+            changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name or DEFAULT_FOLDER,
+                                                        now)).id
         if "shared_link" in body:
             changes["shared_link"] = json_fields.flag(body, "shared_link", template.shared_link)
         if "archived" in body:

@@ -33,25 +33,12 @@ WHERE templates.account_id = :account_id
 ORDER BY templates.id DESC
 LIMIT :limit
 
--- list_templates_oldest_first --
--- The same page oldest first: the page just newer than `before` (a list's "newer" link), read upwards.
-SELECT * FROM template_records AS templates
-WHERE templates.account_id = :account_id
-  AND (CAST(:archived AS BOOLEAN) = (templates.archived_at IS NOT NULL))
-  AND (CAST(:name_pattern AS TEXT) IS NULL OR LOWER(templates.name) LIKE :name_pattern ESCAPE '\')
-  AND (CAST(:external_id AS TEXT) IS NULL OR templates.external_id = :external_id)
-  AND (CAST(:folder AS TEXT) IS NULL OR templates.folder_name = :folder)
-  AND (CAST(:after AS BIGINT) IS NULL OR templates.id < :after)
-  AND (CAST(:before AS BIGINT) IS NULL OR templates.id > :before)
-ORDER BY templates.id
-LIMIT :limit
-
 -- list_folder_names --
--- The names of an account's folders that hold a template, in order.
+-- The names of an account's folders that hold a template (put in order by the caller: the databases
+-- order text differently).
 SELECT template_folders.name FROM template_folders
 WHERE template_folders.account_id = :account_id
   AND EXISTS (SELECT 1 FROM templates WHERE templates.folder_id = template_folders.id)
-ORDER BY template_folders.name
 
 -- update_template --
 -- Writes a template's editable state.

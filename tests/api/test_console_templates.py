@@ -4,16 +4,29 @@ is `PUT /api/templates/{id}` by another door: the same result, the same refusals
 
 from __future__ import annotations
 
+import asyncio
 import html
 import io
+import json
 import re
 from typing import Any
 
-from tests.support.app import TEST_KEY, Api
+import pytest
+
+from signsvc.accounts.accounts import Accounts
+from signsvc.http.appkeys import BODY_BUDGET, TEMPLATES
+from signsvc.infra import errors
+from tests.support.app import LIVE_KEY, TEST_KEY, Api
 from tests.support.console import Console, location, signed_in
 from tests.support.documents import b64, pdf, png
+from tests.support.samples import form_pdf
 
 BROKEN_PDF = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF"
+MIB = 1024 * 1024
+LIST = "/console/templates"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+EXPIRED = ("Not saved: this page has expired (it was open too long, or you signed in or out in another tab). "
+           "Reload the page to go on; changes since the last save are then lost.")
 
 
 def text(reply) -> str:
@@ -77,6 +90,19 @@ async def test_the_list_shows_each_templates_folder_counts_author_and_times(api)
     assert "Admin" in page and "2026-01-01 12:00" in page
 
 
+async def test_each_action_in_the_list_names_its_template_to_a_screen_reader(api):
+    await api_template(api, "Lease")
+    await api_template(api, "NDA")
+    console = await signed_in(api)
+    named = re.findall(r'>([^<>]+)<span class="visually-hidden"> ([^<]+)</span>', text(await console.get(LIST)))
+    assert sorted(named) == sorted((action, name) for action in ("Send for signing", "Clone", "Archive")
+                                   for name in ("Lease", "NDA"))
+    await api.delete(f"/api/templates/{(await api_template(api, 'Old'))['id']}")
+    named = re.findall(r'>([^<>]+)<span class="visually-hidden"> ([^<]+)</span>',
+                       text(await console.get(f"{LIST}?view=archived")))
+    assert named == [("Restore", "Old")]
+
+
 async def test_search_finds_templates_by_name_and_the_folder_filter_by_folder(api):
     await api_template(api, "NDA Alpha", folder="Sales")
     await api_template(api, "Lease", folder="Housing")
@@ -95,19 +121,53 @@ async def test_search_finds_templates_by_name_and_the_folder_filter_by_folder(ap
     assert '<option value="Housing" selected>' in listing and '<option value="Sales">' in listing
 
 
-async def test_the_list_comes_in_pages_of_twenty_with_older_and_newer_links(api):
+def pager(page: str) -> dict[str, str]:
+    """The list's page links by their text: {"Newest": href, "Older": href}."""
+    nav = re.search(r'<nav class="pager".*?</nav>', page, re.S)
+    return {name: html.unescape(href) for href, name in re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>',
+                                                                   nav.group() if nav else "")}
+
+
+async def test_the_list_comes_in_pages_of_twenty_newest_first_with_older_and_newest_links(api):
     for number in range(1, 23):
         await api_template(api, f"Form {number:02d}")
     console = await signed_in(api)
     first = text(await console.get("/console/templates"))
     assert "Form 22" in first and "Form 03" in first and "Form 02" not in first
-    older = re.search(r'href="([^"]+)" rel="next"', first).group(1)
-    second = text(await console.get(html.unescape(older)))
+    assert list(pager(first)) == ["Older"]
+    second = text(await console.get(pager(first)["Older"]))
     assert "Form 02" in second and "Form 01" in second and "Form 03" not in second
-    assert 'rel="next"' not in second
-    newer = re.search(r'href="([^"]+)" rel="prev"', second).group(1)
-    back = text(await console.get(html.unescape(newer)))
-    assert "Form 03" in back and "Form 22" in back and "Form 02" not in back
+    assert pager(second) == {"Newest": "/console/templates"}, "as every console list: no Newer link"
+
+
+async def test_the_lists_page_links_keep_the_search_folder_and_view(api):
+    for number in range(1, 23):
+        await api_template(api, f"Lease {number:02d}", folder="Housing")
+        await api.delete(f"/api/templates/{(await api_template(api, f'Other {number}'))['id']}")
+    console = await signed_in(api)
+    first = text(await console.get("/console/templates?q=lease&folder=Housing"))
+    older = pager(first)["Older"]
+    assert older.startswith("/console/templates?q=lease&folder=Housing&after=")
+    second = text(await console.get(older))
+    assert "Lease 02" in second and "Lease 03" not in second and "Other" not in second
+    assert pager(second) == {"Newest": "/console/templates?q=lease&folder=Housing"}
+    archived = text(await console.get("/console/templates?view=archived"))
+    assert pager(archived)["Older"].startswith("/console/templates?view=archived&after=")
+
+
+@pytest.mark.parametrize("after", ["abc", "-5", "0", "1.5", "1e3", "9" * 30, "%00", "%D9%A1%D9%A2", "", "+7"])
+async def test_a_page_link_edited_by_hand_shows_the_first_page(api, after):
+    await api_template(api, "Lease")
+    console = await signed_in(api)
+    page = await console.get(f"/console/templates?after={after}&before=1")
+    assert page.status == 200 and ">Lease</a>" in text(page) and pager(text(page)) == {}
+
+
+async def test_a_page_beyond_the_oldest_template_says_so_and_links_the_newest(api):
+    template = await api_template(api, "Lease")
+    page = text(await (await signed_in(api)).get(f"/console/templates?after={template['id']}"))
+    assert "No older templates." in page and ">Lease</a>" not in page
+    assert pager(page) == {"Newest": "/console/templates"}
 
 
 async def test_uploading_a_pdf_without_fields_makes_a_template_without_fields_and_opens_the_editor(api):
@@ -178,6 +238,109 @@ async def test_an_upload_without_a_file_asks_for_one(api):
     reply = await console.post("/console/templates/new", {"name": "Lease"})
     assert reply.status == 422 and "Please choose a file to upload." in text(reply)
     assert (await api.get("/api/templates")).json["data"] == []
+
+
+def comparable(template: dict[str, Any]) -> dict[str, Any]:
+    """What a template is made of, its uuids numbered in the order they come: two templates made of the same
+    file compare equal."""
+    made = {key: template[key] for key in ("name", "folder_name", "source", "external_id", "shared_link", "schema",
+                                           "fields", "submitters")}
+    made["documents"] = [document["filename"] for document in template["documents"]]
+    numbers: dict[str, str] = {}
+
+    def numbered(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: numbered(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [numbered(item) for item in value]
+        if isinstance(value, str) and UUID.fullmatch(value):
+            return numbers.setdefault(value, f"uuid-{len(numbers)}")
+        return value
+
+    return numbered(made)
+
+
+async def test_the_uploads_bytes_make_the_template_post_api_templates_makes_of_them_as_base64(api, db, clock):
+    """`Templates.upload`, behind the upload form, takes the file's bytes (no base64 text made of them and
+    decoded again): the same template as the API's, the PDF's own form fields its fields, the same refusals."""
+    by_api = await api.post("/api/templates", json={"folder_name": "Forms",
+                                                    "documents": [{"name": "Tax form.pdf", "file": b64(form_pdf())}]})
+    principal = await Accounts(db, clock).find_principal(LIVE_KEY)
+    uploaded = await api.app[TEMPLATES].upload(principal, form_pdf(), "Tax form.pdf", folder_name="Forms")
+    by_upload = (await api.get(f"/api/templates/{uploaded.id}")).json
+    assert by_upload["name"] == "Tax form" and len(by_upload["fields"]) > 5
+    assert comparable(by_upload) == comparable(by_api.json)
+
+    refused = await api.post("/api/templates", json={"documents": [{"name": "broken", "file": b64(BROKEN_PDF)}]})
+    with pytest.raises(errors.Invalid) as upload_refused:
+        await api.app[TEMPLATES].upload(principal, BROKEN_PDF, "broken.pdf")
+    assert upload_refused.value.message == refused.json["error"]
+    assert len((await api.get("/api/templates")).json["data"]) == 2
+
+
+async def hold_the_body_budget(api: Api, size: int, released: asyncio.Event) -> asyncio.Task:
+    """An API request whose body of `size` bytes arrives when `released` is set: it holds that much of the
+    body budget meanwhile."""
+    budget = api.app[BODY_BUDGET]
+
+    async def held_open():
+        yield b'{"name": "' + b"x" * MIB
+        await released.wait()
+        yield b"x" * (size - MIB - 12) + b'"}'
+
+    request = asyncio.create_task(api.client.post("/api/templates", data=held_open(), headers={
+        "Content-Length": str(size), "Content-Type": "application/json", "X-Auth-Token": api.key}))
+    for _ in range(500):  # until the server has the request's headers and holds its body's length
+        if budget.held:
+            break
+        await asyncio.sleep(0.01)
+    assert budget.held == size
+    return request
+
+
+async def test_an_upload_counts_against_the_body_budget_as_the_apis_large_bodies_do(make_app, aiohttp_client):
+    api = Api(await aiohttp_client(make_app(max_body_bytes=8 * MIB, body_budget_bytes=10 * MIB)))
+    console = await signed_in(api)
+    await console.get("/console/templates/new")
+    released = asyncio.Event()
+    held = await hold_the_body_budget(api, 6 * MIB, released)
+    big = pdf() + b"%" * (5 * MIB)
+
+    try:
+        busy = await upload(console, big, "Lease.pdf")
+        assert (await api.get("/api/templates")).json["data"] == []
+    finally:
+        released.set()
+        (await held).release()
+    assert (busy.status, busy.headers.get("Retry-After")) == (503, "2")
+    assert (await upload(console, big, "Lease.pdf")).status == 303
+    assert api.app[BODY_BUDGET].held == 0
+    assert [t["name"] for t in (await api.get("/api/templates")).json["data"]] == ["Lease"]
+
+
+async def test_a_large_save_of_the_field_editor_counts_against_the_body_budget(make_app, aiohttp_client):
+    api = Api(await aiohttp_client(make_app(max_body_bytes=8 * MIB, body_budget_bytes=10 * MIB)))
+    template = await api_template(api, "Lease")
+    body = fields_body(template)
+    body["fields"][0]["description"] = "x" * (5 * MIB)
+    console = await signed_in(api)
+    await console.get(f"/console/templates/{template['id']}")
+    released = asyncio.Event()
+    held = await hold_the_body_budget(api, 6 * MIB, released)
+
+    async def save() -> Any:  # the body as a stream: aiohttp warns of large bodies sent as bytes
+        return await console.request("POST", f"/console/templates/{template['id']}/fields",
+                                     data=io.BytesIO(json.dumps(body).encode()),
+                                     headers={"Content-Type": "application/json", "X-CSRF-Token": console.csrf})
+
+    try:
+        busy = await save()
+        assert (await api.get(f"/api/templates/{template['id']}")).json["fields"] == []
+    finally:
+        released.set()
+        (await held).release()
+    assert (busy.status, busy.headers.get("Retry-After")) == (503, "2") and "error" in busy.json
+    assert (await save()).status == 200
 
 
 async def test_an_upload_without_the_csrf_token_is_refused(api):
@@ -307,15 +470,34 @@ async def test_five_hundred_fields_on_one_page_save(api):
     assert (await console.get(f"/console/templates/{template['id']}")).status == 200
 
 
-async def test_a_json_save_without_the_csrf_token_is_refused(api):
+async def test_a_json_save_without_the_csrf_token_is_refused_in_json_the_editor_shows(api):
     template = await api_template(api, "Lease")
     console = await signed_in(api)
     reply = await console.request("POST", f"/console/templates/{template['id']}/fields", json=fields_body(template))
-    assert reply.status == 403
+    assert (reply.status, reply.headers["Content-Type"]) == (403, "application/json; charset=utf-8")
+    assert reply.json == {"error": EXPIRED}
     wrong = await console.request("POST", f"/console/templates/{template['id']}/fields", json=fields_body(template),
                                     headers={"X-CSRF-Token": "not-the-token"})
-    assert wrong.status == 403
+    assert (wrong.status, wrong.json) == (403, {"error": EXPIRED})
+    german = await console.request("POST", f"/console/templates/{template['id']}/fields", json=fields_body(template),
+                                     headers={"Accept-Language": "de"})
+    assert german.status == 403 and german.json["error"].startswith("Nicht gespeichert: Diese Seite ist abgelaufen")
     assert (await api.get(f"/api/templates/{template['id']}")).json["fields"] == []
+
+
+async def test_a_save_above_the_services_body_limit_is_refused_as_put_api_templates_refuses_it(make_app,
+                                                                                               aiohttp_client):
+    small = Api(await aiohttp_client(make_app(max_body_bytes=64 * 1024)))
+    template = await api_template(small, "Lease")
+    body = fields_body(template)
+    body["fields"][0]["description"] = "x" * 70_000
+    refused = await small.put(f"/api/templates/{template['id']}", json=body)
+    console = await signed_in(small)
+    await console.get(f"/console/templates/{template['id']}")
+    reply = await console.post_json(f"/console/templates/{template['id']}/fields", body)
+    assert (reply.status, reply.json) == (413, refused.json) == (413, {
+        "error": "Request body is too large: the limit is 65536 bytes"})
+    assert (await small.get(f"/api/templates/{template['id']}")).json["fields"] == []
 
 
 async def test_a_json_save_without_a_session_is_refused(api):
@@ -369,3 +551,26 @@ async def test_the_folder_filter_offers_the_folders_of_the_current_modes_templat
     await api_template(api.with_key(TEST_KEY), "Test", folder="Testing")
     page = text(await (await signed_in(api)).get("/console/templates"))
     assert '<option value="Housing">' in page and "Testing" not in page
+
+
+async def test_clearing_the_folder_moves_the_template_to_the_default_folder_as_the_api_does(api):
+    template = await api_template(api, "Lease", folder="Housing")
+    console = await signed_in(api)
+    await console.get(f"/console/templates/{template['id']}")
+    reply = await console.post(f"/console/templates/{template['id']}", {"name": "Lease", "folder": " "})
+    assert reply.status == 303
+    assert (await api.get(f"/api/templates/{template['id']}")).json["folder_name"] == "Default"
+
+    other = await api_template(api, "Other", folder="Housing")
+    assert (await api.put(f"/api/templates/{other['id']}", json={"folder_name": ""})).status == 200
+    assert (await api.get(f"/api/templates/{other['id']}")).json["folder_name"] == "Default"
+    listing = text(await console.get("/console/templates"))
+    assert '<option value="Default">' in listing and '<option value=""></option>' not in listing
+
+
+async def test_the_folders_are_offered_in_dictionary_order_on_every_database(api):
+    for folder in ("banana", "Apple", "Cherry", "Äpfel", "apple"):
+        await api_template(api, f"In {folder}", folder=folder)
+    listing = text(await (await signed_in(api)).get("/console/templates"))
+    offered = re.findall(r'<option value="([^"]+)">', listing)
+    assert offered == ["Äpfel", "Apple", "apple", "banana", "Cherry"]

@@ -1,6 +1,6 @@
-"""The console's templates list and upload form in chromium: search and folder, archive after a confirmation
-and restore, the upload's progress and a refused file's message; each page at 1280 px and at a phone's
-width, and the upload without script."""
+"""The console's templates list and upload form in chromium: search and folder, its pages (Older, back to
+the Newest), archive after a confirmation and restore, the upload's progress and a refused file's message;
+each page at 1280 px and at a phone's width, and the upload without script."""
 
 import asyncio
 import re
@@ -57,6 +57,28 @@ async def test_the_list_is_searched_filtered_by_folder_and_fits_a_phone(site, br
             await expect(table.locator("td.name a")).to_have_text(["Apartment lease"])
         finally:
             await context.close()
+
+
+async def test_the_lists_pages_are_walked_older_and_back_to_the_newest_on_a_phone(site, browser: Browser):
+    for number in range(1, 22):
+        await api_template(site, f"Lease {number:02d}", "Housing")
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    try:
+        await sign_in_browser(site, page)
+        await page.goto(url(site, "/console/templates?folder=Housing"))
+        pages = page.get_by_role("navigation", name="Pages of the list")
+        await expect(pages.get_by_role("link")).to_have_text(["Older"])
+        await pages.get_by_role("link", name="Older").click()
+        await expect(page.locator("td.name a")).to_have_text(["Lease 01"])
+        await expect(pages.get_by_role("link")).to_have_text(["Newest"])
+        await page.screenshot(path=SCREENS / "templates-list-older-360.png", full_page=True)
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scrolling"
+        await pages.get_by_role("link", name="Newest").click()
+        await expect(page.locator("td.name a").first).to_have_text("Lease 21")
+        await expect(page.get_by_label("Folder")).to_have_value("Housing")
+    finally:
+        await context.close()
 
 
 async def test_a_template_is_archived_after_a_confirmation_and_restored(site, page: Page):

@@ -1,8 +1,10 @@
 """The field editor in chromium: a PDF without form fields uploaded, a second role added, fields placed by
 dragging boxes and moved with the keys, saved and there again after a reload, as the API shows them;
-the keyboard alone; a box dragged off its page; the service's refusal; 500 fields on a page; the page at
-a phone's width and without script."""
+the keyboard alone; a box dragged off its page; the service's refusal, read where the focus goes; an edit
+made while a save is on its way; a page whose form has expired; 500 fields on a page; the page at a phone's
+width and without script."""
 
+import asyncio
 import re
 
 from playwright.async_api import Browser, Locator, Page, expect
@@ -186,7 +188,69 @@ async def test_a_save_the_service_refuses_shows_its_message_and_selects_the_fiel
 
     message = "fields[1].options must be a non-empty array for a radio field"
     await expect(page.get_by_role("alert")).to_have_text(message)
+    await expect(page.get_by_role("alert")).to_be_focused()
     await expect(page.get_by_label("Name", exact=True)).to_have_value("Radio buttons 1")
+    assert (await site.get(f"/api/templates/{template['id']}")).json["fields"] == []
+
+
+async def test_an_edit_made_while_a_save_is_on_its_way_is_kept_and_saved_next(site, page):
+    template = await template_with(site, [{"name": "Landlord", "type": "text",
+                                           "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.03, "page": 0}]}])
+    await open_editor(site, page, template)
+    held, release = asyncio.Event(), asyncio.Event()
+
+    async def hold(route):
+        held.set()
+        await release.wait()
+        await route.continue_()
+
+    await page.route("**/console/templates/*/fields", hold)
+    await box(page, "Landlord").click()
+    await page.keyboard.press("ArrowDown")
+    await page.get_by_role("button", name="Save", exact=True).click()
+    await held.wait()
+    await page.get_by_label("Name", exact=True).fill("Landlord's name")
+    release.set()
+
+    status = page.locator("#save-status")
+    await expect(status).to_have_text("Saved. The changes made while saving are not saved yet.")
+    await expect(box(page, "Landlord's name")).to_have_count(1)
+    await expect(page.get_by_label("Name", exact=True)).to_have_value("Landlord's name")
+    [saved] = (await site.get(f"/api/templates/{template['id']}")).json["fields"]
+    assert saved["name"] == "Landlord" and abs(saved["areas"][0]["y"] - (0.1 + SMALL_STEP)) < 1e-6
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=SCREENS / "field-editor-saved-meanwhile-1280.png")
+
+    await page.get_by_role("button", name="Save", exact=True).click()
+    await expect(status).to_have_text("Saved.")
+    [saved] = (await site.get(f"/api/templates/{template['id']}")).json["fields"]
+    assert saved["name"] == "Landlord's name" and abs(saved["areas"][0]["y"] - (0.1 + SMALL_STEP)) < 1e-6
+
+
+async def test_a_save_from_a_page_that_has_expired_says_so_and_keeps_the_edits(site, browser: Browser):
+    template = await template_with(site)
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    try:
+        await open_editor(site, page, template)
+
+        async def without_token(route):
+            headers = {name: value for name, value in route.request.headers.items() if name != "x-csrf-token"}
+            await route.continue_(headers=headers)
+
+        await page.route("**/console/templates/*/fields", without_token)
+        await page.get_by_role("button", name="Signature", exact=True).focus()
+        await page.keyboard.press("Enter")
+        await page.get_by_role("button", name="Save", exact=True).click()
+        alert = page.get_by_role("alert")
+        await expect(alert).to_have_text(re.compile(r"^Not saved: this page has expired"))
+        await expect(alert).to_be_focused()
+        await expect(box(page, "Signature 1")).to_have_count(1)
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        await page.screenshot(path=SCREENS / "field-editor-expired-360.png")
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scrolling"
+    finally:
+        await context.close()
     assert (await site.get(f"/api/templates/{template['id']}")).json["fields"] == []
 
 

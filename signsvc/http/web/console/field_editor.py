@@ -13,11 +13,12 @@ from typing import Any
 
 from aiohttp import web
 
-from signsvc.http.appkeys import FILES, TEMPLATES
+from signsvc.http.appkeys import FILES, SETTINGS, TEMPLATES
 from signsvc.http.params import read_json, record_id
 from signsvc.http.responses import json_response
 from signsvc.http.web import catalogue
 from signsvc.http.web.console import shell
+from signsvc.http.web.console.session import CSRF_HEADER
 from signsvc.infra import errors
 from signsvc.infra.files import Files
 from signsvc.submissions.signing_form import Page
@@ -52,9 +53,8 @@ async def rename(request: web.Request) -> web.Response:
     templates = request.app[TEMPLATES]
     template = await templates.find(console.principal, record_id(request))
     name, folder = (str(form.get(key, "")).strip() for key in ("name", "folder"))
-    changes = {"name": name, **({"folder_name": folder} if folder else {})}
-    try:
-        await templates.update(console.principal, template.id, changes)
+    try:  # a folder cleared is the default folder, as for `PUT /api/templates/{id}` with an empty folder_name
+        await templates.update(console.principal, template.id, {"name": name, "folder_name": folder})
     except errors.Invalid as refused:
         return await _editor(request, console, template, status=422, problem=refused.message,
                              values={"name": name, "folder": folder})
@@ -63,14 +63,23 @@ async def rename(request: web.Request) -> web.Response:
 
 async def save_fields(request: web.Request) -> web.Response:
     """POST /console/templates/{id}/fields (JSON, X-CSRF-Token): the editor's fields and roles, saved as
-    `PUT /api/templates/{id}` saves them; answers them as stored, or `{"error": message}` (422)."""
+    `PUT /api/templates/{id}` saves them (a body up to the service's limit, as there); answers them as
+    stored, or `{"error": message}` (422, or 403 without the page's CSRF token)."""
     console = await shell.signed_in(request)
+    if _is_json(request) and not console.session.accepts(request.headers.get(CSRF_HEADER)):
+        message = catalogue.translator(catalogue.language(request))("console.templates.editor.expired")
+        return json_response({"error": message}, status=403)
     shell.check_header(request, console.session)
-    body = await read_json(request)
+    body = await read_json(request, max_bytes=request.app[SETTINGS].max_body_bytes or None)
     template = await request.app[TEMPLATES].update(console.principal, record_id(request),
                                                    {key: body[key] for key in SAVED_KEYS if key in body})
     return json_response({"id": template.id, "updated_at": template.updated_at, "fields": template.fields,
                           "submitters": template.roles})
+
+
+def _is_json(request: web.Request) -> bool:
+    """A script's request, which reads any answer as JSON (a page without the token is for forms)."""
+    return request.content_type == "application/json" or "application/json" in request.headers.get("Accept", "")
 
 
 async def _editor(request: web.Request, console: shell.Console, template: Template, *, status: int = 200,

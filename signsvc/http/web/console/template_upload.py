@@ -1,12 +1,10 @@
 """Uploading a document as a new template: a plain multipart form (it works without script; the page's
-script adds a progress bar and asks for JSON). The file goes to `Templates.create` as `POST /api/templates`
-sends it, so it is taken in the same way (recognised by content, converted, inspected and rendered in the
-PDF pool) and refused with the same messages, nothing saved."""
+script adds a progress bar and asks for JSON). The file's bytes go to `Templates.upload`, which takes them
+as `POST /api/templates` takes the same file as base64 (recognised by content, converted, inspected and
+rendered in the PDF pool) and refuses with the same messages, nothing saved."""
 
 from __future__ import annotations
 
-import base64
-from pathlib import PurePath
 from typing import Any
 
 from aiohttp import web
@@ -37,18 +35,19 @@ async def upload(request: web.Request) -> web.Response:
     wants_json = "application/json" in request.headers.get("Accept", "")
     try:
         posted = await shell.posted(request, console.session)
-    except web.HTTPRequestEntityTooLarge:
+    except shell.FormUnreadable as unreadable:
+        if unreadable.status != 413:
+            raise
         return await _refused(request, console, wants_json, {}, ("console.templates.upload.too_large",
                                                            {"megabytes": _megabytes(request)}))
     values = {key: _text(posted, key) for key in ("name", "folder")}
     file = posted.get("file")
     if not isinstance(file, web.FileField) or not (data := file.file.read()):
         return await _refused(request, console, wants_json, values, ("console.templates.upload.no_file", {}))
-    body: dict[str, Any] = {
-        "name": values["name"] or None, "folder_name": values["folder"] or None,
-        "documents": [{"file": base64.b64encode(data).decode(), "name": PurePath(file.filename or "document").name}]}
     try:
-        template = await request.app[TEMPLATES].create(console.principal, body)
+        template = await request.app[TEMPLATES].upload(console.principal, data, file.filename or "document",
+                                                       name=values["name"] or None,
+                                                       folder_name=values["folder"] or None)
     except errors.Invalid as refused:
         return await _refused(request, console, wants_json, values, refused.message)
     editor = f"/console/templates/{template.id}?done=template_uploaded"

@@ -15,9 +15,8 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 from signsvc.http.appkeys import TEMPLATES
-from signsvc.http.params import Query, record_id
-from signsvc.http.web.console import field_editor, shell, template_upload
-from signsvc.infra import errors
+from signsvc.http.params import record_id
+from signsvc.http.web.console import field_editor, newest_first, shell, template_upload
 from storage.records import Template
 
 LIST = "/console/templates"
@@ -37,37 +36,25 @@ class Filters:
         return cls(_text(request, "q"), _text(request, "folder"), _text(request, "view") == "archived")
 
     def link(self, **more: Any) -> str:
-        """The list's address with these filters and `more` (a page's `after` or `before`)."""
+        """The list's address with these filters and `more` (a page's `after`)."""
         values = {"q": self.q, "folder": self.folder, "view": "archived" if self.archived else "", **more}
         found = urlencode({key: value for key, value in values.items() if value not in ("", None)})
         return f"{LIST}?{found}" if found else LIST
 
 
 async def index(request: web.Request) -> web.Response:
-    """GET /console/templates: a page of the templates, newest first."""
+    """GET /console/templates: a page of the templates, newest first (`after`: the id the page is older than)."""
     console = await shell.signed_in(request)
     templates = request.app[TEMPLATES]
-    filters, after, before = Filters.of(request), _page_id(request, "after"), _page_id(request, "before")
-    upwards = before is not None and after is None
+    filters, after = Filters.of(request), newest_first.after(request)
     found = await templates.page(console.principal, archived=filters.archived, q=filters.q or None, external_id=None,
-                                 folder=filters.folder or None, limit=PAGE_SIZE + 1, after=after, before=before,
-                                 oldest_first=upwards)
-    shown, more_newer, more_older = _window(found, upwards=upwards, came_from_newer=after is not None)
+                                 folder=filters.folder or None, limit=PAGE_SIZE + 1, after=after, before=None)
+    listing = newest_first.listing(found, PAGE_SIZE, after)
     return shell.render(
-        request, "console/templates.html", console.session, console=console, templates=shown, filters=filters,
-        folders=await templates.folder_names(console.principal), when=when, author=author,
-        older=filters.link(after=shown[-1].id) if shown and more_older else None,
-        newer=filters.link(before=shown[0].id) if shown and more_newer else None,
-        first=filters.link() if more_newer else None)
-
-
-def _window(found: list[Template], *, upwards: bool, came_from_newer: bool) -> tuple[list[Template], bool, bool]:
-    """The page to show, newest first, of up to one more than a page read either way, and whether there are
-    newer and older templates beyond it."""
-    if upwards:
-        newest_first = found[::-1]  # read upwards from `before`: the nearest ones last
-        return newest_first[-PAGE_SIZE:], len(found) > PAGE_SIZE, True
-    return found[:PAGE_SIZE], came_from_newer, len(found) > PAGE_SIZE
+        request, "console/templates.html", console.session, console=console, templates=listing.items,
+        filters=filters, folders=await templates.folder_names(console.principal), when=when, author=author,
+        newest=filters.link() if listing.after else None,
+        older=filters.link(after=listing.older) if listing.older else None)
 
 
 async def archive_page(request: web.Request) -> web.Response:
@@ -103,14 +90,6 @@ async def clone(request: web.Request) -> web.Response:
 def _text(request: web.Request, name: str) -> str:
     """A query value as typed, without the NULs no database stores."""
     return request.query.get(name, "").replace("\x00", "").strip()
-
-
-def _page_id(request: web.Request, name: str) -> int | None:
-    """A page link's id; anything else (a link cut short or typed) reads as the first page."""
-    try:
-        return Query(request).integer(name)
-    except errors.Invalid:
-        return None
 
 
 def when(moment: datetime) -> str:
