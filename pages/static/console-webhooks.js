@@ -1,6 +1,5 @@
-// The webhooks pages' comforts: a random secret made in the browser for the endpoint form, and a button that
-// copies the secret shown once after saving. Without script the form and the page work as they are.
-import { $, $$ } from "./dom.js";
+// The endpoint form's comfort: a random secret made in the browser. Without script the form works as it is.
+import { $ } from "./dom.js";
 
 const SECRET_BYTES = 24; // 48 hex characters: above the 32 random characters recommended
 
@@ -14,14 +13,5 @@ if (generate && window.crypto?.getRandomValues) {
     const header = $("#secret_header");
     if (!header.value) header.value = generate.dataset.header;
     value.focus();
-  });
-}
-
-for (const button of $$("[data-copy]")) {
-  if (!navigator.clipboard) continue;
-  button.hidden = false;
-  button.addEventListener("click", async () => {
-    await navigator.clipboard.writeText($(`#${button.dataset.copy}`).textContent);
-    button.textContent = button.dataset.copied;
   });
 }

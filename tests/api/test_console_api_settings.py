@@ -52,6 +52,9 @@ async def test_keys_are_masked_until_the_user_reveals_them(api):
     assert (shown_key(page, "live"), shown_key(page, "test")) == (LIVE_KEY, TEST_KEY)
     assert "<details open" not in page
     assert page.count("Show the key") == 2 and 'data-copy="key-live-value"' in page
+    for target, what in (("key-live-value", "the live key"), ("key-test-value", "the test key"),
+                         ("base-url", "the base address"), ("curl", "the request")):
+        assert f'data-copy="{target}" hidden>Copy<span class="visually-hidden"> {what}</span></button>' in page
 
 
 async def test_the_page_shows_the_api_base_address_and_a_curl_example_with_the_live_key(api):
@@ -83,9 +86,19 @@ async def test_rotating_a_key_refuses_without_the_confirmation(api):
     assert 'name="confirm" value="yes" required' in text(confirm_page)
     for form in ({}, {"confirm": "no"}):
         refused = await console.post(f"{PAGE}/keys/live/rotate", form)
-        assert refused.status == 422 and "Please confirm that the current key may stop working" in text(refused)
+        assert refused.status == 422 and "Please confirm: tick the box." in text(refused)
     assert (await api.get("/api/user")).status == 200
     assert shown_key(text(await console.get(PAGE)), "live") == LIVE_KEY
+
+
+@pytest.mark.xfail(strict=True, reason="needs the configured keys in the edge's settings (Settings.fixed_api_keys), "
+                                       "asked of the lead: remove this mark with that change")
+async def test_rotating_a_key_the_configuration_fixes_warns_that_the_next_start_brings_it_back(api):
+    console = await signed_in(api)  # the test service's keys are SIGNSVC_API_KEY and SIGNSVC_TEST_API_KEY
+    for mode in ("live", "test"):
+        assert "This key is fixed by the configuration" in text(await console.get(f"{PAGE}/keys/{mode}/rotate"))
+    await rotate(console, "live")
+    assert "This key is fixed by the configuration" not in text(await console.get(f"{PAGE}/keys/live/rotate"))
 
 
 async def test_rotating_without_the_forms_csrf_token_changes_nothing(api):
@@ -160,6 +173,8 @@ async def test_a_waiting_account_is_told_its_requests_answer_403(api):
     await api.app[ACCOUNTS].set_api_access(1, False)
     page = text(await console.get(PAGE))
     assert "waiting for approval" in page and "403 Forbidden" in page
+    assert '<p class="note">Your account&#39;s API access is waiting' in page
+    assert 'role="alert"' not in page, "a notice always there is no alert"
     assert (await api.get("/api/user")).status == 403
 
 

@@ -150,7 +150,7 @@ async def test_the_list_shows_the_accounts_submissions_newest_first_with_signers
     console = await signed_in(api)
     page = text(await console.get("/console/submissions"))
     assert page.index("Lease") < page.index(">NDA<")
-    assert 'data-label="Template"><div><a href="/console/submissions/2">Lease</a>' in page
+    assert 'data-label="Template"><a href="/console/submissions/2">Lease</a>' in page
     assert '<span class="who">Cy</span> <span class="badge wait">Invited</span>' in page
     assert '<span class="who">Bob</span> <span class="badge ">Not invited yet</span>' in page
     assert '<span class="badge wait">Pending</span>' in page and "2026-01-01 12:00 UTC" in page
@@ -187,6 +187,21 @@ async def test_the_list_filters_by_status_search_and_template(api, clock):
     assert refused.status == 422
     said = await api.get("/api/submissions?status=bogus")
     assert html.escape(said.json["error"]) in text(refused)
+
+
+async def test_a_refused_filter_is_shown_with_the_filters_as_entered(api):
+    nda = await template(api)
+    console = await signed_in(api)
+    refused = await console.get(f"/console/submissions?view=archived&q=ann&status=bogus&template_id={nda}")
+    assert refused.status == 422
+    page = text(refused)
+    assert 'id="q" name="q" type="search" value="ann"' in page
+    assert f'<option value="{nda}" selected>NDA</option>' in page
+    assert '<input type="hidden" name="view" value="archived">' in page
+    said = await api.get("/api/submissions?template_id=x")
+    refused = await console.get("/console/submissions?q=ann&template_id=x")
+    assert refused.status == 422 and html.escape(said.json["error"]) in text(refused)
+    assert 'value="ann"' in text(refused) and '<option value="x" selected>' in text(refused)
 
 
 async def test_the_list_shows_only_the_current_modes_account(api, other_account):
@@ -299,6 +314,25 @@ async def test_resending_to_a_signer_who_completed_is_refused_with_the_domains_m
     assert await invitations(db) == ["ann@example.com", "bob@example.com"]
 
 
+async def test_switching_modes_on_the_page_a_refused_resend_showed_returns_to_the_submission(api, db):
+    template_id = await template(api)
+    console = await signed_in(api)
+    submission_id = await sent_from_console(console, template_id)
+    bob = (await submission(api, submission_id))["submitters"][1]
+    await console.get(f"/console/submissions/{submission_id}")
+    address = f"/console/submitters/{bob['id']}/resend"
+    refused = await console.post(address)
+    assert refused.status == 422 and f'name="next" value="{address}"' in text(refused)
+    landed = await console.get(address, allow_redirects=False)
+    assert (landed.status, location(landed)) == (303, f"/console/submissions/{submission_id}")
+    switched = await console.post("/console/mode", {"test_mode": "on", "next": address})
+    assert location(switched) == address
+    other_mode = await console.get(address)
+    assert other_mode.status == 404 and "text/html" in other_mode.headers["Content-Type"], \
+        "the live signer is not the test account's: the console's not-found page, not a 405"
+    assert await invitations(db) == ["ann@example.com"]
+
+
 async def test_a_signer_whose_turn_has_not_come_is_offered_no_invitation_and_cannot_be_sent_one(api, db):
     template_id = await template(api)
     console = await signed_in(api)
@@ -316,7 +350,11 @@ async def test_archiving_hides_the_submission_from_the_list_and_the_api_shows_ar
     console = await signed_in(api)
     submission_id = await sent_from_console(console, template_id)
     page = text(await console.get(f"/console/submissions/{submission_id}"))
-    assert '<details class="confirm">' in page and "Archive the submission</button>" in page
+    assert f'href="/console/submissions/{submission_id}/archive">Archive…</a>' in page
+    confirm = text(await console.get(f"/console/submissions/{submission_id}/archive"))
+    assert "Archive this submission?" in confirm and "Archive the submission</button>" in confirm
+    assert 'name="confirm"' not in confirm, "restoring undoes it: no box to tick"
+    assert (await submission(api, submission_id))["archived_at"] is None, "opening the confirmation archives nothing"
 
     reply = await console.post(f"/console/submissions/{submission_id}/archive")
     assert location(reply) == f"/console/submissions/{submission_id}?done=submission_archived"

@@ -2,8 +2,11 @@
 new user set a password and sign in), sending one again, deactivation (keys, sign-in and sessions end at once),
 and the instance administrator's approval of every account's API access."""
 
+import html
 import re
 from urllib.parse import urlsplit
+
+import pytest
 
 import storage.emails as emails
 from signsvc.accounts.accounts import Accounts
@@ -20,9 +23,14 @@ def text(reply) -> str:
     return reply.body.decode()
 
 
+def visible(markup: str) -> str:
+    """Text as a person (or a screen reader) reads it: tags dropped, entities decoded, spaces collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", markup)).split())
+
+
 def user_rows(page: str) -> dict[str, str]:
     """The rows of the users table by the name (or email) each shows first."""
-    table = page.split('<table class="list users">')[1].split("</table>")[0]
+    table = page.split('<table class="list stacked users">')[1].split("</table>")[0]
     return {re.search(r"<strong>([^<]+)</strong>", row)[1]: row for row in table.split("<tr>")[2:]}
 
 
@@ -69,7 +77,7 @@ async def test_the_users_page_lists_each_user_with_their_state(api, db, clock):
     assert list(rows) == ["Carol", "Bob Stone", "Admin User"]
     assert "Deactivated" in rows["Carol"] and "/deactivate" not in rows["Carol"]
     assert "Invited" in rows["Bob Stone"] and "Send the invitation again" in rows["Bob Stone"]
-    assert BOB in rows["Bob Stone"] and "Deactivate bob@example.com…" in rows["Bob Stone"]
+    assert BOB in rows["Bob Stone"] and "Deactivate… bob@example.com" in visible(rows["Bob Stone"])
     me = rows["Admin User"]
     assert "Active" in me and "Instance administrator" in me and "(you)" in me and "/deactivate" not in me
 
@@ -80,10 +88,29 @@ async def test_the_list_pages_through_many_users(api, db, clock):
     admin = await signed_in(api)
     first = text(await admin.get(PAGE))
     assert len(user_rows(first)) == 50 and "user49@example.com" in user_rows(first)
-    older = re.search(r'href="(/console/users\?after=\d+)">Older users', first)[1]
+    older = re.search(r'href="(/console/users\?after=\d+)">Older<', first)[1]
     second = text(await admin.get(older))
-    assert list(user_rows(second)) == ["Admin User"] and "Older users" not in second
-    assert 'href="/console/users">Newest users' in second
+    assert list(user_rows(second)) == ["Admin User"] and ">Older<" not in second
+    assert 'href="/console/users">Newest<' in second
+
+
+@pytest.mark.parametrize("after", ["²", "abc", "-1", "0", "9" * 40])
+async def test_a_page_link_edited_by_hand_shows_the_first_page(api, after):
+    admin = await signed_in(api)
+    reply = await admin.get(f"{PAGE}?after={after}")
+    assert reply.status == 200 and list(user_rows(text(reply))) == ["Admin User"]
+
+
+async def test_the_users_table_has_a_caption_and_its_buttons_are_named_after_their_visible_text(api, other_account):
+    admin = await signed_in(api)
+    await invite(admin)
+    page = text(await admin.get(PAGE))
+    assert '<caption class="visually-hidden">The account&#39;s users, newest first</caption>' in page
+    bob = user_rows(page)["Bob Stone"]
+    assert 'aria-label' not in bob
+    assert 'Send the invitation again<span class="visually-hidden"> to bob@example.com</span>' in bob
+    assert 'Deactivate…<span class="visually-hidden"> bob@example.com</span>' in bob
+    assert 'Revoke<span class="visually-hidden"> API access of Other</span>' in page
 
 
 # Invitations
@@ -116,8 +143,33 @@ async def test_an_invitation_for_a_taken_or_wrong_email_says_why_and_keeps_the_v
         page = text(refused)
         assert refused.status == 422 and message in page
         assert f'value="{address}"' in page and 'value="Ann"' in page and 'value="Lee"' in page
-        assert 'aria-invalid="true" aria-describedby="invite-problem"' in page
+        assert 'aria-describedby="invite-email-problem" aria-invalid="true"' in page
     assert await emails.list_emails(api.app[DB], 1, limit=10) == []
+
+
+async def test_an_address_of_another_accounts_user_is_refused_without_saying_it_is_taken(api, other_account):
+    admin = await signed_in(api)
+    refused = await invite(admin, "Other@Example.com ", "Ann", "Lee")
+    page = text(refused)
+    assert refused.status == 422 and "This email address can&#39;t be invited" in page
+    assert "taken" not in page and 'value="Other@Example.com"' in page
+    assert 'aria-describedby="invite-email-problem" aria-invalid="true"' in page
+    assert await emails.list_emails(api.app[DB], 1, limit=10) == []
+
+
+@pytest.mark.parametrize("path", ["/invite", "/{bob}/invitation"])
+async def test_switching_modes_on_a_page_a_refused_post_showed_returns_to_the_users_page(api, path):
+    admin = await signed_in(api)
+    await invited_and_signed_in(api, admin)  # Bob has set his password: an invitation again is refused
+    await admin.get(PAGE)
+    address = PAGE + path.format(bob=await user_id(api, BOB))
+    refused = await admin.post(address, {"email": "admin@example.com"})
+    assert refused.status == 422 and f'name="next" value="{address}"' in text(refused)
+    switched = await admin.post("/console/mode", {"test_mode": "on", "next": address})
+    assert location(switched) == address
+    landed = await admin.get(address, allow_redirects=False)
+    assert (landed.status, location(landed)) == (303, PAGE)
+    assert "Test mode:" in text(await admin.get(address))
 
 
 async def test_sending_an_invitation_again_emails_a_new_link_and_ends_the_earlier_one(api):
@@ -147,7 +199,7 @@ async def test_deactivation_asks_for_a_confirmation_first(api):
     assert confirm_page.status == 200 and "Deactivate bob@example.com?" in text(confirm_page)
     for form in ({}, {"confirm": "no"}):
         refused = await deactivate(admin, bob_id, form)
-        assert refused.status == 422 and "Please confirm the deactivation" in text(refused)
+        assert refused.status == 422 and "Please confirm: tick the box." in text(refused)
     assert (await bob.get("/console")).status == 200
 
 
@@ -207,7 +259,7 @@ async def test_a_user_of_another_account_cannot_be_seen_or_deactivated(api, othe
 async def test_only_the_instance_administrator_sees_and_changes_api_access(api, other_account):
     admin = await signed_in(api)
     page = text(await admin.get(PAGE))
-    assert "API access of every account" in page and "Other" in page and "Revoke API access of Other" in page
+    assert "API access of every account" in page and "Revoke API access of Other" in visible(page)
 
     bob = await invited_and_signed_in(api, admin)
     assert "API access of every account" not in text(await bob.get(PAGE))
@@ -221,7 +273,7 @@ async def test_approving_and_revoking_api_access_flips_the_accounts_api_requests
     admin = await signed_in(api)
     forbidden = await api.with_key(waiting.live).get("/api/user")
     assert (forbidden.status, forbidden.json) == (403, {"error": "Forbidden"})
-    assert "Approve API access of Waiting" in text(await admin.get(PAGE))
+    assert "Approve API access of Waiting" in visible(text(await admin.get(PAGE)))
 
     account_id = waiting.user.account_id
     reply = await admin.post(f"{PAGE}/accounts/{account_id}/api-access", {"approved": "on"})
@@ -229,7 +281,7 @@ async def test_approving_and_revoking_api_access_flips_the_accounts_api_requests
     assert [(await api.with_key(key).get("/api/user")).status for key in (waiting.live, waiting.test)] == [200, 200]
 
     page = text(await admin.get(location(reply)))
-    assert "API access approved." in page and "Revoke API access of Waiting" in page
+    assert "API access approved." in page and "Revoke API access of Waiting" in visible(page)
     reply = await admin.post(f"{PAGE}/accounts/{account_id}/api-access", {"approved": "off"})
     assert location(reply) == f"{PAGE}?done=api_access_revoked"
     assert (await api.with_key(waiting.live).get("/api/user")).status == 403

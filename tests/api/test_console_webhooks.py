@@ -74,7 +74,7 @@ async def test_an_ftp_url_is_refused_with_the_apis_message_beside_it_and_nothing
     message = await api_refusal(api, {"url": "ftp://files.example.com/hook", "events": ["form.completed"]})
     assert problem_of(reply, "url") == message and message.startswith("url must be an http:// or https:// URL")
     body = reply.body.decode()
-    assert re.search(r'<input id="url"[^>]*aria-describedby="url-hint url-problem" aria-invalid="true"', body)
+    assert re.search(r'<input id="url"[^>]*aria-describedby="url-problem url-hint" aria-invalid="true" autofocus', body)
     assert 'value="ftp://files.example.com/hook"' in body, "what was typed is kept"
     assert re.search(r'value="form.completed"\s+aria-describedby="event-3-hint" checked', body), "the events too"
     assert await endpoints(api) == []
@@ -201,14 +201,19 @@ async def test_a_change_the_api_refuses_is_shown_and_nothing_changes(api):
         ("https://app.example.com/b", TEMPLATE_EVENTS), ("https://app.example.com/a", TEMPLATE_EVENTS)]
 
 
-async def test_deleting_asks_for_confirmation_then_removes_the_endpoint(api):
+async def test_deleting_asks_for_a_ticked_confirmation_then_removes_the_endpoint(api):
     console = await signed_in(api)
     await add(console, "https://app.example.com/hook")
     confirm = await console.get(f"{PAGE}/1/delete")
     assert confirm.status == 200
     assert "Delete this webhook endpoint?" in visible(confirm) and "https://app.example.com/hook" in visible(confirm)
+    assert 'name="confirm" value="yes" required' in confirm.body.decode()
     assert len(await endpoints(api)) == 1, "opening the confirmation deletes nothing"
-    reply = await console.post(f"{PAGE}/1/delete")
+    for form in ({}, {"confirm": "no"}):
+        refused = await console.post(f"{PAGE}/1/delete", form)
+        assert refused.status == 422 and "Please confirm: tick the box." in visible(refused)
+    assert len(await endpoints(api)) == 1, "the deletion cannot be undone: it needs the box ticked"
+    reply = await console.post(f"{PAGE}/1/delete", {"confirm": "yes"})
     assert reply.status == 303 and location(reply) == f"{PAGE}?done=webhook_deleted"
     assert await endpoints(api) == []
     listed = visible(await console.get(location(reply)))

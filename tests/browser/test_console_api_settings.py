@@ -71,13 +71,16 @@ async def test_the_copy_buttons_copy_the_key_and_the_request_of_the_current_mode
     try:
         await sign_in_browser(site, page)
         await page.goto(url(site, "/console/settings/api"))
-        await page.locator("#key-test").get_by_role("button", name="Copy").click()
-        await expect(page.locator("#copied")).to_have_text("Copied to the clipboard.")
+        test_key = page.locator("#key-test")
+        await test_key.get_by_role("button", name="Copy the test key").click()
+        await expect(test_key.get_by_role("status")).to_have_text("Copied.")
+        await expect(page.locator("#key-live [role=status]")).to_be_empty()
         assert await page.evaluate("navigator.clipboard.readText()") == TEST_KEY
+        await page.screenshot(path=screen("api-copied-1280.png"), full_page=True)
 
         await page.get_by_role("button", name="Switch to test mode").click()
         await expect(page.get_by_text("Test mode is on")).to_be_visible()
-        await page.get_by_role("button", name="Copy").last.click()
+        await page.get_by_role("button", name="Copy the request").click()
         site_url = url(site, "/api/user")
         assert await page.evaluate("navigator.clipboard.readText()") == \
             f'curl -H "X-Auth-Token: {TEST_KEY}" {site_url}'

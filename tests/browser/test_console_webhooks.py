@@ -67,8 +67,11 @@ async def test_a_webhook_added_in_the_console_takes_the_test_event_and_its_deliv
         site, page, hooks):
     await send(site, await template(site), {"email": "ann@example.com", "completed": True})
     await sign_in_browser(site, page)
+    await page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     secret = await add_endpoint(page, hooks.url())
-    await expect(page.get_by_role("button", name="Copy")).to_be_visible()
+    await page.get_by_role("button", name="Copy the secret").click()
+    await expect(page.locator(".secret-once").get_by_role("status")).to_have_text("Copied.")
+    assert await page.evaluate("navigator.clipboard.readText()") == secret
     await screenshot(page, "webhooks-secret-1280")
 
     await page.get_by_role("button", name="Send a test event").click()
@@ -123,6 +126,10 @@ async def test_a_refused_url_is_shown_beside_its_input_and_deleting_asks_first(s
     await page.get_by_role("link", name="Keep it").click()
     await expect(page.get_by_role("heading", name=hooks.url())).to_be_visible()
     await page.get_by_role("link", name="Delete").click()
+    await page.get_by_role("button", name="Delete the endpoint").click()  # the box is not ticked: nothing is sent
+    await expect(page.get_by_role("heading", name="Delete this webhook endpoint?")).to_be_visible()
+    await page.get_by_label("I understand that the endpoint and its delivery log are deleted for good.").check()
+    await screenshot(page, "webhooks-delete-1280")
     await page.get_by_role("button", name="Delete the endpoint").click()
     await expect(page.get_by_role("status")).to_have_text("The endpoint is deleted.")
     assert (await site.get("/api/webhooks")).json["data"] == []

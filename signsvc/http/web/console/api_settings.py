@@ -7,11 +7,10 @@ from __future__ import annotations
 from aiohttp import web
 
 from signsvc.http.appkeys import ACCOUNTS, SETTINGS
-from signsvc.http.web.console import shell
+from signsvc.http.web.console import confirm, shell
 from storage.records import KeyMode
 
 PAGE = "/console/settings/api"
-CONFIRMED = "yes"
 
 
 async def page(request: web.Request) -> web.Response:
@@ -24,27 +23,38 @@ async def page(request: web.Request) -> web.Response:
 async def rotate_page(request: web.Request) -> web.Response:
     """The confirmation step before a key is replaced."""
     console = await shell.signed_in(request)
-    return _confirmation(request, console, _mode(request))
+    return confirm.page(request, console, await _rotation(request, console))
 
 
 async def rotate(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     form = await shell.posted(request, console.session)
-    mode = _mode(request)
-    if form.get("confirm") != CONFIRMED:
-        return _confirmation(request, console, mode, status=422, problem="console.api.rotate.unconfirmed")
+    if again := confirm.unticked(request, console, await _rotation(request, console), form):
+        return again
+    mode = KeyMode(request.match_info["mode"])
     await request.app[ACCOUNTS].rotate_key(console.user.id, mode)
     raise shell.done(PAGE, f"api_{mode.value}_key_rotated")
 
 
-def _confirmation(request: web.Request, console: shell.Console, mode: KeyMode, *, status: int = 200,
-                  problem: str | None = None) -> web.Response:
-    return shell.render(request, "console/api_settings_rotate.html", console.session, console=console,
-                        status=status, mode=mode.value, problem=problem, confirmed=CONFIRMED)
+async def _rotation(request: web.Request, console: shell.Console) -> confirm.Step:
+    """Rotating the key of the path's mode; a key the configuration fixes (SIGNSVC_API_KEY, SIGNSVC_TEST_API_KEY)
+    comes back at the next start, which the page says."""
+    mode = KeyMode(request.match_info["mode"])
+    live = mode is KeyMode.LIVE
+    return confirm.Step(
+        title="console.api.rotate.title_live" if live else "console.api.rotate.title_test",
+        body="console.api.rotate.body_live" if live else "console.api.rotate.body_test",
+        check="console.api.rotate.confirm", submit="console.api.rotate.submit", back=PAGE,
+        back_label="console.api.rotate.cancel",
+        note="console.api.rotate.fixed" if await _fixed(request, console, mode) else None)
 
 
-def _mode(request: web.Request) -> KeyMode:
-    return KeyMode(request.match_info["mode"])
+async def _fixed(request: web.Request, console: shell.Console, mode: KeyMode) -> bool:
+    """Whether the user's key of `mode` is one the configuration fixes."""
+    # Until the edge's settings carry the configured keys (`Settings.fixed_api_keys`, asked of the lead), none is known.
+    fixed: frozenset[str] = getattr(request.app[SETTINGS], "fixed_api_keys", frozenset())
+    keys = await request.app[ACCOUNTS].keys(console.user.id) if fixed else []
+    return any(key.mode is mode and key.key in fixed for key in keys)
 
 
 ROUTES: list[web.RouteDef] = [

@@ -12,13 +12,16 @@ from signsvc.accounts.user_links import RESET, SETUP
 from signsvc.http.appkeys import OUTBOX
 from signsvc.http.params import record_id
 from signsvc.http.web.console import newest_first, shell
+from signsvc.http.web.console.badges import Badge
+from signsvc.http.web.console.paths import ID
 from signsvc.infra import errors
 from signsvc.infra.mail import Status
 
 HOME = "/console/outbox"
 PAGE = 20
-STATUSES = {"pending": ("console.outbox.status.pending", "wait"), "sent": ("console.outbox.status.sent", "good"),
-            "kept": ("console.outbox.status.kept", ""), "failed": ("console.outbox.status.failed", "bad")}
+STATUSES = {Status.PENDING: Badge("console.outbox.status.pending", "wait"),
+            Status.SENT: Badge("console.outbox.status.sent", "good"), Status.KEPT: Badge("console.outbox.status.kept"),
+            Status.FAILED: Badge("console.outbox.status.failed", "bad")}
 KINDS = {"invitation": "console.outbox.kind.invitation", "completed_copy": "console.outbox.kind.completed_copy",
          "consent_certificate": "console.outbox.kind.consent_certificate",
          "console_setup": "console.outbox.kind.console_setup", "console_reset": "console.outbox.kind.console_reset"}
@@ -66,6 +69,6 @@ async def html(request: web.Request) -> web.Response:
 
 ROUTES: list[web.RouteDef] = [
     web.get(HOME, index),
-    web.get(HOME + r"/{id:\d{1,18}}", show),
-    web.get(HOME + r"/{id:\d{1,18}}/html", html),
+    web.get(f"{HOME}/{ID}", show),
+    web.get(f"{HOME}/{ID}/html", html),
 ]

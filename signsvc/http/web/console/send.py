@@ -14,6 +14,8 @@ from multidict import MultiDictProxy
 from signsvc.http.appkeys import SUBMISSIONS, TEMPLATES
 from signsvc.http.params import record_id
 from signsvc.http.web.console import shell
+from signsvc.http.web.console.forms import Refusal, text
+from signsvc.http.web.console.paths import ID
 from signsvc.http.web.console.shell import Console
 from signsvc.infra import errors
 from storage.records import Template
@@ -21,9 +23,8 @@ from storage.records import Template
 # Submissions sent by a person from the console, as the hosted service marks those sent from its own pages.
 SOURCE = "invite"
 CONTACT = ("email", "name", "phone")
-# Where the API's message says a refused value is: ``email is invalid in `submitters[1]`.``
-_LOCATED = re.compile(r" in `(?P<where>[^`]+)`\.$")
-_SIGNER = re.compile(r"^submitters\[(?P<index>\d+)\]")
+# A signer's field as the API's messages name it (`forms.field_of`): `submitters[1].email`.
+_SIGNER = re.compile(r"^submitters\[(?P<index>\d+)\](?:\.(?P<key>\w+))?$")
 
 
 @dataclass(frozen=True)
@@ -52,14 +53,10 @@ class SendForm:
     @classmethod
     def posted(cls, template: Template, form: MultiDictProxy[Any]) -> SendForm:
         """The posted values, one signer for each of the template's roles (by position)."""
-        def text(name: str) -> str:
-            value = form.get(name, "")
-            return value.strip() if isinstance(value, str) else ""
-
-        signers = [Signer(role["name"], **{key: text(f"{key}-{index}") for key in CONTACT})
+        signers = [Signer(role["name"], **{key: text(form, f"{key}-{index}") for key in CONTACT})
                    for index, role in enumerate(template.roles)]
-        return cls(signers, order=text("order") or "preserved", send_email=text("send_email") == "on",
-                   subject=text("subject"), body=text("body"), expire_at=text("expire_at"))
+        return cls(signers, order=text(form, "order") or "preserved", send_email=text(form, "send_email") == "on",
+                   subject=text(form, "subject"), body=text(form, "body"), expire_at=text(form, "expire_at"))
 
     def request(self, template_id: int) -> dict[str, Any]:
         """The body of POST /api/submissions: every role with its signer (an empty one is the API's to refuse)."""
@@ -74,30 +71,14 @@ class SendForm:
         return body
 
 
-@dataclass(frozen=True)
-class Problem:
-    """A refusal: the API's message and the id of the input it is about (None: the form as a whole)."""
-
-    message: str
-    input: str | None
-
-    @classmethod
-    def of(cls, message: str) -> Problem:
-        return cls(message, _input_of(message))
-
-
-def _input_of(message: str) -> str | None:
-    located = _LOCATED.search(message)
-    where = located["where"] if located else ""
-    if signer := _SIGNER.match(where):
-        key = next((key for key in CONTACT if message.startswith(key + " ")), "email")
-        return f"{key}-{signer['index']}"
-    if where == "message":
-        return "subject" if message.startswith("subject ") else "body"
-    for key in ("expire_at", "order"):
-        if message.startswith(key + " "):
-            return key
-    return None
+def input_of(field: str) -> str | None:
+    """The form's input for a field of the API's messages: a signer's contact (their email for any other field
+    of theirs), the message's subject or body, the expiry or the order; None for the form as a whole."""
+    if signer := _SIGNER.match(field):
+        return f"{signer['key'] if signer['key'] in CONTACT else 'email'}-{signer['index']}"
+    if field.startswith("message."):
+        return "subject" if field == "message.subject" else "body"
+    return field if field in ("expire_at", "order") else None
 
 
 async def send_page(request: web.Request) -> web.Response:
@@ -117,18 +98,18 @@ async def send(request: web.Request) -> web.Response:
         submission, _ = await request.app[SUBMISSIONS].create(console.principal, filled.request(template.id),
                                                               source=SOURCE)
     except errors.Invalid as refused:
-        return _form(request, console, template, filled, status=422, problem=Problem.of(refused.message))
+        return _form(request, console, template, filled, status=422, refused=Refusal.of(refused, input_of))
     raise shell.done(f"/console/submissions/{submission.id}",
                      "submission_sent" if filled.send_email else "submission_created")
 
 
 def _form(request: web.Request, console: Console, template: Template, filled: SendForm, *, status: int = 200,
-          problem: Problem | None = None) -> web.Response:
+          refused: Refusal | None = None) -> web.Response:
     return shell.render(request, "console/send.html", console.session, console=console, status=status,
-                        chosen=template, form=filled, problem=problem)
+                        chosen=template, form=filled, refused=refused)
 
 
 ROUTES = [
-    web.get(r"/console/templates/{id:\d{1,18}}/send", send_page),
-    web.post(r"/console/templates/{id:\d{1,18}}/send", send),
+    web.get(f"/console/templates/{ID}/send", send_page),
+    web.post(f"/console/templates/{ID}/send", send),
 ]

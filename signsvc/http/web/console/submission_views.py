@@ -1,26 +1,19 @@
-"""What the console's submissions pages show of the records: statuses as badges, times in UTC, a signer as
-people name them, the audit trail as sentences, the signed files as downloads. Pure functions of records
-and the domain's status rules; the catalogue keys are written out here, so the catalogue check finds them."""
+"""What the console's submissions pages show of the records: statuses as badges, a signer as people name them,
+the audit trail as sentences, the signed files as downloads. Pure functions of records and the domain's status
+rules; the catalogue keys are written out here, so the catalogue check finds them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
+from signsvc.http.web.console.badges import Badge
+from signsvc.http.web.console.people import display_name
 from signsvc.results.results import Completed
 from signsvc.submissions import statuses
 from signsvc.submissions.submitters import resend_refusal
 from storage.records import Submission, SubmissionEvent, Submitter
-
-
-@dataclass(frozen=True)
-class Badge:
-    """A status as a badge: its catalogue key and its tone (a class of console.css: good, bad, wait)."""
-
-    key: str
-    tone: str
-
 
 SUBMISSION_STATUSES = {
     "pending": Badge("console.submissions.status.pending", "wait"),
@@ -29,7 +22,7 @@ SUBMISSION_STATUSES = {
     "expired": Badge("console.submissions.status.expired", "bad"),
 }
 SUBMITTER_STATUSES = {
-    "awaiting": Badge("console.submissions.signer.awaiting", ""),
+    "awaiting": Badge("console.submissions.signer.awaiting"),
     "sent": Badge("console.submissions.signer.sent", "wait"),
     "opened": Badge("console.submissions.signer.opened", "wait"),
     "completed": Badge("console.submissions.signer.completed", "good"),
@@ -46,14 +39,9 @@ EVENTS = {
 UNKNOWN_EVENT = "console.submissions.event.other"
 
 
-def when(moment: datetime | None) -> str:
-    """A time as the console shows it, in UTC like the emails: 2026-01-31 14:05 UTC."""
-    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC" if moment else ""
-
-
 def who(submitter: Submitter) -> str:
     """A signer as people name them: their name, else their email address, phone, or role."""
-    return submitter.name or submitter.email or submitter.phone or submitter.role
+    return display_name(submitter.name, None, submitter.email, submitter.phone, submitter.role)
 
 
 def title(submission: Submission) -> str:

@@ -13,8 +13,9 @@ from aiohttp import web
 
 from signsvc.http.appkeys import CLOCK, FILES, RESULTS, SUBMISSIONS, SUBMITTERS, TEMPLATES
 from signsvc.http.params import Query, record_id
-from signsvc.http.web.console import send, shell
+from signsvc.http.web.console import confirm, newest_first, send, shell
 from signsvc.http.web.console import submission_views as views
+from signsvc.http.web.console.paths import ID
 from signsvc.http.web.console.shell import Console
 from signsvc.infra import errors
 from storage.records import Submission
@@ -26,29 +27,28 @@ TEMPLATE_CHOICES = 100  # the newest templates offered by the list's template fi
 
 @dataclass(frozen=True)
 class Filters:
-    """The list's query: which view (active or archived), status, search, template, and the page (`after`)."""
+    """The list's query as entered: which view (active or archived), status, search, template (checked when the
+    list is read, as the API reads them: a refusal shows them again as they are)."""
 
     archived: bool = False
     status: str | None = None
     q: str | None = None
-    template_id: int | None = None
-    after: int | None = None
+    template_id: str | None = None
 
     @classmethod
     def of(cls, request: web.Request) -> Filters:
-        """The filters asked for; errors.Invalid (the API's message) for a value the API would refuse."""
-        query = Query(request)
-        return cls(archived=query.string("view") == "archived", status=query.string("status"), q=query.string("q"),
-                   template_id=query.integer("template_id"), after=query.integer("after"))
+        """The filters as the query has them, not yet checked."""
+        entered = {name: request.query.get(name, "").strip() or None for name in ("status", "q", "template_id")}
+        return cls(archived=request.query.get("view") == "archived", **entered)
 
     @property
     def filtered(self) -> bool:
         return bool(self.status or self.q or self.template_id)
 
     def link(self, **changes: Any) -> str:
-        """The list with these filters changed (a new filter starts at the first page)."""
+        """The list's first page with these filters changed."""
         values = {"view": "archived" if self.archived else None, "status": self.status, "q": self.q,
-                  "template_id": self.template_id, "after": None, **changes}
+                  "template_id": self.template_id, **changes}
         query = urlencode({key: value for key, value in values.items() if value is not None})
         return f"{LIST}?{query}" if query else LIST
 
@@ -56,23 +56,20 @@ class Filters:
 async def index(request: web.Request) -> web.Response:
     """GET /console/submissions: newest first, a page at a time."""
     console = await shell.signed_in(request)
-    filters, problem = Filters(), None
+    filters, after, problem = Filters.of(request), newest_first.after(request), None
     found: list[Submission] = []
     try:
-        filters = Filters.of(request)
-        found = await _page(request, console, filters)
+        found = await _page(request, console, filters.archived, after)
     except errors.Invalid as refused:
         problem = refused.message
-    submissions = request.app[SUBMISSIONS]
-    shown = found[:PAGE_SIZE]
-    submitters = await submissions.submitters_of_page(console.principal, shown)
+    listing = newest_first.listing(found, PAGE_SIZE, after)
+    submitters = await request.app[SUBMISSIONS].submitters_of_page(console.principal, list(listing.items))
     now = request.app[CLOCK].now()
     return shell.render(
         request, "console/submissions.html", console.session, console=console, status=422 if problem else 200,
-        filters=filters, problem=problem, rows=[views.row(s, submitters[s.id], now) for s in shown],
-        status_keys=views.SUBMISSION_STATUSES, templates=await _templates(request, console),
-        older=filters.link(after=shown[-1].id) if len(found) > PAGE_SIZE else None,
-        newest=filters.link() if filters.after else None, when=views.when)
+        filters=filters, problem=problem, listing=listing,
+        rows=[views.row(s, submitters[s.id], now) for s in listing.items],
+        status_keys=views.SUBMISSION_STATUSES, templates=await _templates(request, console))
 
 
 async def show(request: web.Request) -> web.Response:
@@ -95,6 +92,16 @@ async def resend(request: web.Request) -> web.Response:
     raise shell.done(f"{LIST}/{submitter.submission_id}", "signer_invited")
 
 
+async def archive_page(request: web.Request) -> web.Response:
+    """GET /console/submissions/{id}/archive: the confirmation step (no box: restoring undoes it)."""
+    console = await shell.signed_in(request)
+    submission = await request.app[SUBMISSIONS].find(console.principal, record_id(request))
+    return confirm.page(request, console, confirm.Step(
+        title="console.submissions.archive_title", body="console.submissions.archive_body",
+        subject=views.title(submission), submit="console.submissions.archive_confirm",
+        back=f"{LIST}/{submission.id}", back_label="console.submissions.archive_cancel"))
+
+
 async def archive(request: web.Request) -> web.Response:
     """POST /console/submissions/{id}/archive, as DELETE /api/submissions/{id} does."""
     console = await shell.signed_in(request)
@@ -111,12 +118,22 @@ async def restore(request: web.Request) -> web.Response:
     raise shell.done(f"{LIST}/{submission.id}", "submission_restored")
 
 
-async def _page(request: web.Request, console: Console, filters: Filters) -> list[Submission]:
-    """One more than a page, to know whether there are older ones."""
+async def to_the_submission(request: web.Request) -> web.Response:
+    """GET /console/submitters/{id}/resend (where a refused resend's page was shown: reloaded, or reached again by
+    switching modes): the signer's submission."""
+    console = await shell.signed_in(request)
+    submitter = await request.app[SUBMITTERS].find(console.principal, record_id(request))
+    raise web.HTTPSeeOther(f"{LIST}/{submitter.submission_id}")
+
+
+async def _page(request: web.Request, console: Console, archived: bool, after: int | None) -> list[Submission]:
+    """One more than a page, to know whether there are older ones; the filters read as the API reads them
+    (errors.Invalid, its message, for a value it refuses)."""
+    query = Query(request)
     return await request.app[SUBMISSIONS].page(
-        console.principal, template_id=filters.template_id, archived=filters.archived, status=filters.status,
-        q=filters.q, created_from=None, created_until=None, completed_from=None, completed_until=None,
-        limit=PAGE_SIZE + 1, after=filters.after, before=None)
+        console.principal, template_id=query.integer("template_id"), archived=archived, status=query.string("status"),
+        q=query.string("q"), created_from=None, created_until=None, completed_from=None, completed_until=None,
+        limit=PAGE_SIZE + 1, after=after, before=None)
 
 
 async def _templates(request: web.Request, console: Console) -> list[tuple[int, str]]:
@@ -138,7 +155,7 @@ async def _submission_page(request: web.Request, console: Console, submission: S
         badge=views.submission_badge(submission, now),
         signers=views.signers(submission, submitters, now, {s.id: invitations.link(s) for s in submitters}),
         timeline=views.timeline(submission, submitters, await submissions.events_of(submission)),
-        downloads=downloads, waiting=waiting, when=views.when, who=views.who)
+        downloads=downloads, waiting=waiting, who=views.who)
 
 
 async def _downloads(request: web.Request, submission: Submission) -> tuple[list[views.Download], str | None]:
@@ -155,8 +172,10 @@ async def _downloads(request: web.Request, submission: Submission) -> tuple[list
 ROUTES: list[web.RouteDef] = [
     *send.ROUTES,
     web.get(LIST, index),
-    web.get(LIST + r"/{id:\d{1,18}}", show),
-    web.post(LIST + r"/{id:\d{1,18}}/archive", archive),
-    web.post(LIST + r"/{id:\d{1,18}}/restore", restore),
-    web.post(r"/console/submitters/{id:\d{1,18}}/resend", resend),
+    web.get(f"{LIST}/{ID}", show),
+    web.get(f"{LIST}/{ID}/archive", archive_page),
+    web.post(f"{LIST}/{ID}/archive", archive),
+    web.post(f"{LIST}/{ID}/restore", restore),
+    web.get(f"/console/submitters/{ID}/resend", to_the_submission),
+    web.post(f"/console/submitters/{ID}/resend", resend),
 ]

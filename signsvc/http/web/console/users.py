@@ -9,13 +9,24 @@ from typing import Any
 from aiohttp import web
 
 from signsvc.http.appkeys import ACCOUNTS, CONSOLE_USERS
-from signsvc.http.web.console import shell
+from signsvc.http.params import record_id
+from signsvc.http.web.console import confirm, forms, newest_first, shell
+from signsvc.http.web.console.badges import Badge
+from signsvc.http.web.console.paths import ID
+from signsvc.http.web.console.people import display_name
 from signsvc.infra import errors
 from storage.records import User
 
 PAGE = "/console/users"
 PAGE_SIZE = 50
-CONFIRMED = "yes"
+STATES = {"active": Badge("console.users.state.active", "good"),
+          "invited": Badge("console.users.state.invited", "wait"),
+          "deactivated": Badge("console.users.state.deactivated", "bad")}
+ADMIN = Badge("console.users.state.admin")
+ACCESS = {True: Badge("console.users.access.approved", "good"), False: Badge("console.users.access.waiting", "wait")}
+# An address in use in another account is not called taken: that would tell whoever may invite that it has an
+# account elsewhere. (The domain's rule to be: then its message, and this goes.)
+NOT_INVITABLE = "This email address can't be invited"
 
 
 async def page(request: web.Request) -> web.Response:
@@ -26,13 +37,15 @@ async def page(request: web.Request) -> web.Response:
 async def invite(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     form = await shell.posted(request, console.session)
-    invited = {name: str(form.get(name, "")).strip() for name in ("email", "first_name", "last_name")}
+    invited = {name: forms.text(form, name) for name in ("email", "first_name", "last_name")}
+    users = request.app[CONSOLE_USERS]
     try:
-        await request.app[CONSOLE_USERS].invite(console.user, email=invited["email"],
-                                                first_name=invited["first_name"] or None,
-                                                last_name=invited["last_name"] or None)
+        await users.invite(console.user, email=invited["email"], first_name=invited["first_name"] or None,
+                           last_name=invited["last_name"] or None)
     except errors.Invalid as invalid:
-        return await _users_page(request, console, status=422, invited=invited, invite_problem=invalid.message)
+        message = NOT_INVITABLE if await _elsewhere(request, console, invited["email"]) else invalid.message
+        return await _users_page(request, console, status=422, invited=invited,
+                                 refused=forms.Refusal(message, "invite-email"))
     raise shell.done(PAGE, "user_invited")
 
 
@@ -41,7 +54,7 @@ async def resend(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     await shell.posted(request, console.session)
     try:
-        await request.app[CONSOLE_USERS].resend_invitation(console.user, _user_id(request))
+        await request.app[CONSOLE_USERS].resend_invitation(console.user, record_id(request))
     except errors.Invalid as invalid:
         return await _users_page(request, console, status=422, problem=invalid.message)
     raise shell.done(PAGE, "invitation_sent")
@@ -50,22 +63,21 @@ async def resend(request: web.Request) -> web.Response:
 async def deactivate_page(request: web.Request) -> web.Response:
     """The confirmation step before a user is deactivated."""
     console = await shell.signed_in(request)
-    user = await request.app[CONSOLE_USERS].colleague(console.user, _user_id(request))
-    return _confirmation(request, console, user)
+    user = await request.app[CONSOLE_USERS].colleague(console.user, record_id(request))
+    return confirm.page(request, console, _deactivation(user))
 
 
 async def deactivate(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     form = await shell.posted(request, console.session)
     users = request.app[CONSOLE_USERS]
-    if form.get("confirm") != CONFIRMED:
-        user = await users.colleague(console.user, _user_id(request))
-        return _confirmation(request, console, user, status=422, problem="console.users.deactivate.unconfirmed")
+    step = _deactivation(await users.colleague(console.user, record_id(request)))
+    if again := confirm.unticked(request, console, step, form):
+        return again
     try:
-        await users.deactivate(console.user, _user_id(request))
+        await users.deactivate(console.user, record_id(request))
     except errors.Invalid as invalid:
-        user = await users.colleague(console.user, _user_id(request))
-        return _confirmation(request, console, user, status=422, problem_text=invalid.message)
+        return confirm.page(request, console, step, status=422, problem=invalid.message)
     raise shell.done(PAGE, "user_deactivated")
 
 
@@ -74,41 +86,56 @@ async def set_api_access(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     form = await shell.posted(request, console.session)
     approved = form.get("approved") == "on"
-    await request.app[CONSOLE_USERS].set_api_access(console.user, int(request.match_info["id"]), approved)
+    await request.app[CONSOLE_USERS].set_api_access(console.user, record_id(request), approved)
     raise shell.done(PAGE, "api_access_approved" if approved else "api_access_revoked")
+
+
+async def to_the_list(request: web.Request) -> web.Response:
+    """GET of an address forms only post to (where a refused post's page was shown: reloaded, or reached again by
+    switching modes): the users page."""
+    raise web.HTTPSeeOther(PAGE)
 
 
 async def _users_page(request: web.Request, console: shell.Console, *, status: int = 200,
                       **context: Any) -> web.Response:
-    after = _after(request)
+    after = newest_first.after(request)
     found = await request.app[ACCOUNTS].list_users(console.account.id, limit=PAGE_SIZE + 1, after=after)
-    users = found[:PAGE_SIZE]
     accounts = await request.app[CONSOLE_USERS].live_accounts(console.user) if console.user.is_admin else []
     return shell.render(request, "console/users.html", console.session, console=console, status=status,
-                        users=users, older=users[-1].id if len(found) > PAGE_SIZE else None, newest=after is not None,
-                        accounts=accounts, **{"invited": {}, **context})
+                        listing=newest_first.listing(found, PAGE_SIZE, after), accounts=accounts, access=ACCESS,
+                        badges=_badges, display_name=display_name, **{"invited": {}, **context})
 
 
-def _confirmation(request: web.Request, console: shell.Console, user: User, *, status: int = 200,
-                  problem: str | None = None, problem_text: str | None = None) -> web.Response:
-    return shell.render(request, "console/users_deactivate.html", console.session, console=console, status=status,
-                        user=user, problem=problem, problem_text=problem_text, confirmed=CONFIRMED)
+async def _elsewhere(request: web.Request, console: shell.Console, email: str) -> bool:
+    """Whether a user of another account has the address."""
+    try:
+        user = await request.app[CONSOLE_USERS].find_by_email(email)
+    except errors.NotFound:
+        return False
+    return user.account_id != console.user.account_id
 
 
-def _user_id(request: web.Request) -> int:
-    return int(request.match_info["id"])
+def _badges(user: User) -> list[Badge]:
+    """The user's state, and whether they are the instance administrator."""
+    state = "deactivated" if user.archived_at else "active" if user.password_hash else "invited"
+    return [STATES[state], *([ADMIN] if user.is_admin else [])]
 
 
-def _after(request: web.Request) -> int | None:
-    after = request.query.get("after", "")
-    return int(after) if after.isdigit() and len(after) <= 18 else None
+def _deactivation(user: User) -> confirm.Step:
+    return confirm.Step(
+        title="console.users.deactivate.title", values={"email": user.email}, body="console.users.deactivate.body",
+        check="console.users.deactivate.confirm", submit="console.users.deactivate.submit", back=PAGE,
+        back_label="console.users.deactivate.cancel",
+        instead="console.users.deactivate.already" if user.archived_at else None)
 
 
 ROUTES: list[web.RouteDef] = [
     web.get(PAGE, page),
+    web.get(PAGE + "/invite", to_the_list),
     web.post(PAGE + "/invite", invite),
-    web.post(PAGE + r"/{id:\d{1,18}}/invitation", resend),
-    web.get(PAGE + r"/{id:\d{1,18}}/deactivate", deactivate_page),
-    web.post(PAGE + r"/{id:\d{1,18}}/deactivate", deactivate),
-    web.post(PAGE + r"/accounts/{id:\d{1,18}}/api-access", set_api_access),
+    web.get(f"{PAGE}/{ID}/invitation", to_the_list),
+    web.post(f"{PAGE}/{ID}/invitation", resend),
+    web.get(f"{PAGE}/{ID}/deactivate", deactivate_page),
+    web.post(f"{PAGE}/{ID}/deactivate", deactivate),
+    web.post(f"{PAGE}/accounts/{ID}/api-access", set_api_access),
 ]

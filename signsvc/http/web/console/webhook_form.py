@@ -8,13 +8,14 @@ from typing import Any
 
 from multidict import MultiDictProxy
 
+from signsvc.http.web.console.forms import text
 from signsvc.webhooks.endpoints import DEFAULT_EVENTS
 from storage.records import WebhookEndpoint
 
-# The endpoints' messages start with the name of the input they are about (`url`, `events[0]`,
-# `secret.value` ...): the first prefix that matches names the form's input; a message without one (the
+# The form's input for each field the endpoints' messages name (`forms.field_of`); a message about another (the
 # most endpoints an account may have) is about the form as a whole.
-_INPUTS = (("secret.header", "secret_header"), ("secret", "secret_value"), ("url", "url"), ("events", "events"))
+INPUTS = {"url": "url", "events": "events", "secret": "secret_value", "secret.header": "secret_header",
+          "secret.value": "secret_value"}
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,8 @@ class Entered:
 
     @classmethod
     def posted(cls, form: MultiDictProxy[Any]) -> Entered:
-        return cls(url=_text(form, "url").strip(), events=[str(value) for value in form.getall("events", [])],
-                   secret_header=_text(form, "secret_header").strip(), secret_value=_text(form, "secret_value"),
+        return cls(url=text(form, "url"), events=[str(value) for value in form.getall("events", [])],
+                   secret_header=text(form, "secret_header"), secret_value=text(form, "secret_value", strip=False),
                    remove_secret=form.get("remove_secret") == "on")
 
     @classmethod
@@ -62,13 +63,3 @@ class Entered:
         if not self.secret_header and not self.secret_value:
             return None
         return {"header": self.secret_header, "value": self.secret_value}
-
-
-def input_of(message: str) -> str:
-    """The form's input a refusal is about ("" for the form as a whole)."""
-    return next((name for prefix, name in _INPUTS if message.startswith(prefix)), "")
-
-
-def _text(form: MultiDictProxy[Any], name: str) -> str:
-    value = form.get(name, "")
-    return value if isinstance(value, str) else ""

@@ -10,9 +10,12 @@ from aiohttp import web
 
 from signsvc.http.appkeys import DELIVERER, WEBHOOKS
 from signsvc.http.params import record_id
-from signsvc.http.web.console import newest_first, shell
+from signsvc.http.web.console import confirm, newest_first, shell
+from signsvc.http.web.console.badges import Badge
+from signsvc.http.web.console.forms import Refusal
+from signsvc.http.web.console.paths import ID, path_id
 from signsvc.http.web.console.shell import Console
-from signsvc.http.web.console.webhook_form import Entered, input_of
+from signsvc.http.web.console.webhook_form import INPUTS, Entered
 from signsvc.infra import errors
 from signsvc.webhooks.endpoints import EVENT_TYPES, MAX_ENDPOINTS, Changed
 from storage.records import DeliveryStatus, WebhookEndpoint
@@ -33,9 +36,9 @@ EVENT_HINTS = {
     "template_updated": "console.webhooks.event.template_updated",
     "consent_created": "console.webhooks.event.consent_created",
 }
-STATUSES = {"pending": ("console.webhooks.status.pending", "wait"),
-            "delivered": ("console.webhooks.status.delivered", "good"),
-            "failed": ("console.webhooks.status.failed", "bad")}
+STATUSES = {"pending": Badge("console.webhooks.status.pending", "wait"),
+            "delivered": Badge("console.webhooks.status.delivered", "good"),
+            "failed": Badge("console.webhooks.status.failed", "bad")}
 
 
 async def index(request: web.Request) -> web.Response:
@@ -92,13 +95,16 @@ async def update(request: web.Request) -> web.Response:
 async def confirm_delete(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     endpoint = await request.app[WEBHOOKS].find(console.principal, record_id(request))
-    return shell.render(request, "console/webhooks_delete.html", console.session, console=console, endpoint=endpoint)
+    return confirm.page(request, console, _deletion(endpoint))
 
 
 async def delete(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
-    await shell.posted(request, console.session)
-    await request.app[WEBHOOKS].delete(console.principal, record_id(request))
+    form = await shell.posted(request, console.session)
+    endpoint = await request.app[WEBHOOKS].find(console.principal, record_id(request))
+    if again := confirm.unticked(request, console, _deletion(endpoint), form):
+        return again
+    await request.app[WEBHOOKS].delete(console.principal, endpoint.id)
     raise shell.done(HOME, "webhook_deleted")
 
 
@@ -159,11 +165,17 @@ def _form(request: web.Request, console: Console, entered: Entered, *, endpoint:
                         status=422 if refused else 200, entered=entered, endpoint=endpoint,
                         event_types=[(event_type, EVENT_HINTS[event_type.replace(".", "_")])
                                      for event_type in EVENT_TYPES],
-                        problem=refused.message if refused else None,
-                        problem_input=input_of(refused.message) if refused else None)
+                        refused=Refusal.of(refused, INPUTS.get) if refused else None)
 
 
-ID = r"{id:\d{1,18}}"
+def _deletion(endpoint: WebhookEndpoint) -> confirm.Step:
+    """Deleting cannot be undone: the endpoint's delivery log goes with it."""
+    return confirm.Step(
+        title="console.webhooks.delete_page.title", body="console.webhooks.delete_page.body", subject=endpoint.url,
+        check="console.webhooks.delete_page.check", submit="console.webhooks.delete_page.confirm",
+        back=f"{HOME}/{endpoint.id}", back_label="console.webhooks.delete_page.keep")
+
+
 ROUTES: list[web.RouteDef] = [
     web.get(HOME, index),
     web.post(HOME, create),
@@ -175,5 +187,5 @@ ROUTES: list[web.RouteDef] = [
     web.post(f"{HOME}/{ID}/delete", delete),
     web.get(f"{HOME}/{ID}/test", tested),
     web.post(f"{HOME}/{ID}/test", test),
-    web.post(f"{HOME}/{ID}/deliveries/{{delivery_id:\\d{{1,18}}}}/resend", resend),
+    web.post(f"{HOME}/{ID}/deliveries/{path_id('delivery_id')}/resend", resend),
 ]
