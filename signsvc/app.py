@@ -77,7 +77,8 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
                           client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
     app[appkeys.BODY_BUDGET] = budget
-    app[appkeys.SETTINGS] = appkeys.Settings(config.site, config.trusted_proxies, config.max_body_bytes)
+    app[appkeys.SETTINGS] = appkeys.Settings(config.site, config.trusted_proxies, config.max_body_bytes,
+                                             frozenset(filter(None, (config.api_key, config.test_api_key))))
     routes.setup(app)
     if config.testing:
         routes.add_testing(app)

@@ -211,8 +211,10 @@ async def _insert_user(tx: Connection, clock: Clock, account_id: int, email: str
     email = email.strip().lower()
     if not _EMAIL.match(email):
         raise errors.Invalid(f"email {email!r} is not an email address")
-    if await stored.find_user_by_email(tx, email):
-        raise errors.Invalid(f"email {email} is already taken")
+    if taken := await stored.find_user_by_email(tx, email):
+        # Another account's address is not named as taken: that would tell who else uses the service.
+        raise errors.Invalid(f"email {email} is already taken" if taken.account_id == account_id
+                             else "This email address can't be invited")
     return await stored.insert_user(tx, account_id=account_id, email=email, first_name=first_name,
                                     last_name=last_name, now=clock.now())
 

@@ -33,11 +33,13 @@ from storage import Database
 @dataclass(frozen=True)
 class Settings:
     """What the edge itself needs to know: the public address, the proxies whose X-Forwarded-For it
-    believes, and the largest body it reads."""
+    believes, the largest body it reads, and the keys SIGNSVC_API_KEY / SIGNSVC_TEST_API_KEY fix (rotating
+    one in the console lasts until the next start, which the console says)."""
 
     site: str
     trusted_proxies: frozenset[str]
     max_body_bytes: int
+    fixed_api_keys: frozenset[str] = frozenset()
 
 
 SETTINGS = web.AppKey("settings", Settings)

@@ -91,8 +91,6 @@ async def test_rotating_a_key_refuses_without_the_confirmation(api):
     assert shown_key(text(await console.get(PAGE)), "live") == LIVE_KEY
 
 
-@pytest.mark.xfail(strict=True, reason="needs the configured keys in the edge's settings (Settings.fixed_api_keys), "
-                                       "asked of the lead: remove this mark with that change")
 async def test_rotating_a_key_the_configuration_fixes_warns_that_the_next_start_brings_it_back(api):
     console = await signed_in(api)  # the test service's keys are SIGNSVC_API_KEY and SIGNSVC_TEST_API_KEY
     for mode in ("live", "test"):

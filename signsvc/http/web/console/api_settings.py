@@ -51,8 +51,7 @@ async def _rotation(request: web.Request, console: shell.Console) -> confirm.Ste
 
 async def _fixed(request: web.Request, console: shell.Console, mode: KeyMode) -> bool:
     """Whether the user's key of `mode` is one the configuration fixes."""
-    # Until the edge's settings carry the configured keys (`Settings.fixed_api_keys`, asked of the lead), none is known.
-    fixed: frozenset[str] = getattr(request.app[SETTINGS], "fixed_api_keys", frozenset())
+    fixed = request.app[SETTINGS].fixed_api_keys
     keys = await request.app[ACCOUNTS].keys(console.user.id) if fixed else []
     return any(key.mode is mode and key.key in fixed for key in keys)
 

@@ -24,9 +24,6 @@ STATES = {"active": Badge("console.users.state.active", "good"),
           "deactivated": Badge("console.users.state.deactivated", "bad")}
 ADMIN = Badge("console.users.state.admin")
 ACCESS = {True: Badge("console.users.access.approved", "good"), False: Badge("console.users.access.waiting", "wait")}
-# An address in use in another account is not called taken: that would tell whoever may invite that it has an
-# account elsewhere. (The domain's rule to be: then its message, and this goes.)
-NOT_INVITABLE = "This email address can't be invited"
 
 
 async def page(request: web.Request) -> web.Response:
@@ -43,9 +40,8 @@ async def invite(request: web.Request) -> web.Response:
         await users.invite(console.user, email=invited["email"], first_name=invited["first_name"] or None,
                            last_name=invited["last_name"] or None)
     except errors.Invalid as invalid:
-        message = NOT_INVITABLE if await _elsewhere(request, console, invited["email"]) else invalid.message
         return await _users_page(request, console, status=422, invited=invited,
-                                 refused=forms.Refusal(message, "invite-email"))
+                                 refused=forms.Refusal(invalid.message, "invite-email"))
     raise shell.done(PAGE, "user_invited")
 
 
@@ -104,15 +100,6 @@ async def _users_page(request: web.Request, console: shell.Console, *, status: i
     return shell.render(request, "console/users.html", console.session, console=console, status=status,
                         listing=newest_first.listing(found, PAGE_SIZE, after), accounts=accounts, access=ACCESS,
                         badges=_badges, display_name=display_name, **{"invited": {}, **context})
-
-
-async def _elsewhere(request: web.Request, console: shell.Console, email: str) -> bool:
-    """Whether a user of another account has the address."""
-    try:
-        user = await request.app[CONSOLE_USERS].find_by_email(email)
-    except errors.NotFound:
-        return False
-    return user.account_id != console.user.account_id
 
 
 def _badges(user: User) -> list[Badge]:
