@@ -6,8 +6,10 @@ import re
 from playwright.async_api import Browser, expect
 
 from signsvc.http.appkeys import CONSOLE_USERS
+from tests.support.app import TEST_KEY
 from tests.support.console import PASSWORD, sign_in_browser
 from tests.support.live_site import BROWSER_LOOP
+from tests.support.signing import template
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
@@ -70,13 +72,21 @@ async def test_a_deactivated_user_cannot_sign_in_and_their_open_session_ends(sit
     await expect(page.get_by_role("alert")).to_have_text("The email address or the password is not right.")
 
 
-async def test_test_mode_is_switched_from_the_header_and_a_banner_says_so(site, page):
+async def test_test_mode_is_switched_from_the_header_and_the_console_shows_the_test_accounts_data(site, page):
+    await template(site, name="Live lease")
+    await template(site.with_key(TEST_KEY), name="Test lease")
     await sign_in_browser(site, page)
+    await page.get_by_role("link", name="Templates", exact=True).click()
+    await expect(page.get_by_role("link", name="Live lease", exact=True)).to_be_visible()
+    await expect(page.get_by_role("link", name="Test lease", exact=True)).to_have_count(0)
     switch = page.get_by_role("button", name="Test mode")
     await expect(switch).to_have_attribute("aria-pressed", "false")
     await switch.click()
     await expect(page.get_by_role("status")).to_contain_text("Test mode: you are seeing the test data of signsvc.")
     await expect(page.get_by_role("button", name="Test mode")).to_have_attribute("aria-pressed", "true")
+    await expect(page).to_have_url(re.compile(r"/console/templates$"))
+    await expect(page.get_by_role("link", name="Test lease", exact=True)).to_be_visible()
+    await expect(page.get_by_role("link", name="Live lease", exact=True)).to_have_count(0)
     await page.get_by_role("button", name="Test mode").click()
     await expect(page.get_by_text("Test mode: you are seeing")).to_have_count(0)
 
