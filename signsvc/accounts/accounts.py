@@ -138,7 +138,7 @@ class Accounts:
 
     async def find_user(self, ref: str) -> User:
         """A user named by id or by email address."""
-        user = await (stored.get_user(self.db, int(ref)) if ref.isdigit()
+        user = await (stored.get_user(self.db, int(ref)) if ref.isascii() and ref.isdigit()
                       else stored.find_user_by_email(self.db, ref.strip().lower()))
         if user is None:
             raise errors.NotFound(f"User {ref} not found")
