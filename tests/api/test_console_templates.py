@@ -87,7 +87,7 @@ async def test_the_list_shows_each_templates_folder_counts_author_and_times(api)
     await api.put(f"/api/templates/{template['id']}", json=fields_body(template))
     page = shown(await (await signed_in(api)).get("/console/templates"))
     assert "Lease" in page and "Housing" in page and "Fields: 2 · Roles: 2" in page
-    assert "Admin" in page and "2026-01-01 12:00" in page
+    assert "Admin" in page and "2026-01-01 12:00 UTC" in page
 
 
 async def test_each_action_in_the_list_names_its_template_to_a_screen_reader(api):
@@ -364,7 +364,7 @@ async def test_archiving_asks_first_then_shows_in_the_api_and_in_the_archived_vi
     template = await api_template(api, "Lease")
     console = await signed_in(api)
     question = await console.get(f"/console/templates/{template['id']}/archive")
-    assert question.status == 200 and "Archive “Lease”?" in shown(question)
+    assert question.status == 200 and "Archive the template?" in shown(question) and "Lease" in shown(question)
     assert (await api.get(f"/api/templates/{template['id']}")).json["archived_at"] is None
 
     reply = await console.post(f"/console/templates/{template['id']}/archive")
@@ -542,6 +542,8 @@ async def test_renaming_and_moving_a_template_to_a_folder(api):
 
     refused = await console.post(f"/console/templates/{template['id']}", {"name": " ", "folder": "Other"})
     assert refused.status == 422 and "name must not be empty" in text(refused)
+    assert re.search(r'<input id="template-name"[^>]* aria-describedby="template-name-problem" aria-invalid="true"',
+                     text(refused)), "the message beside the name's input"
     after = (await api.get(f"/api/templates/{template['id']}")).json
     assert (after["name"], after["folder_name"]) == ("Flat lease", "Housing")
 

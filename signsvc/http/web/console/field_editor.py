@@ -17,7 +17,8 @@ from signsvc.http.appkeys import FILES, SETTINGS, TEMPLATES
 from signsvc.http.params import read_json, record_id
 from signsvc.http.responses import json_response
 from signsvc.http.web import catalogue
-from signsvc.http.web.console import shell
+from signsvc.http.web.console import forms, shell
+from signsvc.http.web.console.badges import Badge
 from signsvc.http.web.console.session import CSRF_HEADER
 from signsvc.infra import errors
 from signsvc.infra.files import Files
@@ -38,6 +39,9 @@ TYPE_NAMES = {
 }
 SCRIPT_PREFIX = "console.templates.editor."
 ROLE_COLOURS = 8  # role-0 … role-7 in console-editor.css
+ARCHIVED = Badge("console.templates.archived_badge", "wait")
+# The inputs of the name and folder form, by the field the API's messages name.
+INPUTS = {"name": "template-name", "folder_name": "template-folder"}
 
 
 async def editor(request: web.Request) -> web.Response:
@@ -52,11 +56,11 @@ async def rename(request: web.Request) -> web.Response:
     form = await shell.posted(request, console.session)
     templates = request.app[TEMPLATES]
     template = await templates.find(console.principal, record_id(request))
-    name, folder = (str(form.get(key, "")).strip() for key in ("name", "folder"))
+    name, folder = (forms.text(form, key) for key in ("name", "folder"))
     try:  # a folder cleared is the default folder, as for `PUT /api/templates/{id}` with an empty folder_name
         await templates.update(console.principal, template.id, {"name": name, "folder_name": folder})
     except errors.Invalid as refused:
-        return await _editor(request, console, template, status=422, problem=refused.message,
+        return await _editor(request, console, template, status=422, refused=forms.Refusal.of(refused, INPUTS.get),
                              values={"name": name, "folder": folder})
     raise shell.done(f"/console/templates/{template.id}", "template_renamed")
 
@@ -83,13 +87,13 @@ def _is_json(request: web.Request) -> bool:
 
 
 async def _editor(request: web.Request, console: shell.Console, template: Template, *, status: int = 200,
-                  problem: str | None = None, values: dict[str, str] | None = None) -> web.Response:
+                  refused: forms.Refusal | None = None, values: dict[str, str] | None = None) -> web.Response:
     templates = request.app[TEMPLATES]
     documents = await templates.documents_of(template)
     language = catalogue.language(request)
     return shell.render(
         request, "console/templates_editor.html", console.session, console=console, status=status,
-        record=template, pages=pages(request.app[FILES], documents), problem=problem,
+        record=template, archived=ARCHIVED, pages=pages(request.app[FILES], documents), refused=refused,
         values=values or {"name": template.name, "folder": template.folder_name},
         folders=await templates.folder_names(console.principal), types=TYPE_NAMES,
         role_index={role["uuid"]: index % ROLE_COLOURS for index, role in enumerate(template.roles)},

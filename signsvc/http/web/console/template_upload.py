@@ -8,12 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
-from multidict import MultiDictProxy
 
 from signsvc.http.appkeys import SETTINGS, TEMPLATES
 from signsvc.http.responses import json_response
 from signsvc.http.web import catalogue
-from signsvc.http.web.console import shell
+from signsvc.http.web.console import forms, shell
 from signsvc.infra import errors
 
 NEW = "/console/templates/new"
@@ -40,7 +39,7 @@ async def upload(request: web.Request) -> web.Response:
             raise
         return await _refused(request, console, wants_json, {}, ("console.templates.upload.too_large",
                                                            {"megabytes": _megabytes(request)}))
-    values = {key: _text(posted, key) for key in ("name", "folder")}
+    values = {key: forms.text(posted, key) for key in ("name", "folder")}
     file = posted.get("file")
     if not isinstance(file, web.FileField) or not (data := file.file.read()):
         return await _refused(request, console, wants_json, values, ("console.templates.upload.no_file", {}))
@@ -77,8 +76,3 @@ async def _refused(request: web.Request, console: shell.Console, wants_json: boo
 def _megabytes(request: web.Request) -> str:
     """The largest body the service reads, in MB: "64", or "0.0625" for a small limit."""
     return f"{request.app[SETTINGS].max_body_bytes / (1024 * 1024):.3g}"
-
-
-def _text(posted: MultiDictProxy[Any], key: str) -> str:
-    value = posted.get(key)
-    return value.strip() if isinstance(value, str) else ""

@@ -8,15 +8,15 @@ Every change goes through `Templates`, the object behind `/api/templates`: one s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 from urllib.parse import urlencode
 
 from aiohttp import web
 
 from signsvc.http.appkeys import TEMPLATES
 from signsvc.http.params import record_id
-from signsvc.http.web.console import field_editor, newest_first, shell, template_upload
+from signsvc.http.web.console import confirm, field_editor, newest_first, shell, template_upload
+from signsvc.http.web.console.paths import ID
+from signsvc.http.web.console.people import display_name
 from storage.records import Template
 
 LIST = "/console/templates"
@@ -33,12 +33,14 @@ class Filters:
 
     @classmethod
     def of(cls, request: web.Request) -> Filters:
-        return cls(_text(request, "q"), _text(request, "folder"), _text(request, "view") == "archived")
+        """The filters as typed, without the NULs no database stores."""
+        q, folder, view = (request.query.get(name, "").replace("\x00", "").strip() for name in ("q", "folder", "view"))
+        return cls(q, folder, view == "archived")
 
-    def link(self, **more: Any) -> str:
-        """The list's address with these filters and `more` (a page's `after`)."""
-        values = {"q": self.q, "folder": self.folder, "view": "archived" if self.archived else "", **more}
-        found = urlencode({key: value for key, value in values.items() if value not in ("", None)})
+    def link(self) -> str:
+        """The address of the list's first page with these filters (the pager adds a page's `after`)."""
+        values = {"q": self.q, "folder": self.folder, "view": "archived" if self.archived else ""}
+        found = urlencode({key: value for key, value in values.items() if value})
         return f"{LIST}?{found}" if found else LIST
 
 
@@ -49,20 +51,19 @@ async def index(request: web.Request) -> web.Response:
     filters, after = Filters.of(request), newest_first.after(request)
     found = await templates.page(console.principal, archived=filters.archived, q=filters.q or None, external_id=None,
                                  folder=filters.folder or None, limit=PAGE_SIZE + 1, after=after, before=None)
-    listing = newest_first.listing(found, PAGE_SIZE, after)
     return shell.render(
-        request, "console/templates.html", console.session, console=console, templates=listing.items,
-        filters=filters, folders=await templates.folder_names(console.principal), when=when, author=author,
-        newest=filters.link() if listing.after else None,
-        older=filters.link(after=listing.older) if listing.older else None)
+        request, "console/templates.html", console.session, console=console,
+        listing=newest_first.listing(found, PAGE_SIZE, after), filters=filters,
+        folders=await templates.folder_names(console.principal), author=author)
 
 
 async def archive_page(request: web.Request) -> web.Response:
-    """GET /console/templates/{id}/archive: are you sure? (A plain form: it works without script.)"""
+    """GET /console/templates/{id}/archive: the confirmation step (no box: restoring undoes it)."""
     console = await shell.signed_in(request)
     template = await request.app[TEMPLATES].find(console.principal, record_id(request))
-    return shell.render(request, "console/templates_archive.html", console.session, console=console,
-                        record=template)
+    return confirm.page(request, console, confirm.Step(
+        title="console.templates.archive_title", body="console.templates.archive_explain", subject=template.name,
+        submit="console.templates.archive_confirm", back=LIST, back_label="console.templates.archive_cancel"))
 
 
 async def archive(request: web.Request) -> web.Response:
@@ -87,21 +88,11 @@ async def clone(request: web.Request) -> web.Response:
     raise shell.done(f"{LIST}/{copy.id}", "template_cloned")
 
 
-def _text(request: web.Request, name: str) -> str:
-    """A query value as typed, without the NULs no database stores."""
-    return request.query.get(name, "").replace("\x00", "").strip()
-
-
-def when(moment: datetime) -> str:
-    """A time as the lists show it, in UTC: "2026-01-01 12:00"."""
-    return f"{moment:%Y-%m-%d %H:%M}"
-
-
 def author(template: Template) -> str:
-    return " ".join(filter(None, (template.author_first_name, template.author_last_name))) or template.author_email
+    """Who made the template: their name, else their email address."""
+    return display_name(template.author_first_name, template.author_last_name, template.author_email)
 
 
-ID = r"{id:\d{1,18}}"
 ROUTES: list[web.RouteDef] = [
     web.get(LIST, index),
     web.get(f"{LIST}/new", template_upload.form),
