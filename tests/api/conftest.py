@@ -21,6 +21,7 @@ from storage.migrations import migrate
 from tests.support import probe
 from tests.support.app import LIVE_KEY, TEST_KEY, Api
 from tests.support.databases import open_db
+from tests.support.smtp_server import SmtpServer
 
 
 @pytest.fixture
@@ -62,3 +63,18 @@ def worker(api: Api):
 async def other_account(api: Api, db: Database, clock: ManualClock) -> IssuedKeys:
     """A second approved account with keys of its own."""
     return await Accounts(db, clock).create_account(name="Other", email="other@example.com", approved=True)
+
+
+@pytest.fixture
+async def smtp_server() -> AsyncIterator[SmtpServer]:
+    """A local SMTP server that keeps what it receives."""
+    async with SmtpServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def mailing(aiohttp_client, make_app, smtp_server) -> Api:
+    """The API of a service that sends its email through the local SMTP server."""
+    api = Api(await aiohttp_client(make_app(smtp_url=smtp_server.url)))
+    await api.app[WORKER].drain()
+    return api

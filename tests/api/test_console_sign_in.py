@@ -13,7 +13,6 @@ from signsvc.http.appkeys import CONSOLE_USERS, WORKER
 from signsvc.http.web.console.session import COOKIE
 from tests.support.app import LIVE_KEY, Api
 from tests.support.console import PASSWORD, Console, location, signed_in
-from tests.support.smtp_server import SmtpServer
 
 REFUSED = "The email address or the password is not right."
 
@@ -246,17 +245,6 @@ async def test_a_post_after_the_session_ended_goes_to_sign_in_and_a_script_post_
     assert scripted.status == 401 and scripted.json == {"error": "Your console session ended: sign in again"}
 
 
-@pytest.fixture
-async def smtp_server():
-    async with SmtpServer() as server:
-        yield server
-
-
-@pytest.fixture
-async def mailing(aiohttp_client, make_app, smtp_server) -> Api:
-    api = Api(await aiohttp_client(make_app(smtp_url=smtp_server.url)))
-    await api.app[WORKER].drain()
-    return api
 
 
 async def test_a_reset_link_is_emailed_and_sets_a_new_password(mailing, smtp_server):

@@ -2,27 +2,9 @@
 
 from datetime import timedelta
 
-import pytest
-
 from signsvc.http.appkeys import WORKER
-from tests.support.app import Api
-from tests.support.signing import (ANN_VALUES, BOB_VALUES, VIC, act, send, submission, template,
-                                   template_with_viewer)
+from tests.support.signing import ANN_VALUES, BOB_VALUES, VIC, act, send, submission, template, template_with_viewer
 from tests.support.smtp_server import SmtpServer
-
-
-@pytest.fixture
-async def smtp_server():
-    async with SmtpServer() as server:
-        yield server
-
-
-@pytest.fixture
-async def mailing(aiohttp_client, make_app, smtp_server) -> Api:
-    """The API of a service that sends its email through the local SMTP server."""
-    api = Api(await aiohttp_client(make_app(smtp_url=smtp_server.url)))
-    await api.app[WORKER].drain()
-    return api
 
 
 def recipients(server: SmtpServer) -> list[str]:

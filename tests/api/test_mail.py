@@ -50,12 +50,6 @@ def start(aiohttp_client, make_app):
 
 
 @pytest.fixture
-async def smtp_server():
-    async with SmtpServer() as server:
-        yield server
-
-
-@pytest.fixture
 async def outbox(start, smtp_server) -> Outbox:
     return await start(smtp_url=smtp_server.url)
 
