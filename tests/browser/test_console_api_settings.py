@@ -3,14 +3,13 @@ confirmation (the old key refused by the API at once), test mode's key in the ex
 phone's width and without script."""
 
 import re
-from pathlib import Path
 
 from playwright.async_api import Browser, expect
 
 from tests.support.app import LIVE_KEY, TEST_KEY
 from tests.support.console import sign_in_browser
 from tests.support.live_site import BROWSER_LOOP
-from tests.support.screens import SCREENS
+from tests.support.screens import screen
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
@@ -19,11 +18,6 @@ pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 def url(site, path: str) -> str:
     return str(site.client.make_url(path))
-
-
-def screen(name: str) -> Path:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    return SCREENS / name
 
 
 async def fits_the_width(page) -> bool:

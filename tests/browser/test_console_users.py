@@ -1,14 +1,13 @@
 """The console's users in chromium: inviting a user with the form's labels, deactivating one after the
 confirmation, the instance administrator's approval of an account's API access; the page at a phone's width."""
 
-from pathlib import Path
 
 from playwright.async_api import Browser, expect
 
 from signsvc.http.appkeys import ACCOUNTS, CONSOLE_USERS
 from tests.support.console import sign_in_browser
 from tests.support.live_site import BROWSER_LOOP
-from tests.support.screens import SCREENS
+from tests.support.screens import screen
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
@@ -17,11 +16,6 @@ pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 def url(site, path: str) -> str:
     return str(site.client.make_url(path))
-
-
-def screen(name: str) -> Path:
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    return SCREENS / name
 
 
 async def test_invite_a_user_then_deactivate_them_after_the_confirmation(site, page):
