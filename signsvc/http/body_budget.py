@@ -67,6 +67,8 @@ def middleware(budget: BodyBudget, max_body_bytes: int) -> Middleware:
         try:
             return await budget.within(budget.size_of(request, max_body_bytes), handler, request)
         except Busy as busy:
+            if request.path.startswith("/console/") and request.content_type != "application/json":
+                raise  # a console form: its middleware answers with a page
             return error_response(busy.status, busy.message, {"Retry-After": str(RETRY_AFTER_SECONDS)})
 
     return within_budget

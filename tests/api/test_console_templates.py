@@ -313,6 +313,7 @@ async def test_an_upload_counts_against_the_body_budget_as_the_apis_large_bodies
         released.set()
         (await held).release()
     assert (busy.status, busy.headers.get("Retry-After")) == (503, "2")
+    assert "The service is busy" in busy.body.decode(), "a page for a form posted without script"
     assert (await upload(console, big, "Lease.pdf")).status == 303
     assert api.app[BODY_BUDGET].held == 0
     assert [t["name"] for t in (await api.get("/api/templates")).json["data"]] == ["Lease"]

@@ -19,6 +19,7 @@ from multidict import MultiDictProxy
 
 from signsvc.accounts import auth
 from signsvc.http.appkeys import CONSOLE_USERS, SESSIONS
+from signsvc.http.body_budget import RETRY_AFTER_SECONDS, Busy
 from signsvc.http.web import catalogue, rendering
 from signsvc.http.web.console.session import CSRF_FIELD, CSRF_HEADER, Session
 from signsvc.infra import errors
@@ -126,14 +127,20 @@ def refused(request: web.Request, session: Session) -> web.Response:
 
 @web.middleware
 async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Console pages: a post without the CSRF token gets the page that says so; a record that is not
-    there (or not the account's), the not-found page."""
+    """Console pages: a post without the CSRF token, a body that is no form of ours, an upload while the body
+    budget is taken each get a page that says so; a record that is not there (or not the account's), the
+    not-found page."""
     if not request.path.startswith("/console"):
         return await handler(request)
     try:
         return await handler(request)
     except CsrfRefused:
         return refused(request, request.app[SESSIONS].read(request))
+    except Busy:
+        response = render(request, "console/message.html", request.app[SESSIONS].read(request), status=503,
+                          title_key="console.busy.title", body_key="console.busy.body")
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     except FormUnreadable as unreadable:
         return render(request, "console/message.html", request.app[SESSIONS].read(request),
                       status=unreadable.status, title_key="console.unreadable.title",
