@@ -112,6 +112,10 @@ async def archive_user(conn: Connection, user_id: int, now: datetime) -> User | 
     return record(User, await conn.fetch_one("archive_user", id=user_id, archived_at=now))
 
 
+async def restore_user(conn: Connection, user_id: int) -> User:
+    return required(User, await conn.fetch_one("restore_user", id=user_id))
+
+
 async def set_admin(conn: Connection, user_id: int, is_admin: bool) -> User | None:
     return record(User, await conn.fetch_one("set_admin", id=user_id, is_admin=is_admin))
 

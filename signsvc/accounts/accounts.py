@@ -107,6 +107,12 @@ class Accounts:
             await self._issue(tx, user, mode)
         return user
 
+    async def replace_keys(self, tx: Connection, user: User) -> None:
+        """New live and test keys for the user in the caller's transaction; the old ones stay revoked."""
+        for mode in KeyMode:
+            await stored.revoke_api_keys(tx, user.id, mode, self.clock.now())
+            await self._issue(tx, user, mode)
+
     async def keys(self, user_id: int) -> list[ShownKey]:
         """The user's keys in use, live first, opened for the console."""
         found = await stored.active_api_keys(self.db, user_id)

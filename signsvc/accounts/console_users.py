@@ -149,6 +149,20 @@ class ConsoleUsers:
             raise errors.Invalid("Only an instance administrator can deactivate an instance administrator")
         return await self.accounts.deactivate_user(user_id)
 
+    async def reactivate(self, actor: User, user_id: int) -> User:
+        """A deactivated user of the actor's account active again: their password signs in as before, and their
+        API keys are new ones (shown in their console; the keys they had stay revoked). Only an instance
+        administrator brings back another."""
+        async with self.db.transaction() as tx:
+            user = await self._colleague(tx, actor, user_id)
+            if user.archived_at is None:
+                return user
+            if user.is_admin and not actor.is_admin:
+                raise errors.Invalid("Only an instance administrator can reactivate an instance administrator")
+            user = await stored.restore_user(tx, user.id)
+            await self.accounts.replace_keys(tx, user)
+            return user
+
     async def colleague(self, actor: User, user_id: int) -> User:
         """A user of the actor's account; not found for anyone else."""
         return await self._colleague(self.db, actor, user_id)

@@ -130,3 +130,7 @@ UPDATE users SET session_epoch = session_epoch + 1 WHERE id = :id
 -- void_all_user_links --
 -- Ends every unused link of a user (their password was just set).
 UPDATE user_links SET used_at = :now WHERE user_id = :user_id AND used_at IS NULL
+
+-- restore_user --
+-- Makes a deactivated user active again.
+UPDATE users SET archived_at = NULL WHERE id = :id RETURNING *

@@ -223,6 +223,34 @@ async def test_a_deactivated_user_cannot_use_their_keys_sign_in_or_keep_their_se
     assert "Deactivated" in user_rows(text(await admin.get(PAGE)))["Bob Stone"]
 
 
+async def test_a_reactivated_user_signs_in_with_their_password_and_has_new_keys_the_old_ones_stay_refused(api):
+    admin = await signed_in(api)
+    bob = await invited_and_signed_in(api, admin)
+    old = re.search(r'id="key-live-value">([^<]+)<', text(await bob.get("/console/settings/api")))[1]
+    bob_id = await user_id(api, BOB)
+    await deactivate(admin, bob_id)
+    assert "/console/users/%d/reactivate" % bob_id in text(await admin.get(PAGE))
+
+    reply = await admin.post(f"{PAGE}/{bob_id}/reactivate")
+    assert (reply.status, location(reply)) == (303, f"{PAGE}?done=user_reactivated")
+    assert "Active" in user_rows(text(await admin.get(PAGE)))["Bob Stone"]
+    assert (await api.with_key(old).get("/api/user")).status == 401
+    back = Console(api)
+    assert (await back.sign_in(BOB, BOB_PASSWORD)).status == 303
+    new = re.search(r'id="key-live-value">([^<]+)<', text(await back.get("/console/settings/api")))[1]
+    assert new != old and (await api.with_key(new).get("/api/user")).json["email"] == BOB
+
+
+async def test_reactivating_takes_the_csrf_token_and_a_user_of_the_account(api, other_account):
+    admin = await signed_in(api)
+    await invited_and_signed_in(api, admin)
+    bob_id = await user_id(api, BOB)
+    await deactivate(admin, bob_id)
+    assert (await admin.post(f"{PAGE}/{bob_id}/reactivate", csrf=False)).status == 403
+    assert "Deactivated" in user_rows(text(await admin.get(PAGE)))["Bob Stone"]
+    assert (await admin.post(f"{PAGE}/{other_account.user.id}/reactivate")).status == 404
+
+
 async def test_you_cannot_deactivate_yourself(api):
     admin = await signed_in(api)
     refused = await deactivate(admin, 1)

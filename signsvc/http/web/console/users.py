@@ -77,6 +77,16 @@ async def deactivate(request: web.Request) -> web.Response:
     raise shell.done(PAGE, "user_deactivated")
 
 
+async def reactivate(request: web.Request) -> web.Response:
+    console = await shell.signed_in(request)
+    await shell.posted(request, console.session)
+    try:
+        await request.app[CONSOLE_USERS].reactivate(console.user, record_id(request))
+    except errors.Invalid as invalid:
+        return await _users_page(request, console, status=422, problem=invalid.message)
+    raise shell.done(PAGE, "user_reactivated")
+
+
 async def set_api_access(request: web.Request) -> web.Response:
     """The instance administrator approves or revokes an account's API access; not there for anyone else."""
     console = await shell.signed_in(request)
@@ -124,5 +134,7 @@ ROUTES: list[web.RouteDef] = [
     web.post(f"{PAGE}/{ID}/invitation", resend),
     web.get(f"{PAGE}/{ID}/deactivate", deactivate_page),
     web.post(f"{PAGE}/{ID}/deactivate", deactivate),
+    web.get(f"{PAGE}/{ID}/reactivate", to_the_list),
+    web.post(f"{PAGE}/{ID}/reactivate", reactivate),
     web.post(f"{PAGE}/accounts/{ID}/api-access", set_api_access),
 ]
