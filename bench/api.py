@@ -8,23 +8,30 @@ signsvc runs with SIGNSVC_RATE_LIMIT_PER_KEY=0 and SIGNSVC_RATE_LIMIT_PER_IP=0 (
 fixed live key, and SIGNSVC_LOG_LEVEL=WARNING (the per-request access log silenced).
 `--with-limits` adds signsvc rows with both limits on but set too high to be reached.
 
-The load generator is this process: an aiohttp client, TCPConnector(limit=64), 64 workers each
-sending requests back to back (closed loop) for --warmup seconds (not counted), then --seconds
-seconds (counted: requests completed in that window, and their latencies from send to body read);
-MAX_REQUESTS per target is a backstop. Every response must be 200; the first body is checked
-against the expected user. Also printed: the CPU used in the counted window by the client, by the
-server process and by the whole machine, and the CPU the hypervisor stole (/proc/stat). Client,
-server and Postgres share the machine's cores, so on a small machine the numbers are bounded by
-CPU contention, not only by the server. With --rounds N every target is measured N times, in
-turns; the median round is shown.
+The load generator (--client) is, for every target alike:
+  - wrk (the default): `wrk -t1 -c64 --latency` with the key as a header, a subprocess; a --warmup run
+    first (not counted), then a --seconds run (counted). Whole seconds only. wrk reports the requests,
+    requests/s, the latency distribution and any socket error or status of 400 and above (harness/wrk.py).
+  - python (a second opinion): this process, an aiohttp client, TCPConnector(limit=64), 64 workers each
+    sending requests back to back for --warmup seconds (not counted), then --seconds seconds (counted:
+    requests completed in that window, latencies from send to body read); MAX_REQUESTS per target is a
+    backstop. It needs about as much CPU per request as the bare server, so it bounds the figures.
+Before the load, one request checks that the body is the expected user. Any failed request (an error,
+a timeout, a status other than 2xx/3xx for wrk, other than 200 for python) makes the target fail: it
+is reported as failed, never as a figure. Also printed: the CPU used in the counted window by the
+client (wrk's own CPU, or this process's), by the server process and by the whole machine, and the CPU
+the hypervisor stole (/proc/stat). Client, server and Postgres share the machine's cores. With
+--rounds N every target is measured N times, in turns; the median round is shown.
 
     python bench/api.py [--seconds 5] [--warmup 1] [--rounds 1] [--skip-postgres] [--with-limits]
+                        [--client wrk|python]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import sys
 import time
@@ -32,33 +39,51 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import aiohttp
-from harness import arguments, client, databases, report, servers
+from harness import arguments, client, databases, report, servers, wrk
 from harness.usage import CpuTimes
 
 CONNECTIONS = 64
 REQUEST_TIMEOUT_SECONDS = 10
-MAX_REQUESTS = 2_000_000  # per target and round, a backstop on top of the time bound
+MAX_REQUESTS = 2_000_000  # per target and round (python client), a backstop on top of the time bound
 UNREACHED = {"SIGNSVC_RATE_LIMIT_PER_KEY": str(10**9), "SIGNSVC_RATE_LIMIT_PER_IP": str(10**9)}
+PERCENTILES = (50, 90, 99)
 
 
 @dataclass
 class Result:
-    requests: int
-    errors: int
-    seconds: float
-    latencies: list[float]
-    cpu: CpuTimes  # used in the counted window: own = the client (this process)
-
-    @property
-    def rps(self) -> float:
-        return self.requests / self.seconds
-
-    def latency_ms(self, fraction: float) -> float:
-        return report.percentile(self.latencies, fraction) * 1000
+    requests: int  # completed in the counted window
+    seconds: float  # the counted window; CPU shares are over it
+    rps: float
+    latency_ms: dict[int, float]  # percentile -> milliseconds
+    errors: dict[str, int]  # what failed, counted; any at all makes the target fail
+    cpu: CpuTimes  # used in the counted window: own = the client (wrk, or this process)
 
 
-async def load(base_url: str, server_pid: int, warmup: float, seconds: float) -> Result:
-    """Closed-loop load from CONNECTIONS workers; counts what completes in the measured window."""
+async def check_user(base_url: str) -> None:
+    async with client.api_session(connections=1, timeout=REQUEST_TIMEOUT_SECONDS) as session:
+        await client.check_user(session, base_url)
+
+
+def load_wrk(base_url: str, server_pid: int, warmup: float, seconds: float) -> Result:
+    """A warm-up run of wrk (its failures count, its figures do not), then the counted run; the
+    server's CPU over the counted run, and wrk's own as the client's."""
+    url = f"{base_url}/api/user"
+    options = {"connections": CONNECTIONS, "headers": {"X-Auth-Token": servers.BENCH_KEY},
+               "timeout_seconds": REQUEST_TIMEOUT_SECONDS}
+    asyncio.run(check_user(base_url))
+    errors = {}
+    if warmup:
+        errors = {f"warm-up {k}": n for k, n in wrk.run(url, seconds=int(warmup), **options).output.errors.items()}
+    before = CpuTimes.now(server_pid)
+    counted = wrk.run(url, seconds=int(seconds), **options)
+    cpu = dataclasses.replace(CpuTimes.now(server_pid) - before, own=counted.cpu_seconds)
+    out = counted.output
+    return Result(out.requests, counted.wall_seconds, out.requests_per_second,
+                  {p: out.latency_ms[p] for p in PERCENTILES}, {**errors, **out.errors}, cpu)
+
+
+async def load_python(base_url: str, server_pid: int, warmup: float, seconds: float) -> Result:
+    """Closed-loop load from CONNECTIONS workers in this process; counts what completes in the measured window."""
     url = f"{base_url}/api/user"
     async with client.api_session(connections=CONNECTIONS, timeout=REQUEST_TIMEOUT_SECONDS) as session:
         await client.check_user(session, base_url)
@@ -89,19 +114,27 @@ async def load(base_url: str, server_pid: int, warmup: float, seconds: float) ->
 
         cpu, *_ = await asyncio.gather(cpu_window(), *(worker() for _ in range(CONNECTIONS)))
     latencies.sort()
-    return Result(len(latencies) - errors[0], errors[0], seconds, latencies, cpu)
+    ok = len(latencies) - errors[0]
+    return Result(ok, seconds, ok / seconds, {p: report.percentile(latencies, p / 100) * 1000 for p in PERCENTILES},
+                  {"failed requests": errors[0]} if errors[0] else {}, cpu)
+
+
+def load(args: argparse.Namespace, server: servers.Server) -> Result:
+    if args.client == "wrk":
+        return load_wrk(server.base_url, server.pid, args.warmup, args.seconds)
+    return asyncio.run(load_python(server.base_url, server.pid, args.warmup, args.seconds))
 
 
 def bench_bare(args: argparse.Namespace) -> Result:
     with servers.running("bare aiohttp", servers.bare_argv(), servers.server_env(None)) as server:
-        return asyncio.run(load(server.base_url, server.pid, args.warmup, args.seconds))
+        return load(args, server)
 
 
 def bench_signsvc(kind: str, limits: dict[str, str], args: argparse.Namespace) -> Result:
     """On a fresh database of `kind`: a SQLite file in the server's temporary working directory, or a
     Postgres schema."""
     with servers.signsvc_on(kind, "bench_api", f"signsvc {kind}", **limits) as server:
-        return asyncio.run(load(server.base_url, server.pid, args.warmup, args.seconds))
+        return load(args, server)
 
 
 def targets(args: argparse.Namespace) -> dict[str, Callable[[], Result]]:
@@ -116,32 +149,58 @@ def median_round(rounds: list[Result]) -> Result:
     return sorted(rounds, key=lambda r: r.rps)[len(rounds) // 2]
 
 
+def failures(rounds: list[Result]) -> list[str]:
+    """What failed, round by round: `round 2: timeout 3`."""
+    return [f"round {n}: {what} {count}" for n, r in enumerate(rounds, 1) for what, count in r.errors.items()]
+
+
 def print_report(results: dict[str, list[Result]]) -> None:
-    ceiling = median_round(results["bare aiohttp"]).rps
+    ceiling = None if failures(results["bare aiohttp"]) else median_round(results["bare aiohttp"]).rps
     rows = []
     for name, rounds in results.items():
+        if failures(rounds):
+            rows.append([name, "FAILED", "-", "-", "-", "-", str(sum(n for r in rounds for n in r.errors.values())),
+                         *["-"] * 7])
+            continue
         r = median_round(rounds)
         rows.append([name, f"{r.rps:.0f}", f"{min(x.rps for x in rounds):.0f}-{max(x.rps for x in rounds):.0f}",
-                     f"{r.latency_ms(0.50):.1f}", f"{r.latency_ms(0.99):.1f}", str(sum(x.errors for x in rounds)),
-                     report.ratio(r.rps, ceiling), report.percent(r.cpu.own, r.seconds),
+                     *(f"{r.latency_ms[p]:.1f}" for p in PERCENTILES), "0",
+                     "-" if ceiling is None else report.ratio(r.rps, ceiling), report.percent(r.cpu.own, r.seconds),
                      report.percent(r.cpu.server, r.seconds), report.percent(r.cpu.machine, r.seconds),
-                     report.percent(r.cpu.steal, r.seconds), f"{1000 * r.cpu.server / max(r.requests, 1):.2f}"])
-    report.print_table(["GET /api/user", "req/s", "range", "p50 ms", "p99 ms", "errors", "vs bare", "client CPU",
-                        "server CPU", "machine CPU", "steal", "server CPU ms/req"], rows)
-    print("\nEach row is the round with the median req/s (range: all rounds; errors: all rounds).\n"
-          "CPU columns: percent of one core over the counted window; machine = all cores together, Postgres,\n"
-          "kernel and anything else running included; steal = CPU the hypervisor withheld from this VM.\n"
+                     report.percent(r.cpu.steal, r.seconds), f"{1000 * r.cpu.server / max(r.requests, 1):.3f}",
+                     f"{1000 * r.cpu.own / max(r.requests, 1):.3f}"])
+    report.print_table(["GET /api/user", "req/s", "range", *(f"p{p} ms" for p in PERCENTILES), "errors", "vs bare",
+                        "client CPU", "server CPU", "machine CPU", "steal", "server CPU ms/req",
+                        "client CPU ms/req"], rows)
+    for name, rounds in results.items():
+        for failure in failures(rounds):
+            print(f"failed [{name}]: {failure}")
+    print("\nEach row is the round with the median req/s (range: all rounds). A target with any failed request\n"
+          "(errors: failures over all rounds, warm-up included) shows no figures.\n"
+          "CPU columns: percent of one core over the counted window; client = wrk's own CPU (or this process's\n"
+          "with --client python); machine = all cores together, Postgres, kernel and anything else running\n"
+          "included; steal = CPU the hypervisor withheld from this VM.\n"
           "server CPU ms/req: the server process's CPU time per counted request (Postgres's own work not included).")
 
 
 def print_setup(args: argparse.Namespace) -> None:
     print(f"GET /api/user, {CONNECTIONS} keep-alive connections, loopback; per target and round "
-          f"{args.warmup:g} s warm-up + {args.seconds:g} s counted; {args.rounds} round(s).")
-    print(f"Load generator: this process (aiohttp client), separate from each server process; all share "
+          f"{args.warmup:g} s warm-up + {args.seconds:g} s counted; {args.rounds} round(s), targets in turns.")
+    if args.client == "wrk":
+        generator = f"wrk -t1 -c{CONNECTIONS} --latency, a subprocess"
+    else:
+        generator = "this process (aiohttp client)"
+    print(f"Load generator: {generator}, separate from each server process; all share "
           f"this machine's {os.cpu_count()} CPU cores.")
     print("signsvc: rate limits lifted (SIGNSVC_RATE_LIMIT_PER_KEY=0, SIGNSVC_RATE_LIMIT_PER_IP=0) unless "
           "'+limits'; access log silenced (SIGNSVC_LOG_LEVEL=WARNING).")
     print(f"Before the first target: {report.machine_line()}.\n")
+
+
+def progress_line(result: Result) -> str:
+    if result.errors:
+        return "failed: " + ", ".join(f"{what} {count}" for what, count in result.errors.items())
+    return f"{result.rps:.0f} req/s"
 
 
 def main() -> int:
@@ -152,7 +211,14 @@ def main() -> int:
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres targets")
     parser.add_argument("--with-limits", action="store_true",
                         help="also measure signsvc with rate limits on (set too high to be reached)")
+    parser.add_argument("--client", choices=["wrk", "python"], default="wrk",
+                        help="the load generator: wrk (default), or this process's aiohttp client (a second opinion)")
     args = parser.parse_args()
+    if args.client == "wrk":
+        if why := wrk.missing():
+            parser.error(f"{why}; or use --client python")
+        if not (args.seconds.is_integer() and args.warmup.is_integer() and args.seconds >= 1):
+            parser.error("with wrk, --seconds and --warmup are whole seconds (--seconds at least 1)")
     if not args.skip_postgres:
         databases.require_postgres(parser)
     print_setup(args)
@@ -161,9 +227,9 @@ def main() -> int:
     for round_number in range(1, args.rounds + 1):
         for name, run in chosen.items():
             results[name].append(run())
-            report.progress(f"round {round_number}, {name}: {results[name][-1].rps:.0f} req/s")
+            report.progress(f"round {round_number}, {name}: {progress_line(results[name][-1])}")
     print_report(results)
-    return 0
+    return 1 if any(failures(rounds) for rounds in results.values()) else 0
 
 
 if __name__ == "__main__":

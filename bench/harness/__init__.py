@@ -7,6 +7,7 @@
                and the machine (with steal), resident memory
     client     the load generator's side: an API session, the user check, creating a template, clients
                in a closed loop
+    wrk        wrk as the load generator: one run as a subprocess, its output parsed, its own CPU
     probe      GET /api/user every 20 ms from a thread of its own, and its p99 against 50 ms
     ceilings   rounds of an in-process ceiling before, between and after the targets; the PDF engines
                set up in this process as in a pool worker
