@@ -4,10 +4,12 @@ Plain HTML forms: they work without script."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
+from signsvc.accounts.console_users import ConsoleUsers
 from signsvc.http.appkeys import ACCOUNTS, CONSOLE_USERS
 from signsvc.http.params import record_id
 from signsvc.http.web.console import confirm, forms, newest_first, shell
@@ -47,13 +49,7 @@ async def invite(request: web.Request) -> web.Response:
 
 async def resend(request: web.Request) -> web.Response:
     """A new invitation email for a user who has not set a password yet."""
-    console = await shell.signed_in(request)
-    await shell.posted(request, console.session)
-    try:
-        await request.app[CONSOLE_USERS].resend_invitation(console.user, record_id(request))
-    except errors.Invalid as invalid:
-        return await _users_page(request, console, status=422, problem=invalid.message)
-    raise shell.done(PAGE, "invitation_sent")
+    return await _acted_on_user(request, ConsoleUsers.resend_invitation, "invitation_sent")
 
 
 async def deactivate_page(request: web.Request) -> web.Response:
@@ -78,13 +74,20 @@ async def deactivate(request: web.Request) -> web.Response:
 
 
 async def reactivate(request: web.Request) -> web.Response:
+    return await _acted_on_user(request, ConsoleUsers.reactivate, "user_reactivated")
+
+
+async def _acted_on_user(request: web.Request, action: Callable[[ConsoleUsers, User, int], Awaitable[User]],
+                         done: str) -> web.Response:
+    """A post that takes one action on the path's user: back to the list saying `done`, or the list with the
+    domain's refusal (422)."""
     console = await shell.signed_in(request)
     await shell.posted(request, console.session)
     try:
-        await request.app[CONSOLE_USERS].reactivate(console.user, record_id(request))
+        await action(request.app[CONSOLE_USERS], console.user, record_id(request))
     except errors.Invalid as invalid:
         return await _users_page(request, console, status=422, problem=invalid.message)
-    raise shell.done(PAGE, "user_reactivated")
+    raise shell.done(PAGE, done)
 
 
 async def set_api_access(request: web.Request) -> web.Response:
