@@ -8,6 +8,7 @@ fixed-width ISO 8601 text in UTC so that they compare correctly as text.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import sqlite3
 from collections.abc import AsyncIterator
@@ -53,16 +54,19 @@ class _Session(Connection):
 
 class SQLiteDatabase(Database):
     dialect = "sqlite"
-    single_process = True
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: str, *, single_process: bool = True) -> None:
         self.queries = _QUERIES
+        self.path, self.single_process = path, single_process
         self._conn = conn
         self._lock = asyncio.Lock()
         self._listeners: dict[str, list[Listener]] = {}
 
     @classmethod
-    async def open(cls, path: str) -> SQLiteDatabase:
+    async def open(cls, path: str, *, single_process: bool = True) -> SQLiteDatabase:
+        """`single_process=False` when several processes share the file (`run.py --workers`)."""
+        if path == ":memory:" and not single_process:
+            raise ValueError("a SQLite database in memory belongs to one process")
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -72,7 +76,7 @@ class SQLiteDatabase(Database):
         conn.row_factory = sqlite3.Row
         for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON", "busy_timeout = 5000"):
             await conn.execute(f"PRAGMA {pragma}")
-        return cls(conn)
+        return cls(conn, path, single_process=single_process)
 
     async def _run(self, sql: str, params: dict[str, Any]) -> list[Row]:
         try:
@@ -108,8 +112,15 @@ class SQLiteDatabase(Database):
 
     @asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
-        # One process per SQLite file; each migration step is its own BEGIN IMMEDIATE.
-        yield
+        if self.single_process:  # each migration step is its own BEGIN IMMEDIATE
+            yield
+            return
+        with open(f"{self.path}.lock", "a") as lock:
+            await asyncio.to_thread(fcntl.flock, lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     async def listen(self, channel: str, listener: Listener) -> None:
         self._listeners.setdefault(channel, []).append(listener)
