@@ -8,6 +8,11 @@ from storage.database import Connection
 from storage.records import Account, ApiKey, KeyMode, Principal, User, UserLink
 from storage.rows import record, records, required
 
+# Notified by every change to who a key acts as (a key revoked or restored, a user deactivated or back, an
+# account's API access): processes keep principals only while nothing was notified. Triggers notify too, for
+# changes made outside this package (see migration 0012); these calls make this process hear it at once.
+PRINCIPALS = "principals"
+
 
 async def insert_account(conn: Connection, *, name: str, is_test: bool, approved: bool, now: datetime,
                          linked_account_id: int | None = None) -> Account:
@@ -43,7 +48,9 @@ async def list_live_accounts(conn: Connection) -> list[Account]:
 
 
 async def set_api_access(conn: Connection, account_id: int, approved: bool) -> Account | None:
-    return record(Account, await conn.fetch_one("set_api_access", id=account_id, approved=approved))
+    account = record(Account, await conn.fetch_one("set_api_access", id=account_id, approved=approved))
+    await conn.notify(PRINCIPALS)
+    return account
 
 
 async def insert_user(conn: Connection, *, account_id: int, email: str, first_name: str | None,
@@ -89,6 +96,7 @@ async def active_api_keys(conn: Connection, user_id: int) -> list[ApiKey]:
 
 async def revoke_api_keys(conn: Connection, user_id: int, mode: KeyMode, now: datetime) -> None:
     await conn.execute("revoke_api_keys", user_id=user_id, mode=mode.value, revoked_at=now)
+    await conn.notify(PRINCIPALS)
 
 
 async def find_api_key(conn: Connection, key_hash: str) -> ApiKey | None:
@@ -97,6 +105,7 @@ async def find_api_key(conn: Connection, key_hash: str) -> ApiKey | None:
 
 async def restore_api_key(conn: Connection, key_id: int) -> None:
     await conn.execute("restore_api_key", id=key_id)
+    await conn.notify(PRINCIPALS)
 
 
 async def find_principal(conn: Connection, key_hash: str) -> Principal | None:
@@ -109,11 +118,15 @@ async def set_password(conn: Connection, user_id: int, password_hash: str) -> Us
 
 async def archive_user(conn: Connection, user_id: int, now: datetime) -> User | None:
     """The user deactivated now; None when they were already."""
-    return record(User, await conn.fetch_one("archive_user", id=user_id, archived_at=now))
+    user = record(User, await conn.fetch_one("archive_user", id=user_id, archived_at=now))
+    await conn.notify(PRINCIPALS)
+    return user
 
 
 async def restore_user(conn: Connection, user_id: int) -> User:
-    return required(User, await conn.fetch_one("restore_user", id=user_id))
+    user = required(User, await conn.fetch_one("restore_user", id=user_id))
+    await conn.notify(PRINCIPALS)
+    return user
 
 
 async def set_admin(conn: Connection, user_id: int, is_admin: bool) -> User | None:

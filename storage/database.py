@@ -76,6 +76,15 @@ class Database(Connection):
     async def listen(self, channel: str, listener: Listener) -> None:
         """Calls `listener` after each commit that notified `channel`."""
 
+    async def watch(self, channel: str) -> None:
+        """Starts following `channel` for `generation`; a database that cannot follow it keeps answering None."""
+
+    def generation(self, channel: str) -> int | None:
+        """A number that changes with every commit, in any process, that changed what `channel` guards
+        (since `watch`). A copy of what it guards is good while the number stays the one read before reading
+        the copy. None when the database cannot tell: then no copy may be trusted."""
+        return None
+
     @abc.abstractmethod
     async def close(self) -> None:
         """Closes every connection."""

@@ -1,7 +1,7 @@
 """Postgres backend (asyncpg): a connection pool; several processes may share the database.
 
 Queries are written with `:name` parameters like every other dialect and renumbered to `$n`
-once, when loaded. Cross-process wake-ups use LISTEN/NOTIFY on a dedicated connection.
+once, when loaded. Cross-process wake-ups use LISTEN/NOTIFY on a dedicated connection (`storage.notifications`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 
 from storage.database import Connection, Database, Listener, Row, StorageError
+from storage.notifications import Notifications
 from storage.queries import Queries
 
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
@@ -52,9 +53,10 @@ async def _run(conn: Any, query: str, params: dict[str, Any]) -> list[Row]:
 
 
 class _Transaction(Connection):
-    def __init__(self, conn: asyncpg.Connection) -> None:
+    def __init__(self, conn: asyncpg.Connection, scope: str) -> None:
         self.queries = _QUERIES
-        self._conn = conn
+        self._conn, self._scope = conn, scope
+        self.channels: set[str] = set()
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
         return await _run(self._conn, query, params)
@@ -63,7 +65,8 @@ class _Transaction(Connection):
         await self._conn.execute(sql)
 
     async def notify(self, channel: str) -> None:
-        await self._conn.execute("SELECT pg_notify($1, '')", channel)
+        await self._conn.execute("SELECT pg_notify($1, '')", self._scope + channel)
+        self.channels.add(channel)
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:
@@ -79,20 +82,24 @@ class PostgresDatabase(Database):
     dialect = "postgres"
     single_process = False
 
-    def __init__(self, pool: asyncpg.Pool, url: str) -> None:
+    def __init__(self, pool: asyncpg.Pool, url: str, schema: str) -> None:
         self.queries = _QUERIES
         self._pool = pool
-        self._url = url
-        self._listen_conn: asyncpg.Connection | None = None
+        # Channels are the schema's own: databases in other schemas of the same Postgres database (each
+        # selected by `?search_path=`) hear nothing of this one.
+        self._scope = f"{schema}:"
+        self._notifications = Notifications(url, self._scope)
+        self._generations: dict[str, int] = {}
 
     @classmethod
     async def open(cls, url: str, *, max_size: int = 10) -> PostgresDatabase:
         try:
             pool = await asyncpg.create_pool(url, min_size=1, max_size=max_size, init=_init_connection,
                                              reset=_keep_session)
+            schema = await pool.fetchval("SELECT current_schema()")
         except _FAILURES as exc:
             raise StorageError(f"cannot connect to Postgres: {exc}") from exc
-        return cls(pool, url)
+        return cls(pool, url, schema or "public")
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
         try:
@@ -113,9 +120,13 @@ class PostgresDatabase(Database):
     async def transaction(self) -> AsyncIterator[Connection]:
         try:
             async with self._pool.acquire() as conn, conn.transaction():
-                yield _Transaction(conn)
+                tx = _Transaction(conn, self._scope)
+                yield tx
         except _FAILURES as exc:
             raise StorageError(str(exc)) from exc
+        # This process's listeners hear at once what it committed; other processes' hear it from Postgres.
+        for channel in tx.channels:
+            self._notifications.tell(channel)
 
     @asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
@@ -127,11 +138,19 @@ class PostgresDatabase(Database):
                 await conn.execute("SELECT pg_advisory_unlock($1)", _EXCLUSIVE_LOCK_ID)
 
     async def listen(self, channel: str, listener: Listener) -> None:
-        if self._listen_conn is None:
-            self._listen_conn = await asyncpg.connect(self._url)
-        await self._listen_conn.add_listener(channel, lambda *_: listener())
+        await self._notifications.add(channel, listener)
+
+    async def watch(self, channel: str) -> None:
+        if channel not in self._generations:
+            self._generations[channel] = 0
+            await self.listen(channel, lambda: self._count(channel))
+
+    def generation(self, channel: str) -> int | None:
+        return self._generations.get(channel) if self._notifications.connected else None
+
+    def _count(self, channel: str) -> None:
+        self._generations[channel] += 1
 
     async def close(self) -> None:
-        if self._listen_conn is not None:
-            await self._listen_conn.close()
+        await self._notifications.close()
         await self._pool.close()

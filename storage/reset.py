@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from storage import rate_limits
 from storage.database import Database
 
 
@@ -11,3 +12,4 @@ async def reset(db: Database) -> None:
     settings and signing certificates stay. File contents are the content store's to clear."""
     async with db.transaction() as tx:
         await tx.run_script(tx.queries["reset_service_data"])
+        await tx.notify(rate_limits.EMPTIED)

@@ -61,6 +61,9 @@ class SQLiteDatabase(Database):
         self._conn = conn
         self._lock = asyncio.Lock()
         self._listeners: dict[str, list[Listener]] = {}
+        self._watcher: sqlite3.Connection | None = None
+        self._data_version = -1
+        self._counters: dict[str, int] = {}
 
     @classmethod
     async def open(cls, path: str, *, single_process: bool = True) -> SQLiteDatabase:
@@ -125,11 +128,34 @@ class SQLiteDatabase(Database):
     async def listen(self, channel: str, listener: Listener) -> None:
         self._listeners.setdefault(channel, []).append(listener)
 
+    async def watch(self, channel: str) -> None:
+        """A second, read-only connection reads the change counters (kept by triggers): a database in memory has
+        no second connection, so it cannot tell."""
+        if self._watcher is None and self.path != ":memory:":
+            self._watcher = sqlite3.connect(self.path, timeout=0.1, isolation_level=None, check_same_thread=False)
+            self._watcher.execute("PRAGMA query_only = ON")
+
+    def generation(self, channel: str) -> int | None:
+        # A few microseconds: data_version reads the WAL index, and only after another connection (in any
+        # process, this one's aiosqlite connection included) committed are the counters read again.
+        if self._watcher is None:
+            return None
+        try:
+            version = self._watcher.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._data_version:
+                self._counters = dict(self._watcher.execute("SELECT channel, counter FROM change_counters"))
+                self._data_version = version
+        except sqlite3.Error:
+            return None
+        return self._counters.get(channel)
+
     def _wake(self, channel: str) -> None:
         for listener in self._listeners.get(channel, ()):
             listener()
 
     async def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
         await self._conn.close()
 
 

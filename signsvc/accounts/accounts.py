@@ -15,6 +15,7 @@ from datetime import datetime
 
 import storage.accounts as stored
 from signsvc.accounts.key_seal import KeySeal
+from signsvc.accounts.known_keys import KnownKeys
 from signsvc.infra import errors, tokens
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
@@ -50,6 +51,7 @@ class Accounts:
 
     def __init__(self, db: Database, clock: Clock, seal: KeySeal | None = None) -> None:
         self.db, self.clock, self.seal = db, clock, seal
+        self.known_keys = KnownKeys(db)
 
     async def bootstrap(self, *, live_key: str | None = None, test_key: str | None = None) -> IssuedKeys | None:
         """Creates the default account, its test account and user on first start (API access approved).
@@ -155,7 +157,7 @@ class Accounts:
         token = (token or "").strip()
         if not token or not token.isascii():  # keys are ASCII; other bytes cannot name one
             return None
-        return await stored.find_principal(self.db, tokens.digest(token))
+        return await self.known_keys.find(tokens.digest(token))
 
     async def find_account(self, account_id: int | None) -> Account:
         """A live account by id; the first one (the default account) for None."""

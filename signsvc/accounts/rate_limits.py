@@ -2,7 +2,8 @@
 actions (a signer's form, a public form's post) per client address and per signing link.
 
 Windows are fixed, aligned to multiples of five minutes of the injected clock, and counted in the
-database, so every process sharing a Postgres database shares the counts. A limit of 0 is lifted.
+database, so every process sharing the database shares the counts; each process counts in blocks
+(`QuotaLeases`), so that most requests write nothing. A limit of 0 is lifted.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 import storage.rate_limits as stored
+from signsvc.accounts.quota_leases import QuotaLeases
 from signsvc.infra.clock import Clock
 from signsvc.infra.jobs import Kind
 from storage import Database
@@ -54,6 +56,8 @@ class RateLimits:
 
     def __init__(self, db: Database, clock: Clock, *, per_key: int, per_ip: int) -> None:
         self.db, self.clock, self.per_key, self.per_ip = db, clock, per_key, per_ip
+        self._leases = QuotaLeases(db)
+        self._listening = False
 
     async def take(self, *, key_id: int | None, client: str) -> Quota:
         """Counts one API request against the key (when known) and the client address."""
@@ -82,8 +86,11 @@ class RateLimits:
         window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
         reset = window_start + WINDOW_SECONDS
         active = {bucket: limit for bucket, limit in limits.items() if limit > 0}
-        hits = await stored.hit(self.db, list(active), window_start) if active else {}
-        remaining, limit = min(((limit - hits[bucket], limit) for bucket, limit in active.items()),
+        if not self._listening:
+            await self.db.listen(stored.EMPTIED, self._leases.forget)
+            self._listening = True
+        left = await self._leases.admit(active, window_start) if active else {}
+        remaining, limit = min(((left[bucket], limit) for bucket, limit in active.items()),
                                default=(UNLIMITED, UNLIMITED))
         return Quota(limit=limit, remaining=remaining, reset=reset, retry_after=max(1, math.ceil(reset - now)))
 

@@ -1,5 +1,6 @@
 """Rate limits: counted per key and per address, with X-RateLimit-* on every response."""
 
+import asyncio
 from datetime import timedelta
 
 import pytest
@@ -118,6 +119,30 @@ async def test_counts_are_shared_by_every_process_using_the_database(aiohttp_cli
     assert statuses == [200, 200, 200, 429]
 
 
+async def test_concurrent_requests_of_one_process_are_admitted_up_to_the_limit_exactly(aiohttp_client, make_app):
+    """A process counts in blocks taken from the database; requests waiting on a block are never refused early."""
+    api = await keyed_api(aiohttp_client, make_app, rate_limit_per_key=50)
+    statuses = [reply.status for reply in await asyncio.gather(*(api.get("/api/user") for _ in range(80)))]
+    assert (statuses.count(200), statuses.count(429)) == (50, 30)
+
+
+async def test_processes_sharing_the_database_never_admit_more_than_the_limit(aiohttp_client, make_app, database_url,
+                                                                              clock, config):
+    """Blocks a process holds unused may make another refuse a little early, never admit more."""
+    from signsvc.app import create_app
+
+    first = await keyed_api(aiohttp_client, make_app, rate_limit_per_key=40)
+    second_db = await open_db(database_url)
+    try:
+        app = create_app(config.replace(rate_limit_per_key=40), clock=clock, db=second_db, background=False)
+        second = Api(await aiohttp_client(app))
+        replies = await asyncio.gather(*(api.get("/api/user") for _ in range(60) for api in (first, second)))
+    finally:
+        await second_db.close()
+    admitted = [reply.status for reply in replies].count(200)
+    assert 30 <= admitted <= 40
+
+
 async def test_old_windows_are_pruned_by_the_maintenance_job(api, db, clock, worker):
     import storage.rate_limits as stored
     from signsvc.accounts.accounts import Accounts
@@ -127,5 +152,5 @@ async def test_old_windows_are_pruned_by_the_maintenance_job(api, db, clock, wor
     await api.get("/api/user")
     clock.advance(timedelta(minutes=10))
     assert await worker.drain() == 1
-    hits = await stored.hit(db, [f"key:{key_id}"], int(START.timestamp()))
+    hits = await stored.hit(db, {f"key:{key_id}": 1}, int(START.timestamp()))
     assert hits == {f"key:{key_id}": 1}, "the ended window was forgotten"
