@@ -26,7 +26,7 @@ from signsvc.clickwraps.certificates import Certificates
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http import appkeys, body_budget, routes
-from signsvc.http.middleware import api_middleware, errors_middleware
+from signsvc.http.middleware import edge_middleware
 from signsvc.http.web.console import shell
 from signsvc.http.web.console.session import Sessions
 from signsvc.infra import errors, jobs, pdf_calls, secret_key, smtp
@@ -72,7 +72,7 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
     `background=False` runs no worker loop, for tests that drain jobs themselves."""
     budget = body_budget.BodyBudget(config.body_budget_bytes)
-    app = web.Application(middlewares=[errors_middleware, shell.middleware, api_middleware,
+    app = web.Application(middlewares=[edge_middleware, shell.middleware,
                                        body_budget.middleware(budget, config.max_body_bytes)],
                           client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()

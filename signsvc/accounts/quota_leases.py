@@ -44,21 +44,25 @@ class QuotaLeases:
         """Drops every block (the counters were emptied)."""
         self._leases.clear()
 
-    async def admit(self, limits: dict[str, int], window_start: int) -> dict[str, int]:
-        """Counts one request in each bucket unless one of them has no quota left; answers what each bucket's
-        limit has left (-1 for a bucket that refused the request)."""
+    async def admit(self, limits: dict[str, int], window_start: int) -> tuple[int, int]:
+        """Counts one request in each bucket unless one of them has no quota left; answers what is left of the
+        tightest limit (-1 when a bucket refused the request) and that limit."""
         leases = self._in_window(window_start, limits)
-        empty = sorted(bucket for bucket, lease in leases.items() if lease.empty)
-        if not empty:
-            return _take(leases, limits)
-        async with contextlib.AsyncExitStack() as locks:  # one refill of a bucket at a time: requests
-            for bucket in empty:                         # waiting for it use its block
+        while empty := sorted(bucket for bucket, lease in leases.items() if lease.empty):
+            await self._refill(leases, limits, empty, window_start)
+        return _take(leases, limits)
+
+    async def _refill(self, leases: dict[str, _Lease], limits: dict[str, int], empty: list[str],
+                      window_start: int) -> None:
+        """Takes a block for each empty bucket; one refill of a bucket at a time, so that requests waiting for
+        it use its block. Another bucket may be empty again by the time it returns."""
+        async with contextlib.AsyncExitStack() as locks:
+            for bucket in empty:
                 await locks.enter_async_context(leases[bucket].refilling)
             if wanted := {bucket: leases[bucket].next_block for bucket in empty if leases[bucket].empty}:
                 counts = await stored.hit(self.db, wanted, window_start)
                 for bucket, block in wanted.items():
                     _grant(leases[bucket], limits[bucket], block, counts[bucket])
-            return _take(leases, limits)
 
     def _in_window(self, window_start: int, limits: dict[str, int]) -> dict[str, _Lease]:
         if window_start != self._window:
@@ -66,12 +70,15 @@ class QuotaLeases:
         return {bucket: self._leases.setdefault(bucket, _Lease()) for bucket in limits}
 
 
-def _take(leases: dict[str, _Lease], limits: dict[str, int]) -> dict[str, int]:
+def _take(leases: dict[str, _Lease], limits: dict[str, int]) -> tuple[int, int]:
     admitted = all(lease.left > 0 for lease in leases.values())
-    for lease in leases.values():
+    tightest = None
+    for bucket, lease in leases.items():
         lease.left -= admitted
-    return {bucket: limits[bucket] - lease.counted + lease.left if lease.left or admitted else -1
-            for bucket, lease in leases.items()}
+        left = (limits[bucket] - lease.counted + lease.left if lease.left or admitted else -1, limits[bucket])
+        tightest = left if tightest is None else min(tightest, left)
+    assert tightest is not None
+    return tightest
 
 
 def _grant(lease: _Lease, limit: int, block: int, count: int) -> None:

@@ -9,9 +9,10 @@ database, so every process sharing the database shares the counts; each process 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, NamedTuple
+
+from aiohttp import web
 
 import storage.rate_limits as stored
 from signsvc.accounts.quota_leases import QuotaLeases
@@ -32,8 +33,7 @@ SIGN_INS_PER_ADDRESS = 20
 SIGN_INS_PER_EMAIL = 10
 
 
-@dataclass(frozen=True)
-class Quota:
+class Quota(NamedTuple):
     """What is left of the tightest limit in the current window."""
 
     limit: int
@@ -45,9 +45,14 @@ class Quota:
     def exceeded(self) -> bool:
         return self.remaining < 0
 
-    def headers(self) -> dict[str, str]:
-        return {"X-RateLimit-Limit": str(self.limit), "X-RateLimit-Remaining": str(max(self.remaining, 0)),
-                "X-RateLimit-Reset": str(self.reset)}
+    def tell(self, response: web.StreamResponse) -> None:
+        """Puts the X-RateLimit-* headers on the response, and Retry-After on a 429."""
+        headers = response.headers
+        headers["X-RateLimit-Limit"] = str(self.limit)
+        headers["X-RateLimit-Remaining"] = str(max(self.remaining, 0))
+        headers["X-RateLimit-Reset"] = str(self.reset)
+        if response.status == 429:
+            headers["Retry-After"] = str(self.retry_after)
 
 
 class RateLimits:
@@ -89,10 +94,8 @@ class RateLimits:
         if not self._listening:
             await self.db.listen(stored.EMPTIED, self._leases.forget)
             self._listening = True
-        left = await self._leases.admit(active, window_start) if active else {}
-        remaining, limit = min(((left[bucket], limit) for bucket, limit in active.items()),
-                               default=(UNLIMITED, UNLIMITED))
-        return Quota(limit=limit, remaining=remaining, reset=reset, retry_after=max(1, math.ceil(reset - now)))
+        remaining, limit = await self._leases.admit(active, window_start) if active else (UNLIMITED, UNLIMITED)
+        return Quota(limit, remaining, reset, max(1, math.ceil(reset - now)))
 
     def kinds(self) -> list[Kind]:
         return [Kind(PRUNE_JOB, self._prune, every=timedelta(seconds=WINDOW_SECONDS))]

@@ -40,8 +40,9 @@ class BodyBudget:
 
     def size_of(self, request: web.Request, max_body_bytes: int) -> int:
         """The bytes the request's body may take: 0 for none or a small one."""
-        counted = request.path.startswith("/api/") or CONSOLE_UPLOADS.fullmatch(request.path)
-        if not request.body_exists or not counted:
+        if not request.body_exists:
+            return 0
+        if not (request.path.startswith("/api/") or CONSOLE_UPLOADS.fullmatch(request.path)):
             return 0
         length = request.content_length
         if length is None:
@@ -50,8 +51,6 @@ class BodyBudget:
 
     async def within(self, size: int, handler: Handler, request: web.Request) -> web.StreamResponse:
         """The handler's response, the body's size held meanwhile; Busy when it does not fit."""
-        if not size:
-            return await handler(request)
         if self.capacity and self.held and self.held + size > self.capacity:
             raise Busy()
         self.held += size
@@ -64,8 +63,11 @@ class BodyBudget:
 def middleware(budget: BodyBudget, max_body_bytes: int) -> Middleware:
     @web.middleware
     async def within_budget(request: web.Request, handler: Handler) -> web.StreamResponse:
+        size = budget.size_of(request, max_body_bytes)
+        if not size:
+            return await handler(request)
         try:
-            return await budget.within(budget.size_of(request, max_body_bytes), handler, request)
+            return await budget.within(size, handler, request)
         except Busy as busy:
             if request.path.startswith("/console/") and request.content_type != "application/json":
                 raise  # a console form: its middleware answers with a page

@@ -1,6 +1,6 @@
-"""The two middlewares every request passes: errors become JSON (a browser asking for a page that does not
-exist gets a page); /api requests are keyed and counted. Every response outside the API carries the
-pages' protective headers."""
+"""The middleware every request passes first: /api requests are keyed and counted; errors become JSON (a browser
+asking for a page that does not exist gets a page). Every response outside the API carries the pages'
+protective headers. One middleware, not two: each is a coroutine more on every request."""
 
 from __future__ import annotations
 
@@ -51,9 +51,13 @@ def account_id(request: web.Request) -> int | None:
 
 
 @web.middleware
-async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Turns every failure into `{"error": message}`; never HTML, never a stack trace."""
+async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Authenticates and counts /api requests; turns every failure into `{"error": message}`, never HTML, never
+    a stack trace."""
+    api = is_api(request)
     try:
+        if api:
+            await _keyed(request)
         response = await handler(request)
     except errors.ServiceError as exc:
         response = error_response(exc.status, exc.message)
@@ -70,13 +74,11 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
     except Exception:
         log.exception("unhandled error on %s %s", request.method, loggable_path(request.path))
         response = error_response(500, errors.ServiceError.message)
-    if not is_api(request):
+    if not api:
         rendering.protect(request.path, response)
     quota = request.get(_QUOTA)
     if quota is not None:
-        response.headers.update(quota.headers())
-        if response.status == 429:
-            response.headers["Retry-After"] = str(quota.retry_after)
+        quota.tell(response)
     return response
 
 
@@ -93,19 +95,15 @@ def _http_error(request: web.Request, exc: web.HTTPException) -> web.Response:
     return error_response(exc.status, message, headers)
 
 
-@web.middleware
-async def api_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Authenticates /api requests and counts them against the rate limits."""
-    if not is_api(request):
-        return await handler(request)
-    found = await request.app[ACCOUNTS].find_principal(request.headers.get(TOKEN_HEADER))
-    quota = await request.app[RATE_LIMITS].take(key_id=found.key_id if found else None,
-                                               client=client_address(request))
+async def _keyed(request: web.Request) -> None:
+    """Finds who the key acts as and counts the request against the rate limits; raises when it goes no further."""
+    app = request.app
+    found = await app[ACCOUNTS].find_principal(request.headers.get(TOKEN_HEADER))
+    quota = await app[RATE_LIMITS].take(key_id=found.key_id if found else None, client=client_address(request))
     request[_QUOTA] = quota
     if quota.exceeded:
         raise errors.TooManyRequests()
     request[_PRINCIPAL] = auth.require_access(found)
-    return await handler(request)
 
 
 async def within_page_limits(request: web.Request, submitter_id: int | None = None) -> bool:

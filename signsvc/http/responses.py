@@ -6,11 +6,12 @@ from typing import Any
 
 from aiohttp import web
 
-from signsvc.wire.encoding import dumps
+from signsvc.wire.encoding import encoded
 
 
 def json_response(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.json_response(data, status=status, headers=headers, dumps=dumps)
+    return web.Response(body=encoded(data), status=status, headers=headers, content_type="application/json",
+                        charset="utf-8")
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:

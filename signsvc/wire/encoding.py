@@ -9,7 +9,11 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 log = logging.getLogger(__name__)
+# Datetimes and dataclasses are written by `_default`, as the standard library path writes them.
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in text json made: pairs are one character by then
 
@@ -20,9 +24,20 @@ def iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def encoded(data: Any) -> bytes:
+    """JSON that any client reads, in UTF-8: orjson's (a tenth of the standard library's time). The API refuses
+    what JSON and UTF-8 cannot carry, but a record stored before it did may hold some: a number that is not
+    finite goes as null, and what orjson cannot write (a lone surrogate, an integer beyond 64 bits) goes the
+    standard library's way (`dumps`)."""
+    try:
+        return orjson.dumps(data, default=_default, option=_ORJSON_OPTIONS)
+    except orjson.JSONEncodeError:
+        return dumps(data).encode()
+
+
 def dumps(data: Any) -> str:
-    """JSON that any client reads, as UTF-8. The API refuses what JSON and UTF-8 cannot carry, but a record
-    stored before it did may hold some: a number that is not finite goes as null, a lone surrogate as U+FFFD."""
+    """JSON that any client reads, as text, by the standard library: a number that is not finite goes as null, a
+    lone surrogate as U+FFFD, each with a warning."""
     try:
         text = _dumps(data)
     except ValueError:  # NaN or Infinity
