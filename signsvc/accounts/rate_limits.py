@@ -12,8 +12,6 @@ import math
 from datetime import timedelta
 from typing import Any, NamedTuple
 
-from aiohttp import web
-
 import storage.rate_limits as stored
 from signsvc.accounts.quota_leases import QuotaLeases
 from signsvc.infra.clock import Clock
@@ -45,14 +43,9 @@ class Quota(NamedTuple):
     def exceeded(self) -> bool:
         return self.remaining < 0
 
-    def tell(self, response: web.StreamResponse) -> None:
-        """Puts the X-RateLimit-* headers on the response, and Retry-After on a 429."""
-        headers = response.headers
-        headers["X-RateLimit-Limit"] = str(self.limit)
-        headers["X-RateLimit-Remaining"] = str(max(self.remaining, 0))
-        headers["X-RateLimit-Reset"] = str(self.reset)
-        if response.status == 429:
-            headers["Retry-After"] = str(self.retry_after)
+    def headers(self) -> dict[str, str]:
+        return {"X-RateLimit-Limit": str(self.limit), "X-RateLimit-Remaining": str(max(self.remaining, 0)),
+                "X-RateLimit-Reset": str(self.reset)}
 
 
 class RateLimits:
