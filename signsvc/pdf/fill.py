@@ -21,7 +21,7 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 from PIL import ExifTags, ImageOps
 
-from signsvc.pdf import fonts, geometry, images, prefilled, reading, stamping
+from signsvc.pdf import font_cache, fonts, geometry, images, prefilled, reading, stamping
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.value_text import text_of
 
@@ -221,7 +221,7 @@ def _fonts(texts: dict[str, str], font_dir: str | None) -> tuple[list[str], dict
     known = fonts.coverage(paths[0]) | {ord("\n")}
     if lacking := {ord(char) for text in texts.values() for char in text} - known:
         fallback = fonts.fallback_font(font_dir)
-        if fallback and lacking & fonts.coverage(fallback):  # 320 ms and 34 MB: only when it draws something
+        if fallback and lacking & fonts.coverage(fallback):  # kept out of documents that don't draw with it
             paths.append(fallback)
             known = known | fonts.coverage(fallback)
     if undrawable := fonts.undrawable(texts.values(), known):
@@ -230,13 +230,13 @@ def _fonts(texts: dict[str, str], font_dir: str | None) -> tuple[list[str], dict
 
 
 def _document(paths: list[str]) -> FPDF:
-    """A fresh FPDF with the fonts loaded: never reused across documents."""
+    """A fresh FPDF with its own fonts (parsed once per process): never reused across documents."""
     pdf = FPDF(unit="pt")
     pdf.set_margin(0)
     pdf.set_auto_page_break(False)
     pdf.c_margin = 0
     for name, path in zip(("text", "fallback"), paths, strict=False):
-        pdf.add_font(name, fname=path)
+        font_cache.add_font(pdf, name, path)
     if len(paths) > 1:
         pdf.set_fallback_fonts(["fallback"], exact_match=False)
     return pdf

@@ -9,8 +9,9 @@ Text from the data is drawn as written, never as markup; tabs become spaces and 
 characters are dropped. The same data always gives the same bytes.
 
 Fonts are found as `signsvc.pdf.fonts` says: DejaVu Sans, and the CJK fallback font (Droid Sans
-Fallback, else the packaged Noto Sans CJK) added only when some text has a character DejaVu lacks (it
-costs ~0.3 s); headings and labels are in DejaVu Sans Bold, looked for the same way (Debian's
+Fallback, else the packaged Noto Sans CJK) added only when some text has a character DejaVu lacks (else
+it would be embedded for nothing; each font is parsed once per process, `signsvc.pdf.font_cache`);
+headings and labels are in DejaVu Sans Bold, looked for the same way (Debian's
 `fonts-dejavu-core` has it), else in DejaVu Sans. Without DejaVu Sans `fonts.MissingFont` says what to
 install; a character no font found has is drawn as `fonts.substitute`, logged, and named by
 `with_replacement_note` in a last event.
@@ -27,7 +28,7 @@ from typing import Any
 from fpdf import FPDF
 from fpdf.enums import TextEmphasis
 
-from signsvc.pdf import font_files, fonts
+from signsvc.pdf import font_cache, font_files, fonts
 from signsvc.pdf.errors import PdfError
 
 TEST_MODE = "Test document, not legally binding"
@@ -53,6 +54,12 @@ def fonts_for(data: Any, font_dir: str | None) -> FontPaths:
     if lacking := fonts.undrawable(_texts(data), drawn(paths)):
         fonts.warn_replaced(lacking, "a record's text")
     return paths
+
+
+def every_font(font_dir: str | None) -> list[str]:
+    """The files of every font a record or a filled value may be drawn in: DejaVu Sans, its bold, the fallback."""
+    regular = fonts.check(font_dir)
+    return list(dict.fromkeys(path for path in (regular, _bold_font(font_dir), fonts.fallback_font(font_dir)) if path))
 
 
 def drawn(font_paths: FontPaths) -> frozenset[int]:
@@ -140,10 +147,10 @@ def open_document(title: str, id_label: str, record_id: str, *, test_mode: bool,
     pdf.set_margins(MARGIN, TOP, MARGIN)
     pdf.set_auto_page_break(True, BOTTOM)
     regular, bold, fallback = font_paths
-    pdf.add_font(FAMILY, "", regular)
-    pdf.add_font(FAMILY, "B", bold)
+    font_cache.add_font(pdf, FAMILY, regular)
+    font_cache.add_font(pdf, FAMILY, bold, "B")
     if fallback:
-        pdf.add_font(FALLBACK, "", fallback)
+        font_cache.add_font(pdf, FALLBACK, fallback)
         pdf.set_fallback_fonts([FALLBACK], exact_match=False)
         pdf.with_fallback = True
     pdf.drawn = drawn(font_paths)
