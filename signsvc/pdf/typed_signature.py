@@ -33,7 +33,7 @@ def render_typed_signature(text: str, font_dir: str | None = None) -> bytes:
     origin = ((SIZE[0] - (right - left)) / 2 - left, (SIZE[1] - (bottom - top)) / 2 - top)
     draw.text(origin, text, font=font, fill=INK)
     output = io.BytesIO()
-    image.save(output, "PNG", optimize=True)
+    image.save(output, "PNG")  # zlib's default level: 3 ms; optimize=True took 17 ms to save 6%
     return output.getvalue()
 
 

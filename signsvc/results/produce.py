@@ -13,6 +13,7 @@ nothing twice.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -105,12 +106,19 @@ class Producer:
         audit_pdf = await self.pool.run(pdf_calls.audit_log, log_data, self.font_dir)
         title = submission.name or submission.template_name
         audit_name = f"Audit Log - {title}"
-        produced.append(Produced("audit_log", 0, audit_name,
-                                 slots.pdf_file(audit_name, await self._seal(submission, audit_pdf.data, audit_name))))
-        merged = await self.pool.run(pdf_calls.merge_pdfs, [pdf.data for _, pdf in filled] + [audit_pdf.data])
-        produced.append(Produced("combined", 0, title,
-                                 slots.pdf_file(title, await self._seal(submission, merged.data, title))))
+        # Both at once, in two pool workers when two are free: the audit log sealed; the combined document made, sealed.
+        sealed_audit, combined = await asyncio.gather(self._seal(submission, audit_pdf.data, audit_name),
+                                                      self._combined(submission, filled, audit_pdf, title))
+        produced.append(Produced("audit_log", 0, audit_name, slots.pdf_file(audit_name, sealed_audit)))
+        produced.append(Produced("combined", 0, title, slots.pdf_file(title, combined)))
         return produced
+
+    async def _combined(self, submission: Submission, filled: list[tuple[dict[str, Any], Hashed]], audit_pdf: Hashed,
+                        title: str) -> Hashed:
+        """The filled documents and the audit log as one PDF, sealed (the parts unsealed: a sealed file can't
+        be merged into another one without breaking its signature)."""
+        merged = await self.pool.run(pdf_calls.merge_pdfs, [pdf.data for _, pdf in filled] + [audit_pdf.data])
+        return await self._seal(submission, merged.data, title)
 
     async def _seal(self, submission: Submission, pdf: bytes, name: str) -> Hashed:
         return await self.sealer.seal(pdf, f"submission {submission.id}: {slots.filename(name)}")
