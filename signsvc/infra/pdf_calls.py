@@ -280,12 +280,16 @@ def load_signing_p12(data: bytes, password: str | None) -> SigningChain:
 
 
 def warm(chain: SigningChain, font_dir: str | None = None) -> None:
-    """Loads the signing key and the text font into this worker's caches, as a server starts."""
-    from signsvc.pdf import fonts, seal
+    """Loads the signing key and every font the documents are drawn with (DejaVu Sans and its bold, the CJK
+    fallback) into this worker's caches, as a server starts: no document waits for them later. The fonts a
+    default install has are parsed already (by the forkserver, `signsvc.pdf.preload`); fonts in a configured
+    font directory are parsed here."""
+    from signsvc.pdf import font_cache, record_pages, seal
 
     with _engine_errors():
         seal.signer_for(chain.pems())
-        fonts.coverage(fonts.check(font_dir))
+        for path in record_pages.every_font(font_dir):
+            font_cache.load(path)
 
 
 def decode(text: str) -> bytes:

@@ -19,6 +19,9 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+# Imported once by the forkserver, before it forks a worker: the engines' libraries and the fonts, which
+# each worker then has from its start (instead of the default, the server's `__main__`, which no worker needs).
+PRELOADED = ["signsvc.pdf.preload"]
 TASKS_PER_WORKER = 200
 WATCH_SECONDS = 0.5
 
@@ -56,7 +59,9 @@ class PdfPool:
         self._executor, self._tasks = self._new_executor(), 1
 
     def _new_executor(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("forkserver"),
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOADED)  # read when the forkserver starts: with the first task
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
                                    initializer=_start_worker, initargs=(os.getpid(),))
 
 
