@@ -19,16 +19,29 @@ the bare-aiohttp median. CPU time moves much less than wall time when other work
 Servers run with SIGNSVC_LOG_LEVEL=WARNING; anything they write to stderr (other than the stop
 notice), a non-zero exit or a slow stop is reported.
 
-    python bench/startup.py [--runs 5] [--skip-postgres]
+--first-upload measures instead what the first document upload after a start costs: per run, signsvc
+on a fresh SQLite file (limits lifted), and as soon as its ready line is read, `POST /api/templates`
+with a 10-page form (`bench/templates.py`'s, a different reference each time, 20 fields, previews
+rendered by the PDF pool, whose workers start after the ready line); then FIRST_UPLOAD_WARM more uploads
+one at a time, on the now warm server; then the same again after a restart on that file (no signing
+key to make this time). Printed per start and run, and as medians: spawn to ready line, the first
+upload (from its send to its answer), the median warm upload, and their ratio.
+
+    python bench/startup.py [--runs 5] [--skip-postgres] [--first-upload]
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from harness import arguments, databases, report, servers
+from harness.client import api_session, create_template
+from harness.samples import b64
+from harness.usage import descendants, tree_cpu_seconds
 
 # A measurement: (wall seconds to the line, CPU seconds used by then, notes).
 Measure = Callable[[Path], tuple[float, float, list[str]]]
@@ -124,11 +137,70 @@ def print_report(times: dict[str, list[tuple[float, float]]], notes: dict[str, s
         servers.print_notes(name, sorted(found))
 
 
+FIRST_UPLOAD_WARM = 3
+
+
+async def uploads(base_url: str, count: int, pid: int) -> tuple[list[float], float]:
+    """Seconds each of `count` template creations took, one after another, the first sent at once; and the
+    CPU seconds the server's pool (forkserver and workers) had used when the first was answered."""
+    from templates import form_pdf
+
+    bodies = [{"name": f"first upload {n}", "documents": [{"name": "form", "file": b64(form_pdf(f"upload {n}"))}]}
+              for n in range(count)]
+    seconds, pool_cpu = [], 0.0
+    async with api_session() as session:
+        for body in bodies:
+            sent = time.perf_counter()
+            await create_template(session, base_url, body)
+            seconds.append(time.perf_counter() - sent)
+            pool_cpu = pool_cpu or tree_cpu_seconds(descendants(pid))
+    return seconds, pool_cpu
+
+
+STARTS = ("first start", "restart")  # a fresh database (the signing key made at start), then the same one again
+
+
+def first_upload(runs: int) -> None:
+    """Per run, two starts on one SQLite file, each with its first upload and the warm ones after it."""
+    samples: dict[str, list[tuple[float, ...]]] = {start: [] for start in STARTS}
+    for run in range(1, runs + 1):
+        with servers.temp_dir() as workdir:
+            for start in STARTS:
+                with servers.running(start, servers.signsvc_argv(), servers.signsvc_env(databases.sqlite_url(workdir)),
+                                     workdir) as server:
+                    (first, *warm), pool_cpu = asyncio.run(uploads(server.base_url, 1 + FIRST_UPLOAD_WARM, server.pid))
+                samples[start].append((server.ready_seconds, first, pool_cpu, report.median(warm)))
+        report.progress(f"run {run}/{runs} done")
+    rows = []
+    for start, values in samples.items():
+        for label, (ready, first, pool_cpu, warm) in [*((f"{start}, run {n}", v) for n, v in enumerate(values, 1)),
+                                                      (f"{start}, median", _medians(values))]:
+            rows.append([label, report.ms(ready), report.ms(first), report.ms(pool_cpu), report.ms(warm),
+                         report.ratio(first, warm)])
+    report.print_table(["sqlite file", "spawn -> ready ms", "first upload ms", "pool CPU ms by then", "warm upload ms",
+                        "first / warm"], rows)
+    print(f"\nfirst upload: POST /api/templates (10-page form, 20 fields) sent as soon as the ready line was read;\n"
+          f"pool CPU: what the forkserver and the workers had used by the first upload's answer (starting, warming,\n"
+          f"the upload; on a first start also making the signing key); warm upload: the median of the\n"
+          f"{FIRST_UPLOAD_WARM} same uploads after it, one at a time. first start: a fresh database; restart:\n"
+          "the same database started again (its signing key already made).")
+
+
+def _medians(values: list[tuple[float, ...]]) -> tuple[float, ...]:
+    return tuple(report.median(list(column)) for column in zip(*values, strict=True))
+
+
 def main() -> int:
     parser = arguments(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="starts per variant (default 5)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres variant")
+    parser.add_argument("--first-upload", action="store_true",
+                        help="measure the first template upload right after the ready line instead")
     args = parser.parse_args()
+    if args.first_upload:
+        print(f"signsvc first upload after a start, {args.runs} starts; {report.machine_line()}\n")
+        first_upload(args.runs)
+        return 0
     if not args.skip_postgres:
         databases.require_postgres(parser)
     print(f"signsvc startup, {args.runs} runs per variant; {report.machine_line()}; "
