@@ -97,14 +97,15 @@ async def prepare(db: Database, clock: Clock, config: Config) -> IssuedKeys | No
     return await accounts.bootstrap(live_key=config.api_key, test_key=config.test_api_key)
 
 
-async def open_configured_database(config: Config) -> Database:
-    """The database `SIGNSVC_DATABASE_URL` names. A SQLite file whose directory cannot be created or written is a
-    start error that says so: SQLite would fail later, on its journal, or in a thread the failed open leaves behind."""
+async def open_configured_database(config: Config, *, single_process: bool = True) -> Database:
+    """The database `SIGNSVC_DATABASE_URL` names; `single_process=False` in each of several serving processes
+    (`--workers`). A SQLite file whose directory cannot be created or written is a start error that says so:
+    SQLite would fail later, on its journal, or in a thread the failed open leaves behind."""
     if (path := _sqlite_path(config.database_url)) is not None:
         setting = f"SIGNSVC_DATABASE_URL={config.database_url}"
         _check_writable_directory(path.parent, setting)
         _check_writable_file(path, setting)
-    return await open_database(config.database_url)
+    return await open_database(config.database_url, single_process=single_process)
 
 
 def check_data_dir(config: Config) -> None:
@@ -219,7 +220,7 @@ class _Parts:
             yield
 
     async def _database(self, app: web.Application, stack: contextlib.AsyncExitStack) -> Database:
-        db = self.given_db or await open_configured_database(self.config)
+        db = self.given_db or await open_configured_database(self.config, single_process=self.config.workers == 1)
         if self.given_db is None:
             stack.push_async_callback(db.close)
         app[appkeys.DB], app[appkeys.CLOCK] = db, self.clock

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 
 from signsvc.cli import accounts, serve, signing, webhooks
@@ -19,10 +18,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         port = None if args.port is None else configuration.checked_port(args.port, "--port")
-        config = configuration.from_env().replace(host=args.host, port=port, database_url=args.database)
-        logging.basicConfig(level=config.log_level, stream=sys.stderr,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        config = configuration.from_env().replace(host=args.host, port=port, database_url=args.database,
+                                                  workers=args.workers)
+        serve.configure_logging(config)
         command = getattr(args, "run", serve.serve_command)
+        if command is serve.serve_command and config.workers > 1:
+            from signsvc.cli.workers import supervise_command  # only a supervisor needs multiprocessing
+
+            command = supervise_command
         return asyncio.run(command(config, args)) or 0
     except (ConfigError, StorageError, errors.ServiceError, ValueError) as exc:
         print(f"signsvc: {exc}", file=sys.stderr)
@@ -37,13 +40,26 @@ def parser() -> argparse.ArgumentParser:
     listen = argparse.ArgumentParser(add_help=False)
     listen.add_argument("--host", default=argparse.SUPPRESS, help="listen address (SIGNSVC_HOST)")
     listen.add_argument("--port", type=int, default=argparse.SUPPRESS, help="listen port (SIGNSVC_PORT)")
+    listen.add_argument("--workers", type=_worker_count, default=argparse.SUPPRESS, metavar="N",
+                        help="serving processes sharing the port and the database, for more cores; "
+                             "1 (the default) is one process (SIGNSVC_WORKERS)")
 
     top = argparse.ArgumentParser(prog="python run.py", parents=[common, listen],
                                   description="signsvc, a self-hostable electronic-signature service.")
-    top.set_defaults(host=None, port=None, database=None)
+    top.set_defaults(host=None, port=None, database=None, workers=None)
     commands = top.add_subparsers(title="commands", metavar="COMMAND")
     serve.add_commands(commands, common, listen)
     accounts.add_commands(commands, common)
     webhooks.add_commands(commands, common)
     signing.add_commands(commands, common)
     return top
+
+
+def _worker_count(value: str) -> int:
+    try:
+        count = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of processes") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{count} is not a number of processes: use 1 or more")
+    return count

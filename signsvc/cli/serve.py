@@ -1,5 +1,5 @@
-"""`python run.py serve`: listen, print the ready line, stop gracefully on SIGTERM or SIGINT; and
-`python run.py migrate`."""
+"""`python run.py serve`: listen, print the ready line, stop gracefully on SIGTERM or SIGINT (with
+`--workers N`, several processes do: signsvc/cli/workers.py); and `python run.py migrate`."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from signsvc.infra.config import Config, ConfigError
 
 # In-flight requests get this long to finish once a stop is asked for.
 SHUTDOWN_TIMEOUT_SECONDS = 30.0
+STOPPING = "signsvc stopping: finishing requests and jobs under way"
 # Keys are stored as hashes, so a later start cannot print them again; it says how to get a new one.
 KEYS_SHOWN_ONCE = (f"API keys are printed on the first start only; for a new one: python run.py keys rotate "
                    f"{DEFAULT_EMAIL} (add --mode test for the test key)")
@@ -51,10 +52,10 @@ async def serve(config: Config) -> None:
     config = config.replace(port=sock.getsockname()[1])
     runner = await start(create_app(config), sock)
     try:
-        stop = _stop_signals()  # before the ready line: whoever reads it may signal at once
-        print_ready(config, runner.app)
+        stop = stop_signals()  # before the ready line: whoever reads it may signal at once
+        print_ready(config, runner.app[ISSUED_KEYS], runner.app[SETUP_LINK])
         await stop.wait()
-        print("signsvc stopping: finishing requests and jobs under way", file=sys.stderr, flush=True)
+        print(STOPPING, file=sys.stderr, flush=True)
     finally:
         await runner.cleanup()
 
@@ -62,9 +63,7 @@ async def serve(config: Config) -> None:
 async def start(app: web.Application, sock: socket.socket) -> web.AppRunner:
     """Starts the app (database, worker) and serves it on `sock`; `runner.cleanup()` stops it
     gracefully: no new connections, requests under way finish, the worker finishes its jobs."""
-    runner = web.AppRunner(app, access_log_class=AccessLogger, access_log=logging.getLogger("signsvc.access"),
-                           shutdown_timeout=SHUTDOWN_TIMEOUT_SECONDS)
-    await runner.setup()
+    runner = await set_up(app)
     try:
         await web.SockSite(runner, sock).start()
     except BaseException:
@@ -73,10 +72,18 @@ async def start(app: web.Application, sock: socket.socket) -> web.AppRunner:
     return runner
 
 
-def print_ready(config: Config, app: web.Application) -> None:
-    lines = [f"signsvc ready: site {config.site}  api {config.site}/api", *_key_lines(config, app[ISSUED_KEYS])]
-    if (issued := app[ISSUED_KEYS]) and (link := app[SETUP_LINK]):
-        lines.append(f"Console setup link (sets the password of {issued.user.email}): {link}")
+async def set_up(app: web.Application) -> web.AppRunner:
+    """Starts the app (database, worker) without serving it yet."""
+    runner = web.AppRunner(app, access_log_class=AccessLogger, access_log=logging.getLogger("signsvc.access"),
+                           shutdown_timeout=SHUTDOWN_TIMEOUT_SECONDS)
+    await runner.setup()
+    return runner
+
+
+def print_ready(config: Config, issued: IssuedKeys | None, setup_link: str | None) -> None:
+    lines = [f"signsvc ready: site {config.site}  api {config.site}/api", *_key_lines(config, issued)]
+    if issued and setup_link:
+        lines.append(f"Console setup link (sets the password of {issued.user.email}): {setup_link}")
     print("\n".join(lines), flush=True)
 
 
@@ -89,8 +96,10 @@ def _key_lines(config: Config, issued: IssuedKeys | None) -> list[str]:
     return [KEYS_SHOWN_ONCE]
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """The listening socket; an address that cannot be had is a start error that names it and why."""
+def bind(host: str, port: int, *, reuse_port: bool = False, listen: bool = True) -> socket.socket:
+    """The listening socket; an address that cannot be had is a start error that names it and why.
+    `reuse_port`: one of several processes' sockets on the same port, the kernel spreading connections among
+    those that listen (`--workers`); `listen=False`: bound only, holding the port for them."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except socket.gaierror:
@@ -99,8 +108,11 @@ def bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
-        sock.listen(128)
+        if listen:
+            sock.listen(128)
     except OSError as error:
         sock.close()
         raise ConfigError(f"cannot listen on {_shown(host, port)}: {_why_not(error, port)}") from None
@@ -122,7 +134,14 @@ def _shown(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def _stop_signals() -> asyncio.Event:
+def configure_logging(config: Config) -> None:
+    """Log lines to stderr; with several serving processes each line names the process that wrote it."""
+    pid = " [%(process)d]" if config.workers > 1 else ""
+    logging.basicConfig(level=config.log_level, stream=sys.stderr,
+                        format=f"%(asctime)s %(levelname)s{pid} %(name)s: %(message)s")
+
+
+def stop_signals() -> asyncio.Event:
     """An event set by SIGTERM or SIGINT."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -47,6 +47,7 @@ class Config:
     font_dir: str | None = None
     testing: bool = False
     testing_fast_retries: bool = False
+    workers: int = 1  # serving processes; more than one: a supervisor starts them (signsvc/cli/workers.py)
 
     @property
     def site(self) -> str:
@@ -109,6 +110,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "font_dir": ("SIGNSVC_FONT_DIR", str),
     "testing": ("SIGNSVC_TESTING", _boolean),
     "testing_fast_retries": ("SIGNSVC_TESTING_FAST_RETRIES", _boolean),
+    "workers": ("SIGNSVC_WORKERS", int),
 }
 
 
@@ -130,6 +132,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
     for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
+    if config.workers < 1:
+        raise ConfigError("SIGNSVC_WORKERS must be at least 1 (1: one process, the default)")
     if not 0 < config.webhook_timeout_seconds <= 300:
         raise ConfigError("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS must be more than 0 and at most 300")
     if (config.webhook_secret_header is None) != (config.webhook_secret is None):

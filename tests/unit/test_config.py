@@ -41,3 +41,9 @@ def test_an_smtp_url_that_cannot_be_used_stops_the_start_naming_the_variable():
     with pytest.raises(ConfigError, match="^SIGNSVC_SMTP_URL must start with smtp:// or smtps://"):
         from_env({"SIGNSVC_SMTP_URL": "ftp://mail.example.com"})
     assert from_env({"SIGNSVC_SMTP_URL": "smtps://u:p@mail.example.com"}).smtp_url == "smtps://u:p@mail.example.com"
+
+
+def test_workers_default_to_one_process_and_must_be_at_least_one():
+    assert from_env({}).workers == 1 and from_env({"SIGNSVC_WORKERS": "4"}).workers == 4
+    with pytest.raises(ConfigError, match=r"^SIGNSVC_WORKERS must be at least 1"):
+        from_env({"SIGNSVC_WORKERS": "0"})
