@@ -7,6 +7,11 @@ Targets, one after another in the same run, each a separate server process on 12
 signsvc runs with SIGNSVC_RATE_LIMIT_PER_KEY=0 and SIGNSVC_RATE_LIMIT_PER_IP=0 (limits lifted), a
 fixed live key, and SIGNSVC_LOG_LEVEL=WARNING (the per-request access log silenced).
 `--with-limits` adds signsvc rows with both limits on but set too high to be reached.
+`--workers N` (N > 1) adds, next to each row, the same target with N serving processes on one port: the bare
+app as N processes listening with SO_REUSEPORT under a launcher (the fair ceiling for N workers), and signsvc
+as `run.py --workers N`; those rows are compared with the bare app on N processes, and with their own
+target on one process (vs 1 proc). Their server CPU is that of the launcher or supervisor and the processes
+just below it (the workers; not their PDF pools).
 
 The load generator (--client) is, for every target alike:
   - wrk (the default): `wrk -t1 -c64 --latency` with the key as a header, a subprocess; a --warmup run
@@ -16,15 +21,16 @@ The load generator (--client) is, for every target alike:
     sending requests back to back for --warmup seconds (not counted), then --seconds seconds (counted:
     requests completed in that window, latencies from send to body read); MAX_REQUESTS per target is a
     backstop. It needs about as much CPU per request as the bare server, so it bounds the figures.
-Before the load, one request checks that the body is the expected user. Any failed request (an error,
-a timeout, a status other than 2xx/3xx for wrk, other than 200 for python) makes the target fail: it
-is reported as failed, never as a figure. Also printed: the CPU used in the counted window by the
-client (wrk's own CPU, or this process's), by the server process and by the whole machine, and the CPU
-the hypervisor stole (/proc/stat). Client, server and Postgres share the machine's cores. With
+Before the load, the server's processes are left to settle (its PDF pools warm after the ready line: until
+they use under 5% of a core, 20 s at most); then one request checks that the body is the expected user.
+Any failed request (an error, a timeout, a status other than 2xx/3xx for wrk, other than 200 for python)
+makes the target fail: it is reported as failed, never as a figure. Also printed: the CPU used in the
+counted window by the client (wrk's own CPU, or this process's), by the server process and by the whole
+machine, and the CPU the hypervisor stole (/proc/stat). Client, server and Postgres share the machine's cores. With
 --rounds N every target is measured N times, in turns; the median round is shown.
 
     python bench/api.py [--seconds 5] [--warmup 1] [--rounds 1] [--skip-postgres] [--with-limits]
-                        [--client wrk|python]
+                        [--client wrk|python] [--workers N]
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import aiohttp
-from harness import arguments, client, databases, report, servers, wrk
+from harness import arguments, client, databases, report, servers, usage, wrk
 from harness.usage import CpuTimes
 
 CONNECTIONS = 64
@@ -47,6 +53,7 @@ REQUEST_TIMEOUT_SECONDS = 10
 MAX_REQUESTS = 2_000_000  # per target and round (python client), a backstop on top of the time bound
 UNREACHED = {"SIGNSVC_RATE_LIMIT_PER_KEY": str(10**9), "SIGNSVC_RATE_LIMIT_PER_IP": str(10**9)}
 PERCENTILES = (50, 90, 99)
+SETTLE_SHARE, SETTLE_STEP_SECONDS, SETTLE_TIMEOUT_SECONDS = 0.05, 0.25, 20.0
 
 
 @dataclass
@@ -64,7 +71,12 @@ async def check_user(base_url: str) -> None:
         await client.check_user(session, base_url)
 
 
-def load_wrk(base_url: str, server_pid: int, warmup: float, seconds: float) -> Result:
+def server_cpu(server: servers.Server, processes: int) -> Callable[[], CpuTimes]:
+    """CPU times now, the server's being its process and, when it runs several, those just below it (as `pool`)."""
+    return lambda: CpuTimes.now(server.pid, usage.children(server.pid) if processes > 1 else ())
+
+
+def load_wrk(base_url: str, cpu_now: Callable[[], CpuTimes], warmup: float, seconds: float) -> Result:
     """A warm-up run of wrk (its failures count, its figures do not), then the counted run; the
     server's CPU over the counted run, and wrk's own as the client's."""
     url = f"{base_url}/api/user"
@@ -74,15 +86,15 @@ def load_wrk(base_url: str, server_pid: int, warmup: float, seconds: float) -> R
     errors = {}
     if warmup:
         errors = {f"warm-up {k}": n for k, n in wrk.run(url, seconds=int(warmup), **options).output.errors.items()}
-    before = CpuTimes.now(server_pid)
+    before = cpu_now()
     counted = wrk.run(url, seconds=int(seconds), **options)
-    cpu = dataclasses.replace(CpuTimes.now(server_pid) - before, own=counted.cpu_seconds)
+    cpu = dataclasses.replace(cpu_now() - before, own=counted.cpu_seconds)
     out = counted.output
     return Result(out.requests, counted.wall_seconds, out.requests_per_second,
                   {p: out.latency_ms[p] for p in PERCENTILES}, {**errors, **out.errors}, cpu)
 
 
-async def load_python(base_url: str, server_pid: int, warmup: float, seconds: float) -> Result:
+async def load_python(base_url: str, cpu_now: Callable[[], CpuTimes], warmup: float, seconds: float) -> Result:
     """Closed-loop load from CONNECTIONS workers in this process; counts what completes in the measured window."""
     url = f"{base_url}/api/user"
     async with client.api_session(connections=CONNECTIONS, timeout=REQUEST_TIMEOUT_SECONDS) as session:
@@ -108,9 +120,9 @@ async def load_python(base_url: str, server_pid: int, warmup: float, seconds: fl
 
         async def cpu_window() -> CpuTimes:
             await asyncio.sleep(begin - time.perf_counter())
-            start = CpuTimes.now(server_pid)
+            start = cpu_now()
             await asyncio.sleep(end - time.perf_counter())
-            return CpuTimes.now(server_pid) - start
+            return cpu_now() - start
 
         cpu, *_ = await asyncio.gather(cpu_window(), *(worker() for _ in range(CONNECTIONS)))
     latencies.sort()
@@ -119,30 +131,61 @@ async def load_python(base_url: str, server_pid: int, warmup: float, seconds: fl
                   {"failed requests": errors[0]} if errors[0] else {}, cpu)
 
 
-def load(args: argparse.Namespace, server: servers.Server) -> Result:
+def settle(server: servers.Server, timeout: float = SETTLE_TIMEOUT_SECONDS) -> None:
+    """Waits until the server's processes (PDF pools included) use under SETTLE_SHARE of a core: signsvc's pools
+    start and warm after the ready line, N of them with --workers N, and would eat into the counted window."""
+    deadline = time.monotonic() + timeout
+    used = usage.tree_cpu_seconds([server.pid, *usage.descendants(server.pid)])
+    while time.monotonic() < deadline:
+        time.sleep(SETTLE_STEP_SECONDS)
+        before, used = used, usage.tree_cpu_seconds([server.pid, *usage.descendants(server.pid)])
+        if used - before < SETTLE_SHARE * SETTLE_STEP_SECONDS:
+            return
+
+
+def load(args: argparse.Namespace, server: servers.Server, processes: int) -> Result:
+    settle(server)
+    cpu_now = server_cpu(server, processes)
     if args.client == "wrk":
-        return load_wrk(server.base_url, server.pid, args.warmup, args.seconds)
-    return asyncio.run(load_python(server.base_url, server.pid, args.warmup, args.seconds))
+        return load_wrk(server.base_url, cpu_now, args.warmup, args.seconds)
+    return asyncio.run(load_python(server.base_url, cpu_now, args.warmup, args.seconds))
 
 
-def bench_bare(args: argparse.Namespace) -> Result:
-    with servers.running("bare aiohttp", servers.bare_argv(), servers.server_env(None)) as server:
-        return load(args, server)
+def bench_bare(args: argparse.Namespace, processes: int) -> Result:
+    with servers.running("bare aiohttp" + _times(processes), servers.bare_argv(processes),
+                         servers.server_env(None)) as server:
+        return load(args, server, processes)
 
 
-def bench_signsvc(kind: str, limits: dict[str, str], args: argparse.Namespace) -> Result:
+def bench_signsvc(kind: str, limits: dict[str, str], args: argparse.Namespace, workers: int) -> Result:
     """On a fresh database of `kind`: a SQLite file in the server's temporary working directory, or a
     Postgres schema."""
-    with servers.signsvc_on(kind, "bench_api", f"signsvc {kind}", **limits) as server:
-        return load(args, server)
+    with servers.signsvc_on(kind, "bench_api", f"signsvc {kind}{_times(workers)}", workers, **limits) as server:
+        return load(args, server, workers)
+
+
+def _times(processes: int) -> str:
+    """The suffix of a target's name run on several processes."""
+    return f" x{processes}" if processes > 1 else ""
 
 
 def targets(args: argparse.Namespace) -> dict[str, Callable[[], Result]]:
-    chosen: dict[str, Callable[[], Result]] = {"bare aiohttp": lambda: bench_bare(args)}
+    """Each target on one process, then (with --workers N) on N."""
+    counts = [1, args.workers] if args.workers > 1 else [1]
+    chosen: dict[str, Callable[[], Result]] = {
+        f"bare aiohttp{_times(n)}": lambda n=n: bench_bare(args, n) for n in counts}
     for suffix, limits in [("", {})] + ([(" +limits", UNREACHED)] if args.with_limits else []):
         for kind in databases.kinds(args.skip_postgres):
-            chosen[f"signsvc {kind}{suffix}"] = lambda kind=kind, limits=limits: bench_signsvc(kind, limits, args)
+            for n in counts:
+                chosen[f"signsvc {kind}{suffix}{_times(n)}"] = \
+                    lambda kind=kind, limits=limits, n=n: bench_signsvc(kind, limits, args, n)
     return chosen
+
+
+def on_one_process(name: str, args: argparse.Namespace) -> str | None:
+    """The name of the same target on one process, for a target run on several."""
+    suffix = _times(args.workers)
+    return name.removesuffix(suffix) if args.workers > 1 and name.endswith(suffix) else None
 
 
 def median_round(rounds: list[Result]) -> Result:
@@ -154,23 +197,31 @@ def failures(rounds: list[Result]) -> list[str]:
     return [f"round {n}: {what} {count}" for n, r in enumerate(rounds, 1) for what, count in r.errors.items()]
 
 
-def print_report(results: dict[str, list[Result]]) -> None:
-    ceiling = None if failures(results["bare aiohttp"]) else median_round(results["bare aiohttp"]).rps
+def ratio_to(results: dict[str, list[Result]], name: str | None, rps: float) -> str:
+    """`rps` as a ratio of the median of target `name`; "-" when there is none or it failed."""
+    if name is None or name not in results or failures(results[name]):
+        return "-"
+    return report.ratio(rps, median_round(results[name]).rps)
+
+
+def print_report(results: dict[str, list[Result]], args: argparse.Namespace) -> None:
     rows = []
     for name, rounds in results.items():
         if failures(rounds):
             rows.append([name, "FAILED", "-", "-", "-", "-", str(sum(n for r in rounds for n in r.errors.values())),
-                         *["-"] * 7])
+                         *["-"] * 8])
             continue
         r = median_round(rounds)
+        server = r.cpu.server + r.cpu.pool
+        ceiling = "bare aiohttp" + (_times(args.workers) if on_one_process(name, args) else "")
         rows.append([name, f"{r.rps:.0f}", f"{min(x.rps for x in rounds):.0f}-{max(x.rps for x in rounds):.0f}",
-                     *(f"{r.latency_ms[p]:.1f}" for p in PERCENTILES), "0",
-                     "-" if ceiling is None else report.ratio(r.rps, ceiling), report.percent(r.cpu.own, r.seconds),
-                     report.percent(r.cpu.server, r.seconds), report.percent(r.cpu.machine, r.seconds),
-                     report.percent(r.cpu.steal, r.seconds), f"{1000 * r.cpu.server / max(r.requests, 1):.3f}",
+                     *(f"{r.latency_ms[p]:.1f}" for p in PERCENTILES), "0", ratio_to(results, ceiling, r.rps),
+                     ratio_to(results, on_one_process(name, args), r.rps), report.percent(r.cpu.own, r.seconds),
+                     report.percent(server, r.seconds), report.percent(r.cpu.machine, r.seconds),
+                     report.percent(r.cpu.steal, r.seconds), f"{1000 * server / max(r.requests, 1):.3f}",
                      f"{1000 * r.cpu.own / max(r.requests, 1):.3f}"])
     report.print_table(["GET /api/user", "req/s", "range", *(f"p{p} ms" for p in PERCENTILES), "errors", "vs bare",
-                        "client CPU", "server CPU", "machine CPU", "steal", "server CPU ms/req",
+                        "vs 1 proc", "client CPU", "server CPU", "machine CPU", "steal", "server CPU ms/req",
                         "client CPU ms/req"], rows)
     for name, rounds in results.items():
         for failure in failures(rounds):
@@ -180,7 +231,9 @@ def print_report(results: dict[str, list[Result]]) -> None:
           "CPU columns: percent of one core over the counted window; client = wrk's own CPU (or this process's\n"
           "with --client python); machine = all cores together, Postgres, kernel and anything else running\n"
           "included; steal = CPU the hypervisor withheld from this VM.\n"
-          "server CPU ms/req: the server process's CPU time per counted request (Postgres's own work not included).")
+          "server CPU ms/req: the server process's CPU time per counted request (Postgres's own work not included).\n"
+          "xN rows (--workers N): N serving processes on one port; vs bare is against bare aiohttp xN, vs 1 proc\n"
+          "against the same target on one process; server CPU is the launcher's or supervisor's and its workers'.")
 
 
 def print_setup(args: argparse.Namespace) -> None:
@@ -211,6 +264,8 @@ def main() -> int:
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres targets")
     parser.add_argument("--with-limits", action="store_true",
                         help="also measure signsvc with rate limits on (set too high to be reached)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="also measure every target on N processes sharing the port (signsvc: run.py --workers N)")
     parser.add_argument("--client", choices=["wrk", "python"], default="wrk",
                         help="the load generator: wrk (default), or this process's aiohttp client (a second opinion)")
     args = parser.parse_args()
@@ -219,6 +274,8 @@ def main() -> int:
             parser.error(f"{why}; or use --client python")
         if not (args.seconds.is_integer() and args.warmup.is_integer() and args.seconds >= 1):
             parser.error("with wrk, --seconds and --warmup are whole seconds (--seconds at least 1)")
+    if args.workers < 1:
+        parser.error("--workers is 1 or more")
     if not args.skip_postgres:
         databases.require_postgres(parser)
     print_setup(args)
@@ -228,7 +285,7 @@ def main() -> int:
         for name, run in chosen.items():
             results[name].append(run())
             report.progress(f"round {round_number}, {name}: {progress_line(results[name][-1])}")
-    print_report(results)
+    print_report(results, args)
     return 1 if any(failures(rounds) for rounds in results.values()) else 0
 
 

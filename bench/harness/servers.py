@@ -33,7 +33,8 @@ BENCH_KEY = "BenchKey" + "1" * 35
 LIFTED_LIMITS = {"SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
 
 BARE_APP = """
-import asyncio, aiohttp, asyncpg, aiosqlite
+import asyncio, signal, socket, subprocess, sys
+import aiohttp, asyncpg, aiosqlite
 from aiohttp import web
 
 BODY = {"id": 1, "first_name": "Admin", "last_name": "User", "email": "admin@example.com"}
@@ -41,18 +42,46 @@ BODY = {"id": 1, "first_name": "Admin", "last_name": "User", "email": "admin@exa
 async def user(request):
     return web.json_response(BODY)
 
-async def main():
+def bound(port, reuse_port, listen):
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("127.0.0.1", port))
+    if listen:
+        sock.listen(128)
+    return sock
+
+async def serve(sock):
     app = web.Application()
     app.router.add_get("/api/user", user)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    print(f"bare ready: http://127.0.0.1:{port}", flush=True)
+    await web.SockSite(runner, sock).start()
+    print(f"bare ready: http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
     await asyncio.Event().wait()
 
-asyncio.run(main())
+def supervise(processes):
+    # N processes on one port, as `run.py --workers N` has them: the port held (bound, not listening),
+    # each process listening on it with SO_REUSEPORT.
+    held = bound(0, True, False)
+    port = held.getsockname()[1]
+    children = [subprocess.Popen([sys.executable, "-c", sys.orig_argv[2], "1", str(port)], stdout=subprocess.PIPE)
+                for _ in range(processes)]
+    for child in children:
+        child.stdout.readline()
+    signal.signal(signal.SIGTERM, lambda *_: [child.terminate() for child in children])
+    print(f"bare ready: http://127.0.0.1:{port}", flush=True)
+    for child in children:
+        child.wait()
+
+processes = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+if len(sys.argv) > 2:
+    asyncio.run(serve(bound(int(sys.argv[2]), True, True)))
+elif processes > 1:
+    supervise(processes)
+else:
+    asyncio.run(serve(bound(0, False, True)))
 """
 IMPORTS_ONLY = "import aiohttp, asyncpg, aiosqlite\nprint('imported', flush=True)"
 
@@ -94,12 +123,13 @@ def signsvc_env(database_url: str, **extra: str) -> dict[str, str]:
     return server_env(database_url, **{**LIFTED_LIMITS, **extra})
 
 
-def signsvc_argv() -> list[str]:
-    return [sys.executable, str(RUN_PY), "--port", "0"]
+def signsvc_argv(workers: int = 1) -> list[str]:
+    return [sys.executable, str(RUN_PY), "--port", "0", *(["--workers", str(workers)] if workers > 1 else [])]
 
 
-def bare_argv() -> list[str]:
-    return [sys.executable, "-c", BARE_APP]
+def bare_argv(processes: int = 1) -> list[str]:
+    """The bare app; with `processes` > 1, that many on one port (SO_REUSEPORT) under a launcher."""
+    return [sys.executable, "-c", BARE_APP, str(processes)]
 
 
 def imports_argv() -> list[str]:
@@ -183,11 +213,11 @@ def running(label: str, argv: list[str], env: dict[str, str], workdir: Path | No
 
 
 @contextlib.contextmanager
-def signsvc_on(kind: str, schema_prefix: str, label: str, **env: str) -> Iterator[Server]:
+def signsvc_on(kind: str, schema_prefix: str, label: str, workers: int = 1, **env: str) -> Iterator[Server]:
     """signsvc on a fresh database of `kind` ("sqlite" or "postgres"), in a new temporary directory, with the
-    limits lifted (`env` on top); stopped afterwards, as `running` does."""
+    limits lifted (`env` on top), with `--workers` when more than 1; stopped afterwards, as `running` does."""
     from .databases import fresh_database
 
     with temp_dir() as workdir, fresh_database(kind, workdir, schema_prefix) as url, \
-            running(label, signsvc_argv(), signsvc_env(url, **env), workdir) as server:
+            running(label, signsvc_argv(workers), signsvc_env(url, **env), workdir) as server:
         yield server

@@ -18,6 +18,16 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children(pid: int) -> list[int]:
+    """The process ids just below `pid`: the serving processes of `run.py --workers N` (and its resource tracker)."""
+    found = []
+    with contextlib.suppress(FileNotFoundError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
 def descendants(pid: int) -> list[int]:
     """The process ids below `pid` (children, grandchildren, ...): a server's forkserver and pool workers."""
     found, todo = [], [pid]
