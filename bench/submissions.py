@@ -42,8 +42,11 @@ with `?search_path=` and dropped afterwards), one after another:
    (api_complete_form), insert_event (form.completed); after the first signer, with invitations,
    the second's invitation as above; after the second, complete_submission, insert_event
    (submission.completed) and insert_job. (This list was traced before the completion job became one
-   `results.produce` job per completed signer that itself records `form.completed`; the ceiling
-   still writes as listed.) Not in the ceiling: the reads signsvc makes around these
+   `results.produce` job per completed signer that itself records `form.completed`, and before
+   signsvc wrote a creation's file copies and signers in one statement each (copy_blobs,
+   insert_submitters), an invitation kept in the outbox and a completion's values with one
+   update_submitter each; the ceiling still writes as listed, 11 writes per creation and 4 per
+   completed signer where signsvc now makes 8 and 3.) Not in the ceiling: the reads signsvc makes around these
    writes (key lookup, template, documents and blob, the locked submission, signer lists, the count
    of unfinished signers, the account, the answer's attachments), the background job run, the
    domain code, JSON and HTTP. That is what the ratio measures.

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
 from storage.queries import like_pattern
-from storage.records import Attachment, Submission, SubmissionEvent, Submitter
+from storage.records import Attachment, Blob, Submission, SubmissionEvent, Submitter
 from storage.rows import record, records, required
 
+_JSON_COLUMNS = ("metadata", "preferences", "field_values")  # a JSON column's value is sent as its JSON text
 _SUBMITTER_STATE = ("name", "email", "phone", "external_id", "metadata", "preferences", "field_values", "ip", "ua",
                     "decline_reason", "invited_at", "sent_at", "opened_at", "started_at", "completed_at",
                     "declined_at")
@@ -70,8 +72,31 @@ async def delete_submission(conn: Connection, submission_id: int) -> None:
     await conn.execute("delete_submission", id=submission_id)
 
 
+async def copy_blobs(conn: Connection, copies: list[tuple[int, str]], now: datetime) -> list[Blob]:
+    """Other records of the same contents, one for each (id of the file copied, uuid of the copy), in order:
+    the files a new submission owns, copied from its template's in one statement."""
+    if not copies:
+        return []
+    rows = await conn.fetch_all("copy_blobs", copies=[{"id": blob_id, "uuid": uuid} for blob_id, uuid in copies],
+                                now=now)
+    by_uuid = {row["uuid"]: row for row in rows}
+    if len(by_uuid) != len(copies):
+        raise LookupError(f"copied {len(by_uuid)} of {len(copies)} files: a file to copy does not exist")
+    return [required(Blob, by_uuid[uuid]) for _, uuid in copies]
+
+
 async def insert_submitter(conn: Connection, **columns: Any) -> Submitter:
     return required(Submitter, await conn.fetch_one("insert_submitter", **columns))
+
+
+async def insert_submitters(conn: Connection, *, submission_id: int, account_id: int, now: datetime,
+                            signers: list[dict[str, Any]]) -> list[Submitter]:
+    """A new submission's submitters in one statement, each given by the other columns of `insert_submitter`;
+    answered in order of position."""
+    rows = [{**signer, **{name: json.dumps(signer[name]) for name in _JSON_COLUMNS}} for signer in signers]
+    inserted = await conn.fetch_all("insert_submitters", submission_id=submission_id, account_id=account_id, now=now,
+                                    signers=rows)
+    return sorted(records(Submitter, inserted), key=lambda submitter: submitter.position)
 
 
 async def submission_of(conn: Connection, submitter: Submitter) -> Submission:

@@ -51,12 +51,13 @@ class Submissions:
         try:
             async with self.db.transaction() as tx:
                 submission = await self._insert(tx, principal, template, request, fields, source)
-                submitters = [(given, await self._insert_submitter(tx, submission, given, role, found))
-                              for (given, role), found in zip(assigned, prepared, strict=True)]
-                await self._started(tx, submission, submitters)
+                submitters = await self._insert_submitters(tx, submission, assigned, prepared)
+                written = await self._started(tx, submission, submitters)
                 if along:
                     await along(tx, submission)
-                return submission, await stored.submitters_of(tx, submission.id)
+                if written or along:
+                    return submission, await stored.submitters_of(tx, submission.id)
+                return submission, [submitter for _, submitter in submitters]
         except BaseException:
             await self.files.discard(files)
             raise
@@ -171,10 +172,15 @@ class Submissions:
 
     async def _insert(self, tx: Connection, principal: Principal, template: Template, request: SubmissionInput,
                       fields: list[dict[str, Any]], source: str) -> Submission:
+        originals = await stored_templates.list_documents(tx, template.id)
+        # The submission owns copies of its template's files (each document, then its previews), made at once.
+        sources = [blob_id for document in originals for blob_id in (document.blob_id,
+                                                                     *(p["id"] for p in document.previews))]
+        copies = iter(await stored.copy_blobs(tx, [(blob_id, uuids.uuid4().hex) for blob_id in sources],
+                                              self.clock.now()))
         documents = []
-        for document in await stored_templates.list_documents(tx, template.id):
-            blob = await self.files.copy(tx, document.blob_id)
-            previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
+        for document in originals:
+            blob, previews = next(copies), [next(copies) for _ in document.previews]
             documents.append({"uuid": document.uuid, "name": document.name, "blob_id": blob.id,
                               "blob_uuid": blob.uuid, "filename": blob.filename, "pages": document.pages,
                               "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews]})
@@ -185,32 +191,39 @@ class Submissions:
             fields=fields, documents=documents, preferences=request.preferences, variables=request.variables,
             expire_at=request.expire_at, now=self.clock.now())
 
-    async def _insert_submitter(self, tx: Connection, submission: Submission, given: SubmitterInput,
-                                role: dict[str, Any], prepared: PreparedValues) -> Submitter:
-        position = next(index for index, r in enumerate(submission.roles) if r["uuid"] == role["uuid"])
-        # A submission that sends no email sends none to any of its submitters, and says so in each one.
-        settings = {**given.preferences, "send_email": given.send_email and submission.send_email}
-        inserted = await stored.insert_submitter(
-            tx, submission_id=submission.id, account_id=submission.account_id, uuid=str(uuids.uuid4()),
-            slug=tokens.slug(), role_uuid=role["uuid"], role=role["name"], position=position, name=given.name,
-            email=given.email, phone=given.phone, external_id=given.external_id, metadata=given.metadata,
-            preferences=settings, field_values={}, now=self.clock.now())
-        if not prepared.values:
-            return inserted
-        saved = await values.record(tx, self.clock, self.files, inserted, prepared)
-        return await stored.update_submitter(tx, stored.changed(inserted, field_values=saved), self.clock.now())
+    async def _insert_submitters(self, tx: Connection, submission: Submission,
+                                 assigned: list[tuple[SubmitterInput, dict[str, Any]]],
+                                 prepared: list[PreparedValues]) -> list[tuple[SubmitterInput, Submitter]]:
+        """The submitters, inserted at once with their values; values with files are written once their
+        files are recorded (an attachment names its submitter)."""
+        positions = {role["uuid"]: index for index, role in enumerate(submission.roles)}
+        inserted = await stored.insert_submitters(
+            tx, submission_id=submission.id, account_id=submission.account_id, now=self.clock.now(),
+            signers=[_signer(submission, given, role, positions[role["uuid"]], found)
+                     for (given, role), found in zip(assigned, prepared, strict=True)])
+        return [(given, await self._files_recorded(tx, submitter, found))
+                for (given, _), submitter, found in zip(assigned, inserted, prepared, strict=True)]
+
+    async def _files_recorded(self, tx: Connection, submitter: Submitter, prepared: PreparedValues) -> Submitter:
+        if not prepared.files:
+            return submitter
+        saved = await values.record(tx, self.clock, self.files, submitter, prepared)
+        return await stored.update_submitter(tx, stored.changed(submitter, field_values=saved), self.clock.now())
 
     async def _started(self, tx: Connection, submission: Submission,
-                       submitters: list[tuple[SubmitterInput, Submitter]]) -> None:
-        """`submission.created`, then the submitters created completed, then invitations and the expiry timer."""
+                       submitters: list[tuple[SubmitterInput, Submitter]]) -> bool:
+        """`submission.created`, then the submitters created completed, then invitations and the expiry timer;
+        True when the submitters may have been written since they were inserted."""
         await self._event(tx, submission, "submission.created")
-        for given, submitter in submitters:
-            if given.completed:
-                await self.submitters.complete(tx, submission, submitter, browser=None, invite_next=False)
-        if (await stored.required_submission(tx, submission.id)).completed_at is None:
+        completed = [submitter for given, submitter in submitters if given.completed]
+        for submitter in completed:
+            await self.submitters.complete(tx, submission, submitter, browser=None, invite_next=False)
+        # Only a submitter created completed can have completed the submission just inserted.
+        if not completed or (await stored.required_submission(tx, submission.id)).completed_at is None:
             await self.submitters.invitations.invite_due(tx, submission)
         if submission.expire_at:
             await self._schedule_expiry(tx, submission.id, submission.expire_at)
+        return bool(completed) or submission.send_email  # a submission that sends no email invites no one
 
     async def _schedule_expiry(self, tx: Connection, submission_id: int, expire_at: datetime) -> None:
         await jobs.enqueue(tx, self.clock, EXPIRE_JOB,
@@ -219,6 +232,17 @@ class Submissions:
     async def _event(self, tx: Connection, submission: Submission, event_type: str) -> None:
         await events.record(tx, self.clock, account_id=submission.account_id, event_type=event_type,
                             record_type="submission", record_id=submission.id)
+
+
+def _signer(submission: Submission, given: SubmitterInput, role: dict[str, Any], position: int,
+            prepared: PreparedValues) -> dict[str, Any]:
+    """The columns of a new submitter; its values unless they hold files (`_files_recorded` writes those)."""
+    # A submission that sends no email sends none to any of its submitters, and says so in each one.
+    settings = {**given.preferences, "send_email": given.send_email and submission.send_email}
+    return {"uuid": str(uuids.uuid4()), "slug": tokens.slug(), "role_uuid": role["uuid"], "role": role["name"],
+            "position": position, "name": given.name, "email": given.email, "phone": given.phone,
+            "external_id": given.external_id, "metadata": given.metadata, "preferences": settings,
+            "field_values": {} if prepared.files else dict(prepared.values)}
 
 
 def _changed(submission: Submission, body: dict[str, Any], now: datetime) -> Submission:

@@ -28,6 +28,7 @@ from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.records import Principal, Submission, Submitter
 
+LINK_NOT_FOUND = "Signing link not found"
 _PUT_KEYS = {"name", "email", "phone", "values", "external_id", "application_key", "metadata", "completed",
              "send_email", "send_sms", "reply_to", "completed_redirect_url", "message", "fields",
              "require_phone_2fa", "require_email_2fa", "go_to_last", "language"}
@@ -53,10 +54,13 @@ class Submitters:
         return await stored.list_submitters(self.db, principal.account_id, **filters)
 
     async def complete(self, tx: Connection, submission: Submission, submitter: Submitter, *,
-                       browser: Browser | None, invite_next: bool = True) -> Submitter:
-        """Marks the submitter completed (through the API when no `browser`); the last one completes the
-        submission, others invite the next. `form.completed` (and `submission.completed`) come from the
-        job that produces the submitter's documents."""
+                       browser: Browser | None, invite_next: bool = True,
+                       submitters: list[Submitter] | None = None) -> Submitter:
+        """Marks the submitter completed (through the API when no `browser`), writing the other changes of
+        `submitter` with it; the last one completes the submission, others invite the next. `submitters`: the
+        submission's submitters as the transaction read them, when only this one has changed since (read
+        again when None). `form.completed` (and `submission.completed`) come from the job that produces the
+        submitter's documents."""
         now = self.clock.now()
         through_api = browser is None
         submitter = await stored.update_submitter(tx, stored.changed(
@@ -66,7 +70,9 @@ class Submitters:
         await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
                                   event_type="api_complete_form" if through_api else "complete_form", data={},
                                   now=now)
-        finished = statuses.all_signed(submission, await stored.submitters_of(tx, submission.id))
+        if submitters is None:
+            submitters = await stored.submitters_of(tx, submission.id)
+        finished = statuses.all_signed(submission, [submitter if s.id == submitter.id else s for s in submitters])
         last = finished and await stored.complete_submission(tx, submission.id, now)
         await produce.enqueue(tx, self.clock, submitter, last=last)
         if not finished and invite_next:
@@ -86,12 +92,13 @@ class Submitters:
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
-                submission, submitter, _ = await _locked(tx, submitter.id)
+                submission, submitter, submitters = await _locked(tx, submitter.submission_id, submitter.id)
                 _refuse_finished_by_api(submission, submitter)
-                submitter = await self._apply_changes(tx, submitter, body, prepared)
-                if json_fields.flag(body, "completed", False):
-                    submitter = await self.complete(tx, submission, submitter, browser=None)
-                elif body.get("send_email") is True:
+                submitter = await self._changes_applied(tx, submitter, body, prepared)
+                if json_fields.flag(body, "completed", False):  # the changes are written with the completion
+                    return await self.complete(tx, submission, submitter, browser=None, submitters=submitters)
+                submitter = await stored.update_submitter(tx, submitter, self.clock.now())
+                if body.get("send_email") is True:
                     submitter = await self.invitations.invite(tx, submission, submitter)
                 return submitter
         except BaseException:
@@ -104,7 +111,7 @@ class Submitters:
         email address who has not finished and whose turn has come, while the submission is open."""
         submitter = await self.find(principal, submitter_id)
         async with self.db.transaction() as tx:
-            submission, submitter, submitters = await _locked(tx, submitter.id)
+            submission, submitter, submitters = await _locked(tx, submitter.submission_id, submitter.id)
             if refusal := resend_refusal(submission, submitter, submitters, self.clock.now()):
                 raise errors.Invalid(refusal)
             return await self.invitations.invite(tx, submission, submitter, again=True)
@@ -117,7 +124,7 @@ class Submitters:
         """The submitter opened the form: `opened` at the first visit (a later one keeps that time), and
         `view_form` and `form.viewed` at every visit."""
         async with self.db.transaction() as tx:
-            submission, submitter = await self._acting(tx, slug)
+            submission, submitter, _ = await self._acting(tx, slug)
             now = self.clock.now()
             submitter = await stored.update_submitter(tx, stored.changed(
                 submitter, opened_at=submitter.opened_at or now), now)
@@ -139,7 +146,7 @@ class Submitters:
         if not reason or not reason.strip():
             raise errors.Invalid("reason is required: say why the form is declined")
         async with self.db.transaction() as tx:
-            submission, submitter = await self._acting(tx, slug)
+            submission, submitter, _ = await self._acting(tx, slug)
             _refuse_viewer(submission, submitter)
             now = self.clock.now()
             submitter = await stored.update_submitter(tx, stored.changed(
@@ -159,8 +166,10 @@ class Submitters:
         return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event})
 
     async def _with_values(self, slug: str, body: dict[str, Any], finish: Browser | None) -> Submitter:
-        async with self.db.transaction() as tx:
-            submission, submitter = await self._acting(tx, slug)
+        # Read outside a transaction: only to check the values before their files are made; the
+        # transaction checks everything again.
+        submission, submitter, _ = await self._acting(self.db, slug)
+        named = submitter
         _refuse_viewer(submission, submitter)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), "values")
@@ -169,36 +178,42 @@ class Submitters:
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
-                submission, submitter = await self._acting(tx, slug)
-                submitter = await self._save_values(tx, submission, submitter, prepared)
-                if finish is not None:
-                    _require_fields(submission, submitter)
-                    submitter = await self.complete(tx, submission, submitter, browser=finish)
-                return submitter
+                submission, submitter, submitters = await self._acting(tx, slug, named=named)
+                submitter = await self._values_saved(tx, submission, submitter, prepared)
+                if finish is None:
+                    return await stored.update_submitter(tx, submitter, self.clock.now())
+                _require_fields(submission, submitter)  # the values are written with the completion
+                return await self.complete(tx, submission, submitter, browser=finish, submitters=submitters)
         except BaseException:
             await self.files.discard(prepared.files)
             raise
 
-    async def _save_values(self, tx: Connection, submission: Submission, submitter: Submitter,
-                           prepared: PreparedValues) -> Submitter:
+    async def _values_saved(self, tx: Connection, submission: Submission, submitter: Submitter,
+                            prepared: PreparedValues) -> Submitter:
+        """The submitter with the values entered (not yet written; their files recorded); the first save
+        records `start_form` and `form.started`."""
         now = self.clock.now()
         saved = {**submitter.field_values, **await values.record(tx, self.clock, self.files, submitter, prepared)}
         first_save = submitter.started_at is None
-        submitter = await stored.update_submitter(tx, stored.changed(
-            submitter, field_values=saved, opened_at=submitter.opened_at or now,
-            started_at=submitter.started_at or now), now)
+        submitter = stored.changed(submitter, field_values=saved, opened_at=submitter.opened_at or now,
+                                   started_at=submitter.started_at or now)
         if first_save:
             await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
                                       event_type="start_form", data={}, now=now)
             await self._event(tx, submitter, "form.started")
         return submitter
 
-    async def _acting(self, tx: Connection, slug: str) -> tuple[Submission, Submitter]:
-        """The submission and submitter a signing link names, locked, when the submitter may act now."""
-        found = await stored.find_submitter_by_slug(tx, slug)
+    async def _acting(self, conn: Connection, slug: str, *,
+                      named: Submitter | None = None) -> tuple[Submission, Submitter, list[Submitter]]:
+        """The submission and submitter a signing link names, locked (in a transaction), when the submitter may
+        act now; with all the submission's submitters. `named`: the submitter the link named when read before
+        (a link names one submitter for good), not looked up again."""
+        found = named or await stored.find_submitter_by_slug(conn, slug)
         if found is None:
-            raise errors.NotFound("Signing link not found")
-        submission, submitter, submitters = await _locked(tx, found.id)
+            raise errors.NotFound(LINK_NOT_FOUND)
+        # A submitter named earlier and deleted since: the link no longer names anyone.
+        submission, submitter, submitters = await _locked(conn, found.submission_id, found.id,
+                                                          LINK_NOT_FOUND if named else None)
         if submitter.completed_at:
             raise errors.Invalid("Form has been completed already.")
         if submitter.declined_at:
@@ -210,7 +225,7 @@ class Submitters:
             raise errors.Invalid(f"Form has been {status}.")
         if not statuses.turn_has_come(submission, submitter, submitters):
             raise errors.Invalid("It is not this signer's turn yet: the signers before them have not completed")
-        return submission, submitter
+        return submission, submitter, submitters
 
     async def _prepared(self, submission: Submission, submitter: Submitter, body: dict[str, Any]) -> PreparedValues:
         """The values to merge: `values`, and `fields: [{name, default_value}]` (the other prefill route)."""
@@ -222,8 +237,9 @@ class Submitters:
         return await values.prepare(self.ingest, field_values.role_fields(submission.fields, submitter.role_uuid),
                                     raw, "values")
 
-    async def _apply_changes(self, tx: Connection, submitter: Submitter, body: dict[str, Any],
-                             prepared: PreparedValues) -> Submitter:
+    async def _changes_applied(self, tx: Connection, submitter: Submitter, body: dict[str, Any],
+                               prepared: PreparedValues) -> Submitter:
+        """The submitter with the changes of a PUT (not yet written); the files of its values recorded."""
         changes: dict[str, Any] = {}
         for key in ("name", "email", "phone"):
             if key in body:
@@ -244,23 +260,23 @@ class Submitters:
         changes["preferences"] = settings
         changes["field_values"] = {**submitter.field_values,
                                    **await values.record(tx, self.clock, self.files, submitter, prepared)}
-        return await stored.update_submitter(tx, stored.changed(submitter, **changes), self.clock.now())
+        return stored.changed(submitter, **changes)
 
     async def _event(self, tx: Connection, submitter: Submitter, event_type: str) -> None:
         await events.record(tx, self.clock, account_id=submitter.account_id, event_type=event_type,
                             record_type="submitter", record_id=submitter.id)
 
 
-async def _locked(tx: Connection, submitter_id: int) -> tuple[Submission, Submitter, list[Submitter]]:
-    """The submitter's submission locked, then the submitter and all submitters as they are now."""
-    submitter = await stored.get_submitter(tx, submitter_id)
-    if submitter is None:
-        raise errors.NotFound()
-    submission = await stored.lock_submission(tx, submitter.submission_id)
-    if submission is None:
-        raise errors.NotFound()
-    submitters = await stored.submitters_of(tx, submission.id)
-    return submission, next(s for s in submitters if s.id == submitter_id), submitters
+async def _locked(conn: Connection, submission_id: int, submitter_id: int,
+                  not_found: str | None = None) -> tuple[Submission, Submitter, list[Submitter]]:
+    """The submitter's submission locked, then the submitter and all submitters as they are now (404, saying
+    `not_found` when given, once deleted)."""
+    submission = await stored.lock_submission(conn, submission_id)
+    submitters = await stored.submitters_of(conn, submission_id) if submission else []
+    submitter = next((s for s in submitters if s.id == submitter_id), None)
+    if submission is None or submitter is None:
+        raise errors.NotFound(not_found)
+    return submission, submitter, submitters
 
 
 def _refuse_finished_by_api(submission: Submission, submitter: Submitter) -> None:

@@ -45,18 +45,29 @@ class Context:
         return found[0]["url"] if found else None
 
 
-async def context(conn: Connection, files: Files, now: datetime, submission: Submission) -> Context:
-    """The context of one submission."""
-    attachments = await stored.attachments_of(conn, submission.id)
+async def context(conn: Connection, files: Files, now: datetime, submission: Submission,
+                  shown: list[Submitter] | None = None, *, results: bool = True) -> Context:
+    """The context of one submission whose `shown` submitters (all when None) are rendered. The attachments
+    (the file names of links) are read only when a value shown is a file; the result documents unless
+    `results` is False (an answer that shows none of them)."""
+    attachments = await stored.attachments_of(conn, submission.id) if _shows_files(submission, shown) else []
     return Context(files, now, {a.uuid: a.filename for a in attachments},
-                   await stored_results.results_of(conn, submission.id))
+                   await stored_results.results_of(conn, submission.id) if results else [])
+
+
+def _shows_files(submission: Submission, shown: list[Submitter] | None) -> bool:
+    """Whether a value of the `shown` submitters (any when None) is a file, which shows as a link."""
+    if shown is None:
+        return True
+    linked = {f["uuid"] for f in submission.fields if f.get("type") in field_values.LINKED or f.get("type") == "file"}
+    return any(s.field_values.get(uuid) is not None for s in shown for uuid in linked)
 
 
 async def submission_record(conn: Connection, files: Files, now: datetime, submission: Submission, *,
                             with_events: bool) -> dict[str, Any]:
     """GET /submissions/{id} (`with_events`: its audit trail); also the data of `submission.*` events."""
-    ctx = await context(conn, files, now, submission)
     submitters = await stored.submitters_of(conn, submission.id)
+    ctx = await context(conn, files, now, submission, submitters)
     template = await template_of(conn, submission)
     author = await stored_accounts.get_user(conn, submission.created_by_user_id)
     events = await stored.events_of(conn, submission.id) if with_events else None
@@ -79,15 +90,15 @@ async def submission_page(conn: Connection, files: Files, now: datetime, account
 
 async def created(conn: Connection, files: Files, now: datetime, submission: Submission,
                   submitters: list[Submitter]) -> list[dict[str, Any]]:
-    """The submitters of a submission just created, as the creation answers them."""
-    ctx = await context(conn, files, now, submission)
+    """The submitters of a submission just created, as the creation answers them (without documents)."""
+    ctx = await context(conn, files, now, submission, submitters, results=False)
     return [submitter_json(ctx, submission, submitter, documents=False, embed=True) for submitter in submitters]
 
 
 async def submitter_record(conn: Connection, files: Files, now: datetime, submitter: Submitter) -> dict[str, Any]:
     """GET /submitters/{id}: a submitter with values, documents, its template and its own audit trail."""
     submission = await stored.submission_of(conn, submitter)
-    ctx = await context(conn, files, now, submission)
+    ctx = await context(conn, files, now, submission, [submitter])
     template = await template_of(conn, submission)
     events = [e for e in await stored.events_of(conn, submission.id) if e.submitter_id == submitter.id]
     return {**submitter_json(ctx, submission, submitter), "template": template_brief(template),
@@ -98,7 +109,7 @@ async def updated_submitter(conn: Connection, files: Files, now: datetime, submi
                             embed: bool = True, documents: bool = True) -> dict[str, Any]:
     """A submitter as a change answers it (PUT /submitters/{id}, the signing form's actions)."""
     submission = await stored.submission_of(conn, submitter)
-    ctx = await context(conn, files, now, submission)
+    ctx = await context(conn, files, now, submission, [submitter], results=documents)
     return submitter_json(ctx, submission, submitter, embed=embed, documents=documents)
 
 
@@ -108,7 +119,7 @@ async def webhook_submitter(conn: Connection, files: Files, now: datetime, submi
     submission = await stored.submission_of(conn, submitter)
     template = await template_of(conn, submission)
     submitters = await stored.submitters_of(conn, submission.id)
-    ctx = await context(conn, files, now, submission)
+    ctx = await context(conn, files, now, submission, [submitter])
     data = submitter_json(ctx, submission, submitter)
     del data["slug"], data["uuid"]
     url = ctx.files.documents_page(submission.slug)

@@ -160,3 +160,28 @@ LIMIT :limit
 SELECT * FROM submitters
 WHERE account_id = :account_id AND completed_at >= :start AND completed_at < :end
 ORDER BY completed_at DESC, id DESC
+
+-- copy_blobs --
+-- Other records of the same contents, in one statement: one for each {"id": the file copied, "uuid": the
+-- copy's} of a JSON array, inserted in its order (a new submission's copies of its template's files).
+INSERT INTO blobs (uuid, account_id, sha256, filename, content_type, byte_size, created_at)
+SELECT json_extract(copies.value, '$.uuid'), blobs.account_id, blobs.sha256, blobs.filename, blobs.content_type,
+       blobs.byte_size, :now
+FROM json_each(:copies) AS copies JOIN blobs ON blobs.id = json_extract(copies.value, '$.id')
+ORDER BY copies.key
+RETURNING *
+
+-- insert_submitters --
+-- The signers of a new submission, in one statement: one for each object of a JSON array (its JSON columns
+-- as JSON text), inserted in the order of their positions.
+INSERT INTO submitters (submission_id, account_id, uuid, slug, role_uuid, role, position, name, email, phone,
+                        external_id, metadata, preferences, field_values, created_at, updated_at)
+SELECT :submission_id, :account_id, json_extract(signer.value, '$.uuid'), json_extract(signer.value, '$.slug'),
+       json_extract(signer.value, '$.role_uuid'), json_extract(signer.value, '$.role'),
+       json_extract(signer.value, '$.position'), json_extract(signer.value, '$.name'),
+       json_extract(signer.value, '$.email'), json_extract(signer.value, '$.phone'),
+       json_extract(signer.value, '$.external_id'), json_extract(signer.value, '$.metadata'),
+       json_extract(signer.value, '$.preferences'), json_extract(signer.value, '$.field_values'), :now, :now
+FROM json_each(:signers) AS signer
+ORDER BY json_extract(signer.value, '$.position')
+RETURNING *
