@@ -33,26 +33,28 @@ class Invitations:
         """The signing form of the submitter: whoever holds it can sign."""
         return f"{self.outbox.site}/s/{submitter.slug}"
 
-    async def invite_due(self, tx: Connection, submission: Submission) -> None:
-        """Invites every submitter whose turn has come and who has not been invited yet."""
-        if not submission.send_email:
-            return
-        submitters = await stored.submitters_of(tx, submission.id)
-        for submitter in submitters:
-            if submitter.preferences.get("send_email", True) and statuses.turn_has_come(submission, submitter,
-                                                                                         submitters):
-                await self.invite(tx, submission, submitter)
+    async def invite_due(self, tx: Connection, submission: Submission, submitters: list[Submitter]) -> list[Submitter]:
+        """Invites every submitter whose turn has come and who has not been invited yet. `submitters`: the
+        submission's submitters as they are in this transaction; answers them as they are afterwards."""
+        due = [submitter.id for submitter in submitters if submission.send_email and _invitable(submitter)
+               and submitter.preferences.get("send_email", True)
+               and statuses.turn_has_come(submission, submitter, submitters)]
+        if not due:
+            return submitters
+        account = await stored_accounts.required_account(tx, submission.account_id)
+        return [await self.invite(tx, submission, submitter, account_name=account.name)
+                if submitter.id in due else submitter for submitter in submitters]
 
     async def invite(self, tx: Connection, submission: Submission, submitter: Submitter, *,
-                     again: bool = False) -> Submitter:
+                     again: bool = False, account_name: str | None = None) -> Submitter:
         """Queues the submitter's invitation unless they cannot be invited or (unless `again`: the console's
         resend) one was queued already."""
-        if (submitter.invited_at and not again) or not submitter.email or submitter.completed_at \
-                or submitter.declined_at:
+        if not _invitable(submitter, again=again) or submitter.email is None:
             return submitter
         settings = {**submission.preferences, **submitter.preferences}
-        account = await stored_accounts.required_account(tx, submission.account_id)
-        composed = compose(account_name=account.name, template_name=submission.template_name,
+        if account_name is None:
+            account_name = (await stored_accounts.required_account(tx, submission.account_id)).name
+        composed = compose(account_name=account_name, template_name=submission.template_name,
                            submitter_name=submitter.name or submitter.email, submitter_email=submitter.email,
                            link=self.link(submitter), expire_at=submission.expire_at,
                            message=settings.get("message"))
@@ -74,6 +76,12 @@ class Invitations:
             submitter = await stored.get_submitter(tx, email.submitter_id) if email.submitter_id else None
             if submitter:
                 await _mark_sent(tx, submitter, email.sent_at or self.clock.now())
+
+
+def _invitable(submitter: Submitter, *, again: bool = False) -> bool:
+    """Has an address, has not finished, and (unless `again`) was never invited."""
+    return bool(submitter.email) and not submitter.completed_at and not submitter.declined_at \
+        and (again or not submitter.invited_at)
 
 
 def compose(*, account_name: str, template_name: str, submitter_name: str | None, submitter_email: str,

@@ -52,12 +52,12 @@ class Submissions:
             async with self.db.transaction() as tx:
                 submission = await self._insert(tx, principal, template, request, fields, source)
                 submitters = await self._insert_submitters(tx, submission, assigned, prepared)
-                written = await self._started(tx, submission, submitters)
+                current = await self._started(tx, submission, submitters)
                 if along:
                     await along(tx, submission)
-                if written or along:
+                if current is None or along:
                     return submission, await stored.submitters_of(tx, submission.id)
-                return submission, [submitter for _, submitter in submitters]
+                return submission, current
         except BaseException:
             await self.files.discard(files)
             raise
@@ -211,19 +211,24 @@ class Submissions:
         return await stored.update_submitter(tx, stored.changed(submitter, field_values=saved), self.clock.now())
 
     async def _started(self, tx: Connection, submission: Submission,
-                       submitters: list[tuple[SubmitterInput, Submitter]]) -> bool:
+                       submitters: list[tuple[SubmitterInput, Submitter]]) -> list[Submitter] | None:
         """`submission.created`, then the submitters created completed, then invitations and the expiry timer;
-        True when the submitters may have been written since they were inserted."""
+        answers the submitters as they are then, or None when completions changed them (read them again)."""
         await self._event(tx, submission, "submission.created")
         completed = [submitter for given, submitter in submitters if given.completed]
         for submitter in completed:
             await self.submitters.complete(tx, submission, submitter, browser=None, invite_next=False)
-        # Only a submitter created completed can have completed the submission just inserted.
-        if not completed or (await stored.required_submission(tx, submission.id)).completed_at is None:
-            await self.submitters.invitations.invite_due(tx, submission)
+        current = None
+        if completed:  # only a submitter created completed can have completed the submission just inserted
+            if (await stored.required_submission(tx, submission.id)).completed_at is None:
+                await self.submitters.invitations.invite_due(tx, submission, await stored.submitters_of(
+                    tx, submission.id))
+        else:
+            current = await self.submitters.invitations.invite_due(tx, submission,
+                                                                   [submitter for _, submitter in submitters])
         if submission.expire_at:
             await self._schedule_expiry(tx, submission.id, submission.expire_at)
-        return bool(completed) or submission.send_email  # a submission that sends no email invites no one
+        return current
 
     async def _schedule_expiry(self, tx: Connection, submission_id: int, expire_at: datetime) -> None:
         await jobs.enqueue(tx, self.clock, EXPIRE_JOB,

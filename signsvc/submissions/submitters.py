@@ -72,11 +72,12 @@ class Submitters:
                                   now=now)
         if submitters is None:
             submitters = await stored.submitters_of(tx, submission.id)
-        finished = statuses.all_signed(submission, [submitter if s.id == submitter.id else s for s in submitters])
+        submitters = [submitter if s.id == submitter.id else s for s in submitters]
+        finished = statuses.all_signed(submission, submitters)
         last = finished and await stored.complete_submission(tx, submission.id, now)
         await produce.enqueue(tx, self.clock, submitter, last=last)
         if not finished and invite_next:
-            await self.invitations.invite_due(tx, submission)
+            await self.invitations.invite_due(tx, submission, submitters)
         return submitter
 
     async def update(self, principal: Principal, submitter_id: int, body: dict[str, Any]) -> Submitter:
