@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import storage.rate_limits as stored
 from storage import Database
 
-LARGEST_BLOCK = 256
+LARGEST_BLOCK = 1024
 
 
 @dataclass
@@ -48,8 +48,9 @@ class QuotaLeases:
         """Counts one request in each bucket unless one of them has no quota left; answers what is left of the
         tightest limit (-1 when a bucket refused the request) and that limit."""
         leases = self._in_window(window_start, limits)
-        while empty := sorted(bucket for bucket, lease in leases.items() if lease.empty):
-            await self._refill(leases, limits, empty, window_start)
+        while any(lease.empty for lease in leases.values()):
+            await self._refill(leases, limits, sorted(bucket for bucket, lease in leases.items() if lease.empty),
+                               window_start)
         return _take(leases, limits)
 
     async def _refill(self, leases: dict[str, _Lease], limits: dict[str, int], empty: list[str],
@@ -67,7 +68,13 @@ class QuotaLeases:
     def _in_window(self, window_start: int, limits: dict[str, int]) -> dict[str, _Lease]:
         if window_start != self._window:
             self._window, self._leases = window_start, {}
-        return {bucket: self._leases.setdefault(bucket, _Lease()) for bucket in limits}
+        held, leases = self._leases, {}
+        for bucket in limits:
+            lease = held.get(bucket)
+            if lease is None:
+                lease = held[bucket] = _Lease()
+            leases[bucket] = lease
+        return leases
 
 
 def _take(leases: dict[str, _Lease], limits: dict[str, int]) -> tuple[int, int]:
