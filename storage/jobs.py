@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from storage.database import Connection
 from storage.records import Job, JobStatus
-from storage.rows import record, to_datetime
+from storage.rows import record, records, to_datetime
 
 
 async def insert_job(conn: Connection, *, kind: str, payload: dict[str, Any], run_at: datetime, now: datetime,
@@ -26,19 +27,51 @@ async def claim_job(conn: Connection, *, worker: str, now: datetime, lease_until
     return record(Job, await conn.fetch_one("claim_job", worker=worker, now=now, lease_until=lease_until))
 
 
-async def renew_lease(conn: Connection, job_id: int, *, worker: str, lease_until: datetime) -> bool:
-    """Extends the lease of a job this worker runs; False once it is no longer this worker's."""
-    return await conn.fetch_one("renew_job_lease", id=job_id, worker=worker, lease_until=lease_until) is not None
+async def claim_jobs(conn: Connection, *, kind: str, limit: int, worker: str, now: datetime,
+                     lease_until: datetime) -> list[Job]:
+    """Up to `limit` due jobs of one kind, oldest first, now this worker's."""
+    rows = await conn.fetch_all("claim_jobs_of_kind", kind=kind, limit=limit, worker=worker, now=now,
+                                lease_until=lease_until)
+    return sorted(records(Job, rows), key=lambda job: (job.run_at, job.id))
+
+
+async def renew_leases(conn: Connection, job_ids: list[int], *, worker: str, lease_until: datetime) -> set[int]:
+    """Extends the leases of jobs this worker runs; answers the ids that are still its own."""
+    rows = await conn.fetch_all("renew_job_leases", ids=job_ids, worker=worker, lease_until=lease_until)
+    return {row["id"] for row in rows}
+
+
+async def delete_jobs(conn: Connection, job_ids: list[int], worker: str) -> None:
+    if job_ids:
+        await conn.execute("delete_jobs", ids=job_ids, worker=worker)
 
 
 async def delete_job(conn: Connection, job_id: int, worker: str) -> None:
     await conn.execute("delete_job", id=job_id, worker=worker)
 
 
-async def release_job(conn: Connection, job: Job, *, worker: str, status: JobStatus, run_at: datetime,
-                      attempts: int, last_error: str | None) -> None:
-    await conn.execute("release_job", id=job.id, worker=worker, status=status.value, run_at=run_at,
-                       attempts=attempts, last_error=last_error)
+@dataclass(frozen=True)
+class Release:
+    """A job handed back to the queue (or failed) after a run."""
+
+    job_id: int
+    status: JobStatus
+    run_at: datetime
+    attempts: int
+    last_error: str | None
+
+
+async def release_jobs(conn: Connection, releases: list[Release], *, worker: str) -> None:
+    """Hands jobs this worker ran back to the queue or fails them, in one statement."""
+    if releases:
+        rows = [{"id": r.job_id, "status": r.status.value, "run_at": json_time(r.run_at), "attempts": r.attempts,
+                 "last_error": r.last_error} for r in releases]
+        await conn.execute("release_jobs", jobs=rows, worker=worker)
+
+
+def json_time(moment: datetime) -> str:
+    """A time inside a JSON parameter: the fixed-width UTC text SQLite stores, which Postgres reads as well."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 async def bring_job_forward(conn: Connection, *, dedupe_key: str, run_at: datetime) -> None:

@@ -21,22 +21,9 @@ WHERE id = COALESCE(
 )
 RETURNING *
 
--- renew_job_lease --
--- Extends the lease of a job while this worker still runs it (the heartbeat); no row once it is not its own.
-UPDATE jobs SET locked_until = :lease_until
-WHERE id = :id AND locked_by = :worker AND status = 'running'
-RETURNING id
-
 -- delete_job --
 -- Removes a job this worker finished.
 DELETE FROM jobs WHERE id = :id AND locked_by = :worker
-
--- release_job --
--- Hands a job this worker ran back to the queue (a retry, the next run of a periodic job) or fails it.
-UPDATE jobs
-SET status = :status, run_at = :run_at, attempts = :attempts, last_error = :last_error,
-    locked_by = NULL, locked_until = NULL
-WHERE id = :id AND locked_by = :worker
 
 -- release_running_jobs --
 -- Puts back every running job; only for a single-process database at start.
@@ -55,3 +42,36 @@ SELECT MIN(next_at) AS next_at FROM (
 UPDATE jobs
 SET status = 'pending', run_at = :run_at, attempts = 0, last_error = NULL
 WHERE dedupe_key = :dedupe_key AND status <> 'running'
+
+-- claim_jobs_of_kind --
+-- Takes up to :limit due jobs of one kind, oldest first, for this worker until lease_until: one statement
+-- for a batch (the `jobs_kind_due` index walks them in order). Jobs whose lease ran out are left to
+-- claim_job, which takes them first.
+UPDATE jobs
+SET status = 'running', attempts = attempts + 1, locked_by = :worker, locked_until = :lease_until
+WHERE id IN (
+    SELECT id FROM jobs WHERE kind = :kind AND status = 'pending' AND run_at <= :now
+    ORDER BY run_at, id LIMIT :limit
+)
+RETURNING *
+
+-- renew_job_leases --
+-- The heartbeat of a batch: extends the leases this worker still holds among :ids (a JSON array); answers those.
+UPDATE jobs SET locked_until = :lease_until
+WHERE id IN (SELECT value FROM json_each(:ids)) AND locked_by = :worker AND status = 'running'
+RETURNING id
+
+-- delete_jobs --
+-- Removes the jobs among :ids (a JSON array) that this worker finished.
+DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(:ids)) AND locked_by = :worker
+
+-- release_jobs --
+-- Hands jobs this worker ran back to the queue (a retry, the next run of a periodic job, a time the handler
+-- answered) or fails them; :jobs is a JSON array of {id, status, run_at, attempts, last_error}.
+UPDATE jobs
+SET status = released.status, run_at = released.run_at, attempts = released.attempts,
+    last_error = released.last_error, locked_by = NULL, locked_until = NULL
+FROM (SELECT value ->> 'id' AS id, value ->> 'status' AS status, value ->> 'run_at' AS run_at,
+             value ->> 'attempts' AS attempts, value ->> 'last_error' AS last_error
+      FROM json_each(:jobs)) AS released
+WHERE jobs.id = released.id AND jobs.locked_by = :worker
