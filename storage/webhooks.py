@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from storage.database import Connection
+from storage.jobs import json_time
 from storage.records import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from storage.rows import record, records, required
 
@@ -74,6 +76,11 @@ async def get_delivery(conn: Connection, delivery_id: int) -> WebhookDelivery | 
     return record(WebhookDelivery, await conn.fetch_one("get_webhook_delivery", id=delivery_id))
 
 
+async def get_deliveries(conn: Connection, delivery_ids: list[int]) -> list[WebhookDelivery]:
+    """The deliveries among these ids that exist, in any order."""
+    return records(WebhookDelivery, await conn.fetch_all("get_webhook_deliveries", ids=delivery_ids))
+
+
 async def list_deliveries(conn: Connection, endpoint_id: int, *, status: DeliveryStatus | None, limit: int,
                           after: int | None = None, before: int | None = None) -> list[WebhookDelivery]:
     rows = await conn.fetch_all("list_webhook_deliveries", endpoint_id=endpoint_id,
@@ -115,6 +122,32 @@ async def record_attempt(conn: Connection, delivery: WebhookDelivery, *, attempt
                        response_status=response_status, error=error, duration_ms=duration_ms)
     await conn.execute("update_webhook_delivery", id=delivery.id, status=status.value, attempts=number,
                        failures=failures, next_attempt_at=next_attempt_at, now=now)
+
+
+@dataclass(frozen=True)
+class Attempted:
+    """One attempt of a delivery, as `record_attempt` takes it, for `record_attempts`."""
+
+    delivery: WebhookDelivery
+    attempted_at: datetime
+    response_status: int | None
+    error: str | None
+    duration_ms: int
+    status: DeliveryStatus
+    failures: int
+    next_attempt_at: datetime | None
+
+
+async def record_attempts(conn: Connection, attempts: list[Attempted], now: datetime) -> None:
+    """`record_attempt` for several deliveries (each at most once) in two statements."""
+    if not attempts:
+        return
+    rows = [{"delivery_id": a.delivery.id, "number": a.delivery.attempts + 1,
+             "attempted_at": json_time(a.attempted_at), "response_status": a.response_status, "error": a.error,
+             "duration_ms": a.duration_ms, "status": a.status.value, "failures": a.failures,
+             "next_attempt_at": a.next_attempt_at and json_time(a.next_attempt_at)} for a in attempts]
+    await conn.execute("insert_webhook_attempts", attempts=rows)
+    await conn.execute("update_webhook_deliveries", attempts=rows, now=now)
 
 
 async def resend_delivery(conn: Connection, delivery_id: int, now: datetime) -> None:

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import aiohttp
 from yarl import URL
@@ -33,6 +34,8 @@ from storage import Database
 from storage.records import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 
 USER_AGENT = "signsvc-webhooks/1"
+# Connections open at once across every endpoint, kept alive between deliveries (one pool per host).
+CONNECTIONS = 100
 NO_ANSWER = "No HTTP answer: the connection failed, broke off or timed out"
 # A handler failure (the database away, a payload that cannot be built) is not a failed attempt:
 # the job retries on its own schedule, and the delivery keeps its place.
@@ -48,6 +51,7 @@ class Outcome:
     response_status: int | None = None
     error: str | None = None
     duration_ms: int = 0
+    final: bool = False  # no retry can mend it (the record is gone)
 
 
 class Sender:
@@ -61,8 +65,15 @@ class Sender:
     def __init__(self, *, timeout: float, public_only: bool) -> None:
         self.timeout, self.public_only = timeout, public_only
         self._client: aiohttp.ClientSession | None = None
+        self._connections = asyncio.Semaphore(CONNECTIONS)
 
     async def post(self, clock: Clock, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
+        # A delivery waits for a free connection before its attempt begins, so that a batch queued behind
+        # slow endpoints does not spend its time limit waiting.
+        async with self._connections:
+            return await self._post(clock, url, body, headers)
+
+    async def _post(self, clock: Clock, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
         attempted_at, started = clock.now(), time.monotonic()
         if refused := self._refused(url):
             return Outcome(False, attempted_at, error=refused)
@@ -92,7 +103,8 @@ class Sender:
 
     def _session(self) -> aiohttp.ClientSession:
         if self._client is None:
-            connector = aiohttp.TCPConnector(resolver=downloads.PublicResolver() if self.public_only else None)
+            connector = aiohttp.TCPConnector(resolver=downloads.PublicResolver() if self.public_only else None,
+                                             limit=CONNECTIONS)
             self._client = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
                                                  trust_env=False, timeout=aiohttp.ClientTimeout(total=None))
         return self._client
@@ -113,24 +125,58 @@ class Deliverer:
         self.fast_retries = fast_retries
 
     def kinds(self) -> list[jobs.Kind]:
-        return [jobs.Kind(endpoints.DELIVER, self.deliver, backoff=HANDLER_RETRIES)]
+        return [jobs.Kind(endpoints.DELIVER, self.deliver, backoff=HANDLER_RETRIES, batch=self.deliver_batch)]
 
     async def deliver(self, payload: dict[str, Any]) -> datetime | None:
         """Makes the delivery's next attempt if it is pending and due; answers when to run again."""
-        db, clock = self.db, self.clock
-        delivery = await stored.get_delivery(db, payload["delivery_id"])
-        if delivery is None or delivery.status is not DeliveryStatus.PENDING:
-            return None  # the endpoint was deleted, or the delivery was settled by an earlier run
-        if delivery.next_attempt_at is not None and delivery.next_attempt_at > clock.now():
-            return delivery.next_attempt_at  # run early: after a crash between an attempt and its job's release
-        data = await self.payloads.data(db, delivery.record_type, delivery.record_id, delivery.event_type)
+        answer = (await self.deliver_batch([payload]))[0]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def deliver_batch(self, payloads: list[dict[str, Any]]) -> list[datetime | Exception | None]:
+        """`deliver` for several deliveries at once: read in one statement, each record's payload built once,
+        sent side by side, and every attempt logged in one transaction. Answers for each in order."""
+        ids = [payload["delivery_id"] for payload in payloads]
+        found = {delivery.id: delivery for delivery in await stored.get_deliveries(self.db, ids)}
+        answers: dict[int, datetime | Exception | None] = {}
+        due = []
+        for delivery in found.values():
+            if delivery.status is not DeliveryStatus.PENDING:
+                continue  # settled by an earlier run (a deleted endpoint's delivery is not found at all)
+            if delivery.next_attempt_at is not None and delivery.next_attempt_at > self.clock.now():
+                answers[delivery.id] = delivery.next_attempt_at  # run early: after a crash between attempt and release
+            else:
+                due.append(delivery)
+        built = await self._data_of(due)
+        outcomes = await _each(self._attempt(delivery, built) for delivery in due)
+        attempted = []
+        for delivery, outcome in zip(due, outcomes, strict=True):
+            if isinstance(outcome, Outcome):
+                attempted.append(self._attempted(delivery, outcome))
+                answers[delivery.id] = attempted[-1].next_attempt_at
+            else:
+                answers[delivery.id] = outcome
+        async with self.db.transaction() as tx:
+            await stored.record_attempts(tx, attempted, now=self.clock.now())
+        return [answers.get(delivery_id) for delivery_id in ids]
+
+    async def _data_of(self, due: list[WebhookDelivery]) -> dict[_Record, dict[str, Any] | Exception | None]:
+        """The payload data of each record the deliveries are about, built once per record and event type."""
+        keys = list(dict.fromkeys((d.record_type, d.record_id, d.event_type) for d in due))
+        return dict(zip(keys, await _each(self.payloads.data(self.db, *key) for key in keys), strict=True))
+
+    async def _attempt(self, delivery: WebhookDelivery,
+                       built: dict[_Record, dict[str, Any] | Exception | None]) -> Outcome:
+        data = built[(delivery.record_type, delivery.record_id, delivery.event_type)]
+        if isinstance(data, Exception):
+            raise data
         if data is None:
             gone = f"Not sent: the {delivery.record_type} {delivery.record_id} no longer exists"
-            return await self._record(delivery, Outcome(False, clock.now(), error=gone), final=True)
+            return Outcome(False, self.clock.now(), error=gone, final=True)
         envelope = {"event_id": delivery.event_uuid, "event_type": delivery.event_type,
                     "timestamp": iso(delivery.event_created_at), "data": data}
-        outcome = await self.sender.post(clock, delivery.url, *signed(delivery, clock, envelope))
-        return await self._record(delivery, outcome)
+        return await self.sender.post(self.clock, delivery.url, *signed(delivery, self.clock, envelope))
 
     async def test(self, endpoint: WebhookEndpoint) -> Outcome:
         """Sends a sample form.completed built from the account's latest completed submitter, at once,
@@ -143,23 +189,33 @@ class Deliverer:
         envelope = {"event_type": "form.completed", "timestamp": iso(self.clock.now()), "data": data}
         return await self.sender.post(self.clock, endpoint.url, *signed(endpoint, self.clock, envelope))
 
-    async def _record(self, delivery: WebhookDelivery, outcome: Outcome, *, final: bool = False) -> datetime | None:
-        """Logs the attempt and settles the delivery or schedules its next attempt; answers that time."""
+    def _attempted(self, delivery: WebhookDelivery, outcome: Outcome) -> stored.Attempted:
+        """The attempt to log, with the delivery settled or its next attempt scheduled by the retry schedule."""
         failures = 0 if outcome.delivered else delivery.failures + 1
-        next_at = None if outcome.delivered or final else self._retries(delivery.event_type).next_at(failures,
-                                                                                                      self.clock)
+        retries = self._retries(delivery.event_type)
+        next_at = None if outcome.delivered or outcome.final else retries.next_at(failures, self.clock)
         status = DeliveryStatus.DELIVERED if outcome.delivered else \
             DeliveryStatus.PENDING if next_at else DeliveryStatus.FAILED
-        async with self.db.transaction() as tx:
-            await stored.record_attempt(tx, delivery, attempted_at=outcome.attempted_at,
-                                        response_status=outcome.response_status, error=outcome.error,
-                                        duration_ms=outcome.duration_ms, status=status, failures=failures,
-                                        next_attempt_at=next_at, now=self.clock.now())
-        return next_at
+        return stored.Attempted(delivery, outcome.attempted_at, outcome.response_status, outcome.error,
+                                outcome.duration_ms, status, failures, next_at)
 
     def _retries(self, event_type: str) -> jobs.Backoff:
         schedule = endpoints.retries(event_type)
         return schedule.fast() if self.fast_retries else schedule
+
+
+# What a delivery's payload is built from: the record's type and id, and the event type.
+_Record = tuple[str, int, str]
+T = TypeVar("T")
+
+
+async def _each(work: Iterable[Awaitable[T]]) -> list[T | Exception]:
+    """The results of awaitables run side by side, an exception standing in for each that raised one."""
+    results = await asyncio.gather(*work, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(result, Exception):
+            raise result  # a cancellation is not a failed run
+    return cast(list[T | Exception], results)
 
 
 def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,

@@ -124,3 +124,24 @@ SELECT id FROM submitters
 WHERE account_id = :account_id AND completed_at IS NOT NULL
 ORDER BY id DESC
 LIMIT 1
+
+-- get_webhook_deliveries --
+-- Deliveries with their events by id, :ids a JSON array (a batch the sender works on).
+SELECT * FROM webhook_delivery_records WHERE id IN (SELECT value FROM json_each(:ids))
+
+-- insert_webhook_attempts --
+-- Logs one attempt of each of several deliveries; :attempts is a JSON array of attempt objects.
+INSERT INTO webhook_attempts (delivery_id, number, attempted_at, response_status, error, duration_ms)
+SELECT value ->> 'delivery_id', value ->> 'number', value ->> 'attempted_at', value ->> 'response_status',
+       value ->> 'error', value ->> 'duration_ms'
+FROM json_each(:attempts)
+
+-- update_webhook_deliveries --
+-- The state of several deliveries after an attempt each; :attempts as for insert_webhook_attempts.
+UPDATE webhook_deliveries
+SET status = attempt.status, attempts = attempt.number, failures = attempt.failures,
+    next_attempt_at = attempt.next_attempt_at, updated_at = :now
+FROM (SELECT value ->> 'delivery_id' AS delivery_id, value ->> 'status' AS status, value ->> 'number' AS number,
+             value ->> 'failures' AS failures, value ->> 'next_attempt_at' AS next_attempt_at
+      FROM json_each(:attempts)) AS attempt
+WHERE webhook_deliveries.id = attempt.delivery_id

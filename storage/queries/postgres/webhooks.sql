@@ -7,3 +7,24 @@ FROM webhook_endpoints
 WHERE account_id = :account_id AND events @> jsonb_build_array(CAST(:event_type AS TEXT))
 ORDER BY id
 RETURNING id
+
+-- get_webhook_deliveries --
+-- Deliveries with their events by id (a batch the sender works on).
+SELECT * FROM webhook_delivery_records WHERE id = ANY(CAST(:ids AS BIGINT[]))
+
+-- insert_webhook_attempts --
+-- Logs one attempt of each of several deliveries; :attempts is a JSON array of attempt objects.
+INSERT INTO webhook_attempts (delivery_id, number, attempted_at, response_status, error, duration_ms)
+SELECT delivery_id, number, attempted_at, response_status, error, duration_ms
+FROM jsonb_to_recordset(CAST(:attempts AS JSONB))
+     AS attempt (delivery_id BIGINT, number INTEGER, attempted_at TIMESTAMPTZ, response_status INTEGER, error TEXT,
+                 duration_ms INTEGER)
+
+-- update_webhook_deliveries --
+-- The state of several deliveries after an attempt each; :attempts as for insert_webhook_attempts.
+UPDATE webhook_deliveries
+SET status = attempt.status, attempts = attempt.number, failures = attempt.failures,
+    next_attempt_at = attempt.next_attempt_at, updated_at = :now
+FROM jsonb_to_recordset(CAST(:attempts AS JSONB))
+     AS attempt (delivery_id BIGINT, status TEXT, number INTEGER, failures INTEGER, next_attempt_at TIMESTAMPTZ)
+WHERE webhook_deliveries.id = attempt.delivery_id

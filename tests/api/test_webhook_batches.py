@@ -1,0 +1,79 @@
+"""Webhook deliveries sent in batches (`Deliverer.deliver_batch`, as the running worker calls it): each
+delivery sent once and its attempt logged, each answered on its own, and a batch cut short by a crash
+neither loses nor repeats a delivery once its jobs are taken over."""
+
+from datetime import timedelta
+
+import storage.jobs as stored_jobs
+import storage.webhooks as stored
+from signsvc.http.appkeys import DELIVERER, WORKER
+from signsvc.webhooks import endpoints
+from storage.records import DeliveryStatus
+from tests.api.test_webhook_delivery import add_endpoint, create_template, log
+
+LEASE = timedelta(minutes=5)
+
+
+async def pending_deliveries(db, endpoint_id: int) -> list[int]:
+    deliveries = await stored.list_deliveries(db, endpoint_id, status=DeliveryStatus.PENDING, limit=100)
+    return sorted(delivery.id for delivery in deliveries)
+
+
+async def test_a_batch_sends_each_delivery_once_and_logs_each_attempt(api, receiver, db, clock):
+    receiver.script("/down", *[500] * 4)
+    ok, down = await add_endpoint(api, receiver.url("/ok")), await add_endpoint(api, receiver.url("/down"))
+    for n in range(4):
+        await create_template(api, name=f"NDA {n}")
+    ids = await pending_deliveries(db, ok["id"]) + await pending_deliveries(db, down["id"])
+    answers = await api.app[DELIVERER].deliver_batch([{"delivery_id": delivery_id} for delivery_id in ids])
+    retry_at = clock.now() + endpoints.RETRIES.delay(1)
+    assert answers == [None] * 4 + [retry_at] * 4, "delivered ones are done, failed ones run again at their retry"
+    assert sorted(r.path for r in receiver.received) == ["/down"] * 4 + ["/ok"] * 4
+    assert len({r.headers["X-Service-Event-Id"] for r in receiver.at("/ok")}) == 4
+    assert {r.json["data"]["name"] for r in receiver.at("/ok")} == {f"NDA {n}" for n in range(4)}
+    for delivery in await log(api, ok["id"]):
+        assert delivery["status"] == "delivered"
+        assert [(a["number"], a["response_status"], a["error"]) for a in delivery["attempts"]] == [(1, 200, None)]
+    for delivery in await log(api, down["id"]):
+        assert (delivery["status"], delivery["next_attempt_at"]) == ("pending", "2026-01-01T12:01:00.000Z")
+        assert [(a["number"], a["response_status"], a["error"]) for a in delivery["attempts"]] == [
+            (1, 500, "HTTP 500")]
+
+
+async def test_deliveries_settled_or_not_yet_due_are_not_sent_by_a_batch(api, receiver, db, clock):
+    endpoint = await add_endpoint(api, receiver.url())
+    for n in range(3):
+        await create_template(api, name=f"NDA {n}")
+    first, *rest = await pending_deliveries(db, endpoint["id"])
+    deliverer = api.app[DELIVERER]
+    assert await deliverer.deliver_batch([{"delivery_id": first}]) == [None]
+    receiver.script("/hook", 503)
+    [later] = await deliverer.deliver_batch([{"delivery_id": rest[0]}])
+    answers = await deliverer.deliver_batch([{"delivery_id": delivery_id} for delivery_id in (first, *rest, 999)])
+    assert answers == [None, later, None, None], "settled, not yet due, sent, and one that does not exist"
+    assert len(receiver.received) == 3, "one send each; nothing for the settled and the waiting delivery"
+
+
+async def test_a_batch_cut_short_by_a_crash_loses_and_repeats_nothing(api, receiver, db, clock):
+    endpoint = await add_endpoint(api, receiver.url())
+    for n in range(6):
+        await create_template(api, name=f"NDA {n}")
+    # A worker claims the six jobs and dies after sending three: the deliveries say so, the jobs stay leased.
+    await stored_jobs.claim_jobs(db, kind=endpoints.DELIVER, limit=100, worker="a-worker-that-died",
+                                 now=clock.now(), lease_until=clock.now() + LEASE)
+    ids = await pending_deliveries(db, endpoint["id"])
+    await api.app[DELIVERER].deliver_batch([{"delivery_id": delivery_id} for delivery_id in ids[:3]])
+    worker = api.app[WORKER]
+    if db.single_process:
+        await stored_jobs.release_running_jobs(db)  # what a restart does with one process to a database
+    else:
+        await worker.drain()
+        assert len(receiver.received) == 3, "the dead worker's leases still hold"
+        clock.advance(LEASE)
+    await worker.drain()
+    event_ids = [r.headers["X-Service-Event-Id"] for r in receiver.received]
+    assert len(event_ids) == len(set(event_ids)) == 6, "each delivery arrived once"
+    assert [d["status"] for d in await log(api, endpoint["id"])] == ["delivered"] * 6
+    assert all(len(d["attempts"]) == 1 for d in await log(api, endpoint["id"]))
+    assert await stored_jobs.claim_jobs(db, kind=endpoints.DELIVER, limit=100, worker="w", now=clock.now() + LEASE,
+                                        lease_until=clock.now() + 2 * LEASE) == [], "no delivery job is left"
