@@ -17,8 +17,9 @@ backlog  the server is stopped (SIGTERM). This process then records `--backlog` 
          events with the service's own outbox code (`events.record`, which writes each event with
          its two deliveries and their jobs), in transactions of 1,000, as if they had piled up
          while deliveries could not go out. The server is started again and drains them: the time
-         from its spawn to the last receipt, deliveries/s, server CPU per delivery, and the
-         server's resident memory sampled every 0.5 s (first sample, peak, last).
+         from its spawn to the last receipt, deliveries/s over that time and (sent/s) from the
+         first receipt to the last (the server's start left out), server CPU per delivery, and
+         the server's resident memory sampled every 0.5 s (first sample, peak, last).
 
 Every delivery must arrive, once per endpoint (a repeat is counted and printed). The receiver, the
 load generator and the server share the machine's cores with Postgres.
@@ -174,9 +175,10 @@ async def backlog(database_url: str, workdir: Path, receiver: Receiver, template
         rss.append(resident_mb(server.pid))
     finally:
         notes = await asyncio.to_thread(servers.stop, server)
-    last_receipt = max(got for got, _ in receiver.arrivals.values())
-    drain = last_receipt - spawned
+    receipts = [got for got, _ in receiver.arrivals.values()]
+    drain, sending = max(receipts) - spawned, max(receipts) - min(receipts)
     return {"recorded/s": count / recorded, "drain s": drain, "deliveries/s": 2 * count / drain,
+            "sent/s": 2 * count / sending,
             "CPU ms/delivery": cpu * 1000 / (2 * count), "RSS first MB": rss[0], "RSS peak MB": max(rss),
             "RSS last MB": rss[-1], "repeats": receiver.repeats, "notes": notes}
 
@@ -231,7 +233,7 @@ def print_report(results: dict[str, dict], args: argparse.Namespace) -> None:
                                                 for name, r in results.items()])
     if args.backlog:
         print(f"\nbacklog: {args.backlog:,} events x 2 endpoints, drained after a start")
-        keys = ("recorded/s", "drain s", "deliveries/s", "CPU ms/delivery", "RSS first MB", "RSS peak MB",
+        keys = ("recorded/s", "drain s", "deliveries/s", "sent/s", "CPU ms/delivery", "RSS first MB", "RSS peak MB",
                 "RSS last MB", "repeats")
         report.print_table(["backend", *keys], [[name, *(f"{r['backlog'][k]:.1f}" for k in keys)]
                                                 for name, r in results.items()])
