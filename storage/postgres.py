@@ -6,6 +6,7 @@ once, when loaded. Cross-process wake-ups use LISTEN/NOTIFY on a dedicated conne
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -38,6 +39,8 @@ def numbered(sql: str) -> tuple[str, tuple[str, ...]]:
 _QUERIES = Queries.load("postgres")
 _NUMBERED = {name: numbered(sql) for name, sql in _QUERIES.items()}
 
+# Postgres names (channels too) have at most 63 bytes: the schema, ':' and the longest channel name.
+LONGEST_SCHEMA = 40
 _FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
 
 
@@ -90,6 +93,7 @@ class PostgresDatabase(Database):
         self._scope = f"{schema}:"
         self._notifications = Notifications(url, self._scope)
         self._generations: dict[str, int] = {}
+        self._watching = asyncio.Lock()
 
     @classmethod
     async def open(cls, url: str, *, max_size: int = 10) -> PostgresDatabase:
@@ -99,7 +103,12 @@ class PostgresDatabase(Database):
             schema = await pool.fetchval("SELECT current_schema()")
         except _FAILURES as exc:
             raise StorageError(f"cannot connect to Postgres: {exc}") from exc
-        return cls(pool, url, schema or "public")
+        schema = schema or "public"
+        if len(schema.encode()) > LONGEST_SCHEMA:
+            await pool.close()
+            raise StorageError(f"the schema name {schema!r} is too long: notification channels are named after it, "
+                               f"and Postgres leaves {LONGEST_SCHEMA} bytes of a channel name for it")
+        return cls(pool, url, schema)
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
         try:
@@ -141,15 +150,16 @@ class PostgresDatabase(Database):
         await self._notifications.add(channel, listener)
 
     async def watch(self, channel: str) -> None:
-        if channel not in self._generations:
-            self._generations[channel] = 0
-            await self.listen(channel, lambda: self._count(channel))
+        async with self._watching:  # a generation is answered only once the channel is listened to
+            if channel not in self._generations:
+                await self.listen(channel, lambda: self._count(channel))
+                self._generations.setdefault(channel, 0)
 
     def generation(self, channel: str) -> int | None:
         return self._generations.get(channel) if self._notifications.connected else None
 
     def _count(self, channel: str) -> None:
-        self._generations[channel] += 1
+        self._generations[channel] = self._generations.get(channel, 0) + 1
 
     async def close(self) -> None:
         await self._notifications.close()

@@ -17,6 +17,8 @@ import storage.rate_limits as stored
 from storage import Database
 
 LARGEST_BLOCK = 1024
+# Buckets of one window held before the spent ones are dropped.
+MOST_HELD = 10_000
 
 
 @dataclass
@@ -68,6 +70,8 @@ class QuotaLeases:
     def _in_window(self, window_start: int, limits: dict[str, int]) -> dict[str, _Lease]:
         if window_start != self._window:
             self._window, self._leases = window_start, {}
+        if len(self._leases) >= MOST_HELD:
+            self._forget_spent()
         held, leases = self._leases, {}
         for bucket in limits:
             lease = held.get(bucket)
@@ -75,6 +79,11 @@ class QuotaLeases:
                 lease = held[bucket] = _Lease()
             leases[bucket] = lease
         return leases
+
+    def _forget_spent(self) -> None:
+        """Drops the leases with nothing left that the database can still refill (their buckets start a new
+        block when they come back): a window's distinct addresses and emails do not pile up."""
+        self._leases = {bucket: lease for bucket, lease in self._leases.items() if lease.left or lease.exhausted}
 
 
 def _take(leases: dict[str, _Lease], limits: dict[str, int]) -> tuple[int, int]:
@@ -92,5 +101,6 @@ def _grant(lease: _Lease, limit: int, block: int, count: int) -> None:
     granted = max(0, min(block, limit - (count - block)))
     lease.left += granted
     lease.exhausted = granted == 0
-    lease.counted = max(lease.counted, count)
+    # What the counter held once this block was given, not counting what it asked beyond the limit.
+    lease.counted = max(lease.counted, count - block + granted)
     lease.next_block = max(1, min(2 * block, LARGEST_BLOCK, (limit - count) // 8))

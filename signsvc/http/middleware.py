@@ -78,7 +78,7 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
         rendering.protect(request.path, response)
     quota = request.get(_QUOTA)
     if quota is not None:
-        response.headers.extend(quota.headers())
+        response.headers.update(quota.headers())
         if response.status == 429:
             response.headers["Retry-After"] = str(quota.retry_after)
     return response

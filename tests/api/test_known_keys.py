@@ -48,6 +48,24 @@ async def known(api: Api) -> int:
     return reply.json["id"]
 
 
+async def test_a_known_key_needs_no_statement(aiohttp_client, make_app, monkeypatch):
+    """The point of keeping principals: with the limits lifted, a keyed request reads nothing (every named query
+    of either backend is counted where the storage layer runs it)."""
+    api = Api(await aiohttp_client(make_app(rate_limit_per_key=0, rate_limit_per_ip=0)))
+    db = api.app[DB]
+    await known(api)
+    statements: list[str] = []
+    real = db.fetch_all
+
+    async def counted(query: str, **params: object) -> list[dict[str, object]]:
+        statements.append(query)
+        return await real(query, **params)
+
+    monkeypatch.setattr(db, "fetch_all", counted)
+    assert (await api.get("/api/user")).status == 200
+    assert statements == []
+
+
 async def test_a_key_rotated_in_another_process_is_refused_on_the_next_request(api, elsewhere):
     user_id = await known(api)
     rotation = asyncio.ensure_future(elsewhere.rotate_key(user_id, KeyMode.LIVE))

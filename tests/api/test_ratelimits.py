@@ -143,6 +143,22 @@ async def test_processes_sharing_the_database_never_admit_more_than_the_limit(ai
     assert 30 <= admitted <= 40
 
 
+async def test_a_block_given_past_the_limit_counts_only_what_it_got_so_no_admitted_request_is_refused(db, clock):
+    """Process A asks for a block sized on what it saw left; B has used most of it meanwhile, so A gets only
+    part of its block: each request A admits from it is answered as admitted (200), and between them they admit
+    exactly the limit."""
+    from signsvc.accounts.rate_limits import RateLimits
+
+    first, second = (RateLimits(db, clock, per_key=100, per_ip=0) for _ in range(2))
+
+    async def admitted(limits: RateLimits, times: int) -> int:
+        return [(await limits.take(key_id=1, client="a")).exceeded for _ in range(times)].count(False)
+
+    total = await admitted(first, 40) + await admitted(second, 55)
+    total += sum([await admitted(limits, 1) for _ in range(60) for limits in (first, second)])
+    assert total == 100
+
+
 async def test_old_windows_are_pruned_by_the_maintenance_job(api, db, clock, worker):
     import storage.rate_limits as stored
     from signsvc.accounts.accounts import Accounts

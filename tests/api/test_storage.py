@@ -117,12 +117,17 @@ def _sqlite_type(pg_type: str) -> str:
             "double precision": "REAL"}[pg_type]
 
 
+# Where SQLite processes read the count of changes to keys, users and accounts; Postgres notifies them instead.
+SQLITE_ONLY = {"change_counters"}
+
+
 @pytest.mark.skipif(not POSTGRES_URL, reason=NO_POSTGRES)
 async def test_sqlite_and_postgres_schemas_agree(tmp_path):
     sqlite = await open_database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
     await migrate(sqlite)
     tables = {row["name"] for row in await sqlite._run(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'", {})}
+    tables -= SQLITE_ONLY
     sqlite_columns = {}
     for table in tables:
         for row in await sqlite._run(f"PRAGMA table_info({table})", {}):

@@ -1,18 +1,11 @@
 -- Each process keeps the principals of the API keys it has seen (who a key acts as, and whether its account
 -- may use the API). Any change to a key, a user or an account tells every process at commit, by a
--- notification on the channel `principals` (named after the schema, as every channel of the
--- service is), so that no process answers a request with what was true before. The changes are counted too,
--- as on SQLite (where processes read the count instead).
-CREATE TABLE change_counters (
-    channel TEXT PRIMARY KEY,
-    counter BIGINT NOT NULL
-);
-INSERT INTO change_counters (channel, counter) VALUES ('principals', 0);
-
+-- notification on the channel `principals` of the table's schema (every channel of the service is named
+-- after its schema), so that no process answers a request with what was true before. The schema is the
+-- table's, not the writing session's: an UPDATE made by hand with another search_path is heard too.
 CREATE FUNCTION notify_principals_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE change_counters SET counter = counter + 1 WHERE channel = 'principals';
-    PERFORM pg_notify(current_schema() || ':principals', '');
+    PERFORM pg_notify(TG_TABLE_SCHEMA || ':principals', '');
     RETURN NULL;
 END;
 $$;
