@@ -3,8 +3,8 @@ made elsewhere (another process sharing the database, a command, a hand-written 
 request once the database has told the process: SQLite at once (the next request reads its change counter),
 Postgres by a notification, which arrives in well under a millisecond. A second database handle on the same
 database stands for another process here, in the same event loop as the server, so on Postgres each test waits
-for the notification before its next request; two real processes on one Postgres, where a command's change is
-refused on the next request without waiting, are in tests/process/test_shared_database.py."""
+for the notification before its next request; two real processes on one Postgres and a command are in
+tests/process/test_shared_database.py."""
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable

@@ -1,6 +1,8 @@
 """Processes sharing one database, as real processes: a key rotated by the command is refused on the next request
 by every serving process (each keeps the keys it has seen), and the rate limits they count in blocks never admit
-more than the limit between them. On SQLite one server shares its file with the command; on Postgres two do."""
+more than the limit between them. On SQLite one server shares its file with the command, which the server reads
+again on every request; on Postgres two servers do, and Postgres sends its notification at the command's commit,
+while the command's process has yet to close its connections and exit before the next request is made."""
 
 import asyncio
 import re
