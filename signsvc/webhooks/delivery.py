@@ -36,6 +36,8 @@ from storage.records import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 USER_AGENT = "signsvc-webhooks/1"
 # Connections open at once across every endpoint, kept alive between deliveries (one pool per host).
 CONNECTIONS = 100
+# Beside them, for the test webhook, which someone waits for and which never queues behind a backlog.
+UNQUEUED_CONNECTIONS = 4
 NO_ANSWER = "No HTTP answer: the connection failed, broke off or timed out"
 # A handler failure (the database away, a payload that cannot be built) is not a failed attempt:
 # the job retries on its own schedule, and the delivery keeps its place.
@@ -67,9 +69,13 @@ class Sender:
         self._client: aiohttp.ClientSession | None = None
         self._connections = asyncio.Semaphore(CONNECTIONS)
 
-    async def post(self, clock: Clock, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
-        # A delivery waits for a free connection before its attempt begins, so that a batch queued behind
-        # slow endpoints does not spend its time limit waiting.
+    async def post(self, clock: Clock, url: str, body: bytes, headers: dict[str, str], *,
+                   queued: bool = True) -> Outcome:
+        """A delivery waits for a free connection before its attempt begins, so that a batch queued behind
+        slow endpoints does not spend its time limit waiting; `queued=False` (someone waiting for the test
+        webhook's outcome) goes at once, on one of the connections kept beside the deliveries'."""
+        if not queued:
+            return await self._post(clock, url, body, headers)
         async with self._connections:
             return await self._post(clock, url, body, headers)
 
@@ -104,7 +110,7 @@ class Sender:
     def _session(self) -> aiohttp.ClientSession:
         if self._client is None:
             connector = aiohttp.TCPConnector(resolver=downloads.PublicResolver() if self.public_only else None,
-                                             limit=CONNECTIONS)
+                                             limit=CONNECTIONS + UNQUEUED_CONNECTIONS)
             self._client = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
                                                  trust_env=False, timeout=aiohttp.ClientTimeout(total=None))
         return self._client
@@ -187,7 +193,7 @@ class Deliverer:
                                  "built from the latest completed signer")
         data = await self.payloads.submitter(self.db, submitter_id)
         envelope = {"event_type": "form.completed", "timestamp": iso(self.clock.now()), "data": data}
-        return await self.sender.post(self.clock, endpoint.url, *signed(endpoint, self.clock, envelope))
+        return await self.sender.post(self.clock, endpoint.url, *signed(endpoint, self.clock, envelope), queued=False)
 
     def _attempted(self, delivery: WebhookDelivery, outcome: Outcome) -> stored.Attempted:
         """The attempt to log, with the delivery settled or its next attempt scheduled by the retry schedule."""

@@ -130,11 +130,13 @@ LIMIT 1
 SELECT * FROM webhook_delivery_records WHERE id IN (SELECT value FROM json_each(:ids))
 
 -- insert_webhook_attempts --
--- Logs one attempt of each of several deliveries; :attempts is a JSON array of attempt objects.
+-- Logs one attempt of each of several deliveries; :attempts is a JSON array of attempt objects. A delivery
+-- deleted meanwhile (its endpoint was) is skipped, so that it does not fail the others'.
 INSERT INTO webhook_attempts (delivery_id, number, attempted_at, response_status, error, duration_ms)
 SELECT value ->> 'delivery_id', value ->> 'number', value ->> 'attempted_at', value ->> 'response_status',
        value ->> 'error', value ->> 'duration_ms'
 FROM json_each(:attempts)
+WHERE value ->> 'delivery_id' IN (SELECT id FROM webhook_deliveries)
 
 -- update_webhook_deliveries --
 -- The state of several deliveries after an attempt each; :attempts as for insert_webhook_attempts.

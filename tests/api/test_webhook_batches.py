@@ -2,6 +2,7 @@
 delivery sent once and its attempt logged, each answered on its own, and a batch cut short by a crash
 neither loses nor repeats a delivery once its jobs are taken over."""
 
+import asyncio
 from datetime import timedelta
 
 import storage.jobs as stored_jobs
@@ -38,6 +39,22 @@ async def test_a_batch_sends_each_delivery_once_and_logs_each_attempt(api, recei
         assert (delivery["status"], delivery["next_attempt_at"]) == ("pending", "2026-01-01T12:01:00.000Z")
         assert [(a["number"], a["response_status"], a["error"]) for a in delivery["attempts"]] == [
             (1, 500, "HTTP 500")]
+
+
+async def test_a_delivery_deleted_while_its_batch_sends_fails_none_of_the_others(api, receiver, db):
+    """Deleting an endpoint deletes its deliveries: one of them in a batch under way is skipped when the batch
+    logs its attempts, and the others are logged as sent (not failed, and so not sent again)."""
+    receiver.script("/gone", "hang")
+    ok, gone = await add_endpoint(api, receiver.url("/ok")), await add_endpoint(api, receiver.url("/gone"))
+    await create_template(api)
+    ids = await pending_deliveries(db, ok["id"]) + await pending_deliveries(db, gone["id"])
+    batch = asyncio.ensure_future(api.app[DELIVERER].deliver_batch([{"delivery_id": i} for i in ids]))
+    await receiver.wait_until(lambda received: any(r.path == "/gone" for r in received))
+    assert (await api.delete(f"/api/webhooks/{gone['id']}")).status == 200
+    receiver.release.set()
+    assert await batch == [None, None]
+    [delivery] = await log(api, ok["id"])
+    assert delivery["status"] == "delivered" and len(delivery["attempts"]) == 1
 
 
 async def test_deliveries_settled_or_not_yet_due_are_not_sent_by_a_batch(api, receiver, db, clock):

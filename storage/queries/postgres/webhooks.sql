@@ -13,12 +13,14 @@ RETURNING id
 SELECT * FROM webhook_delivery_records WHERE id = ANY(CAST(:ids AS BIGINT[]))
 
 -- insert_webhook_attempts --
--- Logs one attempt of each of several deliveries; :attempts is a JSON array of attempt objects.
+-- Logs one attempt of each of several deliveries; :attempts is a JSON array of attempt objects. A delivery
+-- deleted meanwhile (its endpoint was) is skipped, so that it does not fail the others'.
 INSERT INTO webhook_attempts (delivery_id, number, attempted_at, response_status, error, duration_ms)
 SELECT delivery_id, number, attempted_at, response_status, error, duration_ms
 FROM jsonb_to_recordset(CAST(:attempts AS JSONB))
      AS attempt (delivery_id BIGINT, number INTEGER, attempted_at TIMESTAMPTZ, response_status INTEGER, error TEXT,
                  duration_ms INTEGER)
+WHERE delivery_id IN (SELECT id FROM webhook_deliveries)
 
 -- update_webhook_deliveries --
 -- The state of several deliveries after an attempt each; :attempts as for insert_webhook_attempts.
