@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
 from storage.records import Job, JobStatus
-from storage.rows import record, records, to_datetime
+from storage.rows import json_time, record, records, to_datetime
 
 
 async def insert_job(conn: Connection, *, kind: str, payload: dict[str, Any], run_at: datetime, now: datetime,
@@ -67,11 +67,6 @@ async def release_jobs(conn: Connection, releases: list[Release], *, worker: str
         rows = [{"id": r.job_id, "status": r.status.value, "run_at": json_time(r.run_at), "attempts": r.attempts,
                  "last_error": r.last_error} for r in releases]
         await conn.execute("release_jobs", jobs=rows, worker=worker)
-
-
-def json_time(moment: datetime) -> str:
-    """A time inside a JSON parameter: the fixed-width UTC text SQLite stores, which Postgres reads as well."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 async def bring_job_forward(conn: Connection, *, dedupe_key: str, run_at: datetime) -> None:

@@ -8,10 +8,16 @@ import enum
 import json
 import types
 import typing
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+def json_time(moment: datetime) -> str:
+    """A time as SQLite stores it (fixed-width ISO 8601 UTC text, so that times compare as text); also how a time
+    goes inside a JSON parameter, which Postgres reads as well."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def record(cls: type[T], row: dict[str, Any] | None) -> T | None:

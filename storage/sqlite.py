@@ -13,7 +13,7 @@ import json
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,14 @@ import aiosqlite
 
 from storage.database import Connection, Database, Listener, Row, StorageError
 from storage.queries import Queries
+from storage.rows import json_time
 
 _QUERIES = Queries.load("sqlite")
 
 
 def _adapt(value: Any) -> Any:
     if isinstance(value, datetime):
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return json_time(value)
     if isinstance(value, (dict, list)):
         return json.dumps(value)
     return value

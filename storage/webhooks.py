@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from storage.database import Connection
-from storage.jobs import json_time
 from storage.records import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from storage.rows import record, records, required
+from storage.rows import json_time, record, records, required
 
 
 async def insert_endpoint(conn: Connection, *, account_id: int, url: str, events: list[str],
