@@ -23,6 +23,8 @@ class Config:
     site_url: str | None = None
     data_dir: str = "data"
     file_store: str | None = None
+    storage_url: str | None = None  # s3://bucket/prefix: files in S3-compatible object storage
+    storage_presigned_links: bool = False
     api_key: str | None = None
     test_api_key: str | None = None
     secret_key: str | None = None
@@ -48,6 +50,8 @@ class Config:
     testing: bool = False
     testing_fast_retries: bool = False
     workers: int = 1  # serving processes; more than one: a supervisor starts them (signsvc/cli/workers.py)
+    metrics_token: str | None = None
+    retention_days: int = 90  # 0 keeps every delivery attempt, email, failed job and event
 
     @property
     def site(self) -> str:
@@ -58,7 +62,16 @@ class Config:
     @property
     def files_in_database(self) -> bool:
         """Files live in the database when asked, and always for an ephemeral in-memory instance."""
-        return self.file_store == "database" or (self.file_store is None and self.database_url.endswith(":memory:"))
+        return self.content_store == "database"
+
+    @property
+    def content_store(self) -> str:
+        """Where file contents live: `directory` (under the data directory), `database`, or an `s3://` URL."""
+        if self.storage_url:
+            return self.storage_url
+        if self.file_store:
+            return self.file_store
+        return "database" if self.database_url.endswith(":memory:") else "directory"
 
     def replace(self, **changes: Any) -> Config:
         """A copy with the given settings; None leaves a setting as it is (a flag that was not given)."""
@@ -71,6 +84,14 @@ def checked_port(port: int, setting: str) -> int:
     if not 0 <= port <= 65535:
         raise ConfigError(f"{setting}={port} is not a port: use 1 to 65535, or 0 for any free port")
     return port
+
+
+def check_store_url(url: str, setting: str) -> str:
+    """An object-store URL as `setting` gives it: `s3://bucket` or `s3://bucket/prefix`."""
+    bucket = url.removeprefix("s3://").partition("/")[0] if url.startswith("s3://") else ""
+    if not bucket:
+        raise ConfigError(f"{setting}={url!r} is not an object store: use s3://bucket or s3://bucket/prefix")
+    return url
 
 
 def _boolean(value: str) -> bool:
@@ -86,6 +107,8 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "site_url": ("SIGNSVC_SITE_URL", str),
     "data_dir": ("SIGNSVC_DATA_DIR", str),
     "file_store": ("SIGNSVC_FILE_STORE", str.lower),
+    "storage_url": ("SIGNSVC_STORAGE_URL", str),
+    "storage_presigned_links": ("SIGNSVC_STORAGE_PRESIGNED_LINKS", _boolean),
     "api_key": ("SIGNSVC_API_KEY", str),
     "test_api_key": ("SIGNSVC_TEST_API_KEY", str),
     "secret_key": ("SIGNSVC_SECRET_KEY", str),
@@ -111,6 +134,8 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "testing": ("SIGNSVC_TESTING", _boolean),
     "testing_fast_retries": ("SIGNSVC_TESTING_FAST_RETRIES", _boolean),
     "workers": ("SIGNSVC_WORKERS", int),
+    "metrics_token": ("SIGNSVC_METRICS_TOKEN", str),
+    "retention_days": ("SIGNSVC_RETENTION_DAYS", int),
 }
 
 
@@ -129,7 +154,14 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
     checked_port(config.port, "SIGNSVC_PORT")
     if config.file_store not in (None, "directory", "database"):
         raise ConfigError("SIGNSVC_FILE_STORE must be directory or database")
-    for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes"):
+    if config.storage_url is not None:
+        if config.file_store:
+            raise ConfigError("SIGNSVC_STORAGE_URL and SIGNSVC_FILE_STORE name two places for files: set one")
+        check_store_url(config.storage_url, "SIGNSVC_STORAGE_URL")
+    if config.storage_presigned_links and not config.storage_url:
+        raise ConfigError("SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage (SIGNSVC_STORAGE_URL)")
+    for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes",
+                 "retention_days"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
     if config.workers < 1:
