@@ -55,8 +55,9 @@ from signsvc.webhooks.delivery import Deliverer, Sender
 from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.webhooks.payloads import Payloads
 from storage import Database, open_database
-from storage.contents import DatabaseStore, DirectoryStore
+from storage.contents import open_store
 from storage.migrations import migrate
+from storage.object_store import ObjectStoreError
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ async def open_configured_database(config: Config, *, single_process: bool = Tru
 
 def check_data_dir(config: Config) -> None:
     """Files kept on disk need a directory the service can write: a start error now, not a 500 at the first upload."""
-    if not config.files_in_database:
+    if config.content_store == "directory":
         _check_writable_directory(Path(config.data_dir) / "files", f"SIGNSVC_DATA_DIR={config.data_dir}")
 
 
@@ -149,9 +150,14 @@ def _check_writable_file(path: Path, setting: str) -> None:
 
 
 async def open_files(db: Database, clock: Clock, config: Config) -> Files:
-    """The files of a prepared database, in the content store the configuration names."""
-    contents = DatabaseStore(db) if config.files_in_database else DirectoryStore(Path(config.data_dir) / "files")
-    return Files(db, contents, clock, await secret_key.load(db, config.secret_key), config.site)
+    """The files of a prepared database, in the content store the configuration names (checked: an object store
+    that cannot be used is a start error); close them when done."""
+    try:
+        contents = await open_store(config.content_store, db, config.data_dir)
+    except ObjectStoreError as error:
+        raise ConfigError(f"SIGNSVC_STORAGE_URL={config.storage_url}: {error}") from None
+    return Files(db, contents, clock, await secret_key.load(db, config.secret_key), config.site,
+                 presigned_links=config.storage_presigned_links)
 
 
 def outbox(db: Database, clock: Clock, files: Files, config: Config) -> Outbox:
@@ -204,12 +210,15 @@ class _Parts:
         check_data_dir(self.config)
         async with contextlib.AsyncExitStack() as stack:
             db = await self._database(app, stack)
+            files = await open_files(db, self.clock, self.config)
+            stack.push_async_callback(files.close)
             pool = self.given_pool or self._own_pool(stack)
             downloader = self.given_downloader or await self._own_downloader(stack)
             office = await stack.enter_async_context(OfficeConverter())
             sender = webhook_sender(self.config)
             stack.push_async_callback(sender.close)
-            kinds = await self._domain(app, db, pool, Ingest(pool, office, downloader, self.config.font_dir), sender)
+            kinds = await self._domain(app, db, files, pool, Ingest(pool, office, downloader, self.config.font_dir),
+                                       sender)
             await configure_webhooks(app[appkeys.WEBHOOKS], self.config)
             await self._worker(app, stack, db, kinds)
             if self.background and self.given_pool is None:
@@ -238,13 +247,12 @@ class _Parts:
         stack.callback(pool.close)
         return pool
 
-    async def _domain(self, app: web.Application, db: Database, pool: PdfPool, ingest: Ingest,
+    async def _domain(self, app: web.Application, db: Database, files: Files, pool: PdfPool, ingest: Ingest,
                       sender: Sender) -> list[jobs.Kind]:
         """Builds the domain's objects, gives the edge the ones it calls; answers every job kind."""
         config, clock = self.config, self.clock
         if problem := font_files.no_text_font(config.font_dir):
             raise ConfigError(problem)
-        files = await open_files(db, clock, config)
         mail = outbox(db, clock, files, config)
         invitations = Invitations(db, clock, mail)
         submitters = Submitters(db, clock, files, ingest, invitations)

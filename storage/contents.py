@@ -1,6 +1,7 @@
-"""Where file bytes live, addressed by their SHA-256: a local directory, or the database itself.
+"""Where file bytes live, addressed by their SHA-256: a local directory, the database itself, or S3-compatible
+object storage (storage/object_store.py).
 
-The directory suits one host; the database store lets several hosts share one Postgres.
+The directory suits one host; the database and object stores let several hosts share one Postgres.
 """
 
 from __future__ import annotations
@@ -20,9 +21,16 @@ class ContentStore(Protocol):
 
     async def get(self, sha256: str) -> bytes | None: ...
 
+    async def get_range(self, sha256: str, start: int, end: int) -> bytes | None:
+        """Bytes `start` to `end`, both included, of a content at least `end + 1` bytes long."""
+
+    async def exists(self, sha256: str) -> bool: ...
+
     async def delete(self, sha256: str) -> None: ...
 
     async def clear(self) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 class DirectoryStore:
@@ -44,11 +52,29 @@ class DirectoryStore:
         except FileNotFoundError:
             return None
 
+    async def get_range(self, sha256: str, start: int, end: int) -> bytes | None:
+        try:
+            return await asyncio.to_thread(self._read_range, self._path(sha256), start, end)
+        except FileNotFoundError:
+            return None
+
+    async def exists(self, sha256: str) -> bool:
+        return await asyncio.to_thread(self._path(sha256).exists)
+
     async def delete(self, sha256: str) -> None:
         await asyncio.to_thread(self._path(sha256).unlink, missing_ok=True)
 
     async def clear(self) -> None:
         await asyncio.to_thread(shutil.rmtree, self.root, ignore_errors=True)
+
+    async def close(self) -> None:
+        pass
+
+    @staticmethod
+    def _read_range(path: Path, start: int, end: int) -> bytes:
+        with path.open("rb") as handle:
+            handle.seek(start)
+            return handle.read(end - start + 1)
 
     @staticmethod
     def _write(path: Path, data: bytes) -> None:
@@ -71,8 +97,29 @@ class DatabaseStore:
         row = await self.db.fetch_one("get_content", sha256=sha256)
         return bytes(row["data"]) if row else None
 
+    async def get_range(self, sha256: str, start: int, end: int) -> bytes | None:
+        data = await self.get(sha256)
+        return None if data is None else data[start:end + 1]
+
+    async def exists(self, sha256: str) -> bool:
+        return await self.db.fetch_one("has_content", sha256=sha256) is not None
+
     async def delete(self, sha256: str) -> None:
         await self.db.execute("delete_content", sha256=sha256)
 
     async def clear(self) -> None:
         await self.db.execute("clear_contents")
+
+    async def close(self) -> None:
+        pass  # the database is closed by whoever opened it
+
+
+async def open_store(place: str, db: Database, data_dir: str | Path) -> ContentStore:
+    """The store `place` names: `directory` (`{data_dir}/files`), `database`, or `s3://bucket/prefix`."""
+    if place == "database":
+        return DatabaseStore(db)
+    if place == "directory":
+        return DirectoryStore(Path(data_dir) / "files")
+    from storage.object_store import ObjectStore  # only a deployment on object storage imports its client
+
+    return await ObjectStore.open(place)

@@ -41,3 +41,8 @@ async def is_content_used(conn: Connection, sha256: str) -> bool:
     """Whether any stored file has this content."""
     row = await conn.fetch_one("count_blobs_with_content", sha256=sha256)
     return bool(row and row["count"])
+
+
+async def stored_contents(conn: Connection, *, after: str, limit: int) -> list[str]:
+    """The hashes of stored files' contents after `after`, in order, once each: a page of what a store holds."""
+    return [row["sha256"] for row in await conn.fetch_all("stored_contents", after=after, limit=limit)]

@@ -18,7 +18,7 @@ from tests.support.app import START
 from tests.support.databases import BACKENDS, Migrated, PostgresSchema
 from tests.support.receiver import Receiver
 
-pytest_plugins = ["tests.support.system", "tests.support.https", "tests.support.tsa"]
+pytest_plugins = ["tests.support.system", "tests.support.https", "tests.support.tsa", "tests.support.s3"]
 
 for name in [name for name in os.environ if name.startswith("SIGNSVC_")
              and name not in ("SIGNSVC_TEST_POSTGRES_URL", "SIGNSVC_TEST_REQUIRE_SYSTEM")]:

@@ -115,12 +115,12 @@ async def _test(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> int:
         clock = SystemClock()
         endpoint = await WebhookEndpoints(db, clock).find(None, args.id)
-        sender = webhook_sender(config)
+        sender, files = webhook_sender(config), await open_files(db, clock, config)
         try:
-            deliverer = Deliverer(db, clock, Payloads(clock, await open_files(db, clock, config)), sender)
-            outcome = await deliverer.test(endpoint)
+            outcome = await Deliverer(db, clock, Payloads(clock, files), sender).test(endpoint)
         finally:
             await sender.close()
+            await files.close()
         print(f"test webhook {'delivered' if outcome.delivered else 'failed'}: "
               f"{outcome.error or f'HTTP {outcome.response_status}'} in {outcome.duration_ms} ms")
         return 0 if outcome.delivered else 1

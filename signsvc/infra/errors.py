@@ -51,6 +51,11 @@ class UnsupportedMediaType(ServiceError):
     message = "Request body must be JSON sent with Content-Type: application/json"
 
 
+class Gone(ServiceError):
+    status = 410
+    message = "Gone"
+
+
 class Invalid(ServiceError):
     """Understood but invalid: the message names the field or rule."""
 
@@ -65,6 +70,10 @@ class TooManyRequests(ServiceError):
 class Unavailable(ServiceError):
     status = 503
     message = "Service unavailable: the database does not answer"
+
+
+class FileStoreUnavailable(Unavailable):
+    message = "Service unavailable: the file store does not answer; try again later"
 
 
 def located(message: str, where: str | None) -> str:

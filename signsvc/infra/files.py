@@ -6,22 +6,32 @@ signed with the service's secret key, so a link needs no lookup to check and can
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
+import logging
 import uuid as uuids
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypeVar
 from urllib.parse import quote
 
 import storage.files as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
-from storage import Connection, Database
+from storage import Connection, Database, StorageError
 from storage.contents import ContentStore
 from storage.records import Blob
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 LINK_LIFETIME = timedelta(minutes=40)
+# A file link answered with a presigned URL of the object store sends the browser there for this long: enough to
+# start the download, short enough that a URL passed on is of little use.
+PRESIGNED_SECONDS = 300
 DOCUMENTS_PAGE = "documents-page:"  # signed apart from file links: one kind of link never opens the other
 
 
@@ -42,16 +52,33 @@ class NewFile:
 
 
 class Files:
-    def __init__(self, db: Database, contents: ContentStore, clock: Clock, secret_key: str, site: str) -> None:
+    def __init__(self, db: Database, contents: ContentStore, clock: Clock, secret_key: str, site: str,
+                 presigned_links: bool = False) -> None:
         self.db, self.contents, self.clock = db, contents, clock
         self.secret_key = secret_key
         self._key = hashlib.sha256(f"file-links:{secret_key}".encode()).digest()
         self.site = site
+        self.presigned_links = presigned_links
+        self._missing: set[str] = set()  # contents found missing, logged once each
+
+    async def close(self) -> None:
+        await self.contents.close()
 
     async def write(self, files: list[NewFile]) -> None:
-        """Writes the contents; `record` must follow in a transaction, else `discard`."""
-        for file in files:
-            await self.contents.put(file.sha256, file.data)
+        """Writes the contents side by side; `record` must follow in a transaction, else `discard`. A store that
+        does not answer is a 503, and what was written of the files is removed again."""
+        outcomes = await asyncio.gather(*(self.contents.put(file.sha256, file.data) for file in files),
+                                        return_exceptions=True)
+        failures = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+        if not failures:
+            return
+        written = [file for file, outcome in zip(files, outcomes, strict=True) if outcome is None]
+        with contextlib.suppress(StorageError):
+            await self.discard(written)
+        if not all(isinstance(failure, StorageError) for failure in failures):
+            raise failures[0]
+        log.error("the file store did not take %d of %d files: %s", len(failures), len(files), failures[0])
+        raise errors.FileStoreUnavailable() from failures[0]
 
     async def record(self, tx: Connection, account_id: int, file: NewFile) -> Blob:
         return await stored.insert_blob(tx, uuid=uuids.uuid4().hex, account_id=account_id, sha256=file.sha256,
@@ -78,9 +105,35 @@ class Files:
         await self.contents.clear()
 
     async def read(self, blob: Blob) -> bytes:
-        data = await self.contents.get(blob.sha256)
+        return self._found(blob, await self._reading(self.contents.get(blob.sha256)))
+
+    async def read_range(self, blob: Blob, start: int, end: int) -> bytes:
+        """Bytes `start` to `end` (both included) of a file, read from the store alone."""
+        return self._found(blob, await self._reading(self.contents.get_range(blob.sha256, start, end)))
+
+    async def presigned_link(self, blob: Blob, disposition: str) -> str | None:
+        """Where the object store itself serves the file for a few minutes, when links are to send browsers there."""
+        presign = getattr(self.contents, "presigned_link", None)
+        if not self.presigned_links or presign is None:
+            return None
+        return str(await self._reading(presign(blob.sha256, disposition, blob.content_type, PRESIGNED_SECONDS)))
+
+    @staticmethod
+    async def _reading(read: Awaitable[T]) -> T:
+        try:
+            return await read
+        except StorageError as error:
+            log.error("the file store did not answer a read: %s", error)
+            raise errors.FileStoreUnavailable() from error
+
+    def _found(self, blob: Blob, data: bytes | None) -> bytes:
+        """A recorded file whose content the store lacks is gone for good: 410, and an error logged once a content."""
         if data is None:
-            raise errors.NotFound()
+            if blob.sha256 not in self._missing:
+                self._missing.add(blob.sha256)
+                log.error("the content of file %s (%s, sha256 %s) is missing from the file store", blob.uuid,
+                          blob.filename, blob.sha256)
+            raise errors.Gone("The file's content is missing from the file store")
         return data
 
     def link(self, blob_uuid: str, filename: str) -> str:

@@ -28,6 +28,14 @@ INSERT INTO blob_contents (sha256, data) VALUES (:sha256, :data) ON CONFLICT (sh
 -- File content kept in the database.
 SELECT data FROM blob_contents WHERE sha256 = :sha256
 
+-- has_content --
+-- Whether file content is kept in the database.
+SELECT 1 AS found FROM blob_contents WHERE sha256 = :sha256
+
+-- stored_contents --
+-- The content of every stored file, once each, in order (the contents to move to another store).
+SELECT DISTINCT sha256 FROM blobs WHERE sha256 > :after ORDER BY sha256 LIMIT :limit
+
 -- delete_content --
 -- Removes file content kept in the database.
 DELETE FROM blob_contents WHERE sha256 = :sha256

@@ -10,10 +10,11 @@ from signsvc.infra.files import NewFile
 from tests.support.app import Api
 
 
-@pytest.fixture(params=["directory", "database"])
+@pytest.fixture(params=["directory", "database", "s3"])
 async def files(request, aiohttp_client, make_app):
-    """The file service of a running app, on each content store."""
-    api = Api(await aiohttp_client(make_app(file_store=request.param)))
+    """The file service of a running app, on each content store (S3: a local emulator)."""
+    place = {"storage_url": request.getfixturevalue("s3_url")} if request.param == "s3" else {"file_store": request.param}
+    api = Api(await aiohttp_client(make_app(**place)))
     return api, api.app[FILES]
 
 

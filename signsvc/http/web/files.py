@@ -1,4 +1,5 @@
-"""GET /file/{token}/{filename}: a stored file through its signed link, with HEAD and byte ranges."""
+"""GET /file/{token}/{filename}: a stored file through its signed link, with HEAD and byte ranges, or a redirect to
+the object store when files live there and links are to be presigned."""
 
 from __future__ import annotations
 
@@ -20,19 +21,23 @@ _FILE_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-ref
 
 
 async def show(request: web.Request) -> web.Response:
+    """The file, or the part of it a Range asks for (read from the store alone); with presigned links, a redirect to
+    the object store, which then serves the bytes itself."""
     files = request.app[FILES]
     blob = await files.open_link(request.match_info["token"])
-    data = await files.read(blob)
+    if presigned := await files.presigned_link(blob, _disposition(blob.filename)):
+        raise web.HTTPFound(presigned, headers=_FILE_HEADERS)
     headers = {"Content-Disposition": _disposition(blob.filename), "Accept-Ranges": "bytes", **_FILE_HEADERS,
                "Content-Security-Policy": _PDF_POLICY if blob.content_type == "application/pdf" else _FILE_POLICY}
-    wanted = _range(request.headers.get("Range", ""), len(data))
+    wanted = _range(request.headers.get("Range", ""), blob.byte_size)
     if wanted is None:
-        return web.Response(body=data, content_type=blob.content_type, headers=headers)
+        return web.Response(body=await files.read(blob), content_type=blob.content_type, headers=headers)
     if not wanted:
-        return web.Response(status=416, headers={"Content-Range": f"bytes */{len(data)}"})
+        return web.Response(status=416, headers={"Content-Range": f"bytes */{blob.byte_size}"})
     start, end = wanted
-    headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-    return web.Response(status=206, body=data[start:end + 1], content_type=blob.content_type, headers=headers)
+    headers["Content-Range"] = f"bytes {start}-{end}/{blob.byte_size}"
+    return web.Response(status=206, body=await files.read_range(blob, start, end), content_type=blob.content_type,
+                        headers=headers)
 
 
 def _range(header: str, size: int) -> tuple[int, int] | tuple[()] | None:
