@@ -13,6 +13,7 @@ import dataclasses
 import logging
 import tempfile
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 from aiohttp import web
@@ -38,6 +39,7 @@ from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
 from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
+from signsvc.infra.retention import Retention
 from signsvc.pdf import font_files
 from signsvc.results.previews import Previews
 from signsvc.results.produce import Producer
@@ -263,6 +265,7 @@ class _Parts:
         certificates = Certificates(db, clock, files, pool, sealer, mail, config.font_dir)
         deliverer = Deliverer(db, clock, Payloads(clock, files), sender, fast_retries=config.testing_fast_retries)
         rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip)
+        retention = Retention(db, clock, days=config.retention_days)
         submissions = Submissions(db, clock, files, ingest, submitters)
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
         accounts = Accounts(db, clock, KeySeal(files.secret_key))
@@ -281,14 +284,15 @@ class _Parts:
         app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions)
         app[appkeys.WEBHOOKS] = WebhookEndpoints(db, clock, public_only=config.webhook_public_only)
         app[appkeys.DELIVERER] = deliverer
-        return (rate_limits.kinds() + app[appkeys.CONSOLE_USERS].kinds() + mail.kinds() + invitations.kinds()
-                + submissions.kinds() + producer.kinds() + certificates.kinds() + deliverer.kinds() + self.job_kinds)
+        return (rate_limits.kinds() + retention.kinds() + app[appkeys.CONSOLE_USERS].kinds() + mail.kinds()
+                + invitations.kinds() + submissions.kinds() + producer.kinds() + certificates.kinds()
+                + deliverer.kinds() + self.job_kinds)
 
     async def _worker(self, app: web.Application, stack: contextlib.AsyncExitStack, db: Database,
                       kinds: list[jobs.Kind]) -> None:
         if self.config.testing_fast_retries:
             kinds = [dataclasses.replace(kind, backoff=kind.backoff.fast()) for kind in kinds]
-        worker = jobs.Worker(db, self.clock, kinds)
+        worker = jobs.Worker(db, self.clock, kinds, lease=timedelta(seconds=self.config.job_lease_seconds))
         app[appkeys.WORKER] = worker
         if self.config.testing:
             app[appkeys.KIT] = Kit(db, app[appkeys.FILES], worker)

@@ -51,6 +51,7 @@ class Config:
     testing_fast_retries: bool = False
     workers: int = 1  # serving processes; more than one: a supervisor starts them (signsvc/cli/workers.py)
     metrics_token: str | None = None
+    job_lease_seconds: int = 300  # how long a job of a process that died waits before another process takes it
     retention_days: int = 90  # 0 keeps every delivery attempt, email, failed job and event
 
     @property
@@ -136,6 +137,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "workers": ("SIGNSVC_WORKERS", int),
     "metrics_token": ("SIGNSVC_METRICS_TOKEN", str),
     "retention_days": ("SIGNSVC_RETENTION_DAYS", int),
+    "job_lease_seconds": ("SIGNSVC_JOB_LEASE_SECONDS", int),
 }
 
 
@@ -166,6 +168,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
     if config.workers < 1:
         raise ConfigError("SIGNSVC_WORKERS must be at least 1 (1: one process, the default)")
+    if not 3 <= config.job_lease_seconds <= 86400:
+        raise ConfigError("SIGNSVC_JOB_LEASE_SECONDS must be 3 to 86400 (seconds)")
     if not 0 < config.webhook_timeout_seconds <= 300:
         raise ConfigError("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS must be more than 0 and at most 300")
     if (config.webhook_secret_header is None) != (config.webhook_secret is None):

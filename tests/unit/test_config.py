@@ -47,3 +47,25 @@ def test_workers_default_to_one_process_and_must_be_at_least_one():
     assert from_env({}).workers == 1 and from_env({"SIGNSVC_WORKERS": "4"}).workers == 4
     with pytest.raises(ConfigError, match=r"^SIGNSVC_WORKERS must be at least 1"):
         from_env({"SIGNSVC_WORKERS": "0"})
+
+
+def test_files_live_in_the_directory_by_default_in_the_database_in_memory_and_in_object_storage_when_named():
+    assert from_env({}).content_store == "directory"
+    assert from_env({"SIGNSVC_DATABASE_URL": "sqlite:///:memory:"}).content_store == "database"
+    assert from_env({"SIGNSVC_FILE_STORE": "database"}).content_store == "database"
+    assert from_env({"SIGNSVC_STORAGE_URL": "s3://files/signsvc"}).content_store == "s3://files/signsvc"
+
+
+@pytest.mark.parametrize("environ,message", [
+    ({"SIGNSVC_STORAGE_URL": "https://files.example.com"}, "^SIGNSVC_STORAGE_URL='https://files.example.com' is not an"
+                                                           " object store: use s3://bucket or s3://bucket/prefix$"),
+    ({"SIGNSVC_STORAGE_URL": "s3://"}, "^SIGNSVC_STORAGE_URL='s3://' is not an object store"),
+    ({"SIGNSVC_STORAGE_URL": "s3://files", "SIGNSVC_FILE_STORE": "database"},
+     "^SIGNSVC_STORAGE_URL and SIGNSVC_FILE_STORE name two places for files: set one$"),
+    ({"SIGNSVC_STORAGE_PRESIGNED_LINKS": "true"}, "^SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage"),
+    ({"SIGNSVC_RETENTION_DAYS": "-1"}, "^SIGNSVC_RETENTION_DAYS must not be negative$"),
+    ({"SIGNSVC_JOB_LEASE_SECONDS": "1"}, r"^SIGNSVC_JOB_LEASE_SECONDS must be 3 to 86400 \(seconds\)$"),
+])
+def test_settings_for_several_hosts_that_cannot_be_used_stop_the_start_naming_the_variable(environ, message):
+    with pytest.raises(ConfigError, match=message):
+        from_env(environ)
