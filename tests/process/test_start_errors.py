@@ -134,3 +134,25 @@ async def test_a_start_with_both_keys_fixed_prints_no_key_only_the_ready_line_an
     lines = await started_lines(SIGNSVC_DATABASE_URL=MEMORY, SIGNSVC_API_KEY="fixed-live",
                                 SIGNSVC_TEST_API_KEY="fixed-test")
     assert len(lines) == 2 and lines[1].startswith("Console setup link (sets the password of admin@example.com): ")
+
+
+async def test_object_storage_with_wrong_credentials_stops_the_start_naming_the_variables(s3_url, monkeypatch):
+    monkeypatch.setattr("moto.settings.INITIAL_NO_AUTH_ACTION_COUNT", 0)  # the emulator now checks keys
+    line = await start_error("--port", "0", SIGNSVC_DATABASE_URL=MEMORY, SIGNSVC_STORAGE_URL=s3_url,
+                             AWS_ACCESS_KEY_ID="wrong")
+    assert line.startswith(f"signsvc: SIGNSVC_STORAGE_URL={s3_url}: the object store refused to write a test "
+                           f"object: InvalidAccessKeyId")
+    assert line.endswith("(check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
+
+
+async def test_a_bucket_that_does_not_exist_stops_the_start_saying_so(s3_emulator):
+    line = await start_error("--port", "0", SIGNSVC_DATABASE_URL=MEMORY, SIGNSVC_STORAGE_URL="s3://no-such-bucket/x")
+    assert line.startswith("signsvc: SIGNSVC_STORAGE_URL=s3://no-such-bucket/x: the object store refused to write")
+    assert line.endswith("(the bucket does not exist)")
+
+
+async def test_an_object_store_that_does_not_answer_stops_the_start_naming_its_address(s3_url):
+    line = await start_error("--port", "0", SIGNSVC_DATABASE_URL=MEMORY, SIGNSVC_STORAGE_URL=s3_url,
+                             AWS_ENDPOINT_URL="http://127.0.0.1:9")
+    assert line.startswith(f"signsvc: SIGNSVC_STORAGE_URL={s3_url}: the object store did not answer")
+    assert line.endswith("(check AWS_ENDPOINT_URL=http://127.0.0.1:9)")
