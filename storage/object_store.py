@@ -51,13 +51,17 @@ class ObjectStore:
         style = "path" if os.environ.get("AWS_ENDPOINT_URL") else "auto"
         config = AioConfig(s3={"addressing_style": style}, retries={"max_attempts": 2, "mode": "standard"},
                            **TIMEOUTS)
+        from botocore.exceptions import BotoCoreError
+
         exits = contextlib.AsyncExitStack()
-        client = await exits.enter_async_context(get_session().create_client("s3", config=config))
-        store = cls(url, client, exits)
         try:
+            client = await exits.enter_async_context(get_session().create_client("s3", config=config))
+            store = cls(url, client, exits)
             await store._check()
-        except BaseException:
+        except BaseException as error:
             await exits.aclose()
+            if isinstance(error, (BotoCoreError, ValueError)):  # settings botocore cannot use (region, endpoint)
+                raise ObjectStoreError(str(error)) from error
             raise
         return store
 
