@@ -1,6 +1,6 @@
-"""The command line: `serve` (the default), `migrate`, and management of accounts, users, keys, access,
-webhook endpoints, signing certificates and the files' store (`storage migrate`). Each group of commands is a
-module of this package."""
+"""The command line: `serve` (the default), `migrate`, management of accounts, users, keys, access, webhook
+endpoints, signing certificates and the files' store (`storage migrate`), `backup` and `restore`. Each group of
+commands is a module of this package."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import argparse
 import asyncio
 import sys
 
-from signsvc.cli import accounts, serve, signing, storage, webhooks
+from signsvc.cli import accounts, backup, serve, signing, storage, webhooks
 from signsvc.infra import config as configuration
 from signsvc.infra import errors
 from signsvc.infra.config import ConfigError
@@ -53,6 +53,7 @@ def parser() -> argparse.ArgumentParser:
     accounts.add_commands(commands, common)
     webhooks.add_commands(commands, common)
     signing.add_commands(commands, common)
+    backup.add_commands(commands, common)
     storage.add_commands(commands, common)
     return top
 
