@@ -116,7 +116,7 @@ async def _restore(config: Config, args: argparse.Namespace) -> int:
           f"start the service with python run.py")
     if manifest.content_store.startswith("s3://"):
         print(OBJECT_STORE.format(store=manifest.content_store, status="not in the backup"))
-    _warn_missing(manifest, "were not in the backup: their links answer 404")
+    _warn_missing(manifest, "were not in the backup: their links answer 410")
     return 0
 
 
