@@ -27,6 +27,7 @@ from signsvc.clickwraps.certificates import Certificates
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http import appkeys, body_budget, routes
+from signsvc.http.metrics import timed
 from signsvc.http.middleware import edge_middleware
 from signsvc.http.web.console import shell
 from signsvc.http.web.console.session import Sessions
@@ -37,6 +38,7 @@ from signsvc.infra.downloads import Downloader
 from signsvc.infra.files import Files
 from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
+from signsvc.infra.metrics import Metrics
 from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
 from signsvc.infra.retention import Retention
@@ -75,14 +77,19 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
     `background=False` runs no worker loop, for tests that drain jobs themselves."""
     budget = body_budget.BodyBudget(config.body_budget_bytes)
-    app = web.Application(middlewares=[edge_middleware, shell.middleware,
+    metrics = Metrics() if config.metrics_token else None
+    app = web.Application(middlewares=[timed(metrics) if metrics else edge_middleware, shell.middleware,
                                        body_budget.middleware(budget, config.max_body_bytes)],
                           client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
     app[appkeys.BODY_BUDGET] = budget
     app[appkeys.SETTINGS] = appkeys.Settings(config.site, config.trusted_proxies, config.max_body_bytes,
-                                             frozenset(filter(None, (config.api_key, config.test_api_key))))
+                                             frozenset(filter(None, (config.api_key, config.test_api_key))),
+                                             metrics_token=config.metrics_token)
     routes.setup(app)
+    if metrics is not None:
+        routes.add_metrics(app)
+        app[appkeys.METRICS] = metrics
     if config.testing:
         routes.add_testing(app)
         clock = clock or ManualClock()
@@ -215,6 +222,8 @@ class _Parts:
             files = await open_files(db, self.clock, self.config)
             stack.push_async_callback(files.close)
             pool = self.given_pool or self._own_pool(stack)
+            if (metrics := app.get(appkeys.METRICS)) is not None:
+                await stack.enter_async_context(metrics.reading(db, self.clock, pool))
             downloader = self.given_downloader or await self._own_downloader(stack)
             office = await stack.enter_async_context(OfficeConverter())
             sender = webhook_sender(self.config)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any
 
 from storage.queries import Queries
@@ -20,6 +21,15 @@ Listener = Callable[[], None]
 
 class StorageError(Exception):
     """The database could not be reached or refused an operation."""
+
+
+@dataclass(frozen=True)
+class ConnectionUse:
+    """The connections a database holds for statements now, how many of them one is using, and the most it opens."""
+
+    open: int
+    in_use: int
+    limit: int
 
 
 class Connection(abc.ABC):
@@ -84,6 +94,10 @@ class Database(Connection):
         (since `watch`). A copy of what it guards is good while the number stays the one read before reading
         the copy. None when the database cannot tell: then no copy may be trusted."""
         return None
+
+    @abc.abstractmethod
+    def connection_use(self) -> ConnectionUse:
+        """The connections held and in use now (for the metrics)."""
 
     @abc.abstractmethod
     async def close(self) -> None:

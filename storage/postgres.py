@@ -15,7 +15,7 @@ from typing import Any
 
 import asyncpg
 
-from storage.database import Connection, Database, Listener, Row, StorageError
+from storage.database import Connection, ConnectionUse, Database, Listener, Row, StorageError
 from storage.notifications import Notifications
 from storage.queries import Queries
 
@@ -160,6 +160,11 @@ class PostgresDatabase(Database):
 
     def _count(self, channel: str) -> None:
         self._generations[channel] = self._generations.get(channel, 0) + 1
+
+    def connection_use(self) -> ConnectionUse:
+        # The pool's connections; the notification connection is not one of them.
+        size = self._pool.get_size()
+        return ConnectionUse(open=size, in_use=size - self._pool.get_idle_size(), limit=self._pool.get_max_size())
 
     async def close(self) -> None:
         await self._notifications.close()

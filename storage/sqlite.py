@@ -19,7 +19,7 @@ from typing import Any
 
 import aiosqlite
 
-from storage.database import Connection, Database, Listener, Row, StorageError
+from storage.database import Connection, ConnectionUse, Database, Listener, Row, StorageError
 from storage.queries import Queries
 from storage.rows import json_time
 
@@ -149,6 +149,10 @@ class SQLiteDatabase(Database):
         except sqlite3.Error:
             return None
         return self._counters.get(channel)
+
+    def connection_use(self) -> ConnectionUse:
+        # The one connection statements use is busy while its lock is held (the watcher only reads a counter).
+        return ConnectionUse(open=1, in_use=int(self._lock.locked()), limit=1)
 
     def _wake(self, channel: str) -> None:
         for listener in self._listeners.get(channel, ()):

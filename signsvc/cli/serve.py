@@ -19,6 +19,7 @@ from signsvc.app import create_app
 from signsvc.cli.database import with_database
 from signsvc.http.access_log import AccessLogger
 from signsvc.http.appkeys import ISSUED_KEYS, SETUP_LINK
+from signsvc.infra import metrics
 from signsvc.infra.config import Config, ConfigError
 
 # In-flight requests get this long to finish once a stop is asked for.
@@ -48,6 +49,7 @@ async def _migrate(config: Config, args: argparse.Namespace) -> int | None:
 
 
 async def serve(config: Config) -> None:
+    metrics.keep_in_memory()
     sock = bind(config.host, config.port)
     config = config.replace(port=sock.getsockname()[1])
     runner = await start(create_app(config), sock)

@@ -33,7 +33,7 @@ import storage.jobs as stored_jobs
 from signsvc.accounts.accounts import IssuedKeys
 from signsvc.accounts.user_links import UserLinks
 from signsvc.app import create_app, open_configured_database, prepare
-from signsvc.infra import errors
+from signsvc.infra import errors, metrics
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config, ConfigError
 from storage import StorageError
@@ -67,7 +67,10 @@ async def supervise(config: Config) -> int:
     try:
         config = config.replace(port=held.getsockname()[1])
         issued, setup_link = await prepare_database(config)
-        return await Supervisor(config).run(lambda: serve.print_ready(config, issued, setup_link))
+        # With metrics, the workers keep their values in files of a directory they share, so that a scrape
+        # reaching any one of them answers for all.
+        with metrics.shared_directory() if config.metrics_token else contextlib.nullcontext():
+            return await Supervisor(config).run(lambda: serve.print_ready(config, issued, setup_link))
     finally:
         held.close()
 
@@ -180,6 +183,8 @@ class Supervisor:
             code = await asyncio.shield(worker.exited)
             if self._stop.is_set():
                 return  # a SIGINT from a terminal reaches the workers too: they stop with the supervisor
+            if self.config.metrics_token and worker.process.pid is not None:
+                metrics.process_ended(worker.process.pid)
             served_a_while = time.monotonic() - worker.started_at >= SERVED_A_WHILE_SECONDS
             quick_deaths = 0 if served_a_while else quick_deaths + 1
             pause = min(FIRST_PAUSE_SECONDS * 2 ** (quick_deaths - 1), LONGEST_PAUSE_SECONDS) if quick_deaths else 0

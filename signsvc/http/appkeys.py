@@ -18,6 +18,7 @@ from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
 from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
+from signsvc.infra.metrics import Metrics
 from signsvc.results.results import Results
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
@@ -33,13 +34,15 @@ from storage import Database
 @dataclass(frozen=True)
 class Settings:
     """What the edge itself needs to know: the public address, the proxies whose X-Forwarded-For it
-    believes, the largest body it reads, and the keys SIGNSVC_API_KEY / SIGNSVC_TEST_API_KEY fix (rotating
-    one in the console lasts until the next start, which the console says)."""
+    believes, the largest body it reads, the keys SIGNSVC_API_KEY / SIGNSVC_TEST_API_KEY fix (rotating
+    one in the console lasts until the next start, which the console says), and the bearer token a metrics
+    scraper sends (SIGNSVC_METRICS_TOKEN)."""
 
     site: str
     trusted_proxies: frozenset[str]
     max_body_bytes: int
     fixed_api_keys: frozenset[str] = frozenset()
+    metrics_token: str | None = None
 
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -68,6 +71,8 @@ CONSENT_PAGES = web.AppKey("consent_pages", ConsentPages)
 WEBHOOKS = web.AppKey("webhooks", WebhookEndpoints)
 DELIVERER = web.AppKey("deliverer", Deliverer)
 WORKER = web.AppKey("worker", Worker)
+# With SIGNSVC_METRICS_TOKEN only:
+METRICS = web.AppKey("metrics", Metrics)
 # The testing extension (SIGNSVC_TESTING) only:
 KIT = web.AppKey("kit", Kit)
 TESTING_CLOCK = web.AppKey("testing_clock", ManualClock)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from signsvc.http import metrics
 from signsvc.http.api import (
     clickwraps,
     events,
@@ -89,6 +90,11 @@ def setup(app: web.Application) -> None:
     app.router.add_get(r"/api/webhooks/{id:\d{1,18}}/deliveries", webhooks.deliveries)
     app.router.add_post(r"/api/webhooks/{id:\d{1,18}}/deliveries/{delivery_id:\d{1,18}}/resend", webhooks.resend)
     app.router.add_post(r"/api/webhooks/{id:\d{1,18}}/test", webhooks.test)
+
+
+def add_metrics(app: web.Application) -> None:
+    """Only when SIGNSVC_METRICS_TOKEN is set; otherwise /metrics is a 404 like any unknown path."""
+    app.router.add_get("/metrics", metrics.show)
 
 
 def add_testing(app: web.Application) -> None:

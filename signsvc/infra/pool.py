@@ -32,6 +32,10 @@ class PdfPool:
         self._budget = self.workers * tasks_per_worker
         self._tasks = 0
         self._executor = self._new_executor()
+        # For the metrics: the tasks submitted and not answered yet, and who hears how long each took (by the
+        # name of its call, from submission to answer).
+        self.in_flight = 0
+        self.timers: list[Callable[[str, float], None]] = []
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` in a worker; `function` must be a module-level function of plain data."""
@@ -39,6 +43,8 @@ class PdfPool:
         if self._tasks > self._budget:
             self._renew()
         executor = self._executor
+        self.in_flight += 1
+        submitted = time.perf_counter()
         try:
             return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
         except BrokenProcessPool:
@@ -46,6 +52,10 @@ class PdfPool:
             if executor is self._executor:
                 self._renew()
             raise
+        finally:
+            self.in_flight -= 1
+            for timer in self.timers:
+                timer(getattr(function, "__name__", "call"), time.perf_counter() - submitted)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

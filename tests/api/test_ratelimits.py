@@ -167,6 +167,6 @@ async def test_old_windows_are_pruned_by_the_maintenance_job(api, db, clock, wor
     await api.get("/api/user")
     await api.get("/api/user")
     clock.advance(timedelta(minutes=10))
-    assert await worker.drain() == 1
+    await worker.drain()
     hits = await stored.hit(db, {f"key:{key_id}": 1}, int(START.timestamp()))
     assert hits == {f"key:{key_id}": 1}, "the ended window was forgotten"
