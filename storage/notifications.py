@@ -23,7 +23,8 @@ RECONNECT_DELAYS = (0.1, 0.5, 1.0, 2.0, 5.0)
 HEARTBEAT_SECONDS = 5.0
 # Longer than this without an answer, the connection is not trusted to carry notifications.
 SILENCE_SECONDS = 2 * HEARTBEAT_SECONDS + 1
-_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
+_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError,
+             asyncio.TimeoutError)
 
 
 class Notifications:
@@ -55,6 +56,7 @@ class Notifications:
                 try:
                     await self._conn.add_listener(self._scope + channel, self._dispatch)
                 except _FAILURES as exc:
+                    self._conn.terminate()  # it reconnects and listens on every channel, this one too
                     raise StorageError(f"cannot listen for notifications: {exc}") from exc
 
     def tell(self, channel: str) -> None:

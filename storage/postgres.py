@@ -41,7 +41,8 @@ _NUMBERED = {name: numbered(sql) for name, sql in _QUERIES.items()}
 
 # Postgres names (channels too) have at most 63 bytes: the schema, ':' and the longest channel name.
 LONGEST_SCHEMA = 40
-_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
+# InternalClientError: a connection whose server went away mid-exchange (a Postgres restart) refuses every use.
+_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError)
 
 
 async def _run(conn: Any, query: str, params: dict[str, Any]) -> list[Row]:
@@ -51,6 +52,8 @@ async def _run(conn: Any, query: str, params: dict[str, Any]) -> list[Row]:
     except KeyError as exc:
         raise TypeError(f"query {query!r} needs parameter {exc.args[0]!r}") from None
     except _FAILURES as exc:
+        if isinstance(exc, asyncpg.InternalClientError):
+            conn.terminate()  # left mid-exchange by a dropped server: never usable again; the pool replaces it
         raise StorageError(str(exc)) from exc
     return [dict(row) for row in rows]
 

@@ -15,6 +15,8 @@ from tests.support.system import requirement
 KEY = "live-key-of-the-restart"
 # Not a measure of speed: a request that does not answer within this long hangs instead of failing fast.
 HANG_SECONDS = 10
+# A connection cut in the middle of a query is left in a state of its own; several restarts meet most of them.
+RESTARTS = 3
 POSTGRES_SERVER = requirement("a Postgres server of the test's own (initdb, pg_ctl)", package="postgresql",
                               present=available)
 
@@ -31,7 +33,8 @@ async def test_requests_fail_fast_while_postgres_restarts_and_the_service_recove
     receiver = await Receiver().start()
     server = await service.start(SIGNSVC_DATABASE_URL=own_postgres.url, SIGNSVC_DATA_DIR=str(tmp_path / "data"),
                                  SIGNSVC_API_KEY=KEY, SIGNSVC_WEBHOOK_URL=receiver.url(),
-                                 SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0")
+                                 SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0",
+                                 SIGNSVC_LOG_LEVEL="CRITICAL")  # a line per 503 would fill the unread stderr pipe
     statuses: list[int] = []
     try:
         async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session:
@@ -45,11 +48,12 @@ async def test_requests_fail_fast_while_postgres_restarts_and_the_service_recove
 
             loads = [asyncio.create_task(load()) for _ in range(4)]
             await _until(lambda: statuses.count(200) >= 20)
-            await own_postgres.stop()
-            await _until(lambda: statuses[-8:] == [503] * 8)
-            assert await status("/../health") == 503
-            await own_postgres.start()
-            await _until(lambda: statuses[-8:] == [200] * 8)
+            for _ in range(RESTARTS):
+                await own_postgres.stop()
+                await _until(lambda: statuses[-8:] == [503] * 8)
+                assert await status("/../health") == 503
+                await own_postgres.start()
+                await _until(lambda: statuses[-8:] == [200] * 8)
             for task in loads:
                 task.cancel()
             await asyncio.gather(*loads, return_exceptions=True)

@@ -121,19 +121,26 @@ def _event_ids(received, event_type: str) -> set[str]:
 
 
 async def _every_event_arrived(receiver: Receiver, database_url: str) -> None:
-    """Every event the database recorded arrived; one the killed host had sent but not yet recorded as sent may
-    arrive twice (deliveries are at least once), nothing else does."""
+    """Every event the database recorded arrives (those the killed host was sending once their jobs' leases ran
+    out); one it had sent but not yet recorded as sent may arrive twice (deliveries are at least once), nothing else
+    does."""
     recorded = {row["uuid"] for row in await _query(database_url, "SELECT uuid FROM events")}
+    await receiver.wait_until(lambda received: recorded <= {r.headers["X-Service-Event-Id"] for r in received},
+                              timeout=60)
     arrived = collections.Counter(request.headers["X-Service-Event-Id"] for request in receiver.received)
     assert set(arrived) == recorded
     assert sum(count - 1 for count in arrived.values()) <= 2, arrived.most_common(3)
 
 
 async def _no_job_lost_or_failed(database_url: str) -> None:
-    """Nothing is left but the periodic jobs, waiting for their next run."""
-    left = await _query(database_url, "SELECT kind, status, run_at > now() AS later, last_error FROM jobs "
-                                      "WHERE dedupe_key IS NULL OR dedupe_key NOT LIKE 'periodic:%' OR NOT run_at > now()")
-    assert [dict(row) for row in left] == []
+    """Soon nothing is left but the periodic jobs, waiting for their next run: the jobs the killed host held run
+    elsewhere once their leases run out."""
+    query = ("SELECT kind, status, last_error FROM jobs "
+             "WHERE dedupe_key IS NULL OR dedupe_key NOT LIKE 'periodic:%' OR NOT run_at > now()")
+    async with asyncio.timeout(60):
+        while left := [dict(row) for row in await _query(database_url, query)]:
+            assert all(job["status"] != "failed" for job in left), left
+            await asyncio.sleep(0.2)
 
 
 async def _query(database_url: str, sql: str) -> list[asyncpg.Record]:
