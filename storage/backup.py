@@ -18,12 +18,14 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
-
-import asyncpg
 
 from storage.contents import DirectoryStore
 from storage.database import StorageError
+
+if TYPE_CHECKING:
+    import asyncpg
 
 POSTGRES_CLIENT = "install the PostgreSQL client tools (Debian and Ubuntu: apt install postgresql-client)"
 
@@ -66,7 +68,8 @@ def backend(database_url: str) -> str:
         return "sqlite"
     if database_url.startswith(("postgresql://", "postgres://")):
         return "postgres"
-    raise BackupError(f"unsupported database URL {database_url!r}: use sqlite:///path or postgresql://...")
+    scheme = database_url.partition(":")[0]  # never the whole URL: it may hold a password
+    raise BackupError(f"unsupported database URL scheme {scheme!r}: use sqlite:///path or postgresql://...")
 
 
 def check_tools(database_url: str, *names: str) -> None:
@@ -195,6 +198,7 @@ def libpq_connection(database_url: str) -> tuple[str, dict[str, str]]:
 
 
 async def _connect(database_url: str) -> asyncpg.Connection:
+    import asyncpg  # only a backup of Postgres needs its driver
     try:
         return await asyncpg.connect(database_url)
     except (asyncpg.PostgresError, OSError) as exc:
@@ -204,6 +208,7 @@ async def _connect(database_url: str) -> asyncpg.Connection:
 async def _dump_postgres(database_url: str, target: Path) -> Snapshot:
     """`pg_dump` of the schema the URL names (else the whole database), made from a snapshot this connection
     exports, in which it reads the contents to copy: the dump and the list are of one moment."""
+    import asyncpg  # only a backup of Postgres needs its driver
     schema = url_schema(database_url)
     conn = await _connect(database_url)
     try:

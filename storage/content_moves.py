@@ -36,7 +36,9 @@ async def move(db: Database, source: ContentStore, target: ContentStore,
                progress: Callable[[Moved], None] = lambda moved: None) -> Moved:
     moved, after, parallel = Moved(), "", asyncio.Semaphore(PARALLEL)
     while hashes := await stored.stored_contents(db, after=after, limit=PAGE):
-        await asyncio.gather(*(_move_one(sha256, source, target, moved, parallel) for sha256 in hashes))
+        async with asyncio.TaskGroup() as copies:  # one that fails stops the others before the stores close
+            for sha256 in hashes:
+                copies.create_task(_move_one(sha256, source, target, moved, parallel))
         after = hashes[-1]
         progress(moved)
     return moved

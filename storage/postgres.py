@@ -131,9 +131,14 @@ class PostgresDatabase(Database):
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Connection]:
         try:
-            async with self._pool.acquire() as conn, conn.transaction():
-                tx = _Transaction(conn, self._scope)
-                yield tx
+            async with self._pool.acquire() as conn:
+                try:
+                    async with conn.transaction():
+                        tx = _Transaction(conn, self._scope)
+                        yield tx
+                except asyncpg.InternalClientError:
+                    conn.terminate()  # as in _run: never back into the pool
+                    raise
         except _FAILURES as exc:
             raise StorageError(str(exc)) from exc
         # This process's listeners hear at once what it committed; other processes' hear it from Postgres.

@@ -7,9 +7,9 @@ from datetime import datetime
 
 from storage.database import Connection
 
-# What retention forgets, in the order it goes: attempts before their deliveries, deliveries before the events
-# they carry (an event with a delivery stays). Each has its `prune_<name>` query in queries/retention.sql.
-HISTORY = ("webhook_attempts", "webhook_deliveries", "events", "emails", "jobs", "form_posts")
+# What retention forgets, in the order it goes: deliveries (with their attempts) before the events they carry (an
+# event with a delivery stays). Each has its `prune_<name>` query in queries/retention.sql.
+HISTORY = ("webhook_deliveries", "events", "emails", "jobs", "form_posts")
 
 
 async def prune(conn: Connection, history: str, *, before: datetime, limit: int) -> int:

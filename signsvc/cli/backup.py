@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from dataclasses import asdict, dataclass, field
@@ -59,6 +60,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 async def _backup(config: Config, args: argparse.Namespace) -> int:
+    os.umask(0o077)  # every file it writes holds secrets (the secret key, signing keys, documents): the owner's only
     backup.check_tools(config.database_url, "pg_dump")  # before anything is made
     made = _new_directory(args.path)
     try:
@@ -96,6 +98,7 @@ async def _make(path: Path, config: Config) -> Manifest:
 
 
 async def _restore(config: Config, args: argparse.Namespace) -> int:
+    os.umask(0o077)
     manifest = _read_manifest(args.path)
     _check_matches(manifest, config)
     backup.check_tools(config.database_url, "pg_restore")

@@ -68,9 +68,14 @@ def _report(moved: Moved, source: str, target: str) -> int:
         return 1
     print(f"every content is in {target} ({moved.copied} copied, {moved.present} there already); "
           f"{source} is left as it was")
-    print(f"to use it, set {_setting(target)} and restart the service (run this again first if it served meanwhile)")
+    print(f"to use it, {_setting(source, target)} and restart the service (run this again first if it served "
+          f"meanwhile)")
     return 0
 
 
-def _setting(place: str) -> str:
-    return f"SIGNSVC_STORAGE_URL={place}" if place.startswith("s3://") else f"SIGNSVC_FILE_STORE={place}"
+def _setting(source: str, target: str) -> str:
+    if target.startswith("s3://"):
+        return f"set SIGNSVC_STORAGE_URL={target}" + ("" if source.startswith("s3://") else
+                                                        " (and unset SIGNSVC_FILE_STORE)")
+    unset = " and unset SIGNSVC_STORAGE_URL" if source.startswith("s3://") else ""
+    return f"set SIGNSVC_FILE_STORE={target}{unset}"

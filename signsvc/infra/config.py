@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from signsvc.infra import smtp
+
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 
 
 class ConfigError(ValueError):
@@ -61,13 +64,9 @@ class Config:
         return (self.site_url or f"http://{host}:{self.port}").rstrip("/")
 
     @property
-    def files_in_database(self) -> bool:
-        """Files live in the database when asked, and always for an ephemeral in-memory instance."""
-        return self.content_store == "database"
-
-    @property
     def content_store(self) -> str:
-        """Where file contents live: `directory` (under the data directory), `database`, or an `s3://` URL."""
+        """Where file contents live: `directory` (under the data directory), `database` (always for an ephemeral
+        in-memory instance unless told otherwise), or an `s3://` URL."""
         if self.storage_url:
             return self.storage_url
         if self.file_store:
@@ -88,10 +87,14 @@ def checked_port(port: int, setting: str) -> int:
 
 
 def check_store_url(url: str, setting: str) -> str:
-    """An object-store URL as `setting` gives it: `s3://bucket` or `s3://bucket/prefix`."""
+    """An object-store URL as `setting` gives it: `s3://bucket` or `s3://bucket/prefix`, the bucket named as S3
+    names them."""
     bucket = url.removeprefix("s3://").partition("/")[0] if url.startswith("s3://") else ""
     if not bucket:
         raise ConfigError(f"{setting}={url!r} is not an object store: use s3://bucket or s3://bucket/prefix")
+    if not _BUCKET.fullmatch(bucket):
+        raise ConfigError(f"{setting}={url!r}: {bucket!r} is not a bucket name (3 to 63 lowercase letters, digits, "
+                          f"dots and hyphens, beginning and ending with a letter or digit)")
     return url
 
 

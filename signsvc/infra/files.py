@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import logging
 import uuid as uuids
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TypeVar
@@ -32,6 +32,8 @@ LINK_LIFETIME = timedelta(minutes=40)
 # A file link answered with a presigned URL of the object store sends the browser there for this long: enough to
 # start the download, short enough that a URL passed on is of little use.
 PRESIGNED_SECONDS = 300
+# A document's page previews are written side by side, but no more at once than a database pool or a store keeps.
+PARALLEL_WRITES = 8
 DOCUMENTS_PAGE = "documents-page:"  # signed apart from file links: one kind of link never opens the other
 
 
@@ -67,14 +69,18 @@ class Files:
     async def write(self, files: list[NewFile]) -> None:
         """Writes the contents side by side; `record` must follow in a transaction, else `discard`. A store that
         does not answer is a 503, and what was written of the files is removed again."""
-        outcomes = await asyncio.gather(*(self.contents.put(file.sha256, file.data) for file in files),
-                                        return_exceptions=True)
+        parallel = asyncio.Semaphore(PARALLEL_WRITES)
+
+        async def put(file: NewFile) -> None:
+            async with parallel:
+                await self.contents.put(file.sha256, file.data)
+
+        outcomes = await asyncio.gather(*(put(file) for file in files), return_exceptions=True)
         failures = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
         if not failures:
             return
         written = [file for file, outcome in zip(files, outcomes, strict=True) if outcome is None]
-        with contextlib.suppress(StorageError):
-            await self.discard(written)
+        await self.discard(written)
         if not all(isinstance(failure, StorageError) for failure in failures):
             raise failures[0]
         log.error("the file store did not take %d of %d files: %s", len(failures), len(files), failures[0])
@@ -88,8 +94,9 @@ class Files:
     async def discard(self, files: list[NewFile]) -> None:
         """Removes written contents that no recorded file refers to (the transaction failed)."""
         for file in files:
-            if not await stored.is_content_used(self.db, file.sha256):
-                await self.contents.delete(file.sha256)
+            with self._cleaning(file.sha256):
+                if not await stored.is_content_used(self.db, file.sha256):
+                    await self.contents.delete(file.sha256)
 
     async def delete(self, tx: Connection, blob_ids: list[int]) -> list[str]:
         """Forgets files in a transaction; answers the contents to remove once it commits."""
@@ -97,8 +104,20 @@ class Files:
         return [sha256 for sha256 in orphans if sha256]
 
     async def remove_contents(self, hashes: list[str]) -> None:
+        """Removes contents whose last record is gone (after the commit that forgot it)."""
         for sha256 in hashes:
-            await self.contents.delete(sha256)
+            with self._cleaning(sha256):
+                await self.contents.delete(sha256)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _cleaning(sha256: str) -> Iterator[None]:
+        """A content left behind is harmless, and what called has happened (or failed for a reason of its own):
+        a store that does not answer then is logged, never the caller's answer."""
+        try:
+            yield
+        except StorageError as error:
+            log.warning("content %s could not be removed from the file store: %s", sha256, error)
 
     async def clear_contents(self) -> None:
         """Removes every file's content, once their records are gone (a reset of the service's data)."""
@@ -111,12 +130,15 @@ class Files:
         """Bytes `start` to `end` (both included) of a file, read from the store alone."""
         return self._found(blob, await self._reading(self.contents.get_range(blob.sha256, start, end)))
 
-    async def presigned_link(self, blob: Blob, disposition: str) -> str | None:
-        """Where the object store itself serves the file for a few minutes, when links are to send browsers there."""
+    async def presigned_link(self, token: str, blob: Blob, disposition: str) -> str | None:
+        """Where the object store itself serves the file of a checked link, when links are to send browsers there:
+        for a few minutes, never past the link's own expiry."""
         presign = getattr(self.contents, "presigned_link", None)
         if not self.presigned_links or presign is None:
             return None
-        return str(await self._reading(presign(blob.sha256, disposition, blob.content_type, PRESIGNED_SECONDS)))
+        expires = int(token.rpartition(".")[0].partition(".")[2])
+        seconds = max(1, min(PRESIGNED_SECONDS, expires - int(self.clock.now().timestamp())))
+        return str(await self._reading(presign(blob.sha256, disposition, blob.content_type, seconds)))
 
     @staticmethod
     async def _reading(read: Awaitable[T]) -> T:

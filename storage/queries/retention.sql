@@ -1,21 +1,6 @@
--- prune_webhook_attempts --
--- Forgets up to :limit attempts of deliveries settled before :before, oldest first; answers their ids. A delivery
--- pending again (resent) or settled since keeps every attempt: the log shows a delivery with all of them or not at
--- all.
-DELETE FROM webhook_attempts
-WHERE id IN (
-    SELECT webhook_attempts.id FROM webhook_attempts
-    JOIN webhook_deliveries ON webhook_deliveries.id = webhook_attempts.delivery_id
-    WHERE webhook_attempts.attempted_at < :before
-      AND webhook_deliveries.status <> 'pending' AND webhook_deliveries.updated_at < :before
-    ORDER BY webhook_attempts.attempted_at
-    LIMIT :limit
-)
-RETURNING id
-
 -- prune_webhook_deliveries --
--- Forgets up to :limit deliveries made and settled before :before, oldest first (their attempts went before them;
--- any left go with them); answers their ids. A pending delivery stays, whatever its age: it is still to be sent.
+-- Forgets up to :limit deliveries made and settled before :before, oldest first, their attempts with them (ON DELETE
+-- CASCADE: the log shows a delivery with all its attempts or not at all); answers their ids. A pending delivery stays, whatever its age: it is still to be sent.
 -- The status is checked again on the row being deleted, where a resend that just committed has made it pending.
 DELETE FROM webhook_deliveries
 WHERE id IN (

@@ -1,6 +1,7 @@
 """The content stores' contract: the directory, the database (SQLite and Postgres) and S3-compatible object storage
 (a local emulator) keep file contents by SHA-256 alike."""
 
+import asyncio
 import hashlib
 from collections.abc import AsyncIterator
 
@@ -38,7 +39,7 @@ async def test_an_unknown_content_is_none_and_does_not_exist(store):
     assert not await store.exists("0" * 64)
 
 
-async def test_putting_the_same_content_twice_keeps_one(store):
+async def test_putting_the_same_content_twice_is_no_error_and_one_delete_removes_it(store):
     await store.put(SHA, DATA)
     await store.put(SHA, DATA)
     await store.delete(SHA)
@@ -102,3 +103,9 @@ async def test_an_endpoint_that_does_not_answer_is_refused_at_open_naming_it(s3_
     monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
     with pytest.raises(ObjectStoreError, match=r"did not answer.*check AWS_ENDPOINT_URL=http://127.0.0.1:9"):
         await ObjectStore.open(s3_url)
+
+
+async def test_processes_opening_one_bucket_at_once_all_pass_the_start_check(s3_url):
+    """Every worker of --workers, and hosts restarted together, check the store at the same moment."""
+    stores = await asyncio.gather(*(ObjectStore.open(s3_url) for _ in range(6)))
+    await asyncio.gather(*(store.close() for store in stores))

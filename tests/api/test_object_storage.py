@@ -4,6 +4,7 @@ links serve it (or send the browser to a presigned URL), and an object store tha
 import hashlib
 import logging
 from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 import pytest
@@ -69,6 +70,17 @@ async def test_presigned_links_send_the_browser_to_the_object_store_for_the_byte
         assert stored.status == 200 and (await stored.read()).startswith(b"%PDF")
         assert stored.headers["Content-Type"] == "application/pdf"
         assert stored.headers["Content-Disposition"].startswith('inline; filename="nda')
+
+
+async def test_a_presigned_url_never_outlives_its_link(aiohttp_client, make_app, s3_url, clock):
+    api = Api(await aiohttp_client(make_app(storage_url=s3_url, storage_presigned_links=True)))
+    url = (await api.get(f"/api/templates/{await template(api)}")).json["documents"][0]["url"]
+    path = url.removeprefix("http://signsvc.test")
+    fresh = await api.with_key(None).get(path, allow_redirects=False)
+    clock.advance(timedelta(minutes=38))  # two minutes of the link's forty left
+    late = await api.with_key(None).get(path, allow_redirects=False)
+    assert [parse_qs(urlsplit(reply.headers["Location"]).query)["X-Amz-Expires"] for reply in (fresh, late)] == [
+        ["300"], ["120"]]
 
 
 async def test_an_expired_link_is_refused_before_any_presigned_url_is_made(aiohttp_client, make_app, s3_url, clock):

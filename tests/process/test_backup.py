@@ -181,10 +181,27 @@ async def test_a_backup_goes_into_a_new_or_empty_directory_only(tmp_path):
     assert [entry.name for entry in used.iterdir()] == ["keep.txt"]
     assert (tmp_path / "a-file").read_text() == "mine"
 
-    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty").mkdir(mode=0o755)
     code, _, err = await service.run("backup", str(tmp_path / "empty"), **env)
     assert code == 0, err
     assert (tmp_path / "empty" / "backup.json").is_file()
+
+
+async def test_what_a_backup_writes_is_readable_by_its_owner_only(tmp_path):
+    """It holds the secret key, the signing keys and every document, also in an existing directory others read."""
+    env = environment(f"sqlite:///{tmp_path / 'signsvc.sqlite3'}", tmp_path / "data")
+    server = await service.start(**env)
+    try:
+        async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as http:
+            await create_template(http, server.api, 1)
+    finally:
+        await server.stop()
+    (tmp_path / "shared").mkdir(mode=0o755)
+    code, _, err = await service.run("backup", str(tmp_path / "shared"), **env)
+    assert code == 0, err
+    written = [path for path in (tmp_path / "shared").rglob("*") if path.is_file()]
+    assert len(written) >= 4  # the manifest, the database, a document and its preview
+    assert {oct(path.stat().st_mode & 0o077) for path in written} == {"0o0"}
 
 
 async def test_a_restore_refuses_a_database_that_is_not_empty(backend, database_url, tmp_path):

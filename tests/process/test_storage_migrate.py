@@ -49,8 +49,9 @@ async def test_every_content_moves_to_the_other_store_and_the_service_serves_it_
         await server.stop()
     assert (code, err) == (0, "")
     setting = f"SIGNSVC_STORAGE_URL={place}" if target == "s3" else "SIGNSVC_FILE_STORE=database"
-    assert out.splitlines()[-1] == f"to use it, set {setting} and restart the service (run this again first if it " \
-                                   f"served meanwhile)"
+    unset = " (and unset SIGNSVC_FILE_STORE)" if target == "s3" else ""
+    assert out.splitlines()[-1] == f"to use it, set {setting}{unset} and restart the service (run this again " \
+                                   f"first if it served meanwhile)"
     assert "4 copied, 0 there already" in out  # two documents and their page previews
     shutil.rmtree(tmp_path / "data" / "files")
     moved = await service.start(**environment, **dict([setting.split("=", 1)]))

@@ -60,6 +60,8 @@ def test_files_live_in_the_directory_by_default_in_the_database_in_memory_and_in
     ({"SIGNSVC_STORAGE_URL": "https://files.example.com"}, "^SIGNSVC_STORAGE_URL='https://files.example.com' is not an"
                                                            " object store: use s3://bucket or s3://bucket/prefix$"),
     ({"SIGNSVC_STORAGE_URL": "s3://"}, "^SIGNSVC_STORAGE_URL='s3://' is not an object store"),
+    ({"SIGNSVC_STORAGE_URL": "s3://My_Files/x"}, r"^SIGNSVC_STORAGE_URL='s3://My_Files/x': 'My_Files' is not a "
+                                                 r"bucket name \(3 to 63 lowercase letters"),
     ({"SIGNSVC_STORAGE_URL": "s3://files", "SIGNSVC_FILE_STORE": "database"},
      "^SIGNSVC_STORAGE_URL and SIGNSVC_FILE_STORE name two places for files: set one$"),
     ({"SIGNSVC_STORAGE_PRESIGNED_LINKS": "true"}, "^SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage"),

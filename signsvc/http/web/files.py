@@ -24,8 +24,9 @@ async def show(request: web.Request) -> web.Response:
     """The file, or the part of it a Range asks for (read from the store alone); with presigned links, a redirect to
     the object store, which then serves the bytes itself."""
     files = request.app[FILES]
-    blob = await files.open_link(request.match_info["token"])
-    if presigned := await files.presigned_link(blob, _disposition(blob.filename)):
+    token = request.match_info["token"]
+    blob = await files.open_link(token)
+    if presigned := await files.presigned_link(token, blob, _disposition(blob.filename)):
         raise web.HTTPFound(presigned, headers=_FILE_HEADERS)
     headers = {"Content-Disposition": _disposition(blob.filename), "Accept-Ranges": "bytes", **_FILE_HEADERS,
                "Content-Security-Policy": _PDF_POLICY if blob.content_type == "application/pdf" else _FILE_POLICY}

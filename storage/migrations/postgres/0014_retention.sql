@@ -1,7 +1,6 @@
 -- Retention: the periodic job forgets operational history older than SIGNSVC_RETENTION_DAYS, a batch at a
 -- time, each batch walking one of these indexes from the oldest row (storage/queries/retention.sql).
 -- Each is on a column written once, so the updates a delivery or an email goes through leave it alone.
-CREATE INDEX webhook_attempts_attempted ON webhook_attempts (attempted_at);
 CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);
 CREATE INDEX emails_created ON emails (created_at);
 CREATE INDEX form_posts_created ON form_posts (created_at);
