@@ -293,8 +293,8 @@ class _Parts:
         app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions)
         app[appkeys.WEBHOOKS] = WebhookEndpoints(db, clock, public_only=config.webhook_public_only)
         app[appkeys.DELIVERER] = deliverer
-        return (rate_limits.kinds() + retention.kinds() + app[appkeys.CONSOLE_USERS].kinds() + mail.kinds()
-                + invitations.kinds() + submissions.kinds() + producer.kinds() + certificates.kinds()
+        return (rate_limits.kinds() + retention.kinds() + files.kinds() + app[appkeys.CONSOLE_USERS].kinds()
+                + mail.kinds() + invitations.kinds() + submissions.kinds() + producer.kinds() + certificates.kinds()
                 + deliverer.kinds() + self.job_kinds)
 
     async def _worker(self, app: web.Application, stack: contextlib.AsyncExitStack, db: Database,

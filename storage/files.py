@@ -37,6 +37,18 @@ async def delete_blob(conn: Connection, blob_id: int) -> str | None:
     return None if await is_content_used(conn, row["sha256"]) else row["sha256"]
 
 
+async def schedule_content_removal(conn: Connection, sha256: str, *, due_at: datetime) -> None:
+    await conn.execute("schedule_content_removal", sha256=sha256, due_at=due_at)
+
+
+async def due_content_removals(conn: Connection, *, now: datetime, limit: int) -> list[str]:
+    return [row["sha256"] for row in await conn.fetch_all("due_content_removals", now=now, limit=limit)]
+
+
+async def forget_content_removal(conn: Connection, sha256: str) -> None:
+    await conn.execute("forget_content_removal", sha256=sha256)
+
+
 async def is_content_used(conn: Connection, sha256: str) -> bool:
     """Whether any stored file has this content."""
     row = await conn.fetch_one("count_blobs_with_content", sha256=sha256)

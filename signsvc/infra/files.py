@@ -13,15 +13,16 @@ import hashlib
 import hmac
 import logging
 import uuid as uuids
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import storage.files as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
+from signsvc.infra.jobs import Kind
 from storage import Connection, Database, StorageError
 from storage.contents import ContentStore
 from storage.records import Blob
@@ -34,13 +35,20 @@ LINK_LIFETIME = timedelta(minutes=40)
 PRESIGNED_SECONDS = 300
 # A document's page previews are written side by side, but no more at once than a database pool or a store keeps.
 PARALLEL_WRITES = 8
+# A content whose last file went is removed this long after, unless a file names it again by then: a request or a
+# host may have written the same content (the same document uploaded again) and be about to record it, since
+# contents are written before the transaction that records them.
+REMOVAL_GRACE = timedelta(hours=1)
+SWEEP_JOB = "files.sweep"
+SWEEP_EVERY = timedelta(minutes=10)
+SWEEP_BATCH = 100
 DOCUMENTS_PAGE = "documents-page:"  # signed apart from file links: one kind of link never opens the other
 
 
 @dataclass(frozen=True)
 class NewFile:
     """File content about to be stored: written to the content store before the transaction that
-    records it, and removed again if that transaction fails. The hash is computed once, by the
+    records it, and discarded if that transaction fails. The hash is computed once, by the
     pool worker that made the content when it can."""
 
     data: bytes
@@ -68,7 +76,7 @@ class Files:
 
     async def write(self, files: list[NewFile]) -> None:
         """Writes the contents side by side; `record` must follow in a transaction, else `discard`. A store that
-        does not answer is a 503, and what was written of the files is removed again."""
+        does not answer is a 503, and what was written of the files is discarded."""
         parallel = asyncio.Semaphore(PARALLEL_WRITES)
 
         async def put(file: NewFile) -> None:
@@ -92,32 +100,36 @@ class Files:
                                         byte_size=len(file.data), now=self.clock.now())
 
     async def discard(self, files: list[NewFile]) -> None:
-        """Removes written contents that no recorded file refers to (the transaction failed)."""
-        for file in files:
-            with self._cleaning(file.sha256):
-                if not await stored.is_content_used(self.db, file.sha256):
-                    await self.contents.delete(file.sha256)
+        """Removes, once the grace period has passed, written contents that no file records (the transaction that
+        was to record them failed). A database that does not answer now leaves them: harmless, and what the caller
+        answers is its own failure's."""
+        if not files:
+            return
+        with contextlib.suppress(StorageError):
+            async with self.db.transaction() as tx:
+                for file in files:
+                    await self._schedule_removal(tx, file.sha256)
 
-    async def delete(self, tx: Connection, blob_ids: list[int]) -> list[str]:
-        """Forgets files in a transaction; answers the contents to remove once it commits."""
-        orphans = [await stored.delete_blob(tx, blob_id) for blob_id in blob_ids]
-        return [sha256 for sha256 in orphans if sha256]
+    async def delete(self, tx: Connection, blob_ids: list[int]) -> None:
+        """Forgets files in a transaction; the contents no other file shares go once the grace period has passed."""
+        for blob_id in blob_ids:
+            if sha256 := await stored.delete_blob(tx, blob_id):
+                await self._schedule_removal(tx, sha256)
 
-    async def remove_contents(self, hashes: list[str]) -> None:
-        """Removes contents whose last record is gone (after the commit that forgot it)."""
-        for sha256 in hashes:
-            with self._cleaning(sha256):
-                await self.contents.delete(sha256)
+    async def _schedule_removal(self, tx: Connection, sha256: str) -> None:
+        await stored.schedule_content_removal(tx, sha256, due_at=self.clock.now() + REMOVAL_GRACE)
 
-    @staticmethod
-    @contextlib.contextmanager
-    def _cleaning(sha256: str) -> Iterator[None]:
-        """A content left behind is harmless, and what called has happened (or failed for a reason of its own):
-        a store that does not answer then is logged, never the caller's answer."""
-        try:
-            yield
-        except StorageError as error:
-            log.warning("content %s could not be removed from the file store: %s", sha256, error)
+    def kinds(self) -> list[Kind]:
+        return [Kind(SWEEP_JOB, self._sweep, every=SWEEP_EVERY)]
+
+    async def _sweep(self, payload: dict[str, Any]) -> None:
+        """Removes the contents due for removal that no file names again. One the store does not remove now stays
+        due, and goes at the next sweep."""
+        while due := await stored.due_content_removals(self.db, now=self.clock.now(), limit=SWEEP_BATCH):
+            for sha256 in due:
+                if not await stored.is_content_used(self.db, sha256):
+                    await self.contents.delete(sha256)
+                await stored.forget_content_removal(self.db, sha256)
 
     async def clear_contents(self) -> None:
         """Removes every file's content, once their records are gone (a reset of the service's data)."""

@@ -57,7 +57,6 @@ class Previews:
         ones meanwhile (the submission row lock makes such requests take turns)."""
         files = [p.file for p in produced]
         await self.files.write(files)
-        orphans: list[str] = []
         try:
             async with self.db.transaction() as tx:
                 await stored_submissions.lock_submission(tx, submission.id)
@@ -68,12 +67,11 @@ class Previews:
                     for item in produced:
                         blob = await self.files.record(tx, submission.account_id, item.file)
                         await slots.insert(tx, self.clock, submission, None, item, blob.id, values_sha256=digest)
-                    orphans = await self.files.delete(tx, stale)
+                    await self.files.delete(tx, stale)
         except BaseException:
             await self.files.discard(files)
             raise
         if made_meanwhile:
             await self.files.discard(files)
             return current
-        await self.files.remove_contents(orphans)
         return await self._of_kind(submission, kind)

@@ -127,7 +127,6 @@ class Producer:
                       last: bool) -> None:
         files = list({p.file.sha256: p.file for p in produced}.values())
         await self.files.write(files)
-        orphans: list[str] = []
         try:
             async with self.db.transaction() as tx:
                 blob_ids: dict[tuple[str, str], int] = {}
@@ -141,11 +140,10 @@ class Producer:
                 if last:
                     await self._event(tx, submission, "submission.completed", "submission", submission.id)
                     await emails.queue(tx, self.outbox, self.files, submission, produced)
-                    orphans = await self.files.delete(tx, await stored.delete_kind(tx, submission.id, "preview"))
+                    await self.files.delete(tx, await stored.delete_kind(tx, submission.id, "preview"))
         except BaseException:
             await self.files.discard(files)
             raise
-        await self.files.remove_contents(orphans)
 
     async def _event(self, tx: Connection, submission: Submission, event_type: str, record_type: str,
                      record_id: int) -> None:

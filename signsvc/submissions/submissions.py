@@ -139,8 +139,7 @@ class Submissions:
             blob_ids += [attachment.blob_id for attachment in await stored.attachments_of(tx, submission.id)]
             blob_ids += list({result.blob_id for result in await stored_results.results_of(tx, submission.id)})
             await stored.delete_submission(tx, submission.id)
-            orphans = await self.files.delete(tx, blob_ids)
-        await self.files.remove_contents(orphans)
+            await self.files.delete(tx, blob_ids)
         return submission
 
     def kinds(self) -> list[jobs.Kind]:

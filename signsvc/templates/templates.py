@@ -125,8 +125,7 @@ class Templates:
             await stored.delete_template(tx, template.id)
             blob_ids = [blob_id for document in documents for blob_id in _blob_ids(document)]
             blob_ids += [template.combined_blob_id] if template.combined_blob_id else []
-            orphans = await self.files.delete(tx, blob_ids)
-        await self.files.remove_contents(orphans)
+            await self.files.delete(tx, blob_ids)
         return template
 
     async def clone(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:

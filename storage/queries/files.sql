@@ -43,3 +43,16 @@ DELETE FROM blob_contents WHERE sha256 = :sha256
 -- clear_contents --
 -- Forgets every stored file content (a reset of the service's data).
 DELETE FROM blob_contents
+
+-- schedule_content_removal --
+-- Removes a content from its store at :due_at unless a file names it again by then (a later schedule wins).
+INSERT INTO content_removals (sha256, due_at) VALUES (:sha256, :due_at)
+ON CONFLICT (sha256) DO UPDATE SET due_at = excluded.due_at
+
+-- due_content_removals --
+-- Contents due for removal, the longest due first.
+SELECT sha256 FROM content_removals WHERE due_at <= :now ORDER BY due_at LIMIT :limit
+
+-- forget_content_removal --
+-- A removal done, or no longer wanted (a file names the content again).
+DELETE FROM content_removals WHERE sha256 = :sha256

@@ -19,6 +19,7 @@ DELETE FROM template_documents;
 DELETE FROM templates;
 DELETE FROM template_folders;
 DELETE FROM blobs;
+DELETE FROM content_removals;
 DELETE FROM rate_limit_hits;
 DELETE FROM webhook_endpoints WHERE configured = 0;
 DELETE FROM jobs WHERE dedupe_key IS NULL OR dedupe_key NOT LIKE 'periodic:%';

@@ -6,7 +6,7 @@ import pytest
 from yarl import URL
 
 from signsvc.http.appkeys import FILES
-from signsvc.infra.files import NewFile
+from signsvc.infra.files import REMOVAL_GRACE, NewFile
 from tests.support.app import Api
 
 
@@ -95,21 +95,48 @@ async def test_a_tampered_link_is_404(files, tamper):
     assert (reply.status, reply.json) == (404, {"error": "Not found"})
 
 
-async def test_discarded_contents_are_removed_unless_a_file_refers_to_them(files):
+async def sweep(service, clock) -> None:
+    """The periodic job that removes contents, once their grace period has passed."""
+    clock.advance(REMOVAL_GRACE + timedelta(seconds=1))
+    [kind] = service.kinds()
+    await kind.handler({})
+
+
+async def test_discarded_contents_are_removed_after_the_grace_period_unless_a_file_refers_to_them(files, clock):
     _, service = files
     kept = await store(service, data=b"kept")
     orphan = NewFile(b"orphan", "o.pdf", "application/pdf")
     await service.write([orphan, NewFile(b"kept", "k.pdf", "application/pdf")])
     await service.discard([orphan, NewFile(b"kept", "k.pdf", "application/pdf")])
+    assert await service.contents.get(orphan.sha256) == b"orphan", "kept through the grace period"
+    await sweep(service, clock)
     assert await service.contents.get(orphan.sha256) is None
     assert await service.read(kept) == b"kept"
 
 
-async def test_deleting_a_file_removes_its_content_only_when_no_other_file_shares_it(files):
+async def test_deleting_a_file_removes_its_content_only_when_no_other_file_shares_it(files, clock):
     _, service = files
     first, second = await store(service), await store(service)
     async with service.db.transaction() as tx:
-        assert await service.delete(tx, [first.id]) == []
+        await service.delete(tx, [first.id])
+    await sweep(service, clock)
+    assert await service.read(second) == b"%PDF-1.7 hello"
     async with service.db.transaction() as tx:
-        orphans = await service.delete(tx, [second.id])
-    assert orphans == [second.sha256]
+        await service.delete(tx, [second.id])
+    await sweep(service, clock)
+    assert await service.contents.get(second.sha256) is None
+
+
+async def test_a_content_recorded_again_within_the_grace_period_stays(files, clock):
+    """Another request (or host) wrote the same content before the last file of it went, and records it after:
+    contents are written before the transaction that records them."""
+    _, service = files
+    first = await store(service)
+    again = NewFile(b"%PDF-1.7 hello", "again.pdf", "application/pdf")
+    await service.write([again])
+    async with service.db.transaction() as tx:
+        await service.delete(tx, [first.id])
+    async with service.db.transaction() as tx:
+        recorded = await service.record(tx, 1, again)
+    await sweep(service, clock)
+    assert await service.read(recorded) == b"%PDF-1.7 hello"

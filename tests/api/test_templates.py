@@ -13,6 +13,7 @@ import storage.events as stored_events
 from aiohttp import web
 
 from signsvc.infra.downloads import Downloader
+from signsvc.infra.files import REMOVAL_GRACE
 from tests.support.app import TEST_KEY, Api
 from tests.support.documents import b64, pdf, png
 from tests.support.https import serve_https
@@ -270,11 +271,13 @@ async def test_delete_archives_answering_id_and_archived_at(api):
     assert (await api.get(f"/api/templates/{template['id']}")).status == 200
 
 
-async def test_delete_permanently_removes_the_template_and_its_files(api, config):
+async def test_delete_permanently_removes_the_template_and_its_files(api, config, clock, worker):
     template = await create(api)
     reply = await api.delete(f"/api/templates/{template['id']}?permanently=true")
     assert reply.json == {"id": template["id"], "archived_at": None}
     assert (await api.get(f"/api/templates/{template['id']}")).status == 404
+    clock.advance(REMOVAL_GRACE + timedelta(minutes=10))  # the files go with the next sweep after the grace period
+    await worker.drain()
     assert stored_files(config) == []
 
 
