@@ -125,7 +125,8 @@ async def webhook_submitter(conn: Connection, files: Files, now: datetime, submi
     url = ctx.files.documents_page(submission.slug)
     return {**data, "link_slug": submitter.slug, "ip": submitter.ip, "ua": submitter.ua,
             "decline_reason": submitter.decline_reason, "audit_log_url": ctx.url("audit_log", submission.id),
-            "submission_url": url, "signer_order": submitters.index(submitter) + 1, "total_signers": len(submitters),
+            "submission_url": url, "signer_order": [s.id for s in submitters].index(submitter.id) + 1,
+            "total_signers": len(submitters),
             "template": template_summary(template),
             "submission": {"id": submission.id, "status": statuses.submission_status(submission, ctx.now),
                            "audit_log_url": ctx.url("audit_log", submission.id),

@@ -4,8 +4,10 @@ from datetime import timedelta
 
 import pytest
 
-from signsvc.http.appkeys import WORKER
+import storage.submissions as stored
+from signsvc.http.appkeys import FILES, WORKER
 from signsvc.webhooks.signature import verify
+from signsvc.wire import submission_json
 from tests.support.app import START, Api
 from tests.support.signing import ANN_VALUES, BOB_VALUES, act, send, submission, template
 
@@ -150,3 +152,13 @@ async def test_form_completed_is_retried_for_almost_six_days(api, worker, receiv
     assert (delivery["status"], len(delivery["attempts"])) == ("failed", 14)
     assert delivery["attempts"][-1]["attempted_at"] == (START + timedelta(minutes=8191)).isoformat(
         timespec="milliseconds").replace("+00:00", "Z"), "the last attempt 5.7 days after the first"
+
+
+async def test_a_signers_payload_built_while_they_act_keeps_their_place_among_the_signers(hooked, db, clock):
+    """A delivery reads the signer, then the submission's signers: the signer may act in between (another process
+    serves their form), and the payload still says which of the signers they are."""
+    sent = await send(hooked, await template(hooked), order="random")
+    read_before = await stored.get_submitter(db, sent[1]["id"])
+    await act(hooked, sent[1]["slug"], "view")
+    data = await submission_json.webhook_submitter(db, hooked.app[FILES], clock.now(), read_before)
+    assert (data["signer_order"], data["total_signers"]) == (2, 2)

@@ -5,6 +5,7 @@ arrives, no job is lost or failed, the rate limits hold across them, and a file 
 the others."""
 
 import asyncio
+import contextlib
 import itertools
 import signal
 import time
@@ -80,7 +81,8 @@ async def test_three_hosts_on_one_postgres_and_one_bucket_lose_nothing_when_one_
             for n in range(SUBMISSIONS)]
         firsts = [await sign(session, host, signers[0]["slug"], ANN_VALUES)
                   for host, signers in zip(itertools.cycle(hosts), submissions)]
-        c.process.send_signal(signal.SIGKILL)  # its worker is making the first signers' documents
+        await _while_it_holds_a_job(c, database_url)
+        c.process.send_signal(signal.SIGKILL)
         await c.process.wait()
         seconds = [await sign(session, host, signers[1]["slug"], BOB_VALUES)
                    for host, signers in zip(itertools.cycle([a, b]), submissions)]
@@ -110,6 +112,16 @@ async def test_the_rate_limit_of_a_key_holds_across_three_hosts(hosts):
     admitted = [status for status, _, _ in statuses].count(200)
     assert {status for status, _, _ in statuses} == {200, 429}
     assert PER_KEY_LIMIT * 3 // 4 <= admitted <= PER_KEY_LIMIT
+
+
+async def _while_it_holds_a_job(host: service.Service, database_url: str) -> None:
+    """Waits (a few seconds at most) until the host's worker runs a job (the first signers' documents, their
+    webhooks), so that the kill most likely lands mid-work and another host takes the job over."""
+    query = f"SELECT 1 FROM jobs WHERE status = 'running' AND locked_by LIKE '%:{host.process.pid}:%'"
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(5):
+            while not await _query(database_url, query):
+                await asyncio.sleep(0.005)
 
 
 async def _not_at_the_end_of_a_window() -> None:
