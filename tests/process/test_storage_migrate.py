@@ -31,6 +31,10 @@ async def fetch(url: str) -> bytes:
         return await reply.read()
 
 
+# What the content stores hold does not depend on the database beside them: the first test covers both.
+SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+
+
 @pytest.fixture
 def environment(database_url, tmp_path) -> dict[str, str]:
     return {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data")}
@@ -61,6 +65,7 @@ async def test_every_content_moves_to_the_other_store_and_the_service_serves_it_
         await moved.stop()
 
 
+@SQLITE_ONLY
 async def test_a_second_run_copies_only_what_is_not_there_yet(environment, s3_emulator, s3_url):
     server = await service.start(**environment)
     try:
@@ -74,6 +79,7 @@ async def test_a_second_run_copies_only_what_is_not_there_yet(environment, s3_em
     assert code == 0 and "1 copied, 1 there already" in out
 
 
+@SQLITE_ONLY
 async def test_a_content_missing_from_the_store_is_named_and_the_run_fails(environment, tmp_path, s3_url):
     server = await service.start(**environment)
     try:
