@@ -20,8 +20,14 @@ class Service:
         self.setup_link = setup_link
 
     async def stop(self, signum: int = signal.SIGTERM) -> int:
+        """Stops the server; one that has not stopped 30 s later is killed, and the test fails saying so."""
         self.process.send_signal(signum)
-        return await asyncio.wait_for(self.process.wait(), 30)
+        try:
+            return await asyncio.wait_for(self.process.wait(), 30)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+            raise AssertionError(f"the server did not stop within 30 s of signal {signum}; it was killed") from None
 
 
 def environment(**variables: str) -> dict[str, str]:
