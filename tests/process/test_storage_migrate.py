@@ -8,6 +8,7 @@ import aiohttp
 import pytest
 
 from tests.support import service
+from tests.support.databases import BACKENDS
 from tests.support.documents import b64, pdf
 from tests.support.samples import text_pdf
 
@@ -40,10 +41,18 @@ def environment(database_url, tmp_path) -> dict[str, str]:
     return {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data")}
 
 
-@pytest.mark.parametrize("target", ["s3", "database"])
-async def test_every_content_moves_to_the_other_store_and_the_service_serves_it_from_there(
-        environment, tmp_path, target, request, s3_emulator):
-    place = request.getfixturevalue("s3_url") if target == "s3" else "database"
+async def test_every_content_moves_to_object_storage_and_the_service_serves_it_from_there(
+        environment, tmp_path, s3_url):
+    await moved_and_served(environment, tmp_path, s3_url)
+
+
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "sqlite"], indirect=True)
+async def test_every_content_moves_into_postgres_and_the_service_serves_it_from_there(environment, tmp_path):
+    await moved_and_served(environment, tmp_path, "database")
+
+
+async def moved_and_served(environment: dict[str, str], tmp_path, place: str) -> None:
+    target = "s3" if place.startswith("s3://") else place
     server = await service.start(**environment)
     try:
         links = await upload(server, pdf(), text_pdf("Second document"))
