@@ -114,11 +114,13 @@ async def bring_forward(tx: Connection, clock: Clock, kind: str, payload: dict[s
 
 
 async def schedule_periodic(db: Database, clock: Clock, kinds: list[Kind]) -> None:
-    """Makes sure each periodic kind has its one job in the queue."""
+    """Makes sure each periodic kind has its one job in the queue, first due one period after the first start:
+    a new service (a test suite's, say) has nothing to prune yet."""
     async with db.transaction() as tx:
         for kind in kinds:
             if kind.every:
-                await enqueue(tx, clock, kind.name, {}, dedupe_key=f"periodic:{kind.name}")
+                await enqueue(tx, clock, kind.name, {}, run_at=clock.now() + kind.every,
+                              dedupe_key=f"periodic:{kind.name}")
 
 
 class Worker:
