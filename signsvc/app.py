@@ -59,7 +59,7 @@ from signsvc.webhooks.delivery import Deliverer, Sender
 from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.webhooks.payloads import Payloads
 from storage import Database, open_database
-from storage.contents import open_store
+from storage.contents import DirectoryStore, open_store
 from storage.migrations import migrate
 from storage.object_store import ObjectStoreError
 
@@ -121,7 +121,8 @@ async def open_configured_database(config: Config, *, single_process: bool = Tru
 def check_data_dir(config: Config) -> None:
     """Files kept on disk need a directory the service can write: a start error now, not a 500 at the first upload."""
     if config.content_store == "directory":
-        _check_writable_directory(Path(config.data_dir) / "files", f"SIGNSVC_DATA_DIR={config.data_dir}")
+        _check_writable_directory(DirectoryStore.in_data_dir(config.data_dir).root,
+                                  f"SIGNSVC_DATA_DIR={config.data_dir}")
 
 
 def _sqlite_path(database_url: str) -> Path | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from storage.content_moves import Moved, move_contents
 from storage.contents import DirectoryStore
 from storage.database import StorageError
 
@@ -297,14 +298,9 @@ async def _run(name: str, *args: str, database_url: str | None) -> str:
 
 async def copy_contents(hashes: list[str], source: DirectoryStore, target: DirectoryStore) -> list[str]:
     """Copies each content, checked against its SHA-256; answers those missing from the source, or damaged."""
-    missing = []
-    for sha256 in hashes:
-        data = await source.get(sha256)
-        if data is None or await asyncio.to_thread(_sha256, data) != sha256:
-            missing.append(sha256)
-            continue
-        await target.put(sha256, data)
-    return missing
+    moved = Moved()
+    await move_contents(hashes, source, target, moved)
+    return moved.missing + moved.damaged
 
 
 async def restore_contents(source: Path, target: DirectoryStore, expected: int) -> None:

@@ -34,14 +34,21 @@ class Moved:
 
 async def move(db: Database, source: ContentStore, target: ContentStore,
                progress: Callable[[Moved], None] = lambda moved: None) -> Moved:
-    moved, after, parallel = Moved(), "", asyncio.Semaphore(PARALLEL)
+    """Every content a file of the database names."""
+    moved, after = Moved(), ""
     while hashes := await stored.stored_contents(db, after=after, limit=PAGE):
-        async with asyncio.TaskGroup() as copies:  # one that fails stops the others before the stores close
-            for sha256 in hashes:
-                copies.create_task(_move_one(sha256, source, target, moved, parallel))
+        await move_contents(hashes, source, target, moved)
         after = hashes[-1]
         progress(moved)
     return moved
+
+
+async def move_contents(hashes: list[str], source: ContentStore, target: ContentStore, moved: Moved) -> None:
+    """The contents named, counted in `moved`, a few side by side."""
+    parallel = asyncio.Semaphore(PARALLEL)
+    async with asyncio.TaskGroup() as copies:  # one that fails stops the others before the stores close
+        for sha256 in hashes:
+            copies.create_task(_move_one(sha256, source, target, moved, parallel))
 
 
 async def _move_one(sha256: str, source: ContentStore, target: ContentStore, moved: Moved,

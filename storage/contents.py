@@ -39,6 +39,11 @@ class DirectoryStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
 
+    @classmethod
+    def in_data_dir(cls, data_dir: str | Path) -> DirectoryStore:
+        """The service's own directory store: `{SIGNSVC_DATA_DIR}/files`."""
+        return cls(Path(data_dir) / "files")
+
     def _path(self, sha256: str) -> Path:
         return self.root / sha256[:2] / sha256[2:4] / sha256
 
@@ -119,7 +124,7 @@ async def open_store(place: str, db: Database, data_dir: str | Path) -> ContentS
     if place == "database":
         return DatabaseStore(db)
     if place == "directory":
-        return DirectoryStore(Path(data_dir) / "files")
+        return DirectoryStore.in_data_dir(data_dir)
     from storage.object_store import ObjectStore  # only a deployment on object storage imports its client
 
     return await ObjectStore.open(place)

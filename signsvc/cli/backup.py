@@ -186,7 +186,7 @@ def _undo(path: Path, made: bool) -> None:
 
 
 def _files_store(config: Config) -> DirectoryStore:
-    return DirectoryStore(Path(config.data_dir) / "files")
+    return DirectoryStore.in_data_dir(config.data_dir)
 
 
 def _schema(schema: str | None) -> str:
