@@ -133,13 +133,16 @@ class Subject:
     async def complete(self, submitters: Any) -> list[Sample]:
         raise NotImplementedError
 
+    async def settle(self, completed: list[Any]) -> None:
+        """Returns once the work that completing `completed` started in the background is done."""
+
 
 async def run_phases(name: str, subject: Subject, server_pid: int | None, args: argparse.Namespace) -> list[Phase]:
     """Warm-up (not counted), then the counted creation window, then completing what it created."""
     await closed_loop(args.clients, range(args.clients * WARMUP_PER_CLIENT), subject.create, float("inf"))
     warm, subject.created = subject.created, []
     await closed_loop(args.clients, warm, subject.complete, float("inf"))
-    await asyncio.sleep(0.5)  # the server's job worker finishes the warm-up's completion jobs
+    await subject.settle(warm)  # the warm-up's documents are produced before the counted window
     create = await measured(name, "create", server_pid, closed_loop(
         args.clients, itertools.count(), subject.create, time.perf_counter() + args.seconds))
     complete = await measured(name, "complete", server_pid, closed_loop(
@@ -171,7 +174,7 @@ class Http(Subject):
 
     async def call(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, Any]:
         try:
-            async with self.session.request(method, f"{self.base_url}{path}", json=body) as response:
+            async with self.session.request(method, f"{self.base_url}{path}", json=body or None) as response:
                 return response.status, await response.json(content_type=None)
         except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
             return 0, f"{type(exc).__name__}: {exc}"
@@ -181,18 +184,31 @@ class Http(Subject):
                 "submitters": [{"email": email} for email, _ in SUBMITTERS]}
         latency, (status, answer) = await timed(self.call("POST", "/api/submissions", body))
         if status == 200 and isinstance(answer, list) and len(answer) == len(SUBMITTERS):
-            self.created.append([submitter["id"] for submitter in answer])
+            self.created.append([answer[0]["submission_id"]] + [submitter["id"] for submitter in answer])
             return [(latency, None)]
         return [(latency, f"POST /api/submissions: {status} {str(answer)[:200]}")]
 
-    async def complete(self, submitters: list[int]) -> list[Sample]:
+    async def complete(self, created: list[int]) -> list[Sample]:
         samples = []
-        for submitter_id, (_, values) in zip(submitters, SUBMITTERS, strict=True):
+        for submitter_id, (_, values) in zip(created[1:], SUBMITTERS, strict=True):
             latency, (status, answer) = await timed(
                 self.call("PUT", f"/api/submitters/{submitter_id}", {"completed": True, "values": values}))
             ok = status == 200 and isinstance(answer, dict) and answer.get("status") == "completed"
             samples.append((latency, None if ok else f"PUT /api/submitters: {status} {str(answer)[:200]}"))
         return samples
+
+    async def settle(self, completed: list[list[int]]) -> None:
+        """Polls until the server's job worker has produced every completed submission's documents, so that
+        its PDF pool does not share the cores with the next counted window."""
+        waiting, deadline = [created[0] for created in completed], time.monotonic() + REQUEST_TIMEOUT_SECONDS
+        while waiting and time.monotonic() < deadline:
+            answers = [await self.call("GET", f"/api/submissions/{submission}", {}) for submission in waiting]
+            waiting = [s for s, (status, answer) in zip(waiting, answers, strict=True)
+                       if not (status == 200 and answer.get("combined_document_url"))]
+            await asyncio.sleep(0.2)
+        if waiting:
+            report.progress(f"{len(waiting)} warm-up submissions still without documents after "
+                            f"{REQUEST_TIMEOUT_SECONDS} s")
 
 
 def template_body() -> dict[str, Any]:
