@@ -233,9 +233,10 @@ class _Parts:
                                        sender)
             await configure_webhooks(app[appkeys.WEBHOOKS], self.config)
             await self._worker(app, stack, db, kinds)
-            if self.background and self.given_pool is None:
+            if self.background and self.given_pool is None and self.config.pdf_warm_up:
                 # After the ready line, not before it: a server used as a fake in test suites starts in well
-                # under a second, and its workers load the PDF libraries, fonts and signing key meanwhile.
+                # under a second, and its workers load the PDF libraries, fonts and signing key meanwhile
+                # (about two seconds of CPU, which SIGNSVC_PDF_WARM_UP=false leaves to the first document).
                 warming = asyncio.create_task(_warm(pool, app[appkeys.RESULTS].identity, self.config.font_dir))
                 stack.callback(warming.cancel)
             yield

@@ -50,6 +50,7 @@ class Config:
     signing_p12_password: str | None = None
     tsa_url: str | None = None
     font_dir: str | None = None
+    pdf_warm_up: bool = True  # start the PDF workers right after the ready line, not with the first document
     testing: bool = False
     testing_fast_retries: bool = False
     workers: int = 1  # serving processes; more than one: a supervisor starts them (signsvc/cli/workers.py)
@@ -135,6 +136,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "signing_p12_password": ("SIGNSVC_SIGNING_P12_PASSWORD", str),
     "tsa_url": ("SIGNSVC_TSA_URL", str),
     "font_dir": ("SIGNSVC_FONT_DIR", str),
+    "pdf_warm_up": ("SIGNSVC_PDF_WARM_UP", _boolean),
     "testing": ("SIGNSVC_TESTING", _boolean),
     "testing_fast_retries": ("SIGNSVC_TESTING_FAST_RETRIES", _boolean),
     "workers": ("SIGNSVC_WORKERS", int),

@@ -31,8 +31,11 @@ class Service:
 
 
 def environment(**variables: str) -> dict[str, str]:
+    """The test's variables over the inherited environment without its SIGNSVC_* settings. The PDF pool starts
+    with the first document rather than at start: most of these servers never see one, and warming the pool of
+    each would cost the suite minutes of CPU (test_pdf_pool.py starts it both ways)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNSVC_")}
-    return {**env, "SIGNSVC_LOG_LEVEL": "WARNING", **variables}
+    return {**env, "SIGNSVC_LOG_LEVEL": "WARNING", "SIGNSVC_PDF_WARM_UP": "false", **variables}
 
 
 async def run(*args: str, **variables: str) -> tuple[int, str, str]:

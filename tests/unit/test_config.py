@@ -26,10 +26,14 @@ def test_empty_variables_count_as_unset():
 
 
 @pytest.mark.parametrize("variable,value", [("SIGNSVC_PORT", "http"), ("SIGNSVC_RATE_LIMIT_PER_IP", "-1"),
-                                            ("SIGNSVC_MAX_BODY_BYTES", "1e6")])
+                                            ("SIGNSVC_MAX_BODY_BYTES", "1e6"), ("SIGNSVC_PDF_WARM_UP", "later")])
 def test_invalid_values_name_the_variable(variable, value):
     with pytest.raises(ConfigError, match=variable):
         from_env({variable: value})
+
+
+def test_the_pdf_pool_warms_up_at_start_unless_told_not_to():
+    assert from_env({}).pdf_warm_up and not from_env({"SIGNSVC_PDF_WARM_UP": "false"}).pdf_warm_up
 
 
 def test_flags_replace_only_what_they_set():
