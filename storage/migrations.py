@@ -31,11 +31,19 @@ def available(dialect: str) -> list[Migration]:
 
 
 async def migrate(db: Database) -> list[Migration]:
-    """Applies the migrations this database lacks; answers those it applied."""
+    """Applies the migrations this database lacks; answers those it applied. An up-to-date database (every start
+    of every process, every command) is only read; otherwise one process at a time migrates, each missing
+    migration checked again in its own transaction, which another process migrating the same SQLite file at the
+    same moment waits for."""
+    if await _applied(db) >= {migration.version for migration in available(db.dialect)}:
+        return []  # a migration once applied stays applied: no lock needed to know there is nothing to do
     applied = []
     async with db.exclusive():
         await db.execute("create_migrations_table")
+        done = await _applied(db)
         for migration in available(db.dialect):
+            if migration.version in done:
+                continue
             async with db.transaction() as tx:
                 if await tx.fetch_one("migration_applied", version=migration.version):
                     continue
@@ -44,3 +52,9 @@ async def migrate(db: Database) -> list[Migration]:
                                  applied_at=datetime.now(UTC))
             applied.append(migration)
     return applied
+
+
+async def _applied(db: Database) -> set[int]:
+    if not await db.fetch_value("migrations_table_exists", "present"):
+        return set()
+    return {row["version"] for row in await db.fetch_all("applied_migrations")}

@@ -10,6 +10,14 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     applied_at TEXT NOT NULL
 )
 
+-- migrations_table_exists --
+-- Whether the record of applied migrations exists yet (a new database has none).
+SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations') AS present
+
+-- applied_migrations --
+-- The versions of the migrations that have run.
+SELECT version FROM schema_migrations
+
 -- migration_applied --
 -- Whether the migration with this version has run.
 SELECT version FROM schema_migrations WHERE version = :version

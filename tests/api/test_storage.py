@@ -33,6 +33,16 @@ async def test_migrations_from_two_processes_at_once_apply_once(database_url):
     assert versions == [migration.version for migration in available("sqlite")]
 
 
+async def test_a_database_already_up_to_date_is_migrated_without_waiting_for_the_migration_lock(db, database_url):
+    holder, starting = [await open_database(database_url, single_process=False) for _ in range(2)]
+    try:
+        async with holder.exclusive():  # another process migrating, or bootstrapping
+            assert await asyncio.wait_for(migrate(starting), 5) == []
+    finally:
+        await holder.close()
+        await starting.close()
+
+
 async def test_a_transaction_rolls_back_on_an_exception(db):
     with pytest.raises(RuntimeError):
         async with db.transaction() as tx:

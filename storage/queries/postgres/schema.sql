@@ -5,3 +5,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     name TEXT NOT NULL,
     applied_at TIMESTAMPTZ NOT NULL
 )
+
+-- migrations_table_exists --
+-- Whether the record of applied migrations exists yet (a new database has none).
+SELECT to_regclass('schema_migrations') IS NOT NULL AS present
