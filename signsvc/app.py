@@ -11,14 +11,13 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import tempfile
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
 from aiohttp import web
 
-from signsvc.accounts.accounts import Accounts, IssuedKeys
+from signsvc.accounts.accounts import Accounts
 from signsvc.accounts.console_users import ConsoleUsers
 from signsvc.accounts.key_seal import KeySeal
 from signsvc.accounts.rate_limits import RateLimits
@@ -43,6 +42,7 @@ from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
 from signsvc.infra.retention import Retention
 from signsvc.pdf import font_files
+from signsvc.preparation import check_data_dir, open_configured_database, prepare
 from signsvc.results.previews import Previews
 from signsvc.results.produce import Producer
 from signsvc.results.results import Results
@@ -58,9 +58,8 @@ from signsvc.templates.templates import Templates
 from signsvc.webhooks.delivery import Deliverer, Sender
 from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.webhooks.payloads import Payloads
-from storage import Database, open_database
-from storage.contents import DirectoryStore, open_store
-from storage.migrations import migrate
+from storage import Database
+from storage.contents import open_store
 from storage.object_store import ObjectStoreError
 
 log = logging.getLogger(__name__)
@@ -96,67 +95,6 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     parts = _Parts(config, clock or SystemClock(), db, pool, downloader, background, job_kinds or [])
     app.cleanup_ctx.append(parts.context)
     return app
-
-
-async def prepare(db: Database, clock: Clock, config: Config) -> IssuedKeys | None:
-    """What every process does before it serves or manages: brings the schema up to date and the default
-    account in place; answers the keys made on first start."""
-    for migration in await migrate(db):
-        log.info("applied migration %04d_%s", migration.version, migration.name)
-    accounts = Accounts(db, clock, KeySeal(await secret_key.load(db, config.secret_key)))
-    return await accounts.bootstrap(live_key=config.api_key, test_key=config.test_api_key)
-
-
-async def open_configured_database(config: Config, *, single_process: bool = True) -> Database:
-    """The database `SIGNSVC_DATABASE_URL` names; `single_process=False` in each of several serving processes
-    (`--workers`). A SQLite file whose directory cannot be created or written is a start error that says so:
-    SQLite would fail later, on its journal, or in a thread the failed open leaves behind."""
-    if (path := _sqlite_path(config.database_url)) is not None:
-        setting = f"SIGNSVC_DATABASE_URL={config.database_url}"
-        _check_writable_directory(path.parent, setting)
-        _check_writable_file(path, setting)
-    return await open_database(config.database_url, single_process=single_process)
-
-
-def check_data_dir(config: Config) -> None:
-    """Files kept on disk need a directory the service can write: a start error now, not a 500 at the first upload."""
-    if config.content_store == "directory":
-        _check_writable_directory(DirectoryStore.in_data_dir(config.data_dir).root,
-                                  f"SIGNSVC_DATA_DIR={config.data_dir}")
-
-
-def _sqlite_path(database_url: str) -> Path | None:
-    path = database_url.removeprefix("sqlite:///") if database_url.startswith("sqlite:///") else ":memory:"
-    return None if path == ":memory:" else Path(path)
-
-
-def _check_writable_directory(directory: Path, setting: str) -> None:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ConfigError(f"{setting}: the directory {directory} cannot be created: {_in_the_way(directory, error)}") \
-            from None
-    try:
-        with tempfile.TemporaryFile(dir=directory):
-            pass
-    except OSError as error:
-        raise ConfigError(f"{setting}: the directory {directory} cannot be written: {error.strerror}") from None
-
-
-def _in_the_way(directory: Path, error: OSError) -> str:
-    """Why a directory cannot be made; "File exists" or "Not a directory" would not say which file is in the way."""
-    file = next((path for path in (directory, *directory.parents) if path.exists() and not path.is_dir()), None)
-    return f"{file} is a file" if file else error.strerror or str(error)
-
-
-def _check_writable_file(path: Path, setting: str) -> None:
-    try:
-        with path.open("r+b"):
-            pass
-    except FileNotFoundError:
-        pass  # made on first open, in a directory just checked
-    except OSError as error:
-        raise ConfigError(f"{setting}: the database file {path} cannot be written: {error.strerror}") from None
 
 
 async def open_files(db: Database, clock: Clock, config: Config) -> Files:

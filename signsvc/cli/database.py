@@ -10,10 +10,10 @@ from typing import Any
 from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.accounts.key_seal import KeySeal
 from signsvc.accounts.user_links import UserLinks
-from signsvc.app import open_configured_database, prepare
 from signsvc.infra import secret_key
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config
+from signsvc.preparation import open_configured_database, prepare
 from storage import Database
 
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from signsvc.app import signing_identity
 from signsvc.cli.database import group, with_database
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config
-from signsvc.infra.pool import PdfPool
-from signsvc.results.signing_identity import SigningIdentity
 from storage import Database
+
+if TYPE_CHECKING:
+    from signsvc.results.signing_identity import SigningIdentity
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -43,6 +43,9 @@ async def _rotate(config: Config, args: argparse.Namespace) -> int | None:
 
 
 async def _with_identity(config: Config, action: Callable[[SigningIdentity], Awaitable[None]]) -> int | None:
+    from signsvc.app import signing_identity  # the PDF engines: only these commands need them
+    from signsvc.infra.pool import PdfPool
+
     async def with_pool(db: Database) -> None:
         pool = PdfPool(workers=1)
         try:

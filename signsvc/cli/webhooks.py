@@ -7,14 +7,11 @@ import sys
 from typing import Any
 
 from signsvc.accounts.accounts import Accounts
-from signsvc.app import open_files, webhook_sender
 from signsvc.cli.database import group, with_database
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config
 from signsvc.webhooks import endpoints
-from signsvc.webhooks.delivery import Deliverer
 from signsvc.webhooks.endpoints import WebhookEndpoints
-from signsvc.webhooks.payloads import Payloads
 from storage import Database
 from storage.records import DeliveryStatus
 
@@ -112,6 +109,10 @@ async def _resend(config: Config, args: argparse.Namespace) -> int | None:
 
 
 async def _test(config: Config, args: argparse.Namespace) -> int | None:
+    from signsvc.app import open_files, webhook_sender  # sending needs the web client: only this command
+    from signsvc.webhooks.delivery import Deliverer
+    from signsvc.webhooks.payloads import Payloads
+
     async def action(db: Database) -> int:
         clock = SystemClock()
         endpoint = await WebhookEndpoints(db, clock).find(None, args.id)

@@ -29,13 +29,15 @@ from typing import Any
 from aiohttp import web
 
 import signsvc.cli.serve as serve
+import signsvc.cli.serving as serving
 import storage.jobs as stored_jobs
 from signsvc.accounts.accounts import IssuedKeys
 from signsvc.accounts.user_links import UserLinks
-from signsvc.app import create_app, open_configured_database, prepare
+from signsvc.app import create_app
 from signsvc.infra import errors, metrics
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config, ConfigError
+from signsvc.preparation import open_configured_database, prepare
 from storage import StorageError
 
 log = logging.getLogger(__name__)
@@ -47,7 +49,7 @@ FIRST_PAUSE_SECONDS = 0.5
 LONGEST_PAUSE_SECONDS = 30.0
 # A worker stopping gets the server's shutdown timeout for its requests, then finishes its jobs under way;
 # one still there this long after SIGTERM is killed.
-STOP_GRACE_SECONDS = 2 * serve.SHUTDOWN_TIMEOUT_SECONDS
+STOP_GRACE_SECONDS = 2 * serving.SHUTDOWN_TIMEOUT_SECONDS
 # How often a worker checks that its supervisor is still there.
 WATCH_SECONDS = 0.5
 
@@ -70,7 +72,7 @@ async def supervise(config: Config) -> int:
         # With metrics, the workers keep their values in files of a directory they share, so that a scrape
         # reaching any one of them answers for all.
         with metrics.shared_directory() if config.metrics_token else contextlib.nullcontext():
-            return await Supervisor(config).run(lambda: serve.print_ready(config, issued, setup_link))
+            return await Supervisor(config).run(lambda: serving.print_ready(config, issued, setup_link))
     finally:
         held.close()
 
@@ -78,10 +80,10 @@ async def supervise(config: Config) -> int:
 def hold_port(host: str, port: int) -> socket.socket:
     """The port every worker listens on, held by the supervisor. A plain listening socket first, so that a port
     in use (by another server, or another supervisor's workers) is a start error, as for one process."""
-    probe = serve.bind(host, port)
+    probe = serving.bind(host, port)
     port = probe.getsockname()[1]
     probe.close()
-    return serve.bind(host, port, reuse_port=True, listen=False)
+    return serving.bind(host, port, reuse_port=True, listen=False)
 
 
 async def prepare_database(config: Config) -> tuple[IssuedKeys | None, str | None]:
@@ -150,7 +152,7 @@ class Supervisor:
     async def run(self, announce: Callable[[], None]) -> int:
         """Starts the workers, `announce`s once all are ready, keeps them running until SIGTERM or SIGINT, then
         stops them. A worker that cannot start at first stops the start: what it said is the start error."""
-        stop = self._stop = serve.stop_signals()
+        stop = self._stop = serving.stop_signals()
         first = [self._spawn(number) for number in range(1, self.config.workers + 1)]
         failure = await _until_ready(first, stop)
         keeping: list[asyncio.Task[None]] = []
@@ -158,7 +160,7 @@ class Supervisor:
             announce()
             keeping = [asyncio.create_task(self._keep(worker)) for worker in first]
             await stop.wait()
-            print(serve.STOPPING, file=sys.stderr, flush=True)
+            print(serving.STOPPING, file=sys.stderr, flush=True)
         for task in keeping:
             task.cancel()
         stopped_in_time = await self._stop_all()
@@ -259,13 +261,13 @@ def worker_main(config: Config, supervisor_pid: int, channel: Connection) -> Non
 
 
 async def _serve(config: Config, channel: Connection) -> None:
-    runner = await serve.set_up(create_app(config))
+    runner = await serving.set_up(create_app(config))
     try:
         # Listening only now, set up: the kernel gives connections to listening sockets only, and a worker
         # starting again must not be handed connections it would leave waiting while it opens the database.
-        sock = serve.bind(config.host, config.port, reuse_port=True)
+        sock = serving.bind(config.host, config.port, reuse_port=True)
         await web.SockSite(runner, sock).start()
-        stop = serve.stop_signals()
+        stop = serving.stop_signals()
         channel.send(None)
         channel.close()
         await stop.wait()

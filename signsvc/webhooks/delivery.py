@@ -25,7 +25,7 @@ import aiohttp
 from yarl import URL
 
 import storage.webhooks as stored
-from signsvc.infra import downloads, errors, jobs
+from signsvc.infra import addresses, downloads, errors, jobs
 from signsvc.infra.clock import Clock
 from signsvc.webhooks import endpoints, signature
 from signsvc.webhooks.payloads import Payloads
@@ -103,7 +103,7 @@ class Sender:
     def _refused(self, url: str) -> str | None:
         # An address written in the URL is never resolved, so the resolver never sees it.
         host = URL(url).host or ""
-        if self.public_only and downloads.is_ip(host) and not downloads.is_public(host):
+        if self.public_only and addresses.is_ip(host) and not addresses.is_public(host):
             return _PRIVATE
         return None
 

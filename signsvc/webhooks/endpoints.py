@@ -20,7 +20,7 @@ from yarl import URL
 
 import storage.webhooks as stored
 from signsvc.accounts import auth
-from signsvc.infra import downloads, errors, jobs, json_fields
+from signsvc.infra import addresses, errors, jobs, json_fields
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
 from storage.accounts import default_account
@@ -250,10 +250,10 @@ async def _refuse_private(url: str) -> None:
     """Refuses a URL whose host is a private address or resolves to one. A name that does not resolve (yet)
     passes: every delivery is checked again when it is sent."""
     host = URL(url).host or ""
-    if downloads.is_ip(host):
-        if not downloads.is_public(host):
+    if addresses.is_ip(host):
+        if not addresses.is_public(host):
             raise errors.Invalid(f"url must point to a public address: {host} is {PRIVATE_ADDRESS}")
-    elif not all(downloads.is_public(address) for address in await _addresses(host)):
+    elif not all(addresses.is_public(address) for address in await _addresses(host)):
         raise errors.Invalid(f"url must point to a public address: {host} resolves to {PRIVATE_ADDRESS}")
 
 
