@@ -5,7 +5,7 @@ cannot: a PDF's content where a base64 PDF is asked for (`contentMediaType` fill
 across values each domain module mends (templates.py, submissions.py, clickwraps.py), and real records for
 the operations several steps away (records.py). Cases meant to break the schema are left as drawn. The
 testing extension's long poll answers at once (`wait` 0). Every answer is recorded (operation, phase,
-status, the start of both bodies) in the file named by SIGNSVC_FUZZ_LOG, for the test to tell which
+status, URL, the start of both bodies) in the file named by SIGNSVC_FUZZ_LOG, for the test to tell which
 operations answered and to show why one did not.
 """
 
@@ -93,6 +93,7 @@ def after_call(context: Any, case: Any, response: Any) -> None:
         return
     phase = case.meta.phase.name.value if case.meta is not None else "explicit"
     line = json.dumps({"operation": _operation_id(case), "phase": phase, "status": response.status_code,
+                       "url": str(response.request.url)[:200],
                        "answer": response.content[:200].decode(errors="replace"),
                        "request": response.request.body[:200].decode(errors="replace")
                        if isinstance(response.request.body, bytes) else repr(response.request.body)[:200]})
