@@ -51,6 +51,10 @@ with `?search_path=` and dropped afterwards), one after another:
    of unfinished signers, the account, the answer's attachments), the background job run, the
    domain code, JSON and HTTP. That is what the ratio measures.
 
+With --rounds N the databases are measured N times in turns, each round on fresh databases with its own
+ceiling; every round is printed, then the median ratio per database and phase (the machine's noise moves a
+single round's ratio by a tenth or more).
+
 Printed per database and phase: operations (a creation is one submission, a completion one signer),
 failures, operations a second (completed in the wall time of the phase), p50/p99 latency from send
 to body read (for the ceiling: from the task asking for the lock or pool connection to commit), the
@@ -60,7 +64,7 @@ sessions included), by the whole machine, and stolen by the hypervisor. Client, 
 database share the machine's cores.
 
     python bench/submissions.py [--seconds 3] [--clients 16] [--max-seconds 120] [--no-email]
-                                [--skip-postgres]
+                                [--rounds 1] [--skip-postgres]
 """
 
 from __future__ import annotations
@@ -100,6 +104,7 @@ SUBMITTERS = [("a@example.com", {"Full Name": "Ann"}), ("b@example.com", {"Buyer
 class Phase:
     target: str
     phase: str
+    round: int
     latencies: list[float]
     failures: list[str]
     seconds: float
@@ -137,28 +142,30 @@ class Subject:
         """Returns once the work that completing `completed` started in the background is done."""
 
 
-async def run_phases(name: str, subject: Subject, server_pid: int | None, args: argparse.Namespace) -> list[Phase]:
+async def run_phases(name: str, subject: Subject, server_pid: int | None, args: argparse.Namespace,
+                     round_number: int) -> list[Phase]:
     """Warm-up (not counted), then the counted creation window, then completing what it created."""
     await closed_loop(args.clients, range(args.clients * WARMUP_PER_CLIENT), subject.create, float("inf"))
     warm, subject.created = subject.created, []
     await closed_loop(args.clients, warm, subject.complete, float("inf"))
     await subject.settle(warm)  # the warm-up's documents are produced before the counted window
     create = await measured(name, "create", server_pid, closed_loop(
-        args.clients, itertools.count(), subject.create, time.perf_counter() + args.seconds))
+        args.clients, itertools.count(), subject.create, time.perf_counter() + args.seconds), round_number)
     complete = await measured(name, "complete", server_pid, closed_loop(
-        args.clients, list(subject.created), subject.complete, time.perf_counter() + args.max_seconds))
+        args.clients, list(subject.created), subject.complete, time.perf_counter() + args.max_seconds),
+        round_number)
     report.progress(f"{name}: {create.done} created ({len(create.failures)} failed), {complete.done} signers "
                     f"completed ({len(complete.failures)} failed)")
     return [create, complete]
 
 
 async def measured(name: str, phase: str, server_pid: int | None,
-                   batch: Awaitable[tuple[list[float], list[str], float]]) -> Phase:
+                   batch: Awaitable[tuple[list[float], list[str], float]], round_number: int) -> Phase:
     before, postgres = CpuTimes.now(server_pid), usage.postgres_cpu()
     latencies, failures, seconds = await batch
     used = CpuTimes.now(server_pid) - before
     database = usage.postgres_cpu_since(postgres)
-    return Phase(name, phase, latencies, failures, seconds, used.own, used.server if server_pid else None,
+    return Phase(name, phase, round_number, latencies, failures, seconds, used.own, used.server if server_pid else None,
                  used.machine, used.steal, database if name.startswith("postgres") else None)
 
 
@@ -220,12 +227,13 @@ def template_body() -> dict[str, Any]:
         field("Full Name", "First Party", 0.1), field("Buyer", "Second Party", 0.3)]}]}
 
 
-async def bench_signsvc(name: str, server: servers.Server, args: argparse.Namespace) -> list[Phase]:
+async def bench_signsvc(name: str, server: servers.Server, args: argparse.Namespace,
+                        round_number: int) -> list[Phase]:
     async with api_session(connections=args.clients, timeout=REQUEST_TIMEOUT_SECONDS) as session:
         template_id = (await create_template(session, server.base_url, template_body()))["id"]
         await asyncio.sleep(1.0)  # the PDF pool's workers start with the first document; let them settle
         http = Http(session, server.base_url, template_id, not args.no_email)
-        return await run_phases(name, http, server.pid, args)
+        return await run_phases(name, http, server.pid, args, round_number)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,10 +445,11 @@ class PostgresRaw(Raw):
         await self.pool.close()
 
 
-async def bench_ceiling(name: str, opened: Awaitable[Raw], args: argparse.Namespace) -> list[Phase]:
+async def bench_ceiling(name: str, opened: Awaitable[Raw], args: argparse.Namespace,
+                        round_number: int) -> list[Phase]:
     raw = await opened
     try:
-        return await run_phases(name, raw, None, args)
+        return await run_phases(name, raw, None, args, round_number)
     finally:
         await raw.close()
 
@@ -449,27 +458,27 @@ async def bench_ceiling(name: str, opened: Awaitable[Raw], args: argparse.Namesp
 # Targets
 
 
-def run_database(kind: str, args: argparse.Namespace) -> list[Phase]:
+def run_database(kind: str, args: argparse.Namespace, round_number: int) -> list[Phase]:
     """signsvc on a fresh database, then, once it has stopped, the ceiling on the same database."""
     with servers.temp_dir() as workdir, databases.fresh_database(kind, workdir, "bench_submissions") as url:
         with servers.running(f"{kind} signsvc", servers.signsvc_argv(), servers.signsvc_env(url), workdir) as server:
-            phases = asyncio.run(bench_signsvc(f"{kind} signsvc", server, args))
+            phases = asyncio.run(bench_signsvc(f"{kind} signsvc", server, args, round_number))
         raw = SqliteRaw.open(url.removeprefix("sqlite:///"), not args.no_email) if kind == "sqlite" \
             else PostgresRaw.open(url, not args.no_email)
-        return asyncio.run(bench_ceiling(f"{kind} ceiling", raw, args)) + phases
+        return asyncio.run(bench_ceiling(f"{kind} ceiling", raw, args, round_number)) + phases
 
 
 # ---------------------------------------------------------------------------------------------
 # Report
 
 
-def print_report(phases: list[Phase]) -> None:
-    ceilings = {(p.target.split()[0], p.phase): p for p in phases if p.target.endswith("ceiling")}
+def print_report(phases: list[Phase], rounds: int) -> None:
     rows = []
     for phase in ("create", "complete"):
         for p in (p for p in phases if p.phase == phase):
-            ceiling = ceilings[(p.target.split()[0], phase)]
-            rows.append([f"{p.target}, {phase}", str(p.done), str(len(p.failures)), f"{p.rate:.0f}",
+            ceiling = ceiling_of(phases, p)
+            shown = f"{p.target}, {phase}" + (f", round {p.round}" if rounds > 1 else "")
+            rows.append([shown, str(p.done), str(len(p.failures)), f"{p.rate:.0f}",
                          f"{p.latency_ms(0.50):.1f}", f"{p.latency_ms(0.99):.1f}", report.ratio(p.rate, ceiling.rate),
                          *(report.percent(cpu, p.seconds) for cpu in (p.own_cpu, p.server_cpu, p.database_cpu,
                                                                       p.machine_cpu, p.steal)),
@@ -484,6 +493,25 @@ def print_report(phases: list[Phase]) -> None:
           "on SQLite it includes the database's work, on Postgres that is the last column.")
     for p in phases:
         report.print_counted("failure", f"{p.target}, {p.phase}", p.failures)
+    if rounds > 1:
+        print_medians(phases)
+
+
+def ceiling_of(phases: list[Phase], p: Phase) -> Phase:
+    """The ceiling measured on the same database in the same round."""
+    kind = p.target.split()[0]
+    return next(c for c in phases if c.target == f"{kind} ceiling" and (c.phase, c.round) == (p.phase, p.round))
+
+
+def print_medians(phases: list[Phase]) -> None:
+    rows = []
+    for phase in ("create", "complete"):
+        for kind in dict.fromkeys(p.target.split()[0] for p in phases):
+            ratios = sorted(p.rate / max(ceiling_of(phases, p).rate, 1e-9) for p in phases
+                            if p.target == f"{kind} signsvc" and p.phase == phase)
+            rows.append([f"{kind}, {phase}", f"{report.median(ratios):.2f}x", f"{ratios[0]:.2f}-{ratios[-1]:.2f}"])
+    print()
+    report.print_table(["signsvc vs ceiling", "median", f"range ({len(ratios)} rounds)"], rows)
 
 
 def per_op(cpu: float | None, p: Phase) -> str:
@@ -497,18 +525,20 @@ def main() -> int:
     parser.add_argument("--max-seconds", type=float, default=120.0,
                         help="no new completion after this many seconds of the completion phase (default 120)")
     parser.add_argument("--no-email", action="store_true", help='create with "send_email": false (no invitations)')
+    parser.add_argument("--rounds", type=int, default=1, help="rounds over the databases, in turns (default 1)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out Postgres")
     args = parser.parse_args()
-    if args.clients < 1 or args.seconds <= 0:
-        parser.error("--clients must be at least 1 and --seconds positive")
+    if args.clients < 1 or args.seconds <= 0 or args.rounds < 1:
+        parser.error("--clients and --rounds must be at least 1 and --seconds positive")
     if not args.skip_postgres:
         databases.require_postgres(parser)
     print(f"Submissions with two signers, {args.clients} concurrent clients, {args.seconds:g} s of creations per "
           f"target, then their completions; invitations {'off' if args.no_email else 'on (kept in the outbox)'}; "
           f"{report.machine_line()}.\n", flush=True)
     started = time.perf_counter()
-    phases = [phase for kind in databases.kinds(args.skip_postgres) for phase in run_database(kind, args)]
-    print_report(phases)
+    phases = [phase for round_number in range(1, args.rounds + 1) for kind in databases.kinds(args.skip_postgres)
+              for phase in run_database(kind, args, round_number)]
+    print_report(phases, args.rounds)
     print(f"\nTotal {time.perf_counter() - started:.0f} s.")
     return 1 if any(p.failures for p in phases) else 0
 
