@@ -7,7 +7,7 @@ import asyncio
 import aiohttp
 import pytest
 
-from signsvc.cli.serve import bind, start as start_server
+from signsvc.cli.serving import bind, start as start_server
 from tests.support import probe
 from tests.support.app import LIVE_KEY
 

@@ -10,7 +10,8 @@ import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-EDGE_AND_WIRING = ("signsvc.http", "signsvc.app", "signsvc.cli", "signsvc.testing")
+WIRING = ("signsvc.app", "signsvc.preparation", "signsvc.cli", "signsvc.testing")
+EDGE_AND_WIRING = ("signsvc.http", *WIRING)
 DOMAIN = ("signsvc.accounts", "signsvc.templates", "signsvc.submissions", "signsvc.results", "signsvc.webhooks",
           "signsvc.clickwraps")
 
@@ -60,7 +61,7 @@ def test_nothing_outside_the_http_edge_and_the_wiring_imports_aiohttp_web():
 
 
 def test_only_the_wiring_reads_the_configuration():
-    assert importers("signsvc.infra.config", besides=("signsvc.app", "signsvc.cli", "signsvc.testing")) == []
+    assert importers("signsvc.infra.config", besides=WIRING) == []
 
 
 def test_the_pdf_engines_import_nothing_else_of_signsvc():
