@@ -10,7 +10,8 @@ with `?search_path=` and dropped afterwards), one after another:
    A template is created through `POST /api/templates` (a one-page PDF, field "Full Name" for
    "First Party" and "Buyer" for "Second Party"). Then, from --clients workers (aiohttp in this
    process, keep-alive, closed loop):
-   - warm-up, not counted: 2 creations per client, then the completions of all of them;
+   - warm-up, not counted: 2 creations per client, then the completions of all of them, then a wait (polled)
+     until the server has produced their documents, so that its PDF pool is idle in the counted windows;
    - create: `POST /api/submissions` with two signers (a@example.com, b@example.com), back to back
      for --seconds; every answer must be 200 with two signers;
    - complete: every submission created in that window, each by one worker: `PUT
@@ -231,7 +232,7 @@ async def bench_signsvc(name: str, server: servers.Server, args: argparse.Namesp
                         round_number: int) -> list[Phase]:
     async with api_session(connections=args.clients, timeout=REQUEST_TIMEOUT_SECONDS) as session:
         template_id = (await create_template(session, server.base_url, template_body()))["id"]
-        await asyncio.sleep(1.0)  # the PDF pool's workers start with the first document; let them settle
+        await asyncio.sleep(1.0)  # the PDF pool, warmed after the ready line and used by the template, settles
         http = Http(session, server.base_url, template_id, not args.no_email)
         return await run_phases(name, http, server.pid, args, round_number)
 
@@ -504,14 +505,14 @@ def ceiling_of(phases: list[Phase], p: Phase) -> Phase:
 
 
 def print_medians(phases: list[Phase]) -> None:
-    rows = []
+    rows, rounds = [], max(p.round for p in phases)
     for phase in ("create", "complete"):
         for kind in dict.fromkeys(p.target.split()[0] for p in phases):
             ratios = sorted(p.rate / max(ceiling_of(phases, p).rate, 1e-9) for p in phases
                             if p.target == f"{kind} signsvc" and p.phase == phase)
             rows.append([f"{kind}, {phase}", f"{report.median(ratios):.2f}x", f"{ratios[0]:.2f}-{ratios[-1]:.2f}"])
     print()
-    report.print_table(["signsvc vs ceiling", "median", f"range ({len(ratios)} rounds)"], rows)
+    report.print_table(["signsvc vs ceiling", "median", f"range ({rounds} rounds)"], rows)
 
 
 def per_op(cpu: float | None, p: Phase) -> str:

@@ -1,6 +1,7 @@
 """What every process does before it serves or runs a command: the configured database opened (a SQLite file in a
 directory that cannot be written is a start error that says so), migrated, with the default account in place;
-and the data directory checked. Light on imports: the management commands use it without the web stack."""
+and, before serving, the data directory checked. Light on imports: the management commands use it without the
+web stack."""
 
 from __future__ import annotations
 

@@ -1,11 +1,14 @@
 """Management commands of `python run.py`."""
 
+import asyncio
 import re
+import sys
 from urllib.parse import urlsplit
 
 import aiohttp
 
 from tests.support import service
+from tests.support.paths import ROOT
 
 
 def key_in(output: str, mode: str) -> str:
@@ -23,6 +26,17 @@ async def test_help_lists_every_command():
     assert code == 0
     for command in ("serve", "migrate", "accounts", "users", "keys", "access", "webhooks"):
         assert command in out
+
+
+async def test_management_commands_load_neither_the_web_stack_nor_the_pdf_engines(database_url):
+    """So that a command answers in a fraction of a second: only `serve` needs them."""
+    loaded = "import sys; print(sorted(m for m in ('aiohttp', 'jinja2', 'pypdf', 'pyhanko', 'fpdf') if m in sys.modules))"
+    for command in (["migrate"], ["webhooks", "list"], ["users", "list"]):
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", f"from signsvc.cli import main; main({command!r}); {loaded}", cwd=ROOT,
+            env=service.environment(SIGNSVC_DATABASE_URL=database_url), stdout=asyncio.subprocess.PIPE)
+        out, _ = await asyncio.wait_for(process.communicate(), 60)
+        assert (process.returncode, out.decode().splitlines()[-1]) == (0, "[]"), (command, out.decode())
 
 
 async def test_migrate_brings_the_schema_up_to_date_and_prints_the_first_keys(database_url):

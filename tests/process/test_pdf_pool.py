@@ -13,7 +13,7 @@ import aiohttp
 from tests.support import service
 from tests.support.documents import b64, pdf
 
-KEY = "orphan-pool-test-key-000000000000000000000"
+KEY = "pdf-pool-test-key-0000000000000000000000000"
 
 
 def children_of() -> dict[int, list[int]]:

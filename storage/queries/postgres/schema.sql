@@ -7,5 +7,6 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 )
 
 -- migrations_table_exists --
--- Whether the record of applied migrations exists yet (a new database has none).
-SELECT to_regclass('schema_migrations') IS NOT NULL AS present
+-- Whether the record of applied migrations exists yet (a new database has none), in the schema the migrations
+-- create it in: the first of the search path, not any schema further along it.
+SELECT to_regclass(format('%I.schema_migrations', current_schema())) IS NOT NULL AS present
