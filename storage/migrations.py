@@ -35,15 +35,13 @@ async def migrate(db: Database) -> list[Migration]:
     of every process, every command) is only read; otherwise one process at a time migrates, each missing
     migration checked again in its own transaction, which another process migrating the same SQLite file at the
     same moment waits for."""
-    if await _applied(db) >= {migration.version for migration in available(db.dialect)}:
+    migrations = available(db.dialect)
+    if await _applied(db) >= {migration.version for migration in migrations}:
         return []  # a migration once applied stays applied: no lock needed to know there is nothing to do
     applied = []
     async with db.exclusive():
         await db.execute("create_migrations_table")
-        done = await _applied(db)
-        for migration in available(db.dialect):
-            if migration.version in done:
-                continue
+        for migration in migrations:
             async with db.transaction() as tx:
                 if await tx.fetch_one("migration_applied", version=migration.version):
                     continue
