@@ -100,6 +100,8 @@ class Principal:
     account_id: int
     linked_account_id: int | None
     api_access_approved: bool
+    # The addressed account's name (accounts are never renamed), where it was read with the principal.
+    account_name: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -31,7 +31,8 @@ async def on_behalf_of(conn: Connection, account_id: int, user_id: int) -> Princ
         raise LookupError(f"user {user_id} of account {account_id} no longer exists")
     return Principal(key_id=0, mode=KeyMode.TEST if account.is_test else KeyMode.LIVE, user_id=user.id,
                      email=user.email, first_name=user.first_name, last_name=user.last_name, account_id=account.id,
-                     linked_account_id=account.linked_account_id, api_access_approved=account.api_access_approved)
+                     linked_account_id=account.linked_account_id, api_access_approved=account.api_access_approved,
+                     account_name=account.name)
 
 
 def console_principal(account: Account, user: User, mode: KeyMode) -> Principal:
@@ -41,7 +42,8 @@ def console_principal(account: Account, user: User, mode: KeyMode) -> Principal:
     acting, other = (test, live) if mode is KeyMode.TEST else (live, test)
     return Principal(key_id=0, mode=mode, user_id=user.id, email=user.email, first_name=user.first_name,
                      last_name=user.last_name, account_id=acting, linked_account_id=other,
-                     api_access_approved=account.api_access_approved)
+                     api_access_approved=account.api_access_approved,
+                     account_name=account.name if mode is KeyMode.LIVE else None)
 
 
 def owned(principal: Principal, found: R | None, noun: str) -> R:

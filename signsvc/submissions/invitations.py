@@ -33,16 +33,19 @@ class Invitations:
         """The signing form of the submitter: whoever holds it can sign."""
         return f"{self.outbox.site}/s/{submitter.slug}"
 
-    async def invite_due(self, tx: Connection, submission: Submission, submitters: list[Submitter]) -> list[Submitter]:
+    async def invite_due(self, tx: Connection, submission: Submission, submitters: list[Submitter], *,
+                         account_name: str | None = None) -> list[Submitter]:
         """Invites every submitter whose turn has come and who has not been invited yet. `submitters`: the
-        submission's submitters as they are in this transaction; answers them as they are afterwards."""
+        submission's submitters as they are in this transaction; answers them as they are afterwards.
+        `account_name`: the submission's account's, when the caller knows it."""
         due = [submitter.id for submitter in submitters if submission.send_email and _invitable(submitter)
                and submitter.preferences.get("send_email", True)
                and statuses.turn_has_come(submission, submitter, submitters)]
         if not due:
             return submitters
-        account = await stored_accounts.required_account(tx, submission.account_id)
-        return [await self.invite(tx, submission, submitter, account_name=account.name)
+        if account_name is None:
+            account_name = (await stored_accounts.required_account(tx, submission.account_id)).name
+        return [await self.invite(tx, submission, submitter, account_name=account_name)
                 if submitter.id in due else submitter for submitter in submitters]
 
     async def invite(self, tx: Connection, submission: Submission, submitter: Submitter, *,

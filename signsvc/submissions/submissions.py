@@ -52,7 +52,7 @@ class Submissions:
             async with self.db.transaction() as tx:
                 submission = await self._insert(tx, principal, template, request, fields, source)
                 submitters = await self._insert_submitters(tx, submission, assigned, prepared)
-                current = await self._started(tx, submission, submitters)
+                current = await self._started(tx, submission, submitters, principal.account_name)
                 if along:
                     await along(tx, submission)
                 if current is None or along:
@@ -209,8 +209,8 @@ class Submissions:
         saved = await values.record(tx, self.clock, self.files, submitter, prepared)
         return await stored.update_submitter(tx, stored.changed(submitter, field_values=saved), self.clock.now())
 
-    async def _started(self, tx: Connection, submission: Submission,
-                       submitters: list[tuple[SubmitterInput, Submitter]]) -> list[Submitter] | None:
+    async def _started(self, tx: Connection, submission: Submission, submitters: list[tuple[SubmitterInput, Submitter]],
+                       account_name: str | None) -> list[Submitter] | None:
         """`submission.created`, then the submitters created completed, then invitations and the expiry timer;
         answers the submitters as they are then, or None when completions changed them (read them again)."""
         await self._event(tx, submission, "submission.created")
@@ -221,10 +221,10 @@ class Submissions:
         if completed:  # only a submitter created completed can have completed the submission just inserted
             if (await stored.required_submission(tx, submission.id)).completed_at is None:
                 await self.submitters.invitations.invite_due(tx, submission, await stored.submitters_of(
-                    tx, submission.id))
+                    tx, submission.id), account_name=account_name)
         else:
-            current = await self.submitters.invitations.invite_due(tx, submission,
-                                                                   [submitter for _, submitter in submitters])
+            current = await self.submitters.invitations.invite_due(
+                tx, submission, [submitter for _, submitter in submitters], account_name=account_name)
         if submission.expire_at:
             await self._schedule_expiry(tx, submission.id, submission.expire_at)
         return current

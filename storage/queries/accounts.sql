@@ -84,7 +84,7 @@ UPDATE api_keys SET revoked_at = NULL WHERE id = :id
 SELECT api_keys.id AS key_id, api_keys.mode,
        users.id AS user_id, users.email, users.first_name, users.last_name,
        accounts.id AS account_id, accounts.linked_account_id,
-       live.api_access_approved
+       live.api_access_approved, accounts.name AS account_name
 FROM api_keys
 JOIN users ON users.id = api_keys.user_id
 JOIN accounts ON accounts.id = api_keys.account_id

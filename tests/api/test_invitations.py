@@ -2,7 +2,9 @@
 
 from datetime import timedelta
 
+from signsvc.accounts.accounts import DEFAULT_ACCOUNT_NAME
 from signsvc.http.appkeys import WORKER
+from tests.support.app import TEST_KEY
 from tests.support.signing import ANN_VALUES, BOB_VALUES, VIC, act, send, submission, template, template_with_viewer
 from tests.support.smtp_server import SmtpServer
 
@@ -26,6 +28,15 @@ async def test_an_invitation_is_sent_through_smtp_and_then_moves_the_submitter_t
     found = await submission(mailing, 1)
     assert found["submitters"][0]["status"] == "sent"
     assert [e["event_type"] for e in found["submission_events"]] == ["send_email"]
+
+
+async def test_an_invitation_is_signed_with_the_name_of_the_account_the_key_addresses(mailing, smtp_server):
+    await send(mailing, await template(mailing))
+    testing = mailing.with_key(TEST_KEY)
+    await send(testing, await template(testing))
+    await mailing.app[WORKER].drain()
+    endings = [text_of(message).rstrip().splitlines()[-1] for message in smtp_server.messages]
+    assert endings == [DEFAULT_ACCOUNT_NAME, f"{DEFAULT_ACCOUNT_NAME} (test)"]
 
 
 async def test_a_custom_message_fills_its_variables_and_reply_to_is_set(mailing, smtp_server):
