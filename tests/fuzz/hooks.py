@@ -18,7 +18,6 @@ from typing import Any
 
 import schemathesis
 from schemathesis import GenerationMode
-from schemathesis.specs.openapi.checks import ensure_resource_availability
 
 from tests.fuzz import clickwraps, records, submissions, templates
 from tests.fuzz.records import PDF as _PDF
@@ -44,10 +43,6 @@ _ON_RECORDS = {  # operation: what names the record its valid cases act on
     "getConsent": lambda r: {"id": r.consent()},
     "getTestingEmail": lambda r: {"id": r.email()},
 }
-_BEFORE_STATEFUL = {  # operation: the state its valid cases need in the stateful phase, which no link carries
-    "sendTestWebhook": lambda r: r.completed_submission(),  # the test webhook shows the latest completed signer
-    "getSubmissionPdf": lambda r: r.run_jobs(),  # a job makes the signed documents, at once or seconds later
-}
 
 
 def _operation_id(case: Any) -> str:
@@ -64,12 +59,8 @@ def map_case(context: Any, case: Any) -> Any:
             _give_pdfs(case.body, _PDF_INPUTS[operation])
         for domain in (templates, submissions, clickwraps):
             domain.repair(operation, case)
-        stateful = case.meta.phase.name.value == "stateful"
-        if operation in _ON_RECORDS and _RECORDS is not None and not stateful:
+        if operation in _ON_RECORDS and _RECORDS is not None and case.meta.phase.name.value != "stateful":
             _name_records(case, _ON_RECORDS[operation])
-        if operation == "completeTestingSubmitter" and _RECORDS is not None and stateful and isinstance(case.body, dict):
-            # The signer the link names completes with their required fields filled, which their template decides.
-            case.body["values"] = submissions.completing_values(_RECORDS.signer_fields(case.path_parameters["id"]))
     return case
 
 
@@ -93,37 +84,6 @@ def _give_pdfs(body: dict[str, Any], key: str) -> None:
         for document in value:
             if isinstance(document, dict):
                 document["file"] = _PDF
-
-
-@schemathesis.hook
-def before_call(context: Any, case: Any, kwargs: Any) -> None:
-    prepare = _BEFORE_STATEFUL.get(_operation_id(case))
-    if prepare is not None and _RECORDS is not None and case.meta is not None \
-            and case.meta.generation.mode == GenerationMode.POSITIVE and case.meta.phase.name.value == "stateful":
-        prepare(_RECORDS)
-
-
-@schemathesis.check
-def created_resource_available_until_reset(ctx: Any, response: Any, case: Any) -> bool | None:
-    """Schemathesis' ensure_resource_availability (a record a scenario made answers), up to the testing
-    extension's reset: a reset forgets every record, so one made before it answers 404 after it, as a deleted one
-    does (and the built-in check only knows of DELETE)."""
-    parent = ctx.internals.find_parent(case_id=case.id)
-    if parent is not None and _reset_between(ctx, parent.id, case.id):
-        return None
-    return ensure_resource_availability(ctx, response, case)
-
-
-def _reset_between(ctx: Any, first: str, last: str) -> bool:
-    """Whether a reset succeeded after step `first` of the scenario and before step `last`."""
-    steps = list(ctx.internals.find_all_cases())  # in the order they ran
-    ids = [step.id for step in steps]
-    return any(_operation_id(step) == "resetTestingData" and _succeeded(ctx.internals.find_response(case_id=step.id))
-               for step in steps[ids.index(first) + 1:ids.index(last)])
-
-
-def _succeeded(response: Any) -> bool:
-    return response is not None and 200 <= response.status_code < 300
 
 
 @schemathesis.hook
