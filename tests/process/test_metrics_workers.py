@@ -12,8 +12,9 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.process.test_workers import Stderr, answering_pids, start_workers, stop
+from tests.process.test_workers import ACCESS, answering_pids, start_workers, stop
 from tests.support import service
+from tests.support.service import Stderr
 
 TOKEN = "metrics-token-0000000000000000000000000000"
 SCRAPED = re.compile(r"\[(\d+)\] signsvc\.access: GET /metrics 200 ")
@@ -64,7 +65,7 @@ async def test_a_scrape_reaching_either_worker_counts_the_requests_of_both_even_
         workers = await answering_pids(server, stderr, server.keys["live"], wanted=2)
         directory = multiprocess_directory(min(workers))
         assert directory.is_dir() and multiprocess_directory(max(workers)) == directory
-        served = stderr.access_count()
+        served = len(stderr.matches(ACCESS))
         per_process_pool = os.cpu_count()
         for pid, samples in (await scrape_each_worker(server, stderr)).items():
             assert samples[USER_REQUESTS] == served, pid

@@ -6,7 +6,6 @@ import asyncio
 import aiohttp
 import pytest
 
-from tests.process.test_workers import Stderr
 from tests.support import service
 from tests.support.documents import b64, pdf
 from tests.support.own_postgres import OwnPostgres, available
@@ -35,7 +34,7 @@ async def test_requests_fail_fast_while_postgres_restarts_and_the_service_recove
     server = await service.start(SIGNSVC_DATABASE_URL=own_postgres.url, SIGNSVC_DATA_DIR=str(tmp_path / "data"),
                                  SIGNSVC_API_KEY=KEY, SIGNSVC_WEBHOOK_URL=receiver.url(),
                                  SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0")
-    stderr = Stderr(server.process)
+    stderr = server.stderr
     statuses: list[int] = []
     try:
         async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session:

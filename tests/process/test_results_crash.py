@@ -154,8 +154,8 @@ async def test_documents_exist_exactly_once_after_the_service_is_killed_during_t
                 assert (await download(session, second.site, url)).startswith(b"%PDF-"), url
         finally:
             await second.stop()  # lets a job under way finish, so a duplicate would be counted below
-        for name, process in (("killed", first.process), ("restarted", second.process)):  # shown on a failure
-            print(f"stderr of the {name} service:", (await asyncio.wait_for(process.stderr.read(), 10)).decode())
+        for name, server in (("killed", first), ("restarted", second)):  # shown on a failure
+            print(f"stderr of the {name} service:", await server.stderr.rest())
     results, events, jobs = await peek.results(), await peek.events(), await peek.jobs()
     emails = await peek.rows("SELECT kind, submitter_id, to_address FROM emails WHERE kind = 'completed_copy'")
 

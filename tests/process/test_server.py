@@ -91,7 +91,7 @@ async def test_memory_database_gives_an_ephemeral_instance():
 async def test_stop_signals_end_the_process_cleanly(signum):
     server = await service.start(SIGNSVC_DATABASE_URL="sqlite:///:memory:")
     assert await server.stop(signum) == 0
-    assert b"signsvc stopping" in await server.process.stderr.read()
+    assert "signsvc stopping" in await server.stderr.rest()
 
 
 async def test_unreachable_database_fails_the_start_with_a_clear_message():
@@ -111,7 +111,7 @@ async def test_access_log_has_one_line_per_request_and_never_the_key():
     await get_user(server.api, "secret-key-never-logged")
     await get_user(server.api, "wrong-key")
     await server.stop()
-    log = (await server.process.stderr.read()).decode()
+    log = await server.stderr.rest()
     assert re.search(r"signsvc\.access: GET /api/user 200 [\d.]+ms account=1$", log, re.MULTILINE)
     assert re.search(r"signsvc\.access: GET /api/user 401 [\d.]+ms account=-$", log, re.MULTILINE)
     assert "secret-key-never-logged" not in log and "wrong-key" not in log

@@ -14,6 +14,7 @@ from pathlib import Path
 import aiohttp
 
 from tests.support import service
+from tests.support.service import Stderr
 from tests.support.documents import b64, pdf
 from tests.support.signing import ANN_VALUES, BOB_VALUES, FIELDS
 
@@ -21,52 +22,15 @@ KEY = "workers-test-key-000000000000000000000000000"
 ACCESS = re.compile(r"\[(\d+)\] signsvc\.access: GET /api/user 200 ")
 
 
-class Stderr:
-    """The server's stderr, read as it comes (a pipe nobody reads would stall the server), line by line."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        assert process.stderr is not None
-        self.lines: list[str] = []
-        self._arrived = asyncio.Condition()
-        self._reading = asyncio.create_task(self._read(process.stderr))
-
-    async def _read(self, stream: asyncio.StreamReader) -> None:
-        while line := await stream.readline():
-            async with self._arrived:
-                self.lines.append(line.decode().rstrip("\n"))
-                self._arrived.notify_all()
-
-    async def wait_until(self, done: Callable[[], object], timeout: float = 30) -> None:
-        async with self._arrived:
-            await asyncio.wait_for(self._arrived.wait_for(done), timeout)
-
-    async def wait_for(self, pattern: str, timeout: float = 30) -> re.Match[str]:
-        """The first line that matches `pattern`, once it has been written."""
-        def found() -> re.Match[str] | None:
-            return next((match for line in self.lines if (match := re.search(pattern, line))), None)
-
-        await self.wait_until(found, timeout)
-        match = found()
-        assert match is not None
-        return match
-
-    def access_count(self) -> int:
-        return sum(1 for line in self.lines if ACCESS.search(line))
-
-    def access_pids(self) -> set[int]:
-        return {int(match[1]) for line in self.lines if (match := ACCESS.search(line))}
-
-    async def rest(self) -> str:
-        """Everything, once the server's stderr has closed."""
-        await asyncio.wait_for(self._reading, 30)
-        return "\n".join(self.lines)
+def access_pids(stderr: Stderr) -> set[int]:
+    return {int(match[1]) for match in stderr.matches(ACCESS)}
 
 
 async def start_workers(database_url: str, tmp_path: Path, **env: str) -> tuple[service.Service, Stderr]:
     server = await service.start("--workers", "2", SIGNSVC_DATABASE_URL=database_url,
                                  SIGNSVC_DATA_DIR=str(tmp_path / "data"), SIGNSVC_LOG_LEVEL="INFO",
                                  SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0", **env)
-    return server, Stderr(server.process)
+    return server, server.stderr
 
 
 def children(pid: int) -> set[int]:
@@ -96,20 +60,19 @@ async def answering_pids(server: service.Service, stderr: Stderr, key: str, want
     hands each new connection to one of the listening workers. Answers the pids that answered."""
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True),
                                      headers={"X-Auth-Token": key}) as session, asyncio.timeout(timeout):
-        while len(pids := stderr.access_pids()) < wanted:
-            logged = stderr.access_count()
+        while len(pids := access_pids(stderr)) < wanted:
+            logged = len(stderr.matches(ACCESS))
             async with session.get(f"{server.api}/user") as reply:
                 assert reply.status == 200, await reply.text()
                 assert (await reply.json())["email"] == "admin@example.com"
-            await stderr.wait_until(lambda logged=logged: stderr.access_count() > logged)
+            await stderr.wait_until(lambda logged=logged: len(stderr.matches(ACCESS)) > logged)
         return pids
 
 
 async def stop(server: service.Service) -> tuple[int, str]:
     """SIGTERM to the supervisor; its exit code and what it wrote to stdout after the ready block."""
     code = await server.stop(signal.SIGTERM)
-    assert server.process.stdout is not None
-    return code, (await server.process.stdout.read()).decode()
+    return code, await server.stdout()
 
 
 async def test_two_workers_serve_with_the_keys_of_the_one_ready_line_and_one_killed_is_started_again(

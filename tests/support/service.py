@@ -7,10 +7,49 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Callable
 
 from tests.support.paths import ROOT
 
 READY = re.compile(r"^signsvc ready: site (\S+)  api (\S+)$")
+
+
+class Stderr:
+    """A server's stderr, read as it comes (a pipe nobody reads would stall the server once it is full), line by
+    line."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self.lines: list[str] = []
+        self._arrived = asyncio.Condition()
+        self._reading = asyncio.create_task(self._read(stream))
+
+    async def _read(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            async with self._arrived:
+                self.lines.append(line.decode(errors="replace").rstrip("\n"))
+                self._arrived.notify_all()
+
+    async def wait_until(self, done: Callable[[], object], timeout: float = 30) -> None:
+        async with self._arrived:
+            await asyncio.wait_for(self._arrived.wait_for(done), timeout)
+
+    async def wait_for(self, pattern: str, timeout: float = 30) -> re.Match[str]:
+        """The first line that matches `pattern`, once it has been written."""
+        def found() -> re.Match[str] | None:
+            return next((match for line in self.lines if (match := re.search(pattern, line))), None)
+
+        await self.wait_until(found, timeout)
+        match = found()
+        assert match is not None
+        return match
+
+    def matches(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+        return [match for line in self.lines if (match := pattern.search(line))]
+
+    async def rest(self) -> str:
+        """Everything, once the server's stderr has closed."""
+        await asyncio.wait_for(asyncio.shield(self._reading), 30)
+        return "\n".join(self.lines)
 
 
 class Service:
@@ -18,6 +57,10 @@ class Service:
                  setup_link: str | None = None) -> None:
         self.process, self.site, self.api, self.keys = process, site, api, keys
         self.setup_link = setup_link
+        assert process.stdout is not None and process.stderr is not None
+        self.stderr = Stderr(process.stderr)
+        self._stdout = bytearray()
+        self._reading_stdout = asyncio.create_task(_collect(process.stdout, self._stdout))
 
     async def stop(self, signum: int = signal.SIGTERM) -> int:
         """Stops the server; one that has not stopped 30 s later is killed, and the test fails saying so."""
@@ -27,7 +70,19 @@ class Service:
         except TimeoutError:
             self.process.kill()
             await self.process.wait()
-            raise AssertionError(f"the server did not stop within 30 s of signal {signum}; it was killed") from None
+            tail = "\n".join(self.stderr.lines[-20:])
+            raise AssertionError(f"the server did not stop within 30 s of signal {signum}; it was killed. "
+                                 f"The end of its stderr:\n{tail}") from None
+
+    async def stdout(self) -> str:
+        """What the server wrote to stdout after the ready block, once its stdout has closed."""
+        await asyncio.wait_for(asyncio.shield(self._reading_stdout), 30)
+        return self._stdout.decode()
+
+
+async def _collect(stream: asyncio.StreamReader, into: bytearray) -> None:
+    while chunk := await stream.read(65536):
+        into += chunk
 
 
 def environment(**variables: str) -> dict[str, str]:
