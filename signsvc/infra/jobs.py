@@ -197,8 +197,7 @@ class Worker:
             except Exception:
                 log.exception("job worker loop failed; trying again")
                 timeout = self.poll_seconds
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            await _wait(self._wake, timeout)
 
     async def _start_batches(self) -> None:
         for name, under_way in self._batching.items():
@@ -311,8 +310,7 @@ class Worker:
         try:
             while (seconds := (moment - self.clock.now()).total_seconds()) > 0:
                 moved.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(moved.wait(), seconds)
+                await _wait(moved, seconds)
         finally:
             self._time_moved.discard(moved)
 
@@ -322,3 +320,11 @@ class Worker:
             return stored.Release(job.id, JobStatus.FAILED, job.run_at, job.attempts, error)
         return stored.Release(job.id, JobStatus.PENDING, self.clock.now() + backoff.delay(job.attempts), job.attempts,
                               error)
+
+
+async def _wait(event: asyncio.Event, seconds: float) -> None:
+    """Until `event` is set or `seconds` have passed. (Not `asyncio.wait_for`: on Python 3.11 it drops a
+    cancellation that comes just after the event was set, and a task cancelled then would wait on.)"""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await event.wait()

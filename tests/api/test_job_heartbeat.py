@@ -87,3 +87,19 @@ async def test_the_heartbeat_stops_when_the_handler_ends(db, clock):
     clock.advance(LEASE)
     waiting = await stored.get_job(db, job.id)
     assert (waiting.status.value, waiting.locked_by, waiting.locked_until) == ("pending", None, None)
+
+
+async def test_the_heartbeat_stops_when_the_handler_ends_as_it_moves_the_clock_back(db, clock):
+    """The heartbeat told that the clock moved and, a turn of the loop later, that the handler ended (a handler
+    that moves the testing clock, as the fuzzer's requests do): it still ends, and a clock set back a year does not
+    keep it waiting for the year to pass. (Python 3.11's `asyncio.wait_for` drops a cancellation that comes just
+    after what it waits for is done.)"""
+    async def sets_the_clock_back(payload):
+        await asyncio.sleep(0)  # the heartbeat waits for the time to renew
+        clock.set(clock.now() - timedelta(days=365))
+        await asyncio.sleep(0)
+
+    worker = make_worker(db, clock, sets_the_clock_back)
+    await enqueue(db, clock)
+    assert await asyncio.wait_for(worker.drain(), 5) == 1
+    assert not [task for task in asyncio.all_tasks() if task.get_name().endswith("-heartbeat")]
