@@ -15,6 +15,10 @@ def repair(operation: str, case: Any) -> None:
     if body is None:
         return
     if operation in ("createClickwrap", "updateClickwrap"):
+        if operation == "createClickwrap" and case.meta.phase.name.value == "stateful":
+            # A draft is valid, but consents need a published version: the scenarios that follow a clickwrap
+            # to its consents would stop at it (publishing again later makes a new version).
+            body["publish"] = True
         _clickwrap(operation, body)
     elif operation in ("createWebhookEndpoint", "updateWebhookEndpoint") and isinstance(body.get("url"), str):
         body["url"] = _unique_url(body["url"])

@@ -18,8 +18,9 @@ from typing import Any
 
 import schemathesis
 from schemathesis import GenerationMode
+from schemathesis.specs.openapi.checks import ensure_resource_availability
 
-from tests.fuzz import clickwraps, records, submissions, templates
+from tests.fuzz import clickwraps, records, scenarios, submissions, templates
 from tests.fuzz.records import PDF as _PDF
 
 _PDF_INPUTS = {"createTemplate": "documents", "createTemplateFromPdf": "documents", "mergePdfs": "files",
@@ -59,9 +60,15 @@ def map_case(context: Any, case: Any) -> Any:
             _give_pdfs(case.body, _PDF_INPUTS[operation])
         for domain in (templates, submissions, clickwraps):
             domain.repair(operation, case)
-        if operation in _ON_RECORDS and _RECORDS is not None and case.meta.phase.name.value != "stateful":
+        if _RECORDS is not None and _in_scenario(case):
+            scenarios.repair(operation, case, _RECORDS)
+        elif operation in _ON_RECORDS and _RECORDS is not None:
             _name_records(case, _ON_RECORDS[operation])
     return case
+
+
+def _in_scenario(case: Any) -> bool:
+    return case.meta.phase.name.value == "stateful"
 
 
 def _name_records(case: Any, names: Any) -> None:
@@ -84,6 +91,36 @@ def _give_pdfs(body: dict[str, Any], key: str) -> None:
         for document in value:
             if isinstance(document, dict):
                 document["file"] = _PDF
+
+
+@schemathesis.hook
+def before_call(context: Any, case: Any, kwargs: Any) -> None:
+    if _RECORDS is not None and case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE \
+            and _in_scenario(case):
+        scenarios.prepare(_operation_id(case), _RECORDS)
+
+
+@schemathesis.check
+def created_resource_available_until_reset(ctx: Any, response: Any, case: Any) -> bool | None:
+    """Schemathesis' ensure_resource_availability (a record a scenario made answers), up to the testing
+    extension's reset: a reset forgets every record, so one made before it answers 404 after it, as a deleted one
+    does (and the built-in check only knows of DELETE)."""
+    parent = ctx.internals.find_parent(case_id=case.id)
+    if parent is not None and _reset_between(ctx, parent.id, case.id):
+        return None
+    return ensure_resource_availability(ctx, response, case)
+
+
+def _reset_between(ctx: Any, first: str, last: str) -> bool:
+    """Whether a reset succeeded after step `first` of the scenario and before step `last`."""
+    steps = list(ctx.internals.find_all_cases())  # in the order they ran
+    ids = [step.id for step in steps]
+    return any(_operation_id(step) == "resetTestingData" and _succeeded(ctx.internals.find_response(case_id=step.id))
+               for step in steps[ids.index(first) + 1:ids.index(last)])
+
+
+def _succeeded(response: Any) -> bool:
+    return response is not None and 200 <= response.status_code < 300
 
 
 @schemathesis.hook

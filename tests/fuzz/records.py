@@ -15,6 +15,7 @@ import base64
 import json
 import os
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -61,9 +62,13 @@ class Records:
         def make() -> tuple[str, int]:
             signer = self.signer()
             self.api.call("POST", f"/_testing/submitters/{signer['id']}/complete", {"values": {"Note": "Done"}})
-            self.api.call("POST", "/_testing/jobs/drain")
+            self.run_jobs()
             return f"/submissions/{signer['submission_id']}", signer["submission_id"]
         return self._kept("completed", make)
+
+    def run_jobs(self) -> None:
+        """Runs the jobs that are due (documents, deliveries, emails) and waits for them."""
+        self.api.call("POST", "/_testing/jobs/drain")
 
     def endpoint(self) -> int:
         def make() -> tuple[str, int]:
@@ -92,6 +97,19 @@ class Records:
             created = self.api.call("POST", f"/clickwraps/{self.clickwrap()}/consents", {"name": "Ann"})
             return f"/consents/{created['id']}", created["id"]
         return self._kept("consent", make)
+
+    def signer_fields(self, submitter_id: Any) -> list[dict[str, Any]]:
+        """The fields a signer fills: their role's in the template of their submission (none once either is
+        gone; a template edited since the submission was made may no longer match it)."""
+        try:
+            signer = self.api.call("GET", f"/submitters/{urllib.parse.quote(str(submitter_id))}")
+            if signer.get("template") is None:  # deleted for good
+                return []
+            template = self.api.call("GET", f"/templates/{signer['template']['id']}")
+        except urllib.error.HTTPError:
+            return []
+        role = next((role["uuid"] for role in template["submitters"] if role["name"] == signer["role"]), None)
+        return [field for field in template["fields"] if field["submitter_uuid"] == role]
 
     def email(self) -> int:
         found = self.api.call("GET", "/_testing/emails?limit=1")["data"]

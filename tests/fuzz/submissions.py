@@ -4,9 +4,14 @@ import re
 import unicodedata
 from typing import Any
 
+from tests.support.documents import b64, png
+
 # Far beyond any clock the fuzzing sets: `expire_at` must be in the future by the service's clock.
 _FUTURE = "9990-01-01T00:00:00Z"
 _EMAIL_KEYS = ("email", "reply_to", "bcc_completed")
+_IMAGE = b64(png(20, 10))
+_BY_TYPE = {"text": "Done", "cells": "Done", "phone": "+1 555 0100", "checkbox": True, "date": "2026-01-01",
+            "signature": "Signer", "initials": "SI", "image": _IMAGE, "file": _IMAGE}
 
 
 def repair(operation: str, case: Any) -> None:
@@ -16,8 +21,6 @@ def repair(operation: str, case: Any) -> None:
         return
     if operation in ("createSubmission", "initSubmission"):
         _creation(body)
-        if case.meta.phase.name.value == "stateful":
-            _open(body)
     elif operation == "createSubmissionsFromEmails":
         if isinstance(body.get("emails"), str):
             body["emails"] = _short(_printable(body["emails"]))
@@ -28,6 +31,26 @@ def repair(operation: str, case: Any) -> None:
     elif operation in ("startTestingSubmitter", "completeTestingSubmitter") and body.get("values"):
         # Value keys must name the signer's fields, values fit the field types: the template decides.
         body["values"] = {}
+
+
+def completing_values(fields: list[dict[str, Any]]) -> dict[str, Any]:
+    """A value for each field the signer must fill (required, editable, without a default), fit for its type.
+    A text field's pattern is not followed: the template's author wrote it for browsers, in any syntax."""
+    return {field["uuid"]: _value(field) for field in fields
+            if field["required"] and not field.get("readonly") and field.get("default_value") in (None, "")
+            and field["type"] != "stamp"}  # a stamp is made at completion
+
+
+def _value(field: dict[str, Any]) -> Any:
+    options = [option["value"] for option in field.get("options") or []]
+    if field["type"] in ("select", "radio") and options:
+        return options[0]
+    if field["type"] == "multiple" and options:
+        return options[:1]
+    if field["type"] == "number":
+        rules = field.get("validation") or {}
+        return next((bound for bound in (rules.get("min"), rules.get("max")) if isinstance(bound, int | float)), 1)
+    return _BY_TYPE.get(field["type"], "Done")
 
 
 def _creation(body: dict[str, Any]) -> None:
@@ -44,14 +67,6 @@ def _creation(body: dict[str, Any]) -> None:
             submitter.pop("role", None)
             _fields_free(submitter)
             _emails(submitter)
-
-
-def _open(body: dict[str, Any]) -> None:
-    """In the stateful phase, signers who have not signed yet: a submitter created `completed` is valid, but
-    the scenarios that follow a signer to their actions and the signed documents would stop at them."""
-    for submitter in body.get("submitters") or []:
-        if isinstance(submitter, dict):
-            submitter["completed"] = False
 
 
 def _submitter_update(body: dict[str, Any]) -> None:
