@@ -24,10 +24,14 @@ class Stderr:
         self._reading = asyncio.create_task(self._read(stream))
 
     async def _read(self, stream: asyncio.StreamReader) -> None:
-        while line := await stream.readline():
+        pending = b""  # chunks, not readline(): a line longer than the reader's limit would end the reading
+        while chunk := await stream.read(65536):
+            *complete, pending = (pending + chunk).split(b"\n")
             async with self._arrived:
-                self.lines.append(line.decode(errors="replace").rstrip("\n"))
+                self.lines += [line.decode(errors="replace") for line in complete]
                 self._arrived.notify_all()
+        if pending:
+            self.lines.append(pending.decode(errors="replace"))
 
     async def wait_until(self, done: Callable[[], object], timeout: float = 30) -> None:
         async with self._arrived:
