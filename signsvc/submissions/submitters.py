@@ -55,11 +55,12 @@ class Submitters:
 
     async def complete(self, tx: Connection, submission: Submission, submitter: Submitter, *,
                        browser: Browser | None, invite_next: bool = True,
-                       submitters: list[Submitter] | None = None) -> Submitter:
+                       submitters: list[Submitter] | None = None, account_name: str | None = None) -> Submitter:
         """Marks the submitter completed (through the API when no `browser`), writing the other changes of
         `submitter` with it; the last one completes the submission, others invite the next. `submitters`: the
         submission's submitters as the transaction read them, when only this one has changed since (read
-        again when None). `form.completed` (and `submission.completed`) come from the job that produces the
+        again when None); `account_name`: the submission's account's, for the next invitation, when the caller
+        knows it. `form.completed` (and `submission.completed`) come from the job that produces the
         submitter's documents."""
         now = self.clock.now()
         through_api = browser is None
@@ -77,7 +78,7 @@ class Submitters:
         last = finished and await stored.complete_submission(tx, submission.id, now)
         await produce.enqueue(tx, self.clock, submitter, last=last)
         if not finished and invite_next:
-            await self.invitations.invite_due(tx, submission, submitters)
+            await self.invitations.invite_due(tx, submission, submitters, account_name=account_name)
         return submitter
 
     async def update(self, principal: Principal, submitter_id: int, body: dict[str, Any]) -> Submitter:
@@ -97,10 +98,12 @@ class Submitters:
                 _refuse_finished_by_api(submission, submitter)
                 submitter = await self._changes_applied(tx, submitter, body, prepared)
                 if json_fields.flag(body, "completed", False):  # the changes are written with the completion
-                    return await self.complete(tx, submission, submitter, browser=None, submitters=submitters)
+                    return await self.complete(tx, submission, submitter, browser=None, submitters=submitters,
+                                               account_name=principal.account_name)
                 submitter = await stored.update_submitter(tx, submitter, self.clock.now())
                 if body.get("send_email") is True:
-                    submitter = await self.invitations.invite(tx, submission, submitter)
+                    submitter = await self.invitations.invite(tx, submission, submitter,
+                                                              account_name=principal.account_name)
                 return submitter
         except BaseException:
             await self.files.discard(prepared.files)

@@ -39,6 +39,17 @@ async def test_an_invitation_is_signed_with_the_name_of_the_account_the_key_addr
     assert endings == [DEFAULT_ACCOUNT_NAME, f"{DEFAULT_ACCOUNT_NAME} (test)"]
 
 
+async def test_the_next_signers_invitation_after_a_completion_through_the_api_is_signed_by_the_keys_account(
+        mailing, smtp_server):
+    testing = mailing.with_key(TEST_KEY)
+    ann, _ = await send(testing, await template(testing))
+    reply = await testing.put(f"/api/submitters/{ann['id']}", json={"completed": True, "values": ANN_VALUES})
+    assert reply.status == 200, reply.json
+    await mailing.app[WORKER].drain()
+    assert recipients(smtp_server) == ["ann@example.com", "bob@example.com"]
+    assert text_of(smtp_server.messages[1]).rstrip().splitlines()[-1] == f"{DEFAULT_ACCOUNT_NAME} (test)"
+
+
 async def test_a_custom_message_fills_its_variables_and_reply_to_is_set(mailing, smtp_server):
     submitters = await send(mailing, await template(mailing), {"email": "ann@example.com", "name": "Ann"},
                          message={"subject": "{{template.name}} for {{submitter.name}}",
