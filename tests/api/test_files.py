@@ -51,6 +51,18 @@ async def test_head_answers_the_headers_without_the_body(files):
     assert (reply.status, reply.body, reply.headers["Content-Length"]) == (200, b"", "14")
 
 
+async def test_head_answers_from_the_files_record_without_reading_its_contents(aiohttp_client, make_app):
+    api = Api(await aiohttp_client(make_app(file_store="directory")))
+    service = api.app[FILES]
+    blob = await store(service)
+    (service.contents.root / blob.sha256[:2] / blob.sha256[2:4] / blob.sha256).unlink()  # nothing left to read
+    path = path_of(link_of(service, blob))
+    reply = await api.with_key(None).request("HEAD", path)
+    assert (reply.status, reply.body, reply.headers["Content-Length"]) == (200, b"", "14")
+    reply = await api.with_key(None).request("HEAD", path, headers={"Range": "bytes=9-"})
+    assert (reply.status, reply.headers["Content-Length"], reply.headers["Content-Range"]) == (206, "5", "bytes 9-13/14")
+
+
 @pytest.mark.parametrize("header,status,body,content_range", [
     ("bytes=0-3", 206, b"%PDF", "bytes 0-3/14"),
     ("bytes=9-", 206, b"hello", "bytes 9-13/14"),

@@ -32,13 +32,17 @@ async def show(request: web.Request) -> web.Response:
                "Content-Security-Policy": _PDF_POLICY if blob.content_type == "application/pdf" else _FILE_POLICY}
     wanted = _range(request.headers.get("Range", ""), blob.byte_size)
     if wanted is None:
-        return web.Response(body=await files.read(blob), content_type=blob.content_type, headers=headers)
-    if not wanted:
+        status, start, end = 200, 0, blob.byte_size - 1
+    elif wanted:
+        (start, end), status = wanted, 206
+        headers["Content-Range"] = f"bytes {start}-{end}/{blob.byte_size}"
+    else:
         return web.Response(status=416, headers={"Content-Range": f"bytes */{blob.byte_size}"})
-    start, end = wanted
-    headers["Content-Range"] = f"bytes {start}-{end}/{blob.byte_size}"
-    return web.Response(status=206, body=await files.read_range(blob, start, end), content_type=blob.content_type,
-                        headers=headers)
+    if request.method == "HEAD":  # the size is known from the record: the contents are not read
+        headers["Content-Length"] = str(end - start + 1)
+        return web.Response(status=status, content_type=blob.content_type, headers=headers)
+    body = await files.read(blob) if wanted is None else await files.read_range(blob, start, end)
+    return web.Response(status=status, body=body, content_type=blob.content_type, headers=headers)
 
 
 def _range(header: str, size: int) -> tuple[int, int] | tuple[()] | None:
