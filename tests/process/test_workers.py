@@ -8,14 +8,13 @@ import asyncio
 import os
 import re
 import signal
-from collections.abc import Callable
 from pathlib import Path
 
 import aiohttp
 
 from tests.support import service
-from tests.support.service import Stderr
 from tests.support.documents import b64, pdf
+from tests.support.service import Stderr
 from tests.support.signing import ANN_VALUES, BOB_VALUES, FIELDS
 
 KEY = "workers-test-key-000000000000000000000000000"
