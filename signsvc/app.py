@@ -20,7 +20,7 @@ from aiohttp import web
 from signsvc.accounts.accounts import Accounts
 from signsvc.accounts.console_users import ConsoleUsers
 from signsvc.accounts.key_seal import KeySeal
-from signsvc.accounts.rate_limits import RateLimits
+from signsvc.accounts.rate_limits import PublicCaps, RateLimits
 from signsvc.accounts.user_links import UserLinks
 from signsvc.clickwraps.certificates import Certificates
 from signsvc.clickwraps.clickwraps import Clickwraps
@@ -35,6 +35,7 @@ from signsvc.infra.clock import Clock, ManualClock, SystemClock
 from signsvc.infra.config import Config, ConfigError
 from signsvc.infra.downloads import Downloader
 from signsvc.infra.files import Files
+from signsvc.infra.form_nonces import FormNonces
 from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
 from signsvc.infra.metrics import Metrics
@@ -110,7 +111,8 @@ async def open_files(db: Database, clock: Clock, config: Config) -> Files:
 
 def outbox(db: Database, clock: Clock, files: Files, config: Config) -> Outbox:
     smtp_server = smtp.parse_smtp_url(config.smtp_url) if config.smtp_url else None
-    return Outbox(db, clock, files, site=config.site, smtp_server=smtp_server, sender=config.mail_from)
+    return Outbox(db, clock, files, site=config.site, smtp_server=smtp_server, sender=config.mail_from,
+                  per_recipient_hour=config.emails_per_recipient_hour)
 
 
 def webhook_sender(config: Config) -> Sender:
@@ -213,7 +215,10 @@ class _Parts:
         producer = Producer(db, clock, files, pool, sealer, mail, config.font_dir)
         certificates = Certificates(db, clock, files, pool, sealer, mail, config.font_dir)
         deliverer = Deliverer(db, clock, Payloads(clock, files), sender, fast_retries=config.testing_fast_retries)
-        rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip)
+        caps = PublicCaps(config.public_starts_per_link, config.public_starts_per_address,
+                          config.consents_per_clickwrap, config.consents_per_address)
+        rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip,
+                                 public=caps)
         retention = Retention(db, clock, days=config.retention_days)
         submissions = Submissions(db, clock, files, ingest, submitters)
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
@@ -228,6 +233,7 @@ class _Parts:
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
         app[appkeys.SIGNING_FORMS] = SigningForms(db, clock, files)
         app[appkeys.TEMPLATE_LINKS] = TemplateLinks(db, clock, submissions)
+        app[appkeys.FORM_NONCES] = FormNonces(db, clock)
         app[appkeys.RESULTS] = Results(db, clock, files, pool, identity, previews)
         app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
         app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions)

@@ -11,12 +11,18 @@ from storage.rows import record, records, required
 
 async def insert_email(conn: Connection, *, account_id: int, kind: str, submitter_id: int | None, to_address: str,
                        reply_to: str | None, subject: str, text_body: str, html_body: str, status: str,
-                       now: datetime, sent_at: datetime | None, attachments: list[int] | None = None) -> Email:
+                       now: datetime, sent_at: datetime | None, attachments: list[int] | None = None,
+                       last_error: str | None = None) -> Email:
     row = await conn.fetch_one("insert_email", account_id=account_id, kind=kind, submitter_id=submitter_id,
                                to_address=to_address, reply_to=reply_to, subject=subject, text_body=text_body,
                                html_body=html_body, status=status, created_at=now, sent_at=sent_at,
-                               attachments=attachments or [])
+                               attachments=attachments or [], last_error=last_error)
     return required(Email, row)
+
+
+async def count_recent_to(conn: Connection, address: str, since: datetime) -> int:
+    """How many emails went to the address (in any case) since `since`."""
+    return int(await conn.fetch_value("count_emails_to", "sent", address=address, since=since) or 0)
 
 
 async def get_email(conn: Connection, email_id: int) -> Email | None:

@@ -1,5 +1,6 @@
-"""Rate limits: requests per API key and per client address in 5-minute windows, and the hosted pages'
-actions (a signer's form, a public form's post) per client address and per signing link.
+"""Rate limits: requests per API key and per client address in 5-minute windows, the hosted pages'
+actions (a signer's form, a public form's post) per client address and per signing link, and the public pages'
+caps: new submissions per template's public link and consents per clickwrap page, each also per client address.
 
 Windows are fixed, aligned to multiples of five minutes of the injected clock, and counted in the
 database, so every process sharing the database shares the counts; each process counts in blocks
@@ -9,6 +10,7 @@ database, so every process sharing the database shares the counts; each process 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, NamedTuple
 
@@ -29,6 +31,18 @@ ACTIONS_PER_SIGNER = 300
 # address tried: enough for typing mistakes, far too few to guess a password.
 SIGN_INS_PER_ADDRESS = 20
 SIGN_INS_PER_EMAIL = 10
+
+
+@dataclass(frozen=True)
+class PublicCaps:
+    """What anyone holding a public link may make in a window, far below the API's limits: new submissions of a
+    template's public link (`/d/{slug}`) and consents on a clickwrap's page (`/c/{slug}`), per page and per
+    client address. A cap of 0 is lifted."""
+
+    starts_per_link: int = 20
+    starts_per_address: int = 10
+    consents_per_clickwrap: int = 60
+    consents_per_address: int = 10
 
 
 class Quota(NamedTuple):
@@ -52,8 +66,10 @@ class RateLimits:
     """Requests per API key and per client address in each window; a limit of 0 is lifted. The hosted pages'
     actions are counted apart from the API's requests: per address with the same limit, and per signer."""
 
-    def __init__(self, db: Database, clock: Clock, *, per_key: int, per_ip: int) -> None:
+    def __init__(self, db: Database, clock: Clock, *, per_key: int, per_ip: int,
+                 public: PublicCaps | None = None) -> None:
         self.db, self.clock, self.per_key, self.per_ip = db, clock, per_key, per_ip
+        self.public = public or PublicCaps()
         self._leases = QuotaLeases(db)
         self._listening = False
 
@@ -71,6 +87,16 @@ class RateLimits:
         if submitter_id is not None:
             limits[f"signer:{submitter_id}"] = ACTIONS_PER_SIGNER
         return await self._take(limits)
+
+    async def take_public_start(self, *, client: str, slug: str) -> Quota:
+        """Counts one new submission asked of a template's public link against the link and the client address."""
+        return await self._take({f"link:{slug}": self.public.starts_per_link,
+                                 f"link-from:{client}": self.public.starts_per_address})
+
+    async def take_consent(self, *, client: str, slug: str) -> Quota:
+        """Counts one consent asked on a clickwrap's page against the page and the client address."""
+        return await self._take({f"consent:{slug}": self.public.consents_per_clickwrap,
+                                 f"consent-from:{client}": self.public.consents_per_address})
 
     async def take_sign_in(self, *, client: str, email: str, action: str = "sign-in") -> Quota:
         """Counts one console sign-in attempt (or, as `action="reset"`, a password reset request, counted apart

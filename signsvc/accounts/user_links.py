@@ -16,6 +16,14 @@ from storage.records import User, UserLink
 SETUP = "setup"
 RESET = "reset"
 LIFETIMES = {SETUP: timedelta(days=7), RESET: timedelta(hours=1)}
+# The kinds of the emails that carry a link (`ConsoleUsers` names them): it works once and signs in as its user,
+# so only its recipient may read it, not every user of the account.
+SEALED_EMAIL_KINDS = frozenset({f"console_{purpose}" for purpose in (SETUP, RESET)})
+
+
+def sealed_from(kind: str, to_address: str, reader_email: str) -> bool:
+    """An email of `kind` to `to_address` holds a one-time link that the user of `reader_email` may not read."""
+    return kind in SEALED_EMAIL_KINDS and to_address.lower() != reader_email.lower()
 
 
 @dataclass

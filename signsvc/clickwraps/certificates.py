@@ -18,7 +18,7 @@ import storage.clickwraps as stored
 import storage.files as stored_files
 import storage.submissions as stored_submissions
 import storage.templates as stored_templates
-from signsvc.clickwraps.clickwraps import CONSENT_CREATED
+from signsvc.clickwraps.clickwraps import API_SOURCE, CONSENT_CREATED
 from signsvc.infra import jobs, mail, pdf_calls
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
@@ -135,14 +135,15 @@ class Certificates:
             composed = compose(account_name=account.name, clickwrap_name=clickwrap.name, consent=consent,
                                certificate_url=link, to_author=to_author)
             await self.outbox.queue(tx, account_id=clickwrap.account_id, kind="consent_certificate", to=address,
-                                    composed=composed, attachments=[blob_id])
+                                    composed=composed, attachments=[blob_id], capped=consent.source != API_SOURCE)
 
 
 def compose(*, account_name: str, clickwrap_name: str, consent: Consent, certificate_url: str,
             to_author: bool) -> mail.Composed:
-    """The certificate of a consent, attached: to the person, or telling the author who agreed."""
+    """The certificate of a consent, attached: to the person, or telling the author who agreed (in the text: the
+    subject never holds what the person typed)."""
     who = consent.name or consent.email or "Someone"
-    subject = f"{who} agreed to {clickwrap_name}" if to_author else f"You agreed to {clickwrap_name}"
+    subject = f"New consent to {clickwrap_name}" if to_author else f"You agreed to {clickwrap_name}"
     context = {"account_name": account_name, "clickwrap_name": clickwrap_name, "who": who, "to_author": to_author,
                "agreed_at": mail.format_time(consent.agreed_at), "version": consent.clickwrap_version_number,
                "certificate_url": certificate_url}

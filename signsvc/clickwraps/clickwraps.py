@@ -26,6 +26,7 @@ DEFAULT_BUTTON_TEXT = "I agree"
 MAX_LENGTHS = {"name": 255, "content": 100_000, "button_text": 100, "checkbox_text": 1000}
 MAX_CHECKBOXES = 20
 CONSENT_CREATED = "consent.created"
+API_SOURCE = "api"  # a consent recorded through the API, by the account itself
 CONSENT_LENGTHS = {"name": 255, "email": 255, "external_id": 255, "ip": 100, "user_agent": 1000}
 
 
@@ -90,7 +91,8 @@ class Clickwraps:
                 raise errors.Invalid(f"Clickwrap {clickwrap.id} is archived: restore it with archived: false "
                                      "before recording consents")
             consent = await stored.insert_consent(
-                tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id, uuid=str(uuid.uuid4()), source="api",
+                tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id, uuid=str(uuid.uuid4()),
+                source=API_SOURCE,
                 version=clickwrap.active_version_number, checkboxes=[], now=self.clock.now(), **values)
             await events.record(tx, self.clock, account_id=consent.account_id, event_type=CONSENT_CREATED,
                                 record_type="consent", record_id=consent.id)

@@ -15,6 +15,7 @@ from signsvc.http.body_budget import BodyBudget
 from signsvc.http.web.console.session import Sessions
 from signsvc.infra.clock import Clock, ManualClock
 from signsvc.infra.files import Files
+from signsvc.infra.form_nonces import FormNonces
 from signsvc.infra.jobs import Worker
 from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
@@ -65,6 +66,7 @@ SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)
 SIGNING_FORMS = web.AppKey("signing_forms", SigningForms)
 TEMPLATE_LINKS = web.AppKey("template_links", TemplateLinks)
+FORM_NONCES = web.AppKey("form_nonces", FormNonces)
 RESULTS = web.AppKey("results", Results)
 CLICKWRAPS = web.AppKey("clickwraps", Clickwraps)
 CONSENT_PAGES = web.AppKey("consent_pages", ConsentPages)

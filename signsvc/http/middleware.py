@@ -118,6 +118,18 @@ async def within_page_limits(request: web.Request, submitter_id: int | None = No
     return not quota.exceeded
 
 
+async def within_public_caps(request: web.Request, *, consent: bool, slug: str) -> bool:
+    """Counts a new submission of a template's public link (or, `consent`, a consent on a clickwrap's page)
+    against the page's and the caller's address's caps; False over one, which the 429 answer's Retry-After then
+    tells."""
+    limits, client = request.app[RATE_LIMITS], client_address(request)
+    take = limits.take_consent if consent else limits.take_public_start
+    quota = await take(client=client, slug=slug)
+    if quota.exceeded:
+        request[_QUOTA] = quota
+    return not quota.exceeded
+
+
 def client_address(request: web.Request) -> str:
     """The caller's address; behind a trusted proxy, the nearest untrusted X-Forwarded-For entry."""
     trusted_proxies = request.app[SETTINGS].trusted_proxies

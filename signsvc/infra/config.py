@@ -35,6 +35,11 @@ class Config:
     mail_from: str | None = None
     rate_limit_per_key: int = 600
     rate_limit_per_ip: int = 1200
+    public_starts_per_link: int = 20  # in five minutes; the public pages' caps, 0 lifts one
+    public_starts_per_address: int = 10
+    consents_per_clickwrap: int = 60
+    consents_per_address: int = 10
+    emails_per_recipient_hour: int = 10  # completed copies and consent certificates to one address in an hour
     max_body_bytes: int = 64 * 1024 * 1024
     body_budget_bytes: int = 256 * 1024 * 1024
     trusted_proxies: frozenset[str] = field(default_factory=frozenset)
@@ -121,6 +126,11 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "mail_from": ("SIGNSVC_MAIL_FROM", str),
     "rate_limit_per_key": ("SIGNSVC_RATE_LIMIT_PER_KEY", int),
     "rate_limit_per_ip": ("SIGNSVC_RATE_LIMIT_PER_IP", int),
+    "public_starts_per_link": ("SIGNSVC_PUBLIC_STARTS_PER_LINK", int),
+    "public_starts_per_address": ("SIGNSVC_PUBLIC_STARTS_PER_ADDRESS", int),
+    "consents_per_clickwrap": ("SIGNSVC_CONSENTS_PER_CLICKWRAP", int),
+    "consents_per_address": ("SIGNSVC_CONSENTS_PER_ADDRESS", int),
+    "emails_per_recipient_hour": ("SIGNSVC_EMAILS_PER_RECIPIENT_HOUR", int),
     "max_body_bytes": ("SIGNSVC_MAX_BODY_BYTES", int),
     "body_budget_bytes": ("SIGNSVC_BODY_BUDGET_BYTES", int),
     "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
@@ -168,7 +178,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
     if config.storage_presigned_links and not config.storage_url:
         raise ConfigError("SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage (SIGNSVC_STORAGE_URL)")
     for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes",
-                 "retention_days"):
+                 "retention_days", "public_starts_per_link", "public_starts_per_address", "consents_per_clickwrap",
+                 "consents_per_address", "emails_per_recipient_hour"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
     if config.workers < 1:

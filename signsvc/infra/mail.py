@@ -3,6 +3,13 @@
 With an SMTP server each queued email gets a job that hands it over (retried with backoff); an email the
 server did not take after `SEND_RETRIES.attempts` tries is `failed`, with the last error, and its job fails
 with it. Without a server the email is only kept in the outbox and counts as sent at once.
+
+An email a public page caused (queued `capped`: a visitor's completed copy, a consent's certificate) goes to an
+address that anyone could have typed: when the address got `per_recipient_hour` emails in the last hour by the
+service clock, it is not sent but kept in the outbox as `failed`, with the reason, and no job.
+
+Header values are made safe in one place (`header_text`): a template or document name with a line break or
+another control character never breaks a message.
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ SEND_JOB = "mail.send"
 # About ten hours of tries (1, 3, 9, 27, 81 minutes, then every two hours) before the job fails.
 SEND_RETRIES = jobs.Backoff(first=timedelta(minutes=1), factor=3, longest=timedelta(hours=2))
 _VARIABLE = re.compile(r"\{+\s*([a-z_]+(?:\.[a-z_]+)*)\s*\}+", re.IGNORECASE)
+# Control characters, and the separators Python's email package also reads as line breaks.
+_UNSAFE_IN_HEADER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+RECIPIENT_WINDOW = timedelta(hours=1)
 
 
 class Status(enum.StrEnum):
@@ -48,12 +58,17 @@ class Composed:
 
 def compose(name: str, subject: str, context: dict[str, Any]) -> Composed:
     """The email `pages/emails/{name}.txt` and `.html` rendered with `context` (user values escaped in HTML)."""
-    # A subject is one header line: line breaks from user values would make the message unsendable.
-    subject = " ".join(subject.split())
+    subject = header_text(subject)
     templates = pages.email_templates()
     text = templates.get_template(f"{name}.txt").render(context).strip() + "\n"
     html = templates.get_template(f"{name}.html").render(context, subject=subject)
     return Composed(subject, text, html)
+
+
+def header_text(value: str) -> str:
+    """A header value (a subject, an attachment's file name) as one line: control characters and line breaks
+    from the names it holds become spaces, and runs of spaces one."""
+    return " ".join(_UNSAFE_IN_HEADER.sub(" ", value).split())
 
 
 def format_time(moment: datetime) -> str:
@@ -66,26 +81,40 @@ class Outbox:
     """Queues and sends emails. `site` is the public address the emails link to; `sender` their From."""
 
     def __init__(self, db: Database, clock: Clock, files: Files, *, site: str, smtp_server: smtp.Server | None,
-                 sender: str | None = None) -> None:
+                 sender: str | None = None, per_recipient_hour: int = 0) -> None:
         self.db, self.clock, self.files = db, clock, files
+        self.per_recipient_hour = per_recipient_hour  # 0: no cap
         self.site, self.smtp_server = site, smtp_server
         self.host = urlsplit(site).hostname or "localhost"
         self.sender = sender or f"signsvc@{self.host}"
 
     async def queue(self, tx: Connection, *, account_id: int, kind: str, to: str, composed: Composed,
                     reply_to: str | None = None, submitter_id: int | None = None, job_kind: str = SEND_JOB,
-                    attachments: list[int] | None = None) -> Email:
-        """Puts the email in the outbox in the caller's transaction, with the job that sends it."""
+                    attachments: list[int] | None = None, capped: bool = False) -> Email:
+        """Puts the email in the outbox in the caller's transaction, with the job that sends it; one `capped`
+        over the recipient's cap is kept as failed, with the reason, and not sent."""
         now = self.clock.now()
-        sending = self.smtp_server is not None
+        refused = await self._over_cap(tx, to, now) if capped else None
+        sending = self.smtp_server is not None and refused is None
+        status = Status.FAILED if refused else Status.PENDING if sending else Status.KEPT
         email = await stored.insert_email(tx, account_id=account_id, kind=kind, submitter_id=submitter_id,
                                           to_address=to, reply_to=reply_to, subject=composed.subject,
-                                          text_body=composed.text, html_body=composed.html,
-                                          status=(Status.PENDING if sending else Status.KEPT).value, now=now,
-                                          sent_at=None if sending else now, attachments=attachments)
+                                          text_body=composed.text, html_body=composed.html, status=status.value,
+                                          now=now, sent_at=None if sending or refused else now,
+                                          attachments=attachments, last_error=refused)
         if sending:
             await jobs.enqueue(tx, self.clock, job_kind, {"email_id": email.id})
         return email
+
+    async def _over_cap(self, tx: Connection, to: str, now: datetime) -> str | None:
+        """Why an email a public page caused is not sent to `to` (the address's emails of the last hour); None
+        when it may be."""
+        if not self.per_recipient_hour:
+            return None
+        if await stored.count_recent_to(tx, to, now - RECIPIENT_WINDOW) < self.per_recipient_hour:
+            return None
+        return (f"Not sent: {to} was sent {self.per_recipient_hour} emails in the last hour "
+                f"(SIGNSVC_EMAILS_PER_RECIPIENT_HOUR)")
 
     async def send(self, email_id: int) -> Email:
         """Sends a pending email once; raises when the server cannot take it, so the job retries, and
@@ -131,14 +160,14 @@ class Outbox:
         message["To"] = email.to_address
         if email.reply_to:
             message["Reply-To"] = email.reply_to
-        message["Subject"] = email.subject
+        message["Subject"] = header_text(email.subject)
         message["Date"] = format_datetime(now)
         # The same id on every attempt, so a receiver can drop a copy sent again after a crash.
         message["Message-ID"] = f"<signsvc.{email.id}.{email.created_at:%Y%m%d%H%M%S%f}@{self.host}>"
         message.set_content(email.text_body)
         message.add_alternative(email.html_body, subtype="html")
         for filename, data in attachments or []:
-            message.add_attachment(data, maintype="application", subtype="pdf", filename=filename)
+            message.add_attachment(data, maintype="application", subtype="pdf", filename=header_text(filename))
         return message
 
     def kinds(self) -> list[jobs.Kind]:

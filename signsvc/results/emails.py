@@ -14,6 +14,9 @@ from storage import Connection
 from storage.records import Submission, Submitter
 
 ATTACHMENT_LIMIT = 10 * 1024 * 1024  # above it, the completed email links the files instead
+# The sources of the submissions public pages make (`template_links.SOURCE`, `consent_page.SUBMISSION_SOURCE`;
+# named here, below them): their signer's name and address are whatever a visitor typed.
+PUBLIC_SOURCES = frozenset({"link", "clickwrap"})
 
 
 async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submission,
@@ -36,11 +39,12 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
         submitter_names=[s.name or s.email or s.phone or s.role for s in submitters if s.completed_at],
         documents=[(r.name, files.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"],
         audit_log_url=next((files.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None),
-        attached=attached)
+        attached=attached, public=submission.source in PUBLIC_SOURCES)
     for address, submitter_id in recipients:
         await outbox.queue(tx, account_id=submission.account_id, kind="completed_copy", to=address,
                            composed=composed, submitter_id=submitter_id,
-                           attachments=[r.blob_id for r in results] if attached else None)
+                           attachments=[r.blob_id for r in results] if attached else None,
+                           capped=submission.source in PUBLIC_SOURCES)
 
 
 def _gets_copy(submission: Submission, submitter: Submitter) -> bool:
@@ -52,9 +56,12 @@ def _gets_copy(submission: Submission, submitter: Submitter) -> bool:
 
 
 def compose(*, account_name: str, template_name: str, submitter_names: list[str], documents: list[tuple[str, str]],
-            audit_log_url: str | None, attached: bool = False) -> Composed:
-    """Tells that a submission is completed: its documents and audit log attached, or linked when too big."""
+            audit_log_url: str | None, attached: bool = False, public: bool = False) -> Composed:
+    """Tells that a submission is completed: its documents and audit log attached, or linked when too big. The
+    subject of a submission a `public` page made names the template only: its signer's name is what a visitor
+    typed, and a subject is what an inbox shows before anyone opens the email."""
     names = ", ".join(submitter_names)
     context = {"account_name": account_name, "template_name": template_name, "names": names,
                "documents": documents, "audit_log_url": audit_log_url, "attached": attached}
-    return mail.compose("completed", f"{template_name} has been completed by {names}", context)
+    subject = f"{template_name} has been completed" if public else f"{template_name} has been completed by {names}"
+    return mail.compose("completed", subject, context)

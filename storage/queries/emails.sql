@@ -1,10 +1,14 @@
 -- insert_email --
 -- An email in the outbox, written in the transaction that decided to send it.
 INSERT INTO emails (account_id, kind, submitter_id, to_address, reply_to, subject, text_body, html_body, status,
-                    created_at, sent_at, attachments)
+                    created_at, sent_at, attachments, last_error)
 VALUES (:account_id, :kind, :submitter_id, :to_address, :reply_to, :subject, :text_body, :html_body, :status,
-        :created_at, :sent_at, :attachments)
+        :created_at, :sent_at, :attachments, :last_error)
 RETURNING *
+
+-- count_emails_to --
+-- The emails of every account to an address (in any case) since :since, through the index emails_recipient.
+SELECT COUNT(*) AS sent FROM emails WHERE lower(to_address) = lower(CAST(:address AS TEXT)) AND created_at > :since
 
 -- get_email --
 -- One email by id.

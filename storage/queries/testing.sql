@@ -12,6 +12,7 @@ DELETE FROM submission_events;
 DELETE FROM submitters;
 DELETE FROM submissions;
 DELETE FROM form_posts;
+DELETE FROM form_nonces;
 DELETE FROM consents;
 DELETE FROM clickwrap_versions;
 DELETE FROM clickwraps;

@@ -351,7 +351,8 @@ async def test_the_certificate_is_emailed_to_the_person_and_to_the_clickwraps_au
     assert set(emails) == {"ada@example.com", author}
     assert emails["ada@example.com"].subject == "You agreed to Terms of Service"
     assert "version 1" in emails["ada@example.com"].text_body
-    assert emails[author].subject == "Ada Lovelace agreed to Terms of Service"
+    assert emails[author].subject == "New consent to Terms of Service"  # the name the person typed: in the text
+    assert "Ada Lovelace" in emails[author].text_body
     for email in emails.values():
         [blob_id] = email.attachments
         blob = await stored_files.required_blob(db, blob_id)
@@ -363,7 +364,7 @@ async def test_without_an_email_only_the_author_gets_the_certificate(api, worker
     await agree(api, terms["slug"], {"name": "Ada", "checkbox-0": "yes"})
     await worker.drain()
     emails = [e for e in await stored_emails.list_emails(db, 1, limit=10) if e.kind == "consent_certificate"]
-    assert len(emails) == 1 and emails[0].subject == "Ada agreed to Terms of Service"
+    assert len(emails) == 1 and emails[0].subject == "New consent to Terms of Service"
 
 
 async def test_requires_signature_continues_to_the_signing_form_of_a_submission_for_the_person(api, worker):

@@ -6,6 +6,7 @@ to the whole service."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import time
 from datetime import UTC, datetime, timedelta
@@ -13,12 +14,14 @@ from typing import Any
 
 from aiohttp import web
 
+from signsvc.accounts.user_links import sealed_from
 from signsvc.http.appkeys import CLOCK, DB, FILES, KIT, SUBMITTERS, TESTING_CLOCK, WEBHOOKS
 from signsvc.http.middleware import client_address, principal
 from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json, record_id
 from signsvc.http.responses import json_response
 from signsvc.infra import errors, json_fields
+from signsvc.infra.kit import CapturedEmail
 from signsvc.submissions.submitters import Browser
 from signsvc.wire import submission_json, testing_json, webhook_json
 from storage.records import DeliveryStatus, Submitter
@@ -114,17 +117,28 @@ async def decline(request: web.Request) -> web.Response:
 
 
 async def emails(request: web.Request) -> web.Response:
-    page = Page.from_query(Query(request))
-    found = await request.app[KIT].emails(principal(request).account_id, limit=page.limit, after=page.after,
-                                          before=page.before)
-    return json_response(paginated(found, testing_json.email_json))
+    """The key's account's emails, newest first; a console user's setup or reset email to anyone but the key's
+    user listed without its text and link, as the console's outbox shows it."""
+    page, caller = Page.from_query(Query(request)), principal(request)
+    found = await request.app[KIT].emails(caller.account_id, limit=page.limit, after=page.after, before=page.before)
+    return json_response(paginated([_readable(caller.email, captured) for captured in found],
+                                   testing_json.email_json))
 
 
 async def email(request: web.Request) -> web.Response:
-    found = await request.app[KIT].email(principal(request).account_id, record_id(request))
+    caller = principal(request)
+    found = await request.app[KIT].email(caller.account_id, record_id(request))
     if found is None:
         raise errors.NotFound(f"Email {record_id(request)} not found")
-    return json_response(testing_json.email_json(found))
+    return json_response(testing_json.email_json(_readable(caller.email, found)))
+
+
+def _readable(reader_email: str, captured: CapturedEmail) -> CapturedEmail:
+    """The email as the key's user may read it: a one-time link to another user's password sealed."""
+    email = captured.email
+    if not sealed_from(email.kind, email.to_address, reader_email):
+        return captured
+    return dataclasses.replace(captured, email=dataclasses.replace(email, text_body="", html_body=""), links=[])
 
 
 async def deliveries(request: web.Request) -> web.Response:

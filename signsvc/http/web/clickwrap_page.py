@@ -37,9 +37,11 @@ async def page(request: web.Request) -> web.Response:
         return rendering.not_found(request)
     if closed := _closed(request, view):
         return closed
+    if not await public_forms.viewed(request):
+        return public_forms.refusal(request, public_forms.Unreadable(429))
     answers = {key: request.query.get(key, "") for key in PREFILLED}
     too_long = {key: TOO_LONG for key, value in answers.items() if len(value) > CONSENT_LENGTHS[key]}
-    return _form(request, view, answers, problems=too_long)
+    return await _form(request, view, answers, problems=too_long)
 
 
 async def agree(request: web.Request) -> web.Response:
@@ -55,9 +57,11 @@ async def agree(request: web.Request) -> web.Response:
     except public_forms.Unreadable as unreadable:
         return public_forms.refusal(request, unreadable)
     answers = {key: form[key].strip() for key in PREFILLED}
-    token = form_tokens.posted(request, form)
+    token = await form_tokens.posted(request, form)
     if token is None:
-        return _form(request, view, answers, notice="clickwrap.expired_form", status=403)
+        return await _form(request, view, answers, notice="clickwrap.expired_form", status=403)
+    if capped := await public_forms.within_caps(request, consent=True, slug=slug):
+        return capped
     checked = [bool(form[box]) for box in boxes]
     version = int(form["version"]) if _VERSION.fullmatch(form["version"]) else 0
     browser = Browser(client_address(request), request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None)
@@ -65,11 +69,11 @@ async def agree(request: web.Request) -> web.Response:
         agreed = await request.app[CONSENT_PAGES].agree(view, Agreement(version, checked=checked, **answers),
                                                         browser, token)
     except Refused as refused:
-        return _form(request, view, answers, checked=checked, problems=refused.problems, status=422)
+        return await _form(request, view, answers, checked=checked, problems=refused.problems, status=422)
     except Changed:
         return await _changed(request, slug, answers)
     except form_posts.Taken:
-        return _form(request, view, answers, notice="clickwrap.expired_form", status=403)
+        return await _form(request, view, answers, notice="clickwrap.expired_form", status=403)
     except Unavailable:
         return _unavailable(request)
     except Unsignable:
@@ -88,15 +92,15 @@ async def _changed(request: web.Request, slug: str, answers: dict[str, str]) -> 
     view = await request.app[CONSENT_PAGES].open(slug)
     if view is None:
         return rendering.not_found(request)
-    return _closed(request, view) or _form(request, view, answers, notice="clickwrap.changed", status=409)
+    return _closed(request, view) or await _form(request, view, answers, notice="clickwrap.changed", status=409)
 
 
-def _form(request: web.Request, view: ConsentPage, answers: dict[str, str], *, checked: list[bool] | None = None,
+async def _form(request: web.Request, view: ConsentPage, answers: dict[str, str], *, checked: list[bool] | None = None,
           problems: dict[str, str] | None = None, notice: str | None = None, status: int = 200) -> web.Response:
     t = catalogue.translator(catalogue.language(request))
     messages = {where: t(PROBLEMS[where.partition("-")[0], rule], limit=CONSENT_LENGTHS["name"])
                 for where, rule in (problems or {}).items()}
-    return public_forms.render(request, "clickwrap/page.html", status=status, view=view, answers=answers,
+    return await public_forms.render(request, "clickwrap/page.html", status=status, view=view, answers=answers,
                                checked=checked or [], problems=messages, notice=notice, limits=CONSENT_LENGTHS)
 
 

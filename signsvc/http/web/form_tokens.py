@@ -3,9 +3,11 @@ token bound to the browser's form cookie and to the page's path, so a post made 
 or with a token of another page, is refused; and the token names the post, so a second post of the same
 form (a double click, a reload) finds what the first made.
 
-The token is `nonce.signature`, the signature an HMAC of the path and the nonce keyed with the cookie's
-value: no other site can read the cookie (HttpOnly, SameSite=Lax), hence none can make a token that
-matches it, nor use one it has seen from another browser.
+The token is `nonce.signature`: the nonce is issued by the service with the page view and remembered for that
+page (`signsvc.infra.form_nonces`), so no form can be posted without loading its page, nor after the nonce
+expired; the signature is an HMAC of the path and the nonce keyed with the cookie's value: no other site can
+read the cookie (HttpOnly, SameSite=Lax), hence none can make a token that matches it, nor use one it has seen
+from another browser.
 """
 
 from __future__ import annotations
@@ -17,16 +19,17 @@ from collections.abc import Mapping
 
 from aiohttp import web
 
+from signsvc.http.appkeys import FORM_NONCES
 from signsvc.infra import tokens
 
 COOKIE = "signsvc_form"
 FIELD = "form_token"
 
 
-def issue(request: web.Request) -> tuple[str, str]:
+async def issue(request: web.Request) -> tuple[str, str]:
     """A new token for the form of this page, and the value of the form cookie it is bound to (kept, or new)."""
     key = request.cookies.get(COOKIE) or tokens.generate(32)
-    nonce = tokens.generate(22)
+    nonce = await request.app[FORM_NONCES].issue(request.path)
     return f"{nonce}.{_sign(key, request.path, nonce)}", key
 
 
@@ -34,14 +37,15 @@ def keep(response: web.Response, key: str, *, secure: bool) -> None:
     response.set_cookie(COOKIE, key, httponly=True, samesite="Lax", secure=secure, path="/")
 
 
-def posted(request: web.Request, form: Mapping[str, str]) -> str | None:
-    """The posted form's token when it was issued to this browser for this page; else None."""
+async def posted(request: web.Request, form: Mapping[str, str]) -> str | None:
+    """The posted form's token when the service issued it for this page, to this browser, and it has not
+    expired; else None."""
     token = form.get(FIELD, "")
     nonce, _, signature = token.partition(".")
     key = request.cookies.get(COOKIE)
     if not key or not nonce or not hmac.compare_digest(signature.encode(), _sign(key, request.path, nonce).encode()):
         return None
-    return token
+    return token if await request.app[FORM_NONCES].valid(nonce, request.path) else None
 
 
 def _sign(key: str, path: str, nonce: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from signsvc.http.appkeys import SETTINGS
-from signsvc.http.middleware import within_page_limits
+from signsvc.http.middleware import within_page_limits, within_public_caps
 from signsvc.http.web import catalogue, form_tokens, rendering
 
 FORM_LIMIT = 64 * 1024  # far above what the forms' inputs can hold
@@ -43,9 +43,23 @@ async def read(request: web.Request, keys: tuple[str, ...]) -> dict[str, str]:
     return {key: str(form.get(key, "")) for key in (*keys, form_tokens.FIELD)}
 
 
-def render(request: web.Request, template: str, *, status: int = 200, **context: Any) -> web.Response:
+async def viewed(request: web.Request) -> bool:
+    """Counts a view of a public page against the pages' rate limit of the caller's address: each view stores
+    its form's nonce. False over the limit (answer with `refusal(request, Unreadable(429))`)."""
+    return await within_page_limits(request)
+
+
+async def within_caps(request: web.Request, *, consent: bool, slug: str) -> web.Response | None:
+    """None when the post may make a new submission (`consent`: a consent) on the page of `slug`; else the 429
+    page saying that the page, or the caller's address, made too many in a short time."""
+    if await within_public_caps(request, consent=consent, slug=slug):
+        return None
+    return message(request, "public.capped.title", "public.capped.body", 429)
+
+
+async def render(request: web.Request, template: str, *, status: int = 200, **context: Any) -> web.Response:
     """The page with its form, the form carrying a new token bound to the browser's form cookie."""
-    token, cookie = form_tokens.issue(request)
+    token, cookie = await form_tokens.issue(request)
     response = rendering.render(request, template, language=catalogue.language(request), status=status,
                                 token=token, token_field=form_tokens.FIELD, **context)
     form_tokens.keep(response, cookie, secure=request.app[SETTINGS].site.startswith("https://"))

@@ -39,9 +39,13 @@ async def page(request: web.Request) -> web.Response:
     view = await request.app[TEMPLATE_LINKS].open(request.match_info["slug"])
     if view is None:
         return rendering.not_found(request)
+    if closed := _closed(request, view):
+        return closed
+    if not await public_forms.viewed(request):
+        return public_forms.refusal(request, public_forms.Unreadable(429))
     visitor = _visitor(view, request.query)  # prefilled as DocuSeal's link is: /d/{slug}?email=...&name=...
     too_long = {key: rule for key, rule in template_links.problems(view, visitor).items() if rule == TOO_LONG}
-    return _closed(request, view) or _form(request, view, visitor, problems=too_long)
+    return await _form(request, view, visitor, problems=too_long)
 
 
 async def start(request: web.Request) -> web.Response:
@@ -53,9 +57,11 @@ async def start(request: web.Request) -> web.Response:
     except public_forms.Unreadable as unreadable:
         return public_forms.refusal(request, unreadable)
     visitor = _visitor(view, form)
-    token = form_tokens.posted(request, form)
+    token = await form_tokens.posted(request, form)
     if token is None:
-        return _closed(request, view) or _form(request, view, visitor, notice="link.expired_form", status=403)
+        return _closed(request, view) or await _form(request, view, visitor, notice="link.expired_form", status=403)
+    if capped := await public_forms.within_caps(request, consent=False, slug=view.template.slug):
+        return capped
     return await _started(request, view, visitor, token)
 
 
@@ -64,9 +70,9 @@ async def _started(request: web.Request, view: LinkPage, visitor: Visitor, token
     try:
         signing_slug = await request.app[TEMPLATE_LINKS].start(view, visitor, token)
     except Refused as refused:
-        return _form(request, view, visitor, problems=refused.problems, status=422)
+        return await _form(request, view, visitor, problems=refused.problems, status=422)
     except StaleForm:
-        return _form(request, view, visitor, notice="link.expired_form", status=403)
+        return await _form(request, view, visitor, notice="link.expired_form", status=403)
     except Unavailable:
         return _unavailable(request)
     except CannotStart:
@@ -74,7 +80,7 @@ async def _started(request: web.Request, view: LinkPage, visitor: Visitor, token
     except errors.NotFound:
         return rendering.not_found(request)
     except errors.Invalid:
-        return _form(request, view, visitor, notice="link.not_started", status=422)
+        return await _form(request, view, visitor, notice="link.not_started", status=422)
     raise web.HTTPSeeOther(f"/s/{signing_slug}")
 
 
@@ -91,11 +97,11 @@ def _inputs(view: LinkPage) -> list[Input]:
     return [name, Input("phone", "link.phone", "tel", "tel", required=True, hint="link.phone_hint"), email]
 
 
-def _form(request: web.Request, view: LinkPage, visitor: Visitor, *, problems: dict[str, str] | None = None,
+async def _form(request: web.Request, view: LinkPage, visitor: Visitor, *, problems: dict[str, str] | None = None,
           notice: str | None = None, status: int = 200) -> web.Response:
     messages = {key: "public.problem.too_long" if rule == TOO_LONG else PROBLEMS[(key, rule)]
                 for key, rule in (problems or {}).items()}
-    return public_forms.render(request, "link.html", status=status, view=view, inputs=_inputs(view),
+    return await public_forms.render(request, "link.html", status=status, view=view, inputs=_inputs(view),
                                answers=dataclasses.asdict(visitor), problems=messages, notice=notice,
                                limit=LENGTH_LIMIT)
 

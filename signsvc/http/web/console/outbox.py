@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from signsvc.accounts.user_links import RESET, SETUP
+from signsvc.accounts.user_links import SEALED_EMAIL_KINDS
 from signsvc.http.appkeys import OUTBOX
 from signsvc.http.params import record_id
 from signsvc.http.web.console import newest_first, shell
@@ -26,8 +26,8 @@ KINDS = {"invitation": "console.outbox.kind.invitation", "completed_copy": "cons
          "consent_certificate": "console.outbox.kind.consent_certificate",
          "console_setup": "console.outbox.kind.console_setup", "console_reset": "console.outbox.kind.console_reset"}
 # A console user's setup or reset link works once and signs in as that user: only its recipient may read it,
-# not every user of the account (the kinds are those `ConsoleUsers` gives these emails).
-SEALED_KINDS = frozenset({f"console_{purpose}" for purpose in (SETUP, RESET)})
+# not every user of the account; the console shows it to no one.
+SEALED_KINDS = SEALED_EMAIL_KINDS
 # The email's own document: its inline styles and pictures written into it, nothing else; a sandbox with an
 # origin of its own and no script, forms or navigation of the console; framed by the console only.
 HTML_HEADERS = {"Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
