@@ -8,7 +8,10 @@ from datetime import timedelta
 import pytest
 
 import storage.events as stored_events
+from signsvc.accounts.accounts import DEFAULT_EMAIL
+from tests.api.test_console_users import BOB, invite
 from tests.support.app import START, TEST_KEY, Api
+from tests.support.console import signed_in
 from tests.support.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
 
 TESTING = "/api/_testing"
@@ -236,3 +239,16 @@ async def test_a_signer_action_by_slug_and_by_id_reach_the_same_submitter(kit):
     viewed = await post(kit, f"submitters/{ann['id']}/view")
     assert viewed["status"] == "opened"
     assert (await act(kit, ann["slug"], "complete", {"values": ANN_VALUES})).status == 200
+
+
+async def test_emails_never_show_another_users_console_setup_or_reset_link_and_show_the_callers_own(kit):
+    admin = await signed_in(kit)
+    assert (await invite(admin)).status == 303  # Bob's setup link, emailed to him
+    await admin.get("/console/reset")
+    await admin.post("/console/reset", {"email": DEFAULT_EMAIL})  # the key's user's own reset link
+    await post(kit, "jobs/drain")
+    listed = {email["kind"]: email for email in (await kit.get(f"{TESTING}/emails")).json["data"]}
+    bobs, own = listed["console_setup"], listed["console_reset"]
+    assert bobs["to"] == BOB and (bobs["text"], bobs["html"], bobs["links"]) == ("", "", [])
+    assert (await kit.get(f"{TESTING}/emails/{bobs['id']}")).json == bobs
+    assert own["to"] == DEFAULT_EMAIL and own["links"] and own["links"][0].startswith("http://signsvc.test/console/reset/")
