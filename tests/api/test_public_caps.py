@@ -94,6 +94,14 @@ async def test_a_form_token_posted_within_a_day_starts_one_submission_and_its_re
     assert len(await submissions(api)) == 1
 
 
+async def test_page_views_count_against_the_pages_limit_per_address_as_each_stores_a_nonce(aiohttp_client,
+                                                                                          make_app):
+    api = Api(await aiohttp_client(make_app(rate_limit_per_ip=3)))
+    slug = await shared(api)
+    statuses = [(await page(api, f"/d/{slug}")).status for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+
+
 # Caps on new submissions and consents
 
 async def test_forty_starts_from_one_address_stop_at_the_cap_with_a_429_page_until_the_window_ends(api, clock):
@@ -227,3 +235,21 @@ async def test_a_template_and_document_name_with_line_breaks_never_break_the_com
 
 def test_the_public_sources_are_those_of_the_link_and_the_clickwrap():
     assert {SOURCE, SUBMISSION_SOURCE} == PUBLIC_SOURCES
+
+
+async def test_consent_certificates_stop_at_the_recipients_cap_for_the_person_and_the_author(aiohttp_client,
+                                                                                              make_app):
+    async with SmtpServer() as smtp_server:
+        api = Api(await aiohttp_client(make_app(smtp_url=smtp_server.url, emails_per_recipient_hour=1)))
+        author = (await api.get("/api/user")).json["email"]
+        terms = await clickwrap(api)
+        for _ in range(2):
+            assert (await agree(api, terms["slug"])).status == 200
+            await api.app[WORKER].drain()
+        certificates = [email for email in await stored_emails.list_emails(api.app[DB], 1, limit=10)
+                        if email.kind == "consent_certificate"]
+        statuses = sorted((email.to_address, email.status) for email in certificates)
+        assert statuses == [("ada@example.com", "failed"), ("ada@example.com", "sent"), (author, "failed"),
+                            (author, "sent")]
+        assert sorted(to for received in smtp_server.received for to in received.recipients) == \
+            sorted(["ada@example.com", author])
