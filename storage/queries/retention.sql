@@ -57,8 +57,8 @@ RETURNING id
 
 -- prune_form_posts --
 -- Forgets up to :limit posts of public forms made before :before, oldest first; answers their tokens. A claim
--- guards against a form posted twice in a row (a double click, a reload); one posted again after the age makes
--- a new record, as a form opened anew would.
+-- guards against a form posted twice in a row (a double click, a reload); one posted again after the age is
+-- refused, its nonce (form_nonces) having expired a day after its page was opened.
 DELETE FROM form_posts
 WHERE token IN (
     SELECT token FROM form_posts
