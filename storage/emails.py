@@ -20,9 +20,10 @@ async def insert_email(conn: Connection, *, account_id: int, kind: str, submitte
     return required(Email, row)
 
 
-async def count_recent_to(conn: Connection, address: str, since: datetime) -> int:
-    """How many emails went to the address (in any case) since `since`."""
-    return int(await conn.fetch_value("count_emails_to", "sent", address=address, since=since) or 0)
+async def count_recent_to(conn: Connection, account_id: int, address: str, since: datetime) -> int:
+    """How many of the account's emails went to the address (in any case) since `since`."""
+    return int(await conn.fetch_value("count_emails_to", "sent", account_id=account_id, address=address,
+                                      since=since) or 0)
 
 
 async def get_email(conn: Connection, email_id: int) -> Email | None:

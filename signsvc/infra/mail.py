@@ -5,8 +5,8 @@ server did not take after `SEND_RETRIES.attempts` tries is `failed`, with the la
 with it. Without a server the email is only kept in the outbox and counts as sent at once.
 
 An email a public page caused (queued `capped`: a visitor's completed copy, a consent's certificate) goes to an
-address that anyone could have typed: when the address got `per_recipient_hour` emails in the last hour by the
-service clock, it is not sent but kept in the outbox as `failed`, with the reason, and no job.
+address that anyone could have typed: when the account sent the address `per_recipient_hour` emails in the last
+hour by the service clock, it is not sent but kept in the outbox as `failed`, with the reason, and no job.
 
 Header values are made safe in one place (`header_text`): a template or document name with a line break or
 another control character never breaks a message.
@@ -94,7 +94,7 @@ class Outbox:
         """Puts the email in the outbox in the caller's transaction, with the job that sends it; one `capped`
         over the recipient's cap is kept as failed, with the reason, and not sent."""
         now = self.clock.now()
-        refused = await self._over_cap(tx, to, now) if capped else None
+        refused = await self._over_cap(tx, account_id, to, now) if capped else None
         sending = self.smtp_server is not None and refused is None
         status = Status.FAILED if refused else Status.PENDING if sending else Status.KEPT
         email = await stored.insert_email(tx, account_id=account_id, kind=kind, submitter_id=submitter_id,
@@ -106,12 +106,12 @@ class Outbox:
             await jobs.enqueue(tx, self.clock, job_kind, {"email_id": email.id})
         return email
 
-    async def _over_cap(self, tx: Connection, to: str, now: datetime) -> str | None:
-        """Why an email a public page caused is not sent to `to` (the address's emails of the last hour); None
-        when it may be."""
+    async def _over_cap(self, tx: Connection, account_id: int, to: str, now: datetime) -> str | None:
+        """Why an email a public page caused is not sent to `to` (the account's emails to the address in the last
+        hour: another account's are none of its business); None when it may be."""
         if not self.per_recipient_hour:
             return None
-        if await stored.count_recent_to(tx, to, now - RECIPIENT_WINDOW) < self.per_recipient_hour:
+        if await stored.count_recent_to(tx, account_id, to, now - RECIPIENT_WINDOW) < self.per_recipient_hour:
             return None
         return (f"Not sent: {to} was sent {self.per_recipient_hour} emails in the last hour "
                 f"(SIGNSVC_EMAILS_PER_RECIPIENT_HOUR)")

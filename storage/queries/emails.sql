@@ -7,8 +7,9 @@ VALUES (:account_id, :kind, :submitter_id, :to_address, :reply_to, :subject, :te
 RETURNING *
 
 -- count_emails_to --
--- The emails of every account to an address (in any case) since :since, through the index emails_recipient.
-SELECT COUNT(*) AS sent FROM emails WHERE lower(to_address) = lower(CAST(:address AS TEXT)) AND created_at > :since
+-- The account's emails to an address (in any case) since :since, through the index emails_recipient.
+SELECT COUNT(*) AS sent FROM emails
+WHERE account_id = :account_id AND lower(to_address) = lower(CAST(:address AS TEXT)) AND created_at > :since
 
 -- get_email --
 -- One email by id.

@@ -253,3 +253,13 @@ async def test_consent_certificates_stop_at_the_recipients_cap_for_the_person_an
                             (author, "sent")]
         assert sorted(to for received in smtp_server.received for to in received.recipients) == \
             sorted(["ada@example.com", author])
+
+
+async def test_another_accounts_emails_to_the_address_do_not_count_against_the_cap(mailing, other_account):
+    api, smtp_server = mailing
+    theirs = api.with_key(other_account.live)
+    their_slug = await shared(theirs)
+    for _ in range(2):
+        await signed_on_link(api, their_slug)
+    await signed_on_link(api, await shared(api))
+    assert [to for received in smtp_server.received for to in received.recipients] == ["ann@example.com"] * 3

@@ -8,6 +8,6 @@ CREATE TABLE form_nonces (
 );
 CREATE INDEX form_nonces_expiry ON form_nonces (expires_at);
 
--- The emails of an address in the last hour, counted for the cap on emails per recipient (lower-cased, as
--- addresses are compared).
-CREATE INDEX emails_recipient ON emails (lower(to_address), created_at);
+-- An account's emails to an address in the last hour, counted for the cap on emails per recipient (lower-cased,
+-- as addresses are compared).
+CREATE INDEX emails_recipient ON emails (account_id, lower(to_address), created_at);
