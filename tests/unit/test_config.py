@@ -70,8 +70,24 @@ def test_files_live_in_the_directory_by_default_in_the_database_in_memory_and_in
      "^SIGNSVC_STORAGE_URL and SIGNSVC_FILE_STORE name two places for files: set one$"),
     ({"SIGNSVC_STORAGE_PRESIGNED_LINKS": "true"}, "^SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage"),
     ({"SIGNSVC_RETENTION_DAYS": "-1"}, "^SIGNSVC_RETENTION_DAYS must not be negative$"),
+    ({"SIGNSVC_PUBLIC_STARTS_PER_LINK": "-1"}, "^SIGNSVC_PUBLIC_STARTS_PER_LINK must not be negative$"),
+    ({"SIGNSVC_PUBLIC_STARTS_PER_ADDRESS": "-1"}, "^SIGNSVC_PUBLIC_STARTS_PER_ADDRESS must not be negative$"),
+    ({"SIGNSVC_CONSENTS_PER_CLICKWRAP": "-1"}, "^SIGNSVC_CONSENTS_PER_CLICKWRAP must not be negative$"),
+    ({"SIGNSVC_CONSENTS_PER_ADDRESS": "-1"}, "^SIGNSVC_CONSENTS_PER_ADDRESS must not be negative$"),
+    ({"SIGNSVC_EMAILS_PER_RECIPIENT_HOUR": "-1"}, "^SIGNSVC_EMAILS_PER_RECIPIENT_HOUR must not be negative$"),
     ({"SIGNSVC_JOB_LEASE_SECONDS": "1"}, r"^SIGNSVC_JOB_LEASE_SECONDS must be 3 to 86400 \(seconds\)$"),
 ])
 def test_settings_for_several_hosts_that_cannot_be_used_stop_the_start_naming_the_variable(environ, message):
     with pytest.raises(ConfigError, match=message):
         from_env(environ)
+
+
+def test_the_public_pages_caps_default_far_below_the_apis_limits_and_are_read_from_the_environment():
+    default = from_env({})
+    assert (default.public_starts_per_link, default.public_starts_per_address, default.consents_per_clickwrap,
+            default.consents_per_address, default.emails_per_recipient_hour) == (20, 10, 60, 10, 10)
+    changed = from_env({"SIGNSVC_PUBLIC_STARTS_PER_LINK": "5", "SIGNSVC_PUBLIC_STARTS_PER_ADDRESS": "0",
+                               "SIGNSVC_CONSENTS_PER_CLICKWRAP": "7", "SIGNSVC_CONSENTS_PER_ADDRESS": "2",
+                               "SIGNSVC_EMAILS_PER_RECIPIENT_HOUR": "3"})
+    assert (changed.public_starts_per_link, changed.public_starts_per_address, changed.consents_per_clickwrap,
+            changed.consents_per_address, changed.emails_per_recipient_hour) == (5, 0, 7, 2, 3)

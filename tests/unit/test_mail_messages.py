@@ -9,12 +9,28 @@ from datetime import datetime, timezone
 
 import pytest
 
-from signsvc.infra import smtp
+from signsvc.infra import mail, smtp
 from signsvc.results import emails
 from tests.support.emails import LINK, invite
 
 
 # Composition
+
+@pytest.mark.parametrize(("value", "header"), [
+    ("NDA\r\nBcc: eve@example.com", "NDA Bcc: eve@example.com"), ("A\x00B\x1bC\x7fD\x85E", "A B C D E"),
+    ("Terms\u2028of\u2029Service", "Terms of Service"), ("  Lease \t agreement  ", "Lease agreement"),
+    ("Vertrag für Müller", "Vertrag für Müller")])
+def test_a_header_value_is_one_line_without_control_characters(value, header):
+    assert mail.header_text(value) == header
+    composed = emails.compose(account_name="Acme", template_name=value, submitter_names=["Ann"], documents=[],
+                              audit_log_url=None, public=True)
+    assert composed.subject == f"{header} has been completed"
+
+
+def test_the_completed_copy_of_a_public_page_names_the_template_only_in_its_subject():
+    composed = emails.compose(account_name="Acme", template_name="NDA", submitter_names=["Visit spam.example"],
+                              documents=[], audit_log_url=None, public=True)
+    assert composed.subject == "NDA has been completed" and "Visit spam.example" in composed.text
 
 def test_an_invitation_has_the_default_subject_and_names_the_template_and_link():
     composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=timezone.utc))
