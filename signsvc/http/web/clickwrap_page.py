@@ -95,13 +95,15 @@ async def _changed(request: web.Request, slug: str, answers: dict[str, str]) -> 
     return _closed(request, view) or await _form(request, view, answers, notice="clickwrap.changed", status=409)
 
 
-async def _form(request: web.Request, view: ConsentPage, answers: dict[str, str], *, checked: list[bool] | None = None,
-          problems: dict[str, str] | None = None, notice: str | None = None, status: int = 200) -> web.Response:
+async def _form(request: web.Request, view: ConsentPage, answers: dict[str, str], *,
+                checked: list[bool] | None = None, problems: dict[str, str] | None = None, notice: str | None = None,
+                status: int = 200) -> web.Response:
     t = catalogue.translator(catalogue.language(request))
     messages = {where: t(PROBLEMS[where.partition("-")[0], rule], limit=CONSENT_LENGTHS["name"])
                 for where, rule in (problems or {}).items()}
     return await public_forms.render(request, "clickwrap/page.html", status=status, view=view, answers=answers,
-                               checked=checked or [], problems=messages, notice=notice, limits=CONSENT_LENGTHS)
+                                     checked=checked or [], problems=messages, notice=notice,
+                                     limits=CONSENT_LENGTHS)
 
 
 def _closed(request: web.Request, view: ConsentPage) -> web.Response | None:

@@ -98,12 +98,12 @@ def _inputs(view: LinkPage) -> list[Input]:
 
 
 async def _form(request: web.Request, view: LinkPage, visitor: Visitor, *, problems: dict[str, str] | None = None,
-          notice: str | None = None, status: int = 200) -> web.Response:
+                notice: str | None = None, status: int = 200) -> web.Response:
     messages = {key: "public.problem.too_long" if rule == TOO_LONG else PROBLEMS[(key, rule)]
                 for key, rule in (problems or {}).items()}
     return await public_forms.render(request, "link.html", status=status, view=view, inputs=_inputs(view),
-                               answers=dataclasses.asdict(visitor), problems=messages, notice=notice,
-                               limit=LENGTH_LIMIT)
+                                     answers=dataclasses.asdict(visitor), problems=messages, notice=notice,
+                                     limit=LENGTH_LIMIT)
 
 
 def _closed(request: web.Request, view: LinkPage) -> web.Response | None:
