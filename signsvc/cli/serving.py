@@ -43,12 +43,13 @@ async def serve(config: Config) -> None:
         await runner.cleanup()
 
 
-async def start(app: web.Application, sock: socket.socket, deadlines: Limits) -> web.AppRunner:
-    """Starts the app (database, worker) and serves it on `sock`; `runner.cleanup()` stops it
-    gracefully: no new connections, requests under way finish, the worker finishes its jobs."""
+async def start(app: web.Application, sock: socket.socket, deadlines: Limits | None = None) -> web.AppRunner:
+    """Starts the app (database, worker) and serves it on `sock`, its connections under `deadlines` (by default
+    the settings' defaults); `runner.cleanup()` stops it gracefully: no new connections, requests under way
+    finish, the worker finishes its jobs."""
     runner = await set_up(app)
     try:
-        await GuardedSite(runner, sock, deadlines).start()
+        await GuardedSite(runner, sock, deadlines or limits(Config())).start()
     except BaseException:
         await runner.cleanup()
         raise

@@ -75,3 +75,23 @@ def test_files_live_in_the_directory_by_default_in_the_database_in_memory_and_in
 def test_settings_for_several_hosts_that_cannot_be_used_stop_the_start_naming_the_variable(environ, message):
     with pytest.raises(ConfigError, match=message):
         from_env(environ)
+
+
+def test_slow_clients_get_15_s_for_a_request_head_and_must_send_a_body_at_1024_bytes_a_second_over_10_s():
+    config = from_env({})
+    assert (config.header_timeout_seconds, config.body_min_rate, config.body_rate_window_seconds) == (15, 1024, 10)
+    config = from_env({"SIGNSVC_HEADER_TIMEOUT_SECONDS": "0.5", "SIGNSVC_BODY_MIN_RATE": "0",
+                       "SIGNSVC_BODY_RATE_WINDOW_SECONDS": "60"})
+    assert (config.header_timeout_seconds, config.body_min_rate, config.body_rate_window_seconds) == (0.5, 0, 60)
+
+
+@pytest.mark.parametrize("variable,value,message", [
+    ("SIGNSVC_HEADER_TIMEOUT_SECONDS", "0", r"^SIGNSVC_HEADER_TIMEOUT_SECONDS must be more than 0 and at most 3600"),
+    ("SIGNSVC_HEADER_TIMEOUT_SECONDS", "nan", r"^SIGNSVC_HEADER_TIMEOUT_SECONDS must be more than 0 and at most 3600"),
+    ("SIGNSVC_BODY_RATE_WINDOW_SECONDS", "3601", r"^SIGNSVC_BODY_RATE_WINDOW_SECONDS must be more than 0 and at most"),
+    ("SIGNSVC_BODY_MIN_RATE", "-1", "^SIGNSVC_BODY_MIN_RATE must not be negative$"),
+    ("SIGNSVC_BODY_MIN_RATE", "1.5", r"^SIGNSVC_BODY_MIN_RATE='1.5' is not a valid value$"),
+])
+def test_slow_client_settings_that_cannot_be_used_stop_the_start_naming_the_variable(variable, value, message):
+    with pytest.raises(ConfigError, match=message):
+        from_env({variable: value})
