@@ -20,8 +20,9 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import web
+from aiohttp import StreamReader, web
 from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_request import BaseRequest
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ class Watch(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.received = 0  # bytes since the connection opened
         self.head_started = 0  # `received` when the current head's first byte came
-        self.payload: Any = None  # the body (a StreamReader) of the connection's latest request
+        self.payload: StreamReader | None = None  # the body of the connection's latest request
         self.timer: asyncio.TimerHandle | None = None
         self.window_start = 0  # the body's size when the current window began
 
@@ -78,7 +79,7 @@ class Watch(asyncio.Protocol):
 
     # The deadlines
 
-    def head_arrived(self, payload: Any) -> None:
+    def head_arrived(self, payload: StreamReader) -> None:
         """aiohttp made a request of a head that arrived whole: its body, if one is still to come, is watched."""
         self._stop_timer()
         self.payload = payload
@@ -154,7 +155,8 @@ class Guard:
         self.watches[watch.inner] = watch
         return watch
 
-    def _request(self, message: Any, payload: Any, protocol: RequestHandler, writer: Any, task: Any) -> Any:
+    def _request(self, message: Any, payload: StreamReader, protocol: RequestHandler, writer: Any,
+                 task: Any) -> BaseRequest:
         watch = self.watches.get(protocol)
         if watch is not None:
             watch.head_arrived(payload)
