@@ -27,7 +27,7 @@ from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http import appkeys, body_budget, routes
 from signsvc.http.metrics import timed
-from signsvc.http.middleware import edge_middleware
+from signsvc.http.middleware import edge_middleware, holder
 from signsvc.http.web.console import shell
 from signsvc.http.web.console.session import Sessions
 from signsvc.infra import errors, jobs, pdf_calls, secret_key, smtp
@@ -79,7 +79,7 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     budget = body_budget.BodyBudget(config.body_budget_bytes)
     metrics = Metrics() if config.metrics_token else None
     app = web.Application(middlewares=[timed(metrics) if metrics else edge_middleware, shell.middleware,
-                                       body_budget.middleware(budget, config.max_body_bytes)],
+                                       body_budget.middleware(budget, config.max_body_bytes, holder)],
                           client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
     app[appkeys.BODY_BUDGET] = budget

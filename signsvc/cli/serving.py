@@ -15,11 +15,14 @@ from signsvc.accounts.accounts import DEFAULT_EMAIL, IssuedKeys
 from signsvc.app import create_app
 from signsvc.http.access_log import AccessLogger
 from signsvc.http.appkeys import ISSUED_KEYS, SETUP_LINK
+from signsvc.http.connection_deadlines import GuardedSite, Limits
 from signsvc.infra import metrics
 from signsvc.infra.config import Config, ConfigError
 
 # In-flight requests get this long to finish once a stop is asked for.
 SHUTDOWN_TIMEOUT_SECONDS = 30.0
+# An idle kept-alive connection is closed after this long (aiohttp's own default keeps it an hour).
+KEEPALIVE_SECONDS = 75.0
 STOPPING = "signsvc stopping: finishing requests and jobs under way"
 # Keys are stored as hashes, so a later start cannot print them again; it says how to get a new one.
 KEYS_SHOWN_ONCE = (f"API keys are printed on the first start only; for a new one: python run.py keys rotate "
@@ -30,7 +33,7 @@ async def serve(config: Config) -> None:
     metrics.keep_in_memory()
     sock = bind(config.host, config.port)
     config = config.replace(port=sock.getsockname()[1])
-    runner = await start(create_app(config), sock)
+    runner = await start(create_app(config), sock, limits(config))
     try:
         stop = stop_signals()  # before the ready line: whoever reads it may signal at once
         print_ready(config, runner.app[ISSUED_KEYS], runner.app[SETUP_LINK])
@@ -40,12 +43,13 @@ async def serve(config: Config) -> None:
         await runner.cleanup()
 
 
-async def start(app: web.Application, sock: socket.socket) -> web.AppRunner:
-    """Starts the app (database, worker) and serves it on `sock`; `runner.cleanup()` stops it
-    gracefully: no new connections, requests under way finish, the worker finishes its jobs."""
+async def start(app: web.Application, sock: socket.socket, deadlines: Limits | None = None) -> web.AppRunner:
+    """Starts the app (database, worker) and serves it on `sock`, its connections under `deadlines` (by default
+    the settings' defaults); `runner.cleanup()` stops it gracefully: no new connections, requests under way
+    finish, the worker finishes its jobs."""
     runner = await set_up(app)
     try:
-        await web.SockSite(runner, sock).start()
+        await GuardedSite(runner, sock, deadlines or limits(Config())).start()
     except BaseException:
         await runner.cleanup()
         raise
@@ -55,9 +59,14 @@ async def start(app: web.Application, sock: socket.socket) -> web.AppRunner:
 async def set_up(app: web.Application) -> web.AppRunner:
     """Starts the app (database, worker) without serving it yet."""
     runner = web.AppRunner(app, access_log_class=AccessLogger, access_log=logging.getLogger("signsvc.access"),
-                           shutdown_timeout=SHUTDOWN_TIMEOUT_SECONDS)
+                           shutdown_timeout=SHUTDOWN_TIMEOUT_SECONDS, keepalive_timeout=KEEPALIVE_SECONDS)
     await runner.setup()
     return runner
+
+
+def limits(config: Config) -> Limits:
+    """How slowly a client may send a request's head and body (`signsvc/http/connection_deadlines.py`)."""
+    return Limits(config.header_timeout_seconds, config.body_min_rate, config.body_rate_window_seconds)
 
 
 def print_ready(config: Config, issued: IssuedKeys | None, setup_link: str | None) -> None:

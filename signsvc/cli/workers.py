@@ -26,14 +26,13 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from aiohttp import web
-
 import signsvc.cli.serve as serve
 import signsvc.cli.serving as serving
 import storage.jobs as stored_jobs
 from signsvc.accounts.accounts import IssuedKeys
 from signsvc.accounts.user_links import UserLinks
 from signsvc.app import create_app
+from signsvc.http.connection_deadlines import GuardedSite
 from signsvc.infra import errors, metrics
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config, ConfigError
@@ -266,7 +265,7 @@ async def _serve(config: Config, channel: Connection) -> None:
         # Listening only now, set up: the kernel gives connections to listening sockets only, and a worker
         # starting again must not be handed connections it would leave waiting while it opens the database.
         sock = serving.bind(config.host, config.port, reuse_port=True)
-        await web.SockSite(runner, sock).start()
+        await GuardedSite(runner, sock, serving.limits(config)).start()
         stop = serving.stop_signals()
         channel.send(None)
         channel.close()

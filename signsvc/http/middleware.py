@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 TOKEN_HEADER = "X-Auth-Token"
 _PRINCIPAL = web.RequestKey("principal", Principal)
 _QUOTA = web.RequestKey("quota", Quota)
+CUT_OFF = "The connection was closed before the request arrived whole"
 _HTTP_MESSAGES = {404: "Not found", 405: "Method not allowed"}
 # Paths whose last fixed segment is followed by a credential: a signing, clickwrap or public template link's
 # slug, a signed link's token, a console setup or password reset link's token.
@@ -42,6 +43,12 @@ def loggable_path(path: str) -> str:
 
 def principal(request: web.Request) -> Principal:
     return request[_PRINCIPAL]
+
+
+def holder(request: web.Request) -> tuple[int | None, str]:
+    """Who holds a request's body in the body budget: its key, once accepted, and its client's address."""
+    found = request.get(_PRINCIPAL)
+    return found.key_id if found else None, client_address(request)
 
 
 def account_id(request: web.Request) -> int | None:
@@ -71,6 +78,14 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
         response = error_response(503, errors.Unavailable.message)
     except asyncio.CancelledError:
         raise
+    except ConnectionError as exc:
+        if not _client_gone(request):
+            log.exception("unhandled error on %s %s", request.method, loggable_path(request.path))
+            response = error_response(500, errors.ServiceError.message)
+        else:  # nobody to answer: the access log shows the 400, this line why
+            log.info("%s %s: the client closed the connection before its request was read (%s)", request.method,
+                     loggable_path(request.path), exc)
+            response = error_response(400, CUT_OFF)
     except Exception:
         log.exception("unhandled error on %s %s", request.method, loggable_path(request.path))
         response = error_response(500, errors.ServiceError.message)
@@ -82,6 +97,12 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
         if response.status == 429:
             response.headers["Retry-After"] = str(quota.retry_after)
     return response
+
+
+def _client_gone(request: web.Request) -> bool:
+    """Whether the request's connection has closed (the client went away, or was cut for sending too slowly)."""
+    transport = request.transport
+    return transport is None or transport.is_closing()
 
 
 def _wants_page(request: web.Request) -> bool:

@@ -42,6 +42,9 @@ class Config:
     emails_per_recipient_hour: int = 10  # completed copies and consent certificates to one address in an hour
     max_body_bytes: int = 64 * 1024 * 1024
     body_budget_bytes: int = 256 * 1024 * 1024
+    header_timeout_seconds: float = 15.0  # a request's head must arrive whole within this of its first byte
+    body_min_rate: int = 1024  # bytes a second a request body must bring, over every body_rate_window_seconds
+    body_rate_window_seconds: float = 10.0
     trusted_proxies: frozenset[str] = field(default_factory=frozenset)
     allow_private_downloads: bool = False
     log_level: str = "INFO"
@@ -133,6 +136,9 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "emails_per_recipient_hour": ("SIGNSVC_EMAILS_PER_RECIPIENT_HOUR", int),
     "max_body_bytes": ("SIGNSVC_MAX_BODY_BYTES", int),
     "body_budget_bytes": ("SIGNSVC_BODY_BUDGET_BYTES", int),
+    "header_timeout_seconds": ("SIGNSVC_HEADER_TIMEOUT_SECONDS", float),
+    "body_min_rate": ("SIGNSVC_BODY_MIN_RATE", int),
+    "body_rate_window_seconds": ("SIGNSVC_BODY_RATE_WINDOW_SECONDS", float),
     "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
     "log_level": ("SIGNSVC_LOG_LEVEL", str.upper),
     "allow_private_downloads": ("SIGNSVC_ALLOW_PRIVATE_DOWNLOADS", _boolean),
@@ -179,13 +185,16 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
         raise ConfigError("SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage (SIGNSVC_STORAGE_URL)")
     for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes",
                  "retention_days", "public_starts_per_link", "public_starts_per_address", "consents_per_clickwrap",
-                 "consents_per_address", "emails_per_recipient_hour"):
+                 "consents_per_address", "emails_per_recipient_hour", "body_min_rate"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
     if config.workers < 1:
         raise ConfigError("SIGNSVC_WORKERS must be at least 1 (1: one process, the default)")
     if not 3 <= config.job_lease_seconds <= 86400:
         raise ConfigError("SIGNSVC_JOB_LEASE_SECONDS must be 3 to 86400 (seconds)")
+    for name in ("header_timeout_seconds", "body_rate_window_seconds"):
+        if not 0 < getattr(config, name) <= 3600:
+            raise ConfigError(f"{_ENV[name][0]} must be more than 0 and at most 3600 (seconds)")
     if not 0 < config.webhook_timeout_seconds <= 300:
         raise ConfigError("SIGNSVC_WEBHOOK_TIMEOUT_SECONDS must be more than 0 and at most 300")
     if (config.webhook_secret_header is None) != (config.webhook_secret is None):

@@ -228,3 +228,65 @@ async def test_large_bodies_beyond_the_body_budget_are_503_with_retry_after_unti
     (await first).release()
     third = await post_raw(api, "/api/templates", b"{" + b" " * (6 * MIB - 2) + b"}", **keyed)
     assert third.status == 422 and budget.held == 0
+
+
+async def hold(api: Api, size: int, released: asyncio.Event, **headers: str) -> asyncio.Task:
+    """A large body of `size` bytes sent with `api`'s key, held open until `released`, once the server holds its
+    length in the body budget."""
+    budget = api.app[BODY_BUDGET]
+    before = budget.held
+
+    async def held_open():
+        yield b'{"name": "'
+        await released.wait()
+        yield b"x" * (size - 12) + b'"}'
+
+    task = asyncio.create_task(api.client.post("/api/templates", data=held_open(), headers={
+        "Content-Length": str(size), "Content-Type": "application/json", "X-Auth-Token": api.key, **headers}))
+    for _ in range(500):
+        if budget.held > before:
+            break
+        await asyncio.sleep(0.01)
+    assert budget.held == before + size
+    return task
+
+
+async def released_all(released: asyncio.Event, *held: asyncio.Task) -> None:
+    released.set()
+    for task in held:
+        (await task).release()
+
+
+async def test_one_key_holds_at_most_a_quarter_of_the_body_budget_so_another_accounts_upload_fits(
+        make_app, aiohttp_client, other_account):
+    api = Api(await aiohttp_client(make_app(max_body_bytes=8 * MIB, body_budget_bytes=16 * MIB)))
+    released = asyncio.Event()
+    held = [await hold(api, 3 * MIB, released)]  # a key's first body always fits
+    try:
+        over_share = await post_raw(api, "/api/templates", b"{" + b" " * (2 * MIB - 2) + b"}", **{
+            "X-Auth-Token": api.key})
+        assert over_share.status == 503 and over_share.headers["Retry-After"] == "2"  # 5 MiB > 16 / 4
+        held.append(await hold(api.with_key(other_account.live), 3 * MIB, released))  # another account's key
+        assert api.app[BODY_BUDGET].held == 6 * MIB
+    finally:
+        await released_all(released, *held)
+    assert api.app[BODY_BUDGET].held == 0 and not api.app[BODY_BUDGET].by_key
+
+
+async def test_one_client_address_holds_at_most_half_of_the_body_budget_whatever_its_keys(
+        make_app, aiohttp_client, other_account):
+    api = Api(await aiohttp_client(make_app(max_body_bytes=8 * MIB, body_budget_bytes=16 * MIB,
+                                            trusted_proxies=frozenset({"127.0.0.1"}))))
+    released, one, another = asyncio.Event(), {"X-Forwarded-For": "203.0.113.1"}, {"X-Forwarded-For": "203.0.113.2"}
+    held = [await hold(api, 4 * MIB, released, **one),
+            await hold(api.with_key(other_account.live), 4 * MIB, released, **one)]
+    try:
+        third_key = api.with_key(other_account.test)
+        refused = await post_raw(third_key, "/api/templates", b"{" + b" " * (2 * MIB - 2) + b"}", **{
+            "X-Auth-Token": other_account.test, **one})
+        assert refused.status == 503  # the address holds 8 MiB, half of 16
+        held.append(await hold(third_key, 2 * MIB, released, **another))  # the same key from another address
+        assert api.app[BODY_BUDGET].by_address == {"203.0.113.1": 8 * MIB, "203.0.113.2": 2 * MIB}
+    finally:
+        await released_all(released, *held)
+    assert api.app[BODY_BUDGET].held == 0 and not api.app[BODY_BUDGET].by_address

@@ -3,11 +3,13 @@
 The contract of the process (ready line, keys, signals) is in tests/process/test_server.py."""
 
 import asyncio
+import re
 
 import aiohttp
 import pytest
 
 from signsvc.cli.serving import bind, start as start_server
+from signsvc.http.connection_deadlines import Limits
 from tests.support import probe
 from tests.support.app import LIVE_KEY
 
@@ -52,3 +54,25 @@ async def test_graceful_stop_lets_requests_under_way_finish(make_app):
         await asyncio.wait_for(stopping, 10)
         with pytest.raises(aiohttp.ClientConnectionError):
             await session.get(f"http://127.0.0.1:{port}/health")
+
+
+async def test_a_pipelined_request_waits_for_a_slow_answer_without_being_cut_by_the_header_timeout(make_app, caplog):
+    app = make_app()
+    sock = bind("127.0.0.1", 0)
+    runner = await start_server(app, sock, Limits(head_seconds=0.3, body_rate=1024, body_window=10))
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+        writer.write(f"GET /api/probe/slow HTTP/1.1\r\nHost: signsvc\r\nX-Auth-Token: {LIVE_KEY}\r\n\r\n".encode())
+        await asyncio.wait_for(app[probe.STARTED].wait(), 5)
+        writer.write(b"GET /health HTTP/1.1\r\nHost: signsvc\r\n\r\n")
+        await asyncio.sleep(1)  # the second head has been in for longer than the header timeout
+        app[probe.RELEASE].set()
+        first = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert first.startswith(b"HTTP/1.1 200")
+        await reader.readexactly(int(re.search(rb"Content-Length: (\d+)", first)[1]))
+        second = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert second.startswith(b"HTTP/1.1 200")
+        writer.close()
+    finally:
+        await runner.cleanup()
+    assert "cut a slow connection" not in caplog.text

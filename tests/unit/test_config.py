@@ -91,3 +91,23 @@ def test_the_public_pages_caps_default_far_below_the_apis_limits_and_are_read_fr
                                "SIGNSVC_EMAILS_PER_RECIPIENT_HOUR": "3"})
     assert (changed.public_starts_per_link, changed.public_starts_per_address, changed.consents_per_clickwrap,
             changed.consents_per_address, changed.emails_per_recipient_hour) == (5, 0, 7, 2, 3)
+
+
+def test_slow_clients_get_15_s_for_a_request_head_and_must_send_a_body_at_1024_bytes_a_second_over_10_s():
+    config = from_env({})
+    assert (config.header_timeout_seconds, config.body_min_rate, config.body_rate_window_seconds) == (15, 1024, 10)
+    config = from_env({"SIGNSVC_HEADER_TIMEOUT_SECONDS": "0.5", "SIGNSVC_BODY_MIN_RATE": "0",
+                       "SIGNSVC_BODY_RATE_WINDOW_SECONDS": "60"})
+    assert (config.header_timeout_seconds, config.body_min_rate, config.body_rate_window_seconds) == (0.5, 0, 60)
+
+
+@pytest.mark.parametrize("variable,value,message", [
+    ("SIGNSVC_HEADER_TIMEOUT_SECONDS", "0", r"^SIGNSVC_HEADER_TIMEOUT_SECONDS must be more than 0 and at most 3600"),
+    ("SIGNSVC_HEADER_TIMEOUT_SECONDS", "nan", r"^SIGNSVC_HEADER_TIMEOUT_SECONDS must be more than 0 and at most 3600"),
+    ("SIGNSVC_BODY_RATE_WINDOW_SECONDS", "3601", r"^SIGNSVC_BODY_RATE_WINDOW_SECONDS must be more than 0 and at most"),
+    ("SIGNSVC_BODY_MIN_RATE", "-1", "^SIGNSVC_BODY_MIN_RATE must not be negative$"),
+    ("SIGNSVC_BODY_MIN_RATE", "1.5", r"^SIGNSVC_BODY_MIN_RATE='1.5' is not a valid value$"),
+])
+def test_slow_client_settings_that_cannot_be_used_stop_the_start_naming_the_variable(variable, value, message):
+    with pytest.raises(ConfigError, match=message):
+        from_env({variable: value})
