@@ -62,7 +62,10 @@ class Config:
     def site(self) -> str:
         """The public base address used in every link; the API base is `{site}/api`."""
         host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
-        return (self.site_url or f"http://{host}:{self.port}").rstrip("/")
+        site = (self.site_url or f"http://{host}:{self.port}").rstrip("/")
+        # Schemes are case-insensitive (RFC 3986): `HTTPS://` is https, and every `https://` test reads this.
+        scheme, separator, rest = site.partition("://")
+        return f"{scheme.lower()}{separator}{rest}" if separator else site
 
     @property
     def content_store(self) -> str:

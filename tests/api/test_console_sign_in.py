@@ -172,6 +172,12 @@ async def test_the_session_cookie_is_http_only_same_site_lax_and_secure_only_on_
     assert "Secure" in reply.headers["Set-Cookie"] and "HttpOnly" in reply.headers["Set-Cookie"]
 
 
+async def test_an_upper_case_https_site_url_still_sets_secure_cookies(aiohttp_client, make_app):
+    secure_api = Api(await aiohttp_client(make_app(site_url="HTTPS://Sign.Example")))
+    reply = await secure_api.get("/console/sign-in", headers={"Accept": "text/html"})
+    assert "Secure" in reply.headers["Set-Cookie"]
+
+
 async def test_a_session_cookie_made_with_another_secret_key_reads_as_signed_out(api, aiohttp_client, make_app):
     console = await signed_in(api)
     elsewhere = Console(Api(await aiohttp_client(make_app(secret_key="another secret key of another site"))))

@@ -75,3 +75,8 @@ def test_files_live_in_the_directory_by_default_in_the_database_in_memory_and_in
 def test_settings_for_several_hosts_that_cannot_be_used_stop_the_start_naming_the_variable(environ, message):
     with pytest.raises(ConfigError, match=message):
         from_env(environ)
+
+
+def test_the_site_url_scheme_is_read_in_lower_case():
+    assert from_env({"SIGNSVC_SITE_URL": "HTTPS://Sign.Example.com/"}).site == "https://Sign.Example.com"
+    assert Config(site_url="Http://sign.example.com").site == "http://sign.example.com"
