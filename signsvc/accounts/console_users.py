@@ -56,7 +56,17 @@ class ConsoleUsers:
         matches = await passwords.verify(password, user.password_hash if user else None)
         if user is None or not matches or user.archived_at is not None:
             raise SignInRefused()
-        return user
+        return await self._rehashed(user, password)
+
+    async def _rehashed(self, user: User, password: str) -> User:
+        """The user, their hash made again with the current kind and parameters if it was made with older ones
+        (their other sessions then end: a session holds a mark of the hash)."""
+        if user.password_hash is None or not passwords.outdated(user.password_hash):
+            return user
+        password_hash = await passwords.hash_password(password)
+        async with self.db.transaction() as tx:
+            rehashed = await stored.rehash_password(tx, user.id, user.password_hash, password_hash)
+        return rehashed or user
 
     async def session_user(self, user_id: int, password_mark: str, epoch: int) -> User | None:
         """The user a console session names, while they are active, their password is the one they signed in

@@ -8,11 +8,13 @@ from urllib.parse import urlsplit
 
 import pytest
 
+import storage.accounts as stored
 from signsvc.accounts.rate_limits import SIGN_INS_PER_ADDRESS, SIGN_INS_PER_EMAIL
 from signsvc.http.appkeys import CONSOLE_USERS, WORKER
 from signsvc.http.web.console.session import COOKIE
 from tests.support.app import LIVE_KEY, Api
 from tests.support.console import PASSWORD, Console, location, signed_in
+from tests.unit.test_passwords import scrypt_hash
 
 REFUSED = "The email address or the password is not right."
 
@@ -359,4 +361,19 @@ async def test_asking_for_resets_never_locks_the_user_out_of_signing_in(api):
         assert (await asker.post("/console/reset", {"email": "admin@example.com"})).status == 200
     await asker.get("/console/reset")
     assert (await asker.post("/console/reset", {"email": "admin@example.com"})).status == 429
+    assert (await Console(api).sign_in()).status == 303
+
+
+async def test_an_old_scrypt_hash_is_replaced_by_argon2id_at_the_next_sign_in(api, db):
+    await (await signed_in(api)).post("/console/sign-out")
+    user = await api.app[CONSOLE_USERS].find_by_email("admin@example.com")
+    async with db.transaction() as tx:
+        await stored.set_password(tx, user.id, scrypt_hash(PASSWORD))
+    assert (await Console(api).sign_in(password="not the password")).status == 401
+    assert (await stored.get_user(db, user.id)).password_hash.startswith("scrypt$"), "a wrong password changes nothing"
+
+    console = Console(api)
+    assert (await console.sign_in()).status == 303
+    assert (await stored.get_user(db, user.id)).password_hash.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+    assert (await console.get("/console", allow_redirects=False)).status == 200, "the new session holds the new hash"
     assert (await Console(api).sign_in()).status == 303
