@@ -66,7 +66,8 @@ def too_deep(value: Any, limit: int) -> str | None:
         if depth > limit:
             return _path(node)
         if isinstance(item, dict):
-            pending += [(child, depth + 1, (key, node)) for key, child in item.items() if isinstance(child, (dict, list))]
+            pending += [(child, depth + 1, (key, node)) for key, child in item.items()
+                        if isinstance(child, (dict, list))]
         elif isinstance(item, list):
             pending += [(child, depth + 1, (index, node)) for index, child in enumerate(item)
                         if isinstance(child, (dict, list))]

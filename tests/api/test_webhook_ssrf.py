@@ -133,8 +133,9 @@ async def test_public_only_refuses_a_private_url_in_an_update(make_app, aiohttp_
 async def test_public_only_refuses_a_name_that_resolves_to_nothing_and_stores_nothing(make_app, aiohttp_client):
     api = Api(await aiohttp_client(make_app(webhook_public_only=True)))
     reply = await add(api, "https://nothing.invalid/hook")
-    assert (reply.status, reply.json) == (422, {"error": "url must point to a public address: nothing.invalid does "
-                                                         "not resolve to any address (looked up for at most 5 seconds)"})
+    assert reply.status == 422
+    assert reply.json == {"error": "url must point to a public address: nothing.invalid does not resolve to any "
+                                   "address (looked up for at most 5 seconds)"}
     assert (await api.get("/api/webhooks")).json["data"] == []
     endpoint = (await add(api, PUBLIC_URL)).json
     reply = await api.put(f"/api/webhooks/{endpoint['id']}", json={"url": "https://hooks.nothing.invalid/hook"})
