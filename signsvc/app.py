@@ -116,7 +116,7 @@ def outbox(db: Database, clock: Clock, files: Files, config: Config) -> Outbox:
 
 
 def webhook_sender(config: Config) -> Sender:
-    return Sender(timeout=config.webhook_timeout_seconds, public_only=config.webhook_public_only)
+    return Sender(timeout=config.webhook_timeout_seconds, public_only=config.public_webhooks_only)
 
 
 async def signing_identity(db: Database, clock: Clock, pool: PdfPool, config: Config) -> SigningIdentity:
@@ -237,7 +237,7 @@ class _Parts:
         app[appkeys.RESULTS] = Results(db, clock, files, pool, identity, previews)
         app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
         app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions)
-        app[appkeys.WEBHOOKS] = WebhookEndpoints(db, clock, public_only=config.webhook_public_only)
+        app[appkeys.WEBHOOKS] = WebhookEndpoints(db, clock, public_only=config.public_webhooks_only)
         app[appkeys.DELIVERER] = deliverer
         return (rate_limits.kinds() + retention.kinds() + files.kinds() + app[appkeys.CONSOLE_USERS].kinds()
                 + mail.kinds() + invitations.kinds() + submissions.kinds() + producer.kinds() + certificates.kinds()

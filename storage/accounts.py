@@ -116,6 +116,12 @@ async def set_password(conn: Connection, user_id: int, password_hash: str) -> Us
     return required(User, await conn.fetch_one("set_password", id=user_id, password_hash=password_hash))
 
 
+async def rehash_password(conn: Connection, user_id: int, previous: str, password_hash: str) -> User | None:
+    """The user with the new hash of the same password; None when their hash is no longer `previous`."""
+    return record(User, await conn.fetch_one("rehash_password", id=user_id, previous=previous,
+                                             password_hash=password_hash))
+
+
 async def archive_user(conn: Connection, user_id: int, now: datetime) -> User | None:
     """The user deactivated now; None when they were already."""
     user = record(User, await conn.fetch_one("archive_user", id=user_id, archived_at=now))

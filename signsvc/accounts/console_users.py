@@ -2,8 +2,10 @@
 link, invitations, password resets), inviting and deactivating users, and what only the instance
 administrator may do (approve an account's API access).
 
-Sign-in attempts are counted per client address and per email address in the rate-limit windows, whether
-the email belongs to a user or not, and a wrong password takes as long and reads the same as an unknown email.
+Sign-in attempts are counted per client address in the rate-limit windows, and failures per email and client
+address with a growing wait (`SignInBackoff`), whether the email belongs to a user or not, so that a stranger's
+guesses never lock the owner out from their own address; a wrong password takes as long and reads the same as an
+unknown email.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class SignInRefused(Exception):
 
 @dataclass
 class LockedOut(Exception):
-    """Too many sign-in attempts from this address or for this email; try again in `retry_after` seconds."""
+    """Too many sign-in attempts from this address, or failures for this email from it; try again in
+    `retry_after` seconds."""
 
     retry_after: int
 
@@ -49,14 +52,29 @@ class ConsoleUsers:
 
     async def sign_in(self, email: str, password: str, *, client: str) -> User:
         email = email.strip().lower()
-        quota = await self.rate_limits.take_sign_in(client=client, email=email)
+        quota = await self.rate_limits.take_sign_in(client=client)
         if quota.exceeded:
             raise LockedOut(quota.retry_after)
+        backoff = self.rate_limits.sign_in_backoff
+        if wait := await backoff.retry_after(email, client):
+            raise LockedOut(wait)
         user = await stored.find_user_by_email(self.db, email) if email else None
         matches = await passwords.verify(password, user.password_hash if user else None)
         if user is None or not matches or user.archived_at is not None:
+            await backoff.failed(email, client)
             raise SignInRefused()
-        return user
+        await backoff.succeeded(email, client)
+        return await self._rehashed(user, password)
+
+    async def _rehashed(self, user: User, password: str) -> User:
+        """The user, their hash made again with the current kind and parameters if it was made with older ones
+        (their other sessions then end: a session holds a mark of the hash)."""
+        if user.password_hash is None or not passwords.outdated(user.password_hash):
+            return user
+        password_hash = await passwords.hash_password(password)
+        async with self.db.transaction() as tx:
+            rehashed = await stored.rehash_password(tx, user.id, user.password_hash, password_hash)
+        return rehashed or user
 
     async def session_user(self, user_id: int, password_mark: str, epoch: int) -> User | None:
         """The user a console session names, while they are active, their password is the one they signed in
@@ -100,7 +118,7 @@ class ConsoleUsers:
         """Queues a reset link for whoever signs in with this address. The request does the same work for
         every address (the job finds the user, or nobody), so its answer and timing tell nothing."""
         email = email.strip().lower()
-        quota = await self.rate_limits.take_sign_in(client=client, email=email, action="reset")
+        quota = await self.rate_limits.take_reset(client=client, email=email)
         if quota.exceeded:
             raise LockedOut(quota.retry_after)
         async with self.db.transaction() as tx:

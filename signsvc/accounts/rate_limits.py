@@ -1,6 +1,7 @@
 """Rate limits: requests per API key and per client address in 5-minute windows, the hosted pages'
-actions (a signer's form, a public form's post) per client address and per signing link, and the public pages'
-caps: new submissions per template's public link and consents per clickwrap page, each also per client address.
+actions (a signer's form, a public form's post) per client address and per signing link, the public pages'
+caps (new submissions per template's public link and consents per clickwrap page, each also per client address),
+and console sign-ins per client address (with `SignInBackoff` per email and address).
 
 Windows are fixed, aligned to multiples of five minutes of the injected clock, and counted in the
 database, so every process sharing the database shares the counts; each process counts in blocks
@@ -16,6 +17,7 @@ from typing import Any, NamedTuple
 
 import storage.rate_limits as stored
 from signsvc.accounts.quota_leases import QuotaLeases
+from signsvc.accounts.sign_in_backoff import SignInBackoff
 from signsvc.infra.clock import Clock
 from signsvc.infra.jobs import Kind
 from storage import Database
@@ -27,10 +29,11 @@ UNLIMITED = 2**31 - 1
 # A signer saves as they go (each field left, each pause in typing): a long form takes a few hundred actions
 # in an hour, never this many in five minutes.
 ACTIONS_PER_SIGNER = 300
-# Console sign-in attempts (and password reset requests) in five minutes, per client address and per email
-# address tried: enough for typing mistakes, far too few to guess a password.
+# Console sign-in attempts (and password reset requests) in five minutes per client address, whatever the emails:
+# enough for typing mistakes, far too few to guess a password. Reset requests are also counted per email; sign-ins
+# per email only from one address (`SignInBackoff`), so that a stranger cannot lock the owner out.
 SIGN_INS_PER_ADDRESS = 20
-SIGN_INS_PER_EMAIL = 10
+RESETS_PER_EMAIL = 10
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class RateLimits:
         self.db, self.clock, self.per_key, self.per_ip = db, clock, per_key, per_ip
         self.public = public or PublicCaps()
         self._leases = QuotaLeases(db)
+        self.sign_in_backoff = SignInBackoff(db, clock)
         self._listening = False
 
     async def take(self, *, key_id: int | None, client: str) -> Quota:
@@ -98,12 +102,15 @@ class RateLimits:
         return await self._take({f"consent:{slug}": self.public.consents_per_clickwrap,
                                  f"consent-from:{client}": self.public.consents_per_address})
 
-    async def take_sign_in(self, *, client: str, email: str, action: str = "sign-in") -> Quota:
-        """Counts one console sign-in attempt (or, as `action="reset"`, a password reset request, counted apart
-        so that asking for resets cannot lock a user out) against the client address and the email address
-        tried; these limits hold even where the API's are lifted."""
-        return await self._take({f"{action}:{client}": SIGN_INS_PER_ADDRESS,
-                                 f"{action}-email:{email}": SIGN_INS_PER_EMAIL})
+    async def take_sign_in(self, *, client: str) -> Quota:
+        """Counts one console sign-in attempt against the client address, whatever the email tried; this limit
+        holds even where the API's are lifted."""
+        return await self._take({f"sign-in:{client}": SIGN_INS_PER_ADDRESS})
+
+    async def take_reset(self, *, client: str, email: str) -> Quota:
+        """Counts one password reset request against the client address and the email address, apart from the
+        sign-ins, so that asking for resets cannot lock a user out."""
+        return await self._take({f"reset:{client}": SIGN_INS_PER_ADDRESS, f"reset-email:{email}": RESETS_PER_EMAIL})
 
     async def _take(self, limits: dict[str, int]) -> Quota:
         now = self.clock.now().timestamp()
@@ -120,6 +127,7 @@ class RateLimits:
         return [Kind(PRUNE_JOB, self._prune, every=timedelta(seconds=WINDOW_SECONDS))]
 
     async def _prune(self, payload: dict[str, Any]) -> None:
-        """Forgets the windows that have ended."""
+        """Forgets the windows that have ended, and the sign-in failures a day old."""
         current = int(self.clock.now().timestamp() // WINDOW_SECONDS) * WINDOW_SECONDS
         await stored.prune(self.db, current)
+        await self.sign_in_backoff.prune()

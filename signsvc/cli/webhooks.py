@@ -62,7 +62,7 @@ async def _list(config: Config, args: argparse.Namespace) -> int | None:
 
 async def _create(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
-        webhook_endpoints = WebhookEndpoints(db, SystemClock(), public_only=config.webhook_public_only)
+        webhook_endpoints = WebhookEndpoints(db, SystemClock(), public_only=config.public_webhooks_only)
         changed = await webhook_endpoints.create(await _account(db, args), {"url": args.url, **_settings(args)})
         _print_changed("created", changed)
 
@@ -72,7 +72,7 @@ async def _create(config: Config, args: argparse.Namespace) -> int | None:
 async def _update(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
         body = {"url": args.url, **_settings(args), **({"secret": None} if args.no_secret else {})}
-        webhook_endpoints = WebhookEndpoints(db, SystemClock(), public_only=config.webhook_public_only)
+        webhook_endpoints = WebhookEndpoints(db, SystemClock(), public_only=config.public_webhooks_only)
         _print_changed("updated", await webhook_endpoints.update(None, args.id, body))
 
     return await with_database(config, action)

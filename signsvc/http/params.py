@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from signsvc.infra import errors
+from signsvc.infra import errors, json_fields
 from storage.records import MAX_ID
 
 _ABSENT = {"", "none", "undefined", "null"}
@@ -23,6 +23,9 @@ MAX_INTEGER = MAX_ID
 _MAX_DIGITS = 300  # an integer longer than this stands as 10**300, far beyond any bound it is compared with
 _SURROGATE = re.compile("[\ud800-\udfff]")  # after parsing, only a lone one is left: pairs became one character
 _KEY_SHOWN = 100  # a key in a path is cut to this many characters
+# Levels of objects and arrays in a request body (the body is the first): far more than any request needs (a
+# free-form object inside it may nest json_fields.MAX_OBJECT_DEPTH), far fewer than the stack or orjson allow.
+MAX_BODY_DEPTH = 64
 
 
 def record_id(request: web.Request, name: str = "id") -> int:
@@ -91,6 +94,9 @@ async def read_json(request: web.Request, *, max_bytes: int | None = None,
     data, nonfinite = _parsed(body)
     if not isinstance(data, dict):
         raise errors.Invalid(f"Request body must be a JSON object, not {type(data).__name__}")
+    if _containers_at_most(body) > MAX_BODY_DEPTH and (where := json_fields.too_deep(data, MAX_BODY_DEPTH)):
+        raise errors.Invalid(f"{where} nests objects and arrays too deeply: a request body may hold at most "
+                             f"{MAX_BODY_DEPTH} levels")
     if (nonfinite or _may_hold_unstorable_text(body)) and (problem := _unstorable(data)):
         raise errors.Invalid(problem)
     return data
@@ -118,6 +124,12 @@ def _values_at_most(body: bytes) -> int:
     follows a comma, and each array or object opens with a bracket (commas in text count too). Counting
     bytes is quick for any body; parsing millions of small values is not."""
     return body.count(b",") + body.count(b"[") + body.count(b"{") + 1
+
+
+def _containers_at_most(body: bytes) -> int:
+    """At most as many objects and arrays as the body holds (brackets in text count too): a body with few
+    cannot nest deeply, and counting bytes is quicker than walking what parsing made."""
+    return body.count(b"[") + body.count(b"{")
 
 
 def _parsed(body: bytes) -> tuple[Any, bool]:

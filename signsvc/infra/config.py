@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from signsvc.infra import smtp
 
@@ -53,7 +55,7 @@ class Config:
     webhook_secret_header: str | None = None
     webhook_secret: str | None = None
     webhook_timeout_seconds: float = 30.0
-    webhook_public_only: bool = False
+    webhook_public_only: bool | None = None  # None: as `public_webhooks_only` decides
     signing_p12: str | None = None
     signing_p12_password: str | None = None
     tsa_url: str | None = None
@@ -70,7 +72,19 @@ class Config:
     def site(self) -> str:
         """The public base address used in every link; the API base is `{site}/api`."""
         host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
-        return (self.site_url or f"http://{host}:{self.port}").rstrip("/")
+        site = (self.site_url or f"http://{host}:{self.port}").rstrip("/")
+        # Schemes are case-insensitive (RFC 3986): `HTTPS://` is https, and every `https://` test reads this.
+        scheme, separator, rest = site.partition("://")
+        return f"{scheme.lower()}{separator}{rest}" if separator else site
+
+    @property
+    def public_webhooks_only(self) -> bool:
+        """Whether webhooks may go only to public addresses: SIGNSVC_WEBHOOK_PUBLIC_ONLY when set, else on, unless
+        the site is on a loopback address (a laptop) or the testing extension is on (a test suite's receivers
+        listen on this machine)."""
+        if self.webhook_public_only is not None:
+            return self.webhook_public_only
+        return not (self.testing or _is_loopback(urlsplit(self.site).hostname or ""))
 
     @property
     def content_store(self) -> str:
@@ -105,6 +119,15 @@ def check_store_url(url: str, setting: str) -> str:
         raise ConfigError(f"{setting}={url!r}: {bucket!r} is not a bucket name (3 to 63 lowercase letters, digits, "
                           f"dots and hyphens, beginning and ending with a letter or digit)")
     return url
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):  # RFC 6761: always this machine
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _boolean(value: str) -> bool:

@@ -296,9 +296,12 @@ def _flag(raw: dict[str, Any], key: str, default: bool, where: str) -> bool:
 
 
 def _object(raw: dict[str, Any], key: str, where: str | None) -> dict[str, Any]:
+    """A free-form object; `values` carry files as base64, so only their depth is bounded here."""
     value = raw.get(key)
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise errors.Invalid(errors.located(f"{key} must be a Object", where))
+    if problem := json_fields.free_object_problem(value, sized=key != "values"):
+        raise errors.Invalid(errors.located(f"{key} {problem}", where))
     return value

@@ -257,6 +257,8 @@ class Submitters:
         if "metadata" in body:
             if not isinstance(body["metadata"], dict):
                 raise errors.Invalid("metadata must be an object")
+            if problem := json_fields.free_object_problem(body["metadata"]):
+                raise errors.Invalid(f"metadata {problem}")
             changes["metadata"] = body["metadata"]
         settings = {**submitter.preferences, **inputs.preferences(body, "submitter")}
         if "send_email" in body:

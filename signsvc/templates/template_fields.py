@@ -166,6 +166,8 @@ def _object(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     value = raw.get(key) or {}
     if not isinstance(value, dict):
         raise errors.Invalid(f"{where}.{key} must be an object")
+    if problem := json_fields.free_object_problem(value):
+        raise errors.Invalid(f"{where}.{key} {problem}")
     return value
 
 

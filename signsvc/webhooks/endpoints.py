@@ -59,7 +59,7 @@ HTTP_URL_PATTERN = (f"^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:[{_UNRESERVED}{_SUB_DELIMS}
                     f"(?:#(?:{_PCHAR}|[/?])*)?$")
 HTTP_URL = re.compile(HTTP_URL_PATTERN)
 PRIVATE_ADDRESS = "a private or local network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
-# A host name of a new URL is looked up this long at most; one that does not answer in time is checked when sent.
+# A host name of a new URL is looked up this long at most (public-only); one that does not answer in time is refused.
 RESOLVE_SECONDS = 5
 
 # Retries: attempt n failed, the next one is 2**(n-1) minutes
@@ -96,8 +96,9 @@ class Delivered:
 class WebhookEndpoints:
     """Endpoints of accounts. `scope` None is the operator (management commands): any account.
 
-    `public_only` refuses a URL whose host is, or resolves to, a private or local address when it is set (its
-    deliveries would only ever be refused); each delivery is checked again when it is sent.
+    `public_only` refuses a URL whose host is, or resolves to, a private or local address, or resolves to
+    nothing, when it is set (its deliveries would only ever be refused); each delivery is checked again when it
+    is sent.
     """
 
     def __init__(self, db: Database, clock: Clock, *, public_only: bool = False) -> None:
@@ -247,18 +248,24 @@ def _url(value: Any) -> str:
 
 
 async def _refuse_private(url: str) -> None:
-    """Refuses a URL whose host is a private address or resolves to one. A name that does not resolve (yet)
-    passes: every delivery is checked again when it is sent."""
+    """Refuses a URL whose host is a private address, resolves to one, or resolves to nothing (in time): a
+    mistyped name is said now rather than by failed deliveries. Every delivery is checked again when sent."""
     host = URL(url).host or ""
     if addresses.is_ip(host):
         if not addresses.is_public(host):
             raise errors.Invalid(f"url must point to a public address: {host} is {PRIVATE_ADDRESS}")
-    elif not all(addresses.is_public(address) for address in await _addresses(host)):
+        return
+    found = await _addresses(host)
+    if not found:
+        raise errors.Invalid(f"url must point to a public address: {host} does not resolve to any address "
+                             f"(looked up for at most {RESOLVE_SECONDS} seconds)")
+    if not all(addresses.is_public(address) for address in found):
         raise errors.Invalid(f"url must point to a public address: {host} resolves to {PRIVATE_ADDRESS}")
 
 
 async def _addresses(host: str) -> set[str]:
-    """The addresses `host` resolves to now; none when it does not resolve in time."""
+    """The addresses `host` resolves to now, through the loop's resolver (off the event loop); none when it
+    does not resolve in time."""
     try:
         async with asyncio.timeout(RESOLVE_SECONDS):
             answers = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)

@@ -97,6 +97,10 @@ WHERE api_keys.key_hash = :key_hash
 -- A user's new password hash.
 UPDATE users SET password_hash = :password_hash WHERE id = :id RETURNING *
 
+-- rehash_password --
+-- The same password's hash made again with current parameters, unless the password changed meanwhile.
+UPDATE users SET password_hash = :password_hash WHERE id = :id AND password_hash = :previous RETURNING *
+
 -- archive_user --
 -- Deactivates a user: their keys and console sessions stop working.
 UPDATE users SET archived_at = :archived_at WHERE id = :id AND archived_at IS NULL RETURNING *

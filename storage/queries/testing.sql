@@ -1,6 +1,6 @@
 -- reset_service_data --
 -- Forgets what the accounts made (templates, submissions, clickwraps, webhook endpoints, events, emails,
--- files, jobs, rate-limit windows); keeps accounts, users, keys, settings, signing certificates, the
+-- files, jobs, rate-limit windows, sign-in failures); keeps accounts, users, keys, settings, signing certificates, the
 -- endpoints configured at start and the periodic jobs. Ids of emptied tables start again from 1.
 DELETE FROM webhook_attempts;
 DELETE FROM webhook_deliveries;
@@ -22,6 +22,7 @@ DELETE FROM template_folders;
 DELETE FROM blobs;
 DELETE FROM content_removals;
 DELETE FROM rate_limit_hits;
+DELETE FROM sign_in_failures;
 DELETE FROM webhook_endpoints WHERE configured = 0;
 DELETE FROM jobs WHERE dedupe_key IS NULL OR dedupe_key NOT LIKE 'periodic:%';
 DELETE FROM sqlite_sequence WHERE name NOT IN ('accounts', 'users', 'api_keys', 'settings', 'signing_certificates',

@@ -8,11 +8,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from signsvc.accounts.rate_limits import SIGN_INS_PER_ADDRESS, SIGN_INS_PER_EMAIL
+import storage.accounts as stored
+from signsvc.accounts.rate_limits import RESETS_PER_EMAIL, SIGN_INS_PER_ADDRESS
+from signsvc.accounts.sign_in_backoff import FREE_FAILURES
 from signsvc.http.appkeys import CONSOLE_USERS, WORKER
 from signsvc.http.web.console.session import COOKIE
 from tests.support.app import LIVE_KEY, Api
 from tests.support.console import PASSWORD, Console, location, signed_in
+from tests.unit.test_passwords import scrypt_hash
 
 REFUSED = "The email address or the password is not right."
 
@@ -121,16 +124,60 @@ async def test_sign_in_goes_on_to_the_console_page_asked_for_and_never_to_anothe
         assert (reply.status, location(reply)) == (303, expected), asked
 
 
-async def test_sign_in_attempts_for_one_email_are_limited_and_the_wait_is_said(api, clock):
+async def test_failed_sign_ins_of_one_email_from_one_address_wait_longer_after_each_failure(api, clock):
     await signed_in(api)
     console = Console(api)
-    for _ in range(SIGN_INS_PER_EMAIL):
+    for _ in range(FREE_FAILURES):
         assert (await console.sign_in(password="guess")).status == 401
+    assert (await console.sign_in(password="guess")).status == 401
     locked = await console.sign_in()  # even the right password waits
     assert locked.status == 429 and re.search(r"try again in \d minutes", text(locked))
-    assert 0 < int(locked.headers["Retry-After"]) <= 300
-    clock.advance(timedelta(seconds=int(locked.headers["Retry-After"])))
+    assert int(locked.headers["Retry-After"]) == 60
+    clock.advance(timedelta(seconds=59))
+    assert (await console.sign_in()).status == 429
+    clock.advance(timedelta(seconds=1))
+    assert (await console.sign_in(password="guess")).status == 401
+    assert int((await console.sign_in()).headers["Retry-After"]) == 120, "each failure more doubles the wait"
+    clock.advance(timedelta(seconds=120))
     assert (await console.sign_in()).status == 303
+
+
+async def test_a_sign_in_forgets_the_failures_before_it(api, clock):
+    await signed_in(api)
+    console = Console(api)
+    for _ in range(FREE_FAILURES):
+        assert (await console.sign_in(password="guess")).status == 401
+    assert (await console.sign_in()).status == 303
+    for _ in range(FREE_FAILURES):
+        assert (await Console(api).sign_in(password="guess")).status == 401
+
+
+async def test_failures_a_day_old_are_forgotten(api, clock):
+    await signed_in(api)
+    console = Console(api)
+    for _ in range(FREE_FAILURES + 3):
+        await console.sign_in(password="guess")
+    clock.advance(timedelta(days=1, seconds=1))
+    for _ in range(FREE_FAILURES):
+        assert (await console.sign_in(password="guess")).status == 401
+    assert (await console.sign_in()).status == 303
+
+
+async def sign_in_from(api: Api, address: str, password: str = PASSWORD) -> int:
+    console = Console(api)
+    await console.get("/console/sign-in", headers={"X-Forwarded-For": address})
+    reply = await console.post("/console/sign-in", {"email": "admin@example.com", "password": password},
+                               headers={"X-Forwarded-For": address})
+    return reply.status
+
+
+async def test_a_strangers_wrong_passwords_never_lock_the_owner_out_from_their_own_address(aiohttp_client, make_app):
+    api = Api(await aiohttp_client(make_app(trusted_proxies=frozenset({"127.0.0.1"}))))
+    await signed_in(api)
+    statuses = [await sign_in_from(api, "203.0.113.9", password=f"guess {n}") for n in range(10)]
+    assert statuses[:FREE_FAILURES + 1] == [401] * (FREE_FAILURES + 1) and set(statuses[FREE_FAILURES + 1:]) == {429}
+    assert await sign_in_from(api, "203.0.113.9") == 429, "the stranger's address waits, even with the password"
+    assert await sign_in_from(api, "198.51.100.7") == 303, "the owner from their own address signs in"
 
 
 async def test_sign_in_attempts_from_one_address_are_limited_across_emails(api):
@@ -170,6 +217,12 @@ async def test_the_session_cookie_is_http_only_same_site_lax_and_secure_only_on_
     secure_api = Api(await aiohttp_client(make_app(site_url="https://sign.example")))
     reply = await secure_api.get("/console/sign-in", headers={"Accept": "text/html"})
     assert "Secure" in reply.headers["Set-Cookie"] and "HttpOnly" in reply.headers["Set-Cookie"]
+
+
+async def test_an_upper_case_https_site_url_still_sets_secure_cookies(aiohttp_client, make_app):
+    secure_api = Api(await aiohttp_client(make_app(site_url="HTTPS://Sign.Example")))
+    reply = await secure_api.get("/console/sign-in", headers={"Accept": "text/html"})
+    assert "Secure" in reply.headers["Set-Cookie"]
 
 
 async def test_a_session_cookie_made_with_another_secret_key_reads_as_signed_out(api, aiohttp_client, make_app):
@@ -348,9 +401,24 @@ async def test_setting_a_password_ends_the_users_other_links(mailing, smtp_serve
 async def test_asking_for_resets_never_locks_the_user_out_of_signing_in(api):
     await (await signed_in(api)).post("/console/sign-out")
     asker = Console(api)
-    for _ in range(SIGN_INS_PER_EMAIL):
+    for _ in range(RESETS_PER_EMAIL):
         await asker.get("/console/reset")
         assert (await asker.post("/console/reset", {"email": "admin@example.com"})).status == 200
     await asker.get("/console/reset")
     assert (await asker.post("/console/reset", {"email": "admin@example.com"})).status == 429
+    assert (await Console(api).sign_in()).status == 303
+
+
+async def test_an_old_scrypt_hash_is_replaced_by_argon2id_at_the_next_sign_in(api, db):
+    await (await signed_in(api)).post("/console/sign-out")
+    user = await api.app[CONSOLE_USERS].find_by_email("admin@example.com")
+    async with db.transaction() as tx:
+        await stored.set_password(tx, user.id, scrypt_hash(PASSWORD))
+    assert (await Console(api).sign_in(password="not the password")).status == 401
+    assert (await stored.get_user(db, user.id)).password_hash.startswith("scrypt$"), "a wrong password changes nothing"
+
+    console = Console(api)
+    assert (await console.sign_in()).status == 303
+    assert (await stored.get_user(db, user.id)).password_hash.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+    assert (await console.get("/console", allow_redirects=False)).status == 200, "the new session holds the new hash"
     assert (await Console(api).sign_in()).status == 303

@@ -3,12 +3,14 @@ how a delivery went (status code, time) but not what answered, and with SIGNSVC_
 of a private or local address is refused when an endpoint is created or changed."""
 
 import asyncio
+import dataclasses
 import socket
 from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
 
+from signsvc.app import create_app
 from signsvc.http.appkeys import WORKER
 from signsvc.infra.config import ConfigError
 from signsvc.webhooks.delivery import NO_ANSWER
@@ -128,9 +130,40 @@ async def test_public_only_refuses_a_private_url_in_an_update(make_app, aiohttp_
     assert (await api.get(f"/api/webhooks/{endpoint['id']}")).json["url"] == PUBLIC_URL
 
 
-async def test_public_only_takes_a_name_that_does_not_resolve_yet_and_checks_it_when_sent(make_app, aiohttp_client):
+async def test_public_only_refuses_a_name_that_resolves_to_nothing_and_stores_nothing(make_app, aiohttp_client):
     api = Api(await aiohttp_client(make_app(webhook_public_only=True)))
-    assert (await add(api, "https://hooks.example.invalid/hook")).status == 200
+    reply = await add(api, "https://nothing.invalid/hook")
+    assert reply.status == 422
+    assert reply.json == {"error": "url must point to a public address: nothing.invalid does not resolve to any "
+                                   "address (looked up for at most 5 seconds)"}
+    assert (await api.get("/api/webhooks")).json["data"] == []
+    endpoint = (await add(api, PUBLIC_URL)).json
+    reply = await api.put(f"/api/webhooks/{endpoint['id']}", json={"url": "https://hooks.nothing.invalid/hook"})
+    assert reply.status == 422 and "does not resolve" in reply.json["error"]
+    assert (await api.get(f"/api/webhooks/{endpoint['id']}")).json["url"] == PUBLIC_URL
+
+
+async def public_site(config, clock, db, pdf_pool, aiohttp_client, **changes) -> Api:
+    """The app as a deployment starts it: SIGNSVC_WEBHOOK_PUBLIC_ONLY not set."""
+    settings = dataclasses.replace(config, webhook_public_only=None, **changes)
+    return Api(await aiohttp_client(create_app(settings, clock=clock, db=db, pool=pdf_pool, background=False)))
+
+
+async def test_public_only_is_on_by_default_for_a_site_that_is_not_on_a_loopback_address(
+        config, clock, db, pdf_pool, aiohttp_client):
+    api = await public_site(config, clock, db, pdf_pool, aiohttp_client, site_url="https://sign.example.com")
+    reply = await add(api, "http://127.0.0.1:8080/hook")
+    assert (reply.status, reply.json) == (422, {"error": private("127.0.0.1")})
+
+
+@pytest.mark.parametrize("changes", [{"site_url": "http://127.0.0.1:3000"}, {"site_url": "http://localhost:3000"},
+                                     {"site_url": "http://[::1]:3000"},
+                                     {"site_url": "https://sign.example.com", "testing": True}],
+                         ids=["ipv4", "localhost", "ipv6", "testing"])
+async def test_public_only_is_off_by_default_on_a_loopback_site_or_with_the_testing_extension(
+        config, clock, db, pdf_pool, aiohttp_client, changes):
+    api = await public_site(config, clock, db, pdf_pool, aiohttp_client, **changes)
+    assert (await add(api, "http://127.0.0.1:8080/hook")).status == 200
 
 
 async def test_public_only_refuses_a_private_configured_url_at_start(make_app):

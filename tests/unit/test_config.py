@@ -111,3 +111,23 @@ def test_slow_clients_get_15_s_for_a_request_head_and_must_send_a_body_at_1024_b
 def test_slow_client_settings_that_cannot_be_used_stop_the_start_naming_the_variable(variable, value, message):
     with pytest.raises(ConfigError, match=message):
         from_env({variable: value})
+
+
+def test_the_site_url_scheme_is_read_in_lower_case():
+    assert from_env({"SIGNSVC_SITE_URL": "HTTPS://Sign.Example.com/"}).site == "https://Sign.Example.com"
+    assert Config(site_url="Http://sign.example.com").site == "http://sign.example.com"
+
+
+@pytest.mark.parametrize("environ,public_only", [
+    ({}, False),  # the site is http://127.0.0.1:3000
+    ({"SIGNSVC_SITE_URL": "https://sign.example.com"}, True),
+    ({"SIGNSVC_HOST": "0.0.0.0"}, True),
+    ({"SIGNSVC_SITE_URL": "http://localhost:8080"}, False),
+    ({"SIGNSVC_SITE_URL": "http://[::1]:8080"}, False),
+    ({"SIGNSVC_SITE_URL": "https://sign.example.com", "SIGNSVC_TESTING": "1"}, False),
+    ({"SIGNSVC_SITE_URL": "https://sign.example.com", "SIGNSVC_WEBHOOK_PUBLIC_ONLY": "false"}, False),
+    ({"SIGNSVC_WEBHOOK_PUBLIC_ONLY": "true"}, True),
+])
+def test_webhooks_go_only_to_public_addresses_unless_the_site_is_on_a_loopback_address_or_testing(
+        environ, public_only):
+    assert from_env(environ).public_webhooks_only is public_only
