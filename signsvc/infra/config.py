@@ -37,6 +37,7 @@ class Config:
     rate_limit_per_ip: int = 1200
     max_body_bytes: int = 64 * 1024 * 1024
     body_budget_bytes: int = 256 * 1024 * 1024
+    submitter_uploads_bytes: int = 50 * 1024 * 1024  # a submitter's files (signatures, images, uploads) together
     trusted_proxies: frozenset[str] = field(default_factory=frozenset)
     allow_private_downloads: bool = False
     log_level: str = "INFO"
@@ -123,6 +124,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "rate_limit_per_ip": ("SIGNSVC_RATE_LIMIT_PER_IP", int),
     "max_body_bytes": ("SIGNSVC_MAX_BODY_BYTES", int),
     "body_budget_bytes": ("SIGNSVC_BODY_BUDGET_BYTES", int),
+    "submitter_uploads_bytes": ("SIGNSVC_SUBMITTER_UPLOADS_BYTES", int),
     "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
     "log_level": ("SIGNSVC_LOG_LEVEL", str.upper),
     "allow_private_downloads": ("SIGNSVC_ALLOW_PRIVATE_DOWNLOADS", _boolean),
@@ -168,7 +170,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
     if config.storage_presigned_links and not config.storage_url:
         raise ConfigError("SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage (SIGNSVC_STORAGE_URL)")
     for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes",
-                 "retention_days"):
+                 "submitter_uploads_bytes", "retention_days"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
     if config.workers < 1:
