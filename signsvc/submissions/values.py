@@ -37,7 +37,7 @@ class PreparedValues:
     values: dict[str, Any] = field(default_factory=dict)
     files: list[NewFile] = field(default_factory=list)
     where: str = ""  # where the values were given, for messages
-    labels: dict[str, str] = field(default_factory=dict)  # the fields' names by uuid, for messages
+    fields: dict[str, dict[str, Any]] = field(default_factory=dict)  # the role's fields by uuid
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,8 @@ class Namer:
 
 async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where: str) -> PreparedValues:
     """`raw` values of the role's `fields` checked, their files made (not yet stored)."""
-    prepared = PreparedValues(where=where, labels={f["uuid"]: f["name"] for f in fields})
-    by_uuid = {f["uuid"]: f for f in fields}
+    prepared = PreparedValues(where=where, fields={f["uuid"]: f for f in fields})
+    by_uuid = prepared.fields
     for uuid, value in field_values.prefill(fields, raw, where).items():
         if isinstance(value, list) and any(isinstance(item, _SOURCES) for item in value):
             made = [await _made(ingest, item, by_uuid[uuid], where) for item in value]
@@ -102,15 +102,18 @@ async def _stored(tx: Connection, clock: Clock, files: Files, submission: Submis
         await _attach(tx, clock, submitter, blob.id)
         return blob.uuid
     assert isinstance(item, field_values.FileId)
-    if item.uuid in held:  # the submission's own already
-        return item.uuid
-    allowed = not namer.signer or item.uuid in defaults_named(submission)
+    allowed = item.uuid in held or not namer.signer or item.uuid in defaults_named(submission)
     found = (await files.owned(tx, submission.account_id, [item.uuid])).get(item.uuid) if allowed else None
+    field = prepared.fields[field_uuid]
     if found is None:
         whose = "a file this signer uploaded or one the submission holds" if namer.signer \
             else "a file of this account"
-        label = prepared.labels.get(field_uuid, "value")
-        raise errors.Invalid(errors.located(f"{label}: the file {item.uuid} is not {whose}", prepared.where))
+        raise errors.Invalid(errors.located(f"{field['name']}: the file {item.uuid} is not {whose}", prepared.where))
+    if field["type"] != "file" and not found.content_type.startswith("image/"):
+        raise errors.Invalid(errors.located(f"{field['name']}: the file {item.uuid} is not an image",
+                                            prepared.where))
+    if item.uuid in held:  # the submission's own already
+        return item.uuid
     copy = await files.copy(tx, found.id)
     await _attach(tx, clock, submitter, copy.id)
     held.add(copy.uuid)

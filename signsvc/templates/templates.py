@@ -204,7 +204,7 @@ class Templates:
 
     async def _check_defaults(self, conn: Connection, account_id: int, fields: list[dict[str, Any]]) -> None:
         """A default of a signature, initials, image, stamp or file field names files of the account by their ids
-        (a file field's, a list of them): 422 naming the field otherwise."""
+        (a file field's, a list of them; images but for a file field): 422 naming the field otherwise."""
         named = field_values.named(fields)
         given = [(f, item) for f in named for item in field_values.named_files(f, f.get("default_value"))]
         owned = await self.files.owned(conn, account_id, [item for _, item in given])
@@ -213,6 +213,8 @@ class Templates:
                 shown = str(item) if len(str(item)) <= 50 else f"{str(item)[:50]}..."
                 raise errors.Invalid(f"{found['name']}: default_value must name a file of this account by its id, "
                                      f"not {shown}")
+            if found["type"] != "file" and not owned[item].content_type.startswith("image/"):
+                raise errors.Invalid(f"{found['name']}: default_value must name an image, the file {item} is not one")
 
     async def _event(self, tx: Connection, account_id: int, event_type: str, template_id: int) -> None:
         await events.record(tx, self.clock, account_id=account_id, event_type=event_type, record_type="template",

@@ -14,6 +14,7 @@ import storage.submissions as stored
 import storage.templates as stored_templates
 from signsvc.accounts.accounts import Accounts
 from tests.support.app import Api
+from tests.support.console import signed_in
 from tests.support.documents import b64, pdf, png
 from tests.support.signing import act, area
 
@@ -94,6 +95,35 @@ async def test_a_template_update_naming_another_accounts_file_in_a_default_is_re
         "error": f"Papers: default_value must name a file of this account by its id, not {theirs}"})
     assert "default_value" not in next(f for f in (await other.get(f"/api/templates/{template_id}")).json["fields"]
                                        if f["name"] == "Papers")
+
+
+async def test_the_field_editors_save_naming_another_accounts_file_in_a_default_is_refused(other, theirs):
+    template_id = await make_template(other)
+    fields = (await other.get(f"/api/templates/{template_id}")).json["fields"]
+    console = await signed_in(other, "other@example.com")
+    await console.get(f"/console/templates/{template_id}")
+    edited = [{**f, "default_value": theirs} if f["name"] == "Photo" else f for f in fields]
+    reply = await console.post_json(f"/console/templates/{template_id}/fields", {"fields": edited})
+    assert (reply.status, reply.json) == (422, {
+        "error": f"Photo: default_value must name a file of this account by its id, not {theirs}"})
+    assert all("default_value" not in f for f in (await other.get(f"/api/templates/{template_id}")).json["fields"])
+
+
+async def test_a_default_of_an_image_field_must_name_an_image(api):
+    document = file_id((await api.get(f"/api/templates/{await make_template(api)}")).json["documents"][0]["url"])
+    reply = await api.post("/api/templates", json={"name": "x", "documents": [{
+        "name": "form", "file": b64(pdf()), "fields": [{**FIELDS[1], "default_value": document}]}]})
+    assert (reply.status, reply.json) == (422, {
+        "error": f"Photo: default_value must name an image, the file {document} is not one"})
+
+
+async def test_a_value_of_an_image_field_must_name_an_image(api):
+    template_id = await make_template(api)
+    document = file_id((await api.get(f"/api/templates/{template_id}")).json["documents"][0]["url"])
+    reply = await api.post("/api/submissions", json={
+        "template_id": template_id, "submitters": [{**ANN, "values": {"Photo": document, "Papers": [document]}}]})
+    assert (reply.status, reply.json) == (422, {
+        "error": f"Photo: the file {document} is not an image in `submitters[0].values`."})
 
 
 async def test_a_default_of_a_file_field_must_be_a_file_id_not_other_text(api):
