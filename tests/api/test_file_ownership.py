@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import timedelta
 
 import pytest
 
@@ -13,6 +14,8 @@ import storage.files as stored_files
 import storage.submissions as stored
 import storage.templates as stored_templates
 from signsvc.accounts.accounts import Accounts
+from signsvc.http.appkeys import FILES
+from signsvc.infra.files import REMOVAL_GRACE
 from tests.support.app import Api
 from tests.support.console import signed_in
 from tests.support.documents import b64, pdf, png
@@ -264,16 +267,22 @@ async def test_a_stored_default_naming_another_accounts_file_is_never_linked_on_
 
 # Replaced uploads go; a submitter's uploads have a bound
 
-async def test_an_upload_replaced_by_the_signer_is_deleted_with_its_record(api, db):
+async def test_an_upload_replaced_by_the_signer_is_deleted_with_its_record(api, db, clock):
     ann, _ = await send(api, await make_template(api))
     await act(api, ann["slug"], "values", {"values": {"Photo": b64(png(300, 200))}})
     first = file_id((await values_of(api, ann["id"]))["Photo"])
+    content = (await stored_files.find_blob(db, first)).sha256
     for size in range(301, 310):
         assert (await act(api, ann["slug"], "values", {"values": {"Photo": b64(png(size, 200))}})).status == 200
     last = file_id((await values_of(api, ann["id"]))["Photo"])
     held = await stored.attachments_of(db, ann["submission_id"])
     assert [a.uuid for a in held] == [last]
     assert await stored_files.find_blob(db, first) is None
+    files = api.app[FILES]
+    clock.advance(REMOVAL_GRACE + timedelta(seconds=1))
+    [sweep] = files.kinds()
+    await sweep.handler({})
+    assert await files.contents.get(content) is None
 
 
 async def test_a_replaced_upload_another_value_still_names_is_kept(api, db):
@@ -295,6 +304,19 @@ async def test_files_in_a_file_field_replaced_through_the_api_are_deleted(api, d
     held = {a.uuid for a in await stored.attachments_of(db, ann["submission_id"])}
     assert len(held) == 1 and not held & set(old)
     assert [await stored_files.find_blob(db, uuid) for uuid in old] == [None, None]
+
+
+async def test_the_bound_holds_for_files_given_through_the_api_too(aiohttp_client, make_app, db):
+    bounded = Api(await aiohttp_client(make_app(submitter_uploads_bytes=len(png()) + 10)))
+    ann, _ = await send(bounded, await make_template(bounded))
+    reply = await bounded.put(f"/api/submitters/{ann['id']}", json={"values": {"Photo": b64(png()),
+                                                                               "Papers": [b64(png())]}})
+    assert reply.status == 413 and "remove or replace some" in reply.json["error"]
+    assert await stored.attachments_of(db, ann["submission_id"]) == []
+    unbounded = Api(await aiohttp_client(make_app(submitter_uploads_bytes=0)))
+    reply = await unbounded.put(f"/api/submitters/{ann['id']}", json={"values": {"Photo": b64(png()),
+                                                                                 "Papers": [b64(png())]}})
+    assert reply.status == 200, reply.json
 
 
 async def test_a_submitters_uploads_have_a_total_bound(aiohttp_client, make_app, db):
