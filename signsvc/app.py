@@ -208,7 +208,7 @@ class _Parts:
             raise ConfigError(problem)
         mail = outbox(db, clock, files, config)
         invitations = Invitations(db, clock, mail)
-        submitters = Submitters(db, clock, files, ingest, invitations)
+        submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
         identity = await signing_identity(db, clock, pool, config)
         previews = Previews(db, clock, files, pool, config.font_dir)
         sealer = Sealer(clock, pool, identity, config.tsa_url)

@@ -354,11 +354,13 @@ class SubmissionEvent:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Attachment:
-    """A file a submission owns as a value, with what a link needs."""
+    """A file a submission owns as a value, with what a link needs, who gave it and its size."""
 
     blob_id: int
     uuid: str
     filename: str
+    submitter_id: int | None
+    byte_size: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -176,3 +176,7 @@ async def insert_attachment(conn: Connection, *, submission_id: int, submitter_i
 async def attachments_of(conn: Connection, submission_id: int) -> list[Attachment]:
     """Every file the submission's values refer to."""
     return records(Attachment, await conn.fetch_all("list_attachments", submission_id=submission_id))
+
+
+async def delete_attachment(conn: Connection, submission_id: int, blob_id: int) -> None:
+    await conn.execute("delete_attachment", submission_id=submission_id, blob_id=blob_id)

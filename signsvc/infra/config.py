@@ -47,6 +47,7 @@ class Config:
     header_timeout_seconds: float = 15.0  # a request's head must arrive whole within this of its first byte
     body_min_rate: int = 1024  # bytes a second a request body must bring, over every body_rate_window_seconds
     body_rate_window_seconds: float = 10.0
+    submitter_uploads_bytes: int = 50 * 1024 * 1024  # a submitter's files (signatures, images, uploads) together
     trusted_proxies: frozenset[str] = field(default_factory=frozenset)
     allow_private_downloads: bool = False
     log_level: str = "INFO"
@@ -162,6 +163,7 @@ _ENV: dict[str, tuple[str, Callable[[str], Any]]] = {
     "header_timeout_seconds": ("SIGNSVC_HEADER_TIMEOUT_SECONDS", float),
     "body_min_rate": ("SIGNSVC_BODY_MIN_RATE", int),
     "body_rate_window_seconds": ("SIGNSVC_BODY_RATE_WINDOW_SECONDS", float),
+    "submitter_uploads_bytes": ("SIGNSVC_SUBMITTER_UPLOADS_BYTES", int),
     "trusted_proxies": ("SIGNSVC_TRUSTED_PROXIES", lambda v: frozenset(p.strip() for p in v.split(",") if p.strip())),
     "log_level": ("SIGNSVC_LOG_LEVEL", str.upper),
     "allow_private_downloads": ("SIGNSVC_ALLOW_PRIVATE_DOWNLOADS", _boolean),
@@ -208,7 +210,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
         raise ConfigError("SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage (SIGNSVC_STORAGE_URL)")
     for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes",
                  "retention_days", "public_starts_per_link", "public_starts_per_address", "consents_per_clickwrap",
-                 "consents_per_address", "emails_per_recipient_hour", "body_min_rate"):
+                 "consents_per_address", "emails_per_recipient_hour", "body_min_rate",
+                 "submitter_uploads_bytes"):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
     if config.workers < 1:

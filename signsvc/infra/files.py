@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import logging
 import uuid as uuids
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -179,6 +179,17 @@ class Files:
         expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
         payload = f"{blob_uuid}.{expires}"
         return f"/file/{payload}.{self._sign(payload)}/{quote(filename)}"
+
+    async def owned(self, conn: Connection, account_id: int, uuids: Iterable[object]) -> dict[str, Blob]:
+        """The files among `uuids` that belong to the account, by uuid. Every value or default that names a file by
+        its id goes through here before it is stored or linked: a file id is no secret (every link shows one), so
+        naming one must never reach another account's file."""
+        found = {}
+        for uuid in {uuid for uuid in uuids if isinstance(uuid, str)}:
+            blob = await stored.find_blob(conn, uuid)
+            if blob is not None and blob.account_id == account_id:
+                found[uuid] = blob
+        return found
 
     async def copy(self, tx: Connection, blob_id: int) -> Blob:
         """Another record of the same content (a cloned template owns its own files)."""

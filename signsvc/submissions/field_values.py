@@ -25,10 +25,12 @@ PATTERN_SECONDS = 0.05  # the longest a field's pattern may take to check a valu
 TYPED_LIMIT = 60  # a signature text shorter than this is drawn, not decoded (DocuSeal's rule)
 DEFAULT_DATE_FORMAT = "DD/MM/YYYY"
 LINKED = {"signature", "initials", "image", "stamp"}
+FILE_TYPES = LINKED | {"file"}  # whose values (and defaults) name stored files by id
 MAX_VALUES = MAX_FIELDS  # values in one input: one for each field a template may have
 MAX_FILES = 100  # in one file field's value: each is decoded in the pool and recorded in the transaction
 _TRUE = {"1", "true", "yes"}
 _FALSE = {"0", "false", "no"}
+_FILE_ID = re.compile(r"[0-9a-f]{32}")  # a stored file's uuid, as links show it
 _PHONE = re.compile(r"\+?[0-9\s().-]*[0-9][0-9\s().-]*")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
@@ -49,6 +51,13 @@ class Upload:
     @property
     def is_url(self) -> bool:
         return self.source[:8].lower() == "https://"
+
+
+@dataclass(frozen=True)
+class FileId:
+    """A file already stored, named by its id: whose it is and whether it may be named is checked when stored."""
+
+    uuid: str
 
 
 @dataclass(frozen=True)
@@ -89,15 +98,27 @@ def normalize(field: dict[str, Any], value: object, where: str) -> object:
     return _NORMALIZERS[field["type"]](field, value, where)
 
 
-def display(field: dict[str, Any], stored: object, link: Callable[[str], str]) -> object:
-    """A stored value as the API shows it: files as links, the rest as stored."""
+def display(field: dict[str, Any], stored: object, link: Callable[[str], str | None]) -> object:
+    """A stored value as the API shows it: files as links, the rest as stored. `link` answers None for a file it
+    will not link (not the account's): nothing is shown for it."""
     if stored is None:
         return None
     if field["type"] in LINKED:
         return link(str(stored))
     if field["type"] == "file":
-        return [link(str(uuid)) for uuid in (stored if isinstance(stored, list) else [stored])]
+        return [shown for uuid in (stored if isinstance(stored, list) else [stored]) if (shown := link(str(uuid)))]
     return stored
+
+
+def named_files(field: dict[str, Any], stored: object) -> list[object]:
+    """What a stored value or a default of a file field names as files (ids, or anything else found there)."""
+    if field["type"] not in FILE_TYPES or stored is None or stored == "":
+        return []
+    return list(stored) if isinstance(stored, list) else [stored]
+
+
+def is_file_id(value: object) -> bool:
+    return isinstance(value, str) and _FILE_ID.fullmatch(value) is not None
 
 
 def broken_rule(field: dict[str, Any], value: object) -> str | None:
@@ -325,7 +346,7 @@ def _chosen(field: dict[str, Any], options: _Options, value: object, where: str)
     return found
 
 
-def _signature(field: dict[str, Any], value: object, where: str) -> Upload | Typed:
+def _signature(field: dict[str, Any], value: object, where: str) -> Upload | FileId | Typed:
     upload = _upload_or_none(field, value, where)
     if upload is not None:
         return upload
@@ -334,25 +355,28 @@ def _signature(field: dict[str, Any], value: object, where: str) -> Upload | Typ
     return Typed(" ".join(value.split()))
 
 
-def _image(field: dict[str, Any], value: object, where: str) -> Upload:
+def _image(field: dict[str, Any], value: object, where: str) -> Upload | FileId:
     upload = _upload_or_none(field, value, where)
     if upload is None:
         raise _not_a_file(field, value, where, "url or base64")
     return upload
 
 
-def _files(field: dict[str, Any], value: object, where: str) -> list[Upload]:
+def _files(field: dict[str, Any], value: object, where: str) -> list[Upload | FileId]:
     files = value if isinstance(value, list) else [value]
     if len(files) > MAX_FILES:
         raise _invalid(field, f"takes at most {MAX_FILES} files, not {len(files)}", where)
     return [_image(field, each, where) for each in files]
 
 
-def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload | None:
-    """An https:// URL, or text that starts as base64 does; base64 is checked in full when decoded."""
+def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload | FileId | None:
+    """An https:// URL, a stored file's id, or text that starts as base64 does; base64 is checked in full when
+    decoded."""
     if not isinstance(value, str):
         return None
     text = value.strip()
+    if is_file_id(text):
+        return FileId(text)
     if scheme := _SCHEME.match(text):
         if scheme.group().lower() != "https://":
             problem = f"only https:// URLs are allowed, not {scheme.group()}"

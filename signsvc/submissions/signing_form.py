@@ -118,7 +118,7 @@ class SigningForms:
             return FormView(state, submission, submitter, submitters, documents=await self._own_copy(submitter))
         if state != FORM:
             return FormView(state, submission, submitter, submitters)
-        attachments = {a.uuid: a.filename for a in await stored.attachments_of(self.db, submission.id)}
+        attachments = await self._linkable(submission)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         completed_fields, completed_values = self._completed_by_others(submission, submitter, submitters,
                                                                        attachments)
@@ -151,15 +151,26 @@ class SigningForms:
                 values |= self._values(other, their_fields, attachments)
         return fields, values
 
+    async def _linkable(self, submission: Submission) -> dict[str, str]:
+        """The names of the files the form may link, by uuid: the submission's, and the files of its account its
+        fields' defaults name. Nothing else, whatever a value or a default holds."""
+        linkable = {a.uuid: a.filename for a in await stored.attachments_of(self.db, submission.id)}
+        named = {uuid for f in submission.fields for uuid in field_values.named_files(f, f.get("default_value"))
+                 if isinstance(uuid, str)}
+        owned = await self.files.owned(self.db, submission.account_id, named - set(linkable))
+        return linkable | {uuid: blob.filename for uuid, blob in owned.items()}
+
     def _values(self, submitter: Submitter, fields: list[dict[str, Any]],
                 attachments: dict[str, str]) -> dict[str, Any]:
-        """The values a submitter entered so far, and the fields' defaults where none was; files as paths."""
+        """The values a submitter entered so far, and the fields' defaults where none was; files as paths (only
+        those of `attachments`)."""
         shown = {}
         for found in fields:
             value = submitter.field_values.get(found["uuid"], found.get("default_value"))
             if value is not None and value != "":
                 shown[found["uuid"]] = field_values.display(
-                    found, value, lambda uuid: self.files.path(uuid, attachments.get(uuid, "file")))
+                    found, value, lambda uuid: self.files.path(uuid, attachments[uuid]) if uuid in attachments
+                    else None)
         return shown
 
     async def _pages(self, submission: Submission) -> list[Page]:

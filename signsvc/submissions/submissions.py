@@ -200,14 +200,18 @@ class Submissions:
             tx, submission_id=submission.id, account_id=submission.account_id, now=self.clock.now(),
             signers=[_signer(submission, given, role, positions[role["uuid"]], found)
                      for (given, role), found in zip(assigned, prepared, strict=True)])
-        return [(given, await self._files_recorded(tx, submitter, found))
+        return [(given, await self._files_recorded(tx, submission, submitter, found))
                 for (given, _), submitter, found in zip(assigned, inserted, prepared, strict=True)]
 
-    async def _files_recorded(self, tx: Connection, submitter: Submitter, prepared: PreparedValues) -> Submitter:
-        if not prepared.files:
+    async def _files_recorded(self, tx: Connection, submission: Submission, submitter: Submitter,
+                              prepared: PreparedValues) -> Submitter:
+        if not values.names_files(prepared):
             return submitter
-        saved = await values.record(tx, self.clock, self.files, submitter, prepared)
-        return await stored.update_submitter(tx, stored.changed(submitter, field_values=saved), self.clock.now())
+        namer = self.submitters.account
+        saved = await values.record(tx, self.clock, self.files, submission, submitter, prepared, namer)
+        submitter = stored.changed(submitter, field_values=saved)
+        await values.settle(tx, self.files, submission, submitter, {}, [submitter], namer)
+        return await stored.update_submitter(tx, submitter, self.clock.now())
 
     async def _started(self, tx: Connection, submission: Submission, submitters: list[tuple[SubmitterInput, Submitter]],
                        account_name: str | None) -> list[Submitter] | None:
@@ -246,7 +250,7 @@ def _signer(submission: Submission, given: SubmitterInput, role: dict[str, Any],
     return {"uuid": str(uuids.uuid4()), "slug": tokens.slug(), "role_uuid": role["uuid"], "role": role["name"],
             "position": position, "name": given.name, "email": given.email, "phone": given.phone,
             "external_id": given.external_id, "metadata": given.metadata, "preferences": settings,
-            "field_values": {} if prepared.files else dict(prepared.values)}
+            "field_values": {} if values.names_files(prepared) else dict(prepared.values)}
 
 
 def _changed(submission: Submission, body: dict[str, Any], now: datetime) -> Submission:

@@ -22,7 +22,7 @@ from signsvc.infra.files import Files
 from signsvc.results import produce
 from signsvc.submissions import field_values, inputs, statuses, values
 from signsvc.submissions.invitations import Invitations
-from signsvc.submissions.values import PreparedValues
+from signsvc.submissions.values import DEFAULT_UPLOADS_LIMIT, Namer, PreparedValues
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
@@ -43,8 +43,11 @@ class Browser:
 
 
 class Submitters:
-    def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, invitations: Invitations) -> None:
+    def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, invitations: Invitations, *,
+                 uploads_limit: int = DEFAULT_UPLOADS_LIMIT) -> None:
         self.db, self.clock, self.files, self.ingest, self.invitations = db, clock, files, ingest, invitations
+        self.signer = Namer(signer=True, uploads_limit=uploads_limit)  # the signing form's values
+        self.account = Namer(signer=False, uploads_limit=uploads_limit)  # the API's
 
     async def find(self, principal: Principal, submitter_id: int) -> Submitter:
         return auth.owned(principal, await stored.get_submitter(self.db, submitter_id), "Submitter")
@@ -96,7 +99,7 @@ class Submitters:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await _locked(tx, submitter.submission_id, submitter.id)
                 _refuse_finished_by_api(submission, submitter)
-                submitter = await self._changes_applied(tx, submitter, body, prepared)
+                submitter = await self._changes_applied(tx, submission, submitter, submitters, body, prepared)
                 if json_fields.flag(body, "completed", False):  # the changes are written with the completion
                     return await self.complete(tx, submission, submitter, browser=None, submitters=submitters,
                                                account_name=principal.account_name)
@@ -183,7 +186,7 @@ class Submitters:
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await self._acting(tx, slug, named=named)
-                submitter = await self._values_saved(tx, submission, submitter, prepared)
+                submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
                 if finish is None:
                     return await stored.update_submitter(tx, submitter, self.clock.now())
                 _require_fields(submission, submitter)  # the values are written with the completion
@@ -193,14 +196,17 @@ class Submitters:
             raise
 
     async def _values_saved(self, tx: Connection, submission: Submission, submitter: Submitter,
-                            prepared: PreparedValues) -> Submitter:
-        """The submitter with the values entered (not yet written; their files recorded); the first save
-        records `start_form` and `form.started`."""
+                            submitters: list[Submitter], prepared: PreparedValues) -> Submitter:
+        """The submitter with the values entered (not yet written; their files recorded, those replaced
+        forgotten); the first save records `start_form` and `form.started`."""
         now = self.clock.now()
-        saved = {**submitter.field_values, **await values.record(tx, self.clock, self.files, submitter, prepared)}
+        before = submitter.field_values
+        saved = {**before, **await values.record(tx, self.clock, self.files, submission, submitter, prepared,
+                                                 self.signer)}
         first_save = submitter.started_at is None
         submitter = stored.changed(submitter, field_values=saved, opened_at=submitter.opened_at or now,
                                    started_at=submitter.started_at or now)
+        await values.settle(tx, self.files, submission, submitter, before, submitters, self.signer)
         if first_save:
             await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
                                       event_type="start_form", data={}, now=now)
@@ -241,9 +247,11 @@ class Submitters:
         return await values.prepare(self.ingest, field_values.role_fields(submission.fields, submitter.role_uuid),
                                     raw, "values")
 
-    async def _changes_applied(self, tx: Connection, submitter: Submitter, body: dict[str, Any],
+    async def _changes_applied(self, tx: Connection, submission: Submission, submitter: Submitter,
+                               submitters: list[Submitter], body: dict[str, Any],
                                prepared: PreparedValues) -> Submitter:
-        """The submitter with the changes of a PUT (not yet written); the files of its values recorded."""
+        """The submitter with the changes of a PUT (not yet written); the files of its values recorded, those
+        replaced forgotten."""
         changes: dict[str, Any] = {}
         for key in ("name", "email", "phone"):
             if key in body:
@@ -264,9 +272,11 @@ class Submitters:
         if "send_email" in body:
             settings["send_email"] = json_fields.flag(body, "send_email")
         changes["preferences"] = settings
-        changes["field_values"] = {**submitter.field_values,
-                                   **await values.record(tx, self.clock, self.files, submitter, prepared)}
-        return stored.changed(submitter, **changes)
+        changes["field_values"] = {**submitter.field_values, **await values.record(
+            tx, self.clock, self.files, submission, submitter, prepared, self.account)}
+        changed = stored.changed(submitter, **changes)
+        await values.settle(tx, self.files, submission, changed, submitter.field_values, submitters, self.account)
+        return changed
 
     async def _event(self, tx: Connection, submitter: Submitter, event_type: str) -> None:
         await events.record(tx, self.clock, account_id=submitter.account_id, event_type=event_type,

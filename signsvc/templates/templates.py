@@ -15,6 +15,7 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
+from signsvc.submissions import field_values
 from signsvc.templates import template_fields
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.template_fields import Page, Roles
@@ -59,6 +60,7 @@ class Templates:
                        folder_name: str | None, shared_link: bool) -> Template:
         """The template of ingested documents, recorded with their files and its `template.created` event."""
         name = name or documents[0].name
+        await self._check_defaults(self.db, principal.account_id, fields)
         combined = await self.ingest.combined(documents, name)
         files = [file for document in documents for file in (document.pdf, *document.previews)] + \
             ([combined] if combined else [])
@@ -136,6 +138,7 @@ class Templates:
             now = self.clock.now()
             source = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
             documents = await stored.list_documents(tx, source.id)
+            await self._check_defaults(tx, source.account_id, source.fields)
             fresh = _fresh_uuids(source, documents)
             folder_id = (await stored.folder(tx, source.account_id, folder_name, now)).id \
                 if folder_name else source.folder_id
@@ -195,8 +198,23 @@ class Templates:
             roles = roles or Roles(template.roles)
             pages = [Page(d.uuid, len(d.pages)) for d in await stored.list_documents(tx, template.id)]
             changes["fields"] = template_fields.fields(body["fields"], roles, pages, "fields", first_page=0)
+            await self._check_defaults(tx, template.account_id, changes["fields"])
             changes["roles"] = roles.items
         return changes
+
+    async def _check_defaults(self, conn: Connection, account_id: int, fields: list[dict[str, Any]]) -> None:
+        """A default of a signature, initials, image, stamp or file field names files of the account by their ids
+        (a file field's, a list of them; images but for a file field): 422 naming the field otherwise."""
+        named = field_values.named(fields)
+        given = [(f, item) for f in named for item in field_values.named_files(f, f.get("default_value"))]
+        owned = await self.files.owned(conn, account_id, [item for _, item in given])
+        for found, item in given:
+            if not isinstance(item, str) or item not in owned:
+                shown = str(item) if len(str(item)) <= 50 else f"{str(item)[:50]}..."
+                raise errors.Invalid(f"{found['name']}: default_value must name a file of this account by its id, "
+                                     f"not {shown}")
+            if found["type"] != "file" and not owned[item].content_type.startswith("image/"):
+                raise errors.Invalid(f"{found['name']}: default_value must name an image, the file {item} is not one")
 
     async def _event(self, tx: Connection, account_id: int, event_type: str, template_id: int) -> None:
         await events.record(tx, self.clock, account_id=account_id, event_type=event_type, record_type="template",

@@ -28,11 +28,14 @@ class Context:
 
     files: Files
     now: datetime
-    attachments: dict[str, str]
+    attachments: dict[str, str]  # the names of the files values may link, by uuid: the submission's account's only
     results: list[ResultDocument]
 
-    def link(self, blob_uuid: str) -> str:
-        return self.files.link(blob_uuid, self.attachments.get(blob_uuid, "file"))
+    def link(self, blob_uuid: str) -> str | None:
+        """A link to a file a value names; none to a file that is not the submission's account's."""
+        if blob_uuid not in self.attachments:
+            return None
+        return self.files.link(blob_uuid, self.attachments[blob_uuid])
 
     def documents(self, kind: str, submission_id: int, submitter_id: int | None = None) -> list[dict[str, str]]:
         """`[{name, url}]` of the result documents of this kind (a submitter's own when `submitter_id`)."""
@@ -48,11 +51,18 @@ class Context:
 async def context(conn: Connection, files: Files, now: datetime, submission: Submission,
                   shown: list[Submitter] | None = None, *, results: bool = True) -> Context:
     """The context of one submission whose `shown` submitters (all when None) are rendered. The attachments
-    (the file names of links) are read only when a value shown is a file; the result documents unless
-    `results` is False (an answer that shows none of them)."""
-    attachments = await stored.attachments_of(conn, submission.id) if _shows_files(submission, shown) else []
-    return Context(files, now, {a.uuid: a.filename for a in attachments},
-                   await stored_results.results_of(conn, submission.id) if results else [])
+    (the file names of links) are read only when a value shown is a file, with any other file of the account a
+    value names (a field's default, written at completion); the result documents unless `results` is False (an
+    answer that shows none of them)."""
+    linkable: dict[str, str] = {}
+    if _shows_files(submission, shown):
+        linkable = {a.uuid: a.filename for a in await stored.attachments_of(conn, submission.id)}
+        named = {uuid for s in shown or [] for f in submission.fields
+                 for uuid in field_values.named_files(f, s.field_values.get(f["uuid"])) if isinstance(uuid, str)}
+        named -= set(linkable)
+        linkable |= {uuid: blob.filename
+                     for uuid, blob in (await files.owned(conn, submission.account_id, named)).items()}
+    return Context(files, now, linkable, await stored_results.results_of(conn, submission.id) if results else [])
 
 
 def _shows_files(submission: Submission, shown: list[Submitter] | None) -> bool:

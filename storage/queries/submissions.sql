@@ -141,9 +141,14 @@ VALUES (:submission_id, :submitter_id, :blob_id, :now)
 
 -- list_attachments --
 -- The files a submission owns as values, with what a link needs.
-SELECT submission_attachments.blob_id, blobs.uuid, blobs.filename
+SELECT submission_attachments.blob_id, blobs.uuid, blobs.filename, submission_attachments.submitter_id,
+       blobs.byte_size
 FROM submission_attachments JOIN blobs ON blobs.id = submission_attachments.blob_id
 WHERE submission_attachments.submission_id = :submission_id
+
+-- delete_attachment --
+-- Forgets that a submission owns a file (a value replaced it); the file record goes separately.
+DELETE FROM submission_attachments WHERE submission_id = :submission_id AND blob_id = :blob_id
 
 -- list_completed_submitters --
 -- A page of the events feed: an account's signers completed before `until` (exclusive) and from `since`

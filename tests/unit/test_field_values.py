@@ -5,7 +5,7 @@ import pytest
 from signsvc.infra import errors
 
 from signsvc.submissions import field_values
-from signsvc.submissions.field_values import Typed, Upload
+from signsvc.submissions.field_values import FileId, Typed, Upload
 
 WHERE = "submitters[0].values"
 PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -272,6 +272,31 @@ def test_a_file_is_one_upload_or_a_list_of_them():
         Upload("https://example.com/a.pdf"), Upload(f"data:application/pdf;base64,{PNG_BASE64}")]
 
 
+FILE_ID = "0c792e72bacc4c3d9590ec33601b1d67"
+
+
+@pytest.mark.parametrize("type", ["signature", "initials", "image", "stamp"])
+def test_a_stored_files_id_is_a_file_id_whose_owner_is_checked_when_stored(type):
+    assert normalized(type, f" {FILE_ID} ") == FileId(FILE_ID)
+
+
+def test_a_file_field_takes_file_ids_among_its_uploads():
+    assert normalized("file", [FILE_ID, "https://example.com/a.pdf"]) == [FileId(FILE_ID),
+                                                                         Upload("https://example.com/a.pdf")]
+
+
+@pytest.mark.parametrize("text", [FILE_ID.upper(), FILE_ID[:31], FILE_ID + "0"])
+def test_only_32_lowercase_hex_characters_are_a_file_id(text):
+    assert normalized("signature", text) == Typed(text)
+
+
+def test_named_files_are_what_a_file_fields_value_or_default_holds():
+    assert field_values.named_files(field("image"), FILE_ID) == [FILE_ID]
+    assert field_values.named_files(field("file"), [FILE_ID, "x"]) == [FILE_ID, "x"]
+    assert field_values.named_files(field("file"), "") == []
+    assert field_values.named_files(field("text"), FILE_ID) == []
+
+
 def test_an_upload_knows_whether_it_is_a_url():
     assert Upload("HTTPS://example.com/a.png").is_url and not Upload(PNG_BASE64).is_url
 
@@ -289,6 +314,12 @@ def test_an_image_value_is_shown_as_its_file_link(type):
 
 def test_a_file_value_is_shown_as_a_list_of_links():
     assert field_values.display(field("file"), ["b1", "b2"], link) == [link("b1"), link("b2")]
+
+
+def test_a_file_the_link_function_will_not_link_is_shown_as_nothing():
+    only_b1 = {"b1": link("b1")}.get
+    assert field_values.display(field("image"), "b2", only_b1) is None
+    assert field_values.display(field("file"), ["b1", "b2"], only_b1) == [link("b1")]
 
 
 @pytest.mark.parametrize("type, stored", [("checkbox", True), ("number", 12.5), ("multiple", ["Red"]),
