@@ -106,7 +106,7 @@ def no_text_font(font_dir: str | None = None) -> str | None:
 def coverage(path: str) -> frozenset[int]:
     """The code points a font (the first of a collection) has glyphs for, read by HarfBuzz: a millisecond even
     for a CJK font. Empty for a file that is not a font."""
-    import uharfbuzz
+    import uharfbuzz  # type: ignore[import-untyped]
 
     return frozenset(uharfbuzz.Face(uharfbuzz.Blob.from_file_path(path), 0).unicodes)
 

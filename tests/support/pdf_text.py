@@ -23,13 +23,13 @@ def page_texts(pdf: bytes) -> list[str]:
 
 
 def pdftotext(pdf: bytes) -> str:
-    """poppler's text of the whole document, with the bidirectional embedding marks it adds around
-    right-to-left runs (U+202A to U+202E) left out."""
+    """poppler's text of the whole document, laid out as on the page (a row's label beside its value), with the
+    bidirectional embedding marks it adds around right-to-left runs (U+202A to U+202E) left out."""
     program = shutil.which("pdftotext")
     assert program, "pdftotext is not installed (Debian: apt-get install poppler-utils)"
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "document.pdf"
         path.write_bytes(pdf)
-        text = subprocess.run([program, "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
+        text = subprocess.run([program, "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
                               check=True, timeout=60).stdout
     return text.translate({mark: None for mark in range(0x202A, 0x202F)})

@@ -21,7 +21,8 @@ async def health(request: web.Request) -> web.Response:
         await asyncio.wait_for(request.app[DB].ping(), HEALTH_TIMEOUT_SECONDS)
     except (StorageError, TimeoutError):
         return json_response({"status": "unavailable", "database": "unreachable"}, status=503)
-    return json_response({"status": "ok", "database": "ok", "scripts": list(request.app[FONT_SCRIPTS])})
+    scripts: tuple[str, ...] = request.app[FONT_SCRIPTS]
+    return json_response({"status": "ok", "database": "ok", "scripts": list(scripts)})
 
 
 async def openapi(request: web.Request) -> web.Response:
