@@ -106,7 +106,7 @@ def no_text_font(font_dir: str | None = None) -> str | None:
 def coverage(path: str) -> frozenset[int]:
     """The code points a font (the first of a collection) has glyphs for, read by HarfBuzz: a millisecond even
     for a CJK font. Empty for a file that is not a font."""
-    import uharfbuzz  # type: ignore[import-untyped]
+    import uharfbuzz  # type: ignore[import-untyped,unused-ignore]
 
     return frozenset(uharfbuzz.Face(uharfbuzz.Blob.from_file_path(path), 0).unicodes)
 
@@ -116,7 +116,7 @@ def scripts(font_dir: str | None = None) -> tuple[str, ...]:
     """The scripts (SCRIPT_SAMPLES) whose sample character the text font or a fallback font has: HarfBuzz looks
     each sample up in each font's cmap (well under a millisecond, so the server works it out before its ready
     line)."""
-    import uharfbuzz  # type: ignore[import-untyped]
+    import uharfbuzz  # type: ignore[import-untyped,unused-ignore]
 
     paths = [path for path in (text_font(font_dir), *fallback_fonts(font_dir)) if path]
     faces = [uharfbuzz.Font(uharfbuzz.Face(uharfbuzz.Blob.from_file_path(path), 0)) for path in paths]
