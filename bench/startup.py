@@ -27,7 +27,12 @@ one at a time, on the now warm server; then the same again after a restart on th
 key to make this time). Printed per start and run, and as medians: spawn to ready line, the first
 upload (from its send to its answer), the median warm upload, and their ratio.
 
-    python bench/startup.py [--runs 5] [--skip-postgres] [--first-upload]
+--first-health measures the first `GET /health` after a start: per run, signsvc on a fresh SQLite file, and as
+soon as its ready line is read, HEALTH_CALLS calls one after another (no key; the PDF pool warming up on the
+same cores meanwhile). Printed per run and as medians: spawn to ready line, the first call, the slowest of the
+others and their median. /health reads the scripts the fonts draw as worked out before the ready line.
+
+    python bench/startup.py [--runs 5] [--skip-postgres] [--first-upload] [--first-health]
 """
 
 from __future__ import annotations
@@ -186,6 +191,42 @@ def first_upload(runs: int) -> None:
           "the same database started again (its signing key already made).")
 
 
+HEALTH_CALLS = 10
+
+
+async def health_calls(base_url: str, count: int) -> list[float]:
+    """Seconds each of `count` GET /health took, one after another, the first sent at once."""
+    import aiohttp
+
+    seconds = []
+    async with aiohttp.ClientSession() as session:
+        for _ in range(count):
+            sent = time.perf_counter()
+            async with session.get(f"{base_url}/health") as reply:
+                assert reply.status == 200, await reply.text()
+                await reply.read()
+            seconds.append(time.perf_counter() - sent)
+    return seconds
+
+
+def first_health(runs: int) -> None:
+    """Per run, a first start on a fresh SQLite file and its first /health calls."""
+    samples: list[tuple[float, ...]] = []
+    for run in range(1, runs + 1):
+        with servers.temp_dir() as workdir, servers.running("first start", servers.signsvc_argv(),
+                                                            servers.signsvc_env(databases.sqlite_url(workdir)),
+                                                            workdir) as server:
+            first, *later = asyncio.run(health_calls(server.base_url, HEALTH_CALLS))
+            samples.append((server.ready_seconds, first, max(later), report.median(later)))
+        report.progress(f"run {run}/{runs} done")
+    rows = [[label, *(report.ms(value) for value in values)]
+            for label, values in [*((f"run {n}", v) for n, v in enumerate(samples, 1)), ("median", _medians(samples))]]
+    report.print_table(["sqlite file", "spawn -> ready ms", "first /health ms", "slowest later ms", "median later ms"],
+                       rows)
+    print(f"\nfirst /health: sent as soon as the ready line was read; later: the {HEALTH_CALLS - 1} calls after it,\n"
+          "one at a time (the PDF pool warms up meanwhile, as SIGNSVC_PDF_WARM_UP=true by default).")
+
+
 def _medians(values: list[tuple[float, ...]]) -> tuple[float, ...]:
     return tuple(report.median(list(column)) for column in zip(*values, strict=True))
 
@@ -196,7 +237,13 @@ def main() -> int:
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres variant")
     parser.add_argument("--first-upload", action="store_true",
                         help="measure the first template upload right after the ready line instead")
+    parser.add_argument("--first-health", action="store_true",
+                        help="measure the first GET /health calls right after the ready line instead")
     args = parser.parse_args()
+    if args.first_health:
+        print(f"signsvc first /health after a start, {args.runs} starts; {report.machine_line()}\n")
+        first_health(args.runs)
+        return 0
     if args.first_upload:
         print(f"signsvc first upload after a start, {args.runs} starts; {report.machine_line()}\n")
         first_upload(args.runs)

@@ -204,8 +204,9 @@ class _Parts:
                       sender: Sender) -> list[jobs.Kind]:
         """Builds the domain's objects, gives the edge the ones it calls; answers every job kind."""
         config, clock = self.config, self.clock
-        if problem := font_files.no_text_font(config.font_dir):
+        if problem := await asyncio.to_thread(font_files.no_text_font, config.font_dir):
             raise ConfigError(problem)
+        app[appkeys.FONT_SCRIPTS] = await asyncio.to_thread(font_files.scripts, config.font_dir)
         mail = outbox(db, clock, files, config)
         invitations = Invitations(db, clock, mail)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)

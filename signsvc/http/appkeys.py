@@ -61,6 +61,8 @@ SESSIONS = web.AppKey("sessions", Sessions)
 SETUP_LINK: web.AppKey[str | None] = web.AppKey("setup_link")
 RATE_LIMITS = web.AppKey("rate_limits", RateLimits)
 INGEST = web.AppKey("ingest", Ingest)
+# The scripts the fonts draw (`font_files.scripts`), worked out before the ready line: /health only reads them.
+FONT_SCRIPTS: web.AppKey[tuple[str, ...]] = web.AppKey("font_scripts")
 TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)

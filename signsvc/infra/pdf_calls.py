@@ -280,8 +280,8 @@ def load_signing_p12(data: bytes, password: str | None) -> SigningChain:
 
 
 def warm(chain: SigningChain, font_dir: str | None = None) -> None:
-    """Loads the signing key and every font the documents are drawn with (DejaVu Sans and its bold, the CJK
-    fallback) into this worker's caches, as a server starts: no document waits for them later. The fonts a
+    """Loads the signing key and every font the documents are drawn with (the text font, its bold, the fallback
+    fonts) into this worker's caches, as a server starts: no document waits for them later. The fonts a
     default install has are parsed already (by the forkserver, `signsvc.pdf.preload`); fonts in a configured
     font directory are parsed here."""
     from signsvc.pdf import font_cache, record_pages, seal

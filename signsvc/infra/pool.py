@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -32,6 +32,10 @@ class PdfPool:
         self._budget = self.workers * tasks_per_worker
         self._tasks = 0
         self._executor = self._new_executor()
+        # Submitting may start a worker, and starting one waits for the forkserver to fork it: for the first
+        # worker, until the forkserver has preloaded the engines and fonts (seconds, more on a busy machine).
+        # Tasks are submitted from this thread, so the event loop never waits for that (/health answers at once).
+        self._submitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pdf-pool-submit")
         # For the metrics: the tasks submitted and not answered yet, and who hears how long each took (by the
         # name of its call, from submission to answer).
         self.in_flight = 0
@@ -39,25 +43,41 @@ class PdfPool:
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` in a worker; `function` must be a module-level function of plain data."""
-        self._tasks += 1
-        if self._tasks > self._budget:
-            self._renew()
-        executor = self._executor
+        loop = asyncio.get_running_loop()
         self.in_flight += 1
         submitted = time.perf_counter()
+        executor: ProcessPoolExecutor | None = None
         try:
-            return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
+            executor, future = await loop.run_in_executor(self._submitter, self._submit, function, args)
+            return await asyncio.wrap_future(future)
         except BrokenProcessPool:
             # A worker died (killed for memory, or a crash in PDFium): the executor takes no more work.
-            if executor is self._executor:
-                self._renew()
+            if executor is not None:
+                await loop.run_in_executor(self._submitter, self._renew_broken, executor)
             raise
         finally:
             self.in_flight -= 1
             for timer in self.timers:
                 timer(getattr(function, "__name__", "call"), time.perf_counter() - submitted)
 
+    def _submit(self, function: Callable[..., T], args: tuple[Any, ...]) -> tuple[ProcessPoolExecutor, Future[T]]:
+        """In the submitter thread, one task at a time: the executor the task went to, and its future."""
+        self._tasks += 1
+        if self._tasks > self._budget:
+            self._renew()
+        executor = self._executor
+        try:
+            return executor, executor.submit(function, *args)
+        except BrokenProcessPool:
+            self._renew_broken(executor)
+            raise
+
+    def _renew_broken(self, executor: ProcessPoolExecutor) -> None:
+        if executor is self._executor:
+            self._renew()
+
     def close(self) -> None:
+        self._submitter.shutdown(wait=True)
         self._executor.shutdown(wait=True, cancel_futures=True)
 
     def _renew(self) -> None:

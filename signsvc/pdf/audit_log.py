@@ -57,7 +57,7 @@ def render(log: dict[str, Any], font_dir: str | None = None) -> bytes:
     events = pages.with_replacement_note(events, log, font_paths, generated_at)
     pdf = pages.open_document(f"Audit Log - {log.get('title') or log['envelope_id']}", "Envelope ID",
                               pages.line(log["envelope_id"]), test_mode=bool(log.get("test_mode")),
-                              font_paths=font_paths, generated_at=generated_at)
+                              font_paths=font_paths, generated_at=generated_at, shaped=pages.needs_shaping(log))
     _summary(pdf, log, generated_at)
     for document in log.get("documents") or []:
         _document_hashes(pdf, document)

@@ -56,7 +56,7 @@ def render(data: dict[str, Any], font_dir: str | None = None) -> bytes:
     events = pages.with_replacement_note(events, data, font_paths, generated_at)
     pdf = pages.open_document(f"Consent Certificate - {data.get('title') or consent_id}", "Consent ID", consent_id,
                               test_mode=bool(data.get("test_mode")), font_paths=font_paths,
-                              generated_at=generated_at)
+                              generated_at=generated_at, shaped=pages.needs_shaping(data))
     _summary(pdf, data, agreed_at, generated_at)
     _person(pdf, data.get("person") or {})
     _agreement(pdf, pages.text(data.get("content")).strip("\n"), data.get("documents") or [])

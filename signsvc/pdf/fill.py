@@ -70,7 +70,7 @@ def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], value
     name `filenames`. `stamp` (`{name, role, time}`, or such a dict per `submitter_uuid`) is written in stamp
     fields without a value. `footer` (such as "Test document, not legally binding") is written small, in red,
     centred at the bottom of every displayed page. Raises PdfError for an unreadable PDF or image, or without
-    DejaVu Sans; characters no installed font has are drawn as a substitute (`fonts.substitute`).
+    a text font; characters no installed font has are drawn as a substitute (`fonts.substitute`).
     """
     with reading.reading():
         reader = reading.open_pdf(pdf)
@@ -199,7 +199,7 @@ def _overlay(marks: dict[int, list[Mark]], frames: list[geometry.Frame], files: 
     texts = {mark.content: _clean(mark.content) for page in marks.values() for mark in page
              if mark.kind in ("text", "cells")}
     paths, shown = _fonts(texts, font_dir)
-    pdf = _document(paths)
+    pdf = _document(paths, shaped=fonts.needs_shaping(shown.values()))
     try:
         for page in sorted(marks):
             pdf.add_page(format=(frames[page].width, frames[page].height))
@@ -213,32 +213,31 @@ def _overlay(marks: dict[int, list[Mark]], frames: list[geometry.Frame], files: 
 
 
 def _fonts(texts: dict[str, str], font_dir: str | None) -> tuple[list[str], dict[str, str]]:
-    """The font files the texts need (DejaVu, then the CJK fallback only if some text needs it), and each
+    """The font files the texts need (the text font, then each fallback font only if some text needs it), and each
     text as it can be shown: characters no font found has become `fonts.substitute`, a visible sign (logged)."""
     if not texts:
         return [], {}
-    paths = [fonts.check(font_dir)]
-    known = fonts.coverage(paths[0]) | {ord("\n")}
-    if lacking := {ord(char) for text in texts.values() for char in text} - known:
-        fallback = fonts.fallback_font(font_dir)
-        if fallback and lacking & fonts.coverage(fallback):  # kept out of documents that don't draw with it
-            paths.append(fallback)
-            known = known | fonts.coverage(fallback)
+    primary = fonts.check(font_dir)
+    fallbacks, known = fonts.fallbacks_for(texts.values(), fonts.coverage(primary) | {ord("\n")}, font_dir)
     if undrawable := fonts.undrawable(texts.values(), known):
         fonts.warn_replaced(undrawable, "filled values")
-    return paths, {raw: fonts.replaced(text, known) for raw, text in texts.items()}
+    return [primary, *fallbacks], {raw: fonts.replaced(text, known) for raw, text in texts.items()}
 
 
-def _document(paths: list[str]) -> FPDF:
-    """A fresh FPDF with its own fonts (parsed once per process): never reused across documents."""
+def _document(paths: list[str], *, shaped: bool) -> FPDF:
+    """A fresh FPDF with its own fonts (parsed once per process): never reused across documents. `shaped` runs
+    its text through HarfBuzz (right-to-left and complex scripts), which only documents that have some pay for."""
     pdf = FPDF(unit="pt")
     pdf.set_margin(0)
     pdf.set_auto_page_break(False)
     pdf.c_margin = 0
-    for name, path in zip(("text", "fallback"), paths, strict=False):
+    names = ["text", *(f"fallback{number}" for number in range(len(paths) - 1))]
+    for name, path in zip(names, paths, strict=False):
         font_cache.add_font(pdf, name, path)
     if len(paths) > 1:
-        pdf.set_fallback_fonts(["fallback"], exact_match=False)
+        pdf.set_fallback_fonts(names[1:], exact_match=False)
+    if shaped:
+        pdf.set_text_shaping(True)
     return pdf
 
 

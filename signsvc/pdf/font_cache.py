@@ -1,7 +1,7 @@
 """Font files parsed once per process and lent to each fpdf2 document, which subsets its own copy.
 
-fpdf2 parses the whole font file for every document that adds it (`FPDF.add_font`): DejaVu Sans about
-20 ms, Droid Sans Fallback about 200 ms, then again about 40 ms building the glyph names when the
+fpdf2 parses the whole font file for every document that adds it (`FPDF.add_font`): a text font about
+20 ms, a CJK font about 200 ms, then again about 40 ms building the glyph names when the
 document is written. Here each file is parsed once per process (the first document, or the pool
 worker's warm-up) into a prototype, and `add_font` gives each document its own `TTFFont` made from it.
 
@@ -14,7 +14,8 @@ than editing them; the objects in its lists, such as cmap subtables, are copied 
 are shared once unpacked (`_Glyphs`). CFF outlines are never lent (the subsetter edits their
 structures in place): a document reads them from the file's bytes itself. The tests check each
 document against the one fpdf2 writes on its own, byte for byte, in any order
-(tests/unit/test_pdf_font_cache.py).
+(tests/unit/test_pdf_font_cache.py), but for a variable font's variation tables, which a document leaves out
+(`VARIATIONS`).
 """
 
 from __future__ import annotations
@@ -29,11 +30,15 @@ from fontTools.ttLib import TTFont
 from fpdf import FPDF
 from fpdf.fonts import SubsetMap, TTFFont
 
+# A variable font's variations: a PDF viewer draws the default instance (the glyf outlines and hmtx widths, which
+# HarfBuzz shapes with too), so they are dropped; the subsetter would edit their nested maps in place, which a
+# document can't be lent, and would take longer over them than over the rest.
+VARIATIONS = frozenset({"fvar", "gvar", "avar", "cvar", "HVAR", "VVAR", "MVAR", "STAT"})
 # Tables fpdf2 drops when it writes a document (`fpdf.output.OutputProducer._add_fonts`): taken out of a
 # document's font before the subsetter reads them for nothing (the kern table too when there is a GPOS,
 # as the subsetter would drop it then).
 _DROPPED = frozenset({"FFTM", "GDEF", "GPOS", "GSUB", "MATH", "hdmx", "meta", "sbix", "CBDT", "CBLC", "EBDT",
-                      "EBLC", "EBSC", "SVG ", "CPAL", "COLR"})
+                      "EBLC", "EBSC", "SVG ", "CPAL", "COLR"}) | VARIATIONS
 # Tables a document reads from the file itself, never from the prototype: CFF outlines (the subsetter
 # edits them in place), and tables seldom kept, not worth decompiling ahead.
 _NOT_LENT = _DROPPED | {"CFF ", "CFF2", "GlyphOrder", "kern", "JSTF", "BASE"}
@@ -55,6 +60,8 @@ def add_font(pdf: FPDF, family: str, path: str, style: str = "") -> None:
     style = "".join(sorted(style.upper()))
     fontkey = f"{family.lower()}{style}"
     pdf.fonts[fontkey] = _lent(prototype, pdf, fontkey, style, _data(path))
+    if prototype.is_cff and prototype.is_cid_keyed:  # as fpdf2's own add_font: CID-keyed CFF needs PDF 1.6
+        pdf._set_min_pdf_version("1.6")
 
 
 def load(path: str) -> None:

@@ -1,15 +1,12 @@
 """Fonts the PDF engines write with: Unicode text fonts for filled values, a handwriting-like one for typed signatures.
 
-How fonts are found (documented for installers; `check()` runs it at start):
-- text: DejaVu Sans (`DejaVuSans.ttf`; Debian `fonts-dejavu-core`), for Latin, Greek and Cyrillic;
-- fallback: Droid Sans Fallback (`DroidSansFallbackFull.ttf`; Debian `fonts-droid-fallback`), else Noto Sans
-  CJK from the `noto-cjk-sans-otc` package (a dependency, so a default install draws CJK), for CJK,
-  loaded into a document only when one of its strings has a character DejaVu lacks;
-- a character no font found has is drawn as a visible substitute (`SUBSTITUTE`, else "?"), with a warning
-  logged; the audit log then says so (`replacement_note`), so a document is never refused for a name;
-- each is looked for as `signsvc.pdf.font_files` says: the configured font directory first, then the Debian
-  package's directory, then the system font directories. Copying the files into the configured
-  directory makes the output independent of the system.
+How fonts are found (`signsvc.pdf.font_files`; `check()` runs it at start): the configured font directory
+first, then the fonts the service's Python packages bring (Noto Sans for Latin, Greek and Cyrillic; Noto Sans
+Arabic, Heebo for Hebrew, Noto Sans Devanagari, Noto Sans Thai and Noto Sans CJK as fallbacks, each loaded into
+a document only when one of its strings has a character the fonts before it lack). Text in a right-to-left or
+complex script is shaped by HarfBuzz and laid out in reading order (`needs_shaping`). A character no font has
+is drawn as a visible substitute (`SUBSTITUTE`, else "?"), with a warning logged; the audit log then says so
+(`replacement_note`), so a document is never refused for a name.
 """
 
 from __future__ import annotations
@@ -20,15 +17,13 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
+from signsvc.pdf import font_files as locations
 from signsvc.pdf.errors import PdfError
-from signsvc.pdf.font_files import CJK, FONT_DIRS, TEXT, font_files, locate, no_text_font, packaged_cjk_font
+from signsvc.pdf.font_files import FONT_DIRS, SCRIPT_SAMPLES, TEXT, font_files, locate, no_text_font
 
 log = logging.getLogger(__name__)
-SUBSTITUTE = "\u25a1"  # WHITE SQUARE, in DejaVu Sans: what a character no font has is drawn as
-# One character of each script a name or value may be written in: the scripts the fonts can draw.
-SCRIPT_SAMPLES = {"Latin": "Ł", "Greek": "Ω", "Cyrillic": "Ж", "Armenian": "Ա", "Georgian": "ა", "Hebrew": "א",
-                  "Arabic": "م", "Devanagari": "क", "Bengali": "অ", "Thai": "ก", "Hangul": "한", "CJK": "山",
-                  "Kana": "あ", "Ethiopic": "አ", "Emoji": "\U0001f600"}
+SUBSTITUTE = "\u25a1"  # WHITE SQUARE (DejaVu Sans and Noto Sans CJK have it): what a character no font has is drawn as
+__all__ = ["FONT_DIRS", "SCRIPT_SAMPLES", "TEXT", "locate", "no_text_font"]
 
 # Most wanted first: DocuSeal types signatures in Dancing Script.
 HANDWRITING = ("dancingscript", "script", "hand", "cursive")
@@ -36,7 +31,7 @@ FALLBACK = "dejavusans-oblique"
 
 
 class MissingFont(PdfError):
-    """A font the output needs is not installed; the message names it and its Debian package."""
+    """A font the output needs is not installed; the message names it and the package that brings it."""
 
 
 @functools.cache
@@ -57,29 +52,50 @@ def find(dirs: Iterable[str]) -> str | None:
     return None
 
 
-@functools.cache
 def text_font(font_dir: str | None = None) -> str | None:
-    """The path of DejaVu Sans, or None; cached per process like the walk it makes."""
-    return locate(TEXT, font_dir)
+    """The path of the text font (DejaVu Sans from the font directory, else the packaged Noto Sans), or None."""
+    return locations.text_font(font_dir)
 
 
-@functools.cache
-def fallback_font(font_dir: str | None = None) -> str | None:
-    """The path of the CJK fallback font: Droid Sans Fallback when installed, else the packaged Noto Sans CJK."""
-    return locate(CJK, font_dir) or packaged_cjk_font()
+def fallback_fonts(font_dir: str | None = None) -> tuple[str, ...]:
+    """The fallback fonts in the order they are tried (`font_files.fallback_fonts`)."""
+    return locations.fallback_fonts(font_dir)
 
 
 @functools.cache
 def coverage(path: str) -> frozenset[int]:
-    """The code points a font has glyphs for; read once per process (its cmap only, not the whole font)."""
-    from fontTools.ttLib import TTFont
-
+    """The code points a font has glyphs for; read once per process (its cmap only, by HarfBuzz)."""
     try:
-        with open(path, "rb") as file:
-            # fontNumber: the first font of a collection (.ttc); ignored for a single font.
-            return frozenset(TTFont(file, lazy=True, fontNumber=0).getBestCmap() or {})
-    except Exception as error:  # fontTools raises many types on a file that is not a font
+        drawn = locations.coverage(path)
+    except Exception as error:  # HarfBuzz raises on a file it can't open
         raise MissingFont(f"The font file {path} can't be read: {error}") from error
+    if not drawn:
+        raise MissingFont(f"The font file {path} can't be read: it has no characters")
+    return drawn
+
+
+def needs_shaping(texts: Iterable[str]) -> bool:
+    """Whether some text is in a script that must be shaped and ordered (Hebrew to Myanmar, Arabic's
+    presentation forms): only then is a document's text run through HarfBuzz, which costs time."""
+    return any(0x0590 <= ord(char) < 0x1100 or 0xFB1D <= ord(char) <= 0xFEFC for text in texts for char in text)
+
+
+def fallbacks_for(texts: Iterable[str], drawn: frozenset[int],
+                  font_dir: str | None) -> tuple[list[str], frozenset[int]]:
+    """The fallback fonts `texts` need beside the fonts drawing `drawn`, in the order they are tried (each only when
+    it has a character the fonts before it lack), and the code points all of them draw. When some character is
+    still lacking, a font that has SUBSTITUTE comes along, to draw it visibly."""
+    chosen, texts = [], list(texts)
+    needed = {ord(char) for char in undrawable(texts, drawn)}
+    for path in fallback_fonts(font_dir):
+        if needed & (coverage(path) - drawn):
+            chosen.append(path)
+            drawn = drawn | coverage(path)
+    marking = next((path for path in fallback_fonts(font_dir) if ord(SUBSTITUTE) in coverage(path)), None)
+    if undrawable(texts, drawn) and ord(SUBSTITUTE) not in drawn and marking:
+        chosen.append(marking)
+        drawn = drawn | coverage(marking)
+    return chosen, drawn
 
 
 def check(font_dir: str | None = None) -> str:
@@ -124,12 +140,9 @@ def replacement_note(lacking: list[str], drawn: frozenset[int]) -> str:
             + ", ".join(f"U+{ord(char):04X}" for char in lacking))
 
 
-@functools.cache
 def drawable_scripts(font_dir: str | None = None) -> tuple[str, ...]:
-    """The scripts (SCRIPT_SAMPLES) whose sample character DejaVu Sans or the fallback font has; once per process."""
-    paths = [path for path in (text_font(font_dir), fallback_font(font_dir)) if path]
-    drawn = frozenset[int]().union(*(coverage(path) for path in paths))
-    return tuple(script for script, sample in SCRIPT_SAMPLES.items() if ord(sample) in drawn)
+    """The scripts (SCRIPT_SAMPLES) whose sample character the text font or a fallback font has; once per process."""
+    return locations.scripts(font_dir)
 
 
 def _plain(name: str) -> str:

@@ -1,7 +1,8 @@
 """What the PDF pool's forkserver loads once, before it forks any worker (`signsvc.infra.pool.PRELOADED`).
 
 The engines' libraries (about a second of imports) and the fonts a default install draws with, parsed
-(`font_cache`, about half a second): every worker the forkserver forks, the first ones after a start and
+(`font_cache`: about a second, nearly all of it the packaged CJK collection; the text, Arabic, Hebrew,
+Devanagari and Thai fonts about 0.1 s together): every worker the forkserver forks, the first ones after a start and
 each replacement, then has them without paying for them, and a start costs the shared cores that once
 rather than once per worker. Imported by the forkserver only, never by the server process. Not PDFium
 (`previews`): it is initialised when imported, so each worker imports it itself rather than inherit a

@@ -8,18 +8,17 @@ Times without an offset are taken as UTC; every time is shown in UTC as `2026-01
 Text from the data is drawn as written, never as markup; tabs become spaces and other control
 characters are dropped. The same data always gives the same bytes.
 
-Fonts are found as `signsvc.pdf.fonts` says: DejaVu Sans, and the CJK fallback font (Droid Sans
-Fallback, else the packaged Noto Sans CJK) added only when some text has a character DejaVu lacks (else
-it would be embedded for nothing; each font is parsed once per process, `signsvc.pdf.font_cache`);
-headings and labels are in DejaVu Sans Bold, looked for the same way (Debian's
-`fonts-dejavu-core` has it), else in DejaVu Sans. Without DejaVu Sans `fonts.MissingFont` says what to
-install; a character no font found has is drawn as `fonts.substitute`, logged, and named by
-`with_replacement_note` in a last event.
+Fonts are found as `signsvc.pdf.fonts` says: the text font (the packaged Noto Sans, or DejaVu Sans from
+the font directory), and the fallback fonts (Arabic, Hebrew, Devanagari, Thai, CJK) each added only when
+some text has a character the fonts before it lack (else it would be embedded for nothing; each font is
+parsed once per process, `signsvc.pdf.font_cache`); headings and labels are in DejaVu Sans Bold when the
+font directory has it, else in the text font. Text in a right-to-left or complex script is shaped and
+ordered by HarfBuzz (only in records that have some). A character no font found has is drawn as
+`fonts.substitute`, logged, and named by `with_replacement_note` in a last event.
 """
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -36,36 +35,34 @@ MARGIN, TOP, BOTTOM = 42, 46, 48
 LINE, SIZE, HEADING_LINE = 12, 9, 15  # body line height and font size, a heading's line height, in points
 LABEL_WIDTH, TIME_WIDTH = 120, 128
 RED, GREY, LIGHT = (190, 25, 25), (100, 100, 100), (240, 240, 240)
-FAMILY, FALLBACK = "dejavu", "fallback"
+FAMILY, FALLBACK = "text", "fallback"
 PAGES = "\0n\0"  # the page count's placeholder: no text drawn from the data can hold it, `text` drops NUL
-BOLD = ("DejaVuSans-Bold.ttf",)
 
-FontPaths = tuple[str, str, str | None]  # DejaVu Sans, its bold, the CJK fallback font when needed
+FontPaths = tuple[str, str, tuple[str, ...]]  # the text font, its bold, the fallback fonts the text needs
 
 
 def fonts_for(data: Any, font_dir: str | None) -> FontPaths:
-    """DejaVu Sans, its bold, and the CJK fallback font when some text of `data` needs it (else None).
-    Characters no font has (drawn as a substitute) are logged as a warning."""
+    """The text font, its bold (the text font when there is none), and the fallback fonts some text of `data`
+    needs. Characters no font has (drawn as a substitute) are logged as a warning."""
     regular = fonts.check(font_dir)
-    bold = _bold_font(font_dir) or regular
-    if not fonts.undrawable(_texts(data), drawn((regular, bold, None))):
-        return regular, bold, None
-    paths = regular, bold, fonts.fallback_font(font_dir)
+    bold = font_files.bold_font(font_dir) or regular
+    paths = regular, bold, tuple(fonts.fallbacks_for(_texts(data), drawn((regular, bold, ())), font_dir)[0])
     if lacking := fonts.undrawable(_texts(data), drawn(paths)):
         fonts.warn_replaced(lacking, "a record's text")
     return paths
 
 
 def every_font(font_dir: str | None) -> list[str]:
-    """The files of every font a record or a filled value may be drawn in: DejaVu Sans, its bold, the fallback."""
+    """The files of every font a record or a filled value may be drawn in: the text font, its bold, the fallbacks."""
     regular = fonts.check(font_dir)
-    return list(dict.fromkeys(path for path in (regular, _bold_font(font_dir), fonts.fallback_font(font_dir)) if path))
+    return list(dict.fromkeys(path for path in (regular, font_files.bold_font(font_dir),
+                                                *fonts.fallback_fonts(font_dir)) if path))
 
 
 def drawn(font_paths: FontPaths) -> frozenset[int]:
-    """The code points the record's fonts draw: both DejaVu styles have them, or the fallback font has."""
-    regular, bold, fallback = font_paths
-    return (fonts.coverage(regular) & fonts.coverage(bold)) | (fonts.coverage(fallback) if fallback else frozenset())
+    """The code points the record's fonts draw: both styles of the text font have them, or a fallback font has."""
+    regular, bold, fallbacks = font_paths
+    return (fonts.coverage(regular) & fonts.coverage(bold)).union(*(fonts.coverage(path) for path in fallbacks))
 
 
 def with_replacement_note(events: list[tuple[datetime, str]], data: Any, font_paths: FontPaths,
@@ -76,13 +73,13 @@ def with_replacement_note(events: list[tuple[datetime, str]], data: Any, font_pa
     return events
 
 
+def needs_shaping(data: Any) -> bool:
+    """Whether some text of `data` is in a script that must be shaped and ordered (`fonts.needs_shaping`)."""
+    return fonts.needs_shaping(_texts(data))
+
+
 def _texts(data: Any) -> Iterator[str]:
     return (text(string) for string in _strings(data))
-
-
-@functools.cache
-def _bold_font(font_dir: str | None) -> str | None:
-    return font_files.locate(BOLD, font_dir)
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -139,20 +136,24 @@ class RecordPdf(FPDF):
 
 
 def open_document(title: str, id_label: str, record_id: str, *, test_mode: bool, font_paths: FontPaths,
-                  generated_at: datetime) -> RecordPdf:
-    """A document with its first page added; `title` is its metadata title, `id_label` and `record_id` the footer's."""
+                  generated_at: datetime, shaped: bool = False) -> RecordPdf:
+    """A document with its first page added; `title` is its metadata title, `id_label` and `record_id` the footer's;
+    `shaped` (`needs_shaping`) runs its text through HarfBuzz, for right-to-left and complex scripts."""
     pdf = RecordPdf(unit="pt", format="A4")
     pdf.id_label, pdf.record_id, pdf.test_mode = id_label, record_id, test_mode
     pdf.alias_nb_pages(PAGES)
     pdf.set_margins(MARGIN, TOP, MARGIN)
     pdf.set_auto_page_break(True, BOTTOM)
-    regular, bold, fallback = font_paths
+    regular, bold, fallbacks = font_paths
     font_cache.add_font(pdf, FAMILY, regular)
     font_cache.add_font(pdf, FAMILY, bold, "B")
-    if fallback:
-        font_cache.add_font(pdf, FALLBACK, fallback)
-        pdf.set_fallback_fonts([FALLBACK], exact_match=False)
+    for number, path in enumerate(fallbacks):
+        font_cache.add_font(pdf, f"{FALLBACK}{number}", path)
+    if fallbacks:
+        pdf.set_fallback_fonts([f"{FALLBACK}{number}" for number in range(len(fallbacks))], exact_match=False)
         pdf.with_fallback = True
+    if shaped:
+        pdf.set_text_shaping(True)
     pdf.drawn = drawn(font_paths)
     pdf.set_title(line(title))
     pdf.set_creator("signsvc")

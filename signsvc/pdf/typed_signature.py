@@ -38,15 +38,20 @@ def render_typed_signature(text: str, font_dir: str | None = None) -> bytes:
 
 
 def _covering_font(text: str, font_dir: str | None) -> str | None:
-    """The signature font, or the CJK fallback font when the text has characters the former lacks
-    (a name in Chinese or Japanese would otherwise be drawn as empty boxes)."""
+    """The signature font, or else the first of the text font and the fallback fonts that has every character
+    of the text (else the one that has most of them): a name in Arabic or Japanese would otherwise be drawn as
+    empty boxes. Plain ASCII without a signature font is drawn in Pillow's own font."""
     path = fonts.signature_font(font_dir)
+    needed = {ord(char) for char in text if not char.isspace()}
     try:
-        if path is None or all(ord(char) in fonts.coverage(path) for char in text if not char.isspace()):
+        if path is not None and needed <= fonts.coverage(path):
             return path
     except PdfError:  # a broken font file: `_font` falls back to Pillow's own
         return path
-    return fonts.fallback_font(font_dir) or path
+    if path is None and text.isascii():
+        return None
+    candidates = [font for font in (fonts.text_font(font_dir), *fonts.fallback_fonts(font_dir)) if font]
+    return max(candidates, key=lambda font: len(needed & fonts.coverage(font)), default=path)
 
 
 def _drawable(text: str, path: str | None) -> str:

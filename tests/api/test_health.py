@@ -10,6 +10,8 @@ import pytest
 
 from signsvc.cli.serving import bind, start as start_server
 from signsvc.http.connection_deadlines import Limits
+from signsvc.http.appkeys import FONT_SCRIPTS, INGEST
+from signsvc.pdf import font_files
 from tests.support import probe
 from tests.support.app import LIVE_KEY
 
@@ -21,7 +23,13 @@ async def test_health_is_200_without_a_key_while_the_database_answers(api):
 
 async def test_health_says_which_scripts_the_installed_fonts_draw(api):
     scripts = (await api.with_key(None).get("/health")).json["scripts"]
-    assert {"Latin", "Greek", "Cyrillic", "Hebrew", "Arabic", "CJK"} <= set(scripts)
+    assert {"Latin", "Greek", "Cyrillic", "Hebrew", "Arabic", "Devanagari", "Thai", "CJK"} <= set(scripts)
+
+
+async def test_the_scripts_health_reports_are_worked_out_before_the_first_request_not_by_health(api):
+    worked_out = api.app[FONT_SCRIPTS]  # set as the app starts, before it answers anything
+    assert worked_out == font_files.scripts(api.app[INGEST].font_dir)
+    assert (await api.with_key(None).get("/health")).json["scripts"] == list(worked_out)
 
 
 async def test_health_is_503_when_the_database_does_not_answer(api, db):

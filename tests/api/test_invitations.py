@@ -2,6 +2,8 @@
 
 from datetime import timedelta
 
+import pytest
+
 from signsvc.accounts.accounts import DEFAULT_ACCOUNT_NAME
 from signsvc.http.appkeys import WORKER
 from tests.support.app import TEST_KEY
@@ -59,6 +61,18 @@ async def test_a_custom_message_fills_its_variables_and_reply_to_is_set(mailing,
     message = smtp_server.messages[0]
     assert message["Subject"] == "NDA for Ann" and message["Reply-To"] == "legal@example.com"
     assert text_of(message).startswith(f"Hi Ann, sign at http://signsvc.test/s/{submitters[0]['slug']}")
+
+
+@pytest.mark.parametrize("name", ["محمد", "שרה כהן", "山田 太郎"])
+async def test_an_invitation_carries_a_name_in_any_script_as_given_in_its_subject_text_and_html(
+        mailing, smtp_server, name):
+    await send(mailing, await template(mailing), {"email": "ann@example.com", "name": name},
+               message={"subject": "{{submitter.name}}: شركة محمد", "body": "Hi {{submitter.name}}, شركة محمد"})
+    await mailing.app[WORKER].drain()
+    message = smtp_server.messages[0]
+    assert message["Subject"] == f"{name}: شركة محمد"
+    assert text_of(message).startswith(f"Hi {name}, شركة محمد")
+    assert f"{name}, شركة محمد" in message.get_body(("html",)).get_content()
 
 
 async def test_preserved_order_invites_the_next_submitter_when_the_previous_completes(mailing, smtp_server):

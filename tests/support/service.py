@@ -106,11 +106,12 @@ async def run(*args: str, **variables: str) -> tuple[int, str, str]:
     return process.returncode, out.decode(), err.decode()
 
 
-async def start(*args: str, **variables: str) -> Service:
+async def start(*args: str, prefix: tuple[str, ...] = (), **variables: str) -> Service:
     """Starts the server on a free port and waits for the ready line and the keys printed after it
-    (written together with the ready line, so they are in the pipe when it is)."""
+    (written together with the ready line, so they are in the pipe when it is). `prefix` is a command that
+    runs the server (such as `unshare`), exec-ing it in the end so that the process is the server's."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "run.py", "--port", "0", *args, cwd=ROOT, env=environment(**variables),
+        *prefix, sys.executable, "run.py", "--port", "0", *args, cwd=ROOT, env=environment(**variables),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     assert process.stdout is not None
     block = await asyncio.wait_for(_first_lines(process.stdout), 30)

@@ -25,7 +25,6 @@ import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
@@ -33,8 +32,6 @@ from signsvc.pdf import font_files
 from tests.support.paths import NPM_DIR
 
 REQUIRE_SYSTEM = "SIGNSVC_TEST_REQUIRE_SYSTEM"
-# Where the tests that copy DejaVu files take them from (Debian's fonts-dejavu-core).
-DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
 
 
 @dataclass(frozen=True)
@@ -74,18 +71,13 @@ def requires(program: str, *, package: str, then: str = "") -> pytest.MarkDecora
     return requirement(program, package=package, present=lambda: shutil.which(program) is not None, then=then)
 
 
-def _files(directory: Path, *names: str) -> Callable[[], bool]:
-    return lambda: all((directory / name).is_file() for name in names)
-
-
 SOFFICE = requires("soffice", package="libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui")
 PDFSIG = requires("pdfsig", package="poppler-utils")
-# Found the way the PDF engines find it (signsvc/pdf/font_files.py): by name in the font directories.
-CJK_FONT = requirement("the CJK fallback font (DroidSansFallbackFull.ttf)", package="fonts-droid-fallback",
-                       present=lambda: font_files.locate(font_files.CJK) is not None)
-# The files some tests copy into a font directory of their own.
-DEJAVU = requirement(f"DejaVu fonts in {DEJAVU_DIR}", package="fonts-dejavu-core",
-                     present=_files(DEJAVU_DIR, "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif-Bold.ttf"))
+# Found the way the PDF engines find it (signsvc/pdf/font_files.py): a Python dependency, so always there
+# once the project is installed; kept as a mark so that a broken install says what is missing.
+CJK_FONT = requirement("the CJK font of the Python package noto-cjk-sans-otc (pip install -e .)",
+                       package="nothing: it is a Python dependency",
+                       present=lambda: font_files.packaged_cjk_font() is not None)
 NODE = requires("node", package="nodejs")
 NPM_CLIENT = requirement("the npm client @docuseal/api (tests/npm/node_modules)", package="npm",
                          present=lambda: (NPM_DIR / "node_modules" / "@docuseal" / "api").is_dir(),

@@ -3,22 +3,23 @@ the audit log) for a character no installed font can draw, rather than a documen
 
 import io
 import logging
+import shutil
 
-import pypdf
 import pytest
 from PIL import Image
 
 from signsvc.pdf import audit_log, font_files, fonts, typed_signature
+from tests.support.pdf_text import page_texts
 from tests.unit.test_pdf_audit_log import make_log, submitter
 
 
 def text_of(pdf: bytes) -> str:
-    return " ".join(" ".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages).split())
+    return " ".join(" ".join(page_texts(pdf)).split())
 
 
 @pytest.fixture
 def no_fallback_font(monkeypatch):
-    monkeypatch.setattr(fonts, "fallback_font", lambda font_dir=None: None)
+    monkeypatch.setattr(fonts, "fallback_fonts", lambda font_dir=None: ())
 
 
 def test_a_character_no_font_has_becomes_a_white_square():
@@ -38,23 +39,25 @@ def test_the_replacement_note_names_the_characters_by_code_point():
     assert note == "Characters that no installed font can draw were replaced with \u25a1: U+5C71, U+7530"
 
 
-def test_the_packaged_noto_cjk_font_is_the_fallback_without_a_system_one(monkeypatch, tmp_path):
-    monkeypatch.setattr(font_files, "FONT_DIRS", ())
-    monkeypatch.setattr(font_files, "PACKAGE_DIRS", ())
-    path = fonts.fallback_font.__wrapped__(str(tmp_path))
-    assert path is not None and path.endswith("NotoSansCJK-Regular.ttc") and ord("山") in fonts.coverage(path)
+def test_the_packaged_noto_cjk_font_is_the_cjk_fallback_without_one_in_the_font_directory(tmp_path):
+    path = font_files.fallback_fonts.__wrapped__(str(tmp_path))[-1]
+    assert path.endswith("NotoSansCJK-Regular.ttc") and ord("山") in fonts.coverage(path)
 
 
-def test_a_packaged_cjk_font_draws_a_cjk_name_in_the_audit_log(monkeypatch):
-    monkeypatch.setattr(fonts, "fallback_font", lambda font_dir=None: font_files.packaged_cjk_font())
+def test_a_droid_fallback_font_in_the_font_directory_takes_the_cjk_place(tmp_path):
+    shutil.copy(font_files.packaged_cjk_font(), tmp_path / "DroidSansFallbackFull.ttf")
+    assert font_files.fallback_fonts.__wrapped__(str(tmp_path))[-1] == str(tmp_path / "DroidSansFallbackFull.ttf")
+
+
+def test_the_packaged_fonts_draw_a_cjk_name_in_the_audit_log():
     text = text_of(audit_log.render(make_log(submitters=[submitter(name="山田 太郎")])))
-    assert "山" in text and "no installed font" not in text
+    assert "山田 太郎" in text and "no installed font" not in text
 
 
 def test_the_audit_log_notes_the_characters_it_replaced_and_logs_a_warning(no_fallback_font, caplog):
     with caplog.at_level(logging.WARNING, logger="signsvc.pdf.fonts"):
         text = text_of(audit_log.render(make_log(submitters=[submitter(name="山田 太郎")])))
-    note = "Characters that no installed font can draw were replaced with \u25a1: U+592A, U+5C71, U+7530, U+90CE"
+    note = "Characters that no installed font can draw were replaced with ?: U+592A, U+5C71, U+7530, U+90CE"
     assert note in text
     assert any("山 (U+5C71)" in record.getMessage() for record in caplog.records)
 
@@ -70,5 +73,6 @@ def test_a_typed_signature_with_characters_no_font_has_is_still_drawn(no_fallbac
     assert any("typed signature" in record.getMessage() for record in caplog.records)
 
 
-def test_drawable_scripts_include_cjk_and_arabic():
-    assert {"Latin", "Greek", "Cyrillic", "Hebrew", "Arabic", "CJK"} <= set(fonts.drawable_scripts())
+def test_drawable_scripts_include_every_script_the_packaged_fonts_bring():
+    assert {"Latin", "Greek", "Cyrillic", "Hebrew", "Arabic", "Devanagari", "Thai", "CJK", "Kana", "Hangul"} <= \
+        set(fonts.drawable_scripts())

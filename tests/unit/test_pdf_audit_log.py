@@ -15,9 +15,9 @@ from signsvc.pdf import font_files
 from signsvc.infra import pdf_calls
 from signsvc.pdf import audit_log, fonts
 from signsvc.pdf.errors import PdfError
-from tests.support.system import CJK_FONT, DEJAVU, DEJAVU_DIR
+from tests.support.pdf_text import page_texts
+from tests.support.system import CJK_FONT
 
-pytestmark = DEJAVU
 USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
               "Version/17.2 Safari/605.1.15")
 
@@ -52,7 +52,7 @@ def make_log(**changes):
 
 
 def pages_text(pdf):
-    return [page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages]
+    return page_texts(pdf)
 
 
 def flat(pdf):
@@ -115,8 +115,8 @@ def test_unicode_names_are_extractable(name):
 def test_the_cjk_fallback_font_is_embedded_only_when_a_string_needs_it():
     latin = audit_log.render(make_log(submitters=[submitter(name="Zoë Łukasz")]))
     cjk = audit_log.render(make_log(submitters=[submitter(name="Zoë Łukasz"), submitter(name="山田 太郎")]))
-    assert not any("Droid" in name for name in font_names(latin))
-    assert any("Droid" in name for name in font_names(cjk))
+    assert not any("CJK" in name for name in font_names(latin))
+    assert any("CJK" in name for name in font_names(cjk))
 
 
 def test_test_mode_marks_every_page():
@@ -211,29 +211,21 @@ def test_the_pool_call_answers_the_pdf_and_its_hash():
         pdf_calls.audit_log(make_log(generated_at="soon"))
 
 
-@pytest.fixture
-def font_dir(tmp_path, monkeypatch):
-    """A configured font directory, and no system fonts but the ones each test copies into it."""
-    monkeypatch.setattr(font_files, "FONT_DIRS", ())
-    monkeypatch.setattr(font_files, "PACKAGE_DIRS", ())
-    return tmp_path
+def test_without_a_text_font_the_audit_log_names_the_package_to_install(tmp_path, monkeypatch):
+    monkeypatch.setattr(font_files, "PACKAGED_TEXT", ("fontpkg_not_installed", "None.ttf"))
+    with pytest.raises(fonts.MissingFont, match=r"DejaVuSans\.ttf.*fontpkg-noto-sans"):
+        audit_log.render(make_log(), str(tmp_path))
 
 
-def test_without_dejavu_the_audit_log_names_the_font_to_install(font_dir):
-    with pytest.raises(fonts.MissingFont, match="DejaVuSans.ttf"):
-        audit_log.render(make_log(), str(font_dir))
+def test_a_text_font_in_the_font_directory_is_used_and_draws_the_headings_without_a_bold(tmp_path):
+    shutil.copy(fonts.text_font(), tmp_path / "DejaVuSans.ttf")  # the packaged font, under the name looked for
+    pdf = audit_log.render(make_log(), str(tmp_path))
+    assert fonts.text_font(str(tmp_path)) == str(tmp_path / "DejaVuSans.ttf")
+    assert "Envelope ID" in flat(pdf) and {name.split("+")[-1] for name in font_names(pdf)} == {"NotoSans"}
 
 
-def test_without_dejavu_bold_headings_are_drawn_in_dejavu_sans(font_dir):
-    shutil.copy(DEJAVU_DIR / "DejaVuSans.ttf", font_dir)
-    pdf = audit_log.render(make_log(), str(font_dir))
-    assert "Envelope ID" in flat(pdf) and {name.split("+")[-1] for name in font_names(pdf)} == {"DejaVuSansBook"}
-
-
-def test_cjk_text_without_the_fallback_font_is_drawn_as_substitutes_and_noted(font_dir, monkeypatch):
-    for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):
-        shutil.copy(DEJAVU_DIR / name, font_dir)
-    monkeypatch.setattr(fonts, "fallback_font", lambda font_dir=None: None)
-    text = flat(audit_log.render(make_log(submitters=[submitter(name="山田 太郎")]), str(font_dir)))
-    assert "\u25a1\u25a1 \u25a1\u25a1" in text
-    assert "replaced with \u25a1: U+592A, U+5C71, U+7530, U+90CE" in text
+def test_cjk_text_without_a_fallback_font_is_drawn_as_substitutes_and_noted(monkeypatch):
+    monkeypatch.setattr(fonts, "fallback_fonts", lambda font_dir=None: ())
+    text = flat(audit_log.render(make_log(submitters=[submitter(name="山田 太郎")])))
+    assert "?? ??" in text  # the text font has no white square: a question mark stands for each
+    assert "replaced with ?: U+592A, U+5C71, U+7530, U+90CE" in text

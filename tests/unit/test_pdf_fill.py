@@ -19,6 +19,7 @@ from signsvc.pdf import fill, fonts, value_text
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.fill import fill_pdf
 from tests.support.samples import RawPdf, form_pdf, jpeg_with_orientation, pages_pdf, refs, text_pdf
+from tests.support.pdf_text import page_texts
 from tests.support.system import CJK_FONT
 
 DOC = "document-1"
@@ -91,7 +92,7 @@ def changed_only_inside(before, after, areas) -> bool:
 
 
 def text_of(pdf: bytes, page: int = 0) -> str:
-    return pypdf.PdfReader(io.BytesIO(pdf)).pages[page].extract_text()
+    return page_texts(pdf)[page]
 
 
 def png(size=(300, 100), bar=True) -> bytes:
@@ -190,8 +191,8 @@ def test_unicode_names_are_extractable_text(name):
 
 
 def test_cjk_text_without_a_fallback_font_is_drawn_as_substitutes(monkeypatch):
-    monkeypatch.setattr(fonts, "fallback_font", lambda font_dir=None: None)
-    assert "Zoë \u25a1\u25a1" in text_of(filled(sample_pdf(), (field("text", (0, 0.1, 0.1, 0.5, 0.05)), "Zoë 山田")))
+    monkeypatch.setattr(fonts, "fallback_fonts", lambda font_dir=None: ())
+    assert "Zoë ??" in text_of(filled(sample_pdf(), (field("text", (0, 0.1, 0.1, 0.5, 0.05)), "Zoë 山田")))
 
 
 def test_characters_no_font_has_are_shown_as_a_visible_substitute():
@@ -447,18 +448,14 @@ def test_fonts_are_looked_for_in_the_font_directory_first(tmp_path):
     (tmp_path / "nested").mkdir()
     (tmp_path / "nested" / "DejaVuSans.ttf").write_bytes(Path(fonts.check()).read_bytes())
     assert fonts.locate(fonts.TEXT, str(tmp_path)) == str(tmp_path / "nested" / "DejaVuSans.ttf")
-    assert fonts.locate(fonts.TEXT, str(tmp_path / "missing")) == fonts.check()
+    assert fonts.locate(fonts.TEXT, str(tmp_path / "missing")) is None
+    assert fonts.check(str(tmp_path / "missing")) == font_files.packaged(*font_files.PACKAGED_TEXT)
 
 
 def test_the_start_check_fails_clearly_without_a_text_font(monkeypatch, tmp_path):
-    monkeypatch.setattr(font_files, "FONT_DIRS", ())
-    monkeypatch.setattr(font_files, "PACKAGE_DIRS", ())
-    fonts.text_font.cache_clear()
-    try:
-        with pytest.raises(fonts.MissingFont, match="DejaVuSans.ttf.*fonts-dejavu-core"):
-            fonts.check(str(tmp_path))
-    finally:
-        fonts.text_font.cache_clear()
+    monkeypatch.setattr(font_files, "PACKAGED_TEXT", ("fontpkg_not_installed", "None.ttf"))
+    with pytest.raises(fonts.MissingFont, match=r"DejaVuSans\.ttf.*pip install fontpkg-noto-sans"):
+        fonts.check(str(tmp_path))
 
 
 def test_the_start_check_refuses_a_file_that_is_not_a_font(tmp_path):

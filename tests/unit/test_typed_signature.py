@@ -10,7 +10,7 @@ from PIL import Image
 from signsvc.infra import pdf_calls
 from signsvc.pdf import fonts, typed_signature
 from signsvc.pdf.errors import PdfError
-from tests.support.system import CJK_FONT, DEJAVU, DEJAVU_DIR
+from tests.support.system import CJK_FONT
 
 
 def ink_box(png: bytes) -> tuple[int, int, int, int] | None:
@@ -57,9 +57,8 @@ def test_dejavu_sans_oblique_is_the_fallback_and_no_font_means_pillows_own(tmp_p
     assert fonts.find([str(tmp_path / "missing")]) is None
 
 
-@DEJAVU
 def test_a_font_in_the_extra_directory_is_used(tmp_path):
-    shutil.copy(DEJAVU_DIR / "DejaVuSerif-Bold.ttf", tmp_path / "DancingScript-Regular.ttf")
+    shutil.copy(fonts.fallback_fonts()[1], tmp_path / "DancingScript-Regular.ttf")  # Heebo, packaged
     assert fonts.signature_font(str(tmp_path)) == str(tmp_path / "DancingScript-Regular.ttf")
     assert typed_signature.render_typed_signature("Bob", str(tmp_path)) != typed_signature.render_typed_signature("Bob")
 
