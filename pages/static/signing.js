@@ -345,7 +345,8 @@ function start() {
   }
 }
 
-// Whether a text matches a field's pattern; a pattern this browser can't read is left to the service.
+// Whether a text matches a field's pattern, read as the service reads it (signsvc/templates/patterns.py); the
+// service refuses a pattern this browser cannot read and never sends one it stored before it checked them.
 function matches(pattern, text) {
   try {
     return new RegExp(`^(?:${pattern})$`, "u").test(text);
