@@ -4,6 +4,7 @@ import { Pad } from "./pad.js";
 import { announce, tellParent } from "./frame.js";
 import { paint, placeBoxes } from "./boxes.js";
 import { $, $$ } from "./dom.js";
+import { matches } from "./patterns.js";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
 const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, name) => values[name] ?? "");
@@ -342,16 +343,6 @@ function start() {
     } else {
       location.reload();
     }
-  }
-}
-
-// Whether a text matches a field's pattern, read as the service reads it (signsvc/templates/patterns.py); the
-// service refuses a pattern this browser cannot read and never sends one it stored before it checked them.
-function matches(pattern, text) {
-  try {
-    return new RegExp(`^(?:${pattern})$`, "u").test(text);
-  } catch {
-    return true;
   }
 }
 
