@@ -25,6 +25,7 @@ import asyncio
 import functools
 import string
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import re2
 
@@ -37,6 +38,9 @@ MAX_DEPTH = 100  # groups inside groups
 # second of one thread on the patterns that defeat RE2's fast engine, far beyond any honest form's.
 MAX_WORK = 100_000_000
 INLINE_WORK = 200_000  # checks that cost less run on the event loop (well under a millisecond); others in a thread
+# The thread of the costly checks: one per process, so however many signers save at once they take one core at
+# most, waiting their turn off the event loop.
+_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="patterns")
 CACHE_SIZE = 1024  # patterns kept compiled
 
 _SYNTAX = set("^$\\.*+?()[]{}|/")
@@ -82,14 +86,14 @@ def work(pattern: str, text: str) -> int:
 
 async def first_mismatch(checks: Sequence[tuple[str, str]]) -> int | None:
     """The index of the first `(pattern, text)` whose text does not match (refused patterns match
-    everything). Refuses (Refused) checks that would cost more than MAX_WORK; runs costly ones in a thread,
-    where RE2 lets go of the interpreter, so the event loop keeps serving."""
+    everything). Refuses (Refused) checks that would cost more than MAX_WORK; runs costly ones in the
+    patterns' thread, where RE2 lets go of the interpreter, so the event loop keeps serving."""
     total = sum(work(pattern, text) for pattern, text in checks)
     if total > MAX_WORK:
         raise Refused("values are too long to check against their fields' patterns")
     if total <= INLINE_WORK:
         return _first_mismatch(checks)
-    return await asyncio.to_thread(_first_mismatch, checks)
+    return await asyncio.get_running_loop().run_in_executor(_THREAD, _first_mismatch, checks)
 
 
 def _first_mismatch(checks: Sequence[tuple[str, str]]) -> int | None:
