@@ -4,6 +4,7 @@ import { Pad } from "./pad.js";
 import { announce, tellParent } from "./frame.js";
 import { paint, placeBoxes } from "./boxes.js";
 import { $, $$ } from "./dom.js";
+import { matches } from "./patterns.js";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
 const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, name) => values[name] ?? "");
@@ -342,15 +343,6 @@ function start() {
     } else {
       location.reload();
     }
-  }
-}
-
-// Whether a text matches a field's pattern; a pattern this browser can't read is left to the service.
-function matches(pattern, text) {
-  try {
-    return new RegExp(`^(?:${pattern})$`, "u").test(text);
-  } catch {
-    return true;
   }
 }
 

@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, TypeGuard
 
-import regex
-
 from signsvc.infra import errors, pdf_calls
+from signsvc.templates import patterns
 from signsvc.templates.template_fields import MAX_FIELDS
 
 TODAY = "{{date}}"  # kept as is: filled with the completion date
-PATTERN_SECONDS = 0.05  # the longest a field's pattern may take to check a value
 TYPED_LIMIT = 60  # a signature text shorter than this is drawn, not decoded (DocuSeal's rule)
 DEFAULT_DATE_FORMAT = "DD/MM/YYYY"
 LINKED = {"signature", "initials", "image", "stamp"}
@@ -121,19 +119,36 @@ def is_file_id(value: object) -> bool:
     return isinstance(value, str) and _FILE_ID.fullmatch(value) is not None
 
 
-def broken_rule(field: dict[str, Any], value: object) -> str | None:
+def pattern_checks(fields: list[dict[str, Any]], values: dict[str, object]) -> list[tuple[dict[str, Any], str, str]]:
+    """`(field, pattern, text)` for each field with a `validation.pattern` and a text value to check against it."""
+    found = []
+    for field in fields:
+        value, pattern = values.get(field["uuid"]), (field.get("validation") or {}).get("pattern")
+        if isinstance(value, str) and value and isinstance(pattern, str) and pattern:  # "" is none, as in the form
+            found.append((field, pattern, value))
+    return found
+
+
+def form_rules(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The fields as the signing form checks them: a pattern the service refuses (stored before patterns were
+    checked) is no pattern, there as in `patterns.first_mismatch`, so the form and the service agree."""
+    return [_without_refused_pattern(field) for field in fields]
+
+
+def _without_refused_pattern(field: dict[str, Any]) -> dict[str, Any]:
+    rules = field.get("validation")
+    if not (isinstance(rules, dict) and isinstance(rules.get("pattern"), str) and patterns.problem(rules["pattern"])):
+        return field
+    return {**field, "validation": {key: value for key, value in rules.items() if key != "pattern"}}
+
+
+def broken_rule(field: dict[str, Any], value: object, *, matched: bool = True) -> str | None:
     """What is wrong with a value the signing form sends, by the field's `validation` (a text's
-    `pattern` and `message`, a number's `min` and `max`); None when it keeps them. A pattern Python
-    cannot read (it is written for browsers) is left to the form, as is one that takes too long: a
-    pattern that backtracks without end must not hold the event loop."""
+    `pattern` and `message`, a number's `min` and `max`); None when it keeps them. `matched`: whether
+    the text matched the field's pattern (`patterns.first_mismatch` checks them all at once)."""
     rules = field.get("validation") or {}
-    if isinstance(value, str) and value and isinstance(rules.get("pattern"), str):
-        try:
-            matched = regex.fullmatch(rules["pattern"], value, timeout=PATTERN_SECONDS)
-        except (regex.error, TimeoutError):
-            return None
-        if matched is None:
-            return str(rules.get("message") or "does not have the expected format")
+    if not matched:
+        return str(rules.get("message") or "does not have the expected format")
     if _is_number(value):
         low, high = rules.get("min"), rules.get("max")
         if _is_number(low) and value < low:

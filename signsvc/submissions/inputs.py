@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from signsvc.infra import errors, json_fields
+from signsvc.templates import template_fields
 from signsvc.templates.template_fields import MAX_FIELDS
 from storage.records import MAX_ID
 
@@ -53,6 +54,7 @@ class SubmitterInput:
     completed: bool
     send_email: bool
     preferences: dict[str, Any] = field(default_factory=dict)
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # `fields[].validation` by field name or uuid
 
     @property
     def where(self) -> str:
@@ -125,7 +127,8 @@ def submitter(raw: Any, index: int) -> SubmitterInput:
         phone=checked_phone(phone, where), name=name, values=values,
         readonly_fields=_readonly_fields(raw, where), external_id=external_id(raw, where),
         metadata=_object(raw, "metadata", where), completed=_flag(raw, "completed", False, where),
-        send_email=_flag(raw, "send_email", True, where), preferences=preferences(raw, where))
+        send_email=_flag(raw, "send_email", True, where), preferences=preferences(raw, where),
+        rules=fields_rules(raw, where))
 
 
 def preferences(raw: dict[str, Any], where: str | None) -> dict[str, Any]:
@@ -256,6 +259,24 @@ def fields_values(raw: dict[str, Any], where: str) -> dict[str, Any]:
             raise errors.Invalid(errors.located("name or uuid is required", place))
         if "default_value" in item:
             found[key] = item["default_value"]
+    return found
+
+
+def fields_rules(raw: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
+    """`fields: [{name, validation}]`: rules that replace the template's for this submission, each pattern in
+    the syntax `patterns` accepts (DocuSeal's `validation_pattern` and `invalid_message` are read as
+    `validation.pattern` and `validation.message`)."""
+    found = {}
+    for position, item in enumerate(raw["fields"] if isinstance(raw.get("fields"), list) else []):
+        rules = _object(item, "validation", f"{where}.fields[{position}]")
+        named = {"pattern": item.get("validation_pattern"), "message": item.get("invalid_message")}
+        rules = {**rules, **{key: value for key, value in named.items() if value is not None}}
+        if rules:
+            try:
+                template_fields.validation(rules, "validation")
+            except errors.Invalid as refused:
+                raise errors.Invalid(errors.located(refused.message, f"{where}.fields[{position}]")) from None
+            found[item.get("name") or item.get("uuid")] = rules
     return found
 
 

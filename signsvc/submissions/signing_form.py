@@ -119,7 +119,7 @@ class SigningForms:
         if state != FORM:
             return FormView(state, submission, submitter, submitters)
         attachments = await self._linkable(submission)
-        fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        fields = field_values.form_rules(field_values.role_fields(submission.fields, submitter.role_uuid))
         completed_fields, completed_values = self._completed_by_others(submission, submitter, submitters,
                                                                        attachments)
         return FormView(state, submission, submitter, submitters, fields,

@@ -290,18 +290,26 @@ def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple
 
 def _fields_with_readonly(template: Template,
                           assigned: list[tuple[SubmitterInput, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The template's fields for this submission, with each submitter's `readonly_fields` locked."""
+    """The template's fields for this submission, with each submitter's `readonly_fields` locked and the
+    `validation` given in their `fields` in place of the template's."""
     fields = [dict(field) for field in template.fields]
     for given, role in assigned:
         own = {field["uuid"]: field for field in _fields_of(fields, role)}
         index = field_values.FieldIndex(field_values.named(list(own.values())))
         for name in given.readonly_fields:
-            found = index.matching(name)
-            if not found:
-                raise errors.Invalid(errors.located(f"Unknown field: {name}", f"{given.where}.readonly_fields"))
-            for field in found:
+            for field in _named_fields(index, name, f"{given.where}.readonly_fields"):
                 own[field["uuid"]]["readonly"] = True
+        for name, rules in given.rules.items():
+            for field in _named_fields(index, name, f"{given.where}.fields"):
+                own[field["uuid"]]["validation"] = {**(own[field["uuid"]].get("validation") or {}), **rules}
     return fields
+
+
+def _named_fields(index: field_values.FieldIndex, name: str, where: str) -> list[dict[str, Any]]:
+    found = index.matching(name)
+    if not found:
+        raise errors.Invalid(errors.located(f"Unknown field: {name}", where))
+    return found
 
 
 def _fields_of(fields: list[dict[str, Any]], role: dict[str, Any]) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from signsvc.results import produce
 from signsvc.submissions import field_values, inputs, statuses, values
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.values import DEFAULT_UPLOADS_LIMIT, Namer, PreparedValues
+from signsvc.templates import patterns
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
@@ -181,7 +182,7 @@ class Submitters:
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), "values")
         _refuse_readonly(fields, prepared)
-        _refuse_broken_rules(fields, prepared)
+        await _refuse_broken_rules(fields, prepared)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
@@ -334,10 +335,18 @@ def _refuse_readonly(fields: list[dict[str, Any]], prepared: PreparedValues) -> 
             raise errors.Invalid(f"{field['name']} is a read-only field")
 
 
-def _refuse_broken_rules(fields: list[dict[str, Any]], prepared: PreparedValues) -> None:
-    """The form checks the fields' rules as the signer types; a page that skipped them is refused here."""
+async def _refuse_broken_rules(fields: list[dict[str, Any]], prepared: PreparedValues) -> None:
+    """The form checks the fields' rules as the signer types; a page that skipped them is refused here.
+    Patterns run in RE2 (linear time) within one budget for the request, off the event loop when costly."""
+    checks = field_values.pattern_checks(fields, prepared.values)
+    try:
+        failed = await patterns.first_mismatch([(pattern, text) for _, pattern, text in checks])
+    except patterns.Refused as refused:
+        raise errors.Invalid(str(refused)) from None
+    mismatched = checks[failed][0]["uuid"] if failed is not None else None
     for field in fields:
-        if problem := field_values.broken_rule(field, prepared.values.get(field["uuid"])):
+        value = prepared.values.get(field["uuid"])
+        if problem := field_values.broken_rule(field, value, matched=field["uuid"] != mismatched):
             raise errors.Invalid(f"{field['name']}: {problem}")
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signsvc.infra import errors, json_fields
+from signsvc.templates import patterns
 
 FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "radio", "select", "multiple",
                "image", "file", "stamp", "cells", "phone")
@@ -89,12 +90,29 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_pa
     if "default_value" in raw and raw["default_value"] is not None:
         result["default_value"] = raw["default_value"]
     if "validation" in raw and raw["validation"] is not None:
-        result["validation"] = _object(raw, "validation", where)
+        result["validation"] = validation(_object(raw, "validation", where), f"{where}.validation")
     options = _options(raw, kind, where)
     if options is not None:
         result["options"] = options
     result["areas"] = _areas(raw.get("areas", []), options, documents, f"{where}.areas", first_page)
     return result
+
+
+def validation(rules: dict[str, Any], where: str) -> dict[str, Any]:
+    """A field's `validation`, its `pattern` (if any) in the syntax `patterns` accepts."""
+    pattern = rules.get("pattern")
+    if pattern is not None and not isinstance(pattern, str):
+        raise errors.Invalid(f"{where}.pattern must be a string")
+    if pattern and (problem := patterns.problem(pattern)):
+        raise errors.Invalid(f"{where}.pattern is invalid: it {problem}")
+    return rules
+
+
+def refuse_stored_patterns(fields: list[dict[str, Any]], where: str) -> None:
+    """422 naming the first field whose stored pattern is no longer accepted (saved before patterns were checked)."""
+    for index, field in enumerate(fields):
+        if isinstance(field.get("validation"), dict):
+            validation(field["validation"], f"{where}[{index}].validation")
 
 
 def _options(raw: dict[str, Any], kind: str, where: str) -> list[dict[str, Any]] | None:

@@ -137,6 +137,7 @@ class Templates:
         async with self.db.transaction() as tx:
             now = self.clock.now()
             source = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
+            template_fields.refuse_stored_patterns(source.fields, "fields")
             documents = await stored.list_documents(tx, source.id)
             await self._check_defaults(tx, source.account_id, source.fields)
             fresh = _fresh_uuids(source, documents)

@@ -8,9 +8,10 @@ import re
 import aiohttp
 import pytest
 
-from signsvc.cli.serving import bind, start as start_server
-from signsvc.http.connection_deadlines import Limits
+from signsvc.cli.serving import bind
+from signsvc.cli.serving import start as start_server
 from signsvc.http.appkeys import FONT_SCRIPTS, INGEST
+from signsvc.http.connection_deadlines import Limits
 from signsvc.pdf import font_files
 from tests.support import probe
 from tests.support.app import LIVE_KEY
