@@ -4,6 +4,7 @@ for another account's upload; a client that goes away mid-body is no 500 and no 
 `python run.py`, with the deadlines moved low through their settings."""
 
 import asyncio
+import io
 import json
 import re
 import time
@@ -109,7 +110,7 @@ def upload(size: int) -> bytes:
 
 
 async def post(server: service.Service, key: str, body: bytes) -> int:
-    async with aiohttp.ClientSession() as session, session.post(f"{server.api}/templates", data=body, headers={
+    async with aiohttp.ClientSession() as session, session.post(f"{server.api}/templates", data=io.BytesIO(body), headers={
             "X-Auth-Token": key, "Content-Type": "application/json"}) as response:
         return response.status
 
