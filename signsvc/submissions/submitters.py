@@ -68,9 +68,11 @@ class Submitters:
         submitter's documents."""
         now = self.clock.now()
         through_api = browser is None
+        completed_values = {**_with_defaults(submission, submitter, now),
+                            **await values.defaults_stored(tx, self.clock, self.files, submission, submitter)}
         submitter = await stored.update_submitter(tx, stored.changed(
             submitter, completed_at=now, opened_at=submitter.opened_at or (None if through_api else now),
-            field_values=_with_defaults(submission, submitter, now), ip=browser.ip if browser else None,
+            field_values=completed_values, ip=browser.ip if browser else None,
             ua=browser.user_agent if browser else None), now)
         await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
                                   event_type="api_complete_form" if through_api else "complete_form", data={},
@@ -358,8 +360,9 @@ def _require_fields(submission: Submission, submitter: Submitter) -> None:
 
 
 def _with_defaults(submission: Submission, submitter: Submitter, now: datetime) -> dict[str, Any]:
-    """The submitter's values with the fields' defaults under them and `{{date}}` as the completion day."""
+    """The submitter's values with the fields' defaults under them and `{{date}}` as the completion day. Defaults
+    that name files are not here: `values.defaults_stored` makes them the submission's own."""
     defaults = {f["uuid"]: f["default_value"] for f in field_values.role_fields(submission.fields, submitter.role_uuid)
-                if f.get("default_value") not in (None, "")}
+                if f.get("default_value") not in (None, "") and f["type"] not in field_values.FILE_TYPES}
     defaults.update(submitter.field_values)
     return {uuid: now.date().isoformat() if value == "{{date}}" else value for uuid, value in defaults.items()}

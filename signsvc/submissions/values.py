@@ -5,10 +5,13 @@ to the content store, and recorded as the submission's attachments inside it; a 
 file's uuid. A refused transaction leaves no file behind (`Files.discard`).
 
 A value may also name a file already stored, by its id. The account (through the API) may name any file of its
-own; a signer only a file the submission already holds or one its fields' defaults name. Anything else is a 422: a
-file id is no secret, every link shows one. A file named from outside the submission is recorded again as the
-submission's own. A file a new value replaced goes (its record and, unless shared, its content) when nothing else
-of the submission names it, and a submitter's files together stay within a bound.
+own; a signer only a file they gave themselves (one of the submission's files recorded for this submitter, or one
+their values already name) or one the submission's fields' defaults name: never another signer's file, whose id
+the next signer sees (a signature of the first signer must not become the second's). Anything else is a 422: a file
+id is no secret, every link shows one. A file named from outside the submission is recorded again as the
+submission's own; so is a default that names a file, when completion applies it (`defaults_stored`). A file a
+new value replaced goes (its record and, unless shared, its content) when nothing else of the submission names
+it, and a submitter's files together stay within a bound.
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ class PreparedValues:
 
 @dataclass(frozen=True)
 class Namer:
-    """Who gives the values: the account itself (any file of its own may be named) or a signer (only files the
-    submission holds or its fields' defaults name); and how many bytes a submitter's files may take together
+    """Who gives the values: the account itself (any file of its own may be named) or a signer (only files they gave
+    themselves or the submission's fields' defaults name); and how many bytes a submitter's files may take together
     (0: no bound)."""
 
     signer: bool
@@ -83,31 +86,44 @@ async def record(tx: Connection, clock: Clock, files: Files, submission: Submiss
                  prepared: PreparedValues, namer: Namer) -> dict[str, Any]:
     """The values as stored: each new file recorded as an attachment of the submitter's submission, each file
     named by id checked (422 naming the field) and made the submission's own."""
-    held = {a.uuid for a in await stored.attachments_of(tx, submission.id)}
+    attached = await stored.attachments_of(tx, submission.id)
+    held = {a.uuid for a in attached}
+    namable = _namable_by_signer(submission, submitter, attached) if namer.signer else None
     stored_values = {}
     for uuid, value in prepared.values.items():
         items = value if isinstance(value, list) else [value]
         if items and all(isinstance(item, _STORED) for item in items):
-            made = [await _stored(tx, clock, files, submission, submitter, prepared, uuid, item, namer, held)
-                    for item in items]
+            made = [await _stored(tx, clock, files, submission, submitter, prepared, uuid, item,
+                                  namable, held) for item in items]
             value = made if isinstance(value, list) else made[0]
         stored_values[uuid] = value
     return stored_values
 
 
+def _namable_by_signer(submission: Submission, submitter: Submitter, attached: list[Attachment]) -> set[str]:
+    """The files a signer may name: the submission's files recorded for this submitter or named by their values
+    already, and those the fields' defaults name. Never another signer's: their signature's id is on the form."""
+    own = {a.uuid for a in attached if a.submitter_id == submitter.id}
+    named = _named_by(submission, submitter.field_values) & {a.uuid for a in attached}
+    return own | named | defaults_named(submission)
+
+
 async def _stored(tx: Connection, clock: Clock, files: Files, submission: Submission, submitter: Submitter,
-                  prepared: PreparedValues, field_uuid: str, item: object, namer: Namer, held: set[str]) -> str:
+                  prepared: PreparedValues, field_uuid: str, item: object, namable: set[str] | None,
+                  held: set[str]) -> str:
+    """A file value as stored: a new file recorded, a named one checked. `namable`: the files a signer may name
+    (None: the account, any file of its own)."""
     if isinstance(item, NewFile):
         blob = await files.record(tx, submitter.account_id, item)
         await _attach(tx, clock, submitter, blob.id)
         return blob.uuid
     assert isinstance(item, field_values.FileId)
-    allowed = item.uuid in held or not namer.signer or item.uuid in defaults_named(submission)
+    allowed = namable is None or item.uuid in namable
     found = (await files.owned(tx, submission.account_id, [item.uuid])).get(item.uuid) if allowed else None
     field = prepared.fields[field_uuid]
     if found is None:
-        whose = "a file this signer uploaded or one the submission holds" if namer.signer \
-            else "a file of this account"
+        whose = "a file of this account" if namable is None else \
+            "a file this signer uploaded or one a field default names"
         raise errors.Invalid(errors.located(f"{field['name']}: the file {item.uuid} is not {whose}", prepared.where))
     if field["type"] != "file" and not found.content_type.startswith("image/"):
         raise errors.Invalid(errors.located(f"{field['name']}: the file {item.uuid} is not an image",
@@ -118,6 +134,31 @@ async def _stored(tx: Connection, clock: Clock, files: Files, submission: Submis
     await _attach(tx, clock, submitter, copy.id)
     held.add(copy.uuid)
     return copy.uuid
+
+
+async def defaults_stored(tx: Connection, clock: Clock, files: Files, submission: Submission,
+                          submitter: Submitter) -> dict[str, Any]:
+    """The values completion takes from defaults that name files, for the submitter's fields left without a value:
+    each file recorded again as the submission's own, as a value naming it is, so the signed documents and the
+    audit log show it. A file not the account's (a default stored before defaults were checked), or not an image
+    where one is drawn, is left out."""
+    found = {}
+    for role_field in field_values.role_fields(submission.fields, submitter.role_uuid):
+        default = role_field.get("default_value")
+        named = field_values.named_files(role_field, default)
+        if not named or role_field["uuid"] in submitter.field_values:
+            continue
+        owned = await files.owned(tx, submission.account_id, named)
+        copies = []
+        for uuid in named:
+            blob = owned.get(uuid) if isinstance(uuid, str) else None
+            if blob is not None and (role_field["type"] == "file" or blob.content_type.startswith("image/")):
+                copy = await files.copy(tx, blob.id)
+                await _attach(tx, clock, submitter, copy.id)
+                copies.append(copy.uuid)
+        if copies:
+            found[role_field["uuid"]] = copies if isinstance(default, list) else copies[0]
+    return found
 
 
 async def _attach(tx: Connection, clock: Clock, submitter: Submitter, blob_id: int) -> None:

@@ -60,13 +60,14 @@ class Templates:
                        folder_name: str | None, shared_link: bool) -> Template:
         """The template of ingested documents, recorded with their files and its `template.created` event."""
         name = name or documents[0].name
-        await self._check_defaults(self.db, principal.account_id, fields)
         combined = await self.ingest.combined(documents, name)
         files = [file for document in documents for file in (document.pdf, *document.previews)] + \
             ([combined] if combined else [])
         await self.files.write(files)
         try:
             async with self.db.transaction() as tx:
+                # In the transaction that stores the template: the files the defaults name are the account's then.
+                await self._check_defaults(tx, principal.account_id, fields)
                 now = self.clock.now()
                 folder = await stored.folder(tx, principal.account_id, folder_name or DEFAULT_FOLDER, now)
                 combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None

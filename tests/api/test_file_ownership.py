@@ -4,10 +4,12 @@ another account, even one already stored."""
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import replace
 from datetime import timedelta
 
+import pypdf
 import pytest
 
 import storage.files as stored_files
@@ -19,7 +21,8 @@ from signsvc.infra.files import REMOVAL_GRACE
 from tests.support.app import Api
 from tests.support.console import signed_in
 from tests.support.documents import b64, pdf, png
-from tests.support.signing import act, area
+from tests.support.results import fetch
+from tests.support.signing import act, area, submission
 
 _FILE_ID = re.compile(r"/file/([0-9a-f]{32})\.")
 FIELDS = [
@@ -187,7 +190,7 @@ async def test_the_signing_form_refuses_another_accounts_file_in_a_saved_value(o
     ann, _ = await send(other, await make_template(other))
     reply = await act(other, ann["slug"], "values", {"values": {"Photo": theirs}})
     assert (reply.status, reply.json) == (422, {
-        "error": f"Photo: the file {theirs} is not a file this signer uploaded or one the submission holds in "
+        "error": f"Photo: the file {theirs} is not a file this signer uploaded or one a field default names in "
                  "`values`."})
     completed = await act(other, ann["slug"], "complete", {"values": {"Full Name": "Ann", "Papers": [theirs]}})
     assert completed.status == 422 and f"the file {theirs} is not a file this signer" in completed.json["error"]
@@ -198,7 +201,7 @@ async def test_a_signer_may_not_name_another_file_of_the_same_account_from_outsi
     elsewhere = await uploaded(api)
     ann, _ = await send(api, await make_template(api))
     reply = await act(api, ann["slug"], "values", {"values": {"Photo": elsewhere}})
-    assert reply.status == 422 and "is not a file this signer uploaded or one the submission holds" in reply.json[
+    assert reply.status == 422 and "is not a file this signer uploaded or one a field default names" in reply.json[
         "error"]
 
 
@@ -225,15 +228,58 @@ async def test_the_api_may_name_any_file_of_its_own_account_and_the_submission_g
     assert served.status == 200 and served.body == png()
 
 
-async def test_a_signer_may_name_a_file_the_submission_holds(api):
-    ann, bob = await send(api, await make_template(api))
+async def test_a_signer_may_name_again_a_file_they_uploaded_themselves(api):
+    ann, _ = await send(api, await make_template(api))
     await act(api, ann["slug"], "values", {"values": {"Photo": b64(png())}})
     photo = file_id((await values_of(api, ann["id"]))["Photo"])
-    again = await act(api, ann["slug"], "complete", {"values": {"Full Name": "Ann", "Photo": photo}})
+    again = await act(api, ann["slug"], "complete", {"values": {"Full Name": "Ann", "Photo": photo, "Papers": [photo]}})
     assert again.status == 200, again.json
-    saved = await act(api, bob["slug"], "values", {"values": {"Buyer Photo": photo}})
-    assert saved.status == 200, saved.json
+    assert file_id((await values_of(api, ann["id"]))["Photo"]) == photo
+
+
+async def test_a_signer_may_not_name_a_file_another_signer_of_the_submission_gave(api):
+    ann, bob = await send(api, await make_template(api))
+    completed = await act(api, ann["slug"], "complete", {"values": {"Full Name": "Ann", "Photo": b64(png())}})
+    assert completed.status == 200, completed.json
+    photo = file_id((await values_of(api, ann["id"]))["Photo"])
+    reply = await act(api, bob["slug"], "values", {"values": {"Buyer Photo": photo}})
+    assert (reply.status, reply.json) == (422, {
+        "error": f"Buyer Photo: the file {photo} is not a file this signer uploaded or one a field default names in "
+                 "`values`."})
+    assert await values_of(api, bob["id"]) == {}
+
+
+SIGNED = [
+    {"name": "Seller Signature", "type": "signature", "role": "First Party", "areas": [area(0.1)]},
+    {"name": "Buyer Signature", "type": "signature", "role": "Second Party", "areas": [area(0.5)]},
+    {"name": "Buyer Initials", "type": "initials", "role": "Second Party", "required": False, "areas": [area(0.6)]},
+]
+
+
+async def test_the_next_signer_may_not_sign_with_the_first_signers_signature(api):
+    ann, bob = await send(api, await make_template(api, SIGNED))
+    signed = await act(api, ann["slug"], "complete", {"values": {"Seller Signature": b64(png())}})
+    assert signed.status == 200, signed.json
+    signature = file_id((await values_of(api, ann["id"]))["Seller Signature"])
+    form = await api.with_key(None).get(f"/s/{bob['slug']}")
+    assert f"/file/{signature}." in form.body.decode()  # the next signer sees the id
+    for action in ("values", "complete"):
+        for name in ("Buyer Signature", "Buyer Initials"):
+            reply = await act(api, bob["slug"], action, {"values": {"Buyer Signature": b64(png()), name: signature}})
+            assert reply.status == 422, reply.json
+            assert reply.json["error"].startswith(f"{name}: the file {signature} is not a file this signer uploaded")
+    assert await values_of(api, bob["id"]) == {}
+
+
+async def test_the_api_may_still_give_a_signer_a_file_of_another_signer(api):
+    ann, bob = await send(api, await make_template(api))
+    await act(api, ann["slug"], "complete", {"values": {"Full Name": "Ann", "Photo": b64(png())}})
+    photo = file_id((await values_of(api, ann["id"]))["Photo"])
+    reply = await api.put(f"/api/submitters/{bob['id']}", json={"values": {"Buyer Photo": photo}})
+    assert reply.status == 200, reply.json
     assert file_id((await values_of(api, bob["id"]))["Buyer Photo"]) == photo
+    # What the signer's values already name, the signer may send back.
+    assert (await act(api, bob["slug"], "values", {"values": {"Buyer Photo": photo}})).status == 200
 
 
 # Links: never to a file of another account, even one already stored
@@ -332,3 +378,38 @@ async def test_a_submitters_uploads_have_a_total_bound(aiohttp_client, make_app,
     assert "remove or replace some" in over.json["error"]
     assert {v for v in await values_of(bounded, ann["id"])} == {"Photo"}
     assert len(await stored.attachments_of(db, ann["submission_id"])) == 1
+
+
+# A default that names a file is the submission's own once applied, like a value naming it
+
+def images_on(data: bytes) -> list[bytes]:
+    return [image.data for page in pypdf.PdfReader(io.BytesIO(data)).pages for image in page.images]
+
+
+async def test_an_image_default_the_signer_left_is_recorded_for_the_submission_and_drawn_on_the_signed_pdf(
+        api, db, worker):
+    own = await uploaded(api)
+    template_id = await make_template(api, [FIELDS[0], {**FIELDS[1], "default_value": own}, *FIELDS[2:]])
+    ann, bob = await send(api, template_id)
+    assert (await act(api, ann["slug"], "complete", {"values": {"Full Name": "Ann"}})).status == 200
+    photo = file_id((await values_of(api, ann["id"]))["Photo"])
+    assert photo != own and photo in {a.uuid for a in await stored.attachments_of(db, ann["submission_id"])}
+    assert (await act(api, bob["slug"], "complete", {"values": {}})).status == 200
+    await worker.drain()
+    found = await submission(api, ann["submission_id"])
+    [document] = found["documents"]
+    assert len(images_on(await fetch(api, document["url"]))) == 1
+    assert len(images_on(await fetch(api, found["audit_log_url"]))) >= 1
+
+
+async def test_a_signature_default_is_drawn_on_the_signed_pdf_when_completed_through_the_api(api, db, worker):
+    own = await uploaded(api)
+    template_id = await make_template(api, [{**SIGNED[0], "default_value": own}])
+    [ann] = await send(api, template_id, ANN)
+    completed = await api.put(f"/api/submitters/{ann['id']}", json={"completed": True})
+    assert completed.status == 200, completed.json
+    signature = file_id((await values_of(api, ann["id"]))["Seller Signature"])
+    assert signature in {a.uuid for a in await stored.attachments_of(db, ann["submission_id"])}
+    await worker.drain()
+    [document] = (await submission(api, ann["submission_id"]))["documents"]
+    assert len(images_on(await fetch(api, document["url"]))) == 1
