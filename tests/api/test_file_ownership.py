@@ -256,6 +256,16 @@ SIGNED = [
 ]
 
 
+async def test_a_signer_may_name_the_file_a_field_default_names_and_gets_a_copy(api, db):
+    own = await uploaded(api)
+    template_id = await make_template(api, [FIELDS[0], {**FIELDS[1], "default_value": own}, *FIELDS[2:]])
+    ann, _ = await send(api, template_id)
+    completed = await act(api, ann["slug"], "complete", {"values": {"Full Name": "Ann", "Photo": own}})
+    assert completed.status == 200, completed.json
+    photo = file_id((await values_of(api, ann["id"]))["Photo"])
+    assert photo != own and photo in {a.uuid for a in await stored.attachments_of(db, ann["submission_id"])}
+
+
 async def test_the_next_signer_may_not_sign_with_the_first_signers_signature(api):
     ann, bob = await send(api, await make_template(api, SIGNED))
     signed = await act(api, ann["slug"], "complete", {"values": {"Seller Signature": b64(png())}})
