@@ -56,8 +56,8 @@ MAX_MEMORY = 1 << 20
 # unread: compiling it would only fail, slowly.
 MAX_ESTIMATE = 4 * MAX_PROGRAM
 # What compiling a request's new patterns may cost, in estimated program steps (each pattern counts at least
-# COMPILE_FLOOR): about half a second of the patterns' thread; a form with a thousand simple patterns fits.
-MAX_COMPILE_WORK = 3_000_000
+# COMPILE_FLOOR): about half a second of the patterns' thread; a form of a thousand simple patterns fits.
+MAX_COMPILE_WORK = 1_000_000
 COMPILE_FLOOR = 1000
 # Requests waiting for the patterns' thread at once; one more is answered 503 with Retry-After.
 MAX_QUEUED = 16
@@ -141,7 +141,8 @@ def _compile_all(new: list[str], checked: bool) -> dict[str, re2._Regexp | str]:
     spent = 0
     for pattern in new:
         translated = _translated(pattern)
-        spent += max(COMPILE_FLOOR, _estimate(translated) if not isinstance(translated, Refused) else 0)
+        estimate = _estimate(translated) if not isinstance(translated, Refused) else 0
+        spent += max(COMPILE_FLOOR, estimate if estimate <= MAX_ESTIMATE else 0)  # refused unread: no compiling
         if spent > MAX_COMPILE_WORK:
             raise Refused("fields have too many costly patterns to read in one request")
         done[pattern] = _compiled(pattern)
