@@ -7,8 +7,10 @@
 
 const MAX_STATES = 200000; // far beyond any pattern the service accepts (at most 1,000 characters)
 const cache = new Map();
+const LONE_SURROGATE = /\p{Cs}/u; // with the `u` flag, only a surrogate not in a pair
 
-// Whether all of `text` matches `pattern`; true for a pattern outside the syntax.
+// Whether all of `text` matches `pattern`; true for a pattern outside the syntax, false for a text with a
+// lone surrogate.
 export function matches(pattern, text) {
   let program = cache.get(pattern);
   if (program === undefined) {
@@ -20,7 +22,9 @@ export function matches(pattern, text) {
     if (cache.size > 100) cache.clear();
     cache.set(pattern, program);
   }
-  return program === null || run(program, Array.from(text, (c) => c.codePointAt(0)));
+  // A lone surrogate cannot be sent as UTF-8: the service (RE2) matches no pattern on such text, nor does this.
+  if (program === null) return true;
+  return !LONE_SURROGATE.test(text) && run(program, Array.from(text, (c) => c.codePointAt(0)));
 }
 
 class Reader {

@@ -67,7 +67,8 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
             await _keyed(request)
         response = await handler(request)
     except errors.ServiceError as exc:
-        response = error_response(exc.status, exc.message)
+        response = error_response(exc.status, exc.message,
+                                  {"Retry-After": str(exc.retry_after)} if exc.retry_after else None)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise

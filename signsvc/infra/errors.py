@@ -6,6 +6,7 @@ from __future__ import annotations
 class ServiceError(Exception):
     status = 500
     message = "Internal server error"
+    retry_after: int | None = None  # seconds, sent as `Retry-After` (a 503 of a busy part of the service)
 
     def __init__(self, message: str | None = None) -> None:
         super().__init__(message or self.message)

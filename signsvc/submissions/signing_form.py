@@ -18,6 +18,7 @@ import storage.templates as stored_templates
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.submissions import field_values, statuses
+from signsvc.templates import patterns
 from storage import Database
 from storage.records import Submission, Submitter
 
@@ -119,7 +120,9 @@ class SigningForms:
         if state != FORM:
             return FormView(state, submission, submitter, submitters)
         attachments = await self._linkable(submission)
-        fields = field_values.form_rules(field_values.role_fields(submission.fields, submitter.role_uuid))
+        fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        await patterns.prepare(patterns.found_in(fields), checked=False)  # off the event loop when not compiled yet
+        fields = field_values.form_rules(fields)
         completed_fields, completed_values = self._completed_by_others(submission, submitter, submitters,
                                                                        attachments)
         return FormView(state, submission, submitter, submitters, fields,

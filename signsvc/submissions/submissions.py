@@ -23,6 +23,7 @@ from signsvc.submissions import feed, field_values, inputs, values
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
+from signsvc.templates import patterns
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
@@ -40,6 +41,7 @@ class Submissions:
     async def create(self, principal: Principal, body: dict[str, Any], *, source: str = "api",
                      along: Along | None = None) -> tuple[Submission, list[Submitter]]:
         """`along` writes what goes with the submission (a consent, a public form's post) in its transaction."""
+        await patterns.prepare(patterns.found_in(body))
         request = inputs.parse(body, self.clock.now())
         template = await self._template(principal, request.template_id)
         assigned = _assign_roles(template, request.submitters)

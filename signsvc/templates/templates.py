@@ -16,7 +16,7 @@ from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.submissions import field_values
-from signsvc.templates import template_fields
+from signsvc.templates import patterns, template_fields
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
@@ -41,6 +41,8 @@ class Templates:
         if not isinstance(raw_documents, list) or not raw_documents:
             raise errors.Invalid("documents must be a non-empty array")
         documents = [await self.ingest.document(raw, f"documents[{index}]") for index, raw in enumerate(raw_documents)]
+        # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
+        await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
         roles, fields = _fields_of_documents(raw_documents, documents)
         return await self._created(principal, documents, roles, fields, name=name, external_id=external_id,
                                    folder_name=folder_name, shared_link=shared_link)
@@ -51,6 +53,7 @@ class Templates:
         `{"name": name, "folder_name": folder_name, "documents": [{"file": <data as base64>, "name": filename}]}`
         (the same rules and messages), without the file ever held as base64 text."""
         document = await self.ingest.uploaded(data, filename, "documents[0]")
+        await patterns.prepare(patterns.found_in(document.form_fields))
         roles, fields = _fields_of_documents([{}], [document])
         return await self._created(principal, [document], roles, fields, name=name, external_id=None,
                                    folder_name=folder_name, shared_link=True)
@@ -106,6 +109,7 @@ class Templates:
     async def update(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """Renames, moves, edits roles and fields, archives or restores."""
         body = body["template"] if isinstance(body.get("template"), dict) else body
+        await patterns.prepare(patterns.found_in(body.get("fields")))
         async with self.db.transaction() as tx:
             template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
             changes = await self._changes(tx, template, body)
@@ -138,6 +142,7 @@ class Templates:
         async with self.db.transaction() as tx:
             now = self.clock.now()
             source = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
+            await patterns.prepare(patterns.found_in(source.fields))
             template_fields.refuse_stored_patterns(source.fields, "fields")
             documents = await stored.list_documents(tx, source.id)
             await self._check_defaults(tx, source.account_id, source.fields)

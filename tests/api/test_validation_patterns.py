@@ -5,11 +5,13 @@ the service alike. The syntax itself is tests/unit/test_patterns.py's."""
 
 import json
 import time
+import uuid
 
 import pytest
 
 import storage.submissions as stored_submissions
 import storage.templates as stored_templates
+from signsvc.templates import patterns
 from tests.support.console import signed_in
 from tests.support.documents import b64, pdf
 from tests.support.every_field import box, field, invite
@@ -161,3 +163,31 @@ async def test_a_stored_pattern_now_refused_is_no_pattern_for_the_page_and_the_s
     assert "data-pattern" not in page and 'data-message="Not a code"' in page and REFUSED not in page
     reply = await act(api, tess["slug"], "values", {"values": {"Code": "anything at all"}})
     assert reply.status == 200, reply.json
+
+
+async def test_a_template_whose_new_patterns_cost_too_much_to_compile_is_422_and_nothing_is_saved(api):
+    # 1,000 patterns near the program limit, each a little different: compiled one after the other on the event
+    # loop they took 15 s; now a request's new patterns compile within one budget (the stall is
+    # tests/process/test_pattern_stall.py's).
+    fields = [code(rf"\p{{L}}{{20}}{n}", f"Code {n}") for n in range(1000)]
+    reply = await api.post("/api/templates", json=template_body(*fields))
+    assert (reply.status, reply.json) == (422, {"error": "fields have too many costly patterns to read in one "
+                                                         "request: send fewer or simpler patterns"})
+    assert (await api.get("/api/templates")).json["data"] == []
+
+
+async def test_a_template_with_patterns_too_large_for_re2_is_422_naming_the_first_such_field(api):
+    fields = [code("[0-9]+", "First")] + [code(rf"\p{{L}}{{1000}}{n}", f"Code {n}") for n in range(500)]
+    reply = await api.post("/api/templates", json=template_body(*fields))
+    assert reply.status == 422
+    assert reply.json["error"].startswith("documents[0].fields[1].validation.pattern is invalid: it is too large")
+
+
+async def test_a_save_while_the_patterns_thread_is_full_is_503_with_retry_after(api, monkeypatch):
+    monkeypatch.setattr(patterns, "MAX_QUEUED", 0)  # as if other requests filled the patterns' thread
+    new = rf"[0-9]{{3}}-{uuid.uuid4().hex}"  # not compiled yet by this process
+    reply = await api.post("/api/templates", json=template_body(code(new)))
+    assert (reply.status, reply.json) == (503, {"error": patterns.Busy.message})
+    assert reply.headers["Retry-After"] == str(patterns.RETRY_AFTER_SECONDS)
+    monkeypatch.setattr(patterns, "MAX_QUEUED", 16)
+    assert (await api.post("/api/templates", json=template_body(code(new)))).status == 201

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from signsvc.infra import errors
 from signsvc.templates import patterns
 from tests.support.paths import ROOT
 
@@ -53,10 +54,92 @@ def test_the_reasons_name_where_the_pattern_goes_wrong():
 
 
 def test_compiled_patterns_are_kept_in_a_bounded_cache():
-    patterns.problem("[0-9]{4}")
-    info = patterns._compiled.cache_info()
-    assert info.maxsize == patterns.CACHE_SIZE and patterns.problem("[0-9]{4}") is None
-    assert patterns._compiled.cache_info().hits == info.hits + 1
+    for n in range(patterns.CACHE_SIZE + 10):
+        assert patterns.problem(f"[0-9]{{4}}x{n}") is None
+    assert len(patterns._CACHE) == patterns.CACHE_SIZE
+    assert "[0-9]{4}x0" not in patterns._CACHE and f"[0-9]{{4}}x{patterns.CACHE_SIZE + 9}" in patterns._CACHE
+
+
+def test_a_pattern_far_beyond_the_program_limit_is_refused_before_compiling():
+    started = time.perf_counter()
+    problems = [patterns.problem(f"\\p{{L}}{{1000}}{n}") for n in range(100)]
+    took = time.perf_counter() - started
+    assert all(problem is not None and problem.startswith("is too large") for problem in problems)
+    assert took < 0.5  # RE2 took 75-107 ms to fail on each of them
+
+
+def test_a_pattern_re2_refuses_for_size_fails_within_its_memory_limit():
+    # Under the estimate's bound, so compiled: with RE2's default memory it took 75-107 ms to fail.
+    started = time.perf_counter()
+    problems = [patterns.problem(f"\\p{{L}}{{70}}{n}") for n in range(10)]
+    took = time.perf_counter() - started
+    assert all(problem is not None and "too large" in problem for problem in problems)
+    assert took < 0.5
+
+
+def test_the_estimate_is_not_below_what_accepted_patterns_compile_to():
+    for pattern in (".{1000}", "\\p{L}{20}", "[\\p{L}\\d]{5,10}", "(\\s{50}){20}", "(?:ab){3,}"):
+        compiled = patterns._compiled(pattern)
+        assert not isinstance(compiled, str), compiled
+        translated = patterns._translated(pattern)
+        assert isinstance(translated, str)
+        assert compiled.programsize / 2 <= patterns._estimate(translated) <= patterns.MAX_ESTIMATE
+
+
+def test_a_checks_cost_counts_the_bytes_re2_reads():
+    assert patterns.work("[a-zé]*", "é" * 10) == 2 * patterns.work("[a-zé]*", "e" * 10)
+
+
+def test_the_patterns_of_a_body_are_found_in_the_order_they_are_written():
+    body = {"documents": [{"fields": [{"validation": {"pattern": "a"}}, {"validation_pattern": "b"}]},
+                          {"fields": [{"validation": {"pattern": "a"}, "x": {"validation": {"pattern": "c"}}}]}]}
+    assert patterns.found_in(body) == ["a", "b", "c"]
+
+
+async def test_new_patterns_are_compiled_off_the_event_loop_which_keeps_running():
+    found = [f"\\p{{L}}{{20}}{n}" for n in range(40)]  # about 15 ms each to compile, near the program limit
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.005)
+            ticks += 1
+
+    ticking = asyncio.create_task(tick())
+    started = time.perf_counter()
+    await patterns.prepare(found)
+    took = time.perf_counter() - started
+    ticking.cancel()
+    assert all(patterns.problem(pattern) is None for pattern in found)
+    assert took > 0.05 and ticks >= 3
+
+
+async def test_a_request_whose_new_patterns_cost_more_than_the_budget_is_refused():
+    found = [f"\\p{{L}}{{20}}y{n}" for n in range(patterns.MAX_COMPILE_WORK // 20_000 + 1)]
+    with pytest.raises(errors.Invalid, match="fields have too many costly patterns to read in one request"):
+        await patterns.prepare(found)
+
+
+async def test_a_request_stops_compiling_at_its_first_refused_pattern():
+    found = ["[0-9]+z", "(?i)z", "[0-9]+zz"]
+    await patterns.prepare(found)
+    assert "[0-9]+z" in patterns._CACHE and "[0-9]+zz" not in patterns._CACHE
+    await patterns.prepare(found, checked=False)
+    assert "[0-9]+zz" in patterns._CACHE
+
+
+async def test_a_check_past_the_queued_limit_is_answered_busy(monkeypatch):
+    monkeypatch.setattr(patterns, "MAX_QUEUED", 1)
+    letters = random.Random(2)
+    text = "".join(letters.choice("ab") for _ in range(20_000))
+    first = asyncio.create_task(patterns.first_mismatch([("[ab]*a[ab]{200}", text)]))
+    await asyncio.sleep(0)
+    with pytest.raises(patterns.Busy) as busy:
+        await patterns.first_mismatch([("[ab]*a[ab]{201}", text)])
+    assert busy.value.status == 503 and busy.value.retry_after == patterns.RETRY_AFTER_SECONDS
+    await first
+    assert await patterns.first_mismatch([("[ab]*a[ab]{201}", text)]) in (0, None)
 
 
 async def test_the_first_text_that_does_not_match_is_found_and_refused_patterns_match_everything():
