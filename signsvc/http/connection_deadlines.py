@@ -60,7 +60,8 @@ class Watch(asyncio.Protocol):
         if self.timer is None and self._request_done():
             self.head_started = self.received
             self._head_begins()
-        body, before = (self.payload, self.payload.total_bytes) if not self._request_done() else (None, 0)
+        body = self.payload if not self._request_done() else None
+        before = body.total_bytes if body is not None else 0
         self.received += len(data)
         self.inner.data_received(data)
         if body is not None and body is self.payload and body.is_eof():
