@@ -14,16 +14,27 @@ async def insert_email(conn: Connection, *, account_id: int, kind: str, submitte
                        now: datetime, sent_at: datetime | None, attachments: list[int] | None = None,
                        last_error: str | None = None) -> Email:
     row = await conn.fetch_one("insert_email", account_id=account_id, kind=kind, submitter_id=submitter_id,
-                               to_address=to_address, reply_to=reply_to, subject=subject, text_body=text_body,
+                               to_address=to_address, recipient=recipient(to_address), reply_to=reply_to,
+                               subject=subject, text_body=text_body,
                                html_body=html_body, status=status, created_at=now, sent_at=sent_at,
                                attachments=attachments or [], last_error=last_error)
     return required(Email, row)
 
 
 async def count_recent_to(conn: Connection, account_id: int, address: str, since: datetime) -> int:
-    """How many of the account's emails went to the address (in any case) since `since`."""
-    return int(await conn.fetch_value("count_emails_to", "sent", account_id=account_id, address=address,
-                                      since=since) or 0)
+    """How many of the account's emails went to the address, or another spelling of its mailbox (`recipient`),
+    since `since`."""
+    return int(await conn.fetch_value("count_emails_to", "sent", account_id=account_id,
+                                      recipient=recipient(address), since=since) or 0)
+
+
+def recipient(address: str) -> str:
+    """The mailbox an address reaches, as the per-recipient cap counts it: in lower case, without a `+tag` in
+    the local part (most mail servers deliver `name+tag@` to `name@`) or a trailing dot of the domain."""
+    local, at, domain = address.strip().lower().rpartition("@")
+    if not at:
+        return domain.rstrip(".")
+    return f"{local.split('+', 1)[0]}@{domain.rstrip('.')}"
 
 
 async def get_email(conn: Connection, email_id: int) -> Email | None:

@@ -16,7 +16,7 @@ from typing import Any
 import storage.accounts as stored
 from signsvc.accounts import passwords
 from signsvc.accounts.accounts import Accounts
-from signsvc.accounts.rate_limits import RateLimits
+from signsvc.accounts.rate_limits import RateLimits, sign_in_source
 from signsvc.accounts.user_links import LIFETIMES, RESET, SETUP, LinkUnusable, UserLinks
 from signsvc.infra import errors, jobs, mail, tokens
 from signsvc.infra.clock import Clock
@@ -51,8 +51,8 @@ class ConsoleUsers:
         self.accounts = accounts
 
     async def sign_in(self, email: str, password: str, *, client: str) -> User:
-        email = email.strip().lower()
-        quota = await self.rate_limits.take_sign_in(client=client)
+        email, client = email.strip().lower(), sign_in_source(client)
+        quota = await self.rate_limits.take_sign_in(client=client, email=email)
         if quota.exceeded:
             raise LockedOut(quota.retry_after)
         backoff = self.rate_limits.sign_in_backoff
@@ -117,7 +117,7 @@ class ConsoleUsers:
     async def request_reset(self, email: str, *, client: str) -> None:
         """Queues a reset link for whoever signs in with this address. The request does the same work for
         every address (the job finds the user, or nobody), so its answer and timing tell nothing."""
-        email = email.strip().lower()
+        email, client = email.strip().lower(), sign_in_source(client)
         quota = await self.rate_limits.take_reset(client=client, email=email)
         if quota.exceeded:
             raise LockedOut(quota.retry_after)

@@ -1,7 +1,8 @@
 """Rate limits: requests per API key and per client address in 5-minute windows, the hosted pages'
 actions (a signer's form, a public form's post) per client address and per signing link, the public pages'
 caps (new submissions per template's public link and consents per clickwrap page, each also per client address),
-and console sign-ins per client address (with `SignInBackoff` per email and address).
+and console sign-ins per client address and per email (with `SignInBackoff` per email and address); the sign-ins
+count an IPv6 address by its /64, which one client usually holds whole.
 
 Windows are fixed, aligned to multiples of five minutes of the injected clock, and counted in the
 database, so every process sharing the database shares the counts; each process counts in blocks
@@ -10,6 +11,7 @@ database, so every process sharing the database shares the counts; each process 
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from dataclasses import dataclass
 from datetime import timedelta
@@ -31,8 +33,11 @@ UNLIMITED = 2**31 - 1
 ACTIONS_PER_SIGNER = 300
 # Console sign-in attempts (and password reset requests) in five minutes per client address, whatever the emails:
 # enough for typing mistakes, far too few to guess a password. Reset requests are also counted per email; sign-ins
-# per email only from one address (`SignInBackoff`), so that a stranger cannot lock the owner out.
+# per email from one address wait after a few failures (`SignInBackoff`), so that a stranger cannot lock the owner
+# out, and per email from all addresses are capped generously: a guess spread over many addresses stays bounded,
+# and only one made from several addresses at once can hold the owner off, for the rest of the window.
 SIGN_INS_PER_ADDRESS = 20
+SIGN_INS_PER_EMAIL = 100
 RESETS_PER_EMAIL = 10
 
 
@@ -46,6 +51,18 @@ class PublicCaps:
     starts_per_address: int = 10
     consents_per_clickwrap: int = 60
     consents_per_address: int = 10
+
+
+def sign_in_source(client: str) -> str:
+    """What the sign-in limits count a client address as: an IPv6 address by its /64 (a client gets a whole
+    one and could try from a new address each time), any other as it is."""
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return client
+    if address.version == 6 and address.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return client
 
 
 class Quota(NamedTuple):
@@ -102,10 +119,11 @@ class RateLimits:
         return await self._take({f"consent:{slug}": self.public.consents_per_clickwrap,
                                  f"consent-from:{client}": self.public.consents_per_address})
 
-    async def take_sign_in(self, *, client: str) -> Quota:
-        """Counts one console sign-in attempt against the client address, whatever the email tried; this limit
-        holds even where the API's are lifted."""
-        return await self._take({f"sign-in:{client}": SIGN_INS_PER_ADDRESS})
+    async def take_sign_in(self, *, client: str, email: str) -> Quota:
+        """Counts one console sign-in attempt against the client address (`sign_in_source`), whatever the email
+        tried, and against the email, from whatever address; these limits hold even where the API's are lifted."""
+        return await self._take({f"sign-in:{client}": SIGN_INS_PER_ADDRESS,
+                                 f"sign-in-email:{email}": SIGN_INS_PER_EMAIL})
 
     async def take_reset(self, *, client: str, email: str) -> Quota:
         """Counts one password reset request against the client address and the email address, apart from the

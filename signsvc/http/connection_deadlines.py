@@ -44,6 +44,7 @@ class Watch(asyncio.Protocol):
         self.received = 0  # bytes since the connection opened
         self.head_started = 0  # `received` when the current head's first byte came
         self.payload: StreamReader | None = None  # the body of the connection's latest request
+        self.chunked = False  # whether that body is sent in chunks
         self.timer: asyncio.TimerHandle | None = None
         self.window_start = 0  # the body's size when the current window began
 
@@ -59,8 +60,12 @@ class Watch(asyncio.Protocol):
         if self.timer is None and self._request_done():
             self.head_started = self.received
             self._head_begins()
+        body = self.payload if not self._request_done() else None
+        before = body.total_bytes if body is not None else 0
         self.received += len(data)
         self.inner.data_received(data)
+        if body is not None and body is self.payload and body.is_eof():
+            self._body_ends(data, body.total_bytes - before)
 
     def eof_received(self) -> None:
         self.inner.eof_received()
@@ -79,13 +84,26 @@ class Watch(asyncio.Protocol):
 
     # The deadlines
 
-    def head_arrived(self, payload: StreamReader) -> None:
+    def head_arrived(self, payload: StreamReader, chunked: bool) -> None:
         """aiohttp made a request of a head that arrived whole: its body, if one is still to come, is watched."""
         self._stop_timer()
-        self.payload = payload
+        self.payload, self.chunked = payload, chunked
         if not payload.is_eof():
             self.window_start = payload.total_bytes
             self.timer = self.loop.call_later(self.limits.body_window, self._body_check)
+
+    def _body_ends(self, data: bytes, body_bytes: int) -> None:
+        """The chunk `data` brought the end of the body: bytes behind it begin the next head, which is timed
+        from here (else a client could stall a head it began in the body's last chunk until the keep-alive)."""
+        self._stop_timer()
+        if self.chunked:  # the chunk sizes are on the wire, not in the body: the body ends with its blank line
+            end = data.rfind(b"\r\n\r\n")
+            behind = len(data) - end - 4 if end >= 0 else 0
+        else:
+            behind = len(data) - body_bytes
+        if behind > 0:
+            self.head_started = self.received - behind
+            self._head_begins()
 
     def _request_done(self) -> bool:
         """True before the first request and once the latest one's body is in; what comes then is a new head."""
@@ -159,7 +177,7 @@ class Guard:
                  task: Any) -> BaseRequest:
         watch = self.watches.get(protocol)
         if watch is not None:
-            watch.head_arrived(payload)
+            watch.head_arrived(payload, bool(getattr(message, "chunked", False)))
         return self._make_request(message, payload, protocol, writer, task)
 
 

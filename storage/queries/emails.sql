@@ -1,15 +1,15 @@
 -- insert_email --
 -- An email in the outbox, written in the transaction that decided to send it.
-INSERT INTO emails (account_id, kind, submitter_id, to_address, reply_to, subject, text_body, html_body, status,
-                    created_at, sent_at, attachments, last_error)
-VALUES (:account_id, :kind, :submitter_id, :to_address, :reply_to, :subject, :text_body, :html_body, :status,
-        :created_at, :sent_at, :attachments, :last_error)
+INSERT INTO emails (account_id, kind, submitter_id, to_address, recipient, reply_to, subject, text_body, html_body,
+                    status, created_at, sent_at, attachments, last_error)
+VALUES (:account_id, :kind, :submitter_id, :to_address, :recipient, :reply_to, :subject, :text_body, :html_body,
+        :status, :created_at, :sent_at, :attachments, :last_error)
 RETURNING *
 
 -- count_emails_to --
--- The account's emails to an address (in any case) since :since, through the index emails_recipient.
+-- The account's emails to a recipient (`storage.emails.recipient`) since :since, through the index emails_recipient.
 SELECT COUNT(*) AS sent FROM emails
-WHERE account_id = :account_id AND lower(to_address) = lower(CAST(:address AS TEXT)) AND created_at > :since
+WHERE account_id = :account_id AND recipient = :recipient AND created_at > :since
 
 -- get_email --
 -- One email by id.

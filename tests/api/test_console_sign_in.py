@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import storage.accounts as stored
-from signsvc.accounts.rate_limits import RESETS_PER_EMAIL, SIGN_INS_PER_ADDRESS
+from signsvc.accounts.rate_limits import RESETS_PER_EMAIL, SIGN_INS_PER_ADDRESS, SIGN_INS_PER_EMAIL
 from signsvc.accounts.sign_in_backoff import FREE_FAILURES
 from signsvc.http.appkeys import CONSOLE_USERS, WORKER
 from signsvc.http.web.console.session import COOKIE
@@ -185,6 +185,26 @@ async def test_sign_in_attempts_from_one_address_are_limited_across_emails(api):
     for number in range(SIGN_INS_PER_ADDRESS):
         assert (await console.sign_in(email=f"guess{number}@example.com")).status == 401
     assert (await console.sign_in(email="someone.else@example.com")).status == 429
+
+
+async def test_sign_in_attempts_of_one_email_from_many_addresses_are_capped_for_the_window(
+        aiohttp_client, make_app, clock):
+    api = Api(await aiohttp_client(make_app(trusted_proxies=frozenset({"127.0.0.1"}))))
+    await signed_in(api)
+    for number in range(SIGN_INS_PER_EMAIL):
+        assert await sign_in_from(api, f"10.0.{number // 250}.{number % 250 + 1}", password=f"guess {number}") == 401
+    assert await sign_in_from(api, "198.51.100.7") == 429, "a guess spread over many addresses is bounded"
+    clock.advance(timedelta(minutes=5))
+    assert await sign_in_from(api, "198.51.100.7") == 303, "the next window lets the owner in"
+
+
+async def test_ipv6_addresses_of_one_64_share_the_sign_in_limits(aiohttp_client, make_app):
+    api = Api(await aiohttp_client(make_app(trusted_proxies=frozenset({"127.0.0.1"}))))
+    await signed_in(api)
+    for number in range(SIGN_INS_PER_ADDRESS):
+        assert await sign_in_from(api, f"2001:db8:0:7::{number + 1:x}", password=f"guess {number}") in (401, 429)
+    assert await sign_in_from(api, "2001:db8:0:7:ffff:1:2:3") == 429, "a new address in the same /64 waits too"
+    assert await sign_in_from(api, "2001:db8:0:8::1") == 303, "another /64 is another client"
 
 
 async def test_a_post_without_the_csrf_token_is_refused_and_changes_nothing(api):

@@ -263,3 +263,14 @@ async def test_another_accounts_emails_to_the_address_do_not_count_against_the_c
         await signed_on_link(api, their_slug)
     await signed_on_link(api, await shared(api))
     assert [to for received in smtp_server.received for to in received.recipients] == ["ann@example.com"] * 3
+
+
+async def test_spellings_of_one_mailbox_share_the_recipients_cap(mailing):
+    api, smtp_server = mailing
+    slug = await shared(api)
+    for address in ("ann+1@example.com", "Ann@Example.com", "ANN+copies@example.COM"):
+        await signed_on_link(api, slug, {"name": "Ann", "email": address})
+    assert len([to for received in smtp_server.received for to in received.recipients]) == 2
+    [suppressed, *sent] = await copies(api)
+    assert [email.status for email in sent] == ["sent", "sent"]
+    assert suppressed.status == "failed" and "was sent 2 emails in the last hour" in suppressed.last_error

@@ -11,6 +11,7 @@ import time
 from urllib.parse import urlsplit
 
 import aiohttp
+import pytest
 
 from tests.support import service
 from tests.support.documents import b64, pdf
@@ -110,8 +111,9 @@ def upload(size: int) -> bytes:
 
 
 async def post(server: service.Service, key: str, body: bytes) -> int:
-    async with aiohttp.ClientSession() as session, session.post(f"{server.api}/templates", data=io.BytesIO(body), headers={
-            "X-Auth-Token": key, "Content-Type": "application/json"}) as response:
+    headers = {"X-Auth-Token": key, "Content-Type": "application/json"}
+    async with aiohttp.ClientSession() as session, session.post(f"{server.api}/templates", data=io.BytesIO(body),
+                                                                headers=headers) as response:
         return response.status
 
 
@@ -231,5 +233,26 @@ async def test_a_client_that_closes_the_connection_mid_body_is_one_info_line_not
         log = "\n".join(server.stderr.lines)
         assert "Traceback" not in log and "unhandled error" not in log and "Error handling request" not in log
         await health(server)
+    finally:
+        await server.stop()
+
+
+@pytest.mark.parametrize("framing, body_end", [(b"Content-Length: 5", b"12345"),
+                                               (b"Transfer-Encoding: chunked", b"5\r\n12345\r\n0\r\n\r\n")])
+async def test_a_head_begun_in_the_chunk_that_ends_a_body_is_cut_at_the_header_timeout(database_url, framing,
+                                                                                       body_end):
+    server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_HEADER_TIMEOUT_SECONDS="1")
+    try:
+        connection = await Connection.to(server)
+        assert await connection.send(b"GET /health HTTP/1.1\r\nHost: signsvc\r\n" + framing + b"\r\n\r\n")
+        await asyncio.sleep(0.3)  # the server has the head and waits for the body
+        stalled = time.monotonic()
+        assert await connection.send(body_end + b"GET /health HTTP/1.1\r\nHost: sig")  # then nothing more
+        assert (await connection.response())[0] == 200
+        assert await asyncio.wait_for(connection.reader.read(), 5) == b""
+        assert 0.9 <= time.monotonic() - stalled < 3  # cut at the head's deadline, not kept until the keep-alive's
+        cut = await server.stderr.wait_for(HEAD_CUT.pattern)
+        assert int(cut[1]) == len(b"GET /health HTTP/1.1\r\nHost: sig")
+        connection.close()
     finally:
         await server.stop()
