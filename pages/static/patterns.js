@@ -1,4 +1,4 @@
-// Text fields' validation patterns, checked as the service checks them (signsvc/templates/patterns.py) and
+// Text fields' validation patterns, checked as the service checks them (signsvc/templates/pattern_syntax.py) and
 // in time linear in the text: a pattern such as (a|aa)+ would hold a browser's own RegExp for minutes.
 // The pattern is read by the syntax the service accepts into a program of states, run over the text all at
 // once (a Pike machine); each single character is tested by the browser's RegExp (with the `u` flag) for

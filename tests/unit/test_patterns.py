@@ -12,7 +12,7 @@ import time
 import pytest
 
 from signsvc.infra import errors
-from signsvc.templates import patterns
+from signsvc.templates import pattern_syntax, patterns
 from tests.support.paths import ROOT
 
 TABLE = json.loads((ROOT / "tests" / "files" / "pattern_cases.json").read_text())
@@ -81,7 +81,7 @@ def test_the_estimate_is_not_below_what_accepted_patterns_compile_to():
     for pattern in (".{1000}", "\\p{L}{20}", "[\\p{L}\\d]{5,10}", "(\\s{50}){20}", "(?:ab){3,}"):
         compiled = patterns._compiled(pattern)
         assert not isinstance(compiled, str), compiled
-        translated = patterns._translated(pattern)
+        translated = pattern_syntax.translated(pattern)
         assert isinstance(translated, str)
         assert compiled.programsize / 2 <= patterns._estimate(translated) <= patterns.MAX_ESTIMATE
 
