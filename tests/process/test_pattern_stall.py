@@ -4,7 +4,9 @@ every field, while /health keeps answering within a second (the issue measured 6
 nor can a template of 1,000 costly patterns, each new, compiled off the event loop within one budget."""
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 
 import aiohttp
 
@@ -24,6 +26,30 @@ def template_body() -> dict:
          "validation": {"pattern": "(a|aa)+", "message": "Only a"}} for n in range(FIELDS)]}]}
 
 
+@contextlib.asynccontextmanager
+async def health_timed(session: aiohttp.ClientSession, site: str) -> AsyncIterator[list[float]]:
+    """How long each /health call took while the block ran, polled one after another."""
+    async with session.get(f"{site}/health") as health:  # the connection made, outside the count
+        assert health.status == 200
+    waits: list[float] = []
+    done = asyncio.Event()
+
+    async def watch() -> None:
+        while not done.is_set():
+            started = time.monotonic()
+            async with asyncio.timeout(HEALTH_SECONDS + 1), session.get(f"{site}/health") as health:
+                assert health.status == 200
+            waits.append(time.monotonic() - started)
+            await asyncio.sleep(0.02)
+
+    watching = asyncio.create_task(watch())
+    try:
+        yield waits
+    finally:
+        done.set()
+        await watching
+
+
 async def test_signer_saves_against_backtracking_patterns_never_stall_health(database_url, tmp_path):
     server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_DATA_DIR=str(tmp_path / "data"),
                                  SIGNSVC_API_KEY=KEY, SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0")
@@ -38,35 +64,17 @@ async def test_signer_saves_against_backtracking_patterns_never_stall_health(dat
                 assert reply.status == 200, await reply.text()
                 slug = (await reply.json())[0]["slug"]
 
-            waits: list[float] = []
-            saving = asyncio.Event()
-
-            async def watch_health() -> None:
-                while not saving.is_set():
-                    started = time.monotonic()
-                    async with asyncio.timeout(HEALTH_SECONDS + 1):
-                        async with session.get(f"{server.site}/health") as health:
-                            assert health.status == 200
-                    waits.append(time.monotonic() - started)
-                    await asyncio.sleep(0.02)
-
             async def save(text: str) -> tuple[int, dict]:
                 values = {f"Code {n}": text for n in range(FIELDS)}
                 async with session.post(f"{server.site}/s/{slug}/values", json={"values": values},
                                         headers={"X-Auth-Token": ""}) as reply:
                     return reply.status, await reply.json()
 
-            async with session.get(f"{server.site}/health") as health:  # the connection made, outside the count
-                assert health.status == 200
-            watching = asyncio.create_task(watch_health())
-            try:
+            async with health_timed(session, server.site) as waits:
                 refused = [answer for _ in range(SAVES) for answer in
                            await asyncio.gather(save("a" * 40 + "!"), save("a" * 40 + "!"))]
                 # Within the budget but too costly for the loop: checked in a thread.
                 saved = await save("a" * 500)
-            finally:
-                saving.set()
-                await watching
         assert refused == [(422, {"error": "Code 0: Only a"})] * SAVES * 2 and saved[0] == 200
         assert len(waits) >= 3 and max(waits) < HEALTH_SECONDS, waits
     finally:
@@ -81,30 +89,12 @@ async def test_a_template_of_many_costly_new_patterns_never_stalls_health(databa
     server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_DATA_DIR=str(tmp_path / "data"),
                                  SIGNSVC_API_KEY=KEY, SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0")
     try:
-        async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session:
-            waits: list[float] = []
-            posting = asyncio.Event()
-
-            async def watch_health() -> None:
-                while not posting.is_set():
-                    started = time.monotonic()
-                    async with asyncio.timeout(HEALTH_SECONDS + 1):
-                        async with session.get(f"{server.site}/health") as health:
-                            assert health.status == 200
-                    waits.append(time.monotonic() - started)
-                    await asyncio.sleep(0.02)
-
-            async with session.get(f"{server.site}/health") as health:  # the connection made, outside the count
-                assert health.status == 200
-            watching = asyncio.create_task(watch_health())
-            try:
-                answers = []
-                for _ in range(3):
-                    async with session.post(f"{server.api}/templates", json=body) as reply:
-                        answers.append((reply.status, await reply.json()))
-            finally:
-                posting.set()
-                await watching
+        async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session, \
+                health_timed(session, server.site) as waits:
+            answers = []
+            for _ in range(3):
+                async with session.post(f"{server.api}/templates", json=body) as reply:
+                    answers.append((reply.status, await reply.json()))
         assert answers == [(422, {"error": "fields have too many costly patterns to read in one request: send "
                                            "fewer or simpler patterns"})] * 3
         assert len(waits) >= 3 and max(waits) < HEALTH_SECONDS, waits

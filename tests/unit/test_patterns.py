@@ -8,6 +8,8 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Awaitable
+from typing import TypeVar
 
 import pytest
 
@@ -15,9 +17,30 @@ from signsvc.infra import errors
 from signsvc.templates import pattern_syntax, patterns
 from tests.support.paths import ROOT
 
+_T = TypeVar("_T")
+
 TABLE = json.loads((ROOT / "tests" / "files" / "pattern_cases.json").read_text())
 CASES = TABLE["cases"]
 REFUSED = TABLE["refused"]
+
+
+async def with_ticks(awaitable: Awaitable[_T]) -> tuple[_T, float, int]:
+    """What the awaitable answered, the seconds it took and how often a 5 ms timer ticked on the loop meanwhile:
+    work run on the loop leaves no tick in between."""
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.005)
+            ticks += 1
+
+    ticking = asyncio.create_task(tick())
+    started = time.perf_counter()
+    try:
+        return await awaitable, time.perf_counter() - started, ticks
+    finally:
+        ticking.cancel()
 
 
 def case_id(case: dict) -> str:
@@ -98,19 +121,7 @@ def test_the_patterns_of_a_body_are_found_in_the_order_they_are_written():
 
 async def test_new_patterns_are_compiled_off_the_event_loop_which_keeps_running():
     found = [f"\\p{{L}}{{20}}{n}" for n in range(40)]  # about 15 ms each to compile, near the program limit
-    ticks = 0
-
-    async def tick() -> None:
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.005)
-            ticks += 1
-
-    ticking = asyncio.create_task(tick())
-    started = time.perf_counter()
-    await patterns.prepare(found)
-    took = time.perf_counter() - started
-    ticking.cancel()
+    _, took, ticks = await with_ticks(patterns.prepare(found))
     assert all(patterns.problem(pattern) is None for pattern in found)
     assert took > 0.05 and ticks >= 3
 
@@ -154,19 +165,8 @@ async def test_costly_checks_run_off_the_event_loop_which_keeps_running():
     text = "".join(letters.choice("ab") for _ in range(50_000))
     pattern = "[ab]*a[ab]{200}"
     assert patterns.work(pattern, text) > patterns.INLINE_WORK
-    ticks = 0
-
-    async def tick() -> None:
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.005)
-            ticks += 1
-
-    ticking = asyncio.create_task(tick())
-    started = time.perf_counter()
-    assert await patterns.first_mismatch([(pattern, text)]) in (0, None)
-    took = time.perf_counter() - started
-    ticking.cancel()
+    found, took, ticks = await with_ticks(patterns.first_mismatch([(pattern, text)]))
+    assert found in (0, None)
     # Run on the loop, the check would leave no tick in between: the loop went on ticking while RE2 ran.
     assert took > 0.05 and ticks >= 3
 
