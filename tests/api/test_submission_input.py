@@ -2,7 +2,6 @@
 in the form ``<field> is invalid in `submitters[<index>]`.``."""
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -167,11 +166,10 @@ async def test_bad_input_is_422_naming_the_problem_and_leaves_nothing_behind(api
 
 
 async def test_a_huge_submitters_array_is_refused_at_once(api, nda, nothing_left_behind, config):
+    """The count is checked before any entry is read: every entry here is malformed, and none is named."""
     files_before = stored_files(config)
-    many = [{"email": f"signer{n}@example.com", "values": {"Full Name": f"Signer {n}"}} for n in range(10_000)]
-    started = time.monotonic()
+    many = [{"email": f"signer{n}@example.com", "values": ["not", "an", "object"]} for n in range(10_000)]
     reply = await api.post("/api/submissions", json={"template_id": nda, "submitters": many})
-    assert time.monotonic() - started < 2
     assert (reply.status, reply.json) == (422, {"error": "submitters must have at most 100 entries"})
     await nothing_left_behind(files_before)
 
