@@ -6,7 +6,8 @@ every test here runs on SQLite and on Postgres.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 

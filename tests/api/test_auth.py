@@ -6,10 +6,8 @@ import re
 
 import pytest
 
-from signsvc.accounts.accounts import Accounts
-
 from signsvc.accounts import auth
-
+from signsvc.accounts.accounts import Accounts
 from signsvc.infra import errors
 from storage.records import KeyMode, Principal
 from tests.support.app import LIVE_KEY, TEST_KEY

@@ -5,7 +5,6 @@ import gc
 import json
 
 import pytest
-
 from docuseal import DocusealApi
 from docuseal._http import ApiError
 

@@ -229,7 +229,7 @@ async def test_a_reactivated_user_signs_in_with_their_password_and_has_new_keys_
     old = re.search(r'id="key-live-value">([^<]+)<', text(await bob.get("/console/settings/api")))[1]
     bob_id = await user_id(api, BOB)
     await deactivate(admin, bob_id)
-    assert "/console/users/%d/reactivate" % bob_id in text(await admin.get(PAGE))
+    assert f"/console/users/{bob_id}/reactivate" in text(await admin.get(PAGE))
 
     reply = await admin.post(f"{PAGE}/{bob_id}/reactivate")
     assert (reply.status, location(reply)) == (303, f"{PAGE}?done=user_reactivated")

@@ -129,7 +129,7 @@ async def test_bcc_completed_receives_a_copy_once_every_submitter_finished(maili
 
 async def test_submitters_and_bcc_completed_receive_the_signed_documents_and_audit_log_attached(mailing, smtp_server):
     submitters = await send(mailing, await template(mailing), order="random", bcc_completed="archive@example.com")
-    for submitter, values in zip(submitters, (ANN_VALUES, BOB_VALUES)):
+    for submitter, values in zip(submitters, (ANN_VALUES, BOB_VALUES), strict=True):
         await act(mailing, submitter["slug"], "complete", {"values": values})
     await mailing.app[WORKER].drain()
     copies = [r for r in smtp_server.received if r.message["Subject"] == "NDA has been completed by Ann, Bob"]
@@ -142,7 +142,7 @@ async def test_submitters_and_bcc_completed_receive_the_signed_documents_and_aud
 
 
 async def test_a_viewer_gets_the_usual_invitation_when_its_turn_comes_in_preserved_order(mailing, smtp_server):
-    ann, vic, bob = await send(mailing, await template_with_viewer(mailing, at=1), {"email": "ann@example.com"}, VIC,
+    ann, vic, _bob = await send(mailing, await template_with_viewer(mailing, at=1), {"email": "ann@example.com"}, VIC,
                                {"email": "bob@example.com"})
     await mailing.app[WORKER].drain()
     assert recipients(smtp_server) == ["ann@example.com"]
@@ -155,7 +155,7 @@ async def test_a_viewer_gets_the_usual_invitation_when_its_turn_comes_in_preserv
 
 
 async def test_a_viewer_receives_the_completed_email_with_the_documents_attached(mailing, smtp_server):
-    ann, vic, bob = await send(mailing, await template_with_viewer(mailing), {"email": "ann@example.com", "name": "Ann"},
+    ann, _vic, bob = await send(mailing, await template_with_viewer(mailing), {"email": "ann@example.com", "name": "Ann"},
                                VIC, {"email": "bob@example.com", "name": "Bob"}, order="random")
     for signer, values in ((ann, ANN_VALUES), (bob, BOB_VALUES)):
         await act(mailing, signer["slug"], "complete", {"values": values})

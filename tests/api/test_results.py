@@ -4,14 +4,15 @@ and combined document of a completed submission, the documents and pdf endpoints
 import base64
 import io
 import multiprocessing
+import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from datetime import timedelta
-import subprocess
 from urllib.parse import urlsplit
 
 import pypdf
 import pytest
-from asn1crypto import pem as asn1_pem, x509 as asn1_x509
+from asn1crypto import pem as asn1_pem
+from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.validation import async_validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
@@ -19,12 +20,12 @@ from pyhanko_certvalidator import ValidationContext
 import storage.results as stored_results
 from signsvc.app import create_app
 from signsvc.http.appkeys import WORKER
-from signsvc.pdf import fonts
 from signsvc.infra.pool import PdfPool
+from signsvc.pdf import fonts
 from tests.support.app import TEST_KEY, Api
+from tests.support.pdf_text import page_texts
 from tests.support.results import BOTH_COMPLETED, completed_submission, fetch
 from tests.support.signing import ANN_VALUES, BOB_VALUES, act, event_types, send, submission, template
-from tests.support.pdf_text import page_texts
 from tests.support.system import CJK_FONT, PDFSIG
 
 
@@ -143,7 +144,7 @@ async def test_previews_are_forgotten_once_the_signed_documents_exist(api, worke
     sent = await send(api, await template(api), {"email": "ann@example.com", "values": ANN_VALUES},
                       {"email": "bob@example.com"})
     assert (await api.get(f"/api/submissions/{sent[0]['submission_id']}/documents")).status == 200
-    for submitter, values in zip(sent, (ANN_VALUES, BOB_VALUES)):
+    for submitter, values in zip(sent, (ANN_VALUES, BOB_VALUES), strict=True):
         await api.put(f"/api/submitters/{submitter['id']}", json={"values": values, "completed": True})
     await worker.drain()
     kinds = {r.kind for r in await stored_results.results_of(db, sent[0]["submission_id"])}
@@ -295,8 +296,8 @@ async def test_a_server_without_a_usable_text_font_refuses_to_start_naming_what_
         make_app, monkeypatch, tmp_path):
     from aiohttp import web
 
-    from signsvc.pdf import font_files
     from signsvc.infra.config import ConfigError
+    from signsvc.pdf import font_files
     monkeypatch.setattr(font_files, "PACKAGED_TEXT", ("fontpkg_not_installed", "None.ttf"))
     runner = web.AppRunner(make_app(font_dir=str(tmp_path)))
     try:

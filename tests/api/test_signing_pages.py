@@ -47,8 +47,8 @@ async def test_signing_link_opens_the_form_naming_every_field_of_the_signer(api,
     reply = await page(api, f"/s/{tess['slug']}")
     assert reply.status == 200 and reply.headers["Content-Type"].startswith("text/html")
     body = reply.body.decode()
-    for field in EVERY_FIELD:
-        assert f">{field['name']}<" in body or f'aria-label="{field["name"]}"' in body, field["name"]
+    for shown in EVERY_FIELD:
+        assert f">{shown['name']}<" in body or f'aria-label="{shown["name"]}"' in body, shown["name"]
     assert ">Complete<" in body and ">Decline<" in body
 
 

@@ -3,7 +3,7 @@
 What needs no database (the migration lists, SQL rewriting, URLs) is in tests/unit/test_storage_dialects.py."""
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -74,7 +74,7 @@ async def test_notify_reaches_listeners_after_commit_and_never_after_rollback(db
 
 
 async def test_records_keep_timestamps_to_the_microsecond_json_and_enums(db):
-    moment = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=timezone.utc)
+    moment = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
     clock = ManualClock(moment)
     async with db.transaction() as tx:
         job = await stored_jobs.insert_job(tx, kind="k", payload={"name": "Zoë", "n": [1, 2]}, run_at=moment,

@@ -5,9 +5,18 @@ from datetime import timedelta
 
 from signsvc.http.appkeys import WORKER
 from tests.support.app import START, TEST_KEY
-from tests.support.signing import (ANN_VALUES, BOB_VALUES, VIC, act, area, event_types, send, submission, template,
-                                   template_with_viewer)
-
+from tests.support.signing import (
+    ANN_VALUES,
+    BOB_VALUES,
+    VIC,
+    act,
+    area,
+    event_types,
+    send,
+    submission,
+    template,
+    template_with_viewer,
+)
 
 # Creation
 
@@ -141,7 +150,7 @@ async def test_two_last_submitters_completing_at_the_same_instant_give_one_compl
     template_id = await template(api, fields)
     pairs = [await send(api, template_id, order="random", send_email=False) for _ in range(10)]
     replies = await asyncio.gather(*(act(api, submitter["slug"], "complete", {"values": {name: "x"}})
-                                     for pair in pairs for submitter, name in zip(pair, "AB")))
+                                     for pair in pairs for submitter, name in zip(pair, "AB", strict=True)))
     assert {reply.status for reply in replies} == {200}
     await worker.drain()
     for pair in pairs:

@@ -2,8 +2,17 @@
 
 from datetime import timedelta
 
-from tests.support.signing import (ANN_VALUES, BOB_VALUES, VIC, act, event_types, send, submission, template,
-                                   template_with_viewer)
+from tests.support.signing import (
+    ANN_VALUES,
+    BOB_VALUES,
+    VIC,
+    act,
+    event_types,
+    send,
+    submission,
+    template,
+    template_with_viewer,
+)
 
 ANN = {"email": "ann@example.com", "name": "Ann", "role": "First Party"}
 BOB = {"email": "bob@example.com", "name": "Bob", "role": "Second Party"}
@@ -138,7 +147,7 @@ async def test_a_read_only_field_cannot_be_changed_by_the_submitter(api):
 
 async def test_completing_every_submitter_with_fields_completes_the_submission_a_viewer_does_not_hold_it_open(
         api, db, worker):
-    ann, bob, vic = await send(api, await template_with_viewer(api, at=2), ANN, BOB, VIC, order="random")
+    ann, bob, _vic = await send(api, await template_with_viewer(api, at=2), ANN, BOB, VIC, order="random")
     await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
     assert (await submission(api, ann["submission_id"]))["status"] == "pending"
     await act(api, bob["slug"], "complete", {"values": BOB_VALUES})
@@ -155,7 +164,7 @@ def vic_role(template_reply) -> str:
 
 
 async def test_a_viewer_may_view_the_form_but_not_save_complete_or_decline_it_as_it_is_view_only(api, db):
-    ann, vic, bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
+    _ann, vic, _bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
     assert (await act(api, vic["slug"], "view")).status == 200
     for action, body in (("values", {"values": {}}), ("complete", {}), ("decline", {"reason": "Not mine"})):
         reply = await act(api, vic["slug"], action, body)

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import docx
 import pytest
+from aiohttp import web
 from pypdf import PdfReader
 from yarl import URL
 
 import storage.events as stored_events
-from aiohttp import web
-
 from signsvc.infra.downloads import Downloader
 from signsvc.infra.files import REMOVAL_GRACE
 from tests.support.app import TEST_KEY, Api

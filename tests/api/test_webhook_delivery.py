@@ -11,9 +11,9 @@ import pytest
 
 import storage.events as stored_events
 import storage.webhooks as stored
-from signsvc.webhooks import events
-from signsvc.infra import jobs
 from signsvc.http.appkeys import DELIVERER, WORKER
+from signsvc.infra import jobs
+from signsvc.webhooks import events
 from signsvc.webhooks.delivery import NO_ANSWER
 from signsvc.webhooks.signature import verify
 from storage.records import DeliveryStatus

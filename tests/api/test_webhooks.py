@@ -5,9 +5,9 @@ import pytest
 import storage.webhooks as stored
 from signsvc.accounts.accounts import Accounts
 from signsvc.app import configure_webhooks
+from signsvc.infra.config import ConfigError
 from signsvc.webhooks import endpoints
 from signsvc.webhooks.endpoints import WebhookEndpoints
-from signsvc.infra.config import ConfigError
 from tests.support.app import TEST_KEY, Api
 
 URL = "https://hooks.example.com/signsvc"

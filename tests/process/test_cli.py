@@ -16,9 +16,9 @@ def key_in(output: str, mode: str) -> str:
 
 
 async def status_with(server: service.Service, key: str) -> int:
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"{server.api}/user", headers={"X-Auth-Token": key}) as response:
-            return response.status
+    async with aiohttp.ClientSession() as session, session.get(f"{server.api}/user",
+                                                               headers={"X-Auth-Token": key}) as response:
+        return response.status
 
 
 async def test_help_lists_every_command():

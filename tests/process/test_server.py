@@ -12,9 +12,9 @@ from tests.support import service
 
 
 async def get_user(api_base: str, key: str) -> tuple[int, dict]:
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"{api_base}/user", headers={"X-Auth-Token": key}) as response:
-            return response.status, await response.json()
+    async with aiohttp.ClientSession() as session, session.get(f"{api_base}/user",
+                                                               headers={"X-Auth-Token": key}) as response:
+        return response.status, await response.json()
 
 
 async def test_first_start_prints_the_ready_line_and_working_keys(database_url):
@@ -95,7 +95,7 @@ async def test_stop_signals_end_the_process_cleanly(signum):
 
 
 async def test_unreachable_database_fails_the_start_with_a_clear_message():
-    code, out, err = await service.run("migrate", SIGNSVC_DATABASE_URL="postgresql://postgres@127.0.0.1:1/test")
+    code, _out, err = await service.run("migrate", SIGNSVC_DATABASE_URL="postgresql://postgres@127.0.0.1:1/test")
     assert code == 1
     assert err.startswith("signsvc: cannot connect to Postgres")
 

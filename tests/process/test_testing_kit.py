@@ -107,7 +107,7 @@ async def test_connect_drives_a_service_started_as_a_process_with_signsvc_testin
             kit.sign_as(submitter, {"Full Name": "Bo"})
             return submitter, kit.deliveries(), kit.emails(), kit.advance(60)
 
-        submitter, deliveries, emails, _ = await asyncio.to_thread(scenario)
+        _submitter, deliveries, emails, _ = await asyncio.to_thread(scenario)
         assert deliveries == [] and emails[0]["to"] == "bo@example.com"
         with pytest.raises(TestingError, match="use deliveries"):
             kit.webhooks()

@@ -9,9 +9,9 @@ import aiohttp
 import pytest
 
 from signsvc.app import configure_webhooks
-from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.config import Config
+from signsvc.webhooks.endpoints import WebhookEndpoints
 from tests.support import service
 from tests.support.databases import BACKENDS, NO_POSTGRES, POSTGRES_URL, open_db
 from tests.support.documents import b64, pdf
@@ -103,10 +103,10 @@ async def test_two_processes_on_one_postgres_deliver_each_event_once_to_each_end
     first = await service.start(**env)
     second = await service.start(**env)
     try:
-        async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session:
-            async with session.post(f"{second.api}/webhooks", json={"url": receiver.url("/other"),
-                                                                    "events": ["template.updated"]}) as reply:
-                assert reply.status == 200
+        hook = {"url": receiver.url("/other"), "events": ["template.updated"]}
+        async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session, session.post(
+                f"{second.api}/webhooks", json=hook) as reply:
+            assert reply.status == 200
         await update_template([first.api, second.api], await create_template(first.api), 150)
         await receiver.wait_for(151 + 150, timeout=60)
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from multidict import CIMultiDictProxy
@@ -14,7 +14,7 @@ from tests.support.openapi_check import OpenApiChecker
 
 LIVE_KEY = "live-key-of-the-default-user-0000000000000"
 TEST_KEY = "test-key-of-the-default-user-0000000000000"
-START = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Api:
         self.key = key
         self.app = client.app
 
-    def with_key(self, key: str | None) -> "Api":
+    def with_key(self, key: str | None) -> Api:
         return Api(self.client, key)
 
     async def request(self, method: str, path: str, *, json: Any = None, data: Any = None,

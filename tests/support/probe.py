@@ -13,12 +13,12 @@ from aiohttp import web
 
 import storage.accounts as stored
 from signsvc.accounts import auth
+from signsvc.http.appkeys import DB
 from signsvc.http.middleware import principal
 from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json
 from signsvc.http.responses import json_response
 from signsvc.wire.encoding import iso
-from signsvc.http.appkeys import DB
 
 STARTED = web.AppKey("probe_started", asyncio.Event)
 RELEASE = web.AppKey("probe_release", asyncio.Event)

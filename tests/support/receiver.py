@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from aiohttp import web
 from multidict import CIMultiDictProxy
@@ -59,7 +60,7 @@ class Receiver:
             await asyncio.wait_for(self._arrived.wait_for(lambda: done(self.received)), timeout)
         return self.received
 
-    async def start(self) -> "Receiver":
+    async def start(self) -> Receiver:
         app = web.Application()
         app.router.add_route("*", "/{path:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)

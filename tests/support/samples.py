@@ -63,13 +63,13 @@ def pages_pdf(*pages: str, pdf: RawPdf | None = None) -> bytes:
 class Form:
     """The sample form: widgets of every kind on pages that are rotated, cropped or inherit their boxes."""
 
-    PAGES = [
+    PAGES = (
         "/MediaBox [0 0 595.28 841.89]",
         "/MediaBox [0 0 612 792] /Rotate 90",
         "/MediaBox [0 0 612 792] /Rotate -90",
         "/MediaBox [0 0 595.28 841.89] /CropBox [50 100 545 741]",
         "",  # /MediaBox [0 0 400 600] and /Rotate 180 come from its parent /Pages node
-    ]
+    )
 
     def __init__(self) -> None:
         self.pdf = RawPdf()
@@ -111,7 +111,7 @@ class Form:
                                  f"/Annots [{refs(self.annots[index])}] >>"))
         pdf.put(middle, f"<< /Type /Pages /Parent {root} 0 R /Kids [{pages[4]} 0 R] /Count 1 /Rotate 180 "
                         f"/MediaBox [0 0 400 600] >>")
-        pdf.put(root, f"<< /Type /Pages /Kids [{refs(pages[:4] + [middle])}] /Count 5 >>")
+        pdf.put(root, f"<< /Type /Pages /Kids [{refs([*pages[:4], middle])}] /Count 5 >>")
         pdf.put(catalog, f"<< /Type /Catalog /Pages {root} 0 R /AcroForm << /Fields [{refs(self.fields)}] >> >>")
         return pdf.output(catalog)
 

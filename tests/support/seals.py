@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.x509.oid import NameOID
 
-NOW = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
-SIGNED_AT = datetime(2026, 1, 2, 9, 30, 15, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+SIGNED_AT = datetime(2026, 1, 2, 9, 30, 15, tzinfo=UTC)
 
 
 def self_signed(key: Any, common_name: str, *extensions: tuple[Any, bool]) -> x509.Certificate:

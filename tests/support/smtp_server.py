@@ -40,7 +40,7 @@ class SmtpServer:
     def messages(self) -> list[EmailMessage]:
         return [received.message for received in self.received]
 
-    async def start(self) -> "SmtpServer":
+    async def start(self) -> SmtpServer:
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(self._protocol, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]
@@ -52,7 +52,7 @@ class SmtpServer:
             await self._server.wait_closed()
             self._server = None
 
-    async def __aenter__(self) -> "SmtpServer":
+    async def __aenter__(self) -> SmtpServer:
         return await self.start()
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import http.server
 import threading
+from collections.abc import Iterator
 from datetime import timedelta
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from asn1crypto import keys as asn1_keys

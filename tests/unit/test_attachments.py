@@ -8,13 +8,12 @@ import pytest
 from aiohttp import web
 from PIL import Image
 
-from signsvc.submissions import attachments
-
 from signsvc.infra import errors
-from signsvc.templates.documents import Ingest
 from signsvc.infra.downloads import Downloader
-from signsvc.submissions.field_values import Typed, Upload
 from signsvc.infra.office import OfficeConverter
+from signsvc.submissions import attachments
+from signsvc.submissions.field_values import Typed, Upload
+from signsvc.templates.documents import Ingest
 from tests.support.documents import b64, pdf, png
 from tests.support.https import serve_https
 from tests.support.samples import image_bytes

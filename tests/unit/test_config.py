@@ -42,7 +42,7 @@ def test_flags_replace_only_what_they_set():
 
 
 def test_an_smtp_url_that_cannot_be_used_stops_the_start_naming_the_variable():
-    with pytest.raises(ConfigError, match="^SIGNSVC_SMTP_URL must start with smtp:// or smtps://"):
+    with pytest.raises(ConfigError, match=r"^SIGNSVC_SMTP_URL must start with smtp:// or smtps://"):
         from_env({"SIGNSVC_SMTP_URL": "ftp://mail.example.com"})
     assert from_env({"SIGNSVC_SMTP_URL": "smtps://u:p@mail.example.com"}).smtp_url == "smtps://u:p@mail.example.com"
 

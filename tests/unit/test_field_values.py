@@ -3,7 +3,6 @@
 import pytest
 
 from signsvc.infra import errors
-
 from signsvc.submissions import field_values
 from signsvc.submissions.field_values import FileId, Typed, Upload
 

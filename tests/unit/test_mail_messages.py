@@ -5,14 +5,13 @@ The outbox and delivery over SMTP are in tests/api/test_mail.py."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from signsvc.infra import mail, smtp
 from signsvc.results import emails
 from tests.support.emails import LINK, invite
-
 
 # Composition
 
@@ -33,7 +32,7 @@ def test_the_completed_copy_of_a_public_page_names_the_template_only_in_its_subj
     assert composed.subject == "NDA has been completed" and "Visit spam.example" in composed.text
 
 def test_an_invitation_has_the_default_subject_and_names_the_template_and_link():
-    composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=timezone.utc))
+    composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=UTC))
     assert composed.subject == "You are invited to sign a document"
     for body in (composed.text, composed.html):
         assert "NDA" in body and LINK in body and "Bob Stone" in body
@@ -41,7 +40,7 @@ def test_an_invitation_has_the_default_subject_and_names_the_template_and_link()
 
 
 def test_custom_message_variables_are_substituted_in_any_case_with_spaces_inside_braces():
-    composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=timezone.utc), message={
+    composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=UTC), message={
         "subject": "Please sign {{ Template.Name }} for {{account.name}}",
         "body": "Dear {{SUBMITTER.NAME}} <{{ submitter.email }}>,\n{{submitter.link}}\nby {{submission.expire_at}}"})
     assert composed.subject == "Please sign NDA for Acme"

@@ -22,7 +22,6 @@ from tests.support.paths import FILES
 from tests.support.system import SOFFICE
 
 
-
 def make_docx(text: str) -> bytes:
     document = docx.Document()
     document.add_paragraph(text)

@@ -10,10 +10,8 @@ import pypdfium2
 import pytest
 from PIL import Image
 
-from signsvc.pdf import font_files
-
 from signsvc.infra import pdf_calls
-from signsvc.pdf import audit_log, fonts
+from signsvc.pdf import audit_log, font_files, fonts
 from signsvc.pdf.errors import PdfError
 from tests.support.pdf_text import page_texts
 from tests.support.system import CJK_FONT
@@ -154,7 +152,7 @@ def test_long_values_wrap_inside_the_page():
     for page in document:
         text_page = page.get_textpage()
         boxes = [text_page.get_charbox(index) for index in range(text_page.count_chars())]
-        assert all(0 < left and right < page.get_width() for left, _, right, _ in boxes if right > left)
+        assert all(left > 0 and right < page.get_width() for left, _, right, _ in boxes if right > left)
         text_page.close()
         page.close()
     document.close()

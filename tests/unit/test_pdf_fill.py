@@ -12,14 +12,12 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageChops, ImageDraw, ImageOps
 
-from signsvc.pdf import font_files
-
 from signsvc.infra import pdf_calls
-from signsvc.pdf import fill, fonts, value_text
+from signsvc.pdf import font_files, fonts, value_text
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.fill import fill_pdf
-from tests.support.samples import RawPdf, form_pdf, jpeg_with_orientation, pages_pdf, refs, text_pdf
 from tests.support.pdf_text import page_texts
+from tests.support.samples import RawPdf, form_pdf, jpeg_with_orientation, pages_pdf, refs, text_pdf
 from tests.support.system import CJK_FONT
 
 DOC = "document-1"
@@ -132,7 +130,7 @@ def test_original_content_streams_stay_byte_for_byte():
     for pdf in (sample_pdf(), text_pdf("compressed by fpdf2", "second page")):
         result = filled(pdf, (field("text", (0, 0.1, 0.1, 0.5, 0.05), (1, 0.1, 0.1, 0.5, 0.05)), "Иван"))
         before, after = pypdf.PdfReader(io.BytesIO(pdf)), pypdf.PdfReader(io.BytesIO(result))
-        for old, new in zip(before.pages, after.pages):
+        for old, new in zip(before.pages, after.pages, strict=True):
             # The bytes as stored in the file, encoded as they are, with the same filter.
             stored = [(stream.get("/Filter"), stream._data) for stream in contents(old)]
             assert stored[0] in [(stream.get("/Filter"), stream._data) for stream in contents(new)]
@@ -280,7 +278,7 @@ def test_a_jpeg_is_drawn_as_its_exif_orientation_shows_it(orientation):
     for x, y in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)]:
         shown = after.getpixel((int(left + x * (right - left)), int(top + y * (bottom - top))))
         wanted = expected.getpixel((int(x * expected.width), int(y * expected.height)))
-        assert sum(abs(a - b) for a, b in zip(shown, wanted)) < 60
+        assert sum(abs(a - b) for a, b in zip(shown, wanted, strict=True)) < 60
 
 
 def test_a_phones_multi_picture_jpeg_is_embedded_as_jpeg():
@@ -397,7 +395,7 @@ def test_a_footer_leaves_the_original_content_streams_byte_for_byte():
     pdf = footer_sample()
     result = fill_pdf(pdf, DOC, [], {}, {}, footer=FOOTER)
     before, after = pypdf.PdfReader(io.BytesIO(pdf)), pypdf.PdfReader(io.BytesIO(result))
-    for old, new in zip(before.pages, after.pages):
+    for old, new in zip(before.pages, after.pages, strict=True):
         assert contents(old)[0]._data in [stream._data for stream in contents(new)]
 
 

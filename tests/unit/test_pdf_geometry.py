@@ -4,7 +4,7 @@ import pytest
 
 from signsvc.pdf import geometry
 
-BOX = (20.0, 30.0, 620.0, 830.0)  # 600 × 800, away from the origin like a CropBox
+BOX = (20.0, 30.0, 620.0, 830.0)  # 600 x 800, away from the origin like a CropBox
 
 
 @pytest.mark.parametrize("rotate, size", [(0, (600, 800)), (90, (800, 600)), (180, (600, 800)), (270, (800, 600))])

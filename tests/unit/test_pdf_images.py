@@ -50,7 +50,7 @@ def test_the_page_shows_the_photo_as_a_camera_app_would(orientation):
     assert shown.size == expected.size
     for x, y in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)]:
         point = (int(x * expected.width), int(y * expected.height))
-        assert sum(abs(a - b) for a, b in zip(shown.convert("RGB").getpixel(point), expected.getpixel(point))) < 60
+        assert sum(abs(a - b) for a, b in zip(shown.convert("RGB").getpixel(point), expected.getpixel(point), strict=True)) < 60
 
 
 def test_the_first_frame_of_an_animated_gif():
@@ -58,7 +58,7 @@ def test_the_first_frame_of_an_animated_gif():
     red, blue = Image.new("RGB", (60, 40), "red"), Image.new("RGB", (60, 40), "blue")
     red.save(output, "GIF", save_all=True, append_images=[blue])
     shown = Image.open(io.BytesIO(previews.render_pages(images.image_to_pdf(output.getvalue()), width=60)[0]))
-    red, green, blue = shown.convert("RGB").getpixel((30, 20))
+    red, _green, blue = shown.convert("RGB").getpixel((30, 20))
     assert red > 200 and blue < 60
 
 
@@ -84,7 +84,7 @@ def test_a_multi_picture_jpeg_stays_small():
     image_bytes("BMP"),
 ])
 def test_an_unreadable_or_unaccepted_image(data):
-    with pytest.raises(PdfError, match="^The image can't be read$"):
+    with pytest.raises(PdfError, match=r"^The image can't be read$"):
         images.image_to_pdf(data)
 
 

@@ -25,5 +25,5 @@ def test_a_bad_file_is_named_by_its_position():
 
 
 def test_nothing_to_merge():
-    with pytest.raises(PdfError, match="^There are no PDFs to merge$"):
+    with pytest.raises(PdfError, match=r"^There are no PDFs to merge$"):
         merge.merge_pdfs([])

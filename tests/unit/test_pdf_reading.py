@@ -61,7 +61,7 @@ def test_a_page_tree_that_reuses_its_nodes_is_not_expanded():
     """Eight levels of ten references to the next level would be a hundred million pages."""
     pdf = RawPdf()
     catalog, levels = pdf.reserve(), [pdf.reserve() for _ in range(8)]
-    for level, below in zip(levels, levels[1:] + [pdf.add("<< /Type /Page /MediaBox [0 0 10 10] >>")]):
+    for level, below in zip(levels, [*levels[1:], pdf.add("<< /Type /Page /MediaBox [0 0 10 10] >>")], strict=True):
         pdf.put(level, f"<< /Type /Pages /Kids [{refs([below] * 10)}] >>")
     pdf.put(catalog, f"<< /Type /Catalog /Pages {levels[0]} 0 R >>")
     fails_quickly(pdf.output(catalog), "The PDF has too many pages; at most 1000 are allowed")

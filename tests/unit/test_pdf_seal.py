@@ -12,7 +12,7 @@ import logging
 import re
 import shutil
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -43,7 +43,7 @@ ORIGINAL = pdf(2)
 
 @pytest.fixture(scope="module")
 def chain() -> dict[str, Any]:
-    return certificates.generate("signsvc test", "Example Org", now=datetime.now(timezone.utc))
+    return certificates.generate("signsvc test", "Example Org", now=datetime.now(UTC))
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_a_pkcs12_file_with_the_wrong_password_is_refused_clearly(chain, passwor
     key = serialization.load_pem_private_key(chain["key_pem"].encode(), None)
     data = pkcs12.serialize_key_and_certificates(b"signsvc", key, cert(chain["cert_pem"]), None,
                                                  serialization.BestAvailableEncryption(b"s3cret"))
-    with pytest.raises(PdfError, match="^The PKCS#12 file can't be read: the password is wrong or the file is not PKCS#12$"):
+    with pytest.raises(PdfError, match=r"^The PKCS#12 file can't be read: the password is wrong or the file is not PKCS#12$"):
         certificates.load_p12(data, password)
 
 
@@ -136,7 +136,7 @@ def test_a_file_that_is_not_pkcs12_is_refused_clearly():
 def test_a_pkcs12_file_without_a_key_is_refused_clearly(chain):
     data = pkcs12.serialize_key_and_certificates(None, None, None, [cert(chain["cert_pem"])],
                                                  serialization.NoEncryption())
-    with pytest.raises(PdfError, match="^The PKCS#12 file must hold a private key and its certificate$"):
+    with pytest.raises(PdfError, match=r"^The PKCS#12 file must hold a private key and its certificate$"):
         certificates.load_p12(data, None)
 
 
@@ -190,7 +190,7 @@ def test_a_naive_signing_time_is_utc(chain, ours):
 
 
 def test_a_certified_pdf_cannot_be_sealed_again(chain, sealed):
-    with pytest.raises(PdfError, match="^The PDF can't be signed: "):
+    with pytest.raises(PdfError, match=r"^The PDF can't be signed: "):
         seal.sign(sealed, chain, reason=REASON, name=None, signing_time=SIGNED_AT)
 
 
@@ -270,7 +270,7 @@ def test_a_damaged_pdf_without_signatures_is_refused(ours):
 
 
 def test_a_user_password_pdf_is_refused_clearly(ours):
-    with pytest.raises(PdfError, match="^The PDF is protected by a password; upload it without the password$"):
+    with pytest.raises(PdfError, match=r"^The PDF is protected by a password; upload it without the password$"):
         verify.verify(encrypted(pdf(), user="user"), ours)
 
 
@@ -308,7 +308,7 @@ def test_a_seal_with_a_timestamp_server_carries_its_timestamp(chain, ours, tsa, 
 def test_a_timestamp_server_that_does_not_answer_is_a_connection_error(chain):
     server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
     server.server_close()  # the port is now one nobody listens on
-    with pytest.raises(ConnectionError, match="^The timestamp server http://127.0.0.1:"):
+    with pytest.raises(ConnectionError, match=r"^The timestamp server http://127\.0\.0\.1:"):
         seal.sign(pdf(), chain, reason=REASON, name=None, signing_time=SIGNED_AT,
                   tsa_url=f"http://127.0.0.1:{server.server_address[1]}/")
 

@@ -2,6 +2,7 @@
 
 The jobs and deliveries that follow them are in tests/api/test_jobs.py and tests/api/test_webhook_delivery.py."""
 
+import itertools
 from datetime import timedelta
 
 from signsvc.infra.jobs import Backoff
@@ -30,6 +31,6 @@ def test_retries_follow_the_spec_schedule(clock):
             failures += 1
             clock.set(moment)
             moments.append(moment)
-        gaps = [(b - a).total_seconds() / 60 for a, b in zip(moments, moments[1:])]
+        gaps = [(b - a).total_seconds() / 60 for a, b in itertools.pairwise(moments)]
         assert len(moments) == attempts and gaps[:4] == [1, 2, 4, 8]
         assert (moments[-1] - start).total_seconds() / 60 == span_minutes
