@@ -22,7 +22,6 @@ from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import pages
 import storage.emails as stored
@@ -30,6 +29,7 @@ import storage.files as stored_files
 from signsvc.infra import errors, jobs, retries, smtp
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
+from signsvc.infra.urls import Urls
 from storage import Connection, Database
 from storage.records import Email
 
@@ -76,14 +76,14 @@ def format_time(moment: datetime) -> str:
 
 
 class Outbox:
-    """Queues and sends emails. `site` is the public address the emails link to; `sender` their From."""
+    """Queues and sends emails. `urls` builds the links they carry; `sender` is their From."""
 
-    def __init__(self, db: Database, clock: Clock, files: Files, *, site: str, smtp_server: smtp.Server | None,
+    def __init__(self, db: Database, clock: Clock, files: Files, *, urls: Urls, smtp_server: smtp.Server | None,
                  sender: str | None = None, per_recipient_hour: int = 0) -> None:
         self.db, self.clock, self.files = db, clock, files
         self.per_recipient_hour = per_recipient_hour  # 0: no cap
-        self.site, self.smtp_server = site, smtp_server
-        self.host = urlsplit(site).hostname or "localhost"
+        self.urls, self.smtp_server = urls, smtp_server
+        self.host = urls.host
         self.sender = sender or f"signsvc@{self.host}"
 
     async def queue(self, tx: Connection, *, account_id: int, kind: str, to: str, composed: Composed,

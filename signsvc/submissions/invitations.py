@@ -31,7 +31,7 @@ class Invitations:
 
     def link(self, submitter: Submitter) -> str:
         """The signing form of the submitter: whoever holds it can sign."""
-        return f"{self.outbox.site}/s/{submitter.slug}"
+        return self.outbox.urls.signing_form(submitter.slug)
 
     async def invite_due(self, tx: Connection, submission: Submission, submitters: list[Submitter], *,
                          account_name: str | None = None) -> list[Submitter]:
