@@ -42,6 +42,7 @@ from signsvc.infra.metrics import Metrics
 from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
 from signsvc.infra.retention import Retention
+from signsvc.infra.urls import Urls
 from signsvc.pdf import font_files
 from signsvc.preparation import check_data_dir, open_configured_database, prepare
 from signsvc.results.previews import Previews
@@ -83,7 +84,7 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
                           client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
     app[appkeys.BODY_BUDGET] = budget
-    app[appkeys.SETTINGS] = appkeys.Settings(config.site, config.trusted_proxies, config.max_body_bytes,
+    app[appkeys.SETTINGS] = appkeys.Settings(Urls(config.site), config.trusted_proxies, config.max_body_bytes,
                                              frozenset(filter(None, (config.api_key, config.test_api_key))),
                                              metrics_token=config.metrics_token)
     routes.setup(app)
@@ -98,20 +99,20 @@ def create_app(config: Config, *, clock: Clock | None = None, db: Database | Non
     return app
 
 
-async def open_files(db: Database, clock: Clock, config: Config) -> Files:
+async def open_files(db: Database, clock: Clock, config: Config, urls: Urls) -> Files:
     """The files of a prepared database, in the content store the configuration names (checked: an object store
     that cannot be used is a start error); close them when done."""
     try:
         contents = await open_store(config.content_store, db, config.data_dir)
     except ObjectStoreError as error:
         raise ConfigError(f"SIGNSVC_STORAGE_URL={config.storage_url}: {error}") from None
-    return Files(db, contents, clock, await secret_key.load(db, config.secret_key), config.site,
+    return Files(db, contents, clock, await secret_key.load(db, config.secret_key), urls,
                  presigned_links=config.storage_presigned_links)
 
 
 def outbox(db: Database, clock: Clock, files: Files, config: Config) -> Outbox:
     smtp_server = smtp.parse_smtp_url(config.smtp_url) if config.smtp_url else None
-    return Outbox(db, clock, files, site=config.site, smtp_server=smtp_server, sender=config.mail_from,
+    return Outbox(db, clock, files, urls=files.urls, smtp_server=smtp_server, sender=config.mail_from,
                   per_recipient_hour=config.emails_per_recipient_hour)
 
 
@@ -160,7 +161,7 @@ class _Parts:
         check_data_dir(self.config)
         async with contextlib.AsyncExitStack() as stack:
             db = await self._database(app, stack)
-            files = await open_files(db, self.clock, self.config)
+            files = await open_files(db, self.clock, self.config, app[appkeys.SETTINGS].urls)
             stack.push_async_callback(files.close)
             pool = self.given_pool or self._own_pool(stack)
             if (metrics := app.get(appkeys.METRICS)) is not None:
@@ -225,9 +226,9 @@ class _Parts:
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
         accounts = Accounts(db, clock, KeySeal(files.secret_key))
         app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = accounts, rate_limits
-        links = UserLinks(db, clock, config.site)
+        links = UserLinks(db, clock, files.urls)
         app[appkeys.CONSOLE_USERS] = ConsoleUsers(db, clock, rate_limits, mail, links, accounts)
-        app[appkeys.SESSIONS] = Sessions(files.secret_key, clock, secure=config.site.startswith("https://"))
+        app[appkeys.SESSIONS] = Sessions(files.secret_key, clock, secure=files.urls.secure)
         issued = app[appkeys.ISSUED_KEYS]
         app[appkeys.SETUP_LINK] = await links.setup_link(issued.user.id) if issued else None
         app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)

@@ -10,6 +10,7 @@ from datetime import timedelta
 import storage.accounts as stored
 from signsvc.infra import errors, tokens
 from signsvc.infra.clock import Clock
+from signsvc.infra.urls import Urls
 from storage import Connection, Database
 from storage.records import User, UserLink
 
@@ -34,8 +35,8 @@ class LinkUnusable(Exception):
 
 
 class UserLinks:
-    def __init__(self, db: Database, clock: Clock, site: str) -> None:
-        self.db, self.clock, self.site = db, clock, site
+    def __init__(self, db: Database, clock: Clock, urls: Urls) -> None:
+        self.db, self.clock, self.urls = db, clock, urls
 
     async def setup_link(self, user_id: int) -> str:
         """A new setup link for an active user; the earlier ones stop working."""
@@ -52,7 +53,7 @@ class UserLinks:
         now = self.clock.now()
         await stored.insert_user_link(tx, user_id=user.id, purpose=purpose, token_hash=tokens.digest(token),
                                       expires_at=now + LIFETIMES[purpose], now=now)
-        return f"{self.site}/console/{purpose}/{token}"
+        return self.urls.console_link(purpose, token)
 
     async def usable(self, conn: Connection, token: str, purpose: str) -> tuple[UserLink, User]:
         """The link and its user while it can set a password; LinkUnusable otherwise."""

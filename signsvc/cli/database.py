@@ -13,6 +13,7 @@ from signsvc.accounts.user_links import UserLinks
 from signsvc.infra import secret_key
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config
+from signsvc.infra.urls import Urls
 from signsvc.preparation import open_configured_database, prepare
 from storage import Database
 
@@ -38,7 +39,7 @@ async def accounts_of(db: Database, config: Config) -> Accounts:
 
 def user_links(db: Database, config: Config) -> UserLinks:
     """One-time console links on the configured site."""
-    return UserLinks(db, SystemClock(), config.site)
+    return UserLinks(db, SystemClock(), Urls(config.site))
 
 
 def group(commands: Any, name: str, help_text: str, common: argparse.ArgumentParser) -> Any:

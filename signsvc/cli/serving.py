@@ -18,6 +18,7 @@ from signsvc.http.appkeys import ISSUED_KEYS, SETUP_LINK
 from signsvc.http.connection_deadlines import GuardedSite, Limits
 from signsvc.infra import metrics
 from signsvc.infra.config import Config, ConfigError
+from signsvc.infra.urls import Urls
 
 # In-flight requests get this long to finish once a stop is asked for.
 SHUTDOWN_TIMEOUT_SECONDS = 30.0
@@ -70,7 +71,8 @@ def limits(config: Config) -> Limits:
 
 
 def print_ready(config: Config, issued: IssuedKeys | None, setup_link: str | None) -> None:
-    lines = [f"signsvc ready: site {config.site}  api {config.site}/api", *_key_lines(config, issued)]
+    urls = Urls(config.site)
+    lines = [f"signsvc ready: site {urls.site}  api {urls.api()}", *_key_lines(config, issued)]
     if issued and setup_link:
         lines.append(f"Console setup link (sets the password of {issued.user.email}): {setup_link}")
     print("\n".join(lines), flush=True)

@@ -10,6 +10,7 @@ from signsvc.accounts.accounts import Accounts
 from signsvc.cli.database import group, with_database
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config
+from signsvc.infra.urls import Urls
 from signsvc.webhooks import endpoints
 from signsvc.webhooks.endpoints import WebhookEndpoints
 from storage import Database
@@ -116,7 +117,7 @@ async def _test(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> int:
         clock = SystemClock()
         endpoint = await WebhookEndpoints(db, clock).find(None, args.id)
-        sender, files = webhook_sender(config), await open_files(db, clock, config)
+        sender, files = webhook_sender(config), await open_files(db, clock, config, Urls(config.site))
         try:
             outcome = await Deliverer(db, clock, Payloads(clock, files), sender).test(endpoint)
         finally:

@@ -36,6 +36,7 @@ from signsvc.http.connection_deadlines import GuardedSite
 from signsvc.infra import errors, metrics
 from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config, ConfigError
+from signsvc.infra.urls import Urls
 from signsvc.preparation import open_configured_database, prepare
 from storage import StorageError
 
@@ -95,7 +96,7 @@ async def prepare_database(config: Config) -> tuple[IssuedKeys | None, str | Non
         issued = await prepare(db, clock, config)
         if db.single_process:
             await stored_jobs.release_running_jobs(db)
-        link = await UserLinks(db, clock, config.site).setup_link(issued.user.id) if issued else None
+        link = await UserLinks(db, clock, Urls(config.site)).setup_link(issued.user.id) if issued else None
         return issued, link
     finally:
         await db.close()

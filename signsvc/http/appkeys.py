@@ -20,6 +20,7 @@ from signsvc.infra.jobs import Worker
 from signsvc.infra.kit import Kit
 from signsvc.infra.mail import Outbox
 from signsvc.infra.metrics import Metrics
+from signsvc.infra.urls import Urls
 from signsvc.results.results import Results
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
@@ -34,12 +35,12 @@ from storage import Database
 
 @dataclass(frozen=True)
 class Settings:
-    """What the edge itself needs to know: the public address, the proxies whose X-Forwarded-For it
+    """What the edge itself needs to know: the public addresses, the proxies whose X-Forwarded-For it
     believes, the largest body it reads, the keys SIGNSVC_API_KEY / SIGNSVC_TEST_API_KEY fix (rotating
     one in the console lasts until the next start, which the console says), and the bearer token a metrics
     scraper sends (SIGNSVC_METRICS_TOKEN)."""
 
-    site: str
+    urls: Urls
     trusted_proxies: frozenset[str]
     max_body_bytes: int
     fixed_api_keys: frozenset[str] = frozenset()

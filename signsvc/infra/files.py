@@ -1,6 +1,6 @@
 """Stored files and the signed links that serve them.
 
-A link is `{site}/file/{token}/{filename}`; the token carries the file's uuid and the expiry time,
+A link is `{site}/file/{token}/{filename}` (`Urls.file`); the token carries the file's uuid and the expiry time,
 signed with the service's secret key, so a link needs no lookup to check and cannot be forged.
 """
 
@@ -17,12 +17,12 @@ from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
-from urllib.parse import quote
 
 import storage.files as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
 from signsvc.infra.jobs import Kind
+from signsvc.infra.urls import Urls, file_path
 from storage import Connection, Database, StorageError
 from storage.contents import ContentStore
 from storage.records import Blob
@@ -62,12 +62,12 @@ class NewFile:
 
 
 class Files:
-    def __init__(self, db: Database, contents: ContentStore, clock: Clock, secret_key: str, site: str,
+    def __init__(self, db: Database, contents: ContentStore, clock: Clock, secret_key: str, urls: Urls,
                  presigned_links: bool = False) -> None:
         self.db, self.contents, self.clock = db, contents, clock
         self.secret_key = secret_key
         self._key = hashlib.sha256(f"file-links:{secret_key}".encode()).digest()
-        self.site = site
+        self.urls = urls
         self.presigned_links = presigned_links
         self._missing: set[str] = set()  # contents found missing, logged once each
 
@@ -172,13 +172,17 @@ class Files:
 
     def link(self, blob_uuid: str, filename: str) -> str:
         """A link to the stored file, valid for 40 minutes from now."""
-        return self.site + self.path(blob_uuid, filename)
+        return self.urls.file(self._token(blob_uuid), filename)
 
     def path(self, blob_uuid: str, filename: str) -> str:
         """The link's path on the site, for the service's own pages."""
+        return file_path(self._token(blob_uuid), filename)
+
+    def _token(self, blob_uuid: str) -> str:
+        """The signed token of a link to the file, valid for 40 minutes from now."""
         expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
         payload = f"{blob_uuid}.{expires}"
-        return f"/file/{payload}.{self._sign(payload)}/{quote(filename)}"
+        return f"{payload}.{self._sign(payload)}"
 
     async def owned(self, conn: Connection, account_id: int, uuids: Iterable[object]) -> dict[str, Blob]:
         """The files among `uuids` that belong to the account, by uuid. Every value or default that names a file by
@@ -202,7 +206,7 @@ class Files:
         """A link to a submission's documents page, valid for 40 minutes from now."""
         expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
         payload = f"{submission_slug}.{expires}"
-        return f"{self.site}/e/{payload}.{self._sign(DOCUMENTS_PAGE + payload)}"
+        return self.urls.documents_page(f"{payload}.{self._sign(DOCUMENTS_PAGE + payload)}")
 
     def open_documents_page(self, token: str) -> str:
         """The submission slug a documents-page link names: 404 for a link not issued here, 403 once it

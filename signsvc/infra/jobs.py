@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import functools
 import logging
 import os
@@ -36,7 +35,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import storage.jobs as stored
+from signsvc.infra import retries
 from signsvc.infra.clock import Clock
+from signsvc.infra.retries import Backoff as Backoff  # the schedule a kind follows (its named ones: retries)
 from storage import Connection, Database, StorageError
 from storage.records import Job, JobStatus
 
@@ -55,30 +56,6 @@ class GiveUp(Exception):
 
 
 @dataclass(frozen=True)
-class Backoff:
-    """Run n (1-based) failed: the next run waits `first * factor ** (n - 1)`, at most `longest`.
-
-    After `attempts` failed runs the job is marked failed and stays in the table for inspection.
-    """
-
-    first: timedelta = timedelta(minutes=1)
-    factor: float = 2.0
-    longest: timedelta = timedelta(hours=6)
-    attempts: int = 10
-
-    def delay(self, attempt: int) -> timedelta:
-        return min(self.first * self.factor ** (attempt - 1), self.longest)
-
-    def fast(self) -> Backoff:
-        """The same schedule in seconds where it was in minutes: for test suites that move the clock."""
-        return dataclasses.replace(self, first=self.first / 60, longest=self.longest / 60)
-
-    def next_at(self, failures: int, clock: Clock) -> datetime | None:
-        """When to run again after `failures` failed runs in a row; None once `attempts` runs failed."""
-        return None if failures >= self.attempts else clock.now() + self.delay(failures)
-
-
-@dataclass(frozen=True)
 class Kind:
     """A kind of job: its handler, its retry policy, and for periodic work the interval.
 
@@ -89,7 +66,7 @@ class Kind:
 
     name: str
     handler: Handler
-    backoff: Backoff = Backoff()
+    backoff: Backoff = retries.JOBS
     every: timedelta | None = None
     batch: BatchHandler | None = None
 
@@ -315,7 +292,7 @@ class Worker:
             self._time_moved.discard(moved)
 
     def _retry_or_fail(self, job: Job, kind: Kind | None, error: str, give_up: bool) -> stored.Release:
-        backoff = kind.backoff if kind else Backoff(attempts=1)
+        backoff = kind.backoff if kind else retries.ONCE
         if (give_up or job.attempts >= backoff.attempts) and not (kind and kind.every):
             return stored.Release(job.id, JobStatus.FAILED, job.run_at, job.attempts, error)
         return stored.Release(job.id, JobStatus.PENDING, self.clock.now() + backoff.delay(job.attempts), job.attempts,

@@ -1,7 +1,7 @@
 """The email outbox: messages composed from templates, queued in the caller's transaction, sent by a job.
 
 With an SMTP server each queued email gets a job that hands it over (retried with backoff); an email the
-server did not take after `SEND_RETRIES.attempts` tries is `failed`, with the last error, and its job fails
+server did not take after `retries.EMAILS.attempts` tries is `failed`, with the last error, and its job fails
 with it. Without a server the email is only kept in the outbox and counts as sent at once.
 
 An email a public page caused (queued `capped`: a visitor's completed copy, a consent's certificate) goes to an
@@ -22,20 +22,18 @@ from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import pages
 import storage.emails as stored
 import storage.files as stored_files
-from signsvc.infra import errors, jobs, smtp
+from signsvc.infra import errors, jobs, retries, smtp
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
+from signsvc.infra.urls import Urls
 from storage import Connection, Database
 from storage.records import Email
 
 SEND_JOB = "mail.send"
-# About ten hours of tries (1, 3, 9, 27, 81 minutes, then every two hours) before the job fails.
-SEND_RETRIES = jobs.Backoff(first=timedelta(minutes=1), factor=3, longest=timedelta(hours=2))
 _VARIABLE = re.compile(r"\{+\s*([a-z_]+(?:\.[a-z_]+)*)\s*\}+", re.IGNORECASE)
 # Control characters, and the separators Python's email package also reads as line breaks.
 _UNSAFE_IN_HEADER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
@@ -78,14 +76,14 @@ def format_time(moment: datetime) -> str:
 
 
 class Outbox:
-    """Queues and sends emails. `site` is the public address the emails link to; `sender` their From."""
+    """Queues and sends emails. `urls` builds the links they carry; `sender` is their From."""
 
-    def __init__(self, db: Database, clock: Clock, files: Files, *, site: str, smtp_server: smtp.Server | None,
+    def __init__(self, db: Database, clock: Clock, files: Files, *, urls: Urls, smtp_server: smtp.Server | None,
                  sender: str | None = None, per_recipient_hour: int = 0) -> None:
         self.db, self.clock, self.files = db, clock, files
         self.per_recipient_hour = per_recipient_hour  # 0: no cap
-        self.site, self.smtp_server = site, smtp_server
-        self.host = urlsplit(site).hostname or "localhost"
+        self.urls, self.smtp_server = urls, smtp_server
+        self.host = urls.host
         self.sender = sender or f"signsvc@{self.host}"
 
     async def queue(self, tx: Connection, *, account_id: int, kind: str, to: str, composed: Composed,
@@ -134,7 +132,7 @@ class Outbox:
             await smtp.send(self.smtp_server, message, local_hostname=self.host)
         except Exception as exc:
             email = await stored.record_failure(self.db, email.id, f"{type(exc).__name__}: {exc}",
-                                                attempts=SEND_RETRIES.attempts)
+                                                attempts=retries.EMAILS.attempts)
             if email.status == Status.FAILED:
                 raise _given_up(email) from exc
             raise
@@ -171,7 +169,7 @@ class Outbox:
         return message
 
     def kinds(self) -> list[jobs.Kind]:
-        return [jobs.Kind(SEND_JOB, self._send_job, backoff=SEND_RETRIES)]
+        return [jobs.Kind(SEND_JOB, self._send_job, backoff=retries.EMAILS)]
 
     async def _send_job(self, payload: dict[str, Any]) -> None:
         await self.send(payload["email_id"])

@@ -14,7 +14,7 @@ from typing import Any
 
 import storage.accounts as stored_accounts
 import storage.submissions as stored
-from signsvc.infra import jobs, mail
+from signsvc.infra import jobs, mail, retries
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Composed, Outbox
 from signsvc.submissions import statuses
@@ -31,7 +31,7 @@ class Invitations:
 
     def link(self, submitter: Submitter) -> str:
         """The signing form of the submitter: whoever holds it can sign."""
-        return f"{self.outbox.site}/s/{submitter.slug}"
+        return self.outbox.urls.signing_form(submitter.slug)
 
     async def invite_due(self, tx: Connection, submission: Submission, submitters: list[Submitter], *,
                          account_name: str | None = None) -> list[Submitter]:
@@ -70,7 +70,7 @@ class Invitations:
         return await stored.update_submitter(tx, stored.changed(submitter, invited_at=now), now)
 
     def kinds(self) -> list[jobs.Kind]:
-        return [jobs.Kind(SEND_JOB, self._send, backoff=jobs.Backoff(attempts=12))]
+        return [jobs.Kind(SEND_JOB, self._send, backoff=retries.EMAILS)]
 
     async def _send(self, payload: dict[str, Any]) -> None:
         """The job that sends one invitation through SMTP, then moves its submitter to `sent`."""

@@ -18,14 +18,14 @@ import asyncio
 import time
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 import aiohttp
 from yarl import URL
 
 import storage.webhooks as stored
-from signsvc.infra import addresses, downloads, errors, jobs
+from signsvc.infra import addresses, downloads, errors, jobs, retries
 from signsvc.infra.clock import Clock
 from signsvc.webhooks import endpoints, signature
 from signsvc.webhooks.payloads import Payloads
@@ -41,7 +41,7 @@ UNQUEUED_CONNECTIONS = 4
 NO_ANSWER = "No HTTP answer: the connection failed, broke off or timed out"
 # A handler failure (the database away, a payload that cannot be built) is not a failed attempt:
 # the job retries on its own schedule, and the delivery keeps its place.
-HANDLER_RETRIES = jobs.Backoff(longest=timedelta(hours=1), attempts=50)
+HANDLER_RETRIES = retries.WEBHOOK_HANDLER
 
 
 @dataclass(frozen=True)

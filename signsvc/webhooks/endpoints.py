@@ -13,7 +13,6 @@ import asyncio
 import re
 import socket
 from dataclasses import dataclass, replace
-from datetime import timedelta
 from typing import Any
 
 from yarl import URL
@@ -22,6 +21,7 @@ import storage.webhooks as stored
 from signsvc.accounts import auth
 from signsvc.infra import addresses, errors, jobs, json_fields
 from signsvc.infra.clock import Clock
+from signsvc.infra.retries import webhook_delivery
 from storage import Connection, Database
 from storage.accounts import default_account
 from storage.records import DeliveryStatus, Event, Principal, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -62,15 +62,8 @@ PRIVATE_ADDRESS = "a private or local network address (SIGNSVC_WEBHOOK_PUBLIC_ON
 # A host name of a new URL is looked up this long at most (public-only); one that does not answer in time is refused.
 RESOLVE_SECONDS = 5
 
-# Retries: attempt n failed, the next one is 2**(n-1) minutes
-# later (1, 2, 4, 8 ... minutes). 12 attempts put the last one 2047 minutes (34.1 hours) after the
-# first; form.completed gets 14, the last 8191 minutes (5.7 days) after the first.
-RETRIES = jobs.Backoff(longest=timedelta(days=3), attempts=12)
-FORM_COMPLETED_RETRIES = jobs.Backoff(longest=timedelta(days=3), attempts=14)
-
-
-def retries(event_type: str) -> jobs.Backoff:
-    return FORM_COMPLETED_RETRIES if event_type == "form.completed" else RETRIES
+# The schedule of a delivery by its event type (delivery.py asks here; signsvc.infra.retries holds them all).
+retries = webhook_delivery
 
 
 @dataclass(frozen=True)

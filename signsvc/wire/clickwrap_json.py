@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from signsvc.infra.files import Files
+from signsvc.infra.urls import Urls
 from storage.records import Clickwrap, Consent
 
 
-def clickwrap_json(site: str, clickwrap: Clickwrap) -> dict[str, Any]:
+def clickwrap_json(urls: Urls, clickwrap: Clickwrap) -> dict[str, Any]:
     return {"id": clickwrap.id, "name": clickwrap.name, "kind": clickwrap.kind, "slug": clickwrap.slug,
             "published": clickwrap.active_version_number is not None,
-            "active_version_number": clickwrap.active_version_number, "url": f"{site}/c/{clickwrap.slug}",
+            "active_version_number": clickwrap.active_version_number, "url": urls.clickwrap(clickwrap.slug),
             **clickwrap.settings, "created_at": clickwrap.created_at, "updated_at": clickwrap.updated_at,
             "archived_at": clickwrap.archived_at}
 

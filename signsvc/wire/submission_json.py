@@ -170,7 +170,7 @@ def submitter_json(ctx: Context, submission: Submission, submitter: Submitter, *
     if values and documents:
         data["documents"] = ctx.documents("submitter", submission.id, submitter.id)
     if embed:
-        data["embed_src"] = f"{ctx.files.site}/apiemb/{submitter.slug}"
+        data["embed_src"] = ctx.files.urls.embedded_form(submitter.slug)
     return data
 
 

@@ -11,7 +11,7 @@ import pytest
 import storage.emails as stored_emails
 from signsvc.accounts.accounts import DEFAULT_EMAIL
 from signsvc.http.appkeys import CONSOLE_USERS, DB, WORKER
-from signsvc.infra import jobs, mail
+from signsvc.infra import retries
 from tests.api.test_failed_emails import RefusingSmtpServer
 from tests.support.app import TEST_KEY, Api
 from tests.support.console import Console, signed_in
@@ -91,18 +91,18 @@ async def test_the_outbox_filters_by_status_and_shows_an_errors_and_attempts(aio
 async def test_a_failed_email_shows_its_last_error_and_its_attempts(aiohttp_client, make_app, refusing, clock):
     api = Api(await aiohttp_client(make_app(testing=True, smtp_url=refusing.url)))
     await send(api, await template(api), {"email": "ann@example.com"})
-    for _ in range(mail.SEND_RETRIES.attempts + 2):
+    for _ in range(retries.EMAILS.attempts + 2):
         await api.app[WORKER].drain()
-        clock.advance(jobs.Backoff().longest)
+        clock.advance(retries.JOBS.longest)
     [email] = await emails(api)
     assert email["status"] == "failed"
     console = await signed_in(api)
     failed = await console.get(f"{PAGE}?status=failed")
     assert listed(failed) == [str(email["id"])]
-    assert f"Failed SMTPDataError: (554, '5.7.1 Delivery refused') Attempts: {mail.SEND_RETRIES.attempts}" in \
+    assert f"Failed SMTPDataError: (554, '5.7.1 Delivery refused') Attempts: {retries.EMAILS.attempts}" in \
         visible(failed)
     page = visible(await console.get(f"{PAGE}/{email['id']}"))
-    assert f"Status Failed SMTPDataError: (554, '5.7.1 Delivery refused') Attempts: {mail.SEND_RETRIES.attempts}" \
+    assert f"Status Failed SMTPDataError: (554, '5.7.1 Delivery refused') Attempts: {retries.EMAILS.attempts}" \
         in page and "Sent Not yet" in page
 
 

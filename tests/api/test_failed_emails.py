@@ -6,7 +6,8 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 import storage.jobs as stored_jobs
 from signsvc.http.appkeys import OUTBOX, WORKER
-from signsvc.infra import jobs, mail
+from signsvc.infra import jobs, mail, retries
+from signsvc.submissions import invitations
 from storage.records import JobStatus
 from tests.support.app import Api
 from tests.support.emails import invite
@@ -43,9 +44,9 @@ async def kit(aiohttp_client, make_app, refusing) -> Api:
 async def run_out_the_retries(worker: jobs.Worker, clock) -> None:
     """Runs the sending jobs through every retry, moving the clock past each wait (six hours is the longest
     of any job's backoff, the invitations' among them)."""
-    for _ in range(mail.SEND_RETRIES.attempts + 2):
+    for _ in range(retries.EMAILS.attempts + 2):
         await worker.drain()
-        clock.advance(jobs.Backoff().longest)
+        clock.advance(retries.JOBS.longest)
 
 
 async def test_an_invitation_refused_until_its_attempts_ran_out_is_failed_with_the_last_error(kit, clock):
@@ -56,7 +57,7 @@ async def test_an_invitation_refused_until_its_attempts_ran_out_is_failed_with_t
     await run_out_the_retries(kit.app[WORKER], clock)
     [email] = (await kit.get(f"{TESTING}/emails")).json["data"]
     assert (email["to"], email["status"], email["attempts"], email["sent_at"]) == (
-        "ann@example.com", "failed", mail.SEND_RETRIES.attempts, None)
+        "ann@example.com", "failed", retries.EMAILS.attempts, None)
     assert email["last_error"].startswith("SMTPDataError") and "Delivery refused" in email["last_error"]
     assert (await kit.get(f"{TESTING}/emails/{email['id']}")).json == email
     assert (await submission(kit, 1))["submitters"][0]["status"] == "awaiting", "a failed invitation was not sent"
@@ -68,10 +69,21 @@ async def test_an_outbox_email_refused_until_its_attempts_ran_out_is_failed_and_
         queued = await outbox.queue(tx, account_id=1, kind="copy", to="bob@example.com", composed=invite())
     await run_out_the_retries(kit.app[WORKER], clock)
     [email] = (await kit.get(f"{TESTING}/emails")).json["data"]
-    assert (email["id"], email["status"], email["attempts"]) == (queued.id, "failed", mail.SEND_RETRIES.attempts)
+    assert (email["id"], email["status"], email["attempts"]) == (queued.id, "failed", retries.EMAILS.attempts)
     job = await job_of_email(db, queued.id)
-    assert (job.status, job.attempts) == (JobStatus.FAILED, mail.SEND_RETRIES.attempts)
+    assert (job.status, job.attempts) == (JobStatus.FAILED, retries.EMAILS.attempts)
     assert "Delivery refused" in job.last_error
+
+
+async def test_an_invitation_fails_for_good_after_the_email_strategys_attempts_its_email_and_its_job_alike(
+        kit, clock, db):
+    await send(kit, await template(kit), {"email": "ann@example.com", "name": "Ann"})
+    await run_out_the_retries(kit.app[WORKER], clock)
+    [email] = (await kit.get(f"{TESTING}/emails")).json["data"]
+    assert (email["status"], email["attempts"]) == ("failed", retries.EMAILS.attempts)
+    job = await job_of_email(db, email["id"])
+    assert (job.kind, job.status, job.attempts) == (invitations.SEND_JOB, JobStatus.FAILED, retries.EMAILS.attempts)
+    assert kit.app[WORKER].kinds[invitations.SEND_JOB].backoff == retries.EMAILS, "its job's own limit is the same"
 
 
 async def test_a_failed_email_is_not_sent_again(kit, clock, refusing):

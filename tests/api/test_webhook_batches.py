@@ -8,6 +8,7 @@ from datetime import timedelta
 import storage.jobs as stored_jobs
 import storage.webhooks as stored
 from signsvc.http.appkeys import DELIVERER, WORKER
+from signsvc.infra import retries
 from signsvc.webhooks import endpoints
 from storage.records import DeliveryStatus
 from tests.api.test_webhook_delivery import add_endpoint, create_template, log
@@ -27,7 +28,7 @@ async def test_a_batch_sends_each_delivery_once_and_logs_each_attempt(api, recei
         await create_template(api, name=f"NDA {n}")
     ids = await pending_deliveries(db, ok["id"]) + await pending_deliveries(db, down["id"])
     answers = await api.app[DELIVERER].deliver_batch([{"delivery_id": delivery_id} for delivery_id in ids])
-    retry_at = clock.now() + endpoints.RETRIES.delay(1)
+    retry_at = clock.now() + retries.WEBHOOKS.delay(1)
     assert answers == [None] * 4 + [retry_at] * 4, "delivered ones are done, failed ones run again at their retry"
     assert sorted(r.path for r in receiver.received) == ["/down"] * 4 + ["/ok"] * 4
     assert len({r.headers["X-Service-Event-Id"] for r in receiver.at("/ok")}) == 4

@@ -5,7 +5,7 @@ The jobs and deliveries that follow them are in tests/api/test_jobs.py and tests
 import itertools
 from datetime import timedelta
 
-from signsvc.infra.jobs import Backoff
+from signsvc.infra.retries import Backoff
 from signsvc.webhooks import endpoints
 
 

@@ -18,8 +18,8 @@ async def index(request: web.Request) -> web.Response:
     page = Page.from_query(query)
     found = await request.app[CLICKWRAPS].page(principal(request), archived=query.boolean("archived") or False,
                                                limit=page.limit, after=page.after, before=page.before)
-    site = request.app[SETTINGS].site
-    return json_response(paginated(found, lambda clickwrap: clickwrap_json.clickwrap_json(site, clickwrap)))
+    urls = request.app[SETTINGS].urls
+    return json_response(paginated(found, lambda clickwrap: clickwrap_json.clickwrap_json(urls, clickwrap)))
 
 
 async def create(request: web.Request) -> web.Response:
@@ -60,4 +60,4 @@ async def show_consent(request: web.Request) -> web.Response:
 
 
 def _shown(request: web.Request, clickwrap: Clickwrap) -> web.Response:
-    return json_response(clickwrap_json.clickwrap_json(request.app[SETTINGS].site, clickwrap))
+    return json_response(clickwrap_json.clickwrap_json(request.app[SETTINGS].urls, clickwrap))

@@ -11,4 +11,4 @@ from signsvc.http.web import catalogue, rendering
 
 async def show(request: web.Request) -> web.Response:
     return rendering.render(request, "home.html", language=catalogue.language(request),
-                            site=request.app[SETTINGS].site, version=__version__)
+                            api_url=request.app[SETTINGS].urls.api(), version=__version__)

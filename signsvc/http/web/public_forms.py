@@ -62,7 +62,7 @@ async def render(request: web.Request, template: str, *, status: int = 200, **co
     token, cookie = await form_tokens.issue(request)
     response = rendering.render(request, template, language=catalogue.language(request), status=status,
                                 token=token, token_field=form_tokens.FIELD, **context)
-    form_tokens.keep(response, cookie, secure=request.app[SETTINGS].site.startswith("https://"))
+    form_tokens.keep(response, cookie, secure=request.app[SETTINGS].urls.secure)
     return response
 
 

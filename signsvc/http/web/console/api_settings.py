@@ -17,7 +17,7 @@ async def page(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     keys = await request.app[ACCOUNTS].keys(console.user.id)
     return shell.render(request, "console/api_settings.html", console.session, console=console, keys=keys,
-                        current=console.principal.mode, base_url=f"{request.app[SETTINGS].site}/api")
+                        current=console.principal.mode, base_url=request.app[SETTINGS].urls.api())
 
 
 async def rotate_page(request: web.Request) -> web.Response:
