@@ -167,11 +167,11 @@ def _checkboxes(value: Any) -> list[dict[str, Any]]:
         raise errors.Invalid(f"checkboxes must be an array of at most {MAX_CHECKBOXES} objects with text and required")
     checked = []
     for index, item in enumerate(value):
-        where = f"checkboxes[{index}]"
+        where: errors.Location = ("checkboxes", index)
         if not isinstance(item, dict):
-            raise errors.Invalid(f"{where} must be an object with text and required")
-        text = json_fields.text(item, "text", limit=MAX_LENGTHS["checkbox_text"], label=f"{where}.text")
+            raise errors.at(where, "must be an object with text and required")
+        text = json_fields.text(item, "text", limit=MAX_LENGTHS["checkbox_text"], where=where)
         if not text or not text.strip():
-            raise errors.Invalid(f"{where}.text is required")
-        checked.append({"text": text, "required": json_fields.flag(item, "required", False, label=f"{where}.required")})
+            raise errors.at((*where, "text"), "is required")
+        checked.append({"text": text, "required": json_fields.flag(item, "required", False, where=where)})
     return checked

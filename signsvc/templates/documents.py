@@ -44,13 +44,13 @@ class Ingest:
 
     async def document(self, raw: Any, where: str) -> IngestedDocument:
         if not isinstance(raw, dict):
-            raise errors.Invalid(f"{where} must be an object")
+            raise errors.Invalid(f"{where} {errors.must_be(dict)}")
         file = raw.get("file")
         if not isinstance(file, str) or not file.strip():
             raise errors.Invalid(f"{where}.file is required: the file as base64 or an https:// URL")
         name = raw.get("name")
         if name is not None and not isinstance(name, str):
-            raise errors.Invalid(f"{where}.name must be a string")
+            raise errors.Invalid(f"{where}.name {errors.must_be(str)}")
         file = file.strip()
         content = await self._download(file, where) if _is_url(file) else file
         return await self._ingested(content, _document_name(name, file), where)

@@ -185,7 +185,7 @@ class Templates:
         now = self.clock.now()
         if (name := json_fields.text(body, "name")) is not None:
             if not name.strip():
-                raise errors.Invalid("name must not be empty")
+                raise errors.at(("name",), "must not be empty")
             changes["name"] = name
         if "external_id" in body:
             changes["external_id"] = json_fields.text(body, "external_id")
