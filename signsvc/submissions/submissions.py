@@ -69,13 +69,13 @@ class Submissions:
         """POST /submissions/emails: one submission for each address, its first role signed by it."""
         emails = body.get("emails")
         if not isinstance(emails, str) or not emails.strip():
-            raise errors.Invalid("emails is required: addresses separated by commas")
+            raise errors.at(("emails",), "is required: addresses separated by commas")
         addresses = list(dict.fromkeys(a.strip() for a in emails.replace("\n", ",").split(",") if a.strip()))
         if not addresses:  # commas alone would create nothing, and check nothing else of the request
-            raise errors.Invalid("emails is required: addresses separated by commas")
+            raise errors.at(("emails",), "is required: addresses separated by commas")
         common: dict[str, Any] = {key: body[key] for key in ("template_id", "send_email", "message") if key in body}
         if not all(inputs.is_email(address) for address in addresses):  # checked before creating anything
-            raise errors.Invalid("emails are invalid")
+            raise errors.at(("emails",), "are invalid")
         return [await self.create(principal, {**common, "submitters": [{"email": address}]})
                 for address in addresses]
 
@@ -326,5 +326,5 @@ def _archived_flag(body: dict[str, Any]) -> bool | None:
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
     if not isinstance(value, bool):
-        raise errors.Invalid("archived must be true or false")
+        raise errors.at(("archived",), "must be true or false")
     return value

@@ -154,7 +154,7 @@ class Submitters:
     async def decline(self, slug: str, body: dict[str, Any]) -> Submitter:
         reason = json_fields.text(body, "reason", limit=1000)
         if not reason or not reason.strip():
-            raise errors.Invalid("reason is required: say why the form is declined")
+            raise errors.at(("reason",), "is required: say why the form is declined")
         async with self.db.transaction() as tx:
             submission, submitter, _ = await self._acting(tx, slug)
             _refuse_viewer(submission, submitter)
