@@ -21,7 +21,7 @@ _PATH_PARTS_SHOWN = 6
 def text(body: dict[str, Any], key: str, *, where: errors.Location = (), label: str | None = None,
          limit: int | None = None) -> str | None:
     """A string or null of `body`, which is at `where` in the request; `label`, when given, names the field in the
-    message instead (a place the request has no path to)."""
+    message instead (a place the caller writes out itself; the refusal then carries no location)."""
     value = body.get(key)
     if value is not None and not isinstance(value, str):
         raise _refused((*where, key), errors.must_be(str), label)
