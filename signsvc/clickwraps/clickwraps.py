@@ -105,13 +105,12 @@ class Clickwraps:
         """Publishing checks that the draft is complete for its kind, and that its template is usable."""
         settings = clickwrap.settings
         if clickwrap.kind == "no_document" and not (settings.get("content") or "").strip():
-            raise errors.Invalid("content is required to publish a no_document clickwrap")
+            raise errors.at(("content",), "is required to publish a no_document clickwrap")
         if clickwrap.kind in WITH_DOCUMENT:
             template = await _template(tx, principal, settings.get("template_id"), clickwrap.kind)
             if clickwrap.kind == "requires_signature" and not visitors.signable_alone(template):
-                raise errors.Invalid(f"template_id {template.id} names a template one person cannot sign alone: a "
-                                     "requires_signature clickwrap needs fields for the first role and none for the "
-                                     "others")
+                raise errors.at(("template_id",), f"{template.id} names a template one person cannot sign alone: a "
+                                "requires_signature clickwrap needs fields for the first role and none for the others")
         await stored.publish(tx, clickwrap, self.clock.now())
 
 
@@ -127,10 +126,10 @@ async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
         "require_email": False, "checkboxes": []}
     name = json_fields.text(body, "name", limit=MAX_LENGTHS["name"]) if "name" in body or not current else current.name
     if not name or not name.strip():
-        raise errors.Invalid("name is required")
+        raise errors.at(("name",), "is required")
     kind = body.get("kind", current.kind if current else None)
     if kind not in KINDS:
-        raise errors.Invalid(f"kind must be one of: {', '.join(KINDS)}")
+        raise errors.at(("kind",), f"must be one of: {', '.join(KINDS)}")
     for key in ("content", "button_text"):
         if key in body:
             settings[key] = json_fields.text(body, key, limit=MAX_LENGTHS[key])
@@ -148,30 +147,30 @@ async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
 
 async def _template(tx: Connection, principal: Principal, template_id: Any, kind: str) -> Template:
     if template_id is None and kind in WITH_DOCUMENT:
-        raise errors.Invalid(f"template_id is required for a {kind} clickwrap")
+        raise errors.at(("template_id",), f"is required for a {kind} clickwrap")
     if not isinstance(template_id, int) or isinstance(template_id, bool):
-        raise errors.Invalid("template_id must be an integer")
+        raise errors.at(("template_id",), "must be an integer")
     # Beyond the ids' BIGINT no template is: asked of the database, such a number is an error, not a miss.
     template = await stored_templates.get_template(tx, template_id) if 1 <= template_id <= MAX_ID else None
     if template is None:
-        raise errors.Invalid(f"template_id {template_id} does not name a template")
+        raise errors.at(("template_id",), f"{template_id} does not name a template")
     if template.account_id != principal.account_id:
-        raise errors.Invalid(f"template_id {template_id} is not a template of this account")
+        raise errors.at(("template_id",), f"{template_id} is not a template of this account")
     if template.archived_at is not None:
-        raise errors.Invalid(f"template_id {template_id} names an archived template")
+        raise errors.at(("template_id",), f"{template_id} names an archived template")
     return template
 
 
 def _checkboxes(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list) or len(value) > MAX_CHECKBOXES:
-        raise errors.Invalid(f"checkboxes must be an array of at most {MAX_CHECKBOXES} objects with text and required")
+        raise errors.at(("checkboxes",), f"must be an array of at most {MAX_CHECKBOXES} objects with text and required")
     checked = []
     for index, item in enumerate(value):
-        where = f"checkboxes[{index}]"
+        where: errors.Location = ("checkboxes", index)
         if not isinstance(item, dict):
-            raise errors.Invalid(f"{where} must be an object with text and required")
-        text = json_fields.text(item, "text", limit=MAX_LENGTHS["checkbox_text"], label=f"{where}.text")
+            raise errors.at(where, "must be an object with text and required")
+        text = json_fields.text(item, "text", limit=MAX_LENGTHS["checkbox_text"], where=where)
         if not text or not text.strip():
-            raise errors.Invalid(f"{where}.text is required")
-        checked.append({"text": text, "required": json_fields.flag(item, "required", False, label=f"{where}.required")})
+            raise errors.at((*where, "text"), "is required")
+        checked.append({"text": text, "required": json_fields.flag(item, "required", False, where=where)})
     return checked

@@ -57,10 +57,28 @@ class Gone(ServiceError):
     message = "Gone"
 
 
+# A place in a request body: its keys and array indexes from the top, as ("submitters", 1, "email").
+Location = tuple[str | int, ...]
+
+
 class Invalid(ServiceError):
-    """Understood but invalid: the message names the field or rule."""
+    """Understood but invalid: the message names the field or rule, and `location` is the value it is about, as
+    data, for those who show the message beside an input (the console) without reading it; () for no one value."""
 
     status = 422
+
+    def __init__(self, message: str | None = None, *, location: Location = ()) -> None:
+        super().__init__(message)
+        self.location = location
+
+    @property
+    def field(self) -> str:
+        """The innermost key of the location: `email` of `submitters[1].email`, `events` of `events[2]`."""
+        return next((part for part in reversed(self.location) if isinstance(part, str)), "")
+
+    @property
+    def path(self) -> str:
+        return written(self.location)
 
 
 class TooManyRequests(ServiceError):
@@ -77,8 +95,29 @@ class FileStoreUnavailable(Unavailable):
     message = "Service unavailable: the file store does not answer; try again later"
 
 
-def located(message: str, where: str | None) -> str:
-    """`message` with the place in the input it is about, as ``email is invalid in `submitters[1]`.``:
-    the place in backticks and a full stop after it, the form clients of this API already parse.
-    Without a place, the message alone."""
-    return f"{message} in `{where}`." if where else message
+def written(location: Location) -> str:
+    """A location as the API's messages write it: `submitters[1].email`."""
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location).removeprefix(".")
+
+
+def located(message: str, where: Location, *about: str | int) -> Invalid:
+    """`message` with the place in the body it is in, as ``email is invalid in `submitters[1]`.``: the reference's
+    form, the place in backticks and a full stop after it, which clients of this API already parse; the message
+    alone at the top of the body. `about` is the value in `where` the message is about (`email`)."""
+    return Invalid(f"{message} in `{written(where)}`." if where else message, location=(*where, *about))
+
+
+def at(location: Location, problem: str) -> Invalid:
+    """The place of the value first, then what is wrong with it, as `documents[0].fields[1].page must be an
+    integer`: the form of the endpoints the reference has no wording for."""
+    return Invalid(f"{written(location)} {problem}", location=location)
+
+
+# The JSON types as the reference names them in its type errors (`submitters must be a Array`): Ruby's class
+# names, with Hash called Object.
+_TYPE_NAMES: dict[type, str] = {str: "String", list: "Array", dict: "Object"}
+
+
+def must_be(expected: type) -> str:
+    """The wording of a type error, the same on every endpoint: `must be a String`."""
+    return f"must be a {_TYPE_NAMES[expected]}"

@@ -35,7 +35,7 @@ DANGEROUS = frozenset({
 _UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f\\/]")
 
 
-async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], where: str) -> NewFile:
+async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], where: errors.Location) -> NewFile:
     """The content of one file value of `field`; a 422 naming the field (pass it as `field_values.named`
     gives it) and `where` when it cannot be had or is not allowed."""
     name = field.get("name") or f"{field['type'].capitalize()} Field"
@@ -45,19 +45,19 @@ async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], w
             return NewFile(png.data, f"{field['type']}.png", "image/png", png.sha256)
         return await _upload(ingest, source, field, name, where)
     except pdf_calls.NotBase64 as exc:
-        raise errors.Invalid(errors.located(f"{name}: the value is neither valid base64 nor an https:// URL ({exc})",
-                                            where)) from None
+        raise errors.located(f"{name}: the value is neither valid base64 nor an https:// URL ({exc})",
+                             where) from None
     except downloads.DownloadError as exc:
-        raise errors.Invalid(errors.located(f"{name}: {exc.message}", where)) from None
+        raise errors.located(f"{name}: {exc.message}", where) from None
     except pdf_calls.EngineError as exc:
-        raise errors.Invalid(errors.located(f"{name}: {exc}", where)) from None
+        raise errors.located(f"{name}: {exc}", where) from None
 
 
-async def _upload(ingest: Ingest, source: Upload, field: dict[str, Any], name: str, where: str) -> NewFile:
+async def _upload(ingest: Ingest, source: Upload, field: dict[str, Any], name: str, where: errors.Location) -> NewFile:
     url_name = _url_filename(source.source) if source.is_url else ""
     extension = PurePosixPath(url_name).suffix.lower().lstrip(".")
     if field["type"] == "file" and extension in DANGEROUS:
-        raise errors.Invalid(errors.located(f"{name}: File type '.{extension}' is not allowed", where))
+        raise errors.located(f"{name}: File type '.{extension}' is not allowed", where)
     file = await ingest.downloader.fetch(source.source) if source.is_url else source.source
     content = await ingest.pool.run(pdf_calls.attachment, file, field["type"] != "file")
     return NewFile(content.data, _filename(field["type"], content.kind, url_name),

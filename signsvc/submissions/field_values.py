@@ -65,31 +65,30 @@ class Typed:
     text: str
 
 
-def prefill(fields: list[dict[str, Any]], values: object, where: str) -> dict[str, object]:
+def prefill(fields: list[dict[str, Any]], values: object, where: errors.Location) -> dict[str, object]:
     """`{field_uuid: normalised value}` of one role's `values` input, keyed by field uuid, name,
     snake_case name, name in any case, or "<Type> Field <n>" for an unnamed field. Null is no value."""
     if values is None:
         return {}
     if not isinstance(values, dict):
-        parent, _, key = where.rpartition(".")
-        raise errors.Invalid(errors.located(f"{key} must be a Object", parent or None))
+        raise errors.located(f"{where[-1]} {errors.must_be(dict)}", where[:-1], where[-1])
     if len(values) > MAX_VALUES:
-        raise errors.Invalid(errors.located(f"Too many values: {len(values)}, at most {MAX_VALUES} (a template has "
-                                            f"at most {MAX_FIELDS} fields)", where))
+        raise errors.located(f"Too many values: {len(values)}, at most {MAX_VALUES} (a template has at most "
+                             f"{MAX_FIELDS} fields)", where)
     index = FieldIndex(named(fields))
     result: dict[str, object] = {}
     for key, value in values.items():
         matches = index.matching(str(key))
         if not matches:
-            raise errors.Invalid(errors.located(f"Unknown field: {key}", where))
+            raise errors.located(f"Unknown field: {key}", where)
         for field in matches:
             if field["uuid"] in result:
-                raise errors.Invalid(errors.located(f"{field['name']} is given twice", where))
+                raise errors.located(f"{field['name']} is given twice", where)
             result[field["uuid"]] = normalize(field, value, where)
     return result
 
 
-def normalize(field: dict[str, Any], value: object, where: str) -> object:
+def normalize(field: dict[str, Any], value: object, where: errors.Location) -> object:
     """The stored form of one field's value; a 422 naming the field (and `where`) when it does not fit."""
     if value is None:
         return None
@@ -241,11 +240,11 @@ def _is_empty(value: object) -> bool:
     return value is None or value is False or value == [] or value == {}
 
 
-def _invalid(field: dict[str, Any], problem: str, where: str) -> errors.Invalid:
-    return errors.Invalid(errors.located(f"{_label(field)} {problem}", where))
+def _invalid(field: dict[str, Any], problem: str, where: errors.Location) -> errors.Invalid:
+    return errors.located(f"{_label(field)} {problem}", where)
 
 
-def _checkbox(field: dict[str, Any], value: object, where: str) -> bool:
+def _checkbox(field: dict[str, Any], value: object, where: errors.Location) -> bool:
     if isinstance(value, bool):
         return value
     word = str(value).strip().lower() if isinstance(value, (str, int)) else None
@@ -254,22 +253,22 @@ def _checkbox(field: dict[str, Any], value: object, where: str) -> bool:
     raise _invalid(field, "must be true or false (or 1/0, yes/no)", where)
 
 
-def _text(field: dict[str, Any], value: object, where: str) -> str:
+def _text(field: dict[str, Any], value: object, where: errors.Location) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
-    raise _invalid(field, "must be a string", where)
+    raise _invalid(field, errors.must_be(str), where)
 
 
-def _phone(field: dict[str, Any], value: object, where: str) -> str:
+def _phone(field: dict[str, Any], value: object, where: errors.Location) -> str:
     text = _text(field, value, where).strip()
     if text and not _PHONE.fullmatch(text):
         raise _invalid(field, "must be a phone number: digits, spaces, +, - and parentheses", where)
     return text
 
 
-def _number(field: dict[str, Any], value: object, where: str) -> int | float:
+def _number(field: dict[str, Any], value: object, where: errors.Location) -> int | float:
     number: int | float | None = None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         number = value
@@ -282,7 +281,7 @@ def _number(field: dict[str, Any], value: object, where: str) -> int | float:
     return int(number) if isinstance(number, float) and number.is_integer() else number
 
 
-def _date(field: dict[str, Any], value: object, where: str) -> str:
+def _date(field: dict[str, Any], value: object, where: errors.Location) -> str:
     if isinstance(value, str) and value.strip() == TODAY:
         return TODAY
     format = (field.get("preferences") or {}).get("format") or DEFAULT_DATE_FORMAT
@@ -326,11 +325,11 @@ def _formatted_date(text: str, format: str) -> date | None:
         return None
 
 
-def _option(field: dict[str, Any], value: object, where: str) -> str:
+def _option(field: dict[str, Any], value: object, where: errors.Location) -> str:
     return _chosen(field, _Options(field), value, where)
 
 
-def _multiple(field: dict[str, Any], value: object, where: str) -> list[str]:
+def _multiple(field: dict[str, Any], value: object, where: errors.Location) -> list[str]:
     options = _Options(field)
     if isinstance(value, str):
         # An option may itself hold a comma: the whole text is tried as one option first.
@@ -353,7 +352,7 @@ class _Options:
             self.loose.setdefault(option["value"].casefold(), option["value"])
 
 
-def _chosen(field: dict[str, Any], options: _Options, value: object, where: str) -> str:
+def _chosen(field: dict[str, Any], options: _Options, value: object, where: errors.Location) -> str:
     text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
     found = None if text is None else options.exact.get(text) or options.loose.get(text.casefold())
     if found is None:
@@ -361,7 +360,7 @@ def _chosen(field: dict[str, Any], options: _Options, value: object, where: str)
     return found
 
 
-def _signature(field: dict[str, Any], value: object, where: str) -> Upload | FileId | Typed:
+def _signature(field: dict[str, Any], value: object, where: errors.Location) -> Upload | FileId | Typed:
     upload = _upload_or_none(field, value, where)
     if upload is not None:
         return upload
@@ -370,21 +369,21 @@ def _signature(field: dict[str, Any], value: object, where: str) -> Upload | Fil
     return Typed(" ".join(value.split()))
 
 
-def _image(field: dict[str, Any], value: object, where: str) -> Upload | FileId:
+def _image(field: dict[str, Any], value: object, where: errors.Location) -> Upload | FileId:
     upload = _upload_or_none(field, value, where)
     if upload is None:
         raise _not_a_file(field, value, where, "url or base64")
     return upload
 
 
-def _files(field: dict[str, Any], value: object, where: str) -> list[Upload | FileId]:
+def _files(field: dict[str, Any], value: object, where: errors.Location) -> list[Upload | FileId]:
     files = value if isinstance(value, list) else [value]
     if len(files) > MAX_FILES:
         raise _invalid(field, f"takes at most {MAX_FILES} files, not {len(files)}", where)
     return [_image(field, each, where) for each in files]
 
 
-def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload | FileId | None:
+def _upload_or_none(field: dict[str, Any], value: object, where: errors.Location) -> Upload | FileId | None:
     """An https:// URL, a stored file's id, or text that starts as base64 does; base64 is checked in full when
     decoded."""
     if not isinstance(value, str):
@@ -395,20 +394,20 @@ def _upload_or_none(field: dict[str, Any], value: object, where: str) -> Upload 
     if scheme := _SCHEME.match(text):
         if scheme.group().lower() != "https://":
             problem = f"only https:// URLs are allowed, not {scheme.group()}"
-            raise errors.Invalid(errors.located(f"{_label(field)}: {problem}", where))
+            raise errors.located(f"{_label(field)}: {problem}", where)
         return Upload(text)
     if pdf_calls.DATA_URI.match(text) or (len(text) >= TYPED_LIMIT and _BASE64_START.fullmatch(text[:256])):
         return Upload(text)
     return None
 
 
-def _not_a_file(field: dict[str, Any], value: object, where: str, expected: str) -> errors.Invalid:
+def _not_a_file(field: dict[str, Any], value: object, where: errors.Location, expected: str) -> errors.Invalid:
     shown = str(value)
     shown = f"{shown[:50]}..." if len(shown) > 50 else shown
-    return errors.Invalid(errors.located(f"{_label(field)}: Invalid value, {expected} is expected: {shown}", where))
+    return errors.located(f"{_label(field)}: Invalid value, {expected} is expected: {shown}", where)
 
 
-_NORMALIZERS: dict[str, Callable[[dict[str, Any], object, str], object]] = {
+_NORMALIZERS: dict[str, Callable[[dict[str, Any], object, errors.Location], object]] = {
     "text": _text, "cells": _text, "phone": _phone, "number": _number, "checkbox": _checkbox, "date": _date,
     "select": _option, "radio": _option, "multiple": _multiple, "signature": _signature, "initials": _signature,
     "image": _image, "stamp": _image, "file": _files,

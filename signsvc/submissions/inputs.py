@@ -57,8 +57,8 @@ class SubmitterInput:
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # `fields[].validation` by field name or uuid
 
     @property
-    def where(self) -> str:
-        return f"submitters[{self.index}]"
+    def where(self) -> errors.Location:
+        return ("submitters", self.index)
 
 
 @dataclass(frozen=True)
@@ -74,53 +74,53 @@ class SubmissionInput:
 
 
 def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
-    _refuse_unknown(body, _TOP_KEYS, None)
+    _refuse_unknown(body, _TOP_KEYS, ())
     raw_submitters = body.get("submitters")
     if raw_submitters is None or raw_submitters == []:
-        raise errors.Invalid("submitters is required")
+        raise errors.located("submitters is required", (), "submitters")
     if not isinstance(raw_submitters, list):
-        raise errors.Invalid("submitters must be a Array")
+        raise errors.located(f"submitters {errors.must_be(list)}", (), "submitters")
     if len(raw_submitters) > MAX_SUBMITTERS:
-        raise errors.Invalid(f"submitters must have at most {MAX_SUBMITTERS} entries")
+        raise errors.located(f"submitters must have at most {MAX_SUBMITTERS} entries", (), "submitters")
     given, alias = _order(body, "order"), _order(body, "submitters_order")  # both checked
     order = given or alias or "preserved"
     return SubmissionInput(
         template_id=template_id(body), submitters=[submitter(raw, index) for index, raw in enumerate(raw_submitters)],
         send_email=json_fields.flag(body, "send_email", True), order=order,
         name=json_fields.text(body, "name", limit=255),
-        expire_at=expire_at(body.get("expire_at"), now), preferences=preferences(body, None),
-        variables=_object(body, "variables", None))
+        expire_at=expire_at(body.get("expire_at"), now), preferences=preferences(body, ()),
+        variables=_object(body, "variables", ()))
 
 
 def _order(body: dict[str, Any], key: str) -> str | None:
     """`order` (or its other name `submitters_order`): preserved or random; null or empty is none."""
     value = body.get(key)
     if value is not None and value != "" and value not in ORDERS:
-        raise errors.Invalid("order must be one of preserved, random")
+        raise errors.located("order must be one of preserved, random", (), key)
     return value or None
 
 
 def template_id(body: dict[str, Any]) -> int:
     value = body.get("template_id")
     if value is None:
-        raise errors.Invalid("template_id is required")
+        raise errors.located("template_id is required", (), "template_id")
     if isinstance(value, str) and value.isascii() and value.isdigit():
         value = int(value)
     if isinstance(value, float) and value.is_integer():  # JSON's 7.0 is the integer 7
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or not 0 < value <= MAX_ID:
-        raise errors.Invalid("template_id must be a positive integer")
+        raise errors.located("template_id must be a positive integer", (), "template_id")
     return value
 
 
 def submitter(raw: Any, index: int) -> SubmitterInput:
-    where = f"submitters[{index}]"
+    where: errors.Location = ("submitters", index)
     if not isinstance(raw, dict):
-        raise errors.Invalid(f"{where} must be an object")
+        raise errors.at(where, errors.must_be(dict))
     _refuse_unknown(raw, _SUBMITTER_KEYS, where)
     name, email, phone = (_text(raw, key, where) for key in ("name", "email", "phone"))
     if not (name or email or phone):
-        raise errors.Invalid(errors.located("email or phone or name is required", where))
+        raise errors.located("email or phone or name is required", where)
     values = {**fields_values(raw, where), **_object(raw, "values", where)}
     return SubmitterInput(
         index=index, role=_text(raw, "role", where) or None, email=checked_email(email, "email", where),
@@ -131,37 +131,37 @@ def submitter(raw: Any, index: int) -> SubmitterInput:
         rules=fields_rules(raw, where))
 
 
-def preferences(raw: dict[str, Any], where: str | None) -> dict[str, Any]:
+def preferences(raw: dict[str, Any], where: errors.Location) -> dict[str, Any]:
     """The invitation settings of a submission or a submitter: message, reply_to, bcc_completed, redirect,
     the language of the signing page, and whether a submitter gets the completed copy."""
     found: dict[str, Any] = {}
-    if where is not None and raw.get("send_copy_email") is not None:
+    if where and raw.get("send_copy_email") is not None:
         found["send_copy_email"] = _flag(raw, "send_copy_email", True, where)
     if (message := _message(raw, where)) is not None:
         found["message"] = message
     if (reply_to := checked_email(_text(raw, "reply_to", where), "reply_to", where)) is not None:
         found["reply_to"] = reply_to
-    if where is None and (bcc := checked_email(_text(raw, "bcc_completed", where), "bcc_completed", where)):
+    if not where and (bcc := checked_email(_text(raw, "bcc_completed", where), "bcc_completed", where)):
         found["bcc_completed"] = bcc
     if (url := _text(raw, "completed_redirect_url", where)) is not None:
         if not re.match(r"^https?://[^\s/]+", url, re.IGNORECASE):
-            raise errors.Invalid(errors.located("completed_redirect_url must be an http:// or https:// URL", where))
+            raise errors.located("completed_redirect_url must be an http:// or https:// URL", where,
+                                 "completed_redirect_url")
         found["completed_redirect_url"] = url
     if (language := _text(raw, "language", where, limit=35)) is not None:
         if not _LANGUAGE.match(language):
-            raise errors.Invalid(errors.located("language must be a language tag such as en or de-AT", where))
+            raise errors.located("language must be a language tag such as en or de-AT", where, "language")
         found["language"] = language
     return found
 
 
-def checked_email(value: str | None, key: str, where: str | None) -> str | None:
+def checked_email(value: str | None, key: str, where: errors.Location) -> str | None:
     """The address lowercased; `email is invalid` or, for another key, `reply_to email is invalid`."""
     if value is None or value == "":
         return None
     value = value.strip()
     if not is_email(value):
-        raise errors.Invalid(errors.located("email is invalid" if key == "email" else f"{key} email is invalid",
-                                            where))
+        raise errors.located("email is invalid" if key == "email" else f"{key} email is invalid", where, key)
     return value.lower()
 
 
@@ -174,30 +174,29 @@ def _printable(character: str) -> bool:
     return character.isascii() or unicodedata.category(character)[0] not in "ZC"
 
 
-def checked_phone(value: str | None, where: str | None) -> str | None:
+def checked_phone(value: str | None, where: errors.Location) -> str | None:
     if value is None or value == "":
         return None
     compact = re.sub(r"[\s().-]", "", value)
     if not _PHONE.match(compact):
-        raise errors.Invalid(errors.located("phone should start with +<country code> and contain only digits",
-                                            where))
+        raise errors.located("phone should start with +<country code> and contain only digits", where, "phone")
     return compact
 
 
-def external_id(raw: dict[str, Any], where: str | None) -> str | None:
+def external_id(raw: dict[str, Any], where: errors.Location) -> str | None:
     """`external_id`, or its other name `application_key` when it is absent or null; both are checked."""
     found = [_external_id(raw, key, where) for key in ("external_id", "application_key")]
     return found[0] if found[0] is not None else found[1]
 
 
-def _external_id(raw: dict[str, Any], key: str, where: str | None) -> str | None:
+def _external_id(raw: dict[str, Any], key: str, where: errors.Location) -> str | None:
     value = raw.get(key)
     if isinstance(value, float) and value.is_integer():  # JSON's 7.0 is the integer 7
         value = int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if value is not None and not isinstance(value, str):
-        raise errors.Invalid(errors.located(f"{key} must be a String", where))
+        raise errors.located(f"{key} {errors.must_be(str)}", where, key)
     return value
 
 
@@ -207,7 +206,7 @@ def expire_at(value: Any, now: datetime) -> datetime | None:
         return None
     moment = timestamp(value, "expire_at")
     if moment <= now:
-        raise errors.Invalid("expire_at must be in the future")
+        raise errors.located("expire_at must be in the future", (), "expire_at")
     return moment
 
 
@@ -219,110 +218,111 @@ def timestamp(value: Any, key: str) -> datetime:
             return json_fields.utc_moment(value)
     except (ValueError, OverflowError, OSError):
         pass
-    raise errors.Invalid(f"{key} must be a timestamp, such as 2026-09-01T12:00:00Z")
+    raise errors.located(f"{key} must be a timestamp, such as 2026-09-01T12:00:00Z", (), key)
 
 
-def _message(raw: dict[str, Any], where: str | None) -> dict[str, str] | None:
+def _message(raw: dict[str, Any], where: errors.Location) -> dict[str, str] | None:
     """A custom invitation `{subject, body}`; null or `{}` is none (the default wording)."""
     message = raw.get("message")
     if message is None or message == {}:
         return None
     if not isinstance(message, dict):
-        raise errors.Invalid(errors.located("message must be a Object", where))
-    place = f"{where}.message" if where else "message"
+        raise errors.located(f"message {errors.must_be(dict)}", where, "message")
+    place = (*where, "message")
     body = _text(message, "body", place, limit=20_000)
     if not body or not body.strip():
-        raise errors.Invalid(errors.located("body is required", place))
+        raise errors.located("body is required", place, "body")
     subject = _text(message, "subject", place)
     return {"subject": subject or "", "body": body}
 
 
-def fields_values(raw: dict[str, Any], where: str) -> dict[str, Any]:
+def fields_values(raw: dict[str, Any], where: errors.Location) -> dict[str, Any]:
     """The other prefill route: `fields: [{name, default_value}]`."""
     items = raw.get("fields")
     if items is None:
         return {}
     if not isinstance(items, list):
-        raise errors.Invalid(errors.located("fields must be a Array", where))
+        raise errors.located(f"fields {errors.must_be(list)}", where, "fields")
     found = {}
     for position, item in enumerate(items):
-        place = f"{where}.fields[{position}]"
+        place = (*where, "fields", position)
         if not isinstance(item, dict):
-            raise errors.Invalid(errors.located("name or uuid is required", place))
+            raise errors.located("name or uuid is required", place)
         for name in ("name", "uuid"):
             if item.get(name) is not None and not isinstance(item[name], str):
-                raise errors.Invalid(errors.located(f"{name} must be a String", place))
+                raise errors.located(f"{name} {errors.must_be(str)}", place, name)
         if item.get("readonly") is not None and not isinstance(item["readonly"], bool):
-            raise errors.Invalid(errors.located("readonly must be true or false", place))
+            raise errors.located("readonly must be true or false", place, "readonly")
         key = item.get("name") or item.get("uuid")
         if not isinstance(key, str):
-            raise errors.Invalid(errors.located("name or uuid is required", place))
+            raise errors.located("name or uuid is required", place)
         if "default_value" in item:
             found[key] = item["default_value"]
     return found
 
 
-def fields_rules(raw: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
+def fields_rules(raw: dict[str, Any], where: errors.Location) -> dict[str, dict[str, Any]]:
     """`fields: [{name, validation}]`: rules that replace the template's for this submission, each pattern in
     the syntax `patterns` accepts (DocuSeal's `validation_pattern` and `invalid_message` are read as
     `validation.pattern` and `validation.message`)."""
     found = {}
     for position, item in enumerate(raw["fields"] if isinstance(raw.get("fields"), list) else []):
-        rules = _object(item, "validation", f"{where}.fields[{position}]")
+        place = (*where, "fields", position)
+        rules = _object(item, "validation", place)
         named = {"pattern": item.get("validation_pattern"), "message": item.get("invalid_message")}
         rules = {**rules, **{key: value for key, value in named.items() if value is not None}}
         if rules:
             try:
                 template_fields.validation(rules, "validation")
             except errors.Invalid as refused:
-                raise errors.Invalid(errors.located(refused.message, f"{where}.fields[{position}]")) from None
+                raise errors.located(refused.message, place, "validation") from None
             found[item.get("name") or item.get("uuid")] = rules
     return found
 
 
-def _readonly_fields(raw: dict[str, Any], where: str) -> list[str]:
+def _readonly_fields(raw: dict[str, Any], where: errors.Location) -> list[str]:
     names = raw.get("readonly_fields")
     names = [] if names is None else names
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
-        raise errors.Invalid(errors.located("readonly_fields must be an array of field names", where))
+        raise errors.located("readonly_fields must be an array of field names", where, "readonly_fields")
     if len(names) > MAX_FIELDS:
-        raise errors.Invalid(errors.located(f"readonly_fields has {len(names)} names: a template has at most "
-                                            f"{MAX_FIELDS} fields", where))
+        raise errors.located(f"readonly_fields has {len(names)} names: a template has at most {MAX_FIELDS} fields",
+                             where, "readonly_fields")
     fields = raw["fields"] if isinstance(raw.get("fields"), list) else []
     return names + [item.get("name") or item.get("uuid") for item in fields if item.get("readonly") is True]
 
 
-def _refuse_unknown(raw: dict[str, Any], known: set[str], where: str | None) -> None:
+def _refuse_unknown(raw: dict[str, Any], known: set[str], where: errors.Location) -> None:
     unknown = sorted(set(raw) - known)
     if unknown:
-        raise errors.Invalid(errors.located(f"Unknown key: {unknown[0]}", where))
+        raise errors.located(f"Unknown key: {unknown[0]}", where)
 
 
-def _text(raw: dict[str, Any], key: str, where: str | None, limit: int = 255) -> str | None:
+def _text(raw: dict[str, Any], key: str, where: errors.Location, limit: int = 255) -> str | None:
     value = raw.get(key)
     if value is not None and not isinstance(value, str):
-        raise errors.Invalid(errors.located(f"{key} must be a String", where))
+        raise errors.located(f"{key} {errors.must_be(str)}", where, key)
     if value is not None and len(value) > limit:
-        raise errors.Invalid(errors.located(f"{key} is too long: at most {limit} characters", where))
+        raise errors.located(f"{key} is too long: at most {limit} characters", where, key)
     return value
 
 
-def _flag(raw: dict[str, Any], key: str, default: bool, where: str) -> bool:
+def _flag(raw: dict[str, Any], key: str, default: bool, where: errors.Location) -> bool:
     value = raw.get(key)
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise errors.Invalid(errors.located(f"{key} must be true or false", where))
+        raise errors.located(f"{key} must be true or false", where, key)
     return value
 
 
-def _object(raw: dict[str, Any], key: str, where: str | None) -> dict[str, Any]:
+def _object(raw: dict[str, Any], key: str, where: errors.Location) -> dict[str, Any]:
     """A free-form object; `values` carry files as base64, so only their depth is bounded here."""
     value = raw.get(key)
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise errors.Invalid(errors.located(f"{key} must be a Object", where))
+        raise errors.located(f"{key} {errors.must_be(dict)}", where, key)
     if problem := json_fields.free_object_problem(value, sized=key != "values"):
-        raise errors.Invalid(errors.located(f"{key} {problem}", where))
+        raise errors.located(f"{key} {problem}", where, key)
     return value

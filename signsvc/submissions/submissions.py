@@ -47,7 +47,7 @@ class Submissions:
         assigned = _assign_roles(template, request.submitters)
         fields = _fields_with_readonly(template, assigned)
         prepared = [await values.prepare(self.ingest, _fields_of(field_values.named(fields), role), given.values,
-                                         f"{given.where}.values") for given, role in assigned]
+                                         (*given.where, "values")) for given, role in assigned]
         files = [file for found in prepared for file in found.files]
         await self.files.write(files)
         try:
@@ -69,13 +69,13 @@ class Submissions:
         """POST /submissions/emails: one submission for each address, its first role signed by it."""
         emails = body.get("emails")
         if not isinstance(emails, str) or not emails.strip():
-            raise errors.Invalid("emails is required: addresses separated by commas")
+            raise errors.at(("emails",), "is required: addresses separated by commas")
         addresses = list(dict.fromkeys(a.strip() for a in emails.replace("\n", ",").split(",") if a.strip()))
         if not addresses:  # commas alone would create nothing, and check nothing else of the request
-            raise errors.Invalid("emails is required: addresses separated by commas")
+            raise errors.at(("emails",), "is required: addresses separated by commas")
         common: dict[str, Any] = {key: body[key] for key in ("template_id", "send_email", "message") if key in body}
         if not all(inputs.is_email(address) for address in addresses):  # checked before creating anything
-            raise errors.Invalid("emails are invalid")
+            raise errors.at(("emails",), "are invalid")
         return [await self.create(principal, {**common, "submitters": [{"email": address}]})
                 for address in addresses]
 
@@ -279,9 +279,10 @@ def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple
         role = by_name.get(submitter.role.lower())
         if role is None:
             names = ", ".join(f'"{r["name"]}"' for r in template.roles)
-            raise errors.Invalid(f"Unknown submitter role: {submitter.role}. Template defines [{names}]")
+            raise errors.Invalid(f"Unknown submitter role: {submitter.role}. Template defines [{names}]",
+                                 location=(*submitter.where, "role"))
         if role["uuid"] in taken:
-            raise errors.Invalid(errors.located("role must be unique", "submitters"))
+            raise errors.located("role must be unique", ("submitters",))
         taken[role["uuid"]] = submitter
     free = iter(role for role in template.roles if role["uuid"] not in taken)
     for submitter in given:
@@ -299,18 +300,18 @@ def _fields_with_readonly(template: Template,
         own = {field["uuid"]: field for field in _fields_of(fields, role)}
         index = field_values.FieldIndex(field_values.named(list(own.values())))
         for name in given.readonly_fields:
-            for field in _named_fields(index, name, f"{given.where}.readonly_fields"):
+            for field in _named_fields(index, name, (*given.where, "readonly_fields")):
                 own[field["uuid"]]["readonly"] = True
         for name, rules in given.rules.items():
-            for field in _named_fields(index, name, f"{given.where}.fields"):
+            for field in _named_fields(index, name, (*given.where, "fields")):
                 own[field["uuid"]]["validation"] = {**(own[field["uuid"]].get("validation") or {}), **rules}
     return fields
 
 
-def _named_fields(index: field_values.FieldIndex, name: str, where: str) -> list[dict[str, Any]]:
+def _named_fields(index: field_values.FieldIndex, name: str, where: errors.Location) -> list[dict[str, Any]]:
     found = index.matching(name)
     if not found:
-        raise errors.Invalid(errors.located(f"Unknown field: {name}", where))
+        raise errors.located(f"Unknown field: {name}", where)
     return found
 
 
@@ -325,5 +326,5 @@ def _archived_flag(body: dict[str, Any]) -> bool | None:
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
     if not isinstance(value, bool):
-        raise errors.Invalid("archived must be true or false")
+        raise errors.at(("archived",), "must be true or false")
     return value

@@ -154,7 +154,7 @@ class Submitters:
     async def decline(self, slug: str, body: dict[str, Any]) -> Submitter:
         reason = json_fields.text(body, "reason", limit=1000)
         if not reason or not reason.strip():
-            raise errors.Invalid("reason is required: say why the form is declined")
+            raise errors.at(("reason",), "is required: say why the form is declined")
         async with self.db.transaction() as tx:
             submission, submitter, _ = await self._acting(tx, slug)
             _refuse_viewer(submission, submitter)
@@ -182,7 +182,7 @@ class Submitters:
         named = submitter
         _refuse_viewer(submission, submitter)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        prepared = await values.prepare(self.ingest, fields, body.get("values", {}), "values")
+        prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
         _refuse_readonly(fields, prepared)
         await _refuse_broken_rules(fields, prepared)
         await self.files.write(prepared.files)
@@ -245,10 +245,10 @@ class Submitters:
         if body.get("values") is None and body.get("fields") is None:
             return PreparedValues()
         if body.get("values") is not None and not isinstance(body["values"], dict):
-            raise errors.Invalid("values must be an object")
-        raw = {**inputs.fields_values(body, "submitter"), **(body.get("values") or {})}
+            raise errors.located(f"values {errors.must_be(dict)}", (), "values")
+        raw = {**inputs.fields_values(body, ("submitter",)), **(body.get("values") or {})}
         return await values.prepare(self.ingest, field_values.role_fields(submission.fields, submitter.role_uuid),
-                                    raw, "values")
+                                    raw, ("values",))
 
     async def _changes_applied(self, tx: Connection, submission: Submission, submitter: Submitter,
                                submitters: list[Submitter], body: dict[str, Any],
@@ -260,18 +260,18 @@ class Submitters:
             if key in body:
                 changes[key] = json_fields.text(body, key, limit=255) or None
         if "email" in changes:
-            changes["email"] = inputs.checked_email(changes["email"], "email", None)
+            changes["email"] = inputs.checked_email(changes["email"], "email", ())
         if "phone" in changes:
-            changes["phone"] = inputs.checked_phone(changes["phone"], None)
+            changes["phone"] = inputs.checked_phone(changes["phone"], ())
         if "external_id" in body or "application_key" in body:
-            changes["external_id"] = inputs.external_id(body, None)
+            changes["external_id"] = inputs.external_id(body, ())
         if "metadata" in body:
             if not isinstance(body["metadata"], dict):
-                raise errors.Invalid("metadata must be an object")
+                raise errors.located(f"metadata {errors.must_be(dict)}", (), "metadata")
             if problem := json_fields.free_object_problem(body["metadata"]):
-                raise errors.Invalid(f"metadata {problem}")
+                raise errors.located(f"metadata {problem}", (), "metadata")
             changes["metadata"] = body["metadata"]
-        settings = {**submitter.preferences, **inputs.preferences(body, "submitter")}
+        settings = {**submitter.preferences, **inputs.preferences(body, ("submitter",))}
         if "send_email" in body:
             settings["send_email"] = json_fields.flag(body, "send_email")
         changes["preferences"] = settings

@@ -139,7 +139,7 @@ def _broken(page: LinkPage, key: str, value: str) -> str | None:
 
 def _is_phone(value: str) -> bool:
     try:
-        inputs.checked_phone(value, None)
+        inputs.checked_phone(value, ())
     except errors.Invalid:
         return False
     return True

@@ -39,7 +39,7 @@ class PreparedValues:
 
     values: dict[str, Any] = field(default_factory=dict)
     files: list[NewFile] = field(default_factory=list)
-    where: str = ""  # where the values were given, for messages
+    where: errors.Location = ()  # where the values were given, for messages
     fields: dict[str, dict[str, Any]] = field(default_factory=dict)  # the role's fields by uuid
 
 
@@ -53,7 +53,7 @@ class Namer:
     uploads_limit: int = DEFAULT_UPLOADS_LIMIT
 
 
-async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where: str) -> PreparedValues:
+async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where: errors.Location) -> PreparedValues:
     """`raw` values of the role's `fields` checked, their files made (not yet stored)."""
     prepared = PreparedValues(where=where, fields={f["uuid"]: f for f in fields})
     by_uuid = prepared.fields
@@ -70,7 +70,7 @@ async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where:
     return prepared
 
 
-async def _made(ingest: Ingest, item: object, field: dict[str, Any], where: str) -> object:
+async def _made(ingest: Ingest, item: object, field: dict[str, Any], where: errors.Location) -> object:
     if isinstance(item, _SOURCES):
         return await attachments.store(ingest, item, field, where)
     return item
@@ -124,10 +124,9 @@ async def _stored(tx: Connection, clock: Clock, files: Files, submission: Submis
     if found is None:
         whose = "a file of this account" if namable is None else \
             "a file this signer uploaded or one a field default names"
-        raise errors.Invalid(errors.located(f"{field['name']}: the file {item.uuid} is not {whose}", prepared.where))
+        raise errors.located(f"{field['name']}: the file {item.uuid} is not {whose}", prepared.where)
     if field["type"] != "file" and not found.content_type.startswith("image/"):
-        raise errors.Invalid(errors.located(f"{field['name']}: the file {item.uuid} is not an image",
-                                            prepared.where))
+        raise errors.located(f"{field['name']}: the file {item.uuid} is not an image", prepared.where)
     if item.uuid in held:  # the submission's own already
         return item.uuid
     copy = await files.copy(tx, found.id)

@@ -42,32 +42,32 @@ class Ingest:
                  font_dir: str | None = None) -> None:
         self.pool, self.office, self.downloader, self.font_dir = pool, office, downloader, font_dir
 
-    async def document(self, raw: Any, where: str) -> IngestedDocument:
+    async def document(self, raw: Any, where: errors.Location) -> IngestedDocument:
         if not isinstance(raw, dict):
-            raise errors.Invalid(f"{where} must be an object")
+            raise errors.at(where, errors.must_be(dict))
         file = raw.get("file")
         if not isinstance(file, str) or not file.strip():
-            raise errors.Invalid(f"{where}.file is required: the file as base64 or an https:// URL")
+            raise errors.at((*where, "file"), "is required: the file as base64 or an https:// URL")
         name = raw.get("name")
         if name is not None and not isinstance(name, str):
-            raise errors.Invalid(f"{where}.name must be a string")
+            raise errors.at((*where, "name"), errors.must_be(str))
         file = file.strip()
         content = await self._download(file, where) if _is_url(file) else file
         return await self._ingested(content, _document_name(name, file), where)
 
-    async def uploaded(self, data: bytes, filename: str, where: str) -> IngestedDocument:
+    async def uploaded(self, data: bytes, filename: str, where: errors.Location) -> IngestedDocument:
         """A document uploaded as a file (the console's upload form), taken as `document` takes the same file
         as base64 text, with no text between: named by its file name without its extension."""
         return await self._ingested(data, _document_name(filename, ""), where)
 
-    async def _ingested(self, content: str | bytes, name: str | None, where: str) -> IngestedDocument:
+    async def _ingested(self, content: str | bytes, name: str | None, where: errors.Location) -> IngestedDocument:
         """Base64 text, a download or an upload, recognised by content and made ready for a template."""
         try:
             prepared = await self._prepared(content, where)
         except pdf_calls.NotBase64:
-            raise errors.Invalid(f"{where}.file is neither valid base64 nor an https:// URL") from None
+            raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
         except pdf_calls.EngineError as exc:
-            raise errors.Invalid(f"{where}.file: {exc}") from None
+            raise _file_refused(where, str(exc)) from None
         name = name or "document"
         extension, content_type = prepared.preview_extension, prepared.preview_content_type
         return IngestedDocument(
@@ -96,24 +96,24 @@ class Ingest:
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(str(exc)) from None
 
-    async def _prepared(self, content: str | bytes, where: str) -> pdf_calls.PreparedPdf:
+    async def _prepared(self, content: str | bytes, where: errors.Location) -> pdf_calls.PreparedPdf:
         """Decoding, recognising and inspecting run in the pool; office files visit LibreOffice between."""
         ingested = await self.pool.run(pdf_calls.ingest, content)
         if ingested.kind in OFFICE:
             try:
                 pdf = await self.office.to_pdf(ingested.data, ingested.kind)
             except errors.Invalid as exc:
-                raise errors.Invalid(f"{where}.file: {exc.message}") from None
+                raise _file_refused(where, exc.message) from None
             return await self.pool.run(pdf_calls.prepare, pdf)
         if ingested.prepared is None:
-            raise errors.Invalid(f"{where}.file is not a supported file: send {SUPPORTED}")
+            raise errors.at((*where, "file"), f"is not a supported file: send {SUPPORTED}")
         return ingested.prepared
 
-    async def _download(self, url: str, where: str) -> bytes:
+    async def _download(self, url: str, where: errors.Location) -> bytes:
         try:
             return await self.downloader.fetch(url)
         except downloads.DownloadError as exc:
-            raise errors.Invalid(f"{where}.file: {exc.message}") from None
+            raise _file_refused(where, exc.message) from None
 
 
 def _is_url(file: str) -> bool:
@@ -126,3 +126,8 @@ def _document_name(name: str | None, file: str) -> str | None:
         name = unquote(PurePosixPath(urlsplit(file).path).name)
     stem = PurePosixPath(name).stem.strip() if name else ""
     return stem or None
+
+
+def _file_refused(where: errors.Location, problem: str) -> errors.Invalid:
+    """A document's file refused for what it holds: `documents[0].file: <why>`."""
+    return errors.Invalid(f"{errors.written((*where, 'file'))}: {problem}", location=(*where, "file"))

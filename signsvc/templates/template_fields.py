@@ -61,7 +61,7 @@ def fields(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_p
     """Checked fields; areas name their document by `attachment_uuid` (the first document when absent
     and there is only one choice) and their page counting from `first_page`."""
     if not isinstance(raw, list):
-        raise errors.Invalid(f"{where} must be an array")
+        raise errors.Invalid(f"{where} {errors.must_be(list)}")
     if len(raw) > MAX_FIELDS:
         raise errors.Invalid(f"{where} has {len(raw)} fields: a template has at most {MAX_FIELDS}")
     return [field(item, roles, documents, f"{where}[{index}]", first_page=first_page) for index, item in enumerate(raw)]
@@ -102,7 +102,7 @@ def validation(rules: dict[str, Any], where: str) -> dict[str, Any]:
     """A field's `validation`, its `pattern` (if any) in the syntax `patterns` accepts."""
     pattern = rules.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
-        raise errors.Invalid(f"{where}.pattern must be a string")
+        raise errors.Invalid(f"{where}.pattern {errors.must_be(str)}")
     if pattern and (problem := patterns.problem(pattern)):
         raise errors.Invalid(f"{where}.pattern is invalid: it {problem}")
     return rules
@@ -134,7 +134,7 @@ def _options(raw: dict[str, Any], kind: str, where: str) -> list[dict[str, Any]]
 def _areas(raw: Any, options: list[dict[str, str]] | None, documents: list[Page], where: str,
            first_page: int) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
-        raise errors.Invalid(f"{where} must be an array")
+        raise errors.Invalid(f"{where} {errors.must_be(list)}")
     return [_area(item, options, documents, f"{where}[{index}]", first_page) for index, item in enumerate(raw)]
 
 
@@ -183,7 +183,7 @@ def _fraction(raw: dict[str, Any], key: str, where: str) -> float:
 def _object(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     value = raw.get(key) or {}
     if not isinstance(value, dict):
-        raise errors.Invalid(f"{where}.{key} must be an object")
+        raise errors.Invalid(f"{where}.{key} {errors.must_be(dict)}")
     if problem := json_fields.free_object_problem(value):
         raise errors.Invalid(f"{where}.{key} {problem}")
     return value
@@ -191,4 +191,4 @@ def _object(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:
 
 def _require_object(raw: Any, where: str) -> None:
     if not isinstance(raw, dict):
-        raise errors.Invalid(f"{where} must be an object")
+        raise errors.Invalid(f"{where} {errors.must_be(dict)}")

@@ -39,8 +39,8 @@ class Templates:
         shared_link = json_fields.flag(body, "shared_link", True)
         raw_documents = body.get("documents")
         if not isinstance(raw_documents, list) or not raw_documents:
-            raise errors.Invalid("documents must be a non-empty array")
-        documents = [await self.ingest.document(raw, f"documents[{index}]") for index, raw in enumerate(raw_documents)]
+            raise errors.at(("documents",), "must be a non-empty array")
+        documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
         await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
         roles, fields = _fields_of_documents(raw_documents, documents)
@@ -52,7 +52,7 @@ class Templates:
         """A template of one uploaded file, made as `create` makes one of
         `{"name": name, "folder_name": folder_name, "documents": [{"file": <data as base64>, "name": filename}]}`
         (the same rules and messages), without the file ever held as base64 text."""
-        document = await self.ingest.uploaded(data, filename, "documents[0]")
+        document = await self.ingest.uploaded(data, filename, ("documents", 0))
         await patterns.prepare(patterns.found_in(document.form_fields))
         roles, fields = _fields_of_documents([{}], [document])
         return await self._created(principal, [document], roles, fields, name=name, external_id=None,
@@ -185,7 +185,7 @@ class Templates:
         now = self.clock.now()
         if (name := json_fields.text(body, "name")) is not None:
             if not name.strip():
-                raise errors.Invalid("name must not be empty")
+                raise errors.at(("name",), "must not be empty")
             changes["name"] = name
         if "external_id" in body:
             changes["external_id"] = json_fields.text(body, "external_id")
@@ -261,14 +261,14 @@ def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
     if isinstance(body.get("submitters"), list):
         items = body["submitters"]
         if not all(isinstance(r, dict) and isinstance(r.get("name"), str) for r in items):
-            raise errors.Invalid("submitters must be an array of objects with a name")
+            raise errors.at(("submitters",), "must be an array of objects with a name")
         return Roles([{"name": r["name"], "uuid": r["uuid"] if isinstance(r.get("uuid"), str) else
                        template_fields.new_uuid()} for r in items])
     if "roles" not in body:
         return None
     names = body["roles"]
     if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
-        raise errors.Invalid("roles must be an array of role names")
+        raise errors.at(("roles",), "must be an array of role names")
     roles = [dict(role) for role in template.roles]
     for index, name in enumerate(names):
         if index < len(roles):

@@ -111,7 +111,7 @@ class WebhookEndpoints:
             endpoint = await stored.insert_endpoint(tx, account_id=account_id, url=url, events=events,
                                                     secret_header=header, secret=secret, now=self.clock.now())
         if endpoint is None:
-            raise errors.Invalid(f"url {url} already has a webhook endpoint")
+            raise errors.at(("url",), f"{url} already has a webhook endpoint")
         return Changed(endpoint, _warnings(secret))
 
     async def update(self, scope: Principal | None, endpoint_id: int, body: dict[str, Any]) -> Changed:
@@ -123,7 +123,7 @@ class WebhookEndpoints:
             if url is not None and url != endpoint.url:
                 changes["url"] = url
                 if await stored.find_endpoint_by_url(tx, endpoint.account_id, changes["url"]):
-                    raise errors.Invalid(f"url {changes['url']} already has a webhook endpoint")
+                    raise errors.at(("url",), f"{changes['url']} already has a webhook endpoint")
             if body.get("events") is not None:
                 changes["events"] = _events(body["events"])
             if "secret" in body:
@@ -227,16 +227,16 @@ def _url(value: Any) -> str:
     characters a URL must percent-encode, a host name of letters, digits and `-._~` or a bracketed IPv6 address,
     a port up to 65535, and a host name yarl can decode (an `xn--` label must be valid punycode)."""
     if not isinstance(value, str) or not value.strip():
-        raise errors.Invalid("url is required: an http:// or https:// URL")
+        raise errors.at(("url",), "is required: an http:// or https:// URL")
     if len(value) > MAX_URL_LENGTH:
-        raise errors.Invalid(f"url is too long: at most {MAX_URL_LENGTH} characters")
+        raise errors.at(("url",), f"is too long: at most {MAX_URL_LENGTH} characters")
     try:
         valid = HTTP_URL.match(value) is not None and bool(URL(value).host)
     except ValueError:  # UnicodeError too: a host label `xn--...` that is not punycode
         valid = False
     if not valid:
-        raise errors.Invalid("url must be an http:// or https:// URL with a host (RFC 3986: no spaces, characters "
-                             "outside a URL's percent-encoded)")
+        raise errors.at(("url",), "must be an http:// or https:// URL with a host (RFC 3986: no spaces, characters "
+                                  "outside a URL's percent-encoded)")
     return value
 
 
@@ -246,14 +246,14 @@ async def _refuse_private(url: str) -> None:
     host = URL(url).host or ""
     if addresses.is_ip(host):
         if not addresses.is_public(host):
-            raise errors.Invalid(f"url must point to a public address: {host} is {PRIVATE_ADDRESS}")
+            raise errors.at(("url",), f"must point to a public address: {host} is {PRIVATE_ADDRESS}")
         return
     found = await _addresses(host)
     if not found:
-        raise errors.Invalid(f"url must point to a public address: {host} does not resolve to any address "
-                             f"(looked up for at most {RESOLVE_SECONDS} seconds)")
+        raise errors.at(("url",), f"must point to a public address: {host} does not resolve to any address "
+                                  f"(looked up for at most {RESOLVE_SECONDS} seconds)")
     if not all(addresses.is_public(address) for address in found):
-        raise errors.Invalid(f"url must point to a public address: {host} resolves to {PRIVATE_ADDRESS}")
+        raise errors.at(("url",), f"must point to a public address: {host} resolves to {PRIVATE_ADDRESS}")
 
 
 async def _addresses(host: str) -> set[str]:
@@ -272,11 +272,11 @@ def _events(value: Any) -> list[str]:
     if value == "all":
         return list(EVENT_TYPES)
     if not isinstance(value, list) or not value:
-        raise errors.Invalid(f"events must be \"all\" or a non-empty array of event types: {', '.join(EVENT_TYPES)}")
+        raise errors.at(("events",), f"must be \"all\" or a non-empty array of event types: {', '.join(EVENT_TYPES)}")
     for index, event_type in enumerate(value):
         if event_type not in EVENT_TYPES:
-            raise errors.Invalid(f"events[{index}] {event_type!r} is not an event type; "
-                                 f"use one of: {', '.join(EVENT_TYPES)}")
+            raise errors.at(("events", index), f"{event_type!r} is not an event type; "
+                                               f"use one of: {', '.join(EVENT_TYPES)}")
     return [event_type for event_type in EVENT_TYPES if event_type in value]
 
 
@@ -285,18 +285,18 @@ def _secret(value: Any) -> tuple[str | None, str | None]:
     if value is None:
         return None, None
     if not isinstance(value, dict):
-        raise errors.Invalid("secret must be an object with header and value, or null")
-    header = json_fields.text(value, "header", label="secret.header")
-    secret = json_fields.text(value, "value", label="secret.value")
+        raise errors.at(("secret",), "must be an object with header and value, or null")
+    header = json_fields.text(value, "header", where=("secret",))
+    secret = json_fields.text(value, "value", where=("secret",))
     if not header or not _TOKEN.match(header):
-        raise errors.Invalid("secret.header must be an HTTP header name (letters, digits and -, at most 100)")
+        raise errors.at(("secret", "header"), "must be an HTTP header name (letters, digits and -, at most 100)")
     if header.lower() in RESERVED_HEADERS:
-        raise errors.Invalid(f"secret.header {header} is a header every delivery sets itself; choose another name")
+        raise errors.at(("secret", "header"), f"{header} is a header every delivery sets itself; choose another name")
     if not secret or len(secret) < MIN_SECRET_LENGTH or len(secret) > MAX_SECRET_LENGTH:
-        raise errors.Invalid(f"secret.value must have {MIN_SECRET_LENGTH} to {MAX_SECRET_LENGTH} characters "
-                             f"({RECOMMENDED_SECRET_LENGTH} or more random characters are recommended)")
+        raise errors.at(("secret", "value"), f"must have {MIN_SECRET_LENGTH} to {MAX_SECRET_LENGTH} characters "
+                                             f"({RECOMMENDED_SECRET_LENGTH} or more random characters are recommended)")
     if not all("!" <= character <= "~" for character in secret):
-        raise errors.Invalid("secret.value must be printable ASCII without spaces (it is sent as a header value)")
+        raise errors.at(("secret", "value"), "must be printable ASCII without spaces (it is sent as a header value)")
     return header, secret
 
 

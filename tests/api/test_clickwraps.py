@@ -186,7 +186,7 @@ async def test_a_template_of_another_account_is_refused(api, other_account):
     ({"kind": "popup"}, "kind must be one of: no_document, view_only, requires_signature"),
     ({"kind": None}, "kind must be one of: no_document, view_only, requires_signature"),
     ({"name": ""}, "name is required"),
-    ({"name": 7}, "name must be a string"),
+    ({"name": 7}, "name must be a String"),
     ({"kind": "view_only"}, "template_id is required for a view_only clickwrap"),
     ({"kind": "requires_signature", "template_id": "1"}, "template_id must be an integer"),
     ({"kind": "view_only", "template_id": 999}, "template_id 999 does not name a template"),
@@ -206,7 +206,7 @@ async def test_bad_clickwrap_input_is_422_naming_the_problem_and_creates_nothing
 
 
 @pytest.mark.parametrize("body,message", [
-    ({"name": 5}, "name must be a string"),
+    ({"name": 5}, "name must be a String"),
     ({"user_agent": "x" * 1001}, "user_agent is too long: at most 1000 characters")])
 async def test_bad_consent_input_is_422(api, body, message):
     clickwrap = await create(api, publish=True)

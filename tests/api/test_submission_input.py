@@ -75,7 +75,7 @@ REFUSALS = [
     ("submitters must be a Array", lambda tid: {"template_id": tid, "submitters": "ann@example.com"}),
     ("submitters must be a Array", lambda tid: {"template_id": tid, "submitters": ANN}),
     ("submitters is required", lambda tid: {"template_id": tid, "submitters": []}),
-    ("submitters[1] must be an object", submitters(ANN, "bob@example.com")),
+    ("submitters[1] must be a Object", submitters(ANN, "bob@example.com")),
     ("email must be a String in `submitters[0]`.", submitters({"email": 42})),
     ("name must be a String in `submitters[1]`.", submitters(ANN, {"name": ["Bob"]})),
     ("role must be a String in `submitters[0]`.", submitters({**ANN, "role": {"name": "First Party"}})),
@@ -119,7 +119,7 @@ REFUSALS = [
      values({"Newsletter": "maybe"})),
     ("Newsletter must be true or false (or 1/0, yes/no) in `submitters[0].values`.", values({"Newsletter": 2})),
     ("Plan must be one of: Basic, Pro in `submitters[0].values`.", values({"Plan": "Gold"})),
-    ("Full Name must be a string in `submitters[0].values`.", values({"Full Name": {"first": "Ann"}})),
+    ("Full Name must be a String in `submitters[0].values`.", values({"Full Name": {"first": "Ann"}})),
     ("expire_at must be a timestamp, such as 2026-09-01T12:00:00Z", body(expire_at="next week")),
     ("expire_at must be a timestamp, such as 2026-09-01T12:00:00Z", body(expire_at=True)),
     ("expire_at must be in the future", body(expire_at="2025-12-31T12:00:00Z")),
@@ -178,7 +178,7 @@ async def test_a_refusal_after_a_drawn_signature_leaves_no_stored_file(api, nda,
     files_before = stored_files(config)
     reply = await api.post("/api/submissions", json={"template_id": nda, "submitters": [
         {**ANN, "values": {"Signature": "Ann Smith"}}, {**BOB, "values": {"Buyer Name": ["not", "text"]}}]})
-    assert (reply.status, reply.json) == (422, {"error": "Buyer Name must be a string in `submitters[1].values`."})
+    assert (reply.status, reply.json) == (422, {"error": "Buyer Name must be a String in `submitters[1].values`."})
     await nothing_left_behind(files_before)
 
 

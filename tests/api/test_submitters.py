@@ -301,7 +301,7 @@ async def test_put_submitter_send_email_invites_only_when_no_invitation_was_sent
 async def test_put_submitter_refuses_bad_input_with_a_clear_message(api):
     submitters = await send(api, await template(api))
     path = f"/api/submitters/{submitters[0]['id']}"
-    for body, error in [({"email": "nope"}, "email is invalid"), ({"metadata": "x"}, "metadata must be an object"),
+    for body, error in [({"email": "nope"}, "email is invalid"), ({"metadata": "x"}, "metadata must be a Object"),
                         ({"values": {"Nope": 1}}, "Unknown field: Nope in `values`."),
                         ({"completed": "yes"}, "completed must be true or false"), ({"colour": 1}, "Unknown key: colour")]:
         reply = await api.put(path, json=body)

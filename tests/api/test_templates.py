@@ -252,10 +252,10 @@ async def test_put_archived_true_archives_and_false_restores(api):
     assert (await api.get(f"/api/templates/{template['id']}")).json["archived_at"] is None
 
 
-@pytest.mark.parametrize("change,message", [({"name": 5}, "name must be a string"),
+@pytest.mark.parametrize("change,message", [({"name": 5}, "name must be a String"),
                                             ({"archived": "yes"}, "archived must be true or false"),
                                             ({"roles": "Buyer"}, "roles must be an array of role names"),
-                                            ({"fields": {}}, "fields must be an array")])
+                                            ({"fields": {}}, "fields must be a Array")])
 async def test_put_with_bad_input_is_422_and_changes_nothing(api, change, message):
     template = await create(api)
     reply = await api.put(f"/api/templates/{template['id']}", json=change)

@@ -52,7 +52,7 @@ async def test_creating_a_template_with_a_pattern_outside_the_shared_syntax_is_4
 
 async def test_a_pattern_that_is_not_a_string_is_422_naming_the_field(api):
     reply = await api.post("/api/templates", json=template_body(code(["a"])))
-    assert (reply.status, reply.json) == (422, {"error": "documents[0].fields[0].validation.pattern must be a string"})
+    assert (reply.status, reply.json) == (422, {"error": "documents[0].fields[0].validation.pattern must be a String"})
 
 
 async def test_a_pattern_in_the_shared_syntax_is_kept_as_written(api):
@@ -115,7 +115,7 @@ async def send(api, template_id: int, **signer) -> dict:
     ({"name": "Code", "validation_pattern": "\\pL"},
      "validation.pattern is invalid: it has \\p at 1 without {...}: write \\p{L} in `submitters[0].fields[1]`."),
     ({"name": "Code", "validation": {"pattern": 7}},
-     "validation.pattern must be a string in `submitters[0].fields[1]`."),
+     "validation.pattern must be a String in `submitters[0].fields[1]`."),
 ])
 async def test_a_submissions_field_with_a_refused_pattern_is_422_naming_the_field(api, override, error):
     template = await created(api, code("[0-9]+"))

@@ -18,7 +18,7 @@ from tests.support.documents import b64, pdf, png
 from tests.support.https import serve_https
 from tests.support.samples import image_bytes
 
-WHERE = "submitters[0].values"
+WHERE = ("submitters", 0, "values")
 EXE = b"MZ\x90\x00" + b"\x00" * 60
 
 

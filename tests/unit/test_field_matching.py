@@ -13,7 +13,7 @@ from signsvc.infra import errors
 from signsvc.submissions import field_values
 from signsvc.submissions.field_values import MAX_VALUES, FieldIndex
 
-WHERE = "values"
+WHERE = ("values",)
 
 
 def counted_texts(budget: int) -> type[str]:

@@ -6,7 +6,7 @@ from signsvc.infra import errors
 from signsvc.submissions import field_values
 from signsvc.submissions.field_values import FileId, Typed, Upload
 
-WHERE = "submitters[0].values"
+WHERE = ("submitters", 0, "values")
 PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 
@@ -77,7 +77,7 @@ def test_one_field_given_under_two_keys_is_422():
 
 @pytest.mark.parametrize("values", [[], "x", 3])
 def test_values_that_are_not_an_object_are_422(values):
-    assert invalid(field_values.prefill, [], values, "submitters[2].values") == (
+    assert invalid(field_values.prefill, [], values, ("submitters", 2, "values")) == (
         "values must be a Object in `submitters[2]`.")
 
 
@@ -120,7 +120,7 @@ def test_text_cells_and_phone_store_strings_and_numbers_become_strings(type, val
 @pytest.mark.parametrize("type", ["text", "cells"])
 @pytest.mark.parametrize("value", [True, ["a"], {"a": 1}])
 def test_text_refuses_anything_but_strings_and_numbers(type, value):
-    assert refusal(type, value) == "Answer must be a string in `submitters[0].values`."
+    assert refusal(type, value) == "Answer must be a String in `submitters[0].values`."
 
 
 @pytest.mark.parametrize("value", ["+49 151 2345678", "(555) 123-4567", " +1-202-555-0100 "])

@@ -60,7 +60,8 @@ async def rename(request: web.Request) -> web.Response:
     try:  # a folder cleared is the default folder, as for `PUT /api/templates/{id}` with an empty folder_name
         await templates.update(console.principal, template.id, {"name": name, "folder_name": folder})
     except errors.Invalid as refused:
-        return await _editor(request, console, template, status=422, refused=forms.Refusal.of(refused, INPUTS.get),
+        return await _editor(request, console, template, status=422,
+                             refused=forms.Refusal.of(refused, forms.by_key(INPUTS)),
                              values={"name": name, "folder": folder})
     raise shell.done(f"/console/templates/{template.id}", "template_renamed")
 

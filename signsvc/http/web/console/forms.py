@@ -3,7 +3,6 @@ that its message is shown beside that input (the `refusal` and `described` macro
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,10 +11,9 @@ from multidict import MultiDictProxy
 
 from signsvc.infra import errors
 
-# The domain's messages start with the name of the field they are about (`url must be…`, `secret.header…`,
-# `events[2]…`) and end with where it is, when it is in a part of the body (``email is invalid in `submitters[1]`.``).
-_NAMED = re.compile(r"^(?P<name>[a-z_]+(?:\.[a-z_]+)*)")
-_LOCATED = re.compile(r" in `(?P<where>[^`]+)`\.$")
+# The id of a form's input for the place in the request body a refusal is about (`errors.Invalid.location`),
+# None for the form as a whole.
+InputOf = Callable[[errors.Location], str | None]
 
 
 def text(form: MultiDictProxy[Any], name: str, *, strip: bool = True) -> str:
@@ -26,15 +24,10 @@ def text(form: MultiDictProxy[Any], name: str, *, strip: bool = True) -> str:
     return value.strip() if strip else value
 
 
-def field_of(message: str) -> str:
-    """The field a message of the domain is about, as the API's path to it: `url`, `secret.header`, `events` (of
-    `events[2]`), `submitters[1].email`, `message.subject`; "" for a message about no field."""
-    named = _NAMED.match(message)
-    located = _LOCATED.search(message)
-    name = named["name"] if named else ""
-    if not located:
-        return name
-    return f"{located['where']}.{name}" if name else located["where"]
+def by_key(inputs: dict[str, str]) -> InputOf:
+    """The `InputOf` of a form whose inputs each stand for a key of the body, named by its keys without the
+    indexes between them: `secret.header`, and `events` for `events[2]`."""
+    return lambda location: inputs.get(".".join(part for part in location if isinstance(part, str)))
 
 
 @dataclass(frozen=True)
@@ -45,6 +38,6 @@ class Refusal:
     input: str = ""
 
     @classmethod
-    def of(cls, refused: errors.Invalid, input_of: Callable[[str], str | None]) -> Refusal:
-        """The refusal beside the input `input_of` names for the message's field (see `field_of`)."""
-        return cls(refused.message, input_of(field_of(refused.message)) or "")
+    def of(cls, refused: errors.Invalid, input_of: InputOf) -> Refusal:
+        """The refusal beside the input `input_of` names for the place it is about."""
+        return cls(refused.message, input_of(refused.location) or "")

@@ -4,7 +4,6 @@ the order, the emails, a custom message and an expiry, posted as the body of POS
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,8 +22,6 @@ from storage.records import Template
 # Submissions sent by a person from the console, as the hosted service marks those sent from its own pages.
 SOURCE = "invite"
 CONTACT = ("email", "name", "phone")
-# A signer's field as the API's messages name it (`forms.field_of`): `submitters[1].email`.
-_SIGNER = re.compile(r"^submitters\[(?P<index>\d+)\](?:\.(?P<key>\w+))?$")
 
 
 @dataclass(frozen=True)
@@ -71,14 +68,17 @@ class SendForm:
         return body
 
 
-def input_of(field: str) -> str | None:
-    """The form's input for a field of the API's messages: a signer's contact (their email for any other field
-    of theirs), the message's subject or body, the expiry or the order; None for the form as a whole."""
-    if signer := _SIGNER.match(field):
-        return f"{signer['key'] if signer['key'] in CONTACT else 'email'}-{signer['index']}"
-    if field.startswith("message."):
-        return "subject" if field == "message.subject" else "body"
-    return field if field in ("expire_at", "order") else None
+def input_of(location: errors.Location) -> str | None:
+    """The form's input for a place in the body a refusal is about: a signer's contact (their email for any other
+    field of theirs), the message's subject or body, the expiry or the order; None for the form as a whole."""
+    match location:
+        case ("submitters", int(index), *inner):
+            return f"{inner[0] if inner and inner[0] in CONTACT else 'email'}-{index}"
+        case ("message", key, *_):
+            return "subject" if key == "subject" else "body"
+        case (("expire_at" | "order") as key, *_):
+            return key
+    return None
 
 
 async def send_page(request: web.Request) -> web.Response:

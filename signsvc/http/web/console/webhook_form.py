@@ -12,8 +12,8 @@ from signsvc.http.web.console.forms import text
 from signsvc.webhooks.endpoints import DEFAULT_EVENTS
 from storage.records import WebhookEndpoint
 
-# The form's input for each field the endpoints' messages name (`forms.field_of`); a message about another (the
-# most endpoints an account may have) is about the form as a whole.
+# The form's input for each field of the body a refusal of the endpoints may be about (`forms.by_key`); a refusal
+# about no field (the most endpoints an account may have) is about the form as a whole.
 INPUTS = {"url": "url", "events": "events", "secret": "secret_value", "secret.header": "secret_header",
           "secret.value": "secret_value"}
 

@@ -12,7 +12,7 @@ from signsvc.http.appkeys import DELIVERER, WEBHOOKS
 from signsvc.http.params import record_id
 from signsvc.http.web.console import confirm, newest_first, shell
 from signsvc.http.web.console.badges import Badge
-from signsvc.http.web.console.forms import Refusal
+from signsvc.http.web.console.forms import Refusal, by_key
 from signsvc.http.web.console.paths import ID, path_id
 from signsvc.http.web.console.shell import Console
 from signsvc.http.web.console.webhook_form import INPUTS, Entered
@@ -165,7 +165,7 @@ def _form(request: web.Request, console: Console, entered: Entered, *, endpoint:
                         status=422 if refused else 200, entered=entered, endpoint=endpoint,
                         event_types=[(event_type, EVENT_HINTS[event_type.replace(".", "_")])
                                      for event_type in EVENT_TYPES],
-                        refused=Refusal.of(refused, INPUTS.get) if refused else None)
+                        refused=Refusal.of(refused, by_key(INPUTS)) if refused else None)
 
 
 def _deletion(endpoint: WebhookEndpoint) -> confirm.Step:
