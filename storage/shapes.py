@@ -67,12 +67,12 @@ class Field(TypedDict):
     required: bool
     readonly: bool
     preferences: FreeObject  # how the value is shown: format, font_size, align, valign, color...
-    areas: list[Area]
     title: NotRequired[str]
     description: NotRequired[str]
     default_value: NotRequired[Json]  # as the client gave it, never null
     validation: NotRequired[Validation]
     options: NotRequired[list[Option]]  # select, radio and multiple fields
+    areas: NotRequired[list[Area]]  # the service gives every field its list (last); readers take none as empty
 
 
 class PageSize(TypedDict):

@@ -85,7 +85,6 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_pa
         "required": json_fields.flag(raw, "required", True, label=f"{where}.required"),
         "readonly": json_fields.flag(raw, "readonly", False, label=f"{where}.readonly"),
         "preferences": _object(raw, "preferences", where),
-        "areas": [],  # checked last, with the options they may name
     }
     for key in _TEXTS:
         if (value := json_fields.text(raw, key, label=f"{where}.{key}")) is not None:
