@@ -109,10 +109,11 @@ class ObjectStore:
 
     async def presigned_link(self, sha256: str, filename_header: str, content_type: str, seconds: int) -> str:
         """A URL of the object that the store answers for `seconds`, with the headers a file link answers."""
-        return await self._client.generate_presigned_url(
+        link: str = await self._client.generate_presigned_url(
             "get_object", ExpiresIn=seconds,
             Params={"Bucket": self.bucket, "Key": self.key(sha256), "ResponseContentType": content_type,
                     "ResponseContentDisposition": filename_header, "ResponseCacheControl": "private, no-store"})
+        return link
 
     def key(self, sha256: str) -> str:
         name = f"{sha256[:2]}/{sha256[2:4]}/{sha256}"

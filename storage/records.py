@@ -7,6 +7,18 @@ import enum
 from datetime import datetime
 from typing import Any
 
+from storage.shapes import (
+    Field,
+    FieldValues,
+    FreeObject,
+    PageSize,
+    Preferences,
+    Preview,
+    Role,
+    SubmissionDocument,
+    TemplatePreferences,
+)
+
 # The largest id (and integer column) the databases hold: BIGINT.
 MAX_ID = 2**63 - 1
 
@@ -150,9 +162,9 @@ class Template:
     name: str
     external_id: str | None
     source: str
-    roles: list[dict[str, Any]]
-    fields: list[dict[str, Any]]
-    preferences: dict[str, Any]
+    roles: list[Role]
+    fields: list[Field]
+    preferences: TemplatePreferences
     combined_blob_id: int | None
     shared_link: bool
     created_at: datetime
@@ -175,8 +187,8 @@ class TemplateDocument:
     blob_id: int
     blob_uuid: str
     filename: str
-    pages: list[dict[str, Any]]
-    previews: list[dict[str, Any]]
+    pages: list[PageSize]
+    previews: list[Preview]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -298,11 +310,11 @@ class Submission:
     source: str
     submitters_order: str
     send_email: bool
-    roles: list[dict[str, Any]]
-    fields: list[dict[str, Any]]
-    documents: list[dict[str, Any]]
-    preferences: dict[str, Any]
-    variables: dict[str, Any]
+    roles: list[Role]
+    fields: list[Field]
+    documents: list[SubmissionDocument]
+    preferences: Preferences
+    variables: FreeObject
     expire_at: datetime | None
     expired_at: datetime | None
     declined_at: datetime | None
@@ -326,9 +338,9 @@ class Submitter:
     email: str | None
     phone: str | None
     external_id: str | None
-    metadata: dict[str, Any]
-    preferences: dict[str, Any]
-    field_values: dict[str, Any]
+    metadata: FreeObject
+    preferences: Preferences
+    field_values: FieldValues
     ip: str | None
     ua: str | None
     decline_reason: str | None

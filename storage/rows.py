@@ -62,7 +62,7 @@ def _converter(hint: Any) -> typing.Callable[[Any], Any]:
         return to_datetime
     if base is bool:
         return lambda v: None if v is None else bool(v)
-    if base in (dict, list):
+    if base in (dict, list) or typing.is_typeddict(base):
         return lambda v: json.loads(v) if isinstance(v, str) else v
     if isinstance(base, type) and issubclass(base, enum.Enum):
         return lambda v: None if v is None else base(v)

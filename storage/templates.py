@@ -10,6 +10,7 @@ from storage.database import Connection
 from storage.queries import like_pattern
 from storage.records import Folder, Template, TemplateDocument
 from storage.rows import record, records, required
+from storage.shapes import Field, PageSize, Preview, Role, TemplatePreferences
 
 
 async def folder(conn: Connection, account_id: int, name: str, now: datetime) -> Folder:
@@ -18,7 +19,8 @@ async def folder(conn: Connection, account_id: int, name: str, now: datetime) ->
 
 
 async def insert_template(conn: Connection, *, account_id: int, author_id: int, folder_id: int, slug: str, name: str,
-                          external_id: str | None, source: str, roles: list, fields: list, preferences: dict,
+                          external_id: str | None, source: str, roles: list[Role], fields: list[Field],
+                          preferences: TemplatePreferences,
                           combined_blob_id: int | None, shared_link: bool, now: datetime) -> int:
     return int(await conn.fetch_value(
         "insert_template", "id", account_id=account_id, author_id=author_id, folder_id=folder_id, slug=slug,
@@ -69,7 +71,7 @@ async def delete_template(conn: Connection, template_id: int) -> None:
 
 
 async def insert_document(conn: Connection, *, template_id: int, uuid: str, position: int, name: str, blob_id: int,
-                          pages: list[dict], previews: list[dict]) -> None:
+                          pages: list[PageSize], previews: list[Preview]) -> None:
     """`previews` are the page images as `{id, uuid, filename}` of their stored files."""
     await conn.execute("insert_document", template_id=template_id, uuid=uuid, position=position, name=name,
                        blob_id=blob_id, pages=pages, previews=previews)

@@ -26,8 +26,8 @@ def wait_after(failures: int) -> timedelta:
     """How long a pair waits after its last failure, for so many failures in a row."""
     if failures <= FREE_FAILURES:
         return timedelta(0)
-    doublings = min(failures - FREE_FAILURES - 1, 16)
-    return min(FIRST_WAIT * 2**doublings, LONGEST_WAIT)
+    factor: int = 2 ** min(failures - FREE_FAILURES - 1, 16)  # the exponent is never negative
+    return min(FIRST_WAIT * factor, LONGEST_WAIT)
 
 
 class SignInBackoff:

@@ -21,6 +21,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
@@ -35,6 +36,7 @@ SMALL = 1024 * 1024  # forms, JSON without files: never counted
 # PUT /api/templates/{id}): each handler reads its body only for a signed-in user.
 CONSOLE_UPLOADS = re.compile(r"/console/templates/(new|\d{1,18}/fields)")
 RETRY_AFTER_SECONDS = 2
+Share = TypeVar("Share", int, str)  # whose share a counter keeps: a key id or an address
 KEY_SHARE = 4  # a key holds at most 1/KEY_SHARE of the budget
 ADDRESS_SHARE = 2  # a client address at most 1/ADDRESS_SHARE
 
@@ -103,7 +105,7 @@ def _over(held: int, size: int, share: int) -> bool:
     return bool(held) and held + size > share
 
 
-def _release(counts: Counter, name: object, size: int) -> None:
+def _release(counts: Counter[Share], name: Share, size: int) -> None:
     counts[name] -= size
     if not counts[name]:
         del counts[name]  # the counters keep only who holds something

@@ -15,7 +15,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the pool's processes import this module: they load no storage
+    from storage.shapes import PageSize
 
 IMAGES = {"png", "jpeg", "webp", "gif", "tiff"}
 ATTACHMENT_IMAGES = ("png", "jpeg", "webp", "gif")
@@ -55,7 +58,7 @@ class PreparedPdf:
     """A PDF ready for a template: its pages as displayed, its own form fields and a picture of each page."""
 
     pdf: Hashed
-    pages: list[dict[str, Any]]  # width and height as displayed, in points; the page's text
+    pages: list[PageSize]
     fields: list[dict[str, Any]]
     previews: list[Hashed]
     preview_extension: str
@@ -141,7 +144,8 @@ def prepare(pdf: bytes) -> PreparedPdf:
         info = forms.inspect_pdf(pdf, max_pages=previews.MAX_PAGES)
         pictures = previews.render_pages(pdf)
         texts = previews.page_texts(pdf)
-    pages = [{**page, "text": text} for page, text in zip(info["pages"], texts, strict=True)]
+    pages: list[PageSize] = [{"width": page["width"], "height": page["height"], "text": text}
+                             for page, text in zip(info["pages"], texts, strict=True)]
     return PreparedPdf(Hashed.of(pdf), pages, info["fields"], [Hashed.of(p) for p in pictures],
                        previews.EXTENSION, previews.CONTENT_TYPE)
 

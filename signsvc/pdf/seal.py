@@ -110,7 +110,7 @@ def sign(pdf: bytes, signer_pems: dict[str, Any], *, reason: str, name: str | No
     timestamper = HTTPTimeStamper(tsa_url, timeout=TSA_TIMEOUT) if tsa_url else None
     writer = _writer(pdf)
     try:
-        output = _Certification(meta, signer, signing_time, timestamper).sign_pdf(
+        output: io.BytesIO = _Certification(meta, signer, signing_time, timestamper).sign_pdf(
             writer, bytes_reserved=signer.reserved(timestamper is not None))
     except SigningError as error:
         raise PdfError(f"The PDF can't be signed: {error}") from error

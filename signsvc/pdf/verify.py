@@ -72,7 +72,8 @@ def _signatures(pdf: bytes) -> list[EmbeddedPdfSignature]:
         # The empty user password opens owner-password-only files, as every viewer does.
         if reader.encrypted and reader.decrypt("").status == AuthStatus.FAILED:
             raise PdfError(reading.ENCRYPTED)
-        return reader.embedded_signatures
+        signatures: list[EmbeddedPdfSignature] = reader.embedded_signatures
+        return signatures
     except PdfError:
         raise
     except Exception as error:  # on a damaged file pyHanko raises its own errors and KeyError, ValueError...
@@ -155,7 +156,9 @@ def _text(signature: EmbeddedPdfSignature, key: str) -> str | None:
 
 def _common_name(certificate: asn1_x509.Certificate) -> str:
     name = certificate.subject.native.get("common_name")
-    return (name[0] if isinstance(name, list) else name) or certificate.subject.human_friendly
+    found = name[0] if isinstance(name, list) else name
+    friendly: str = certificate.subject.human_friendly
+    return str(found) if found else friendly
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from signsvc.submissions import field_values, statuses
 from storage.records import Submission, SubmissionEvent, Submitter
+from storage.shapes import Field, FieldValue
 
 IMAGE_TYPES = {"signature", "initials", "image", "stamp"}
 _SENTENCES = {
@@ -56,7 +57,7 @@ def _submitter(submission: Submission, submitter: Submitter, images: dict[str, b
             "images": pictures, "values": shown}
 
 
-def _text(field: dict[str, Any], value: Any, filenames: dict[str, str]) -> str:
+def _text(field: Field, value: FieldValue, filenames: dict[str, str]) -> str:
     shown = field_values.display(field, value, lambda uuid: filenames.get(uuid, "file"))
     if isinstance(shown, bool):
         return "Yes" if shown else "No"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from signsvc.infra import pdf_calls
 from signsvc.infra.pdf_calls import Hashed
@@ -11,12 +10,13 @@ from signsvc.infra.pool import PdfPool
 from signsvc.results.inputs import Inputs
 from signsvc.submissions import field_values
 from storage.records import Submission, Submitter
+from storage.shapes import SubmissionDocument
 
 TEST_MARK = "Test document, not legally binding"
 
 
 async def fill(pool: PdfPool, font_dir: str | None, submission: Submission, submitters: list[Submitter],
-               inputs: Inputs) -> list[tuple[dict[str, Any], Hashed]]:
+               inputs: Inputs) -> list[tuple[SubmissionDocument, Hashed]]:
     """Each document of the submission with the values of `submitters` drawn in; stamp fields show who
     completed and when. Test-mode documents are marked on every page."""
     roles = {submitter.role_uuid for submitter in submitters}

@@ -4,7 +4,6 @@ values name, and whether its account is a test account."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import storage.accounts as stored_accounts
 import storage.files as stored_files
@@ -14,13 +13,14 @@ from signsvc.results import audit_log
 from signsvc.submissions import field_values
 from storage import Database
 from storage.records import Submission, Submitter
+from storage.shapes import SubmissionDocument
 
 
 @dataclass(frozen=True)
 class Original:
     """A document as the submission was sent: its record in the submission, its hash and its content."""
 
-    document: dict[str, Any]
+    document: SubmissionDocument
     sha256: str
     pdf: bytes
 

@@ -33,6 +33,7 @@ from signsvc.results.slots import Produced
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.records import Submission, Submitter
+from storage.shapes import SubmissionDocument
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class Producer:
         return await self._final(submission, submitters, filled, read)
 
     async def _final(self, submission: Submission, submitters: list[Submitter],
-                     filled: list[tuple[dict[str, Any], Hashed]], read: Inputs) -> list[Produced]:
+                     filled: list[tuple[SubmissionDocument, Hashed]], read: Inputs) -> list[Produced]:
         """The signed documents (each also the last submitter's own), the audit log and the combined document."""
         sealed = [(document, await self._seal(submission, pdf.data, document["name"])) for document, pdf in filled]
         produced = [Produced(kind, position, document["name"], slots.pdf_file(document["name"], pdf))
@@ -113,8 +114,8 @@ class Producer:
         produced.append(Produced("combined", 0, title, slots.pdf_file(title, combined)))
         return produced
 
-    async def _combined(self, submission: Submission, filled: list[tuple[dict[str, Any], Hashed]], audit_pdf: Hashed,
-                        title: str) -> Hashed:
+    async def _combined(self, submission: Submission, filled: list[tuple[SubmissionDocument, Hashed]],
+                        audit_pdf: Hashed, title: str) -> Hashed:
         """The filled documents and the audit log as one PDF, sealed (the parts unsealed: a sealed file can't
         be merged into another one without breaking its signature)."""
         merged = await self.pool.run(pdf_calls.merge_pdfs, [pdf.data for _, pdf in filled] + [audit_pdf.data])

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from signsvc.infra import downloads, errors, pdf_calls
 from signsvc.infra.files import NewFile
 from signsvc.submissions.field_values import Typed, Upload
 from signsvc.templates.documents import Ingest
+from storage.shapes import Field
 
 OCTET_STREAM = "application/octet-stream"
 CONTENT_TYPES = {
@@ -35,7 +35,7 @@ DANGEROUS = frozenset({
 _UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f\\/]")
 
 
-async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], where: errors.Location) -> NewFile:
+async def store(ingest: Ingest, source: Upload | Typed, field: Field, where: errors.Location) -> NewFile:
     """The content of one file value of `field`; a 422 naming the field (pass it as `field_values.named`
     gives it) and `where` when it cannot be had or is not allowed."""
     name = field.get("name") or f"{field['type'].capitalize()} Field"
@@ -53,7 +53,7 @@ async def store(ingest: Ingest, source: Upload | Typed, field: dict[str, Any], w
         raise errors.located(f"{name}: {exc}", where) from None
 
 
-async def _upload(ingest: Ingest, source: Upload, field: dict[str, Any], name: str, where: errors.Location) -> NewFile:
+async def _upload(ingest: Ingest, source: Upload, field: Field, name: str, where: errors.Location) -> NewFile:
     url_name = _url_filename(source.source) if source.is_url else ""
     extension = PurePosixPath(url_name).suffix.lower().lstrip(".")
     if field["type"] == "file" and extension in DANGEROUS:

@@ -10,14 +10,15 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 from signsvc.infra import errors, pdf_calls
 from signsvc.templates import patterns
 from signsvc.templates.template_fields import MAX_FIELDS
+from storage.shapes import Field
 
 TODAY = "{{date}}"  # kept as is: filled with the completion date
 TYPED_LIMIT = 60  # a signature text shorter than this is drawn, not decoded (DocuSeal's rule)
@@ -65,7 +66,7 @@ class Typed:
     text: str
 
 
-def prefill(fields: list[dict[str, Any]], values: object, where: errors.Location) -> dict[str, object]:
+def prefill(fields: list[Field], values: object, where: errors.Location) -> dict[str, object]:
     """`{field_uuid: normalised value}` of one role's `values` input, keyed by field uuid, name,
     snake_case name, name in any case, or "<Type> Field <n>" for an unnamed field. Null is no value."""
     if values is None:
@@ -88,14 +89,14 @@ def prefill(fields: list[dict[str, Any]], values: object, where: errors.Location
     return result
 
 
-def normalize(field: dict[str, Any], value: object, where: errors.Location) -> object:
+def normalize(field: Field, value: object, where: errors.Location) -> object:
     """The stored form of one field's value; a 422 naming the field (and `where`) when it does not fit."""
     if value is None:
         return None
     return _NORMALIZERS[field["type"]](field, value, where)
 
 
-def display(field: dict[str, Any], stored: object, link: Callable[[str], str | None]) -> object:
+def display(field: Field, stored: object, link: Callable[[str], str | None]) -> object:
     """A stored value as the API shows it: files as links, the rest as stored. `link` answers None for a file it
     will not link (not the account's): nothing is shown for it."""
     if stored is None:
@@ -107,7 +108,7 @@ def display(field: dict[str, Any], stored: object, link: Callable[[str], str | N
     return stored
 
 
-def named_files(field: dict[str, Any], stored: object) -> list[object]:
+def named_files(field: Field, stored: object) -> list[object]:
     """What a stored value or a default of a file field names as files (ids, or anything else found there)."""
     if field["type"] not in FILE_TYPES or stored is None or stored == "":
         return []
@@ -118,7 +119,7 @@ def is_file_id(value: object) -> bool:
     return isinstance(value, str) and _FILE_ID.fullmatch(value) is not None
 
 
-def pattern_checks(fields: list[dict[str, Any]], values: dict[str, object]) -> list[tuple[dict[str, Any], str, str]]:
+def pattern_checks(fields: list[Field], values: Mapping[str, object]) -> list[tuple[Field, str, str]]:
     """`(field, pattern, text)` for each field with a `validation.pattern` and a text value to check against it."""
     found = []
     for field in fields:
@@ -128,20 +129,22 @@ def pattern_checks(fields: list[dict[str, Any]], values: dict[str, object]) -> l
     return found
 
 
-def form_rules(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def form_rules(fields: list[Field]) -> list[Field]:
     """The fields as the signing form checks them: a pattern the service refuses (stored before patterns were
     checked) is no pattern, there as in `patterns.first_mismatch`, so the form and the service agree."""
     return [_without_refused_pattern(field) for field in fields]
 
 
-def _without_refused_pattern(field: dict[str, Any]) -> dict[str, Any]:
+def _without_refused_pattern(field: Field) -> Field:
     rules = field.get("validation")
     if not (isinstance(rules, dict) and isinstance(rules.get("pattern"), str) and patterns.problem(rules["pattern"])):
         return field
-    return {**field, "validation": {key: value for key, value in rules.items() if key != "pattern"}}
+    kept = rules.copy()
+    del kept["pattern"]
+    return {**field, "validation": kept}
 
 
-def broken_rule(field: dict[str, Any], value: object, *, matched: bool = True) -> str | None:
+def broken_rule(field: Field, value: object, *, matched: bool = True) -> str | None:
     """What is wrong with a value the signing form sends, by the field's `validation` (a text's
     `pattern` and `message`, a number's `min` and `max`); None when it keeps them. `matched`: whether
     the text matched the field's pattern (`patterns.first_mismatch` checks them all at once)."""
@@ -157,7 +160,7 @@ def broken_rule(field: dict[str, Any], value: object, *, matched: bool = True) -
     return None
 
 
-def missing_required(fields: list[dict[str, Any]], values: dict[str, object]) -> dict[str, Any] | None:
+def missing_required(fields: list[Field], values: Mapping[str, object]) -> Field | None:
     """The first required, editable field with neither a value nor a default value."""
     for field in fields:
         # A stamp is made at completion: the submitter never gives it.
@@ -168,7 +171,7 @@ def missing_required(fields: list[dict[str, Any]], values: dict[str, object]) ->
     return None
 
 
-def find(fields: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+def find(fields: list[Field], key: str) -> list[Field]:
     """The fields a name, uuid or snake_case name refers to (the rules `prefill` uses)."""
     return FieldIndex(named(fields)).matching(key)
 
@@ -178,26 +181,26 @@ class FieldIndex:
     name, name in any case; a name may belong to several fields. Each kind of key is indexed when first
     tried, so matching many values takes one pass over the fields, not one per value."""
 
-    def __init__(self, fields: list[dict[str, Any]]) -> None:
+    def __init__(self, fields: list[Field]) -> None:
         self.fields = fields
-        self._indexes: dict[int, dict[str | None, list[dict[str, Any]]]] = {}
+        self._indexes: dict[int, dict[str | None, list[Field]]] = {}
 
-    def matching(self, key: str) -> list[dict[str, Any]]:
+    def matching(self, key: str) -> list[Field]:
         for rule, probe in enumerate((key, key, key, key.casefold())):
             if found := self._index(rule).get(probe):
                 return found
         return []
 
-    def _index(self, rule: int) -> dict[str | None, list[dict[str, Any]]]:
+    def _index(self, rule: int) -> dict[str | None, list[Field]]:
         if rule not in self._indexes:
-            index: dict[str | None, list[dict[str, Any]]] = {}
+            index: dict[str | None, list[Field]] = {}
             for field in self.fields:
                 index.setdefault(_KEYS[rule](field), []).append(field)
             self._indexes[rule] = index
         return self._indexes[rule]
 
 
-def named(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def named(fields: list[Field]) -> list[Field]:
     """The fields, each unnamed one as a copy called "<Type> Field <n>" (counted per type), as the API shows it."""
     counts: Counter[str] = Counter()
     result = []
@@ -207,16 +210,16 @@ def named(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return result
 
 
-def role_fields(fields: list[dict[str, Any]], role_uuid: str) -> list[dict[str, Any]]:
+def role_fields(fields: list[Field], role_uuid: str) -> list[Field]:
     """A role's fields, unnamed ones called "<Type> Field <n>" counting over the whole template."""
     return [f for f in named(fields) if f.get("submitter_uuid") == role_uuid]
 
 
-def _label(field: dict[str, Any]) -> str:
+def _label(field: Field) -> str:
     return field.get("name") or f"{field['type'].capitalize()} Field"
 
 
-_KEYS: tuple[Callable[[dict[str, Any]], str | None], ...] = (  # what each of FieldIndex's rules reads
+_KEYS: tuple[Callable[[Field], str | None], ...] = (  # what each of FieldIndex's rules reads
     lambda field: field["uuid"],
     lambda field: field["name"],
     lambda field: _snake(field["name"]) or None,  # an empty snake_case name names nothing
@@ -240,11 +243,11 @@ def _is_empty(value: object) -> bool:
     return value is None or value is False or value == [] or value == {}
 
 
-def _invalid(field: dict[str, Any], problem: str, where: errors.Location) -> errors.Invalid:
+def _invalid(field: Field, problem: str, where: errors.Location) -> errors.Invalid:
     return errors.located(f"{_label(field)} {problem}", where)
 
 
-def _checkbox(field: dict[str, Any], value: object, where: errors.Location) -> bool:
+def _checkbox(field: Field, value: object, where: errors.Location) -> bool:
     if isinstance(value, bool):
         return value
     word = str(value).strip().lower() if isinstance(value, (str, int)) else None
@@ -253,7 +256,7 @@ def _checkbox(field: dict[str, Any], value: object, where: errors.Location) -> b
     raise _invalid(field, "must be true or false (or 1/0, yes/no)", where)
 
 
-def _text(field: dict[str, Any], value: object, where: errors.Location) -> str:
+def _text(field: Field, value: object, where: errors.Location) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -261,14 +264,14 @@ def _text(field: dict[str, Any], value: object, where: errors.Location) -> str:
     raise _invalid(field, errors.must_be(str), where)
 
 
-def _phone(field: dict[str, Any], value: object, where: errors.Location) -> str:
+def _phone(field: Field, value: object, where: errors.Location) -> str:
     text = _text(field, value, where).strip()
     if text and not _PHONE.fullmatch(text):
         raise _invalid(field, "must be a phone number: digits, spaces, +, - and parentheses", where)
     return text
 
 
-def _number(field: dict[str, Any], value: object, where: errors.Location) -> int | float:
+def _number(field: Field, value: object, where: errors.Location) -> int | float:
     number: int | float | None = None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         number = value
@@ -281,7 +284,7 @@ def _number(field: dict[str, Any], value: object, where: errors.Location) -> int
     return int(number) if isinstance(number, float) and number.is_integer() else number
 
 
-def _date(field: dict[str, Any], value: object, where: errors.Location) -> str:
+def _date(field: Field, value: object, where: errors.Location) -> str:
     if isinstance(value, str) and value.strip() == TODAY:
         return TODAY
     format = (field.get("preferences") or {}).get("format") or DEFAULT_DATE_FORMAT
@@ -325,11 +328,11 @@ def _formatted_date(text: str, format: str) -> date | None:
         return None
 
 
-def _option(field: dict[str, Any], value: object, where: errors.Location) -> str:
+def _option(field: Field, value: object, where: errors.Location) -> str:
     return _chosen(field, _Options(field), value, where)
 
 
-def _multiple(field: dict[str, Any], value: object, where: errors.Location) -> list[str]:
+def _multiple(field: Field, value: object, where: errors.Location) -> list[str]:
     options = _Options(field)
     if isinstance(value, str):
         # An option may itself hold a comma: the whole text is tried as one option first.
@@ -344,7 +347,7 @@ class _Options:
     """A field's options by their text, exactly and in any case (the first option of each text), so that
     choosing many of them takes one pass over the options."""
 
-    def __init__(self, field: dict[str, Any]) -> None:
+    def __init__(self, field: Field) -> None:
         self.exact: dict[str, str] = {}
         self.loose: dict[str, str] = {}
         for option in field.get("options", []):
@@ -352,7 +355,7 @@ class _Options:
             self.loose.setdefault(option["value"].casefold(), option["value"])
 
 
-def _chosen(field: dict[str, Any], options: _Options, value: object, where: errors.Location) -> str:
+def _chosen(field: Field, options: _Options, value: object, where: errors.Location) -> str:
     text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
     found = None if text is None else options.exact.get(text) or options.loose.get(text.casefold())
     if found is None:
@@ -360,7 +363,7 @@ def _chosen(field: dict[str, Any], options: _Options, value: object, where: erro
     return found
 
 
-def _signature(field: dict[str, Any], value: object, where: errors.Location) -> Upload | FileId | Typed:
+def _signature(field: Field, value: object, where: errors.Location) -> Upload | FileId | Typed:
     upload = _upload_or_none(field, value, where)
     if upload is not None:
         return upload
@@ -369,21 +372,21 @@ def _signature(field: dict[str, Any], value: object, where: errors.Location) -> 
     return Typed(" ".join(value.split()))
 
 
-def _image(field: dict[str, Any], value: object, where: errors.Location) -> Upload | FileId:
+def _image(field: Field, value: object, where: errors.Location) -> Upload | FileId:
     upload = _upload_or_none(field, value, where)
     if upload is None:
         raise _not_a_file(field, value, where, "url or base64")
     return upload
 
 
-def _files(field: dict[str, Any], value: object, where: errors.Location) -> list[Upload | FileId]:
+def _files(field: Field, value: object, where: errors.Location) -> list[Upload | FileId]:
     files = value if isinstance(value, list) else [value]
     if len(files) > MAX_FILES:
         raise _invalid(field, f"takes at most {MAX_FILES} files, not {len(files)}", where)
     return [_image(field, each, where) for each in files]
 
 
-def _upload_or_none(field: dict[str, Any], value: object, where: errors.Location) -> Upload | FileId | None:
+def _upload_or_none(field: Field, value: object, where: errors.Location) -> Upload | FileId | None:
     """An https:// URL, a stored file's id, or text that starts as base64 does; base64 is checked in full when
     decoded."""
     if not isinstance(value, str):
@@ -401,13 +404,13 @@ def _upload_or_none(field: dict[str, Any], value: object, where: errors.Location
     return None
 
 
-def _not_a_file(field: dict[str, Any], value: object, where: errors.Location, expected: str) -> errors.Invalid:
+def _not_a_file(field: Field, value: object, where: errors.Location, expected: str) -> errors.Invalid:
     shown = str(value)
     shown = f"{shown[:50]}..." if len(shown) > 50 else shown
     return errors.located(f"{_label(field)}: Invalid value, {expected} is expected: {shown}", where)
 
 
-_NORMALIZERS: dict[str, Callable[[dict[str, Any], object, errors.Location], object]] = {
+_NORMALIZERS: dict[str, Callable[[Field, object, errors.Location], object]] = {
     "text": _text, "cells": _text, "phone": _phone, "number": _number, "checkbox": _checkbox, "date": _date,
     "select": _option, "radio": _option, "multiple": _multiple, "signature": _signature, "initials": _signature,
     "image": _image, "stamp": _image, "file": _files,

@@ -18,6 +18,7 @@ from signsvc.infra import errors, json_fields
 from signsvc.templates import template_fields
 from signsvc.templates.template_fields import MAX_FIELDS
 from storage.records import MAX_ID
+from storage.shapes import Message, Preferences, Validation
 
 MAX_SUBMITTERS = 100
 ORDERS = ("preserved", "random")
@@ -53,8 +54,8 @@ class SubmitterInput:
     metadata: dict[str, Any]
     completed: bool
     send_email: bool
-    preferences: dict[str, Any] = field(default_factory=dict)
-    rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # `fields[].validation` by field name or uuid
+    preferences: Preferences = field(default_factory=Preferences)
+    rules: dict[str, Validation] = field(default_factory=dict)  # `fields[].validation` by field name or uuid
 
     @property
     def where(self) -> errors.Location:
@@ -69,7 +70,7 @@ class SubmissionInput:
     order: str
     name: str | None
     expire_at: datetime | None
-    preferences: dict[str, Any]
+    preferences: Preferences
     variables: dict[str, Any]
 
 
@@ -131,10 +132,10 @@ def submitter(raw: Any, index: int) -> SubmitterInput:
         rules=fields_rules(raw, where))
 
 
-def preferences(raw: dict[str, Any], where: errors.Location) -> dict[str, Any]:
+def preferences(raw: dict[str, Any], where: errors.Location) -> Preferences:
     """The invitation settings of a submission or a submitter: message, reply_to, bcc_completed, redirect,
     the language of the signing page, and whether a submitter gets the completed copy."""
-    found: dict[str, Any] = {}
+    found: Preferences = {}
     if where and raw.get("send_copy_email") is not None:
         found["send_copy_email"] = _flag(raw, "send_copy_email", True, where)
     if (message := _message(raw, where)) is not None:
@@ -221,7 +222,7 @@ def timestamp(value: Any, key: str) -> datetime:
     raise errors.located(f"{key} must be a timestamp, such as 2026-09-01T12:00:00Z", (), key)
 
 
-def _message(raw: dict[str, Any], where: errors.Location) -> dict[str, str] | None:
+def _message(raw: dict[str, Any], where: errors.Location) -> Message | None:
     """A custom invitation `{subject, body}`; null or `{}` is none (the default wording)."""
     message = raw.get("message")
     if message is None or message == {}:
@@ -261,7 +262,7 @@ def fields_values(raw: dict[str, Any], where: errors.Location) -> dict[str, Any]
     return found
 
 
-def fields_rules(raw: dict[str, Any], where: errors.Location) -> dict[str, dict[str, Any]]:
+def fields_rules(raw: dict[str, Any], where: errors.Location) -> dict[str, Validation]:
     """`fields: [{name, validation}]`: rules that replace the template's for this submission, each pattern in
     the syntax `patterns` accepts (DocuSeal's `validation_pattern` and `invalid_message` are read as
     `validation.pattern` and `validation.message`)."""
@@ -273,10 +274,10 @@ def fields_rules(raw: dict[str, Any], where: errors.Location) -> dict[str, dict[
         rules = {**rules, **{key: value for key, value in named.items() if value is not None}}
         if rules:
             try:
-                template_fields.validation(rules, "validation")
+                checked = template_fields.validation(rules, "validation")
             except errors.Invalid as refused:
                 raise errors.located(refused.message, place, "validation") from None
-            found[item.get("name") or item.get("uuid")] = rules
+            found[item.get("name") or item.get("uuid")] = checked
     return found
 
 

@@ -20,6 +20,7 @@ from signsvc.infra.mail import Composed, Outbox
 from signsvc.submissions import statuses
 from storage import Connection, Database
 from storage.records import Submission, Submitter
+from storage.shapes import Message, Preferences
 
 SEND_JOB = "invitations.send"
 SUBJECT = "You are invited to sign a document"
@@ -54,7 +55,7 @@ class Invitations:
         resend) one was queued already."""
         if not _invitable(submitter, again=again) or submitter.email is None:
             return submitter
-        settings = {**submission.preferences, **submitter.preferences}
+        settings: Preferences = {**submission.preferences, **submitter.preferences}
         if account_name is None:
             account_name = (await stored_accounts.required_account(tx, submission.account_id)).name
         composed = compose(account_name=account_name, template_name=submission.template_name,
@@ -88,15 +89,14 @@ def _invitable(submitter: Submitter, *, again: bool = False) -> bool:
 
 
 def compose(*, account_name: str, template_name: str, submitter_name: str | None, submitter_email: str,
-            link: str, expire_at: datetime | None, message: dict[str, Any] | None) -> Composed:
+            link: str, expire_at: datetime | None, message: Message | None) -> Composed:
     """The invitation to sign; a custom `message` {subject, body} replaces the default wording."""
     expiry = mail.format_time(expire_at) if expire_at else None
     values = {"template.name": template_name, "submitter.name": submitter_name or "",
               "submitter.email": submitter_email, "submitter.link": link, "account.name": account_name,
               "submission.expire_at": expiry or ""}
-    message = message or {}
-    subject = mail.substitute(message.get("subject") or SUBJECT, values)
-    body = mail.substitute(message["body"], values).strip() if message.get("body") else None
+    subject = mail.substitute((message.get("subject") if message else None) or SUBJECT, values)
+    body = mail.substitute(message["body"], values).strip() if message and message.get("body") else None
     context = {"account_name": account_name, "template_name": template_name, "submitter_name": submitter_name,
                "link": link, "expire_at": expiry, "paragraphs": _paragraphs(body),
                # The text version has no button: a custom body that leaves out the link gets it added.

@@ -21,6 +21,7 @@ from signsvc.submissions import field_values, statuses
 from signsvc.templates import patterns
 from storage import Database
 from storage.records import Submission, Submitter
+from storage.shapes import Area, Field, Preview
 
 FORM, AWAITING, COMPLETED, DECLINED, EXPIRED, ARCHIVED = "form", "awaiting", "completed", "declined", "expired", \
     "archived"
@@ -53,12 +54,12 @@ class FormView:
     submission: Submission
     submitter: Submitter
     submitters: list[Submitter]
-    fields: list[dict[str, Any]] = field(default_factory=list)
+    fields: list[Field] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)  # by field uuid, file values as paths on the site
     pages: list[Page] = field(default_factory=list)
     documents: list[Link] = field(default_factory=list)  # the submitter's own copy, once it is made
     # What the submitters who completed before this one entered: shown on the pages, not to be changed.
-    completed_fields: list[dict[str, Any]] = field(default_factory=list)
+    completed_fields: list[Field] = field(default_factory=list)
     completed_values: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -85,18 +86,18 @@ class FormView:
         return statuses.is_viewer(self.submission, self.submitter)
 
     @functools.cached_property
-    def own_areas(self) -> dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]]:
+    def own_areas(self) -> dict[tuple[str, int], list[tuple[Field, Area]]]:
         """The submitter's fields' areas by page (document uuid, page index), as (field, area)."""
         return _by_page(self.fields)
 
     @functools.cached_property
-    def completed_areas(self) -> dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]]:
+    def completed_areas(self) -> dict[tuple[str, int], list[tuple[Field, Area]]]:
         """The areas of the fields the submitters before completed, by page."""
         return _by_page(self.completed_fields)
 
 
-def _by_page(fields: list[dict[str, Any]]) -> dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]]:
-    found: dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]] = defaultdict(list)
+def _by_page(fields: list[Field]) -> dict[tuple[str, int], list[tuple[Field, Area]]]:
+    found: dict[tuple[str, int], list[tuple[Field, Area]]] = defaultdict(list)
     for each in fields:
         for area in each.get("areas", []):
             found[(area["attachment_uuid"], area["page"])].append((each, area))
@@ -143,9 +144,9 @@ class SigningForms:
         return FORM
 
     def _completed_by_others(self, submission: Submission, submitter: Submitter, submitters: list[Submitter],
-                             attachments: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+                             attachments: dict[str, str]) -> tuple[list[Field], dict[str, Any]]:
         """The fields of the other submitters who completed, and their values."""
-        fields: list[dict[str, Any]] = []
+        fields: list[Field] = []
         values: dict[str, Any] = {}
         for other in submitters:
             if other.completed_at and other.id != submitter.id:
@@ -163,7 +164,7 @@ class SigningForms:
         owned = await self.files.owned(self.db, submission.account_id, named - set(linkable))
         return linkable | {uuid: blob.filename for uuid, blob in owned.items()}
 
-    def _values(self, submitter: Submitter, fields: list[dict[str, Any]],
+    def _values(self, submitter: Submitter, fields: list[Field],
                 attachments: dict[str, str]) -> dict[str, Any]:
         """The values a submitter entered so far, and the fields' defaults where none was; files as paths (only
         those of `attachments`)."""
@@ -188,7 +189,7 @@ class SigningForms:
                                   page.get("text", "")))
         return pages
 
-    async def _template_previews(self, submission: Submission) -> dict[str, list[dict[str, Any]]]:
+    async def _template_previews(self, submission: Submission) -> dict[str, list[Preview]]:
         """The template's page pictures by document, for a submission made before submissions kept their
         own (while the template exists)."""
         if submission.template_id is None or all("previews" in d for d in submission.documents):

@@ -28,6 +28,7 @@ from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.records import Principal, Submission, SubmissionEvent, Submitter, Template
+from storage.shapes import Field, Preferences, Role, SubmissionDocument
 
 EXPIRE_JOB = "submissions.expire"
 Along = Callable[[Connection, Submission], Awaitable[None]]
@@ -172,14 +173,14 @@ class Submissions:
         return template
 
     async def _insert(self, tx: Connection, principal: Principal, template: Template, request: SubmissionInput,
-                      fields: list[dict[str, Any]], source: str) -> Submission:
+                      fields: list[Field], source: str) -> Submission:
         originals = await stored_templates.list_documents(tx, template.id)
         # The submission owns copies of its template's files (each document, then its previews), made at once.
         sources = [blob_id for document in originals for blob_id in (document.blob_id,
                                                                      *(p["id"] for p in document.previews))]
         copies = iter(await stored.copy_blobs(tx, [(blob_id, uuids.uuid4().hex) for blob_id in sources],
                                               self.clock.now()))
-        documents = []
+        documents: list[SubmissionDocument] = []
         for document in originals:
             blob, previews = next(copies), [next(copies) for _ in document.previews]
             documents.append({"uuid": document.uuid, "name": document.name, "blob_id": blob.id,
@@ -193,7 +194,7 @@ class Submissions:
             expire_at=request.expire_at, now=self.clock.now())
 
     async def _insert_submitters(self, tx: Connection, submission: Submission,
-                                 assigned: list[tuple[SubmitterInput, dict[str, Any]]],
+                                 assigned: list[tuple[SubmitterInput, Role]],
                                  prepared: list[PreparedValues]) -> list[tuple[SubmitterInput, Submitter]]:
         """The submitters, inserted at once with their values; values with files are written once their
         files are recorded (an attachment names its submitter)."""
@@ -244,11 +245,11 @@ class Submissions:
                             record_type="submission", record_id=submission.id)
 
 
-def _signer(submission: Submission, given: SubmitterInput, role: dict[str, Any], position: int,
+def _signer(submission: Submission, given: SubmitterInput, role: Role, position: int,
             prepared: PreparedValues) -> dict[str, Any]:
     """The columns of a new submitter; its values unless they hold files (`_files_recorded` writes those)."""
     # A submission that sends no email sends none to any of its submitters, and says so in each one.
-    settings = {**given.preferences, "send_email": given.send_email and submission.send_email}
+    settings: Preferences = {**given.preferences, "send_email": given.send_email and submission.send_email}
     return {"uuid": str(uuids.uuid4()), "slug": tokens.slug(), "role_uuid": role["uuid"], "role": role["name"],
             "position": position, "name": given.name, "email": given.email, "phone": given.phone,
             "external_id": given.external_id, "metadata": given.metadata, "preferences": settings,
@@ -267,7 +268,7 @@ def _changed(submission: Submission, body: dict[str, Any], now: datetime) -> Sub
     return changed
 
 
-def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple[SubmitterInput, dict[str, Any]]]:
+def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple[SubmitterInput, Role]]:
     """Each submitter with its role: named ones by name (any case), the others in template order."""
     if len(given) > len(template.roles):
         raise errors.Invalid("Defined more signing parties than in template")
@@ -292,10 +293,10 @@ def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple
 
 
 def _fields_with_readonly(template: Template,
-                          assigned: list[tuple[SubmitterInput, dict[str, Any]]]) -> list[dict[str, Any]]:
+                          assigned: list[tuple[SubmitterInput, Role]]) -> list[Field]:
     """The template's fields for this submission, with each submitter's `readonly_fields` locked and the
     `validation` given in their `fields` in place of the template's."""
-    fields = [dict(field) for field in template.fields]
+    fields = [field.copy() for field in template.fields]
     for given, role in assigned:
         own = {field["uuid"]: field for field in _fields_of(fields, role)}
         index = field_values.FieldIndex(field_values.named(list(own.values())))
@@ -308,14 +309,14 @@ def _fields_with_readonly(template: Template,
     return fields
 
 
-def _named_fields(index: field_values.FieldIndex, name: str, where: errors.Location) -> list[dict[str, Any]]:
+def _named_fields(index: field_values.FieldIndex, name: str, where: errors.Location) -> list[Field]:
     found = index.matching(name)
     if not found:
         raise errors.located(f"Unknown field: {name}", where)
     return found
 
 
-def _fields_of(fields: list[dict[str, Any]], role: dict[str, Any]) -> list[dict[str, Any]]:
+def _fields_of(fields: list[Field], role: Role) -> list[Field]:
     return [field for field in fields if field.get("submitter_uuid") == role["uuid"]]
 
 

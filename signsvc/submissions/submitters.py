@@ -28,6 +28,7 @@ from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.records import Principal, Submission, Submitter
+from storage.shapes import Field, FieldValues, Preferences
 
 LINK_NOT_FOUND = "Signing link not found"
 _PUT_KEYS = {"name", "email", "phone", "values", "external_id", "application_key", "metadata", "completed",
@@ -170,7 +171,8 @@ class Submitters:
     async def redirect_url(self, submitter: Submitter, event: str) -> str | None:
         """Where the signing form sends the submitter after completing or declining, if anywhere."""
         submission = await stored.submission_of(self.db, submitter)
-        redirect = {**submission.preferences, **submitter.preferences}.get("completed_redirect_url")
+        settings: Preferences = {**submission.preferences, **submitter.preferences}
+        redirect = settings.get("completed_redirect_url")
         if not redirect:
             return None
         return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event})
@@ -331,13 +333,13 @@ def _refuse_viewer(submission: Submission, submitter: Submitter) -> None:
         raise errors.Invalid("Form is view only.")
 
 
-def _refuse_readonly(fields: list[dict[str, Any]], prepared: PreparedValues) -> None:
+def _refuse_readonly(fields: list[Field], prepared: PreparedValues) -> None:
     for field in fields:
         if field.get("readonly") and field["uuid"] in prepared.values:
             raise errors.Invalid(f"{field['name']} is a read-only field")
 
 
-async def _refuse_broken_rules(fields: list[dict[str, Any]], prepared: PreparedValues) -> None:
+async def _refuse_broken_rules(fields: list[Field], prepared: PreparedValues) -> None:
     """The form checks the fields' rules as the signer types; a page that skipped them is refused here.
     Patterns run in RE2 (linear time) within one budget for the request, off the event loop when costly."""
     checks = field_values.pattern_checks(fields, prepared.values)
@@ -359,10 +361,11 @@ def _require_fields(submission: Submission, submitter: Submitter) -> None:
         raise errors.Invalid(f"{missing['name']} is required")
 
 
-def _with_defaults(submission: Submission, submitter: Submitter, now: datetime) -> dict[str, Any]:
+def _with_defaults(submission: Submission, submitter: Submitter, now: datetime) -> FieldValues:
     """The submitter's values with the fields' defaults under them and `{{date}}` as the completion day. Defaults
     that name files are not here: `values.defaults_stored` makes them the submission's own."""
-    defaults = {f["uuid"]: f["default_value"] for f in field_values.role_fields(submission.fields, submitter.role_uuid)
-                if f.get("default_value") not in (None, "") and f["type"] not in field_values.FILE_TYPES}
+    fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+    defaults: FieldValues = {f["uuid"]: f["default_value"] for f in fields
+                             if f.get("default_value") not in (None, "") and f["type"] not in field_values.FILE_TYPES}
     defaults.update(submitter.field_values)
     return {uuid: now.date().isoformat() if value == "{{date}}" else value for uuid, value in defaults.items()}

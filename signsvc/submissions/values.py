@@ -27,6 +27,7 @@ from signsvc.submissions import attachments, field_values
 from signsvc.templates.documents import Ingest
 from storage import Connection
 from storage.records import Attachment, Submission, Submitter
+from storage.shapes import Field, FieldValues
 
 _SOURCES = (field_values.Upload, field_values.Typed)  # values that become files
 _STORED = (NewFile, field_values.FileId)  # values that name a file once recorded
@@ -40,7 +41,7 @@ class PreparedValues:
     values: dict[str, Any] = field(default_factory=dict)
     files: list[NewFile] = field(default_factory=list)
     where: errors.Location = ()  # where the values were given, for messages
-    fields: dict[str, dict[str, Any]] = field(default_factory=dict)  # the role's fields by uuid
+    fields: dict[str, Field] = field(default_factory=dict)  # the role's fields by uuid
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class Namer:
     uploads_limit: int = DEFAULT_UPLOADS_LIMIT
 
 
-async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where: errors.Location) -> PreparedValues:
+async def prepare(ingest: Ingest, fields: list[Field], raw: Any, where: errors.Location) -> PreparedValues:
     """`raw` values of the role's `fields` checked, their files made (not yet stored)."""
     prepared = PreparedValues(where=where, fields={f["uuid"]: f for f in fields})
     by_uuid = prepared.fields
@@ -70,7 +71,7 @@ async def prepare(ingest: Ingest, fields: list[dict[str, Any]], raw: Any, where:
     return prepared
 
 
-async def _made(ingest: Ingest, item: object, field: dict[str, Any], where: errors.Location) -> object:
+async def _made(ingest: Ingest, item: object, field: Field, where: errors.Location) -> object:
     if isinstance(item, _SOURCES):
         return await attachments.store(ingest, item, field, where)
     return item
@@ -83,13 +84,13 @@ def names_files(prepared: PreparedValues) -> bool:
 
 
 async def record(tx: Connection, clock: Clock, files: Files, submission: Submission, submitter: Submitter,
-                 prepared: PreparedValues, namer: Namer) -> dict[str, Any]:
+                 prepared: PreparedValues, namer: Namer) -> FieldValues:
     """The values as stored: each new file recorded as an attachment of the submitter's submission, each file
     named by id checked (422 naming the field) and made the submission's own."""
     attached = await stored.attachments_of(tx, submission.id)
     held = {a.uuid for a in attached}
     namable = _namable_by_signer(submission, submitter, attached) if namer.signer else None
-    stored_values = {}
+    stored_values: FieldValues = {}
     for uuid, value in prepared.values.items():
         items = value if isinstance(value, list) else [value]
         if items and all(isinstance(item, _STORED) for item in items):
@@ -136,12 +137,12 @@ async def _stored(tx: Connection, clock: Clock, files: Files, submission: Submis
 
 
 async def defaults_stored(tx: Connection, clock: Clock, files: Files, submission: Submission,
-                          submitter: Submitter) -> dict[str, Any]:
+                          submitter: Submitter) -> FieldValues:
     """The values completion takes from defaults that name files, for the submitter's fields left without a value:
     each file recorded again as the submission's own, as a value naming it is, so the signed documents and the
     audit log show it. A file not the account's (a default stored before defaults were checked), or not an image
     where one is drawn, is left out."""
-    found = {}
+    found: FieldValues = {}
     for role_field in field_values.role_fields(submission.fields, submitter.role_uuid):
         default = role_field.get("default_value")
         named = field_values.named_files(role_field, default)
@@ -166,7 +167,7 @@ async def _attach(tx: Connection, clock: Clock, submitter: Submitter, blob_id: i
 
 
 async def settle(tx: Connection, files: Files, submission: Submission, submitter: Submitter,
-                 before: dict[str, Any], submitters: list[Submitter], namer: Namer) -> None:
+                 before: FieldValues, submitters: list[Submitter], namer: Namer) -> None:
     """After `submitter`'s values changed from `before` (not yet written: `submitters` holds the others as they
     are): the submission's files those values named and nothing of the submission names any more are forgotten
     (their contents go unless another record shares them); then the submitter's files must keep within
@@ -182,7 +183,7 @@ async def settle(tx: Connection, files: Files, submission: Submission, submitter
     _within_limit([a for a in attached if a.submitter_id == submitter.id and a.uuid not in gone], namer)
 
 
-def _named_by(submission: Submission, given: dict[str, Any]) -> set[str]:
+def _named_by(submission: Submission, given: FieldValues) -> set[str]:
     return {named for f in submission.fields for named in field_values.named_files(f, given.get(f["uuid"]))
             if isinstance(named, str)}
 

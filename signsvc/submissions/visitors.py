@@ -17,6 +17,7 @@ from signsvc.infra import errors
 from signsvc.submissions.submissions import Submissions
 from storage import Connection, Database
 from storage.records import Submission, Template
+from storage.shapes import Field
 
 MISSING, INVALID, TOO_LONG = "missing", "invalid", "too_long"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # no input of a page can hold them; Postgres can't store NUL
@@ -34,7 +35,7 @@ class Unavailable(Exception):
     """What the page shows was archived or deleted since it was published."""
 
 
-def fields_of_role(template: Template, position: int) -> list[dict[str, Any]]:
+def fields_of_role(template: Template, position: int) -> list[Field]:
     role_uuid = template.roles[position]["uuid"]
     return [field for field in template.fields if field.get("submitter_uuid") == role_uuid]
 

@@ -17,6 +17,7 @@ from signsvc.infra import downloads, errors, pdf_calls
 from signsvc.infra.files import NewFile
 from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
+from storage.shapes import PageSize
 
 OFFICE = {"docx", "doc", "odt", "rtf", "xlsx", "pptx"}
 PDF = "application/pdf"
@@ -29,7 +30,7 @@ class IngestedDocument:
     uuid: str
     name: str
     pdf: NewFile
-    pages: list[dict[str, Any]]
+    pages: list[PageSize]
     previews: list[NewFile]
     form_fields: list[dict[str, Any]]
 

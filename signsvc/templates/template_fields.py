@@ -7,11 +7,13 @@ Pages are 1-based in creation input and 0-based in update input; storage keeps t
 from __future__ import annotations
 
 import uuid as uuids
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 from signsvc.infra import errors, json_fields
 from signsvc.templates import patterns
+from storage.shapes import Area, Field, Option, Role, Validation
 
 FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "radio", "select", "multiple",
                "image", "file", "stamp", "cells", "phone")
@@ -20,7 +22,7 @@ DEFAULT_ROLE = "First Party"
 # Far beyond any real form (long government forms have a few hundred); a template's fields are copied into
 # each of its submissions, and the signing form shows them all.
 MAX_FIELDS = 1000
-_TEXTS = ("title", "description")
+_TEXTS: tuple[Literal["title", "description"], ...] = ("title", "description")
 _EPSILON = 1e-9
 
 
@@ -31,8 +33,8 @@ def new_uuid() -> str:
 class Roles:
     """The template's submitter roles, in order; asking for a role that does not exist adds it."""
 
-    def __init__(self, roles: list[dict[str, Any]] | None = None) -> None:
-        self.items = [dict(role) for role in roles or []]
+    def __init__(self, roles: list[Role] | None = None) -> None:
+        self.items: list[Role] = [role.copy() for role in roles or []]
 
     def uuid_for(self, name: str | None) -> str:
         if name is None:
@@ -57,7 +59,7 @@ class Page:
     page_count: int
 
 
-def fields(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_page: int) -> list[dict[str, Any]]:
+def fields(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_page: int) -> list[Field]:
     """Checked fields; areas name their document by `attachment_uuid` (the first document when absent
     and there is only one choice) and their page counting from `first_page`."""
     if not isinstance(raw, list):
@@ -67,7 +69,7 @@ def fields(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_p
     return [field(item, roles, documents, f"{where}[{index}]", first_page=first_page) for index, item in enumerate(raw)]
 
 
-def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_page: int) -> dict[str, Any]:
+def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_page: int) -> Field:
     _require_object(raw, where)
     kind = raw.get("type", "text")
     if kind not in FIELD_TYPES:
@@ -75,7 +77,7 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_pa
     role_uuid = raw.get("submitter_uuid")
     if not (isinstance(role_uuid, str) and roles.has_uuid(role_uuid)):
         role_uuid = roles.uuid_for(json_fields.text(raw, "role", label=f"{where}.role"))
-    result: dict[str, Any] = {
+    result: Field = {
         "uuid": raw["uuid"] if isinstance(raw.get("uuid"), str) and raw["uuid"] else new_uuid(),
         "submitter_uuid": role_uuid,
         "name": json_fields.text(raw, "name", label=f"{where}.name") or "",
@@ -98,51 +100,52 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_pa
     return result
 
 
-def validation(rules: dict[str, Any], where: str) -> dict[str, Any]:
+def validation(rules: Mapping[str, object], where: str) -> Validation:
     """A field's `validation`, its `pattern` (if any) in the syntax `patterns` accepts."""
     pattern = rules.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
         raise errors.Invalid(f"{where}.pattern {errors.must_be(str)}")
     if pattern and (problem := patterns.problem(pattern)):
         raise errors.Invalid(f"{where}.pattern is invalid: it {problem}")
-    return rules
+    return cast(Validation, rules)  # its pattern checked; the rest is read as any object
 
 
-def refuse_stored_patterns(fields: list[dict[str, Any]], where: str) -> None:
+def refuse_stored_patterns(fields: list[Field], where: str) -> None:
     """422 naming the first field whose stored pattern is no longer accepted (saved before patterns were checked)."""
     for index, field in enumerate(fields):
         if isinstance(field.get("validation"), dict):
             validation(field["validation"], f"{where}[{index}].validation")
 
 
-def _options(raw: dict[str, Any], kind: str, where: str) -> list[dict[str, Any]] | None:
+def _options(raw: dict[str, Any], kind: str, where: str) -> list[Option] | None:
     options = raw.get("options")
     if kind not in WITH_OPTIONS:
         return None
     if not isinstance(options, list) or not options:
         raise errors.Invalid(f"{where}.options must be a non-empty array for a {kind} field")
-    result = []
+    result: list[Option] = []
     for index, option in enumerate(options):
         value = option.get("value") if isinstance(option, dict) else option
         if not isinstance(value, (str, int, float)) or isinstance(value, bool) or str(value) == "":
             raise errors.Invalid(f"{where}.options[{index}] must be a text or an object with a value")
-        uuid = option.get("uuid") if isinstance(option, dict) and isinstance(option.get("uuid"), str) else new_uuid()
+        given = option.get("uuid") if isinstance(option, dict) else None
+        uuid = given if isinstance(given, str) else new_uuid()
         result.append({"uuid": uuid, "value": str(value)})
     return result
 
 
-def _areas(raw: Any, options: list[dict[str, str]] | None, documents: list[Page], where: str,
-           first_page: int) -> list[dict[str, Any]]:
+def _areas(raw: Any, options: list[Option] | None, documents: list[Page], where: str,
+           first_page: int) -> list[Area]:
     if not isinstance(raw, list):
         raise errors.Invalid(f"{where} {errors.must_be(list)}")
     return [_area(item, options, documents, f"{where}[{index}]", first_page) for index, item in enumerate(raw)]
 
 
-def _area(raw: Any, options: list[dict[str, str]] | None, documents: list[Page], where: str,
-          first_page: int) -> dict[str, Any]:
+def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: str,
+          first_page: int) -> Area:
     _require_object(raw, where)
-    box = {key: _fraction(raw, key, where) for key in ("x", "y", "w", "h")}
-    if box["x"] + box["w"] > 1 + _EPSILON or box["y"] + box["h"] > 1 + _EPSILON:
+    x, y, w, h = (_fraction(raw, key, where) for key in ("x", "y", "w", "h"))
+    if x + w > 1 + _EPSILON or y + h > 1 + _EPSILON:
         raise errors.Invalid(f"{where} must lie inside the page: x + w and y + h must not exceed 1")
     document = _document(raw, documents, where)
     page = raw.get("page", first_page)
@@ -151,7 +154,7 @@ def _area(raw: Any, options: list[dict[str, str]] | None, documents: list[Page],
     if not first_page <= page < first_page + document.page_count:
         raise errors.Invalid(f"{where}.page {page} does not exist: the document has {document.page_count} "
                              f"page{'s' if document.page_count != 1 else ''} (pages start at {first_page})")
-    area = {**box, "attachment_uuid": document.document_uuid, "page": page - first_page}
+    area: Area = {"x": x, "y": y, "w": w, "h": h, "attachment_uuid": document.document_uuid, "page": page - first_page}
     if "cell_w" in raw:
         area["cell_w"] = _fraction(raw, "cell_w", where)
     option = raw.get("option", raw.get("option_uuid"))

@@ -22,6 +22,7 @@ from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.records import Principal, Template, TemplateDocument
+from storage.shapes import Field
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ class Templates:
                                    folder_name=folder_name, shared_link=True)
 
     async def _created(self, principal: Principal, documents: list[IngestedDocument], roles: Roles,
-                       fields: list[dict[str, Any]], *, name: str | None, external_id: str | None,
+                       fields: list[Field], *, name: str | None, external_id: str | None,
                        folder_name: str | None, shared_link: bool) -> Template:
         """The template of ingested documents, recorded with their files and its `template.created` event."""
         name = name or documents[0].name
@@ -209,7 +210,7 @@ class Templates:
             changes["roles"] = roles.items
         return changes
 
-    async def _check_defaults(self, conn: Connection, account_id: int, fields: list[dict[str, Any]]) -> None:
+    async def _check_defaults(self, conn: Connection, account_id: int, fields: list[Field]) -> None:
         """A default of a signature, initials, image, stamp or file field names files of the account by their ids
         (a file field's, a list of them; images but for a file field): 422 naming the field otherwise."""
         named = field_values.named(fields)
@@ -229,9 +230,10 @@ class Templates:
 
 
 def _fields_of_documents(raw_documents: list[Any],
-                         documents: list[IngestedDocument]) -> tuple[Roles, list[dict[str, Any]]]:
+                         documents: list[IngestedDocument]) -> tuple[Roles, list[Field]]:
     """The roles and fields the creation input gives each document, else the document's own form fields."""
-    roles, found = Roles(), []
+    roles = Roles()
+    found: list[Field] = []
     for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True)):
         pages = [Page(document.uuid, len(document.pages))]
         if raw.get("fields") is not None:
@@ -269,7 +271,7 @@ def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
     names = body["roles"]
     if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
         raise errors.at(("roles",), "must be an array of role names")
-    roles = [dict(role) for role in template.roles]
+    roles = [role.copy() for role in template.roles]
     for index, name in enumerate(names):
         if index < len(roles):
             roles[index]["name"] = name

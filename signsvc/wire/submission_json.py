@@ -18,6 +18,7 @@ from signsvc.infra.files import Files
 from signsvc.submissions import field_values, statuses
 from storage import Connection
 from storage.records import ResultDocument, Submission, SubmissionEvent, Submitter, Template, User
+from storage.shapes import Field, FieldValue
 
 _EVENT_DATA_KEYS = ("reason",)  # ip, user agent and the like stay in the audit log only
 
@@ -233,5 +234,5 @@ def _user(user: User | None) -> dict[str, Any] | None:
     return {"id": user.id, "email": user.email, "first_name": user.first_name, "last_name": user.last_name}
 
 
-def _value(ctx: Context, field: dict[str, Any], value: Any) -> Any:
+def _value(ctx: Context, field: Field, value: FieldValue) -> object:
     return None if value is None else field_values.display(field, value, ctx.link)

@@ -7,6 +7,7 @@ from typing import Any
 
 from signsvc.infra.files import Files
 from storage.records import Template, TemplateDocument
+from storage.shapes import Field
 
 
 def template_json(files: Files, template: Template, documents: list[TemplateDocument]) -> dict[str, Any]:
@@ -52,7 +53,7 @@ def document_json(files: Files, document: TemplateDocument) -> dict[str, Any]:
             "filename": document.filename}
 
 
-def _named_fields(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _named_fields(fields: list[Field]) -> list[Field]:
     """Unnamed fields are reported as "Text Field 1", "Signature Field 2" (counted per type)."""
     counts: Counter[str] = Counter()
     named = []

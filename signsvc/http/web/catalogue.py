@@ -30,7 +30,7 @@ def strings(language: str) -> dict[str, str]:
 
 def own(language: str) -> dict[str, str]:
     """The strings a language's catalogue has itself, without English for the missing ones."""
-    found = json.loads((pages.CATALOGUE_DIR / f"{language}.json").read_text())
+    found: dict[str, str] = json.loads((pages.CATALOGUE_DIR / f"{language}.json").read_text())
     for part in sorted((pages.CATALOGUE_DIR / language).glob("*.json")):
         found.update(json.loads(part.read_text()))
     return found

@@ -13,6 +13,7 @@ from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
 from signsvc.submissions import field_values
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
+from storage.shapes import Area, Field
 
 # Strings the form's script shows, sent with the page in the chosen language.
 SCRIPT_STRINGS = ("form.progress", "form.missing", "form.pattern", "form.minimum", "form.maximum", "form.saving",
@@ -57,7 +58,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
                             data=_script_data(request, view, language, embedded))
 
 
-def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tuple[str | None, str]:
+def box_content(field: Field, area: Area, value: Any) -> tuple[str | None, str]:
     """What a field's box on the page shows for a value: a picture's path, or a short text (a tick for a
     ticked checkbox, a chosen option's own box, a file; a date or a number in the field's format)."""
     if value is None or value == "" or value is False or value == [] or value == field_values.TODAY:
@@ -74,12 +75,12 @@ def box_content(field: dict[str, Any], area: dict[str, Any], value: Any) -> tupl
     return None, ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def option_value(field: dict[str, Any], area: dict[str, Any]) -> str:
+def option_value(field: Field, area: Area) -> str:
     """The value of the option an area of a radio or multiple field stands for."""
     return next((o["value"] for o in field.get("options", []) if o.get("uuid") == area.get("option_uuid")), "")
 
 
-def _format(field: dict[str, Any]) -> str | None:
+def _format(field: Field) -> str | None:
     """How the field's boxes show its value: a date's or a number's format."""
     found = (field.get("preferences") or {}).get("format")
     return (found or value_text.DATE_FORMAT) if field["type"] == "date" else found

@@ -25,6 +25,7 @@ from signsvc.infra.files import Files
 from signsvc.submissions.signing_form import Page
 from signsvc.templates.template_fields import FIELD_TYPES
 from storage.records import Template, TemplateDocument
+from storage.shapes import Area, Field
 
 # What the editor sends; anything else of the template is changed elsewhere (its name and folder by a form).
 SAVED_KEYS = ("fields", "submitters")
@@ -116,13 +117,13 @@ def pages(files: Files, documents: list[TemplateDocument]) -> list[Page]:
     return found
 
 
-def page_numbers(field: dict[str, Any]) -> str:
+def page_numbers(field: Field) -> str:
     """The pages a field's boxes are on, counted from 1: "1, 3"."""
     return ", ".join(str(area["page"] + 1) for area in field.get("areas", []))
 
 
-def _areas_by_page(fields: list[dict[str, Any]]) -> dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]]:
-    found: dict[tuple[str, int], list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+def _areas_by_page(fields: list[Field]) -> dict[tuple[str, int], list[tuple[Field, Area]]]:
+    found: dict[tuple[str, int], list[tuple[Field, Area]]] = {}
     for field in fields:
         for area in field.get("areas", []):
             found.setdefault((area["attachment_uuid"], area["page"]), []).append((field, area))
