@@ -104,6 +104,13 @@ async def submission_of(conn: Connection, submitter: Submitter) -> Submission:
     return required(Submission, await conn.fetch_one("get_submission", id=submitter.submission_id))
 
 
+async def submissions_by_ids(conn: Connection, ids: list[int]) -> dict[int, Submission]:
+    """The submissions among these ids that exist, by id."""
+    if not ids:
+        return {}
+    return {s.id: s for s in records(Submission, await conn.fetch_all("get_submissions", ids=ids))}
+
+
 async def get_submitter(conn: Connection, submitter_id: int) -> Submitter | None:
     return record(Submitter, await conn.fetch_one("get_submitter", id=submitter_id))
 
@@ -167,6 +174,16 @@ async def events_of(conn: Connection, submission_id: int) -> list[SubmissionEven
     return records(SubmissionEvent, await conn.fetch_all("list_submission_events", submission_id=submission_id))
 
 
+async def events_of_many(conn: Connection, submission_ids: list[int]) -> dict[int, list[SubmissionEvent]]:
+    """The audit trail of each of these submissions, oldest first, by submission id."""
+    found: dict[int, list[SubmissionEvent]] = {submission_id: [] for submission_id in submission_ids}
+    if submission_ids:
+        rows = await conn.fetch_all("list_submission_events_of_many", ids=submission_ids)
+        for event in records(SubmissionEvent, rows):
+            found[event.submission_id].append(event)
+    return found
+
+
 async def insert_attachment(conn: Connection, *, submission_id: int, submitter_id: int | None, blob_id: int,
                             now: datetime) -> None:
     await conn.execute("insert_attachment", submission_id=submission_id, submitter_id=submitter_id,
@@ -176,6 +193,15 @@ async def insert_attachment(conn: Connection, *, submission_id: int, submitter_i
 async def attachments_of(conn: Connection, submission_id: int) -> list[Attachment]:
     """Every file the submission's values refer to."""
     return records(Attachment, await conn.fetch_all("list_attachments", submission_id=submission_id))
+
+
+async def attachments_of_many(conn: Connection, submission_ids: list[int]) -> dict[int, list[Attachment]]:
+    """Every file each of these submissions' values refer to, by submission id."""
+    found: dict[int, list[Attachment]] = {submission_id: [] for submission_id in submission_ids}
+    if submission_ids:
+        for row in await conn.fetch_all("list_attachments_of_many", ids=submission_ids):
+            found[row["submission_id"]].append(required(Attachment, row))
+    return found
 
 
 async def delete_attachment(conn: Connection, submission_id: int, blob_id: int) -> None:

@@ -35,6 +35,13 @@ async def get_template(conn: Connection, template_id: int) -> Template | None:
     return record(Template, await conn.fetch_one("get_template", id=template_id))
 
 
+async def templates_by_ids(conn: Connection, ids: list[int]) -> dict[int, Template]:
+    """The templates among these ids that exist, by id."""
+    if not ids:
+        return {}
+    return {t.id: t for t in records(Template, await conn.fetch_all("get_templates", ids=ids))}
+
+
 async def list_templates(conn: Connection, account_id: int, *, archived: bool, q: str | None,
                          external_id: str | None, folder: str | None, limit: int, after: int | None,
                          before: int | None) -> list[Template]:

@@ -94,10 +94,6 @@ class Submissions:
         """The submission's submitters in the template's order of roles."""
         return await stored.submitters_of(self.db, submission.id)
 
-    async def submitters_of_page(self, principal: Principal, found: list[Submission]) -> dict[int, list[Submitter]]:
-        """The submitters of each submission of a page, by submission id, in a single query."""
-        return await stored.submitters_of_page(self.db, principal.account_id, found)
-
     async def events_of(self, submission: Submission) -> list[SubmissionEvent]:
         """The submission's audit trail (`submission_events`), oldest first."""
         return await stored.events_of(self.db, submission.id)

@@ -102,10 +102,6 @@ class Templates:
     async def documents_of(self, template: Template) -> list[TemplateDocument]:
         return await stored.list_documents(self.db, template.id)
 
-    async def documents_of_page(self, principal: Principal,
-                                templates: list[Template]) -> dict[int, list[TemplateDocument]]:
-        return await stored.documents_of(self.db, principal.account_id, templates)
-
     async def update(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """Renames, moves, edits roles and fields, archives or restores."""
         body = body["template"] if isinstance(body.get("template"), dict) else body

@@ -11,13 +11,14 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from signsvc.http.appkeys import CLOCK, FILES, RESULTS, SUBMISSIONS, SUBMITTERS, TEMPLATES
+from signsvc.http.appkeys import CLOCK, DB, FILES, RESULTS, SUBMISSIONS, SUBMITTERS, TEMPLATES
 from signsvc.http.params import Query, record_id
 from signsvc.http.web.console import confirm, newest_first, send, shell
 from signsvc.http.web.console import submission_views as views
 from signsvc.http.web.console.paths import ID
 from signsvc.http.web.console.shell import Console
 from signsvc.infra import errors
+from signsvc.loaders import submissions as loaders
 from storage.records import Submission
 
 LIST = "/console/submissions"
@@ -63,12 +64,12 @@ async def index(request: web.Request) -> web.Response:
     except errors.Invalid as refused:
         problem = refused.message
     listing = newest_first.listing(found, PAGE_SIZE, after)
-    submitters = await request.app[SUBMISSIONS].submitters_of_page(console.principal, list(listing.items))
+    related = await loaders.page(request.app[DB], console.principal.account_id, list(listing.items))
     now = request.app[CLOCK].now()
     return shell.render(
         request, "console/submissions.html", console.session, console=console, status=422 if problem else 200,
         filters=filters, problem=problem, listing=listing,
-        rows=[views.row(s, submitters[s.id], now) for s in listing.items],
+        rows=[views.row(s, related.submitters[s.id], now) for s in listing.items],
         status_keys=views.SUBMISSION_STATUSES, templates=await _templates(request, console))
 
 
