@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
+from storage.filters import SubmissionFilters, SubmitterFilters
 from storage.queries import like_pattern
 from storage.records import Attachment, Blob, Submission, SubmissionEvent, Submitter
 from storage.rows import record, records, required
@@ -40,10 +41,15 @@ async def lock_submission(conn: Connection, submission_id: int) -> Submission | 
     return record(Submission, await conn.fetch_one("lock_submission", id=submission_id))
 
 
-async def list_submissions(conn: Connection, account_id: int, *, q: str | None, **filters: Any) -> list[Submission]:
-    """`q` matches submitters' names, emails and phones; other filters: template_id, archived, status,
-    created_from/until, completed_from/until, now, limit, after, before (each given; None: no filter)."""
-    rows = await conn.fetch_all("list_submissions", account_id=account_id, pattern=like_pattern(q), **filters)
+async def list_submissions(conn: Connection, account_id: int, filters: SubmissionFilters,
+                           now: datetime) -> list[Submission]:
+    """A page of the account's submissions, newest first; `now` tells expired ones from pending ones."""
+    f = filters
+    rows = await conn.fetch_all(
+        "list_submissions", account_id=account_id, template_id=f.template_id, archived=f.archived, status=f.status,
+        pattern=like_pattern(f.q), created_from=f.created_from, created_until=f.created_until,
+        completed_from=f.completed_from, completed_until=f.completed_until, now=now, limit=f.limit, after=f.after,
+        before=f.before)
     return records(Submission, rows)
 
 
@@ -134,10 +140,13 @@ async def submitters_of_page(conn: Connection, account_id: int,
     return found
 
 
-async def list_submitters(conn: Connection, account_id: int, *, q: str | None, **filters: Any) -> list[Submitter]:
-    """`q` matches name, email and phone; other filters: submission_id, external_id, completed_from/until,
-    limit, after, before."""
-    rows = await conn.fetch_all("list_submitters", account_id=account_id, pattern=like_pattern(q), **filters)
+async def list_submitters(conn: Connection, account_id: int, filters: SubmitterFilters) -> list[Submitter]:
+    """A page of the account's submitters, newest first."""
+    f = filters
+    rows = await conn.fetch_all(
+        "list_submitters", account_id=account_id, submission_id=f.submission_id, external_id=f.external_id,
+        pattern=like_pattern(f.q), completed_from=f.completed_from, completed_until=f.completed_until,
+        limit=f.limit, after=f.after, before=f.before)
     return records(Submitter, rows)
 
 

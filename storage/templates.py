@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
+from storage.filters import TemplateFilters
 from storage.queries import like_pattern
 from storage.records import Folder, Template, TemplateDocument
 from storage.rows import record, records, required
@@ -42,13 +43,12 @@ async def templates_by_ids(conn: Connection, ids: list[int]) -> dict[int, Templa
     return {t.id: t for t in records(Template, await conn.fetch_all("get_templates", ids=ids))}
 
 
-async def list_templates(conn: Connection, account_id: int, *, archived: bool, q: str | None,
-                         external_id: str | None, folder: str | None, limit: int, after: int | None,
-                         before: int | None) -> list[Template]:
+async def list_templates(conn: Connection, account_id: int, filters: TemplateFilters) -> list[Template]:
     """A page of the account's templates, newest first."""
-    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived,
-                                name_pattern=like_pattern(q), external_id=external_id, folder=folder, limit=limit,
-                                after=after, before=before)
+    f = filters
+    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=f.archived,
+                                name_pattern=like_pattern(f.q), external_id=f.external_id, folder=f.folder,
+                                limit=f.limit, after=f.after, before=f.before)
     return records(Template, rows)
 
 

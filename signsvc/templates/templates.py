@@ -21,6 +21,7 @@ from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
+from storage.filters import TemplateFilters
 from storage.records import Principal, Template, TemplateDocument
 
 log = logging.getLogger(__name__)
@@ -91,9 +92,9 @@ class Templates:
         """The principal's template: 404 when missing, 403 or 404 (naming the key) when not its own."""
         return auth.owned(principal, await stored.get_template(self.db, template_id), "Template")
 
-    async def page(self, principal: Principal, **filters: Any) -> list[Template]:
-        """The account's templates, newest first (`storage.templates.list_templates` names the filters)."""
-        return await stored.list_templates(self.db, principal.account_id, **filters)
+    async def page(self, principal: Principal, filters: TemplateFilters) -> list[Template]:
+        """A page of the account's templates, newest first."""
+        return await stored.list_templates(self.db, principal.account_id, filters)
 
     async def folder_names(self, principal: Principal) -> list[str]:
         """The names of the account's folders that hold a template, in order."""

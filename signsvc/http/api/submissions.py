@@ -14,6 +14,7 @@ from signsvc.http.responses import json_response
 from signsvc.http.time_filters import Range
 from signsvc.loaders import submissions as loaders
 from signsvc.wire import result_json, submission_json
+from storage.filters import SubmissionFilters
 from storage.records import Submission, Submitter
 
 
@@ -99,11 +100,10 @@ async def _page(request: web.Request, template_id: int | None) -> web.Response:
     page = Page.from_query(query)
     created, completed = (Range.from_query(query, "created_at_from", "created_at_to"),
                           Range.from_query(query, "completed_at_from", "completed_at_to"))
-    found = await request.app[SUBMISSIONS].page(
-        principal(request), template_id=template_id, archived=query.boolean("archived"),
-        status=query.string("status"), q=query.string("q"), created_from=created.start, created_until=created.end,
-        completed_from=completed.start, completed_until=completed.end, limit=page.limit, after=page.after,
-        before=page.before)
+    found = await request.app[SUBMISSIONS].page(principal(request), SubmissionFilters(
+        template_id=template_id, archived=query.boolean("archived"), status=query.string("status"),
+        q=query.string("q"), created_from=created.start, created_until=created.end, completed_from=completed.start,
+        completed_until=completed.end, limit=page.limit, after=page.after, before=page.before))
     related = await loaders.page(request.app[DB], principal(request).account_id, found)
     items = submission_json.submission_page(request.app[FILES], request.app[CLOCK].now(), related, found)
     by_id = {item["id"]: item for item in items}

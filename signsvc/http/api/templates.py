@@ -11,15 +11,16 @@ from signsvc.http.params import Query, read_json, record_id
 from signsvc.http.responses import json_response
 from signsvc.loaders import templates as loaders
 from signsvc.wire import template_json
+from storage.filters import TemplateFilters
 
 
 async def index(request: web.Request) -> web.Response:
     query, templates, who = Query(request), request.app[TEMPLATES], principal(request)
     page = Page.from_query(query)
-    found = await templates.page(
-        who, archived=bool(query.boolean("archived")), q=query.string("q"),
+    found = await templates.page(who, TemplateFilters(
+        archived=bool(query.boolean("archived")), q=query.string("q"),
         external_id=query.string("external_id") or query.string("application_key"), folder=query.string("folder"),
-        limit=page.limit, after=page.after, before=page.before)
+        limit=page.limit, after=page.after, before=page.before))
     documents = await loaders.documents(request.app[DB], who.account_id, found)
     files = request.app[FILES]
     return json_response(paginated(found, lambda t: template_json.template_json(files, t, documents[t.id])))
