@@ -64,6 +64,13 @@ async def get_user(conn: Connection, user_id: int) -> User | None:
     return record(User, await conn.fetch_one("get_user", id=user_id))
 
 
+async def users_by_ids(conn: Connection, ids: list[int]) -> dict[int, User]:
+    """The users among these ids that exist, by id."""
+    if not ids:
+        return {}
+    return {user.id: user for user in records(User, await conn.fetch_all("get_users", ids=ids))}
+
+
 async def find_user_by_email(conn: Connection, email: str) -> User | None:
     return record(User, await conn.fetch_one("find_user_by_email", email=email))
 

@@ -70,6 +70,10 @@ class Database(Connection):
     """A pool of connections to one database; statements outside a transaction autocommit."""
 
     dialect: str
+    # The statements run so far, in transactions or not: named queries, scripts and notifications; not the
+    # transactions' BEGIN and COMMIT, nor what the notification and watcher connections ask. Tests read it before
+    # and after a request.
+    statements: int = 0
     # True when only one process may use the database (SQLite): work left running at start
     # belongs to a dead process and can be taken back at once.
     single_process: bool

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from storage.database import Connection
 from storage.records import Blob
-from storage.rows import record, required
+from storage.rows import record, records, required
 
 
 async def insert_blob(conn: Connection, *, uuid: str, account_id: int, sha256: str, filename: str,
@@ -27,6 +27,13 @@ async def required_blob(conn: Connection, blob_id: int) -> Blob:
 
 async def find_blob(conn: Connection, uuid: str) -> Blob | None:
     return record(Blob, await conn.fetch_one("find_blob", uuid=uuid))
+
+
+async def account_blobs(conn: Connection, account_id: int, uuids: list[str]) -> list[Blob]:
+    """The account's files among these uuids."""
+    if not uuids:
+        return []
+    return records(Blob, await conn.fetch_all("find_account_blobs", account_id=account_id, uuids=uuids))
 
 
 async def delete_blob(conn: Connection, blob_id: int) -> str | None:

@@ -59,18 +59,21 @@ async def _run(conn: Any, query: str, params: dict[str, Any]) -> list[Row]:
 
 
 class _Transaction(Connection):
-    def __init__(self, conn: asyncpg.Connection, scope: str) -> None:
+    def __init__(self, db: PostgresDatabase, conn: asyncpg.Connection, scope: str) -> None:
         self.queries = _QUERIES
-        self._conn, self._scope = conn, scope
+        self._db, self._conn, self._scope = db, conn, scope
         self.channels: set[str] = set()
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        self._db.statements += 1
         return await _run(self._conn, query, params)
 
     async def run_script(self, sql: str) -> None:
+        self._db.statements += 1
         await self._conn.execute(sql)
 
     async def notify(self, channel: str) -> None:
+        self._db.statements += 1
         await self._conn.execute("SELECT pg_notify($1, '')", self._scope + channel)
         self.channels.add(channel)
 
@@ -97,6 +100,7 @@ class PostgresDatabase(Database):
         self._notifications = Notifications(url, self._scope)
         self._generations: dict[str, int] = {}
         self._watching = asyncio.Lock()
+        self.statements = 0
 
     @classmethod
     async def open(cls, url: str, *, max_size: int = 10) -> PostgresDatabase:
@@ -114,6 +118,7 @@ class PostgresDatabase(Database):
         return cls(pool, url, schema)
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        self.statements += 1
         try:
             async with self._pool.acquire() as conn:
                 return await _run(conn, query, params)
@@ -134,7 +139,7 @@ class PostgresDatabase(Database):
             async with self._pool.acquire() as conn:
                 try:
                     async with conn.transaction():
-                        tx = _Transaction(conn, self._scope)
+                        tx = _Transaction(self, conn, self._scope)
                         yield tx
                 except asyncpg.InternalClientError:
                     conn.terminate()  # as in _run: never back into the pool

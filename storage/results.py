@@ -56,3 +56,10 @@ async def completed_results_of_many(conn: Connection, submission_ids: list[int])
     if not submission_ids:
         return []
     return records(ResultDocument, await conn.fetch_all("list_completed_results_of_many", ids=submission_ids))
+
+
+async def results_of_many(conn: Connection, submission_ids: list[int]) -> list[ResultDocument]:
+    """The produced files of several submissions (whole records of a page, or of one)."""
+    if not submission_ids:
+        return []
+    return records(ResultDocument, await conn.fetch_all("list_result_documents_of_many", ids=submission_ids))

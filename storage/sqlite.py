@@ -65,6 +65,7 @@ class SQLiteDatabase(Database):
         self._watcher: sqlite3.Connection | None = None
         self._data_version = -1
         self._counters: dict[str, int] = {}
+        self.statements = 0
 
     @classmethod
     async def open(cls, path: str, *, single_process: bool = True) -> SQLiteDatabase:
@@ -82,7 +83,8 @@ class SQLiteDatabase(Database):
             await conn.execute(f"PRAGMA {pragma}")
         return cls(conn, path, single_process=single_process)
 
-    async def _run(self, sql: str, params: dict[str, Any]) -> list[Row]:
+    async def _run(self, sql: str, params: dict[str, Any], *, counted: bool = True) -> list[Row]:
+        self.statements += counted
         try:
             rows = await self._conn.execute_fetchall(sql, {k: _adapt(v) for k, v in params.items()})
         except (sqlite3.Error, ValueError) as exc:  # aiosqlite raises ValueError once closed
@@ -104,13 +106,13 @@ class SQLiteDatabase(Database):
     async def transaction(self) -> AsyncIterator[Connection]:
         session = _Session(self)
         async with self._lock:
-            await self._run("BEGIN IMMEDIATE", {})
+            await self._run("BEGIN IMMEDIATE", {}, counted=False)
             try:
                 yield session
             except BaseException:
-                await self._run("ROLLBACK", {})
+                await self._run("ROLLBACK", {}, counted=False)
                 raise
-            await self._run("COMMIT", {})
+            await self._run("COMMIT", {}, counted=False)
         for channel in session.channels:
             self._wake(channel)
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
+from storage.filters import SubmissionFilters, SubmitterFilters
 from storage.queries import like_pattern
 from storage.records import Attachment, Blob, Submission, SubmissionEvent, Submitter
 from storage.rows import record, records, required
@@ -40,10 +41,15 @@ async def lock_submission(conn: Connection, submission_id: int) -> Submission | 
     return record(Submission, await conn.fetch_one("lock_submission", id=submission_id))
 
 
-async def list_submissions(conn: Connection, account_id: int, *, q: str | None, **filters: Any) -> list[Submission]:
-    """`q` matches submitters' names, emails and phones; other filters: template_id, archived, status,
-    created_from/until, completed_from/until, now, limit, after, before (each given; None: no filter)."""
-    rows = await conn.fetch_all("list_submissions", account_id=account_id, pattern=like_pattern(q), **filters)
+async def list_submissions(conn: Connection, account_id: int, filters: SubmissionFilters,
+                           now: datetime) -> list[Submission]:
+    """A page of the account's submissions, newest first; `now` tells expired ones from pending ones."""
+    f = filters
+    rows = await conn.fetch_all(
+        "list_submissions", account_id=account_id, template_id=f.template_id, archived=f.archived, status=f.status,
+        pattern=like_pattern(f.q), created_from=f.created_from, created_until=f.created_until,
+        completed_from=f.completed_from, completed_until=f.completed_until, now=now, limit=f.limit, after=f.after,
+        before=f.before)
     return records(Submission, rows)
 
 
@@ -104,6 +110,13 @@ async def submission_of(conn: Connection, submitter: Submitter) -> Submission:
     return required(Submission, await conn.fetch_one("get_submission", id=submitter.submission_id))
 
 
+async def submissions_by_ids(conn: Connection, ids: list[int]) -> dict[int, Submission]:
+    """The submissions among these ids that exist, by id."""
+    if not ids:
+        return {}
+    return {s.id: s for s in records(Submission, await conn.fetch_all("get_submissions", ids=ids))}
+
+
 async def get_submitter(conn: Connection, submitter_id: int) -> Submitter | None:
     return record(Submitter, await conn.fetch_one("get_submitter", id=submitter_id))
 
@@ -127,10 +140,13 @@ async def submitters_of_page(conn: Connection, account_id: int,
     return found
 
 
-async def list_submitters(conn: Connection, account_id: int, *, q: str | None, **filters: Any) -> list[Submitter]:
-    """`q` matches name, email and phone; other filters: submission_id, external_id, completed_from/until,
-    limit, after, before."""
-    rows = await conn.fetch_all("list_submitters", account_id=account_id, pattern=like_pattern(q), **filters)
+async def list_submitters(conn: Connection, account_id: int, filters: SubmitterFilters) -> list[Submitter]:
+    """A page of the account's submitters, newest first."""
+    f = filters
+    rows = await conn.fetch_all(
+        "list_submitters", account_id=account_id, submission_id=f.submission_id, external_id=f.external_id,
+        pattern=like_pattern(f.q), completed_from=f.completed_from, completed_until=f.completed_until,
+        limit=f.limit, after=f.after, before=f.before)
     return records(Submitter, rows)
 
 
@@ -167,6 +183,16 @@ async def events_of(conn: Connection, submission_id: int) -> list[SubmissionEven
     return records(SubmissionEvent, await conn.fetch_all("list_submission_events", submission_id=submission_id))
 
 
+async def events_of_many(conn: Connection, submission_ids: list[int]) -> dict[int, list[SubmissionEvent]]:
+    """The audit trail of each of these submissions, oldest first, by submission id."""
+    found: dict[int, list[SubmissionEvent]] = {submission_id: [] for submission_id in submission_ids}
+    if submission_ids:
+        rows = await conn.fetch_all("list_submission_events_of_many", ids=submission_ids)
+        for event in records(SubmissionEvent, rows):
+            found[event.submission_id].append(event)
+    return found
+
+
 async def insert_attachment(conn: Connection, *, submission_id: int, submitter_id: int | None, blob_id: int,
                             now: datetime) -> None:
     await conn.execute("insert_attachment", submission_id=submission_id, submitter_id=submitter_id,
@@ -176,6 +202,15 @@ async def insert_attachment(conn: Connection, *, submission_id: int, submitter_i
 async def attachments_of(conn: Connection, submission_id: int) -> list[Attachment]:
     """Every file the submission's values refer to."""
     return records(Attachment, await conn.fetch_all("list_attachments", submission_id=submission_id))
+
+
+async def attachments_of_many(conn: Connection, submission_ids: list[int]) -> dict[int, list[Attachment]]:
+    """Every file each of these submissions' values refer to, by submission id."""
+    found: dict[int, list[Attachment]] = {submission_id: [] for submission_id in submission_ids}
+    if submission_ids:
+        for row in await conn.fetch_all("list_attachments_of_many", ids=submission_ids):
+            found[row["submission_id"]].append(required(Attachment, row))
+    return found
 
 
 async def delete_attachment(conn: Connection, submission_id: int, blob_id: int) -> None:

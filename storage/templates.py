@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
+from storage.filters import TemplateFilters
 from storage.queries import like_pattern
 from storage.records import Folder, Template, TemplateDocument
 from storage.rows import record, records, required
@@ -37,13 +38,19 @@ async def get_template(conn: Connection, template_id: int) -> Template | None:
     return record(Template, await conn.fetch_one("get_template", id=template_id))
 
 
-async def list_templates(conn: Connection, account_id: int, *, archived: bool, q: str | None,
-                         external_id: str | None, folder: str | None, limit: int, after: int | None,
-                         before: int | None) -> list[Template]:
+async def templates_by_ids(conn: Connection, ids: list[int]) -> dict[int, Template]:
+    """The templates among these ids that exist, by id."""
+    if not ids:
+        return {}
+    return {t.id: t for t in records(Template, await conn.fetch_all("get_templates", ids=ids))}
+
+
+async def list_templates(conn: Connection, account_id: int, filters: TemplateFilters) -> list[Template]:
     """A page of the account's templates, newest first."""
-    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=archived,
-                                name_pattern=like_pattern(q), external_id=external_id, folder=folder, limit=limit,
-                                after=after, before=before)
+    f = filters
+    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=f.archived,
+                                name_pattern=like_pattern(f.q), external_id=f.external_id, folder=f.folder,
+                                limit=f.limit, after=f.after, before=f.before)
     return records(Template, rows)
 
 

@@ -112,6 +112,17 @@ async def attempts_of(conn: Connection, endpoint_id: int,
     return found
 
 
+async def attempts_of_deliveries(conn: Connection,
+                                 deliveries: list[WebhookDelivery]) -> dict[int, list[WebhookAttempt]]:
+    """The attempts of each delivery, in order, by delivery id (deliveries of any endpoints)."""
+    found: dict[int, list[WebhookAttempt]] = {delivery.id: [] for delivery in deliveries}
+    if deliveries:
+        rows = await conn.fetch_all("list_webhook_attempts_of_deliveries", ids=list(found))
+        for attempt in records(WebhookAttempt, rows):
+            found[attempt.delivery_id].append(attempt)
+    return found
+
+
 async def record_attempt(conn: Connection, delivery: WebhookDelivery, *, attempted_at: datetime,
                          response_status: int | None, error: str | None, duration_ms: int, status: DeliveryStatus,
                          failures: int, next_attempt_at: datetime | None, now: datetime) -> None:

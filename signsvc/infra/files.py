@@ -188,12 +188,8 @@ class Files:
         """The files among `uuids` that belong to the account, by uuid. Every value or default that names a file by
         its id goes through here before it is stored or linked: a file id is no secret (every link shows one), so
         naming one must never reach another account's file."""
-        found = {}
-        for uuid in {uuid for uuid in uuids if isinstance(uuid, str)}:
-            blob = await stored.find_blob(conn, uuid)
-            if blob is not None and blob.account_id == account_id:
-                found[uuid] = blob
-        return found
+        named = sorted({uuid for uuid in uuids if isinstance(uuid, str)})
+        return {blob.uuid: blob for blob in await stored.account_blobs(conn, account_id, named)}
 
     async def copy(self, tx: Connection, blob_id: int) -> Blob:
         """Another record of the same content (a cloned template owns its own files)."""

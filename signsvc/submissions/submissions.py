@@ -27,6 +27,7 @@ from signsvc.templates import patterns
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
+from storage.filters import SubmissionFilters
 from storage.records import Principal, Submission, SubmissionEvent, Submitter, Template
 from storage.shapes import Field, Preferences, Role, SubmissionDocument
 
@@ -83,21 +84,15 @@ class Submissions:
     async def find(self, principal: Principal, submission_id: int) -> Submission:
         return auth.owned(principal, await stored.get_submission(self.db, submission_id), "Submission")
 
-    async def page(self, principal: Principal, *, template_id: int | None, status: str | None,
-                   **filters: Any) -> list[Submission]:
-        """The account's submissions, newest first (`storage.submissions.list_submissions` names the filters)."""
-        if status is not None and status not in STATUSES:
+    async def page(self, principal: Principal, filters: SubmissionFilters) -> list[Submission]:
+        """A page of the account's submissions, newest first."""
+        if filters.status is not None and filters.status not in STATUSES:
             raise errors.Invalid(f"status must be one of {', '.join(STATUSES)}")
-        return await stored.list_submissions(self.db, principal.account_id, template_id=template_id, status=status,
-                                             now=self.clock.now(), **filters)
+        return await stored.list_submissions(self.db, principal.account_id, filters, self.clock.now())
 
     async def submitters_of(self, submission: Submission) -> list[Submitter]:
         """The submission's submitters in the template's order of roles."""
         return await stored.submitters_of(self.db, submission.id)
-
-    async def submitters_of_page(self, principal: Principal, found: list[Submission]) -> dict[int, list[Submitter]]:
-        """The submitters of each submission of a page, by submission id, in a single query."""
-        return await stored.submitters_of_page(self.db, principal.account_id, found)
 
     async def events_of(self, submission: Submission) -> list[SubmissionEvent]:
         """The submission's audit trail (`submission_events`), oldest first."""

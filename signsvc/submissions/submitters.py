@@ -27,6 +27,7 @@ from signsvc.templates import patterns
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
+from storage.filters import SubmitterFilters
 from storage.records import Principal, Submission, Submitter
 from storage.shapes import Field, FieldValues, Preferences
 
@@ -54,9 +55,9 @@ class Submitters:
     async def find(self, principal: Principal, submitter_id: int) -> Submitter:
         return auth.owned(principal, await stored.get_submitter(self.db, submitter_id), "Submitter")
 
-    async def page(self, principal: Principal, **filters: Any) -> list[Submitter]:
-        """The account's submitters, newest first (`storage.submissions.list_submitters` names the filters)."""
-        return await stored.list_submitters(self.db, principal.account_id, **filters)
+    async def page(self, principal: Principal, filters: SubmitterFilters) -> list[Submitter]:
+        """A page of the account's submitters, newest first."""
+        return await stored.list_submitters(self.db, principal.account_id, filters)
 
     async def complete(self, tx: Connection, submission: Submission, submitter: Submitter, *,
                        browser: Browser | None, invite_next: bool = True,

@@ -21,6 +21,7 @@ from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
+from storage.filters import TemplateFilters
 from storage.records import Principal, Template, TemplateDocument
 from storage.shapes import Field
 
@@ -92,9 +93,9 @@ class Templates:
         """The principal's template: 404 when missing, 403 or 404 (naming the key) when not its own."""
         return auth.owned(principal, await stored.get_template(self.db, template_id), "Template")
 
-    async def page(self, principal: Principal, **filters: Any) -> list[Template]:
-        """The account's templates, newest first (`storage.templates.list_templates` names the filters)."""
-        return await stored.list_templates(self.db, principal.account_id, **filters)
+    async def page(self, principal: Principal, filters: TemplateFilters) -> list[Template]:
+        """A page of the account's templates, newest first."""
+        return await stored.list_templates(self.db, principal.account_id, filters)
 
     async def folder_names(self, principal: Principal) -> list[str]:
         """The names of the account's folders that hold a template, in order."""
@@ -102,10 +103,6 @@ class Templates:
 
     async def documents_of(self, template: Template) -> list[TemplateDocument]:
         return await stored.list_documents(self.db, template.id)
-
-    async def documents_of_page(self, principal: Principal,
-                                templates: list[Template]) -> dict[int, list[TemplateDocument]]:
-        return await stored.documents_of(self.db, principal.account_id, templates)
 
     async def update(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """Renames, moves, edits roles and fields, archives or restores."""

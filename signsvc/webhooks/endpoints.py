@@ -160,10 +160,7 @@ class WebhookEndpoints:
         """The account's deliveries to all its endpoints, newest first, each with its attempts."""
         found = await stored.deliveries_of_account(self.db, account_id, event_type=event_type, status=status,
                                                    limit=limit)
-        attempts: dict[int, list[WebhookAttempt]] = {}
-        for endpoint_id in {delivery.endpoint_id for delivery in found}:
-            attempts |= await stored.attempts_of(self.db, endpoint_id,
-                                                 [d for d in found if d.endpoint_id == endpoint_id])
+        attempts = await stored.attempts_of_deliveries(self.db, found)
         return [Delivered(delivery, attempts[delivery.id]) for delivery in found]
 
     async def resend(self, scope: Principal | None, endpoint_id: int, delivery_id: int) -> Delivered:

@@ -10,6 +10,8 @@ import storage.submissions as stored_submissions
 import storage.templates as stored_templates
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
+from signsvc.loaders import submissions as submission_loaders
+from signsvc.loaders import templates as template_loaders
 from signsvc.wire import clickwrap_json, submission_json, template_json
 from storage import Connection
 
@@ -36,15 +38,17 @@ class Payloads:
         template = await stored_templates.get_template(conn, template_id)
         if template is None:
             return None
-        documents = await stored_templates.list_documents(conn, template.id)
-        return template_json.template_json(self.files, template, documents)
+        documents = await template_loaders.documents(conn, template.account_id, [template])
+        return template_json.template_json(self.files, template, documents[template.id])
 
     async def submitter(self, conn: Connection, submitter_id: int) -> dict[str, Any] | None:
         """form.* events carry the submitter, with its submission and template."""
         submitter = await stored_submissions.get_submitter(conn, submitter_id)
         if submitter is None:
             return None
-        return await submission_json.webhook_submitter(conn, self.files, self.clock.now(), submitter)
+        related = await submission_loaders.submitters(conn, self.files, submitter.account_id, [submitter],
+                                                      siblings=True)
+        return submission_json.webhook_submitter(self.files, self.clock.now(), related, submitter)
 
     async def submission(self, conn: Connection, submission_id: int, event_type: str) -> dict[str, Any] | None:
         """submission.* events carry the submission as GET /submissions/{id} answers it; archiving, less."""
@@ -53,8 +57,9 @@ class Payloads:
             return None
         if event_type == "submission.archived":
             return {"id": submission.id, "slug": submission.slug, "archived_at": submission.archived_at}
-        return await submission_json.submission_record(conn, self.files, self.clock.now(), submission,
-                                                       with_events=True)
+        related = await submission_loaders.records(conn, self.files, submission.account_id, [submission],
+                                                   events=True)
+        return submission_json.submission_record(self.files, self.clock.now(), related, submission, with_events=True)
 
     async def consent(self, conn: Connection, consent_id: int) -> dict[str, Any] | None:
         """consent.created carries the consent as GET /consents/{id} answers it."""

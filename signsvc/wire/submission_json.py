@@ -1,8 +1,5 @@
-"""Submissions and submitters as the API, webhooks and the events feed show them.
-
-The loaders read what a record shows besides itself (its submitters, template, author, audit trail,
-files and result documents) in a few queries; the shapes are pure functions of those records.
-"""
+"""Submissions and submitters as the API, webhooks and the events feed show them: pure functions of the
+records and of what `signsvc.loaders` read besides them (`Related`)."""
 
 from __future__ import annotations
 
@@ -10,13 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import storage.accounts as stored_accounts
-import storage.results as stored_results
-import storage.submissions as stored
-import storage.templates as stored_templates
 from signsvc.infra.files import Files
 from signsvc.submissions import field_values, statuses
-from storage import Connection
+from signsvc.wire.related import Related
 from storage.records import ResultDocument, Submission, SubmissionEvent, Submitter, Template, User
 from storage.shapes import Field, FieldValue
 
@@ -25,7 +18,7 @@ _EVENT_DATA_KEYS = ("reason",)  # ip, user agent and the like stay in the audit 
 
 @dataclass(frozen=True)
 class Context:
-    """What rendering submissions needs besides their records: links, the time, files and result documents."""
+    """What rendering a submission needs besides its records: links, the time, files and result documents."""
 
     files: Files
     now: datetime
@@ -49,88 +42,58 @@ class Context:
         return found[0]["url"] if found else None
 
 
-async def context(conn: Connection, files: Files, now: datetime, submission: Submission,
-                  shown: list[Submitter] | None = None, *, results: bool = True) -> Context:
-    """The context of one submission whose `shown` submitters (all when None) are rendered. The attachments
-    (the file names of links) are read only when a value shown is a file, with any other file of the account a
-    value names (a field's default, written at completion); the result documents unless `results` is False (an
-    answer that shows none of them)."""
-    linkable: dict[str, str] = {}
-    if _shows_files(submission, shown):
-        linkable = {a.uuid: a.filename for a in await stored.attachments_of(conn, submission.id)}
-        named = {uuid for s in shown or [] for f in submission.fields
-                 for uuid in field_values.named_files(f, s.field_values.get(f["uuid"])) if isinstance(uuid, str)}
-        named -= set(linkable)
-        linkable |= {uuid: blob.filename
-                     for uuid, blob in (await files.owned(conn, submission.account_id, named)).items()}
-    return Context(files, now, linkable, await stored_results.results_of(conn, submission.id) if results else [])
+def context(files: Files, now: datetime, related: Related, submission: Submission) -> Context:
+    """The context of one submission, from what the loaders read of it."""
+    return Context(files, now, related.files.get(submission.id, {}), related.results.get(submission.id, []))
 
 
-def _shows_files(submission: Submission, shown: list[Submitter] | None) -> bool:
-    """Whether a value of the `shown` submitters (any when None) is a file, which shows as a link."""
-    if shown is None:
-        return True
-    linked = {f["uuid"] for f in submission.fields if f.get("type") in field_values.LINKED or f.get("type") == "file"}
-    return any(s.field_values.get(uuid) is not None for s in shown for uuid in linked)
-
-
-async def submission_record(conn: Connection, files: Files, now: datetime, submission: Submission, *,
-                            with_events: bool) -> dict[str, Any]:
+def submission_record(files: Files, now: datetime, related: Related, submission: Submission, *,
+                      with_events: bool) -> dict[str, Any]:
     """GET /submissions/{id} (`with_events`: its audit trail); also the data of `submission.*` events."""
-    submitters = await stored.submitters_of(conn, submission.id)
-    ctx = await context(conn, files, now, submission, submitters)
-    template = await template_of(conn, submission)
-    author = await stored_accounts.get_user(conn, submission.created_by_user_id)
-    events = await stored.events_of(conn, submission.id) if with_events else None
-    return submission_json(ctx, submission, submitters, template=template, author=author, events=events)
+    events = related.events.get(submission.id, []) if with_events else None
+    return submission_json(context(files, now, related, submission), submission,
+                           related.submitters.get(submission.id, []), template=related.template(submission),
+                           author=related.authors.get(submission.created_by_user_id), events=events)
 
 
-async def submission_page(conn: Connection, files: Files, now: datetime, account_id: int,
-                          found: list[Submission]) -> list[dict[str, Any]]:
-    """A page of the submissions list: each without values and documents, read in a few queries."""
-    submitters = await stored.submitters_of_page(conn, account_id, found)
-    templates = {i: await stored_templates.get_template(conn, i) for i in {s.template_id for s in found}
-                 if i is not None}
-    users = {i: await stored_accounts.get_user(conn, i) for i in {s.created_by_user_id for s in found}}
-    ctx = Context(files, now, {}, await stored_results.completed_results_of_many(conn, [s.id for s in found]))
-    return [submission_json(ctx, submission, submitters[submission.id],
-                            template=templates.get(submission.template_id) if submission.template_id else None,
-                            author=users.get(submission.created_by_user_id), full=False)
+def submission_page(files: Files, now: datetime, related: Related, found: list[Submission]) -> list[dict[str, Any]]:
+    """A page of the submissions list: each without values and documents."""
+    return [submission_json(context(files, now, related, submission), submission,
+                            related.submitters.get(submission.id, []), template=related.template(submission),
+                            author=related.authors.get(submission.created_by_user_id), full=False)
             for submission in found]
 
 
-async def created(conn: Connection, files: Files, now: datetime, submission: Submission,
-                  submitters: list[Submitter]) -> list[dict[str, Any]]:
+def created(files: Files, now: datetime, related: Related, submission: Submission,
+            submitters: list[Submitter]) -> list[dict[str, Any]]:
     """The submitters of a submission just created, as the creation answers them (without documents)."""
-    ctx = await context(conn, files, now, submission, submitters, results=False)
+    ctx = context(files, now, related, submission)
     return [submitter_json(ctx, submission, submitter, documents=False, embed=True) for submitter in submitters]
 
 
-async def submitter_record(conn: Connection, files: Files, now: datetime, submitter: Submitter) -> dict[str, Any]:
+def submitter_record(files: Files, now: datetime, related: Related, submitter: Submitter) -> dict[str, Any]:
     """GET /submitters/{id}: a submitter with values, documents, its template and its own audit trail."""
-    submission = await stored.submission_of(conn, submitter)
-    ctx = await context(conn, files, now, submission, [submitter])
-    template = await template_of(conn, submission)
-    events = [e for e in await stored.events_of(conn, submission.id) if e.submitter_id == submitter.id]
-    return {**submitter_json(ctx, submission, submitter), "template": template_brief(template),
+    submission = related.submissions[submitter.submission_id]
+    events = [e for e in related.events.get(submission.id, []) if e.submitter_id == submitter.id]
+    return {**submitter_json(context(files, now, related, submission), submission, submitter),
+            "template": template_brief(related.template(submission)),
             "submission_events": [event_json(event) for event in events]}
 
 
-async def updated_submitter(conn: Connection, files: Files, now: datetime, submitter: Submitter, *,
-                            embed: bool = True, documents: bool = True) -> dict[str, Any]:
+def updated_submitter(files: Files, now: datetime, related: Related, submitter: Submitter, *, embed: bool = True,
+                      documents: bool = True) -> dict[str, Any]:
     """A submitter as a change answers it (PUT /submitters/{id}, the signing form's actions)."""
-    submission = await stored.submission_of(conn, submitter)
-    ctx = await context(conn, files, now, submission, [submitter], results=documents)
-    return submitter_json(ctx, submission, submitter, embed=embed, documents=documents)
+    submission = related.submissions[submitter.submission_id]
+    return submitter_json(context(files, now, related, submission), submission, submitter, embed=embed,
+                          documents=documents)
 
 
-async def webhook_submitter(conn: Connection, files: Files, now: datetime, submitter: Submitter) -> dict[str, Any]:
+def webhook_submitter(files: Files, now: datetime, related: Related, submitter: Submitter) -> dict[str, Any]:
     """A submitter as `form.*` events and the events feed carry it: `link_slug` instead of slug and uuid, and
     links to the submission's documents page."""
-    submission = await stored.submission_of(conn, submitter)
-    template = await template_of(conn, submission)
-    submitters = await stored.submitters_of(conn, submission.id)
-    ctx = await context(conn, files, now, submission, [submitter])
+    submission = related.submissions[submitter.submission_id]
+    submitters = related.submitters.get(submission.id, [])
+    ctx = context(files, now, related, submission)
     data = submitter_json(ctx, submission, submitter)
     del data["slug"], data["uuid"]
     url = ctx.files.documents_page(submission.slug)
@@ -138,18 +101,11 @@ async def webhook_submitter(conn: Connection, files: Files, now: datetime, submi
             "decline_reason": submitter.decline_reason, "audit_log_url": ctx.url("audit_log", submission.id),
             "submission_url": url, "signer_order": [s.id for s in submitters].index(submitter.id) + 1,
             "total_signers": len(submitters),
-            "template": template_summary(template),
+            "template": template_summary(related.template(submission)),
             "submission": {"id": submission.id, "status": statuses.submission_status(submission, ctx.now),
                            "audit_log_url": ctx.url("audit_log", submission.id),
                            "combined_document_url": ctx.url("combined", submission.id), "url": url,
                            "variables": submission.variables, "created_at": submission.created_at}}
-
-
-async def template_of(conn: Connection, submission: Submission) -> Template | None:
-    """The submission's template, while it exists."""
-    if submission.template_id is None:
-        return None
-    return await stored_templates.get_template(conn, submission.template_id)
 
 
 def submitter_json(ctx: Context, submission: Submission, submitter: Submitter, *, values: bool = True,

@@ -138,3 +138,7 @@ UPDATE user_links SET used_at = :now WHERE user_id = :user_id AND used_at IS NUL
 -- restore_user --
 -- Makes a deactivated user active again.
 UPDATE users SET archived_at = NULL WHERE id = :id RETURNING *
+
+-- get_users --
+-- The users with the given ids (a JSON array).
+SELECT * FROM users WHERE id IN (SELECT value FROM json_each(:ids))

@@ -56,3 +56,7 @@ SELECT sha256 FROM content_removals WHERE due_at <= :now ORDER BY due_at LIMIT :
 -- forget_content_removal --
 -- A removal done, or no longer wanted (a file names the content again).
 DELETE FROM content_removals WHERE sha256 = :sha256
+
+-- find_account_blobs --
+-- The files of an account among the given uuids (a JSON array).
+SELECT * FROM blobs WHERE account_id = :account_id AND uuid IN (SELECT value FROM json_each(:uuids))

@@ -47,3 +47,10 @@ UPDATE signing_certificates SET retired_at = :now WHERE source = 'generated' AND
 SELECT r.*, b.uuid AS blob_uuid, b.filename AS filename
 FROM result_documents r JOIN blobs b ON b.id = r.blob_id
 WHERE r.kind IN ('audit_log', 'combined') AND r.submission_id IN (SELECT value FROM json_each(:ids))
+
+-- list_result_documents_of_many --
+-- The produced files of the submissions with the given ids (a JSON array), with what a link needs, slot by slot.
+SELECT r.*, b.uuid AS blob_uuid, b.filename AS filename
+FROM result_documents r JOIN blobs b ON b.id = r.blob_id
+WHERE r.submission_id IN (SELECT value FROM json_each(:ids))
+ORDER BY r.submission_id, r.kind, r.submitter_id, r.position

@@ -190,3 +190,19 @@ SELECT :submission_id, :account_id, json_extract(signer.value, '$.uuid'), json_e
 FROM json_each(:signers) AS signer
 ORDER BY json_extract(signer.value, '$.position')
 RETURNING *
+
+-- get_submissions --
+-- The submissions with the given ids (a JSON array; the submissions of a page of submitters).
+SELECT * FROM submissions WHERE id IN (SELECT value FROM json_each(:ids))
+
+-- list_submission_events_of_many --
+-- The audit trails of the submissions with the given ids (a JSON array), each oldest first.
+SELECT * FROM submission_events WHERE submission_id IN (SELECT value FROM json_each(:ids))
+ORDER BY submission_id, event_timestamp, id
+
+-- list_attachments_of_many --
+-- The files the submissions with the given ids (a JSON array) own as values, with what a link needs.
+SELECT submission_attachments.submission_id, submission_attachments.blob_id, blobs.uuid, blobs.filename,
+       submission_attachments.submitter_id, blobs.byte_size
+FROM submission_attachments JOIN blobs ON blobs.id = submission_attachments.blob_id
+WHERE submission_attachments.submission_id IN (SELECT value FROM json_each(:ids))

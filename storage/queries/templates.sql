@@ -69,3 +69,7 @@ SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
 FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
 WHERE blobs.account_id = :account_id AND template_id >= :min_id AND template_id <= :max_id
 ORDER BY template_id, position
+
+-- get_templates --
+-- The templates with the given ids (a JSON array), with their folders, authors and combined PDFs.
+SELECT * FROM template_records WHERE id IN (SELECT value FROM json_each(:ids))

@@ -147,3 +147,8 @@ FROM (SELECT value ->> 'delivery_id' AS delivery_id, value ->> 'status' AS statu
              value ->> 'failures' AS failures, value ->> 'next_attempt_at' AS next_attempt_at
       FROM json_each(:attempts)) AS attempt
 WHERE webhook_deliveries.id = attempt.delivery_id
+
+-- list_webhook_attempts_of_deliveries --
+-- The attempts of the deliveries with the given ids (a JSON array), in order.
+SELECT * FROM webhook_attempts WHERE delivery_id IN (SELECT value FROM json_each(:ids))
+ORDER BY delivery_id, number

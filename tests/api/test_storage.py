@@ -108,6 +108,15 @@ async def test_an_unknown_query_name_is_an_error(db):
         await db.fetch_all("drop_everything")
 
 
+async def test_a_database_counts_the_statements_it_runs_in_transactions_or_not_without_begin_and_commit(db):
+    before = db.statements
+    await db.fetch_all("ping")
+    async with db.transaction() as tx:
+        await tx.fetch_all("ping")
+        await tx.fetch_all("ping")
+    assert db.statements - before == 3
+
+
 async def test_ping_answers_while_the_database_is_up(db):
     await db.ping()
 

@@ -6,6 +6,7 @@ import pytest
 
 import storage.submissions as stored
 from signsvc.http.appkeys import FILES, WORKER
+from signsvc.loaders import submissions as loaders
 from signsvc.webhooks.signature import verify
 from signsvc.wire import submission_json
 from tests.support.app import START, Api
@@ -160,5 +161,7 @@ async def test_a_signers_payload_built_while_they_act_keeps_their_place_among_th
     sent = await send(hooked, await template(hooked), order="random")
     read_before = await stored.get_submitter(db, sent[1]["id"])
     await act(hooked, sent[1]["slug"], "view")
-    data = await submission_json.webhook_submitter(db, hooked.app[FILES], clock.now(), read_before)
+    files = hooked.app[FILES]
+    related = await loaders.submitters(db, files, read_before.account_id, [read_before], siblings=True)
+    data = submission_json.webhook_submitter(files, clock.now(), related, read_before)
     assert (data["signer_order"], data["total_signers"]) == (2, 2)

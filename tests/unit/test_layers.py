@@ -65,7 +65,7 @@ def test_only_the_wiring_reads_the_configuration():
 
 
 def test_the_pdf_engines_import_nothing_else_of_signsvc():
-    for layer in ("signsvc.infra", "signsvc.wire", *DOMAIN, *EDGE_AND_WIRING):
+    for layer in ("signsvc.infra", "signsvc.wire", "signsvc.loaders", *DOMAIN, *EDGE_AND_WIRING):
         assert importers(layer, among=("signsvc.pdf",)) == []
 
 
@@ -74,8 +74,22 @@ def test_storage_imports_nothing_of_signsvc():
 
 
 def test_infrastructure_imports_no_domain_wire_or_edge_module():
-    for layer in (*DOMAIN, "signsvc.wire", *EDGE_AND_WIRING):
+    for layer in (*DOMAIN, "signsvc.wire", "signsvc.loaders", *EDGE_AND_WIRING):
         assert importers(layer, among=("signsvc.infra",)) == []
+
+
+def test_the_wire_formats_import_only_the_record_types_of_storage_and_no_loader():
+    """Shapes are pure: of storage only the record types, never a connection or a query; and no loader."""
+    for module, names in imports().items():
+        if _within(module, ("signsvc.wire",)):
+            reads = [name for name in names if _within(name, ("storage", "signsvc.loaders"))
+                     and not _within(name, ("storage.records",))]
+            assert reads == [], module
+
+
+def test_the_loaders_import_no_edge_and_no_wiring():
+    for layer in EDGE_AND_WIRING:
+        assert importers(layer, among=("signsvc.loaders",)) == []
 
 
 def test_the_domain_and_the_wire_formats_import_no_edge_and_no_wiring():

@@ -9,6 +9,7 @@ from signsvc.http.appkeys import CLOCK, DB, FILES, SUBMISSIONS
 from signsvc.http.middleware import principal
 from signsvc.http.params import Query
 from signsvc.http.responses import json_response
+from signsvc.loaders import submissions as loaders
 from signsvc.wire import submission_json
 
 
@@ -17,8 +18,10 @@ async def form_completed(request: web.Request) -> web.Response:
     page = await request.app[SUBMISSIONS].completed_feed(
         principal(request), limit=pagination.limit(query.string("limit")), after=query.any_integer("after"),
         before=query.any_integer("before"))
-    db, files, now = request.app[DB], request.app[FILES], request.app[CLOCK].now()
+    files, now = request.app[FILES], request.app[CLOCK].now()
+    related = await loaders.submitters(request.app[DB], files, principal(request).account_id, page.submitters,
+                                       siblings=True)
     items = [{"event_type": "form.completed", "timestamp": submitter.completed_at,
-              "data": await submission_json.webhook_submitter(db, files, now, submitter)}
+              "data": submission_json.webhook_submitter(files, now, related, submitter)}
              for submitter in page.submitters]
     return json_response({"data": items, "pagination": {"count": len(items), "next": page.next, "prev": page.prev}})

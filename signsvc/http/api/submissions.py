@@ -12,7 +12,9 @@ from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json, record_id
 from signsvc.http.responses import json_response
 from signsvc.http.time_filters import Range
+from signsvc.loaders import submissions as loaders
 from signsvc.wire import result_json, submission_json
+from storage.filters import SubmissionFilters
 from storage.records import Submission, Submitter
 
 
@@ -81,13 +83,16 @@ async def destroy(request: web.Request) -> web.Response:
 
 
 async def _record(request: web.Request, submission: Submission, *, with_events: bool) -> dict[str, Any]:
-    return await submission_json.submission_record(request.app[DB], request.app[FILES], request.app[CLOCK].now(),
-                                                   submission, with_events=with_events)
+    files = request.app[FILES]
+    related = await loaders.records(request.app[DB], files, submission.account_id, [submission], events=with_events)
+    return submission_json.submission_record(files, request.app[CLOCK].now(), related, submission,
+                                             with_events=with_events)
 
 
 async def _created(request: web.Request, submission: Submission, submitters: list[Submitter]) -> list[dict[str, Any]]:
-    return await submission_json.created(request.app[DB], request.app[FILES], request.app[CLOCK].now(), submission,
-                                         submitters)
+    files = request.app[FILES]
+    related = await loaders.created(request.app[DB], files, submission, submitters)
+    return submission_json.created(files, request.app[CLOCK].now(), related, submission, submitters)
 
 
 async def _page(request: web.Request, template_id: int | None) -> web.Response:
@@ -95,12 +100,11 @@ async def _page(request: web.Request, template_id: int | None) -> web.Response:
     page = Page.from_query(query)
     created, completed = (Range.from_query(query, "created_at_from", "created_at_to"),
                           Range.from_query(query, "completed_at_from", "completed_at_to"))
-    found = await request.app[SUBMISSIONS].page(
-        principal(request), template_id=template_id, archived=query.boolean("archived"),
-        status=query.string("status"), q=query.string("q"), created_from=created.start, created_until=created.end,
-        completed_from=completed.start, completed_until=completed.end, limit=page.limit, after=page.after,
-        before=page.before)
-    items = await submission_json.submission_page(request.app[DB], request.app[FILES], request.app[CLOCK].now(),
-                                                  principal(request).account_id, found)
+    found = await request.app[SUBMISSIONS].page(principal(request), SubmissionFilters(
+        template_id=template_id, archived=query.boolean("archived"), status=query.string("status"),
+        q=query.string("q"), created_from=created.start, created_until=created.end, completed_from=completed.start,
+        completed_until=completed.end, limit=page.limit, after=page.after, before=page.before))
+    related = await loaders.page(request.app[DB], principal(request).account_id, found)
+    items = submission_json.submission_page(request.app[FILES], request.app[CLOCK].now(), related, found)
     by_id = {item["id"]: item for item in items}
     return json_response(paginated(found, lambda submission: by_id[submission.id]))

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from signsvc.http.appkeys import FILES, TEMPLATES
+from signsvc.http.appkeys import DB, FILES, TEMPLATES
 from signsvc.http.middleware import principal
 from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json, record_id
 from signsvc.http.responses import json_response
+from signsvc.loaders import templates as loaders
 from signsvc.wire import template_json
+from storage.filters import TemplateFilters
 
 
 async def index(request: web.Request) -> web.Response:
     query, templates, who = Query(request), request.app[TEMPLATES], principal(request)
     page = Page.from_query(query)
-    found = await templates.page(
-        who, archived=bool(query.boolean("archived")), q=query.string("q"),
+    found = await templates.page(who, TemplateFilters(
+        archived=bool(query.boolean("archived")), q=query.string("q"),
         external_id=query.string("external_id") or query.string("application_key"), folder=query.string("folder"),
-        limit=page.limit, after=page.after, before=page.before)
-    documents = await templates.documents_of_page(who, found)
+        limit=page.limit, after=page.after, before=page.before))
+    documents = await loaders.documents(request.app[DB], who.account_id, found)
     files = request.app[FILES]
     return json_response(paginated(found, lambda t: template_json.template_json(files, t, documents[t.id])))
 
@@ -63,5 +65,6 @@ async def pdf(request: web.Request) -> web.Response:
 async def _shown(request: web.Request, template_id: int, status: int = 200) -> web.Response:
     templates = request.app[TEMPLATES]
     template = await templates.find(principal(request), template_id)
-    documents = await templates.documents_of(template)
-    return json_response(template_json.template_json(request.app[FILES], template, documents), status=status)
+    documents = await loaders.documents(request.app[DB], template.account_id, [template])
+    return json_response(template_json.template_json(request.app[FILES], template, documents[template.id]),
+                         status=status)

@@ -15,7 +15,8 @@ from typing import Any
 from aiohttp import web
 
 from signsvc.accounts.user_links import sealed_from
-from signsvc.http.appkeys import CLOCK, DB, FILES, KIT, SUBMITTERS, TESTING_CLOCK, WEBHOOKS
+from signsvc.http.api import submitters as submitter_api
+from signsvc.http.appkeys import KIT, SUBMITTERS, TESTING_CLOCK, WEBHOOKS
 from signsvc.http.middleware import client_address, principal
 from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json, record_id
@@ -23,7 +24,7 @@ from signsvc.http.responses import json_response
 from signsvc.infra import errors, json_fields
 from signsvc.infra.kit import CapturedEmail
 from signsvc.submissions.submitters import Browser
-from signsvc.wire import submission_json, testing_json, webhook_json
+from signsvc.wire import testing_json, webhook_json
 from storage.records import DeliveryStatus, Submitter
 
 MAX_WAIT_SECONDS = 30
@@ -170,6 +171,5 @@ async def _submitter(request: web.Request) -> Submitter:
 
 
 async def _acted(request: web.Request, submitter: Submitter) -> web.Response:
-    data: dict[str, Any] = await submission_json.submitter_record(request.app[DB], request.app[FILES],
-                                                                  request.app[CLOCK].now(), submitter)
+    data: dict[str, Any] = await submitter_api.record(request, submitter)
     return json_response(data)

@@ -17,6 +17,7 @@ from signsvc.http.middleware import client_address, within_page_limits
 from signsvc.http.params import read_json
 from signsvc.http.responses import json_response
 from signsvc.infra import errors
+from signsvc.loaders import submissions as loaders
 from signsvc.submissions.submitters import Browser
 from signsvc.wire import submission_json
 from storage.records import Submitter
@@ -80,8 +81,11 @@ async def _body(request: web.Request) -> dict[str, Any]:
 
 async def _state(request: web.Request, submitter: Submitter, event: str | None = None) -> web.Response:
     """The submitter as the form shows it; after completing or declining, where to send them next."""
-    data = await submission_json.updated_submitter(request.app[DB], request.app[FILES], request.app[CLOCK].now(),
-                                                   submitter, embed=False, documents=False)
+    files = request.app[FILES]
+    related = await loaders.submitters(request.app[DB], files, submitter.account_id, [submitter], templates=False,
+                                       results=False)
+    data = submission_json.updated_submitter(files, request.app[CLOCK].now(), related, submitter, embed=False,
+                                             documents=False)
     if event and (redirect := await request.app[SUBMITTERS].redirect_url(submitter, event)):
         data["redirect_url"] = redirect
     return json_response(data)

@@ -34,3 +34,19 @@ FROM jsonb_to_recordset(:signers) AS signer(uuid TEXT, slug TEXT, role_uuid TEXT
                                             preferences TEXT, field_values TEXT)
 ORDER BY signer.position
 RETURNING *
+
+-- get_submissions --
+-- The submissions with the given ids (the submissions of a page of submitters).
+SELECT * FROM submissions WHERE id = ANY(CAST(:ids AS BIGINT[]))
+
+-- list_submission_events_of_many --
+-- The audit trails of the submissions with the given ids, each oldest first.
+SELECT * FROM submission_events WHERE submission_id = ANY(CAST(:ids AS BIGINT[]))
+ORDER BY submission_id, event_timestamp, id
+
+-- list_attachments_of_many --
+-- The files the submissions with the given ids own as values, with what a link needs.
+SELECT submission_attachments.submission_id, submission_attachments.blob_id, blobs.uuid, blobs.filename,
+       submission_attachments.submitter_id, blobs.byte_size
+FROM submission_attachments JOIN blobs ON blobs.id = submission_attachments.blob_id
+WHERE submission_attachments.submission_id = ANY(CAST(:ids AS BIGINT[]))

@@ -30,3 +30,8 @@ SET status = attempt.status, attempts = attempt.number, failures = attempt.failu
 FROM jsonb_to_recordset(CAST(:attempts AS JSONB))
      AS attempt (delivery_id BIGINT, status TEXT, number INTEGER, failures INTEGER, next_attempt_at TIMESTAMPTZ)
 WHERE webhook_deliveries.id = attempt.delivery_id
+
+-- list_webhook_attempts_of_deliveries --
+-- The attempts of the deliveries with the given ids, in order.
+SELECT * FROM webhook_attempts WHERE delivery_id = ANY(CAST(:ids AS BIGINT[]))
+ORDER BY delivery_id, number

@@ -11,13 +11,15 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from signsvc.http.appkeys import CLOCK, FILES, RESULTS, SUBMISSIONS, SUBMITTERS, TEMPLATES
+from signsvc.http.appkeys import CLOCK, DB, FILES, RESULTS, SUBMISSIONS, SUBMITTERS, TEMPLATES
 from signsvc.http.params import Query, record_id
 from signsvc.http.web.console import confirm, newest_first, send, shell
 from signsvc.http.web.console import submission_views as views
 from signsvc.http.web.console.paths import ID
 from signsvc.http.web.console.shell import Console
 from signsvc.infra import errors
+from signsvc.loaders import submissions as loaders
+from storage.filters import SubmissionFilters, TemplateFilters
 from storage.records import Submission
 
 LIST = "/console/submissions"
@@ -63,12 +65,12 @@ async def index(request: web.Request) -> web.Response:
     except errors.Invalid as refused:
         problem = refused.message
     listing = newest_first.listing(found, PAGE_SIZE, after)
-    submitters = await request.app[SUBMISSIONS].submitters_of_page(console.principal, list(listing.items))
+    related = await loaders.page(request.app[DB], console.principal.account_id, list(listing.items))
     now = request.app[CLOCK].now()
     return shell.render(
         request, "console/submissions.html", console.session, console=console, status=422 if problem else 200,
         filters=filters, problem=problem, listing=listing,
-        rows=[views.row(s, submitters[s.id], now) for s in listing.items],
+        rows=[views.row(s, related.submitters[s.id], now) for s in listing.items],
         status_keys=views.SUBMISSION_STATUSES, templates=await _templates(request, console))
 
 
@@ -130,16 +132,14 @@ async def _page(request: web.Request, console: Console, archived: bool, after: i
     """One more than a page, to know whether there are older ones; the filters read as the API reads them
     (errors.Invalid, its message, for a value it refuses)."""
     query = Query(request)
-    return await request.app[SUBMISSIONS].page(
-        console.principal, template_id=query.integer("template_id"), archived=archived, status=query.string("status"),
-        q=query.string("q"), created_from=None, created_until=None, completed_from=None, completed_until=None,
-        limit=PAGE_SIZE + 1, after=after, before=None)
+    return await request.app[SUBMISSIONS].page(console.principal, SubmissionFilters(
+        template_id=query.integer("template_id"), archived=archived, status=query.string("status"),
+        q=query.string("q"), limit=PAGE_SIZE + 1, after=after))
 
 
 async def _templates(request: web.Request, console: Console) -> list[tuple[int, str]]:
     """The choices of the template filter: the account's newest templates that are not archived."""
-    found = await request.app[TEMPLATES].page(console.principal, archived=False, q=None, external_id=None,
-                                              folder=None, limit=TEMPLATE_CHOICES, after=None, before=None)
+    found = await request.app[TEMPLATES].page(console.principal, TemplateFilters(limit=TEMPLATE_CHOICES))
     return [(template.id, template.name) for template in found]
 
 

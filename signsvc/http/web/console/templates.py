@@ -17,6 +17,7 @@ from signsvc.http.params import record_id
 from signsvc.http.web.console import confirm, field_editor, newest_first, shell, template_upload
 from signsvc.http.web.console.paths import ID
 from signsvc.http.web.console.people import display_name
+from storage.filters import TemplateFilters
 from storage.records import Template
 
 LIST = "/console/templates"
@@ -49,8 +50,9 @@ async def index(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     templates = request.app[TEMPLATES]
     filters, after = Filters.of(request), newest_first.after(request)
-    found = await templates.page(console.principal, archived=filters.archived, q=filters.q or None, external_id=None,
-                                 folder=filters.folder or None, limit=PAGE_SIZE + 1, after=after, before=None)
+    found = await templates.page(console.principal, TemplateFilters(
+        archived=filters.archived, q=filters.q or None, folder=filters.folder or None, limit=PAGE_SIZE + 1,
+        after=after))
     return shell.render(
         request, "console/templates.html", console.session, console=console,
         listing=newest_first.listing(found, PAGE_SIZE, after), filters=filters,

@@ -1,0 +1,3 @@
+-- get_users --
+-- The users with the given ids.
+SELECT * FROM users WHERE id = ANY(CAST(:ids AS BIGINT[]))

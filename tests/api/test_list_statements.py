@@ -1,0 +1,172 @@
+"""A page costs the same number of database statements whatever its size, and a record whatever the number of its
+submitters: the loaders read each relation of a page (submitters, submissions, templates, authors, files, result
+documents, audit trails, attempts) in one statement, never one per row or per distinct template or user.
+
+The rows are realistic: submissions of two signers by several users and of two templates, the first signer with
+an image value, every tenth submission completed with its result documents, webhook deliveries with their
+attempts, consents. Rate limits are lifted, so that no request refills a quota block in the middle."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+import storage.accounts as stored_accounts
+from signsvc.accounts.accounts import Accounts
+from signsvc.http.appkeys import WORKER
+from signsvc.webhooks.endpoints import MAX_ENDPOINTS
+from storage import Database
+from tests.support.app import Api
+from tests.support.console import signed_in
+from tests.support.documents import b64, pdf, png
+from tests.support.signing import area
+
+FIELDS = [{"name": "Full Name", "type": "text", "role": "First Party", "areas": [area(0.1)]},
+          {"name": "Photo", "type": "image", "role": "First Party", "required": False, "areas": [area(0.2)]},
+          {"name": "Buyer Name", "type": "text", "role": "Second Party", "areas": [area(0.4)]}]
+MANY = 100
+USERS = 4  # each sends a quarter of the submissions, one after another
+COMPLETED_EVERY = 10
+_FILE_ID = re.compile(r"/file/([0-9a-f]{32})\.")
+
+
+@pytest.fixture
+async def api(aiohttp_client, make_app) -> Api:
+    return Api(await aiohttp_client(make_app(rate_limit_per_key=0, rate_limit_per_ip=0)))
+
+
+async def ok(api: Api, method: str, path: str, **kwargs: Any) -> Any:
+    reply = await api.request(method, path, **kwargs)
+    assert reply.status in (200, 201), (path, reply.status, reply.body[:300])
+    return reply.json
+
+
+async def template(api: Api, fields: list[dict[str, Any]], name: str) -> int:
+    created = await ok(api, "POST", "/api/templates",
+                       json={"name": name, "documents": [{"name": "form", "file": b64(pdf()), "fields": fields}]})
+    return created["id"]
+
+
+async def send(api: Api, template_id: int, photo: str, signers: int = 2) -> list[dict[str, Any]]:
+    """A submission of `signers` signers, the first with a name and an image, the second with a name."""
+    roles = [{"email": f"signer{n}@example.com", "name": f"Signer {n}", "values": {"Buyer Name": f"Buyer {n}"}}
+             for n in range(signers)]
+    roles[0]["values"] = {"Full Name": "Ann Smith", "Photo": photo}
+    return await ok(api, "POST", "/api/submissions", json={"template_id": template_id, "submitters": roles,
+                                                           "send_email": False})
+
+
+async def complete(api: Api, clock, signers: list[dict[str, Any]]) -> None:
+    for signer in signers:
+        clock.advance(timedelta(seconds=1))  # a second each: the feed never holds a second whole beyond its page
+        await ok(api, "PUT", f"/api/submitters/{signer['id']}", json={"completed": True})
+
+
+async def photo_id(api: Api) -> str:
+    """An image of the account, recorded by a first submission, that later values name by its id."""
+    first = await send(api, await template(api, FIELDS, "Upload"), b64(png()))
+    values = (await ok(api, "GET", f"/api/submitters/{first[0]['id']}"))["values"]
+    link = next(value["value"] for value in values if value["field"] == "Photo")
+    found = _FILE_ID.search(link)
+    assert found, link
+    return found.group(1)
+
+
+async def rows(api: Api, db: Database, clock, receiver) -> dict[str, int]:
+    """MANY submissions (the newest tenth of another template), MANY templates, clickwraps and consents, webhook
+    deliveries with attempts, and as many webhook endpoints as an account may have; answers the ids the paths
+    need."""
+    account = await stored_accounts.default_account(db)
+    keys = [await Accounts(db, clock).create_user(account_id=account.id, email=f"user{n}@example.com")
+            for n in range(USERS - 1)]
+    senders = [api] + [api.with_key(issued.live) for issued in keys]
+    endpoint = await ok(api, "POST", "/api/webhooks", json={"url": receiver.url()})
+    photo = await photo_id(api)
+    first, last = await template(api, FIELDS, "First"), await template(api, FIELDS, "Last")
+    for n in range(MANY):
+        sender = senders[n * USERS // MANY]
+        signers = await send(sender, last if n >= MANY * 9 // 10 else first, photo)
+        if (n + 1) % COMPLETED_EVERY == 0:
+            await complete(sender, clock, signers)
+    for _ in range(MANY - 3):
+        await ok(api, "POST", f"/api/templates/{first}/clone", json={})
+    clickwraps = [await ok(api, "POST", "/api/clickwraps", json={"name": f"Terms {n}", "kind": "no_document",
+                                                                 "content": "Terms", "publish": True})
+                  for n in range(MANY)]
+    for n in range(MANY):
+        await ok(api, "POST", f"/api/clickwraps/{clickwraps[0]['id']}/consents", json={"name": f"Ada {n}"})
+    await api.app[WORKER].drain()
+    for n in range(MAX_ENDPOINTS - 1):  # after the deliveries: the first endpoint alone has a log
+        await ok(api, "POST", "/api/webhooks", json={"url": receiver.url(f"/hook{n}")})
+    return {"template": first, "clickwrap": clickwraps[0]["id"], "endpoint": endpoint["id"]}
+
+
+async def cost(api: Api, db: Database, path: str) -> tuple[int, int]:
+    """The statements one request of `path` makes (after the same request once, so that what a first request
+    reads, such as the key, is read), and how many records its page holds."""
+    await ok(api, "GET", path)
+    before = db.statements
+    answer = await ok(api, "GET", path)
+    return db.statements - before, len(answer["data"])
+
+
+LISTS = ["/api/submissions?limit={limit}", "/api/submitters?limit={limit}", "/api/templates?limit={limit}",
+         "/api/templates/{template}/submissions?limit={limit}", "/api/events/form/completed?limit={limit}",
+         "/api/clickwraps?limit={limit}", "/api/clickwraps/{clickwrap}/consents?limit={limit}",
+         "/api/webhooks?limit={limit}", "/api/webhooks/{endpoint}/deliveries?limit={limit}"]
+
+
+async def test_every_list_costs_the_same_statements_for_a_page_of_10_and_of_100(api, db, clock, receiver):
+    ids = await rows(api, db, clock, receiver)
+    costs = {}
+    for path in LISTS:
+        small, large = [await cost(api, db, path.format(limit=limit, **ids)) for limit in (10, 100)]
+        assert small[1] == 10 and large[1] > 10, (path, small, large)
+        costs[path] = (small[0], large[0])
+    assert {path: counts for path, counts in costs.items() if counts[0] != counts[1]} == {}
+
+
+async def test_the_consoles_submissions_list_costs_the_same_statements_for_a_full_page_and_a_short_one(
+        api, db, clock, receiver):
+    await rows(api, db, clock, receiver)
+    newest = [s["id"] for s in (await ok(api, "GET", f"/api/submissions?limit={MANY}"))["data"]]
+    console = await signed_in(api)
+
+    async def page(path: str) -> tuple[int, int]:
+        await console.get(path)
+        before = db.statements
+        shown = await console.get(path)
+        assert shown.status == 200
+        return db.statements - before, len(set(re.findall(r'href="/console/submissions/(\d+)"', shown.body.decode())))
+
+    full, short = await page("/console/submissions"), await page(f"/console/submissions?after={newest[-10]}")
+    assert (full[1], short[1]) == (20, 10)  # the last nine of the MANY, and the first upload's
+    assert full[0] == short[0]
+
+
+async def test_a_submission_and_its_submitter_cost_the_same_statements_with_2_and_with_10_submitters(api, db, clock):
+    roles = [f"Party {n}" for n in range(10)]
+    fields = [{"name": "Full Name", "type": "text", "role": roles[0], "areas": [area(0.1)]},
+              {"name": "Photo", "type": "image", "role": roles[0], "required": False, "areas": [area(0.2)]},
+              *({"name": "Buyer Name", "type": "text", "role": role, "areas": [area(0.4)]} for role in roles[1:])]
+    photo = await photo_id(api)
+    costs = []
+    for signers in (2, 10):
+        template_id = await template(api, fields[:signers + 1], f"{signers} parties")
+        sent = await send(api, template_id, photo, signers)
+        await complete(api, clock, sent)
+        await api.app[WORKER].drain()
+        costs.append([(await cost_of_record(api, db, path))
+                      for path in (f"/api/submissions/{sent[0]['submission_id']}", f"/api/submitters/{sent[0]['id']}",
+                                   f"/api/submitters/{sent[-1]['id']}")])
+    assert costs[0] == costs[1]
+
+
+async def cost_of_record(api: Api, db: Database, path: str) -> int:
+    await ok(api, "GET", path)
+    before = db.statements
+    await ok(api, "GET", path)
+    return db.statements - before
