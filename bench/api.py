@@ -53,7 +53,6 @@ REQUEST_TIMEOUT_SECONDS = 10
 MAX_REQUESTS = 2_000_000  # per target and round (python client), a backstop on top of the time bound
 UNREACHED = {"SIGNSVC_RATE_LIMIT_PER_KEY": str(10**9), "SIGNSVC_RATE_LIMIT_PER_IP": str(10**9)}
 PERCENTILES = (50, 90, 99)
-SETTLE_SHARE, SETTLE_STEP_SECONDS, SETTLE_TIMEOUT_SECONDS = 0.05, 0.25, 20.0
 
 
 @dataclass
@@ -131,20 +130,8 @@ async def load_python(base_url: str, cpu_now: Callable[[], CpuTimes], warmup: fl
                   {"failed requests": errors[0]} if errors[0] else {}, cpu)
 
 
-def settle(server: servers.Server, timeout: float = SETTLE_TIMEOUT_SECONDS) -> None:
-    """Waits until the server's processes (PDF pools included) use under SETTLE_SHARE of a core: signsvc's pools
-    start and warm after the ready line, N of them with --workers N, and would eat into the counted window."""
-    deadline = time.monotonic() + timeout
-    used = usage.tree_cpu_seconds([server.pid, *usage.descendants(server.pid)])
-    while time.monotonic() < deadline:
-        time.sleep(SETTLE_STEP_SECONDS)
-        before, used = used, usage.tree_cpu_seconds([server.pid, *usage.descendants(server.pid)])
-        if used - before < SETTLE_SHARE * SETTLE_STEP_SECONDS:
-            return
-
-
 def load(args: argparse.Namespace, server: servers.Server, processes: int) -> Result:
-    settle(server)
+    servers.settle(server)  # signsvc's pools start and warm after the ready line, N of them with --workers N
     cpu_now = server_cpu(server, processes)
     if args.client == "wrk":
         return load_wrk(server.base_url, cpu_now, args.warmup, args.seconds)

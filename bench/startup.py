@@ -65,10 +65,12 @@ def time_signsvc(database_url: str, workdir: Path) -> tuple[float, float, list[s
     return server.ready_seconds, server.ready_cpu_seconds, notes
 
 
-# The kit's in-process service: the program prints how long running() took, then waits to be stopped.
+# The kit's in-process service: the program prints how long running() took, then waits to be stopped
+# (SIGTERM leaves the `with` block, as a test suite's end does).
 IN_PROCESS = """
-import time
+import signal, sys, time
 from signsvc.testing import running
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stops the service as a test suite's end does
 started = time.perf_counter()
 with running():
     print(f"ready in {time.perf_counter() - started:.4f} s", flush=True)

@@ -309,7 +309,8 @@ class Raw(Subject):
 
     async def _invite(self, run: Callable[..., Awaitable[Any]], submission: int, submitter_id: int,
                       submitter: dict[str, Any], now: Any) -> None:
-        await run("insert_email", submitter_id=submitter_id, to_address=submitter["insert"]["email"], created_at=now,
+        address = submitter["insert"]["email"]  # lower case, no +tag: its own recipient (storage.emails.recipient)
+        await run("insert_email", submitter_id=submitter_id, to_address=address, recipient=address, created_at=now,
                   sent_at=now, **self.sample["email"])
         await run("update_submitter", id=submitter_id, now=now, **state(submitter, field_values="{}", invited_at=now))
         await run("update_submitter", id=submitter_id, now=now,
@@ -353,7 +354,7 @@ def sample_of(rows: dict[str, Any]) -> dict[str, Any]:
         "signers": [{"insert": {c: s[c] for c in ("account_id", "role_uuid", "role", "position", *fixed)},
                      "fixed": {c: s[c] for c in fixed}, "values": s["field_values"]} for s in rows["signers"]],
         "email": {c: email.get(c) for c in ("account_id", "kind", "reply_to", "subject", "text_body", "html_body",
-                                            "status", "attachments")},
+                                            "status", "attachments", "last_error")},
     }
 
 

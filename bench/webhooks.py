@@ -235,7 +235,7 @@ def print_report(results: dict[str, dict], args: argparse.Namespace) -> None:
         print(f"\nbacklog: {args.backlog:,} events x 2 endpoints, drained after a start")
         keys = ("recorded/s", "drain s", "deliveries/s", "sent/s", "CPU ms/delivery", "RSS first MB", "RSS peak MB",
                 "RSS last MB", "repeats")
-        report.print_table(["backend", *keys], [[name, *(f"{r['backlog'][k]:.1f}" for k in keys)]
+        report.print_table(["backend", *keys], [[name, *(f"{r['backlog'][k]:.{2 if 'CPU' in k else 1}f}" for k in keys)]
                                                 for name, r in results.items()])
     for name, r in results.items():
         for phase, figures_of_phase in r.items():

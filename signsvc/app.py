@@ -175,11 +175,11 @@ class _Parts:
             await configure_webhooks(app[appkeys.WEBHOOKS], self.config)
             await self._worker(app, stack, db, kinds)
             if self.background and self.given_pool is None and self.config.pdf_warm_up:
-                # After the ready line, not before it: a server used as a fake in test suites starts in well
-                # under a second, and its workers load the PDF libraries, fonts and signing key meanwhile
-                # (about two seconds of CPU, which SIGNSVC_PDF_WARM_UP=false leaves to the first document).
-                warming = asyncio.create_task(_warm(pool, app[appkeys.RESULTS].identity, self.config.font_dir))
-                stack.callback(warming.cancel)
+                # Started by `serving_started`, after the ready line, not before it: the workers load the PDF
+                # libraries, fonts and signing key (about two seconds of CPU, which SIGNSVC_PDF_WARM_UP=false
+                # leaves to the first document), and on a busy machine that would delay the start.
+                app[_WARM_UP] = warm_up = _WarmUp(pool, app[appkeys.RESULTS].identity, self.config.font_dir)
+                stack.callback(warm_up.cancel)
             yield
 
     async def _database(self, app: web.Application, stack: contextlib.AsyncExitStack) -> Database:
@@ -207,7 +207,8 @@ class _Parts:
         config, clock = self.config, self.clock
         if problem := await asyncio.to_thread(font_files.no_text_font, config.font_dir):
             raise ConfigError(problem)
-        app[appkeys.FONT_SCRIPTS] = await asyncio.to_thread(font_files.scripts, config.font_dir)
+        # In a thread while the start goes on (HarfBuzz and the fonts' files: tens of milliseconds), not awaited here.
+        app[appkeys.FONT_SCRIPTS] = asyncio.ensure_future(asyncio.to_thread(font_files.scripts, config.font_dir))
         mail = outbox(db, clock, files, config)
         invitations = Invitations(db, clock, mail)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
@@ -261,10 +262,35 @@ class _Parts:
             stack.push_async_callback(worker.stop)
 
 
-async def _warm(pool: PdfPool, identity: SigningIdentity, font_dir: str | None) -> None:
-    """Loads the PDF libraries, the signing key and the font in every pool worker."""
-    try:
-        chain = await identity.chain()
-        await asyncio.gather(*(pool.run(pdf_calls.warm, chain, font_dir) for _ in range(pool.workers)))
-    except Exception:
-        log.exception("warming the PDF workers failed; they will load what they need on first use")
+def serving_started(app: web.Application) -> None:
+    """Called once the app serves and has said so (its ready line is out): starts the PDF workers' warm-up,
+    when there is one. A document sent before the workers are warm waits for them."""
+    if (warm_up := app.get(_WARM_UP)) is not None:
+        warm_up.start()
+
+
+class _WarmUp:
+    """Loads the PDF libraries, the signing key and the fonts in every pool worker, once started."""
+
+    def __init__(self, pool: PdfPool, identity: SigningIdentity, font_dir: str | None) -> None:
+        self.pool, self.identity, self.font_dir = pool, identity, font_dir
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._warm())
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _warm(self) -> None:
+        try:
+            chain = await self.identity.chain()
+            await asyncio.gather(*(self.pool.run(pdf_calls.warm, chain, self.font_dir)
+                                   for _ in range(self.pool.workers)))
+        except Exception:
+            log.exception("warming the PDF workers failed; they will load what they need on first use")
+
+
+_WARM_UP = web.AppKey("pdf_warm_up", _WarmUp)

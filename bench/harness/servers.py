@@ -7,9 +7,12 @@ signsvc's drivers import, serves the same JSON and prints a line once listening.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,11 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import REPO
-from .usage import cpu_seconds
+from .usage import cpu_seconds, descendants, tree_cpu_seconds
 
 RUN_PY = REPO / "run.py"
 READY_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 40.0
+SETTLE_SHARE, SETTLE_STEP_SECONDS, SETTLE_TIMEOUT_SECONDS = 0.05, 0.25, 20.0
 EXPECTED_USER = {"id": 1, "first_name": "Admin", "last_name": "User", "email": "admin@example.com"}
 # A fixed live key (43 base58 characters), so the load generator knows it without parsing stdout.
 BENCH_KEY = "BenchKey" + "1" * 35
@@ -106,9 +110,10 @@ class Server:
 
 
 def server_env(database_url: str | None, *, fixed_key: bool = True, **extra: str) -> dict[str, str]:
-    """The environment for a server: quiet access log, no inherited SIGNSVC_* settings, and
-    (unless fixed_key is False) BENCH_KEY as the live key."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNSVC_")}
+    """The environment for a server: quiet access log, no inherited SIGNSVC_* settings, bytecode caches
+    kept (`bytecode_dir`), and (unless fixed_key is False) BENCH_KEY as the live key."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNSVC_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = bytecode_dir()
     env["SIGNSVC_LOG_LEVEL"] = "WARNING"
     if fixed_key:
         env["SIGNSVC_API_KEY"] = BENCH_KEY
@@ -116,6 +121,17 @@ def server_env(database_url: str | None, *, fixed_key: bool = True, **extra: str
         env["SIGNSVC_DATABASE_URL"] = database_url
     env.update(extra)
     return env
+
+
+@functools.cache
+def bytecode_dir() -> str:
+    """Where every process this run spawns keeps its modules' bytecode (PYTHONPYCACHEPREFIX), removed at exit.
+    After the first start, servers and ceilings alike load compiled modules, as an installed service does.
+    Without it, a shell with PYTHONDONTWRITEBYTECODE set would have every signsvc start compile its sources
+    again, while aiohttp loads the caches it was installed with; nor does anything land in the repository."""
+    path = tempfile.mkdtemp(prefix="signsvc-bench-pycache-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def signsvc_env(database_url: str, **extra: str) -> dict[str, str]:
@@ -185,6 +201,19 @@ def stop(server: Server) -> list[str]:
     server.notes += [line for line in server.stderr_path.read_text().splitlines()
                      if line.strip() and not line.startswith("signsvc stopping")]
     return server.notes
+
+
+def settle(server: Server, timeout: float = SETTLE_TIMEOUT_SECONDS) -> None:
+    """Waits until the server's processes (PDF pools included) use under SETTLE_SHARE of a core (at most
+    `timeout` seconds), so that a pool warming after the ready line, or still at work on documents, does not
+    eat into a counted window."""
+    deadline = time.monotonic() + timeout
+    used = tree_cpu_seconds([server.pid, *descendants(server.pid)])
+    while time.monotonic() < deadline:
+        time.sleep(SETTLE_STEP_SECONDS)
+        before, used = used, tree_cpu_seconds([server.pid, *descendants(server.pid)])
+        if used - before < SETTLE_SHARE * SETTLE_STEP_SECONDS:
+            return
 
 
 def print_notes(label: str, notes: list[str]) -> None:

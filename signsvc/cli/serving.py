@@ -12,7 +12,7 @@ import sys
 from aiohttp import web
 
 from signsvc.accounts.accounts import DEFAULT_EMAIL, IssuedKeys
-from signsvc.app import create_app
+from signsvc.app import create_app, serving_started
 from signsvc.http.access_log import AccessLogger
 from signsvc.http.appkeys import ISSUED_KEYS, SETUP_LINK
 from signsvc.http.connection_deadlines import GuardedSite, Limits
@@ -38,6 +38,7 @@ async def serve(config: Config) -> None:
     try:
         stop = stop_signals()  # before the ready line: whoever reads it may signal at once
         print_ready(config, runner.app[ISSUED_KEYS], runner.app[SETUP_LINK])
+        serving_started(runner.app)
         await stop.wait()
         print(STOPPING, file=sys.stderr, flush=True)
     finally:

@@ -31,7 +31,7 @@ import signsvc.cli.serving as serving
 import storage.jobs as stored_jobs
 from signsvc.accounts.accounts import IssuedKeys
 from signsvc.accounts.user_links import UserLinks
-from signsvc.app import create_app
+from signsvc.app import create_app, serving_started
 from signsvc.http.connection_deadlines import GuardedSite
 from signsvc.infra import errors, metrics
 from signsvc.infra.clock import SystemClock
@@ -270,6 +270,7 @@ async def _serve(config: Config, channel: Connection) -> None:
         stop = serving.stop_signals()
         channel.send(None)
         channel.close()
+        serving_started(runner.app)
         await stop.wait()
     finally:
         await runner.cleanup()

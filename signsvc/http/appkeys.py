@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -62,8 +63,8 @@ SESSIONS = web.AppKey("sessions", Sessions)
 SETUP_LINK: web.AppKey[str | None] = web.AppKey("setup_link")
 RATE_LIMITS = web.AppKey("rate_limits", RateLimits)
 INGEST = web.AppKey("ingest", Ingest)
-# The scripts the fonts draw (`font_files.scripts`), worked out before the ready line: /health only reads them.
-FONT_SCRIPTS: web.AppKey[tuple[str, ...]] = web.AppKey("font_scripts")
+# The scripts the fonts draw (`font_files.scripts`), worked out in a thread from the start on: /health awaits them.
+FONT_SCRIPTS: web.AppKey[asyncio.Future[tuple[str, ...]]] = web.AppKey("font_scripts")
 TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)

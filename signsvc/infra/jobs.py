@@ -14,8 +14,8 @@ again; the job then stays in the queue until that time instead of leaving it.
 
 A kind with a batch handler (webhook deliveries) is claimed `batch_size` jobs at a time, with up to `batches`
 batches under way, besides the `concurrency` jobs claimed one by one (oldest first, whatever their kind; a
-claim that meets a batch kind's job stops there, leaving the rest to the batches): a backlog costs a few
-statements per batch rather than about nine per job. What ran is recorded per batch too (one statement
+claim that meets a batch kind's job stops there, and that job runs in one more batch of its kind): a backlog
+costs a few statements per batch rather than about nine per job. What ran is recorded per batch too (one statement
 releases the jobs that run again or failed, one deletes those that finished). A job finished but not yet
 deleted when the process dies runs again, like any job whose process died mid-run: handlers are idempotent.
 """
@@ -179,21 +179,26 @@ class Worker:
     async def _start_batches(self) -> None:
         for name, under_way in self._batching.items():
             while len(under_way) < self.batches and not self._stopping:
-                now = self.clock.now()
-                claimed = await stored.claim_jobs(self.db, kind=name, limit=self.batch_size, worker=self.name, now=now,
-                                                  lease_until=now + self.lease)
+                claimed = await self._claim_batch(name, self.batch_size)
                 if claimed:
                     self._track(under_way, self._execute_logged(claimed))
                 if len(claimed) < self.batch_size:
                     break  # none of the kind is left due: a new one wakes the loop
 
+    async def _claim_batch(self, kind: str, limit: int) -> list[Job]:
+        now = self.clock.now()
+        return await stored.claim_jobs(self.db, kind=kind, limit=limit, worker=self.name, now=now,
+                                       lease_until=now + self.lease)
+
     async def _start_singles(self) -> None:
         while len(self._running) < self.concurrency and not self._stopping and (job := await self._claim()):
-            self._track(self._running, self._execute_logged([job]))
             if job.kind in self._batching:
-                # The oldest due job is of a kind claimed in batches (or its lease ran out): the batches take the
-                # rest, a few statements for a hundred jobs where each job claimed alone costs about nine.
+                # The oldest due job is of a kind claimed in batches (or its lease ran out): it runs in a batch with
+                # more of its kind, a few statements for a hundred jobs where a job run alone costs as many.
+                claimed = [job, *await self._claim_batch(job.kind, self.batch_size - 1)]
+                self._track(self._batching[job.kind], self._execute_logged(claimed))
                 return
+            self._track(self._running, self._execute_logged([job]))
 
     def _track(self, tasks: set[asyncio.Task[None]], work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)

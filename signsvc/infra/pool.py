@@ -31,7 +31,9 @@ class PdfPool:
         self.workers = workers or os.cpu_count() or 1
         self._budget = self.workers * tasks_per_worker
         self._tasks = 0
-        self._executor = self._new_executor()
+        # Made with the first task: its queues start multiprocessing's resource tracker (a process of its own),
+        # which a server that is never sent a document, or not yet, does without.
+        self._executor: ProcessPoolExecutor | None = None
         # Submitting may start a worker, and starting one waits for the forkserver to fork it: for the first
         # worker, until the forkserver has preloaded the engines and fonts (seconds, more on a busy machine).
         # Tasks are submitted from this thread, so the event loop never waits for that (/health answers at once).
@@ -63,9 +65,7 @@ class PdfPool:
     def _submit(self, function: Callable[..., T], args: tuple[Any, ...]) -> tuple[ProcessPoolExecutor, Future[T]]:
         """In the submitter thread, one task at a time: the executor the task went to, and its future."""
         self._tasks += 1
-        if self._tasks > self._budget:
-            self._renew()
-        executor = self._executor
+        executor = self._renew() if self._executor is None or self._tasks > self._budget else self._executor
         try:
             return executor, executor.submit(function, *args)
         except BrokenProcessPool:
@@ -78,15 +78,18 @@ class PdfPool:
 
     def close(self) -> None:
         self._submitter.shutdown(wait=True)
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
 
-    def _renew(self) -> None:
-        """Replaces the workers once they have run their share of tasks, capping the memory that font and
-        PDF parsing leave behind. The old ones finish what they were given, then leave (their callers await it). (Not
-        `max_tasks_per_child`: on Python 3.11 the executor may then fail to start a replacement worker and
-        hang, CPython gh-115634.)"""
-        self._executor.shutdown(wait=False)
+    def _renew(self) -> ProcessPoolExecutor:
+        """A new executor: the first one (with the first task), or the workers replaced once they have run their
+        share of tasks, capping the memory that font and PDF parsing leave behind. The old ones finish what they
+        were given, then leave (their callers await it). (Not `max_tasks_per_child`: on Python 3.11 the executor
+        may then fail to start a replacement worker and hang, CPython gh-115634.)"""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
         self._executor, self._tasks = self._new_executor(), 1
+        return self._executor
 
     def _new_executor(self) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")

@@ -181,7 +181,7 @@ class _Runner:
         inbox = Inbox()
         runners: list[Any] = []
         try:
-            from signsvc.app import create_app
+            from signsvc.app import create_app, serving_started
             from signsvc.infra.config import Config
 
             inbox_url = await _start(inbox.app(), runners)
@@ -190,7 +190,9 @@ class _Runner:
             config = Config(**{"database_url": "sqlite:///:memory:", "api_key": LIVE_KEY, "test_api_key": TEST_KEY,
                                "site_url": site, "testing": True, "webhook_url": inbox_url,
                                "test_webhook_url": inbox_url, "log_level": "WARNING", **self.settings})
-            await _start(create_app(config), runners, sock)
+            app = create_app(config)
+            await _start(app, runners, sock)
+            serving_started(app)
             self.service = Service(site, LIVE_KEY, test_key=TEST_KEY, inbox=inbox)
         except BaseException as error:
             self.failure = error

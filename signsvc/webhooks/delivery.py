@@ -29,7 +29,7 @@ from signsvc.infra import addresses, downloads, errors, jobs, retries
 from signsvc.infra.clock import Clock
 from signsvc.webhooks import endpoints, signature
 from signsvc.webhooks.payloads import Payloads
-from signsvc.wire.encoding import dumps, iso
+from signsvc.wire.encoding import encoded, iso
 from storage import Database
 from storage.records import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 
@@ -102,10 +102,10 @@ class Sender:
 
     def _refused(self, url: str) -> str | None:
         # An address written in the URL is never resolved, so the resolver never sees it.
+        if not self.public_only:
+            return None  # without parsing the URL: a backlog sends thousands a second
         host = URL(url).host or ""
-        if self.public_only and addresses.is_ip(host) and not addresses.is_public(host):
-            return _PRIVATE
-        return None
+        return _PRIVATE if addresses.is_ip(host) and not addresses.is_public(host) else None
 
     def _session(self) -> aiohttp.ClientSession:
         if self._client is None:
@@ -228,7 +228,7 @@ def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
            envelope: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
     """The body and headers of a delivery, signed with the endpoint's secret (which a delivery record
     carries too)."""
-    body = dumps(envelope).encode()
+    body = encoded(envelope)
     timestamp = int(clock.now().timestamp())
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
                "X-Service-Event-Type": envelope["event_type"], "X-Service-Timestamp": str(timestamp)}

@@ -27,8 +27,8 @@ async def test_health_says_which_scripts_the_installed_fonts_draw(api):
     assert {"Latin", "Greek", "Cyrillic", "Hebrew", "Arabic", "Devanagari", "Thai", "CJK"} <= set(scripts)
 
 
-async def test_the_scripts_health_reports_are_worked_out_before_the_first_request_not_by_health(api):
-    worked_out = api.app[FONT_SCRIPTS]  # set as the app starts, before it answers anything
+async def test_the_scripts_health_reports_are_worked_out_as_the_app_starts_not_by_health(api):
+    worked_out = await api.app[FONT_SCRIPTS]  # started as the app starts, before it answers anything
     assert worked_out == font_files.scripts(api.app[INGEST].font_dir)
     assert (await api.with_key(None).get("/health")).json["scripts"] == list(worked_out)
 

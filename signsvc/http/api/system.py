@@ -15,13 +15,13 @@ HEALTH_TIMEOUT_SECONDS = 2.0
 
 async def health(request: web.Request) -> web.Response:
     """200 while the database answers, 503 otherwise: for load balancers and waiting test suites. The 200 also
-    says which scripts the fonts draw, as worked out before the ready line (`font_files.scripts`): no font is
-    read here, so the first call after a start answers as fast as any."""
+    says which scripts the fonts draw, as worked out from the start on (`font_files.scripts`): no font is read
+    here; a call in the first tens of milliseconds after the ready line may wait for them."""
     try:
         await asyncio.wait_for(request.app[DB].ping(), HEALTH_TIMEOUT_SECONDS)
     except (StorageError, TimeoutError):
         return json_response({"status": "unavailable", "database": "unreachable"}, status=503)
-    scripts: tuple[str, ...] = request.app[FONT_SCRIPTS]
+    scripts = await asyncio.shield(request.app[FONT_SCRIPTS])  # shared: a client that leaves cancels only its wait
     return json_response({"status": "ok", "database": "ok", "scripts": list(scripts)})
 
 
