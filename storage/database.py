@@ -70,9 +70,9 @@ class Database(Connection):
     """A pool of connections to one database; statements outside a transaction autocommit."""
 
     dialect: str
-    # The statements run so far, in transactions or not: named queries, scripts and notifications; not the
-    # transactions' BEGIN and COMMIT, nor what the notification and watcher connections ask. Tests read it before
-    # and after a request.
+    # The named queries run so far, in transactions or not: the statements the code asks for, counted alike on
+    # both backends (not a migration's script, a notification, a transaction's BEGIN and COMMIT, nor what the
+    # notification and watcher connections ask). Tests read it before and after a request.
     statements: int = 0
     # True when only one process may use the database (SQLite): work left running at start
     # belongs to a dead process and can be taken back at once.

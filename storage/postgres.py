@@ -69,11 +69,9 @@ class _Transaction(Connection):
         return await _run(self._conn, query, params)
 
     async def run_script(self, sql: str) -> None:
-        self._db.statements += 1
         await self._conn.execute(sql)
 
     async def notify(self, channel: str) -> None:
-        self._db.statements += 1
         await self._conn.execute("SELECT pg_notify($1, '')", self._scope + channel)
         self.channels.add(channel)
 

@@ -43,6 +43,7 @@ class _Session(Connection):
         self.channels: set[str] = set()
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        self._db.statements += 1
         return await self._db._run(self.queries[query], params)
 
     async def run_script(self, sql: str) -> None:
@@ -83,8 +84,7 @@ class SQLiteDatabase(Database):
             await conn.execute(f"PRAGMA {pragma}")
         return cls(conn, path, single_process=single_process)
 
-    async def _run(self, sql: str, params: dict[str, Any], *, counted: bool = True) -> list[Row]:
-        self.statements += counted
+    async def _run(self, sql: str, params: dict[str, Any]) -> list[Row]:
         try:
             rows = await self._conn.execute_fetchall(sql, {k: _adapt(v) for k, v in params.items()})
         except (sqlite3.Error, ValueError) as exc:  # aiosqlite raises ValueError once closed
@@ -92,6 +92,7 @@ class SQLiteDatabase(Database):
         return [dict(row) for row in rows]
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
+        self.statements += 1
         async with self._lock:
             return await self._run(self.queries[query], params)
 
@@ -106,13 +107,13 @@ class SQLiteDatabase(Database):
     async def transaction(self) -> AsyncIterator[Connection]:
         session = _Session(self)
         async with self._lock:
-            await self._run("BEGIN IMMEDIATE", {}, counted=False)
+            await self._run("BEGIN IMMEDIATE", {})
             try:
                 yield session
             except BaseException:
-                await self._run("ROLLBACK", {}, counted=False)
+                await self._run("ROLLBACK", {})
                 raise
-            await self._run("COMMIT", {}, counted=False)
+            await self._run("COMMIT", {})
         for channel in session.channels:
             self._wake(channel)
 

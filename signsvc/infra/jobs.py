@@ -37,7 +37,7 @@ from typing import Any
 import storage.jobs as stored
 from signsvc.infra import retries
 from signsvc.infra.clock import Clock
-from signsvc.infra.retries import Backoff as Backoff  # the schedule a kind follows (its named ones: retries)
+from signsvc.infra.retries import Backoff
 from storage import Connection, Database, StorageError
 from storage.records import Job, JobStatus
 

@@ -47,8 +47,8 @@ class Backoff:
         return None if failures >= self.attempts else clock.now() + self.delay(failures)
 
 
-# A job's handler failed (the database away, a bug): quick first retries for a blip, then every six hours
-# for a longer outage; ten runs span about two days.
+# A job's handler failed (the database away, a bug): quick first retries for a blip, then doubling waits
+# (1, 2, 4 ... 256 minutes) for a longer outage; ten runs span about eight and a half hours.
 JOBS = Backoff()
 
 # An email the SMTP server did not take: about ten hours of tries (1, 3, 9, 27, 81 minutes, then every two

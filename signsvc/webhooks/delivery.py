@@ -39,9 +39,6 @@ CONNECTIONS = 100
 # Beside them, for the test webhook, which someone waits for and which never queues behind a backlog.
 UNQUEUED_CONNECTIONS = 4
 NO_ANSWER = "No HTTP answer: the connection failed, broke off or timed out"
-# A handler failure (the database away, a payload that cannot be built) is not a failed attempt:
-# the job retries on its own schedule, and the delivery keeps its place.
-HANDLER_RETRIES = retries.WEBHOOK_HANDLER
 
 
 @dataclass(frozen=True)
@@ -131,7 +128,7 @@ class Deliverer:
         self.fast_retries = fast_retries
 
     def kinds(self) -> list[jobs.Kind]:
-        return [jobs.Kind(endpoints.DELIVER, self.deliver, backoff=HANDLER_RETRIES, batch=self.deliver_batch)]
+        return [jobs.Kind(endpoints.DELIVER, self.deliver, backoff=retries.WEBHOOK_HANDLER, batch=self.deliver_batch)]
 
     async def deliver(self, payload: dict[str, Any]) -> datetime | None:
         """Makes the delivery's next attempt if it is pending and due; answers when to run again."""
@@ -205,8 +202,8 @@ class Deliverer:
         return stored.Attempted(delivery, outcome.attempted_at, outcome.response_status, outcome.error,
                                 outcome.duration_ms, status, failures, next_at)
 
-    def _retries(self, event_type: str) -> jobs.Backoff:
-        schedule = endpoints.retries(event_type)
+    def _retries(self, event_type: str) -> retries.Backoff:
+        schedule = retries.webhook_delivery(event_type)
         return schedule.fast() if self.fast_retries else schedule
 
 

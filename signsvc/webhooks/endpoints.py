@@ -21,7 +21,6 @@ import storage.webhooks as stored
 from signsvc.accounts import auth
 from signsvc.infra import addresses, errors, jobs, json_fields
 from signsvc.infra.clock import Clock
-from signsvc.infra.retries import webhook_delivery
 from storage import Connection, Database
 from storage.accounts import default_account
 from storage.records import DeliveryStatus, Event, Principal, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -61,9 +60,6 @@ HTTP_URL = re.compile(HTTP_URL_PATTERN)
 PRIVATE_ADDRESS = "a private or local network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
 # A host name of a new URL is looked up this long at most (public-only); one that does not answer in time is refused.
 RESOLVE_SECONDS = 5
-
-# The schedule of a delivery by its event type (delivery.py asks here; signsvc.infra.retries holds them all).
-retries = webhook_delivery
 
 
 @dataclass(frozen=True)

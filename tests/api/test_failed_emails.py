@@ -42,8 +42,8 @@ async def kit(aiohttp_client, make_app, refusing) -> Api:
 
 
 async def run_out_the_retries(worker: jobs.Worker, clock) -> None:
-    """Runs the sending jobs through every retry, moving the clock past each wait (six hours is the longest
-    of any job's backoff, the invitations' among them)."""
+    """Runs the sending jobs through every retry, moving the clock past each wait (`retries.JOBS.longest`, six
+    hours, is at least the longest wait of any schedule the emails' jobs follow)."""
     for _ in range(retries.EMAILS.attempts + 2):
         await worker.drain()
         clock.advance(retries.JOBS.longest)

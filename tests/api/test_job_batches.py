@@ -6,7 +6,8 @@ from datetime import timedelta
 
 import storage.jobs as stored
 from signsvc.infra import jobs
-from signsvc.infra.jobs import Backoff, GiveUp, Kind, Worker
+from signsvc.infra.jobs import GiveUp, Kind, Worker
+from signsvc.infra.retries import Backoff
 from storage.records import JobStatus
 from tests.support.databases import open_db
 

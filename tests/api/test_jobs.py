@@ -8,7 +8,8 @@ import pytest
 
 import storage.jobs as stored
 from signsvc.infra import jobs
-from signsvc.infra.jobs import Backoff, Kind, Worker
+from signsvc.infra.jobs import Kind, Worker
+from signsvc.infra.retries import Backoff
 from storage.records import JobStatus
 from tests.support.databases import open_db
 

@@ -108,7 +108,7 @@ async def test_an_unknown_query_name_is_an_error(db):
         await db.fetch_all("drop_everything")
 
 
-async def test_a_database_counts_the_statements_it_runs_in_transactions_or_not_without_begin_and_commit(db):
+async def test_a_database_counts_the_named_queries_it_runs_in_transactions_or_not_without_begin_and_commit(db):
     before = db.statements
     await db.fetch_all("ping")
     async with db.transaction() as tx:

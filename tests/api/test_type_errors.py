@@ -59,4 +59,3 @@ async def test_a_value_of_the_wrong_type_is_refused_in_the_same_words_on_every_e
     for method, path, body, answer in WRONG_TYPES[type_name]:
         reply = await api.request(method, path.format(**records), json=filled(body, records))
         assert (reply.status, reply.json) == (422, {"error": answer}), (method, path)
-        assert f" must be a {type_name}" in answer

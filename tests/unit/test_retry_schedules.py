@@ -5,8 +5,8 @@ The jobs and deliveries that follow them are in tests/api/test_jobs.py and tests
 import itertools
 from datetime import timedelta
 
+from signsvc.infra import retries
 from signsvc.infra.retries import Backoff
-from signsvc.webhooks import endpoints
 
 
 def test_backoff_doubles_from_one_minute():
@@ -25,7 +25,7 @@ def test_backoff_answers_the_next_time_until_its_attempts_are_used(clock):
 def test_retries_follow_the_spec_schedule(clock):
     """1, 2, 4, 8 ... minutes: 12 attempts over 34.1 hours; form.completed 14 attempts over 5.7 days."""
     for event_type, attempts, span_minutes in (("template.updated", 12, 2047), ("form.completed", 14, 8191)):
-        schedule, start, failures = endpoints.retries(event_type), clock.now(), 0
+        schedule, start, failures = retries.webhook_delivery(event_type), clock.now(), 0
         moments = [start]
         while (moment := schedule.next_at(failures + 1, clock)) is not None:
             failures += 1
