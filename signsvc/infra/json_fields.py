@@ -18,31 +18,25 @@ MAX_OBJECT_BYTES = 64 * 1024
 _PATH_PARTS_SHOWN = 6
 
 
-def text(body: dict[str, Any], key: str, *, where: errors.Location = (), label: str | None = None,
-         limit: int | None = None) -> str | None:
-    """A string or null of `body`, which is at `where` in the request; `label`, when given, names the field in the
-    message instead (a place the caller writes out itself; the refusal then carries no location)."""
+def text(body: dict[str, Any], key: str, *, where: errors.Location = (), limit: int | None = None) -> str | None:
+    """A string or null of `body`, which is at `where` in the request."""
     value = body.get(key)
     if value is not None and not isinstance(value, str):
-        raise _refused((*where, key), errors.must_be(str), label)
+        raise errors.at((*where, key), errors.must_be(str))
     if value is not None and limit is not None and len(value) > limit:
-        raise _refused((*where, key), f"is too long: at most {limit} characters", label)
+        raise errors.at((*where, key), f"is too long: at most {limit} characters")
     return value
 
 
-def flag(body: dict[str, Any], key: str, default: bool | None = None, *, where: errors.Location = (),
-         label: str | None = None) -> bool:
+def flag(body: dict[str, Any], key: str, default: bool | None = None, *, where: errors.Location = ()) -> bool:
     """A JSON boolean; absent or null gives `default`, and without a default it is required."""
     value = body.get(key)
     if value is None and default is not None:
         return default
     if not isinstance(value, bool):
-        raise _refused((*where, key), "must be true or false", label)
+        raise errors.at((*where, key), "must be true or false")
     return value
 
-
-def _refused(location: errors.Location, problem: str, label: str | None) -> errors.Invalid:
-    return errors.Invalid(f"{label} {problem}") if label else errors.at(location, problem)
 
 
 def utc_moment(text: str) -> datetime:

@@ -281,7 +281,7 @@ def fields_rules(raw: dict[str, Any], where: errors.Location) -> dict[str, Valid
         rules = {**rules, **{key: value for key, value in named.items() if value is not None}}
         if rules:
             try:
-                checked = template_fields.validation(rules, "validation")
+                checked = template_fields.validation(rules, ("validation",))
             except errors.Invalid as refused:
                 raise errors.located(refused.message, place, "validation") from None
             found[item.get("name") or item.get("uuid")] = checked

@@ -59,101 +59,102 @@ class Page:
     page_count: int
 
 
-def fields(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_page: int) -> list[Field]:
+def fields(raw: Any, roles: Roles, documents: list[Page], where: errors.Location, *, first_page: int) -> list[Field]:
     """Checked fields; areas name their document by `attachment_uuid` (the first document when absent
     and there is only one choice) and their page counting from `first_page`."""
     if not isinstance(raw, list):
-        raise errors.Invalid(f"{where} {errors.must_be(list)}")
+        raise errors.at(where, errors.must_be(list))
     if len(raw) > MAX_FIELDS:
-        raise errors.Invalid(f"{where} has {len(raw)} fields: a template has at most {MAX_FIELDS}")
-    return [field(item, roles, documents, f"{where}[{index}]", first_page=first_page) for index, item in enumerate(raw)]
+        raise errors.at(where, f"has {len(raw)} fields: a template has at most {MAX_FIELDS}")
+    return [field(item, roles, documents, (*where, index), first_page=first_page) for index, item in enumerate(raw)]
 
 
-def field(raw: Any, roles: Roles, documents: list[Page], where: str, *, first_page: int) -> Field:
+def field(raw: Any, roles: Roles, documents: list[Page], where: errors.Location, *, first_page: int) -> Field:
     _require_object(raw, where)
     kind = raw.get("type", "text")
     if kind not in FIELD_TYPES:
-        raise errors.Invalid(f"{where}.type must be one of: {', '.join(FIELD_TYPES)}")
+        raise errors.at((*where, "type"), f"must be one of: {', '.join(FIELD_TYPES)}")
     role_uuid = raw.get("submitter_uuid")
     if not (isinstance(role_uuid, str) and roles.has_uuid(role_uuid)):
-        role_uuid = roles.uuid_for(json_fields.text(raw, "role", label=f"{where}.role"))
+        role_uuid = roles.uuid_for(json_fields.text(raw, "role", where=where))
     result: Field = {
         "uuid": raw["uuid"] if isinstance(raw.get("uuid"), str) and raw["uuid"] else new_uuid(),
         "submitter_uuid": role_uuid,
-        "name": json_fields.text(raw, "name", label=f"{where}.name") or "",
+        "name": json_fields.text(raw, "name", where=where) or "",
         "type": kind,
-        "required": json_fields.flag(raw, "required", True, label=f"{where}.required"),
-        "readonly": json_fields.flag(raw, "readonly", False, label=f"{where}.readonly"),
+        "required": json_fields.flag(raw, "required", True, where=where),
+        "readonly": json_fields.flag(raw, "readonly", False, where=where),
         "preferences": _object(raw, "preferences", where),
     }
     for key in _TEXTS:
-        if (value := json_fields.text(raw, key, label=f"{where}.{key}")) is not None:
+        if (value := json_fields.text(raw, key, where=where)) is not None:
             result[key] = value
     if "default_value" in raw and raw["default_value"] is not None:
         result["default_value"] = raw["default_value"]
     if "validation" in raw and raw["validation"] is not None:
-        result["validation"] = validation(_object(raw, "validation", where), f"{where}.validation")
+        result["validation"] = validation(_object(raw, "validation", where), (*where, "validation"))
     options = _options(raw, kind, where)
     if options is not None:
         result["options"] = options
-    result["areas"] = _areas(raw.get("areas", []), options, documents, f"{where}.areas", first_page)
+    result["areas"] = _areas(raw.get("areas", []), options, documents, (*where, "areas"), first_page)
     return result
 
 
-def validation(rules: Mapping[str, object], where: str) -> Validation:
+def validation(rules: Mapping[str, object], where: errors.Location) -> Validation:
     """A field's `validation`, its `pattern` (if any) in the syntax `patterns` accepts."""
     pattern = rules.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
-        raise errors.Invalid(f"{where}.pattern {errors.must_be(str)}")
+        raise errors.at((*where, "pattern"), errors.must_be(str))
     if pattern and (problem := patterns.problem(pattern)):
-        raise errors.Invalid(f"{where}.pattern is invalid: it {problem}")
+        raise errors.at((*where, "pattern"), f"is invalid: it {problem}")
     return cast(Validation, rules)  # its pattern checked; the rest is read as any object
 
 
-def refuse_stored_patterns(fields: list[Field], where: str) -> None:
+def refuse_stored_patterns(fields: list[Field], where: errors.Location) -> None:
     """422 naming the first field whose stored pattern is no longer accepted (saved before patterns were checked)."""
     for index, field in enumerate(fields):
         if isinstance(field.get("validation"), dict):
-            validation(field["validation"], f"{where}[{index}].validation")
+            validation(field["validation"], (*where, index, "validation"))
 
 
-def _options(raw: dict[str, Any], kind: str, where: str) -> list[Option] | None:
+def _options(raw: dict[str, Any], kind: str, where: errors.Location) -> list[Option] | None:
     options = raw.get("options")
     if kind not in WITH_OPTIONS:
         return None
     if not isinstance(options, list) or not options:
-        raise errors.Invalid(f"{where}.options must be a non-empty array for a {kind} field")
+        raise errors.at((*where, "options"), f"must be a non-empty array for a {kind} field")
     result: list[Option] = []
     for index, option in enumerate(options):
         value = option.get("value") if isinstance(option, dict) else option
         if not isinstance(value, (str, int, float)) or isinstance(value, bool) or str(value) == "":
-            raise errors.Invalid(f"{where}.options[{index}] must be a text or an object with a value")
+            raise errors.at((*where, "options", index), "must be a text or an object with a value")
         given = option.get("uuid") if isinstance(option, dict) else None
         uuid = given if isinstance(given, str) else new_uuid()
         result.append({"uuid": uuid, "value": str(value)})
     return result
 
 
-def _areas(raw: Any, options: list[Option] | None, documents: list[Page], where: str,
+def _areas(raw: Any, options: list[Option] | None, documents: list[Page], where: errors.Location,
            first_page: int) -> list[Area]:
     if not isinstance(raw, list):
-        raise errors.Invalid(f"{where} {errors.must_be(list)}")
-    return [_area(item, options, documents, f"{where}[{index}]", first_page) for index, item in enumerate(raw)]
+        raise errors.at(where, errors.must_be(list))
+    return [_area(item, options, documents, (*where, index), first_page) for index, item in enumerate(raw)]
 
 
-def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: str,
+def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: errors.Location,
           first_page: int) -> Area:
     _require_object(raw, where)
     x, y, w, h = (_fraction(raw, key, where) for key in ("x", "y", "w", "h"))
     if x + w > 1 + _EPSILON or y + h > 1 + _EPSILON:
-        raise errors.Invalid(f"{where} must lie inside the page: x + w and y + h must not exceed 1")
+        raise errors.at(where, "must lie inside the page: x + w and y + h must not exceed 1")
     document = _document(raw, documents, where)
     page = raw.get("page", first_page)
     if not isinstance(page, int) or isinstance(page, bool):
-        raise errors.Invalid(f"{where}.page must be an integer")
+        raise errors.at((*where, "page"), "must be an integer")
     if not first_page <= page < first_page + document.page_count:
-        raise errors.Invalid(f"{where}.page {page} does not exist: the document has {document.page_count} "
-                             f"page{'s' if document.page_count != 1 else ''} (pages start at {first_page})")
+        pages = f"{document.page_count} page{'s' if document.page_count != 1 else ''}"
+        raise errors.at((*where, "page"), f"{page} does not exist: the document has {pages} "
+                                          f"(pages start at {first_page})")
     area: Area = {"x": x, "y": y, "w": w, "h": h, "attachment_uuid": document.document_uuid, "page": page - first_page}
     if "cell_w" in raw:
         area["cell_w"] = _fraction(raw, "cell_w", where)
@@ -161,37 +162,37 @@ def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: 
     if options is not None and option is not None:
         match = next((o for o in options if option in (o["value"], o["uuid"])), None)
         if match is None:
-            raise errors.Invalid(f"{where}.option must be one of the field's options")
+            raise errors.at((*where, "option"), "must be one of the field's options")
         area["option_uuid"] = match["uuid"]
     return area
 
 
-def _document(raw: dict[str, Any], documents: list[Page], where: str) -> Page:
+def _document(raw: dict[str, Any], documents: list[Page], where: errors.Location) -> Page:
     wanted = raw.get("attachment_uuid")
     if wanted is None and len(documents) == 1:
         return documents[0]
     found = next((document for document in documents if document.document_uuid == wanted), None)
     if found is None:
-        raise errors.Invalid(f"{where}.attachment_uuid must name one of the template's documents")
+        raise errors.at((*where, "attachment_uuid"), "must name one of the template's documents")
     return found
 
 
-def _fraction(raw: dict[str, Any], key: str, where: str) -> float:
+def _fraction(raw: dict[str, Any], key: str, where: errors.Location) -> float:
     value = raw.get(key)
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
-        raise errors.Invalid(f"{where}.{key} must be a number from 0 to 1")
+        raise errors.at((*where, key), "must be a number from 0 to 1")
     return float(value)
 
 
-def _object(raw: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+def _object(raw: dict[str, Any], key: str, where: errors.Location) -> dict[str, Any]:
     value = raw.get(key) or {}
     if not isinstance(value, dict):
-        raise errors.Invalid(f"{where}.{key} {errors.must_be(dict)}")
+        raise errors.at((*where, key), errors.must_be(dict))
     if problem := json_fields.free_object_problem(value):
-        raise errors.Invalid(f"{where}.{key} {problem}")
+        raise errors.at((*where, key), problem)
     return value
 
 
-def _require_object(raw: Any, where: str) -> None:
+def _require_object(raw: Any, where: errors.Location) -> None:
     if not isinstance(raw, dict):
-        raise errors.Invalid(f"{where} {errors.must_be(dict)}")
+        raise errors.at(where, errors.must_be(dict))

@@ -141,7 +141,7 @@ class Templates:
             now = self.clock.now()
             source = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
             await patterns.prepare(patterns.found_in(source.fields))
-            template_fields.refuse_stored_patterns(source.fields, "fields")
+            template_fields.refuse_stored_patterns(source.fields, ("fields",))
             documents = await stored.list_documents(tx, source.id)
             await self._check_defaults(tx, source.account_id, source.fields)
             fresh = _fresh_uuids(source, documents)
@@ -202,7 +202,7 @@ class Templates:
         if "fields" in body:
             roles = roles or Roles(template.roles)
             pages = [Page(d.uuid, len(d.pages)) for d in await stored.list_documents(tx, template.id)]
-            changes["fields"] = template_fields.fields(body["fields"], roles, pages, "fields", first_page=0)
+            changes["fields"] = template_fields.fields(body["fields"], roles, pages, ("fields",), first_page=0)
             await self._check_defaults(tx, template.account_id, changes["fields"])
             changes["roles"] = roles.items
         return changes
@@ -234,10 +234,10 @@ def _fields_of_documents(raw_documents: list[Any],
     for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True)):
         pages = [Page(document.uuid, len(document.pages))]
         if raw.get("fields") is not None:
-            found += template_fields.fields(raw["fields"], roles, pages, f"documents[{index}].fields", first_page=1)
+            found += template_fields.fields(raw["fields"], roles, pages, ("documents", index, "fields"), first_page=1)
         else:
             found += template_fields.fields(_within_limit(document.form_fields, len(found), index), roles, pages,
-                                            f"documents[{index}] form fields", first_page=0)
+                                            ("documents", index, "form_fields"), first_page=0)
     if len(found) > template_fields.MAX_FIELDS:
         raise errors.Invalid(f"documents have {len(found)} fields: a template has at most "
                              f"{template_fields.MAX_FIELDS}")

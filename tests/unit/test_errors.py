@@ -6,6 +6,7 @@ import pytest
 
 from signsvc.infra import errors
 from signsvc.submissions import inputs
+from signsvc.templates import template_fields
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -50,3 +51,13 @@ def test_a_refusal_of_no_one_value_has_an_empty_location():
                                               (dict, "must be a Object")])
 def test_types_are_named_as_the_reference_names_them(expected, wording):
     assert errors.must_be(expected) == wording
+
+
+def test_a_template_fields_refusal_carries_its_place_as_the_submissions_do():
+    pages = [template_fields.Page("doc", 1)]
+    raw = [{"name": "Ok", "areas": []}, {"name": "Area", "areas": [{"x": 0.5, "y": 0, "w": 0.1, "h": 0.1, "page": 3}]}]
+    with pytest.raises(errors.Invalid) as refused:
+        template_fields.fields(raw, template_fields.Roles(), pages, ("documents", 0, "fields"), first_page=1)
+    assert refused.value.location == ("documents", 0, "fields", 1, "areas", 0, "page")
+    assert refused.value.message == ("documents[0].fields[1].areas[0].page 3 does not exist: the document has 1 page "
+                                     "(pages start at 1)")
