@@ -112,7 +112,7 @@ async def open_files(db: Database, clock: Clock, config: Config, urls: Urls) -> 
 
 def outbox(db: Database, clock: Clock, files: Files, config: Config) -> Outbox:
     smtp_server = smtp.parse_smtp_url(config.smtp_url) if config.smtp_url else None
-    return Outbox(db, clock, files, urls=files.urls, smtp_server=smtp_server, sender=config.mail_from,
+    return Outbox(db, clock, files, smtp_server=smtp_server, sender=config.mail_from,
                   per_recipient_hour=config.emails_per_recipient_hour)
 
 
@@ -210,7 +210,7 @@ class _Parts:
         # In a thread while the start goes on (HarfBuzz and the fonts' files: tens of milliseconds), not awaited here.
         app[appkeys.FONT_SCRIPTS] = asyncio.ensure_future(asyncio.to_thread(font_files.scripts, config.font_dir))
         mail = outbox(db, clock, files, config)
-        invitations = Invitations(db, clock, mail)
+        invitations = Invitations(db, clock, mail, files.urls)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
         identity = await signing_identity(db, clock, pool, config)
         previews = Previews(db, clock, files, pool, config.font_dir)

@@ -29,7 +29,6 @@ import storage.files as stored_files
 from signsvc.infra import errors, jobs, retries, smtp
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
-from signsvc.infra.urls import Urls
 from storage import Connection, Database
 from storage.records import Email
 
@@ -76,14 +75,14 @@ def format_time(moment: datetime) -> str:
 
 
 class Outbox:
-    """Queues and sends emails. `urls` builds the links they carry; `sender` is their From."""
+    """Queues and sends emails; `sender` is their From (by default an address of the site's host)."""
 
-    def __init__(self, db: Database, clock: Clock, files: Files, *, urls: Urls, smtp_server: smtp.Server | None,
+    def __init__(self, db: Database, clock: Clock, files: Files, *, smtp_server: smtp.Server | None,
                  sender: str | None = None, per_recipient_hour: int = 0) -> None:
         self.db, self.clock, self.files = db, clock, files
         self.per_recipient_hour = per_recipient_hour  # 0: no cap
-        self.urls, self.smtp_server = urls, smtp_server
-        self.host = urls.host
+        self.smtp_server = smtp_server
+        self.host = files.urls.host
         self.sender = sender or f"signsvc@{self.host}"
 
     async def queue(self, tx: Connection, *, account_id: int, kind: str, to: str, composed: Composed,

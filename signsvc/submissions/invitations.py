@@ -17,6 +17,7 @@ import storage.submissions as stored
 from signsvc.infra import jobs, mail, retries
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Composed, Outbox
+from signsvc.infra.urls import Urls
 from signsvc.submissions import statuses
 from storage import Connection, Database
 from storage.records import Submission, Submitter
@@ -27,12 +28,12 @@ SUBJECT = "You are invited to sign a document"
 
 
 class Invitations:
-    def __init__(self, db: Database, clock: Clock, outbox: Outbox) -> None:
-        self.db, self.clock, self.outbox = db, clock, outbox
+    def __init__(self, db: Database, clock: Clock, outbox: Outbox, urls: Urls) -> None:
+        self.db, self.clock, self.outbox, self.urls = db, clock, outbox, urls
 
     def link(self, submitter: Submitter) -> str:
         """The signing form of the submitter: whoever holds it can sign."""
-        return self.outbox.urls.signing_form(submitter.slug)
+        return self.urls.signing_form(submitter.slug)
 
     async def invite_due(self, tx: Connection, submission: Submission, submitters: list[Submitter], *,
                          account_name: str | None = None) -> list[Submitter]:
