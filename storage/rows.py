@@ -11,7 +11,14 @@ import typing
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import orjson
+
 T = TypeVar("T")
+# orjson reads an integer beyond 64 bits as a float: JSON holding a run of 19 digits is read the standard way. The
+# run is looked for in the text's bytes with digits turned to 1 and the rest to 0 (a regular expression takes longer
+# than the parse).
+_DIGITS = bytes(48 <= byte <= 57 for byte in range(256))
+_LONG_NUMBER = b"\x01" * 19
 
 
 def json_time(moment: datetime) -> str:
@@ -39,6 +46,19 @@ def records(cls: type[T], rows: list[dict[str, Any]]) -> list[T]:
     return [required(cls, row) for row in rows]
 
 
+def from_json(text: str) -> Any:
+    """A JSON column's text as Python values, the same the standard library reads, in a fraction of its time (orjson);
+    what orjson refuses (a lone surrogate, NaN, deep nesting) or reads otherwise (long integers) goes the standard
+    library's way."""
+    try:
+        data = text.encode()
+        if _LONG_NUMBER not in data.translate(_DIGITS):
+            return orjson.loads(data)
+    except (UnicodeEncodeError, orjson.JSONDecodeError):
+        pass
+    return json.loads(text)
+
+
 def to_datetime(value: datetime | str | None) -> datetime | None:
     return datetime.fromisoformat(value) if isinstance(value, str) else value
 
@@ -63,7 +83,7 @@ def _converter(hint: Any) -> typing.Callable[[Any], Any]:
     if base is bool:
         return lambda v: None if v is None else bool(v)
     if base in (dict, list) or typing.is_typeddict(base):
-        return lambda v: json.loads(v) if isinstance(v, str) else v
+        return lambda v: from_json(v) if isinstance(v, str) else v
     if isinstance(base, type) and issubclass(base, enum.Enum):
         return lambda v: None if v is None else base(v)
     return lambda v: v
