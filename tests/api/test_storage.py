@@ -86,6 +86,15 @@ async def test_records_keep_timestamps_to_the_microsecond_json_and_enums(db):
     assert again.status.value == "pending"
 
 
+async def test_json_keeps_integers_beyond_64_bits_as_integers(db):
+    clock = ManualClock()
+    payload = {"big": 2**70, "low": -(2**63) - 1, "usual": [1, 0.5, "1234567890123456789012"]}
+    async with db.transaction() as tx:
+        job = await stored_jobs.insert_job(tx, kind="k", payload=payload, run_at=clock.now(), now=clock.now())
+    again = await stored_jobs.get_job(db, job.id)
+    assert again.payload == payload and isinstance(again.payload["big"], int) and isinstance(again.payload["low"], int)
+
+
 async def test_ids_are_integers_and_never_reused_after_a_delete(db):
     clock = ManualClock()
     async with db.transaction() as tx:

@@ -65,7 +65,7 @@ async def index(request: web.Request) -> web.Response:
     except errors.Invalid as refused:
         problem = refused.message
     listing = newest_first.listing(found, PAGE_SIZE, after)
-    related = await loaders.page(request.app[DB], console.principal.account_id, list(listing.items))
+    related = await loaders.signers_page(request.app[DB], console.principal.account_id, list(listing.items))
     now = request.app[CLOCK].now()
     return shell.render(
         request, "console/submissions.html", console.session, console=console, status=422 if problem else 200,
