@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import Email
+from storage.outbound_records import Email
 from storage.rows import record, records, required
 
 

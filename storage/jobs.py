@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from storage.database import Connection
-from storage.records import Job, JobStatus
+from storage.outbound_records import Job, JobStatus
 from storage.rows import json_time, record, records, to_datetime
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from storage.outbound_records import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from storage.rows import json_time, record, records, required
 
 

@@ -14,7 +14,7 @@ from signsvc.infra.urls import Urls
 from signsvc.webhooks import endpoints
 from signsvc.webhooks.endpoints import WebhookEndpoints
 from storage import Database
-from storage.records import DeliveryStatus
+from storage.outbound_records import DeliveryStatus
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:

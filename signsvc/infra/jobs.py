@@ -39,7 +39,7 @@ from signsvc.infra import retries
 from signsvc.infra.clock import Clock
 from signsvc.infra.retries import Backoff
 from storage import Connection, Database, StorageError
-from storage.records import Job, JobStatus
+from storage.outbound_records import Job, JobStatus
 
 log = logging.getLogger(__name__)
 CHANNEL = "signsvc_jobs"

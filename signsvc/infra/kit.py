@@ -12,7 +12,7 @@ import storage.files as stored_files
 from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
 from storage import Database, reset
-from storage.records import Email
+from storage.outbound_records import Email
 
 _LINK = re.compile(r"https?://[^\s<>\"')\]]+")
 

@@ -30,7 +30,7 @@ from signsvc.infra import errors, jobs, retries, smtp
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from storage import Connection, Database
-from storage.records import Email
+from storage.outbound_records import Email
 
 SEND_JOB = "mail.send"
 _VARIABLE = re.compile(r"\{+\s*([a-z_]+(?:\.[a-z_]+)*)\s*\}+", re.IGNORECASE)

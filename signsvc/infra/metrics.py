@@ -30,7 +30,7 @@ from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Status as EmailStatus
 from signsvc.infra.pool import PdfPool
 from storage import Database, StorageError
-from storage.records import DeliveryStatus
+from storage.outbound_records import DeliveryStatus
 
 if TYPE_CHECKING:
     from prometheus_client import Counter, Histogram

@@ -31,7 +31,7 @@ from signsvc.webhooks import endpoints, signature
 from signsvc.webhooks.payloads import Payloads
 from signsvc.wire.encoding import encoded, iso
 from storage import Database
-from storage.records import DeliveryStatus, WebhookDelivery, WebhookEndpoint
+from storage.outbound_records import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 
 USER_AGENT = "signsvc-webhooks/1"
 # Connections open at once across every endpoint, kept alive between deliveries (one pool per host).

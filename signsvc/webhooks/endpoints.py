@@ -23,7 +23,8 @@ from signsvc.infra import addresses, errors, jobs, json_fields
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
 from storage.accounts import default_account
-from storage.records import DeliveryStatus, Event, Principal, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from storage.outbound_records import DeliveryStatus, Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from storage.records import Principal
 
 EVENT_TYPES = ("form.viewed", "form.started", "form.completed", "form.declined", "submission.created",
                "submission.completed", "submission.expired", "submission.archived", "template.created",

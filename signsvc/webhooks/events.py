@@ -10,7 +10,7 @@ import storage.events as stored
 from signsvc.infra.clock import Clock
 from signsvc.webhooks import endpoints
 from storage import Connection
-from storage.records import Event
+from storage.outbound_records import Event
 
 
 async def record(tx: Connection, clock: Clock, *, account_id: int, event_type: str, record_type: str,

@@ -6,7 +6,7 @@ from typing import Any
 
 from signsvc.webhooks.delivery import Outcome
 from signsvc.webhooks.endpoints import Changed, Delivered
-from storage.records import WebhookAttempt, WebhookEndpoint
+from storage.outbound_records import WebhookAttempt, WebhookEndpoint
 
 
 def endpoint_json(endpoint: WebhookEndpoint) -> dict[str, Any]:

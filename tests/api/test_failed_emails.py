@@ -8,7 +8,7 @@ import storage.jobs as stored_jobs
 from signsvc.http.appkeys import OUTBOX, WORKER
 from signsvc.infra import jobs, mail, retries
 from signsvc.submissions import invitations
-from storage.records import JobStatus
+from storage.outbound_records import JobStatus
 from tests.support.app import Api
 from tests.support.emails import invite
 from tests.support.signing import send, submission, template

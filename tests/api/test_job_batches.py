@@ -8,7 +8,7 @@ import storage.jobs as stored
 from signsvc.infra import jobs
 from signsvc.infra.jobs import GiveUp, Kind, Worker
 from signsvc.infra.retries import Backoff
-from storage.records import JobStatus
+from storage.outbound_records import JobStatus
 from tests.support.databases import open_db
 
 KIND = "test.batch"

@@ -14,7 +14,7 @@ import pytest
 import storage.emails as stored
 from signsvc.http.appkeys import OUTBOX, WORKER
 from signsvc.infra import jobs, mail
-from storage.records import Email
+from storage.outbound_records import Email
 from tests.support.emails import LINK, invite
 from tests.support.smtp_server import SmtpServer
 

@@ -10,7 +10,7 @@ import storage.webhooks as stored
 from signsvc.http.appkeys import DELIVERER, WORKER
 from signsvc.infra import retries
 from signsvc.webhooks import endpoints
-from storage.records import DeliveryStatus
+from storage.outbound_records import DeliveryStatus
 from tests.api.test_webhook_delivery import add_endpoint, create_template, log
 
 LEASE = timedelta(minutes=5)

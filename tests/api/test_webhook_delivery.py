@@ -16,7 +16,7 @@ from signsvc.infra import jobs
 from signsvc.webhooks import events
 from signsvc.webhooks.delivery import NO_ANSWER
 from signsvc.webhooks.signature import verify
-from storage.records import DeliveryStatus
+from storage.outbound_records import DeliveryStatus
 from tests.support.app import START, TEST_KEY, Api
 from tests.support.documents import b64, pdf
 

@@ -25,7 +25,8 @@ from signsvc.infra import errors, json_fields
 from signsvc.infra.kit import CapturedEmail
 from signsvc.submissions.submitters import Browser
 from signsvc.wire import testing_json, webhook_json
-from storage.records import DeliveryStatus, Submitter
+from storage.outbound_records import DeliveryStatus
+from storage.records import Submitter
 
 MAX_WAIT_SECONDS = 30
 POLL_SECONDS = 0.05

@@ -12,7 +12,7 @@ from signsvc.http.params import Query, read_json, record_id
 from signsvc.http.responses import json_response
 from signsvc.infra import errors
 from signsvc.wire import webhook_json
-from storage.records import DeliveryStatus
+from storage.outbound_records import DeliveryStatus
 
 
 async def index(request: web.Request) -> web.Response:

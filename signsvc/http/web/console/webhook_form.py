@@ -10,7 +10,7 @@ from multidict import MultiDictProxy
 
 from signsvc.http.web.console.forms import text
 from signsvc.webhooks.endpoints import DEFAULT_EVENTS
-from storage.records import WebhookEndpoint
+from storage.outbound_records import WebhookEndpoint
 
 # The form's input for each field of the body a refusal of the endpoints may be about (`forms.by_key`); a refusal
 # about no field (the most endpoints an account may have) is about the form as a whole.

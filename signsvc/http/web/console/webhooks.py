@@ -18,7 +18,7 @@ from signsvc.http.web.console.shell import Console
 from signsvc.http.web.console.webhook_form import INPUTS, Entered
 from signsvc.infra import errors
 from signsvc.webhooks.endpoints import EVENT_TYPES, MAX_ENDPOINTS, Changed
-from storage.records import DeliveryStatus, WebhookEndpoint
+from storage.outbound_records import DeliveryStatus, WebhookEndpoint
 
 HOME = "/console/webhooks"
 LOG_PAGE = 10
