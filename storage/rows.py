@@ -86,8 +86,10 @@ def _reading(cls: type[Any]) -> _Reading:
         raise TypeError(f"{cls.__name__} is not a record: rows fill records of two fields or more, all positional")
     hints = typing.get_type_hints(cls)
     converters = [_converter(hints[field.name]) for field in fields]
-    _READINGS[cls] = _Reading(operator.itemgetter(*(field.name for field in fields)),
-                              tuple((n, convert) for n, convert in enumerate(converters) if convert is not None))
+    _READINGS[cls] = _Reading(
+        operator.itemgetter(*(field.name for field in fields)),
+        tuple((n, convert) for n, convert in enumerate(converters) if convert is not None),
+    )
     return _READINGS[cls]
 
 

@@ -38,13 +38,11 @@ def flag(body: dict[str, Any], key: str, default: bool | None = None, *, where: 
     return value
 
 
-
 def utc_moment(text: str) -> datetime:
     """An ISO 8601 date or timestamp, also with a trailing "UTC" or "GMT", as UTC (a time without an
     offset is UTC). Raises ValueError or OverflowError for anything else."""
     moment = datetime.fromisoformat(re.sub(r"\s*(UTC|GMT)$", "", text.strip(), flags=re.IGNORECASE))
     return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
-
 
 
 def free_object_problem(value: dict[str, Any], *, sized: bool = True) -> str | None:
@@ -67,11 +65,13 @@ def too_deep(value: Any, limit: int) -> str | None:
         if depth > limit:
             return _path(node)
         if isinstance(item, dict):
-            pending += [(child, depth + 1, (key, node)) for key, child in item.items()
-                        if isinstance(child, (dict, list))]
+            pending += [
+                (child, depth + 1, (key, node)) for key, child in item.items() if isinstance(child, (dict, list))
+            ]
         elif isinstance(item, list):
-            pending += [(child, depth + 1, (index, node)) for index, child in enumerate(item)
-                        if isinstance(child, (dict, list))]
+            pending += [
+                (child, depth + 1, (index, node)) for index, child in enumerate(item) if isinstance(child, (dict, list))
+            ]
     return None
 
 

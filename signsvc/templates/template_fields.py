@@ -15,8 +15,22 @@ from signsvc.infra import errors, json_fields
 from signsvc.templates import patterns
 from storage.shapes import Area, Field, Option, Role, Validation
 
-FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "radio", "select", "multiple",
-               "image", "file", "stamp", "cells", "phone")
+FIELD_TYPES = (
+    "text",
+    "signature",
+    "initials",
+    "date",
+    "number",
+    "checkbox",
+    "radio",
+    "select",
+    "multiple",
+    "image",
+    "file",
+    "stamp",
+    "cells",
+    "phone",
+)
 WITH_OPTIONS = {"select", "radio", "multiple"}
 DEFAULT_ROLE = "First Party"
 # Far beyond any real form (long government forms have a few hundred); a template's fields are copied into
@@ -134,15 +148,17 @@ def _options(raw: dict[str, Any], kind: str, where: errors.Location) -> list[Opt
     return result
 
 
-def _areas(raw: Any, options: list[Option] | None, documents: list[Page], where: errors.Location,
-           first_page: int) -> list[Area]:
+def _areas(
+    raw: Any, options: list[Option] | None, documents: list[Page], where: errors.Location, first_page: int
+) -> list[Area]:
     if not isinstance(raw, list):
         raise errors.at(where, errors.must_be(list))
     return [_area(item, options, documents, (*where, index), first_page) for index, item in enumerate(raw)]
 
 
-def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: errors.Location,
-          first_page: int) -> Area:
+def _area(
+    raw: Any, options: list[Option] | None, documents: list[Page], where: errors.Location, first_page: int
+) -> Area:
     _require_object(raw, where)
     x, y, w, h = (_fraction(raw, key, where) for key in ("x", "y", "w", "h"))
     if x + w > 1 + _EPSILON or y + h > 1 + _EPSILON:
@@ -153,8 +169,9 @@ def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: 
         raise errors.at((*where, "page"), "must be an integer")
     if not first_page <= page < first_page + document.page_count:
         pages = f"{document.page_count} page{'s' if document.page_count != 1 else ''}"
-        raise errors.at((*where, "page"), f"{page} does not exist: the document has {pages} "
-                                          f"(pages start at {first_page})")
+        raise errors.at(
+            (*where, "page"), f"{page} does not exist: the document has {pages} (pages start at {first_page})"
+        )
     area: Area = {"x": x, "y": y, "w": w, "h": h, "attachment_uuid": document.document_uuid, "page": page - first_page}
     if "cell_w" in raw:
         area["cell_w"] = _fraction(raw, "cell_w", where)

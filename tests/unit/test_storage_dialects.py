@@ -29,7 +29,9 @@ async def test_configured_but_unreachable_postgres_fails_clearly():
 
 def test_named_parameters_become_numbered_for_postgres():
     assert numbered("SELECT * FROM t WHERE a = :a AND b::text = :b OR c = :a") == (
-        "SELECT * FROM t WHERE a = $1 AND b::text = $2 OR c = $1", ("a", "b"))
+        "SELECT * FROM t WHERE a = $1 AND b::text = $2 OR c = $1",
+        ("a", "b"),
+    )
 
 
 def test_sqlite_scripts_split_into_whole_statements():
@@ -37,11 +39,16 @@ def test_sqlite_scripts_split_into_whole_statements():
     assert len(split_statements(script)) == 2
 
 
-@pytest.mark.parametrize("text", [
-    '{"n": 18446744073709551616, "m": -9223372036854775809, "k": 123456789012345678901234567890}',
-    '[9223372036854775807, -9223372036854775808, 1e20, 0.1, -0.0, 5e-324]',
-    '{"name": "\\ud800 alone", "pair": "\\ud83d\\ude00", "again": 1, "again": 2}',
-    '[NaN, Infinity, -Infinity]', '"' + "1" * 19 + '"'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"n": 18446744073709551616, "m": -9223372036854775809, "k": 123456789012345678901234567890}',
+        "[9223372036854775807, -9223372036854775808, 1e20, 0.1, -0.0, 5e-324]",
+        '{"name": "\\ud800 alone", "pair": "\\ud83d\\ude00", "again": 1, "again": 2}',
+        "[NaN, Infinity, -Infinity]",
+        '"' + "1" * 19 + '"',
+    ],
+)
 def test_json_columns_read_as_the_standard_library_reads_them(text):
     read = from_json(text)
     assert read == json.loads(text) or repr(read) == repr(json.loads(text))  # NaN is not equal to itself
