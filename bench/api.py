@@ -79,8 +79,11 @@ def load_wrk(base_url: str, cpu_now: Callable[[], CpuTimes], warmup: float, seco
     """A warm-up run of wrk (its failures count, its figures do not), then the counted run; the
     server's CPU over the counted run, and wrk's own as the client's."""
     url = f"{base_url}/api/user"
-    options = {"connections": CONNECTIONS, "headers": {"X-Auth-Token": servers.BENCH_KEY},
-               "timeout_seconds": REQUEST_TIMEOUT_SECONDS}
+    options = {
+        "connections": CONNECTIONS,
+        "headers": {"X-Auth-Token": servers.BENCH_KEY},
+        "timeout_seconds": REQUEST_TIMEOUT_SECONDS,
+    }
     asyncio.run(check_user(base_url))
     errors = {}
     if warmup:
@@ -89,8 +92,14 @@ def load_wrk(base_url: str, cpu_now: Callable[[], CpuTimes], warmup: float, seco
     counted = wrk.run(url, seconds=int(seconds), **options)
     cpu = dataclasses.replace(cpu_now() - before, own=counted.cpu_seconds)
     out = counted.output
-    return Result(out.requests, counted.wall_seconds, out.requests_per_second,
-                  {p: out.latency_ms[p] for p in PERCENTILES}, {**errors, **out.errors}, cpu)
+    return Result(
+        out.requests,
+        counted.wall_seconds,
+        out.requests_per_second,
+        {p: out.latency_ms[p] for p in PERCENTILES},
+        {**errors, **out.errors},
+        cpu,
+    )
 
 
 async def load_python(base_url: str, cpu_now: Callable[[], CpuTimes], warmup: float, seconds: float) -> Result:
@@ -126,8 +135,14 @@ async def load_python(base_url: str, cpu_now: Callable[[], CpuTimes], warmup: fl
         cpu, *_ = await asyncio.gather(cpu_window(), *(worker() for _ in range(CONNECTIONS)))
     latencies.sort()
     ok = len(latencies) - errors[0]
-    return Result(ok, seconds, ok / seconds, {p: report.percentile(latencies, p / 100) * 1000 for p in PERCENTILES},
-                  {"failed requests": errors[0]} if errors[0] else {}, cpu)
+    return Result(
+        ok,
+        seconds,
+        ok / seconds,
+        {p: report.percentile(latencies, p / 100) * 1000 for p in PERCENTILES},
+        {"failed requests": errors[0]} if errors[0] else {},
+        cpu,
+    )
 
 
 def load(args: argparse.Namespace, server: servers.Server, processes: int) -> Result:
@@ -139,8 +154,9 @@ def load(args: argparse.Namespace, server: servers.Server, processes: int) -> Re
 
 
 def bench_bare(args: argparse.Namespace, processes: int) -> Result:
-    with servers.running("bare aiohttp" + _times(processes), servers.bare_argv(processes),
-                         servers.server_env(None)) as server:
+    with servers.running(
+        "bare aiohttp" + _times(processes), servers.bare_argv(processes), servers.server_env(None)
+    ) as server:
         return load(args, server, processes)
 
 
@@ -160,12 +176,14 @@ def targets(args: argparse.Namespace) -> dict[str, Callable[[], Result]]:
     """Each target on one process, then (with --workers N) on N."""
     counts = [1, args.workers] if args.workers > 1 else [1]
     chosen: dict[str, Callable[[], Result]] = {
-        f"bare aiohttp{_times(n)}": lambda n=n: bench_bare(args, n) for n in counts}
+        f"bare aiohttp{_times(n)}": lambda n=n: bench_bare(args, n) for n in counts
+    }
     for suffix, limits in [("", {})] + ([(" +limits", UNREACHED)] if args.with_limits else []):
         for kind in databases.kinds(args.skip_postgres):
             for n in counts:
-                chosen[f"signsvc {kind}{suffix}{_times(n)}"] = \
-                    lambda kind=kind, limits=limits, n=n: bench_signsvc(kind, limits, args, n)
+                chosen[f"signsvc {kind}{suffix}{_times(n)}"] = lambda kind=kind, limits=limits, n=n: bench_signsvc(
+                    kind, limits, args, n
+                )
     return chosen
 
 
@@ -195,45 +213,80 @@ def print_report(results: dict[str, list[Result]], args: argparse.Namespace) -> 
     rows = []
     for name, rounds in results.items():
         if failures(rounds):
-            rows.append([name, "FAILED", "-", "-", "-", "-", str(sum(n for r in rounds for n in r.errors.values())),
-                         *["-"] * 8])
+            rows.append(
+                [name, "FAILED", "-", "-", "-", "-", str(sum(n for r in rounds for n in r.errors.values())), *["-"] * 8]
+            )
             continue
         r = median_round(rounds)
         server = r.cpu.server + r.cpu.pool
         ceiling = "bare aiohttp" + (_times(args.workers) if on_one_process(name, args) else "")
-        rows.append([name, f"{r.rps:.0f}", f"{min(x.rps for x in rounds):.0f}-{max(x.rps for x in rounds):.0f}",
-                     *(f"{r.latency_ms[p]:.1f}" for p in PERCENTILES), "0", ratio_to(results, ceiling, r.rps),
-                     ratio_to(results, on_one_process(name, args), r.rps), report.percent(r.cpu.own, r.seconds),
-                     report.percent(server, r.seconds), report.percent(r.cpu.machine, r.seconds),
-                     report.percent(r.cpu.steal, r.seconds), f"{1000 * server / max(r.requests, 1):.3f}",
-                     f"{1000 * r.cpu.own / max(r.requests, 1):.3f}"])
-    report.print_table(["GET /api/user", "req/s", "range", *(f"p{p} ms" for p in PERCENTILES), "errors", "vs bare",
-                        "vs 1 proc", "client CPU", "server CPU", "machine CPU", "steal", "server CPU ms/req",
-                        "client CPU ms/req"], rows)
+        rows.append(
+            [
+                name,
+                f"{r.rps:.0f}",
+                f"{min(x.rps for x in rounds):.0f}-{max(x.rps for x in rounds):.0f}",
+                *(f"{r.latency_ms[p]:.1f}" for p in PERCENTILES),
+                "0",
+                ratio_to(results, ceiling, r.rps),
+                ratio_to(results, on_one_process(name, args), r.rps),
+                report.percent(r.cpu.own, r.seconds),
+                report.percent(server, r.seconds),
+                report.percent(r.cpu.machine, r.seconds),
+                report.percent(r.cpu.steal, r.seconds),
+                f"{1000 * server / max(r.requests, 1):.3f}",
+                f"{1000 * r.cpu.own / max(r.requests, 1):.3f}",
+            ]
+        )
+    report.print_table(
+        [
+            "GET /api/user",
+            "req/s",
+            "range",
+            *(f"p{p} ms" for p in PERCENTILES),
+            "errors",
+            "vs bare",
+            "vs 1 proc",
+            "client CPU",
+            "server CPU",
+            "machine CPU",
+            "steal",
+            "server CPU ms/req",
+            "client CPU ms/req",
+        ],
+        rows,
+    )
     for name, rounds in results.items():
         for failure in failures(rounds):
             print(f"failed [{name}]: {failure}")
-    print("\nEach row is the round with the median req/s (range: all rounds). A target with any failed request\n"
-          "(errors: failures over all rounds, warm-up included) shows no figures.\n"
-          "CPU columns: percent of one core over the counted window; client = wrk's own CPU (or this process's\n"
-          "with --client python); machine = all cores together, Postgres, kernel and anything else running\n"
-          "included; steal = CPU the hypervisor withheld from this VM.\n"
-          "server CPU ms/req: the server process's CPU time per counted request (Postgres's own work not included).\n"
-          "xN rows (--workers N): N serving processes on one port; vs bare is against bare aiohttp xN, vs 1 proc\n"
-          "against the same target on one process; server CPU is the launcher's or supervisor's and its workers'.")
+    print(
+        "\nEach row is the round with the median req/s (range: all rounds). A target with any failed request\n"
+        "(errors: failures over all rounds, warm-up included) shows no figures.\n"
+        "CPU columns: percent of one core over the counted window; client = wrk's own CPU (or this process's\n"
+        "with --client python); machine = all cores together, Postgres, kernel and anything else running\n"
+        "included; steal = CPU the hypervisor withheld from this VM.\n"
+        "server CPU ms/req: the server process's CPU time per counted request (Postgres's own work not included).\n"
+        "xN rows (--workers N): N serving processes on one port; vs bare is against bare aiohttp xN, vs 1 proc\n"
+        "against the same target on one process; server CPU is the launcher's or supervisor's and its workers'."
+    )
 
 
 def print_setup(args: argparse.Namespace) -> None:
-    print(f"GET /api/user, {CONNECTIONS} keep-alive connections, loopback; per target and round "
-          f"{args.warmup:g} s warm-up + {args.seconds:g} s counted; {args.rounds} round(s), targets in turns.")
+    print(
+        f"GET /api/user, {CONNECTIONS} keep-alive connections, loopback; per target and round "
+        f"{args.warmup:g} s warm-up + {args.seconds:g} s counted; {args.rounds} round(s), targets in turns."
+    )
     if args.client == "wrk":
         generator = f"wrk -t1 -c{CONNECTIONS} --latency, a subprocess"
     else:
         generator = "this process (aiohttp client)"
-    print(f"Load generator: {generator}, separate from each server process; all share "
-          f"this machine's {os.cpu_count()} CPU cores.")
-    print("signsvc: rate limits lifted (SIGNSVC_RATE_LIMIT_PER_KEY=0, SIGNSVC_RATE_LIMIT_PER_IP=0) unless "
-          "'+limits'; access log silenced (SIGNSVC_LOG_LEVEL=WARNING).")
+    print(
+        f"Load generator: {generator}, separate from each server process; all share "
+        f"this machine's {os.cpu_count()} CPU cores."
+    )
+    print(
+        "signsvc: rate limits lifted (SIGNSVC_RATE_LIMIT_PER_KEY=0, SIGNSVC_RATE_LIMIT_PER_IP=0) unless "
+        "'+limits'; access log silenced (SIGNSVC_LOG_LEVEL=WARNING)."
+    )
     print(f"Before the first target: {report.machine_line()}.\n")
 
 
@@ -249,12 +302,24 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=1.0, help="uncounted warm-up per target (default 1)")
     parser.add_argument("--rounds", type=int, default=1, help="rounds over all targets; the median is shown")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres targets")
-    parser.add_argument("--with-limits", action="store_true",
-                        help="also measure signsvc with rate limits on (set too high to be reached)")
-    parser.add_argument("--workers", type=int, default=1, metavar="N",
-                        help="also measure every target on N processes sharing the port (signsvc: run.py --workers N)")
-    parser.add_argument("--client", choices=["wrk", "python"], default="wrk",
-                        help="the load generator: wrk (default), or this process's aiohttp client (a second opinion)")
+    parser.add_argument(
+        "--with-limits",
+        action="store_true",
+        help="also measure signsvc with rate limits on (set too high to be reached)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="also measure every target on N processes sharing the port (signsvc: run.py --workers N)",
+    )
+    parser.add_argument(
+        "--client",
+        choices=["wrk", "python"],
+        default="wrk",
+        help="the load generator: wrk (default), or this process's aiohttp client (a second opinion)",
+    )
     args = parser.parse_args()
     if args.client == "wrk":
         if why := wrk.missing():

@@ -97,10 +97,12 @@ WARMUP_PER_SCRIPT = 2
 REQUEST_TIMEOUT_SECONDS = 120
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"
 # Field areas, relative to the page (0..1 from the top-left corner): per role a name box and a signature box.
-AREAS = {("First Party", "Full Name"): (0.08, 0.80, 0.35, 0.03),
-         ("First Party", "Signature"): (0.08, 0.85, 0.35, 0.07),
-         ("Second Party", "Full Name"): (0.55, 0.80, 0.35, 0.03),
-         ("Second Party", "Signature"): (0.55, 0.85, 0.35, 0.07)}
+AREAS = {
+    ("First Party", "Full Name"): (0.08, 0.80, 0.35, 0.03),
+    ("First Party", "Signature"): (0.08, 0.85, 0.35, 0.07),
+    ("Second Party", "Full Name"): (0.55, 0.80, 0.35, 0.03),
+    ("Second Party", "Signature"): (0.55, 0.85, 0.35, 0.07),
+}
 FIRST_PAGE_Y = 0.08  # on the first page the boxes sit at the top, on the last at the foot (AREAS)
 
 
@@ -134,10 +136,15 @@ def area_pages(pages: int) -> list[tuple[int, float]]:
 
 def api_fields(pages: int) -> list[dict[str, Any]]:
     """The template's fields as `POST /api/templates` takes them (pages 1-based)."""
-    return [{"name": name, "type": "text" if name == "Full Name" else "signature", "role": role,
-             "areas": [{"x": x, "y": y + shift, "w": w, "h": hh, "page": page + 1}
-                       for page, shift in area_pages(pages)]}
-            for (role, name), (x, y, w, hh) in AREAS.items()]
+    return [
+        {
+            "name": name,
+            "type": "text" if name == "Full Name" else "signature",
+            "role": role,
+            "areas": [{"x": x, "y": y + shift, "w": w, "h": hh, "page": page + 1} for page, shift in area_pages(pages)],
+        }
+        for (role, name), (x, y, w, hh) in AREAS.items()
+    ]
 
 
 @dataclass
@@ -151,8 +158,16 @@ class Document:
 
 
 def submission_body(template_id: int, script: str) -> bytes:
-    submitters = [{"role": role, "name": name, "email": email, "values": {"Full Name": name, "Signature": name},
-                "completed": True} for role, name, email in zip(ROLES, SCRIPTS[script], EMAILS, strict=True)]
+    submitters = [
+        {
+            "role": role,
+            "name": name,
+            "email": email,
+            "values": {"Full Name": name, "Signature": name},
+            "completed": True,
+        }
+        for role, name, email in zip(ROLES, SCRIPTS[script], EMAILS, strict=True)
+    ]
     return json.dumps({"template_id": template_id, "submitters": submitters}).encode()
 
 
@@ -212,10 +227,20 @@ class Engines:
         for (role, name), (x, y, w, hh) in AREAS.items():
             index = ROLES.index(role)
             field_uuid = str(uuid.uuid4())
-            fields.append({"uuid": field_uuid, "name": name, "type": "text" if name == "Full Name" else "signature",
-                           "submitter_uuid": roles[index], "required": True, "preferences": {},
-                           "areas": [{"attachment_uuid": document_uuid, "page": page, "x": x, "y": y + shift, "w": w,
-                                      "h": hh} for page, shift in area_pages(pages)]})
+            fields.append(
+                {
+                    "uuid": field_uuid,
+                    "name": name,
+                    "type": "text" if name == "Full Name" else "signature",
+                    "submitter_uuid": roles[index],
+                    "required": True,
+                    "preferences": {},
+                    "areas": [
+                        {"attachment_uuid": document_uuid, "page": page, "x": x, "y": y + shift, "w": w, "h": hh}
+                        for page, shift in area_pages(pages)
+                    ],
+                }
+            )
             values[field_uuid] = names[index] if name == "Full Name" else signature_uuids[index]
         files = dict(zip(signature_uuids, signatures, strict=True))
         started = clock()
@@ -245,25 +270,48 @@ class Engines:
         return combined
 
 
-def audit_log_of(names: tuple[str, str], signatures: list[bytes], original: bytes, result: bytes,
-                 signed_at: datetime) -> dict[str, Any]:
+def audit_log_of(
+    names: tuple[str, str], signatures: list[bytes], original: bytes, result: bytes, signed_at: datetime
+) -> dict[str, Any]:
     """An audit log of the shape `signsvc.pdf.audit_log` documents, with what this submission has."""
     created = signed_at - timedelta(seconds=2)
-    submitters = [{"role": role, "name": name, "email": email, "ip": "127.0.0.1", "user_agent": USER_AGENT,
-                "completed_at": signed_at.isoformat(), "status": "completed",
-                "images": [{"label": "Signature", "png": png}],
-                "values": [{"field": "Full Name", "value": name}]}
-               for role, name, email, png in zip(ROLES, names, EMAILS, signatures, strict=True)]
+    submitters = [
+        {
+            "role": role,
+            "name": name,
+            "email": email,
+            "ip": "127.0.0.1",
+            "user_agent": USER_AGENT,
+            "completed_at": signed_at.isoformat(),
+            "status": "completed",
+            "images": [{"label": "Signature", "png": png}],
+            "values": [{"field": "Full Name", "value": name}],
+        }
+        for role, name, email, png in zip(ROLES, names, EMAILS, signatures, strict=True)
+    ]
     events = [{"time": created.isoformat(), "text": "Submission created"}]
     for name, email in zip(names, EMAILS, strict=True):
         events += [{"time": signed_at.isoformat(), "text": f"Form completed by {name} ({email}) through the API"}]
-    events += [{"time": signed_at.isoformat(), "text": "Submission completed"},
-               {"time": signed_at.isoformat(), "text": "Documents signed by signsvc"}]
-    return {"title": "bench documents", "envelope_id": str(uuid.uuid4()), "test_mode": False,
-            "generated_at": signed_at.isoformat(), "verify_url": "http://127.0.0.1/tools/verify",
-            "documents": [{"name": "agreement.pdf", "original_sha256": hashlib.sha256(original).hexdigest(),
-                           "result_sha256": hashlib.sha256(result).hexdigest()}],
-            "submitters": submitters, "events": events}
+    events += [
+        {"time": signed_at.isoformat(), "text": "Submission completed"},
+        {"time": signed_at.isoformat(), "text": "Documents signed by signsvc"},
+    ]
+    return {
+        "title": "bench documents",
+        "envelope_id": str(uuid.uuid4()),
+        "test_mode": False,
+        "generated_at": signed_at.isoformat(),
+        "verify_url": "http://127.0.0.1/tools/verify",
+        "documents": [
+            {
+                "name": "agreement.pdf",
+                "original_sha256": hashlib.sha256(original).hexdigest(),
+                "result_sha256": hashlib.sha256(result).hexdigest(),
+            }
+        ],
+        "submitters": submitters,
+        "events": events,
+    }
 
 
 def page_count(pdf: bytes) -> int:
@@ -272,8 +320,9 @@ def page_count(pdf: bytes) -> int:
     return len(pypdf.PdfReader(io.BytesIO(pdf)).pages)
 
 
-def ceiling_round(engines: Engines, docs: list[Document], ceilings: dict[tuple[int, str], Ceiling],
-                  repeat: int) -> None:
+def ceiling_round(
+    engines: Engines, docs: list[Document], ceilings: dict[tuple[int, str], Ceiling], repeat: int
+) -> None:
     for document in docs:
         for script in SCRIPTS:
             ceiling = ceilings.setdefault((document.pages, script), Ceiling())
@@ -355,12 +404,18 @@ class Target:
             await check_user(session, self.base)
             pages_needed = sorted({d.pages for d in self.docs})
             for document in self.docs:
-                self.templates[document.pages] = (await create_template(session, self.base,
-                                                                        document.template_body()))["id"]
+                self.templates[document.pages] = (await create_template(session, self.base, document.template_body()))[
+                    "id"
+                ]
             smallest = self.templates[pages_needed[0]]
             for script in SCRIPTS:
-                results = await asyncio.gather(*(self.complete(session, smallest, script, self.args.poll_ms / 1000)
-                                                 for _ in range(WARMUP_PER_SCRIPT)), return_exceptions=True)
+                results = await asyncio.gather(
+                    *(
+                        self.complete(session, smallest, script, self.args.poll_ms / 1000)
+                        for _ in range(WARMUP_PER_SCRIPT)
+                    ),
+                    return_exceptions=True,
+                )
                 if errors := [r for r in results if isinstance(r, BaseException)]:
                     raise RuntimeError(f"{self.name}: warm-up completion ({script}) failed: {errors[0]}")
             for document in self.docs:
@@ -377,8 +432,9 @@ class Target:
             pool = descendants(pid)
             before = CpuTimes.now(pid, pool)
             try:
-                seconds, post_seconds, answer = await self.complete(session, self.templates[pages], script,
-                                                                    self.args.poll_ms / 1000)
+                seconds, post_seconds, answer = await self.complete(
+                    session, self.templates[pages], script, self.args.poll_ms / 1000
+                )
             except (TimeoutError, Failed, aiohttp.ClientError) as exc:
                 cell.failures.append(f"{type(exc).__name__}: {exc or self.pool_processes()}")
                 continue
@@ -395,18 +451,22 @@ class Target:
             async with session.get(url) as response:
                 data = await response.read()
             cell.combined_pages = page_count(data) if response.status == 200 else None
-        report.progress(f"{self.name}, {pages} pages, {script}: {len(cell.completions)} completed, median "
-                        f"{ms(cell.median)} ms, {len(cell.failures)} failed")
+        report.progress(
+            f"{self.name}, {pages} pages, {script}: {len(cell.completions)} completed, median "
+            f"{ms(cell.median)} ms, {len(cell.failures)} failed"
+        )
 
-    async def complete(self, session: aiohttp.ClientSession, template_id: int, script: str,
-                       poll: float) -> tuple[float, float, dict[str, Any]]:
+    async def complete(
+        self, session: aiohttp.ClientSession, template_id: int, script: str, poll: float
+    ) -> tuple[float, float, dict[str, Any]]:
         """One submission created complete; answers the seconds until its result documents were
         listed, the seconds the POST took, and the answer that listed them. Raises Failed when the
         service refuses it or is not done in time."""
         body = submission_body(template_id, script)
         sent = time.perf_counter()
-        async with session.post(f"{self.base}/api/submissions", data=body,
-                                headers={"Content-Type": "application/json"}) as response:
+        async with session.post(
+            f"{self.base}/api/submissions", data=body, headers={"Content-Type": "application/json"}
+        ) as response:
             payload = await response.read()
             if response.status != 200:
                 raise Failed(f"POST /api/submissions answered {response.status}: {payload[:300]!r}")
@@ -423,8 +483,10 @@ class Target:
             if answer.get("audit_log_url") and answer.get("documents"):
                 return time.perf_counter() - sent, posted, answer
             if time.perf_counter() > deadline:
-                raise Failed(f"no result documents {self.args.max_seconds:.0f} s after the POST "
-                             f"(status {answer.get('status')!r}; {self.pool_processes()})")
+                raise Failed(
+                    f"no result documents {self.args.max_seconds:.0f} s after the POST "
+                    f"(status {answer.get('status')!r}; {self.pool_processes()})"
+                )
             await asyncio.sleep(poll)
 
     def pool_processes(self) -> str:
@@ -444,8 +506,9 @@ class Target:
         async def client() -> None:
             while time.perf_counter() < window_end:
                 try:
-                    seconds, _, _ = await self.complete(session, template_id, scripts[next(turn) % len(scripts)],
-                                                     LOAD_POLL_SECONDS)
+                    seconds, _, _ = await self.complete(
+                        session, template_id, scripts[next(turn) % len(scripts)], LOAD_POLL_SECONDS
+                    )
                     load.completions.append(seconds)
                 except (TimeoutError, Failed, aiohttp.ClientError) as exc:
                     load.failures.append(f"{type(exc).__name__}: {exc or self.pool_processes()}")
@@ -460,8 +523,10 @@ class Target:
         used = CpuTimes.now() - before
         load.machine_cpu, load.steal = used.machine, used.steal
         await asyncio.gather(*clients)
-        report.progress(f"{self.name}, /api/user probe: {len(load.idle)} idle, {len(load.loaded)} with "
-                        f"{LOAD_CLIENTS} completions running ({len(load.completions)} completed)")
+        report.progress(
+            f"{self.name}, /api/user probe: {len(load.idle)} idle, {len(load.loaded)} with "
+            f"{LOAD_CLIENTS} completions running ({len(load.completions)} completed)"
+        )
 
 
 def run_target(kind: str, docs: list[Document], args: argparse.Namespace) -> Target:
@@ -485,20 +550,32 @@ def report_ceiling(docs: list[Document], ceilings: dict[tuple[int, str], Ceiling
     for document in docs:
         for script in SCRIPTS:
             c = ceilings[(document.pages, script)]
-            rows.append([f"{document.pages} pages, {script}", ms(c.total),
-                         f"{ms(min(c.rounds))}-{ms(max(c.rounds))}", ms(statistics.median(c.cpu)),
-                         *(ms(c.step(step)) for step in STEPS), str(c.combined_pages),
-                         f"{c.sizes['document'] / 1e6:.2f} / {c.sizes['combined'] / 1e6:.2f}",
-                         f"{100 * c.others / c.wall:.0f}%"])
-    report.print_table(["in-process ceiling", "ms", "rounds", "CPU ms", *STEPS, "combined pages", "MB doc / combined",
-                   "others' CPU"], rows)
-    print("\nms: median of all counted runs of all rounds (rounds: range of the round medians); the steps are "
-          "medians too,\nso they need not add up to ms exactly. others' CPU: what every other process on the "
-          "machine used meanwhile,\nin percent of one core (of 200% on 2 cores).\n")
+            rows.append(
+                [
+                    f"{document.pages} pages, {script}",
+                    ms(c.total),
+                    f"{ms(min(c.rounds))}-{ms(max(c.rounds))}",
+                    ms(statistics.median(c.cpu)),
+                    *(ms(c.step(step)) for step in STEPS),
+                    str(c.combined_pages),
+                    f"{c.sizes['document'] / 1e6:.2f} / {c.sizes['combined'] / 1e6:.2f}",
+                    f"{100 * c.others / c.wall:.0f}%",
+                ]
+            )
+    report.print_table(
+        ["in-process ceiling", "ms", "rounds", "CPU ms", *STEPS, "combined pages", "MB doc / combined", "others' CPU"],
+        rows,
+    )
+    print(
+        "\nms: median of all counted runs of all rounds (rounds: range of the round medians); the steps are "
+        "medians too,\nso they need not add up to ms exactly. others' CPU: what every other process on the "
+        "machine used meanwhile,\nin percent of one core (of 200% on 2 cores).\n"
+    )
 
 
-def report_service(docs: list[Document], ceilings: dict[tuple[int, str], Ceiling], targets: list[Target],
-                   poll_ms: float) -> bool:
+def report_service(
+    docs: list[Document], ceilings: dict[tuple[int, str], Ceiling], targets: list[Target], poll_ms: float
+) -> bool:
     rows, passed = [], True
     for target in targets:
         for document in docs:
@@ -509,33 +586,81 @@ def report_service(docs: list[Document], ceilings: dict[tuple[int, str], Ceiling
                     continue
                 if not cell.completions:
                     passed = False
-                    rows.append([target.name, str(document.pages), script, "-", f"{c.total:.2f}", "-",
-                                 f"{RATIO_TARGET}x", "FAIL", "-", "-", "-", "-", ms(statistics.median(c.cpu)), "-",
-                                 "-", str(len(cell.failures))])
+                    rows.append(
+                        [
+                            target.name,
+                            str(document.pages),
+                            script,
+                            "-",
+                            f"{c.total:.2f}",
+                            "-",
+                            f"{RATIO_TARGET}x",
+                            "FAIL",
+                            "-",
+                            "-",
+                            "-",
+                            "-",
+                            ms(statistics.median(c.cpu)),
+                            "-",
+                            "-",
+                            str(len(cell.failures)),
+                        ]
+                    )
                     continue
                 ratio = cell.median / c.total
                 ok = ratio <= RATIO_TARGET and not cell.failures
                 passed &= ok
                 times = [x.seconds for x in cell.completions]
-                rows.append([target.name, str(document.pages), script, f"{cell.median:.2f}", f"{c.total:.2f}",
-                             report.ratio(cell.median, c.total), f"{RATIO_TARGET}x", "PASS" if ok else "FAIL",
-                             f"{min(times):.2f}-{max(times):.2f}",
-                             ms(statistics.median(x.post_seconds for x in cell.completions)),
-                             ms(statistics.median(x.server_cpu for x in cell.completions)),
-                             ms(report.median([x.pool_cpu for x in cell.completions if x.pool_cpu is not None])),
-                             ms(statistics.median(c.cpu)),
-                             f"{cell.combined_pages}/{c.combined_pages}", f"{100 * cell.others / cell.wall:.0f}%",
-                             str(len(cell.failures))])
-    report.print_table(["completion", "pages", "script", "service s", "ceiling s", "ratio", "target", "",
-                   "service range s", "POST ms", "server CPU ms", "pool CPU ms", "ceiling CPU ms", "pages svc/ceil",
-                   "others' CPU", "failed"], rows)
-    print("\nservice s: median seconds from POST /api/submissions to the GET that lists the result documents "
-          f"(polled every {poll_ms:g} ms);\nPOST ms: of which the POST itself (validation, typed signatures, the "
-          "completion transaction);\nceiling s: the same steps in this process (table above). "
-          "server CPU: the server process (event loop, its threads, the polling) per completion;\npool CPU: every "
-          "process below it (forkserver and workers; a completion during which a worker was replaced is left out);\n"
-          "ceiling CPU: this process's CPU per ceiling run. pages: of the combined document, service/ceiling.\n"
-          "others' CPU: every process but this one, the server and its pool, in percent of one core.\n")
+                rows.append(
+                    [
+                        target.name,
+                        str(document.pages),
+                        script,
+                        f"{cell.median:.2f}",
+                        f"{c.total:.2f}",
+                        report.ratio(cell.median, c.total),
+                        f"{RATIO_TARGET}x",
+                        "PASS" if ok else "FAIL",
+                        f"{min(times):.2f}-{max(times):.2f}",
+                        ms(statistics.median(x.post_seconds for x in cell.completions)),
+                        ms(statistics.median(x.server_cpu for x in cell.completions)),
+                        ms(report.median([x.pool_cpu for x in cell.completions if x.pool_cpu is not None])),
+                        ms(statistics.median(c.cpu)),
+                        f"{cell.combined_pages}/{c.combined_pages}",
+                        f"{100 * cell.others / cell.wall:.0f}%",
+                        str(len(cell.failures)),
+                    ]
+                )
+    report.print_table(
+        [
+            "completion",
+            "pages",
+            "script",
+            "service s",
+            "ceiling s",
+            "ratio",
+            "target",
+            "",
+            "service range s",
+            "POST ms",
+            "server CPU ms",
+            "pool CPU ms",
+            "ceiling CPU ms",
+            "pages svc/ceil",
+            "others' CPU",
+            "failed",
+        ],
+        rows,
+    )
+    print(
+        "\nservice s: median seconds from POST /api/submissions to the GET that lists the result documents "
+        f"(polled every {poll_ms:g} ms);\nPOST ms: of which the POST itself (validation, typed signatures, the "
+        "completion transaction);\nceiling s: the same steps in this process (table above). "
+        "server CPU: the server process (event loop, its threads, the polling) per completion;\npool CPU: every "
+        "process below it (forkserver and workers; a completion during which a worker was replaced is left out);\n"
+        "ceiling CPU: this process's CPU per ceiling run. pages: of the combined document, service/ceiling.\n"
+        "others' CPU: every process but this one, the server and its pool, in percent of one core.\n"
+    )
     return passed
 
 
@@ -543,8 +668,10 @@ def report_probe(targets: list[Target], load_pages: int) -> bool:
     rows, passed = [], True
     for target in targets:
         load = target.load
-        for label, latencies, errors in (("idle (reference)", load.idle, load.idle_errors),
-                                         (f"{LOAD_CLIENTS} completions running", load.loaded, load.loaded_errors)):
+        for label, latencies, errors in (
+            ("idle (reference)", load.idle, load.idle_errors),
+            (f"{LOAD_CLIENTS} completions running", load.loaded, load.loaded_errors),
+        ):
             if not latencies:
                 continue
             verdict = ""
@@ -559,13 +686,17 @@ def report_probe(targets: list[Target], load_pages: int) -> bool:
         load = target.load
         if load.seconds:
             done = sorted(load.completions)
-            print(f"{target.name}: {len(done)} completions of the {load_pages}-page document finished during and "
-                  f"just after the {load.seconds:.0f} s window ({LOAD_CLIENTS} at a time), median "
-                  f"{statistics.median(done) if done else float('nan'):.2f} s; machine CPU "
-                  f"{100 * load.machine_cpu / load.seconds:.0f}% of one core, steal "
-                  f"{100 * load.steal / load.seconds:.0f}%.")
-    print(f"\n/api/user p99 while {LOAD_CLIENTS} completions run: {'PASS' if passed else 'FAIL'} "
-          f"(target {probe.LIMIT_MS:.0f} ms)")
+            print(
+                f"{target.name}: {len(done)} completions of the {load_pages}-page document finished during and "
+                f"just after the {load.seconds:.0f} s window ({LOAD_CLIENTS} at a time), median "
+                f"{statistics.median(done) if done else float('nan'):.2f} s; machine CPU "
+                f"{100 * load.machine_cpu / load.seconds:.0f}% of one core, steal "
+                f"{100 * load.steal / load.seconds:.0f}%."
+            )
+    print(
+        f"\n/api/user p99 while {LOAD_CLIENTS} completions run: {'PASS' if passed else 'FAIL'} "
+        f"(target {probe.LIMIT_MS:.0f} ms)"
+    )
     return passed
 
 
@@ -581,19 +712,40 @@ def report_failures(targets: list[Target]) -> None:
 
 def main() -> int:
     parser = arguments(__doc__)
-    parser.add_argument("--database", choices=("sqlite", "postgres", "both"), default="both",
-                        help="the targets (default both)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="counted completions per page count and script, and ceiling runs per round (default 3)")
+    parser.add_argument(
+        "--database", choices=("sqlite", "postgres", "both"), default="both", help="the targets (default both)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="counted completions per page count and script, and ceiling runs per round (default 3)",
+    )
     parser.add_argument("--pages", default="1,10,100", help="page counts, comma-separated (default 1,10,100)")
-    parser.add_argument("--probe-seconds", type=float, default=20.0,
-                        help="seconds of the /api/user probe, idle and then under load (default 20)")
-    parser.add_argument("--load-pages", type=int, default=10,
-                        help="pages of the document completed under the probe (default 10; one of --pages)")
-    parser.add_argument("--max-seconds", type=float, default=120.0,
-                        help="a completion not done this long after its POST fails (default 120)")
-    parser.add_argument("--poll-ms", type=float, default=POLL_SECONDS * 1000,
-                        help="GET /api/submissions/{id} this often while a timed completion runs (default 10)")
+    parser.add_argument(
+        "--probe-seconds",
+        type=float,
+        default=20.0,
+        help="seconds of the /api/user probe, idle and then under load (default 20)",
+    )
+    parser.add_argument(
+        "--load-pages",
+        type=int,
+        default=10,
+        help="pages of the document completed under the probe (default 10; one of --pages)",
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=120.0,
+        help="a completion not done this long after its POST fails (default 120)",
+    )
+    parser.add_argument(
+        "--poll-ms",
+        type=float,
+        default=POLL_SECONDS * 1000,
+        help="GET /api/submissions/{id} this often while a timed completion runs (default 10)",
+    )
     parser.add_argument("--ceiling-only", action="store_true", help="measure the ceiling alone, no server")
     args = parser.parse_args()
     try:
@@ -607,15 +759,19 @@ def main() -> int:
     kinds = [] if args.ceiling_only else {"both": ["sqlite", "postgres"]}.get(args.database, [args.database])
     if "postgres" in kinds:
         databases.require_postgres(parser, "--database sqlite")
-    print(f"Result documents: completion of a two-signer submission, {args.repeat} per page count and script and "
-          f"target; {report.machine_line()}.")
+    print(
+        f"Result documents: completion of a two-signer submission, {args.repeat} per page count and script and "
+        f"target; {report.machine_line()}."
+    )
     started = time.perf_counter()
     docs = [Document(pages, document_pdf(pages)) for pages in page_counts]
     print("Documents: " + ", ".join(f"{d.pages} pages {len(d.pdf) / 1e3:.0f} KB" for d in docs) + ".\n", flush=True)
     engines = Engines()
     ceilings: dict[tuple[int, str], Ceiling] = {}
-    targets = between_rounds(lambda: ceiling_round(engines, docs, ceilings, args.repeat),
-                             [lambda kind=kind: run_target(kind, docs, args) for kind in kinds])
+    targets = between_rounds(
+        lambda: ceiling_round(engines, docs, ceilings, args.repeat),
+        [lambda kind=kind: run_target(kind, docs, args) for kind in kinds],
+    )
     report_ceiling(docs, ceilings)
     passed = True
     if targets:

@@ -77,14 +77,24 @@ class Figures:
 
 def template_body() -> dict[str, Any]:
     def field(name: str, role: str, y: float) -> dict[str, Any]:
-        return {"name": name, "type": "text", "role": role,
-                "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": 0.04, "page": 1}]}
+        return {
+            "name": name,
+            "type": "text",
+            "role": role,
+            "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": 0.04, "page": 1}],
+        }
 
-    fields = [field("Full Name", "First Party", 0.1), field("Company", "First Party", 0.2),
-              field("Title", "First Party", 0.3), field("Buyer", "Second Party", 0.5),
-              field("Address", "Second Party", 0.6)]
-    return {"name": "Bench services agreement", "documents": [{"name": "agreement", "file": b64(one_page_pdf()),
-                                                               "fields": fields}]}
+    fields = [
+        field("Full Name", "First Party", 0.1),
+        field("Company", "First Party", 0.2),
+        field("Title", "First Party", 0.3),
+        field("Buyer", "Second Party", 0.5),
+        field("Address", "Second Party", 0.6),
+    ]
+    return {
+        "name": "Bench services agreement",
+        "documents": [{"name": "agreement", "file": b64(one_page_pdf()), "fields": fields}],
+    }
 
 
 def person(n: int) -> tuple[str, str]:
@@ -94,24 +104,50 @@ def person(n: int) -> tuple[str, str]:
 
 def submission_body(template_id: int, n: int) -> dict[str, Any]:
     (first_name, first_email), (second_name, second_email) = person(2 * n), person(2 * n + 1)
-    return {"template_id": template_id, "submitters": [
-        {"role": "First Party", "name": first_name, "email": first_email, "external_id": f"crm-{n:05}-a",
-         "metadata": {"account": f"ACME-{n:04}", "region": "EMEA"},
-         "values": {"Full Name": first_name, "Company": f"Acme Holdings {n}"}},
-        {"role": "Second Party", "name": second_name, "email": second_email, "external_id": f"crm-{n:05}-b",
-         "metadata": {"account": f"GLOBEX-{n:04}"}, "values": {"Buyer": second_name}}]}
+    return {
+        "template_id": template_id,
+        "submitters": [
+            {
+                "role": "First Party",
+                "name": first_name,
+                "email": first_email,
+                "external_id": f"crm-{n:05}-a",
+                "metadata": {"account": f"ACME-{n:04}", "region": "EMEA"},
+                "values": {"Full Name": first_name, "Company": f"Acme Holdings {n}"},
+            },
+            {
+                "role": "Second Party",
+                "name": second_name,
+                "email": second_email,
+                "external_id": f"crm-{n:05}-b",
+                "metadata": {"account": f"GLOBEX-{n:04}"},
+                "values": {"Buyer": second_name},
+            },
+        ],
+    }
 
 
 async def seed(base_url: str) -> None:
     """The template and SUBMISSIONS submissions; the first signer of every other one completed."""
     async with api_session(connections=8, timeout=REQUEST_TIMEOUT_SECONDS) as session:
         template_id = (await create_template(session, base_url, template_body()))["id"]
-        created = await asyncio.gather(*(_post(session, f"{base_url}/api/submissions",
-                                               submission_body(template_id, n)) for n in range(SUBMISSIONS)))
+        created = await asyncio.gather(
+            *(
+                _post(session, f"{base_url}/api/submissions", submission_body(template_id, n))
+                for n in range(SUBMISSIONS)
+            )
+        )
         firsts = [signers[0]["id"] for signers in created[::2]]
-        await asyncio.gather(*(_put(session, f"{base_url}/api/submitters/{submitter}",
-                                    {"completed": True, "values": {"Title": "Director of Operations"}})
-                               for submitter in firsts))
+        await asyncio.gather(
+            *(
+                _put(
+                    session,
+                    f"{base_url}/api/submitters/{submitter}",
+                    {"completed": True, "values": {"Title": "Director of Operations"}},
+                )
+                for submitter in firsts
+            )
+        )
 
 
 async def _post(session: aiohttp.ClientSession, url: str, body: dict[str, Any]) -> Any:
@@ -143,24 +179,35 @@ async def bodies(base_url: str) -> dict[str, bytes]:
 
 
 def load(base_url: str, pid: int, args: argparse.Namespace) -> dict[str, Figures]:
-    options = {"connections": args.connections, "headers": {"X-Auth-Token": servers.BENCH_KEY},
-               "timeout_seconds": REQUEST_TIMEOUT_SECONDS}
+    options = {
+        "connections": args.connections,
+        "headers": {"X-Auth-Token": servers.BENCH_KEY},
+        "timeout_seconds": REQUEST_TIMEOUT_SECONDS,
+    }
     figures = {}
     for path in PATHS:
         errors = {}
         if args.warmup:
-            errors = {f"warm-up {k}": n for k, n in
-                      wrk.run(base_url + path, seconds=args.warmup, **options).output.errors.items()}
+            errors = {
+                f"warm-up {k}": n
+                for k, n in wrk.run(base_url + path, seconds=args.warmup, **options).output.errors.items()
+            }
         before = cpu_seconds(pid)
         out = wrk.run(base_url + path, seconds=args.seconds, **options).output
         cpu = cpu_seconds(pid) - before
-        figures[path] = Figures(out.requests_per_second, out.latency_ms[50], out.latency_ms[99],
-                                {**errors, **out.errors}, 1000 * cpu / max(out.requests, 1))
+        figures[path] = Figures(
+            out.requests_per_second,
+            out.latency_ms[50],
+            out.latency_ms[99],
+            {**errors, **out.errors},
+            1000 * cpu / max(out.requests, 1),
+        )
     return figures
 
 
-def bench_database(kind: str, args: argparse.Namespace) -> tuple[dict[str, Figures], dict[str, Figures],
-                                                                  dict[str, bytes]]:
+def bench_database(
+    kind: str, args: argparse.Namespace
+) -> tuple[dict[str, Figures], dict[str, Figures], dict[str, bytes]]:
     """signsvc on a fresh database of `kind`, then the bare ceiling serving the bytes signsvc answered."""
     with servers.signsvc_on(kind, "bench_lists", f"signsvc {kind}") as server:
         report.progress(f"{kind}: seeding {SUBMISSIONS} submissions")
@@ -175,8 +222,9 @@ def bench_database(kind: str, args: argparse.Namespace) -> tuple[dict[str, Figur
         for n, (path, body) in enumerate(answered.items()):
             files[path] = str(Path(workdir) / f"list-{n}.json")
             Path(files[path]).write_bytes(body)
-        with servers.running(f"bare {kind}", [sys.executable, "-c", BARE_LISTS, json.dumps(files)],
-                             servers.server_env(None), workdir) as bare:
+        with servers.running(
+            f"bare {kind}", [sys.executable, "-c", BARE_LISTS, json.dumps(files)], servers.server_env(None), workdir
+        ) as bare:
             ceiling = load(bare.base_url, bare.pid, args)
     return signsvc, ceiling, answered
 
@@ -187,20 +235,57 @@ def print_report(results: dict[str, tuple[dict[str, Figures], dict[str, Figures]
         for path in PATHS:
             for name, figures in (("bare aiohttp", ceiling[path]), (f"signsvc {kind}", signsvc[path])):
                 failed = bool(figures.errors) or bool(ceiling[path].errors)
-                ratio = "-" if failed else report.ratio(figures.requests_per_second,
-                                                        ceiling[path].requests_per_second)
+                ratio = "-" if failed else report.ratio(figures.requests_per_second, ceiling[path].requests_per_second)
                 if figures.errors:
-                    rows.append([kind, path, name, f"{len(answered[path]) / 1024:.1f}", "FAILED", "-", "-", "-", "-",
-                                 ", ".join(f"{what} {n}" for what, n in figures.errors.items())])
+                    rows.append(
+                        [
+                            kind,
+                            path,
+                            name,
+                            f"{len(answered[path]) / 1024:.1f}",
+                            "FAILED",
+                            "-",
+                            "-",
+                            "-",
+                            "-",
+                            ", ".join(f"{what} {n}" for what, n in figures.errors.items()),
+                        ]
+                    )
                     continue
-                rows.append([kind, path, name, f"{len(answered[path]) / 1024:.1f}",
-                             f"{figures.requests_per_second:.0f}", f"{figures.p50_ms:.1f}", f"{figures.p99_ms:.1f}",
-                             ratio, f"{figures.cpu_ms_per_request:.3f}", "0"])
-    report.print_table(["database", "endpoint", "target", "body KB", "req/s", "p50 ms", "p99 ms", "vs bare",
-                        "server CPU ms/req", "errors"], rows)
-    print("\nvs bare: signsvc's requests/s over the bare aiohttp process serving the same bytes, measured right\n"
-          "after it (target: at least 0.25). server CPU ms/req: the server process's CPU per counted request\n"
-          "(Postgres's own work not included).")
+                rows.append(
+                    [
+                        kind,
+                        path,
+                        name,
+                        f"{len(answered[path]) / 1024:.1f}",
+                        f"{figures.requests_per_second:.0f}",
+                        f"{figures.p50_ms:.1f}",
+                        f"{figures.p99_ms:.1f}",
+                        ratio,
+                        f"{figures.cpu_ms_per_request:.3f}",
+                        "0",
+                    ]
+                )
+    report.print_table(
+        [
+            "database",
+            "endpoint",
+            "target",
+            "body KB",
+            "req/s",
+            "p50 ms",
+            "p99 ms",
+            "vs bare",
+            "server CPU ms/req",
+            "errors",
+        ],
+        rows,
+    )
+    print(
+        "\nvs bare: signsvc's requests/s over the bare aiohttp process serving the same bytes, measured right\n"
+        "after it (target: at least 0.25). server CPU ms/req: the server process's CPU per counted request\n"
+        "(Postgres's own work not included)."
+    )
 
 
 def main() -> int:
@@ -214,13 +299,16 @@ def main() -> int:
         parser.error(why)
     if not args.skip_postgres:
         databases.require_postgres(parser)
-    print(f"GET {' and GET '.join(PATHS)}: {SUBMISSIONS} submissions of two signers; wrk -t1 "
-          f"-c{args.connections}, {args.warmup} s warm-up + {args.seconds} s counted per target and endpoint.")
+    print(
+        f"GET {' and GET '.join(PATHS)}: {SUBMISSIONS} submissions of two signers; wrk -t1 "
+        f"-c{args.connections}, {args.warmup} s warm-up + {args.seconds} s counted per target and endpoint."
+    )
     print(f"Before the first target: {report.machine_line()}.\n")
     results = {kind: bench_database(kind, args) for kind in databases.kinds(args.skip_postgres)}
     print_report(results)
-    failed = any(figures.errors for signsvc, ceiling, _ in results.values() for figures in
-                 [*signsvc.values(), *ceiling.values()])
+    failed = any(
+        figures.errors for signsvc, ceiling, _ in results.values() for figures in [*signsvc.values(), *ceiling.values()]
+    )
     return 1 if failed else 0
 
 

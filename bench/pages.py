@@ -82,8 +82,18 @@ class Figures:
 
 
 def wrk(url: str, connections: int, seconds: int, *headers: str) -> subprocess.Popen:
-    argv = ["wrk", "-t", str(min(connections, 2)), "-c", str(connections), "-d", f"{seconds}s", "--latency",
-            "-H", "Accept: text/html"]
+    argv = [
+        "wrk",
+        "-t",
+        str(min(connections, 2)),
+        "-c",
+        str(connections),
+        "-d",
+        f"{seconds}s",
+        "--latency",
+        "-H",
+        "Accept: text/html",
+    ]
     for header in headers:
         argv += ["-H", header]
     return subprocess.Popen([*argv, url], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -93,12 +103,15 @@ def result(run: subprocess.Popen) -> Wrk:
     out, _ = run.communicate()
     if run.returncode != 0:
         raise RuntimeError(f"wrk failed: {out}")
-    latency = {p: _ms(value, unit) for p, value, unit in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out,
-                                                                    re.M)}
-    errors = sum(int(n) for n in re.findall(r"(?:Non-2xx or 3xx responses|Socket errors:.*?timeout)\s*:?\s*(\d+)",
-                                            out))
-    return Wrk(float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-               int(re.search(r"(\d+) requests in", out).group(1)), latency["50"], latency["99"], errors)
+    latency = {p: _ms(value, unit) for p, value, unit in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)}
+    errors = sum(int(n) for n in re.findall(r"(?:Non-2xx or 3xx responses|Socket errors:.*?timeout)\s*:?\s*(\d+)", out))
+    return Wrk(
+        float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+        int(re.search(r"(\d+) requests in", out).group(1)),
+        latency["50"],
+        latency["99"],
+        errors,
+    )
 
 
 def _ms(value: str, unit: str) -> float:
@@ -118,10 +131,15 @@ def measure(page_url: str, api_url: str, pid: int, seconds: int) -> Figures:
     return Figures(ttfb, views, cpu_ms, api_alone, api_loaded)
 
 
-CLICKWRAP = {"name": "Bench terms", "kind": "no_document", "content": "A clause of the bench terms.\n" * 40,
-             "require_name": True, "require_email": True, "publish": True,
-             "checkboxes": [{"text": "I read the terms", "required": True},
-                            {"text": "Send me news", "required": False}]}
+CLICKWRAP = {
+    "name": "Bench terms",
+    "kind": "no_document",
+    "content": "A clause of the bench terms.\n" * 40,
+    "require_name": True,
+    "require_email": True,
+    "publish": True,
+    "checkboxes": [{"text": "I read the terms", "required": True}, {"text": "Send me news", "required": False}],
+}
 
 
 async def prepare(base_url: str, page: str) -> tuple[str, dict[str, int]]:
@@ -136,13 +154,24 @@ async def prepare(base_url: str, page: str) -> tuple[str, dict[str, int]]:
 
 async def signing_page(session: aiohttp.ClientSession, base_url: str) -> str:
     """A 10-page template sent to one signer; answers the signing page's path."""
-    fields = [{"name": f"Field {n}", "type": "text", "role": "Signer",
-               "areas": [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.04, "page": n}]} for n in range(1, PAGES + 1)]
-    async with session.post(f"{base_url}/api/templates", json={"name": "Bench", "documents": [
-            {"name": "bench", "file": document(), "fields": fields}]}) as r:
+    fields = [
+        {
+            "name": f"Field {n}",
+            "type": "text",
+            "role": "Signer",
+            "areas": [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.04, "page": n}],
+        }
+        for n in range(1, PAGES + 1)
+    ]
+    async with session.post(
+        f"{base_url}/api/templates",
+        json={"name": "Bench", "documents": [{"name": "bench", "file": document(), "fields": fields}]},
+    ) as r:
         template = await r.json()
-    async with session.post(f"{base_url}/api/submissions", json={
-            "template_id": template["id"], "send_email": False, "submitters": [{"email": "s@example.com"}]}) as r:
+    async with session.post(
+        f"{base_url}/api/submissions",
+        json={"template_id": template["id"], "send_email": False, "submitters": [{"email": "s@example.com"}]},
+    ) as r:
         return f"/s/{(await r.json())[0]['slug']}"
 
 
@@ -188,8 +217,9 @@ async def weigh(session: aiohttp.ClientSession, base_url: str, path: str) -> dic
 def bare(html: bytes, seconds: int) -> Figures:
     with servers.temp_dir() as workdir:
         (workdir / "page.html").write_bytes(html)
-        with servers.running("bare", [sys.executable, "-c", BARE_PAGE, str(workdir / "page.html")],
-                             servers.server_env(None), workdir) as server:
+        with servers.running(
+            "bare", [sys.executable, "-c", BARE_PAGE, str(workdir / "page.html")], servers.server_env(None), workdir
+        ) as server:
             return measure(f"{server.base_url}/page", f"{server.base_url}/api/user", server.pid, seconds)
 
 
@@ -211,8 +241,9 @@ def main() -> None:
                 html = asyncio.run(_fetch(server.base_url + path))
                 print_weights(options.page, weights)
             report.progress(f"measuring signsvc {kind}")
-            rows[f"signsvc {kind}"] = measure(server.base_url + path, f"{server.base_url}/api/user", server.pid,
-                                              options.seconds)
+            rows[f"signsvc {kind}"] = measure(
+                server.base_url + path, f"{server.base_url}/api/user", server.pid, options.seconds
+            )
     report.progress("measuring bare aiohttp")
     ceiling = bare(html, options.seconds)
     print_figures(options.page, {"bare aiohttp": ceiling, **rows}, ceiling)
@@ -234,17 +265,39 @@ def print_weights(page: str, weights: dict[str, int]) -> None:
 
 
 def print_figures(page: str, rows: dict[str, Figures], ceiling: Figures) -> None:
-    print(f"\n{page.capitalize()} page: time to first byte at 1 connection, views at {SIGNERS} connections; "
-          f"GET /api/user at {API_CONNECTIONS} connections, alone and while {SIGNERS} connections load pages")
+    print(
+        f"\n{page.capitalize()} page: time to first byte at 1 connection, views at {SIGNERS} connections; "
+        f"GET /api/user at {API_CONNECTIONS} connections, alone and while {SIGNERS} connections load pages"
+    )
     report.print_table(
-        ["target", "TTFB p50 ms", "p99 ms", "views/s", "x ceiling", "CPU ms/view", "x ceiling",
-         "api p99 alone ms", "api p99 loaded ms", "errors"],
-        [[name, f"{f.ttfb.p50_ms:.2f}", f"{f.ttfb.p99_ms:.2f}", f"{f.views.requests_per_second:.0f}",
-          report.ratio(f.views.requests_per_second, ceiling.views.requests_per_second), f"{f.cpu_ms_per_view:.2f}",
-          report.ratio(f.cpu_ms_per_view, ceiling.cpu_ms_per_view), f"{f.api_alone.p99_ms:.2f}",
-          f"{f.api_loaded.p99_ms:.2f}",
-          str(f.ttfb.errors + f.views.errors + f.api_alone.errors + f.api_loaded.errors)]
-         for name, f in rows.items()])
+        [
+            "target",
+            "TTFB p50 ms",
+            "p99 ms",
+            "views/s",
+            "x ceiling",
+            "CPU ms/view",
+            "x ceiling",
+            "api p99 alone ms",
+            "api p99 loaded ms",
+            "errors",
+        ],
+        [
+            [
+                name,
+                f"{f.ttfb.p50_ms:.2f}",
+                f"{f.ttfb.p99_ms:.2f}",
+                f"{f.views.requests_per_second:.0f}",
+                report.ratio(f.views.requests_per_second, ceiling.views.requests_per_second),
+                f"{f.cpu_ms_per_view:.2f}",
+                report.ratio(f.cpu_ms_per_view, ceiling.cpu_ms_per_view),
+                f"{f.api_alone.p99_ms:.2f}",
+                f"{f.api_loaded.p99_ms:.2f}",
+                str(f.ttfb.errors + f.views.errors + f.api_alone.errors + f.api_loaded.errors),
+            ]
+            for name, f in rows.items()
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -113,7 +113,7 @@ def measure(chosen: dict[str, Measure], runs: int) -> tuple[dict[str, list[tuple
     notes: dict[str, set[str]] = {name: set() for name in chosen}
     names = list(chosen)
     for run in range(runs + 1):
-        for name in names[run % len(names):] + names[:run % len(names)]:  # a different one goes first
+        for name in names[run % len(names) :] + names[: run % len(names)]:  # a different one goes first
             with servers.temp_dir() as workdir:  # also the cwd: nothing lands in the repo
                 wall, cpu, found = chosen[name](workdir)
             notes[name].update(found)
@@ -130,16 +130,28 @@ def print_report(times: dict[str, list[tuple[float, float]]], notes: dict[str, s
     for name, values in times.items():
         wall = report.median([w for w, _ in values])
         cpu = report.median([c for _, c in values])
-        rows.append([name, report.ms(wall), report.ms(min(w for w, _ in values)), report.ratio(wall, ceiling),
-                     report.ms(cpu), report.ratio(cpu, ceiling_cpu)])
+        rows.append(
+            [
+                name,
+                report.ms(wall),
+                report.ms(min(w for w, _ in values)),
+                report.ratio(wall, ceiling),
+                report.ms(cpu),
+                report.ratio(cpu, ceiling_cpu),
+            ]
+        )
     report.print_table(["spawn -> first line", "median ms", "min ms", "vs bare", "CPU ms", "CPU vs bare"], rows)
-    print("\nceiling: 'bare aiohttp app' (the same imports, then listens on port 0 and prints a line).\n"
-          "CPU ms: median user+system time the process had used when its line was read (10 ms ticks); it\n"
-          "moves much less than wall time when other work shares the cores.")
+    print(
+        "\nceiling: 'bare aiohttp app' (the same imports, then listens on port 0 and prints a line).\n"
+        "CPU ms: median user+system time the process had used when its line was read (10 ms ticks); it\n"
+        "moves much less than wall time when other work shares the cores."
+    )
     if fixture_seconds:
-        counted = fixture_seconds[-len(times["in-process (signsvc.testing)"]):]  # the warm-up round left out
-        print(f"\nin-process: running() itself took median {report.ms(report.median(counted))} ms, "
-              f"min {report.ms(min(counted))} ms (its process had imported signsvc.testing before)")
+        counted = fixture_seconds[-len(times["in-process (signsvc.testing)"]) :]  # the warm-up round left out
+        print(
+            f"\nin-process: running() itself took median {report.ms(report.median(counted))} ms, "
+            f"min {report.ms(min(counted))} ms (its process had imported signsvc.testing before)"
+        )
     for name, found in notes.items():
         servers.print_notes(name, sorted(found))
 
@@ -152,8 +164,10 @@ async def uploads(base_url: str, count: int, pid: int) -> tuple[list[float], flo
     CPU seconds the server's pool (forkserver and workers) had used when the first was answered."""
     from templates import form_pdf
 
-    bodies = [{"name": f"first upload {n}", "documents": [{"name": "form", "file": b64(form_pdf(f"upload {n}"))}]}
-              for n in range(count)]
+    bodies = [
+        {"name": f"first upload {n}", "documents": [{"name": "form", "file": b64(form_pdf(f"upload {n}"))}]}
+        for n in range(count)
+    ]
     seconds, pool_cpu = [], 0.0
     async with api_session() as session:
         for body in bodies:
@@ -173,24 +187,46 @@ def first_upload(runs: int) -> None:
     for run in range(1, runs + 1):
         with servers.temp_dir() as workdir:
             for start in STARTS:
-                with servers.running(start, servers.signsvc_argv(), servers.signsvc_env(databases.sqlite_url(workdir)),
-                                     workdir) as server:
+                with servers.running(
+                    start, servers.signsvc_argv(), servers.signsvc_env(databases.sqlite_url(workdir)), workdir
+                ) as server:
                     (first, *warm), pool_cpu = asyncio.run(uploads(server.base_url, 1 + FIRST_UPLOAD_WARM, server.pid))
                 samples[start].append((server.ready_seconds, first, pool_cpu, report.median(warm)))
         report.progress(f"run {run}/{runs} done")
     rows = []
     for start, values in samples.items():
-        for label, (ready, first, pool_cpu, warm) in [*((f"{start}, run {n}", v) for n, v in enumerate(values, 1)),
-                                                      (f"{start}, median", _medians(values))]:
-            rows.append([label, report.ms(ready), report.ms(first), report.ms(pool_cpu), report.ms(warm),
-                         report.ratio(first, warm)])
-    report.print_table(["sqlite file", "spawn -> ready ms", "first upload ms", "pool CPU ms by then", "warm upload ms",
-                        "first / warm"], rows)
-    print(f"\nfirst upload: POST /api/templates (10-page form, 20 fields) sent as soon as the ready line was read;\n"
-          f"pool CPU: what the forkserver and the workers had used by the first upload's answer (starting, warming,\n"
-          f"the upload; on a first start also making the signing key); warm upload: the median of the\n"
-          f"{FIRST_UPLOAD_WARM} same uploads after it, one at a time. first start: a fresh database; restart:\n"
-          "the same database started again (its signing key already made).")
+        for label, (ready, first, pool_cpu, warm) in [
+            *((f"{start}, run {n}", v) for n, v in enumerate(values, 1)),
+            (f"{start}, median", _medians(values)),
+        ]:
+            rows.append(
+                [
+                    label,
+                    report.ms(ready),
+                    report.ms(first),
+                    report.ms(pool_cpu),
+                    report.ms(warm),
+                    report.ratio(first, warm),
+                ]
+            )
+    report.print_table(
+        [
+            "sqlite file",
+            "spawn -> ready ms",
+            "first upload ms",
+            "pool CPU ms by then",
+            "warm upload ms",
+            "first / warm",
+        ],
+        rows,
+    )
+    print(
+        f"\nfirst upload: POST /api/templates (10-page form, 20 fields) sent as soon as the ready line was read;\n"
+        f"pool CPU: what the forkserver and the workers had used by the first upload's answer (starting, warming,\n"
+        f"the upload; on a first start also making the signing key); warm upload: the median of the\n"
+        f"{FIRST_UPLOAD_WARM} same uploads after it, one at a time. first start: a fresh database; restart:\n"
+        "the same database started again (its signing key already made)."
+    )
 
 
 HEALTH_CALLS = 10
@@ -215,18 +251,26 @@ def first_health(runs: int) -> None:
     """Per run, a first start on a fresh SQLite file and its first /health calls."""
     samples: list[tuple[float, ...]] = []
     for run in range(1, runs + 1):
-        with servers.temp_dir() as workdir, servers.running("first start", servers.signsvc_argv(),
-                                                            servers.signsvc_env(databases.sqlite_url(workdir)),
-                                                            workdir) as server:
+        with (
+            servers.temp_dir() as workdir,
+            servers.running(
+                "first start", servers.signsvc_argv(), servers.signsvc_env(databases.sqlite_url(workdir)), workdir
+            ) as server,
+        ):
             first, *later = asyncio.run(health_calls(server.base_url, HEALTH_CALLS))
             samples.append((server.ready_seconds, first, max(later), report.median(later)))
         report.progress(f"run {run}/{runs} done")
-    rows = [[label, *(report.ms(value) for value in values)]
-            for label, values in [*((f"run {n}", v) for n, v in enumerate(samples, 1)), ("median", _medians(samples))]]
-    report.print_table(["sqlite file", "spawn -> ready ms", "first /health ms", "slowest later ms", "median later ms"],
-                       rows)
-    print(f"\nfirst /health: sent as soon as the ready line was read; later: the {HEALTH_CALLS - 1} calls after it,\n"
-          "one at a time (the PDF pool warms up meanwhile, as SIGNSVC_PDF_WARM_UP=true by default).")
+    rows = [
+        [label, *(report.ms(value) for value in values)]
+        for label, values in [*((f"run {n}", v) for n, v in enumerate(samples, 1)), ("median", _medians(samples))]
+    ]
+    report.print_table(
+        ["sqlite file", "spawn -> ready ms", "first /health ms", "slowest later ms", "median later ms"], rows
+    )
+    print(
+        f"\nfirst /health: sent as soon as the ready line was read; later: the {HEALTH_CALLS - 1} calls after it,\n"
+        "one at a time (the PDF pool warms up meanwhile, as SIGNSVC_PDF_WARM_UP=true by default)."
+    )
 
 
 def _medians(values: list[tuple[float, ...]]) -> tuple[float, ...]:
@@ -237,10 +281,16 @@ def main() -> int:
     parser = arguments(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="starts per variant (default 5)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres variant")
-    parser.add_argument("--first-upload", action="store_true",
-                        help="measure the first template upload right after the ready line instead")
-    parser.add_argument("--first-health", action="store_true",
-                        help="measure the first GET /health calls right after the ready line instead")
+    parser.add_argument(
+        "--first-upload",
+        action="store_true",
+        help="measure the first template upload right after the ready line instead",
+    )
+    parser.add_argument(
+        "--first-health",
+        action="store_true",
+        help="measure the first GET /health calls right after the ready line instead",
+    )
     args = parser.parse_args()
     if args.first_health:
         print(f"signsvc first /health after a start, {args.runs} starts; {report.machine_line()}\n")
@@ -252,8 +302,10 @@ def main() -> int:
         return 0
     if not args.skip_postgres:
         databases.require_postgres(parser)
-    print(f"signsvc startup, {args.runs} runs per variant; {report.machine_line()}; "
-          "servers with SIGNSVC_LOG_LEVEL=WARNING\n")
+    print(
+        f"signsvc startup, {args.runs} runs per variant; {report.machine_line()}; "
+        "servers with SIGNSVC_LOG_LEVEL=WARNING\n"
+    )
     print_report(*measure(variants(args.skip_postgres), args.runs))
     return 0
 

@@ -143,31 +143,59 @@ class Subject:
         """Returns once the work that completing `completed` started in the background is done."""
 
 
-async def run_phases(name: str, subject: Subject, server_pid: int | None, args: argparse.Namespace,
-                     round_number: int) -> list[Phase]:
+async def run_phases(
+    name: str, subject: Subject, server_pid: int | None, args: argparse.Namespace, round_number: int
+) -> list[Phase]:
     """Warm-up (not counted), then the counted creation window, then completing what it created."""
     await closed_loop(args.clients, range(args.clients * WARMUP_PER_CLIENT), subject.create, float("inf"))
     warm, subject.created = subject.created, []
     await closed_loop(args.clients, warm, subject.complete, float("inf"))
     await subject.settle(warm)  # the warm-up's documents are produced before the counted window
-    create = await measured(name, "create", server_pid, closed_loop(
-        args.clients, itertools.count(), subject.create, time.perf_counter() + args.seconds), round_number)
-    complete = await measured(name, "complete", server_pid, closed_loop(
-        args.clients, list(subject.created), subject.complete, time.perf_counter() + args.max_seconds),
-        round_number)
-    report.progress(f"{name}: {create.done} created ({len(create.failures)} failed), {complete.done} signers "
-                    f"completed ({len(complete.failures)} failed)")
+    create = await measured(
+        name,
+        "create",
+        server_pid,
+        closed_loop(args.clients, itertools.count(), subject.create, time.perf_counter() + args.seconds),
+        round_number,
+    )
+    complete = await measured(
+        name,
+        "complete",
+        server_pid,
+        closed_loop(args.clients, list(subject.created), subject.complete, time.perf_counter() + args.max_seconds),
+        round_number,
+    )
+    report.progress(
+        f"{name}: {create.done} created ({len(create.failures)} failed), {complete.done} signers "
+        f"completed ({len(complete.failures)} failed)"
+    )
     return [create, complete]
 
 
-async def measured(name: str, phase: str, server_pid: int | None,
-                   batch: Awaitable[tuple[list[float], list[str], float]], round_number: int) -> Phase:
+async def measured(
+    name: str,
+    phase: str,
+    server_pid: int | None,
+    batch: Awaitable[tuple[list[float], list[str], float]],
+    round_number: int,
+) -> Phase:
     before, postgres = CpuTimes.now(server_pid), usage.postgres_cpu()
     latencies, failures, seconds = await batch
     used = CpuTimes.now(server_pid) - before
     database = usage.postgres_cpu_since(postgres)
-    return Phase(name, phase, round_number, latencies, failures, seconds, used.own, used.server if server_pid else None,
-                 used.machine, used.steal, database if name.startswith("postgres") else None)
+    return Phase(
+        name,
+        phase,
+        round_number,
+        latencies,
+        failures,
+        seconds,
+        used.own,
+        used.server if server_pid else None,
+        used.machine,
+        used.steal,
+        database if name.startswith("postgres") else None,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,8 +216,11 @@ class Http(Subject):
             return 0, f"{type(exc).__name__}: {exc}"
 
     async def create(self, index: int) -> list[Sample]:
-        body = {"template_id": self.template_id, "send_email": self.send_email,
-                "submitters": [{"email": email} for email, _ in SUBMITTERS]}
+        body = {
+            "template_id": self.template_id,
+            "send_email": self.send_email,
+            "submitters": [{"email": email} for email, _ in SUBMITTERS],
+        }
         latency, (status, answer) = await timed(self.call("POST", "/api/submissions", body))
         if status == 200 and isinstance(answer, list) and len(answer) == len(SUBMITTERS):
             self.created.append([answer[0]["submission_id"]] + [submitter["id"] for submitter in answer])
@@ -200,7 +231,8 @@ class Http(Subject):
         samples = []
         for submitter_id, (_, values) in zip(created[1:], SUBMITTERS, strict=True):
             latency, (status, answer) = await timed(
-                self.call("PUT", f"/api/submitters/{submitter_id}", {"completed": True, "values": values}))
+                self.call("PUT", f"/api/submitters/{submitter_id}", {"completed": True, "values": values})
+            )
             ok = status == 200 and isinstance(answer, dict) and answer.get("status") == "completed"
             samples.append((latency, None if ok else f"PUT /api/submitters: {status} {str(answer)[:200]}"))
         return samples
@@ -211,25 +243,40 @@ class Http(Subject):
         waiting, deadline = [created[0] for created in completed], time.monotonic() + REQUEST_TIMEOUT_SECONDS
         while waiting and time.monotonic() < deadline:
             answers = [await self.call("GET", f"/api/submissions/{submission}", {}) for submission in waiting]
-            waiting = [s for s, (status, answer) in zip(waiting, answers, strict=True)
-                       if not (status == 200 and answer.get("combined_document_url"))]
+            waiting = [
+                s
+                for s, (status, answer) in zip(waiting, answers, strict=True)
+                if not (status == 200 and answer.get("combined_document_url"))
+            ]
             await asyncio.sleep(0.2)
         if waiting:
-            report.progress(f"{len(waiting)} warm-up submissions still without documents after "
-                            f"{REQUEST_TIMEOUT_SECONDS} s")
+            report.progress(
+                f"{len(waiting)} warm-up submissions still without documents after {REQUEST_TIMEOUT_SECONDS} s"
+            )
 
 
 def template_body() -> dict[str, Any]:
     def field(name: str, role: str, y: float) -> dict[str, Any]:
-        return {"name": name, "type": "text", "role": role,
-                "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": 0.05, "page": 1}]}
+        return {
+            "name": name,
+            "type": "text",
+            "role": role,
+            "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": 0.05, "page": 1}],
+        }
 
-    return {"name": "Bench NDA", "documents": [{"name": "nda", "file": b64(one_page_pdf()), "fields": [
-        field("Full Name", "First Party", 0.1), field("Buyer", "Second Party", 0.3)]}]}
+    return {
+        "name": "Bench NDA",
+        "documents": [
+            {
+                "name": "nda",
+                "file": b64(one_page_pdf()),
+                "fields": [field("Full Name", "First Party", 0.1), field("Buyer", "Second Party", 0.3)],
+            }
+        ],
+    }
 
 
-async def bench_signsvc(name: str, server: servers.Server, args: argparse.Namespace,
-                        round_number: int) -> list[Phase]:
+async def bench_signsvc(name: str, server: servers.Server, args: argparse.Namespace, round_number: int) -> list[Phase]:
     async with api_session(connections=args.clients, timeout=REQUEST_TIMEOUT_SECONDS) as session:
         template_id = (await create_template(session, server.base_url, template_body()))["id"]
         await asyncio.sleep(1.0)  # the PDF pool, warmed after the ready line and used by the template, settles
@@ -264,12 +311,28 @@ class Raw(Subject):
         s, now = self.sample, self.now()
         async with self.transaction() as run:
             await run("insert_blob", uuid=uuid.uuid4().hex, created_at=now, **s["blob"])
-            submission = (await run("insert_submission", slug=secrets.token_urlsafe(10), envelope_id=str(uuid.uuid4()),
-                                    now=now, **s["submission"]))[0]["id"]
+            submission = (
+                await run(
+                    "insert_submission",
+                    slug=secrets.token_urlsafe(10),
+                    envelope_id=str(uuid.uuid4()),
+                    now=now,
+                    **s["submission"],
+                )
+            )[0]["id"]
             submitters = []
             for submitter in s["signers"]:
-                row = (await run("insert_submitter", submission_id=submission, uuid=str(uuid.uuid4()),
-                                 slug=secrets.token_urlsafe(10), field_values="{}", now=now, **submitter["insert"]))[0]
+                row = (
+                    await run(
+                        "insert_submitter",
+                        submission_id=submission,
+                        uuid=str(uuid.uuid4()),
+                        slug=secrets.token_urlsafe(10),
+                        field_values="{}",
+                        now=now,
+                        **submitter["insert"],
+                    )
+                )[0]
                 await run("update_submitter", id=row["id"], now=now, **state(submitter, field_values="{}"))
                 submitters.append(row["id"])
             await self._event(run, "submission.created", "submission", submission, now)
@@ -290,46 +353,110 @@ class Raw(Subject):
         async with self.transaction() as run:
             values = submitter["values"]
             await run("update_submitter", id=submitters[position], now=now, **state(submitter, field_values=values))
-            await run("update_submitter", id=submitters[position], now=now,
-                      **state(submitter, field_values=values, completed_at=now))
-            await run("insert_submission_event", submission_id=submission, submitter_id=submitters[position],
-                      event_type="api_complete_form", data="{}", now=now)
+            await run(
+                "update_submitter",
+                id=submitters[position],
+                now=now,
+                **state(submitter, field_values=values, completed_at=now),
+            )
+            await run(
+                "insert_submission_event",
+                submission_id=submission,
+                submitter_id=submitters[position],
+                event_type="api_complete_form",
+                data="{}",
+                now=now,
+            )
             await self._event(run, "form.completed", "submitter", submitters[position], now)
             if position + 1 < len(submitters):
                 if self.send_email:
-                    await self._invite(run, submission, submitters[position + 1], self.sample["signers"][position + 1],
-                                       now)
+                    await self._invite(
+                        run, submission, submitters[position + 1], self.sample["signers"][position + 1], now
+                    )
                 return None
             if not await run("complete_submission", id=submission, now=now):
                 return f"complete_submission {submission}: no row"
             await self._event(run, "submission.completed", "submission", submission, now)
-            await run("insert_job", kind="submissions.completed", payload=json.dumps({"submission_id": submission}),
-                      run_at=now, dedupe_key=f"submission-completed:{submission}", created_at=now)
+            await run(
+                "insert_job",
+                kind="submissions.completed",
+                payload=json.dumps({"submission_id": submission}),
+                run_at=now,
+                dedupe_key=f"submission-completed:{submission}",
+                created_at=now,
+            )
         return None
 
-    async def _invite(self, run: Callable[..., Awaitable[Any]], submission: int, submitter_id: int,
-                      submitter: dict[str, Any], now: Any) -> None:
+    async def _invite(
+        self,
+        run: Callable[..., Awaitable[Any]],
+        submission: int,
+        submitter_id: int,
+        submitter: dict[str, Any],
+        now: Any,
+    ) -> None:
         address = submitter["insert"]["email"]  # lower case, no +tag: its own recipient (storage.emails.recipient)
-        await run("insert_email", submitter_id=submitter_id, to_address=address, recipient=address, created_at=now,
-                  sent_at=now, **self.sample["email"])
+        await run(
+            "insert_email",
+            submitter_id=submitter_id,
+            to_address=address,
+            recipient=address,
+            created_at=now,
+            sent_at=now,
+            **self.sample["email"],
+        )
         await run("update_submitter", id=submitter_id, now=now, **state(submitter, field_values="{}", invited_at=now))
-        await run("update_submitter", id=submitter_id, now=now,
-                  **state(submitter, field_values="{}", invited_at=now, sent_at=now))
-        await run("insert_submission_event", submission_id=submission, submitter_id=submitter_id,
-                  event_type="send_email", data="{}", now=now)
+        await run(
+            "update_submitter",
+            id=submitter_id,
+            now=now,
+            **state(submitter, field_values="{}", invited_at=now, sent_at=now),
+        )
+        await run(
+            "insert_submission_event",
+            submission_id=submission,
+            submitter_id=submitter_id,
+            event_type="send_email",
+            data="{}",
+            now=now,
+        )
 
-    async def _event(self, run: Callable[..., Awaitable[Any]], event_type: str, record_type: str, record_id: int,
-                     now: Any) -> None:
-        await run("insert_event", uuid=str(uuid.uuid4()), account_id=self.sample["account_id"], event_type=event_type,
-                  record_type=record_type, record_id=record_id, created_at=now)
+    async def _event(
+        self, run: Callable[..., Awaitable[Any]], event_type: str, record_type: str, record_id: int, now: Any
+    ) -> None:
+        await run(
+            "insert_event",
+            uuid=str(uuid.uuid4()),
+            account_id=self.sample["account_id"],
+            event_type=event_type,
+            record_type=record_type,
+            record_id=record_id,
+            created_at=now,
+        )
 
 
-def state(submitter: dict[str, Any], *, field_values: str, invited_at: Any = None, sent_at: Any = None,
-          completed_at: Any = None) -> dict[str, Any]:
+def state(
+    submitter: dict[str, Any],
+    *,
+    field_values: str,
+    invited_at: Any = None,
+    sent_at: Any = None,
+    completed_at: Any = None,
+) -> dict[str, Any]:
     """update_submitter's parameters: the signer's fixed columns and the state given."""
-    return {**submitter["fixed"], "field_values": field_values, "ip": None, "ua": None, "decline_reason": None,
-            "invited_at": invited_at, "sent_at": sent_at, "opened_at": None, "started_at": None,
-            "completed_at": completed_at, "declined_at": None}
+    return {
+        **submitter["fixed"],
+        "field_values": field_values,
+        "ip": None,
+        "ua": None,
+        "decline_reason": None,
+        "invited_at": invited_at,
+        "sent_at": sent_at,
+        "opened_at": None,
+        "started_at": None,
+        "completed_at": completed_at,
+        "declined_at": None,
+    }
 
 
 SAMPLE_SQL = {
@@ -343,18 +470,50 @@ SAMPLE_SQL = {
 def sample_of(rows: dict[str, Any]) -> dict[str, Any]:
     """The parameters the ceiling writes, copied from rows the server wrote (JSON columns as text)."""
     sub = rows["submission"]
-    columns = ("account_id", "template_id", "created_by_user_id", "name", "template_name", "source", "submitters_order",
-               "send_email", "roles", "fields", "documents", "preferences", "variables", "expire_at")
+    columns = (
+        "account_id",
+        "template_id",
+        "created_by_user_id",
+        "name",
+        "template_name",
+        "source",
+        "submitters_order",
+        "send_email",
+        "roles",
+        "fields",
+        "documents",
+        "preferences",
+        "variables",
+        "expire_at",
+    )
     fixed = ("name", "email", "phone", "external_id", "metadata", "preferences")
     email = rows["email"] or {}
     return {
         "account_id": sub["account_id"],
         "submission": {c: sub[c] for c in columns},
         "blob": {c: rows["blob"][c] for c in ("account_id", "sha256", "filename", "content_type", "byte_size")},
-        "signers": [{"insert": {c: s[c] for c in ("account_id", "role_uuid", "role", "position", *fixed)},
-                     "fixed": {c: s[c] for c in fixed}, "values": s["field_values"]} for s in rows["signers"]],
-        "email": {c: email.get(c) for c in ("account_id", "kind", "reply_to", "subject", "text_body", "html_body",
-                                            "status", "attachments", "last_error")},
+        "signers": [
+            {
+                "insert": {c: s[c] for c in ("account_id", "role_uuid", "role", "position", *fixed)},
+                "fixed": {c: s[c] for c in fixed},
+                "values": s["field_values"],
+            }
+            for s in rows["signers"]
+        ],
+        "email": {
+            c: email.get(c)
+            for c in (
+                "account_id",
+                "kind",
+                "reply_to",
+                "subject",
+                "text_body",
+                "html_body",
+                "status",
+                "attachments",
+                "last_error",
+            )
+        },
     }
 
 
@@ -411,7 +570,8 @@ async def _no_reset(conn: Any) -> None:
 
 class PostgresRaw(Raw):
     QUERIES: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {
-        name: numbered(sql) for name, sql in Queries.load("postgres").items()}
+        name: numbered(sql) for name, sql in Queries.load("postgres").items()
+    }
 
     def __init__(self, pool: Any, sample: dict[str, Any], send_email: bool) -> None:
         super().__init__(sample, send_email)
@@ -437,6 +597,7 @@ class PostgresRaw(Raw):
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[Callable[..., Awaitable[list[Any]]]]:
         async with self.pool.acquire() as conn, conn.transaction():
+
             async def run(query: str, **params: Any) -> list[Any]:
                 sql, names = self.QUERIES[query]
                 return await conn.fetch(sql, *(params[name] for name in names))
@@ -447,8 +608,7 @@ class PostgresRaw(Raw):
         await self.pool.close()
 
 
-async def bench_ceiling(name: str, opened: Awaitable[Raw], args: argparse.Namespace,
-                        round_number: int) -> list[Phase]:
+async def bench_ceiling(name: str, opened: Awaitable[Raw], args: argparse.Namespace, round_number: int) -> list[Phase]:
     raw = await opened
     try:
         return await run_phases(name, raw, None, args, round_number)
@@ -465,8 +625,11 @@ def run_database(kind: str, args: argparse.Namespace, round_number: int) -> list
     with servers.temp_dir() as workdir, databases.fresh_database(kind, workdir, "bench_submissions") as url:
         with servers.running(f"{kind} signsvc", servers.signsvc_argv(), servers.signsvc_env(url), workdir) as server:
             phases = asyncio.run(bench_signsvc(f"{kind} signsvc", server, args, round_number))
-        raw = SqliteRaw.open(url.removeprefix("sqlite:///"), not args.no_email) if kind == "sqlite" \
+        raw = (
+            SqliteRaw.open(url.removeprefix("sqlite:///"), not args.no_email)
+            if kind == "sqlite"
             else PostgresRaw.open(url, not args.no_email)
+        )
         return asyncio.run(bench_ceiling(f"{kind} ceiling", raw, args, round_number)) + phases
 
 
@@ -480,19 +643,50 @@ def print_report(phases: list[Phase], rounds: int) -> None:
         for p in (p for p in phases if p.phase == phase):
             ceiling = ceiling_of(phases, p)
             shown = f"{p.target}, {phase}" + (f", round {p.round}" if rounds > 1 else "")
-            rows.append([shown, str(p.done), str(len(p.failures)), f"{p.rate:.0f}",
-                         f"{p.latency_ms(0.50):.1f}", f"{p.latency_ms(0.99):.1f}", report.ratio(p.rate, ceiling.rate),
-                         *(report.percent(cpu, p.seconds) for cpu in (p.own_cpu, p.server_cpu, p.database_cpu,
-                                                                      p.machine_cpu, p.steal)),
-                         per_op(p.own_cpu if p.server_cpu is None else p.server_cpu, p), per_op(p.database_cpu, p)])
-    report.print_table(["target, phase", "ops", "failed", "ops/s", "p50 ms", "p99 ms", "vs ceiling", "this process",
-                        "server", "postgres", "machine", "steal", "CPU ms/op", "postgres ms/op"], rows)
-    print("\nops: create = one submission with two signers (one request, or one transaction); complete = one signer\n"
-          "(one request, or one transaction). ops/s: done / wall time of the phase. CPU columns: percent of one core\n"
-          "over the phase; this process = the load generator (signsvc rows) or the driver work (ceiling rows);\n"
-          "postgres = every postgres process on the machine; machine = all cores, everything running included.\n"
-          "CPU ms/op: the server process's CPU (signsvc rows) or this process's (ceiling rows) per operation;\n"
-          "on SQLite it includes the database's work, on Postgres that is the last column.")
+            rows.append(
+                [
+                    shown,
+                    str(p.done),
+                    str(len(p.failures)),
+                    f"{p.rate:.0f}",
+                    f"{p.latency_ms(0.50):.1f}",
+                    f"{p.latency_ms(0.99):.1f}",
+                    report.ratio(p.rate, ceiling.rate),
+                    *(
+                        report.percent(cpu, p.seconds)
+                        for cpu in (p.own_cpu, p.server_cpu, p.database_cpu, p.machine_cpu, p.steal)
+                    ),
+                    per_op(p.own_cpu if p.server_cpu is None else p.server_cpu, p),
+                    per_op(p.database_cpu, p),
+                ]
+            )
+    report.print_table(
+        [
+            "target, phase",
+            "ops",
+            "failed",
+            "ops/s",
+            "p50 ms",
+            "p99 ms",
+            "vs ceiling",
+            "this process",
+            "server",
+            "postgres",
+            "machine",
+            "steal",
+            "CPU ms/op",
+            "postgres ms/op",
+        ],
+        rows,
+    )
+    print(
+        "\nops: create = one submission with two signers (one request, or one transaction); complete = one signer\n"
+        "(one request, or one transaction). ops/s: done / wall time of the phase. CPU columns: percent of one core\n"
+        "over the phase; this process = the load generator (signsvc rows) or the driver work (ceiling rows);\n"
+        "postgres = every postgres process on the machine; machine = all cores, everything running included.\n"
+        "CPU ms/op: the server process's CPU (signsvc rows) or this process's (ceiling rows) per operation;\n"
+        "on SQLite it includes the database's work, on Postgres that is the last column."
+    )
     for p in phases:
         report.print_counted("failure", f"{p.target}, {p.phase}", p.failures)
     if rounds > 1:
@@ -509,8 +703,11 @@ def print_medians(phases: list[Phase]) -> None:
     rows, rounds = [], max(p.round for p in phases)
     for phase in ("create", "complete"):
         for kind in dict.fromkeys(p.target.split()[0] for p in phases):
-            ratios = sorted(p.rate / max(ceiling_of(phases, p).rate, 1e-9) for p in phases
-                            if p.target == f"{kind} signsvc" and p.phase == phase)
+            ratios = sorted(
+                p.rate / max(ceiling_of(phases, p).rate, 1e-9)
+                for p in phases
+                if p.target == f"{kind} signsvc" and p.phase == phase
+            )
             rows.append([f"{kind}, {phase}", f"{report.median(ratios):.2f}x", f"{ratios[0]:.2f}-{ratios[-1]:.2f}"])
     print()
     report.print_table(["signsvc vs ceiling", "median", f"range ({rounds} rounds)"], rows)
@@ -524,8 +721,12 @@ def main() -> int:
     parser = arguments(__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="counted creation window per target (default 3)")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
-    parser.add_argument("--max-seconds", type=float, default=120.0,
-                        help="no new completion after this many seconds of the completion phase (default 120)")
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=120.0,
+        help="no new completion after this many seconds of the completion phase (default 120)",
+    )
     parser.add_argument("--no-email", action="store_true", help='create with "send_email": false (no invitations)')
     parser.add_argument("--rounds", type=int, default=1, help="rounds over the databases, in turns (default 1)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out Postgres")
@@ -534,12 +735,19 @@ def main() -> int:
         parser.error("--clients and --rounds must be at least 1 and --seconds positive")
     if not args.skip_postgres:
         databases.require_postgres(parser)
-    print(f"Submissions with two signers, {args.clients} concurrent clients, {args.seconds:g} s of creations per "
-          f"target, then their completions; invitations {'off' if args.no_email else 'on (kept in the outbox)'}; "
-          f"{report.machine_line()}.\n", flush=True)
+    print(
+        f"Submissions with two signers, {args.clients} concurrent clients, {args.seconds:g} s of creations per "
+        f"target, then their completions; invitations {'off' if args.no_email else 'on (kept in the outbox)'}; "
+        f"{report.machine_line()}.\n",
+        flush=True,
+    )
     started = time.perf_counter()
-    phases = [phase for round_number in range(1, args.rounds + 1) for kind in databases.kinds(args.skip_postgres)
-              for phase in run_database(kind, args, round_number)]
+    phases = [
+        phase
+        for round_number in range(1, args.rounds + 1)
+        for kind in databases.kinds(args.skip_postgres)
+        for phase in run_database(kind, args, round_number)
+    ]
     print_report(phases, args.rounds)
     print(f"\nTotal {time.perf_counter() - started:.0f} s.")
     return 1 if any(p.failures for p in phases) else 0

@@ -107,19 +107,26 @@ def form_pdf(reference: str, pages: int = PAGES) -> bytes:
             other_rect, other = (72, 110, 272, 160), f"/FT /Sig /T (signature_{page + 1})"
         else:
             other_rect = (72, 140, 86, 154)
-            other = (f"/FT /Btn /T (agree_{page + 1}) /V /Off /AS /Off "
-                     f"/AP << /N << /Yes {checked} 0 R /Off {unchecked} 0 R >> >>")
+            other = (
+                f"/FT /Btn /T (agree_{page + 1}) /V /Off /AS /Off "
+                f"/AP << /N << /Yes {checked} 0 R /Off {unchecked} 0 R >> >>"
+            )
         annots = []
-        for rect, entries in [(text_rect, f"/FT /Tx /T (name_{page + 1}) /DA (/Helv 10 Tf 0 g)"),
-                              (other_rect, other)][:FIELDS_PER_PAGE]:
+        for rect, entries in [(text_rect, f"/FT /Tx /T (name_{page + 1}) /DA (/Helv 10 Tf 0 g)"), (other_rect, other)][
+            :FIELDS_PER_PAGE
+        ]:
             x0, y0, x1, y1 = rect
             lines.append(f"0.5 G 0.5 w {x0} {y0} {x1 - x0} {y1 - y0} re S")
             annots.append(pdf.add(f"<< /Type /Annot /Subtype /Widget /Rect [{x0} {y0} {x1} {y1}] /F 4 {entries} >>"))
         fields += annots
         content = pdf.stream(zlib.compress("\n".join(lines).encode("latin-1")), "/Filter /FlateDecode")
-        page_numbers.append(pdf.add(f"<< /Type /Page /Parent {root} 0 R /MediaBox [0 0 612 792] "
-                                    f"/Contents {content} 0 R /Resources << /Font << /F1 {font} 0 R >> >> "
-                                    f"/Annots [{refs(annots)}] >>"))
+        page_numbers.append(
+            pdf.add(
+                f"<< /Type /Page /Parent {root} 0 R /MediaBox [0 0 612 792] "
+                f"/Contents {content} 0 R /Resources << /Font << /F1 {font} 0 R >> >> "
+                f"/Annots [{refs(annots)}] >>"
+            )
+        )
     pdf.put(root, f"<< /Type /Pages /Kids [{refs(page_numbers)}] /Count {pages} >>")
     pdf.put(catalog, f"<< /Type /Catalog /Pages {root} 0 R /AcroForm << /Fields [{refs(fields)}] >> >>")
     return pdf.output(catalog)
@@ -148,8 +155,9 @@ def scan_png(reference: str) -> bytes:
     from PIL import ImageDraw, ImageFont
 
     image = _SCAN.copy()
-    ImageDraw.Draw(image).text((1100, 2140), f"Ref {reference}", fill=(40, 40, 45),
-                               font=ImageFont.load_default(size=24))
+    ImageDraw.Draw(image).text(
+        (1100, 2140), f"Ref {reference}", fill=(40, 40, 45), font=ImageFont.load_default(size=24)
+    )
     output = io.BytesIO()
     image.save(output, "PNG")
     return output.getvalue()
@@ -164,8 +172,12 @@ class Document:
     fields: int
 
     def body(self, index: int) -> bytes:
-        return json.dumps({"name": f"bench {self.label} {index}", "documents": [
-            {"name": self.filename, "file": b64(self.variants[index])}]}).encode()
+        return json.dumps(
+            {
+                "name": f"bench {self.label} {index}",
+                "documents": [{"name": self.filename, "file": b64(self.variants[index])}],
+            }
+        ).encode()
 
 
 def documents(needed: int) -> list[Document]:
@@ -175,8 +187,10 @@ def documents(needed: int) -> list[Document]:
     with ProcessPoolExecutor(os.cpu_count(), mp_context=multiprocessing.get_context("fork")) as pool:
         pngs = list(pool.map(scan_png, [f"BENCH-{index:05d}" for index in range(needed)]))
     _SCAN = None
-    return [Document("pdf", "agreement.pdf", pdfs, PAGES, PAGES * FIELDS_PER_PAGE),
-            Document("image", "scan.png", pngs, 1, 0)]
+    return [
+        Document("pdf", "agreement.pdf", pdfs, PAGES, PAGES * FIELDS_PER_PAGE),
+        Document("image", "scan.png", pngs, 1, 0),
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -238,8 +252,10 @@ def ceiling_round(document: Document, ceiling: Ceiling, runs: int, workers: int)
         prepared = engine_run(data, timings)
         cpu = time.process_time() - cpu
         if len(prepared.pages) != document.pages or len(prepared.fields) != document.fields:
-            raise RuntimeError(f"{document.label}: prepare found {len(prepared.pages)} pages and "
-                               f"{len(prepared.fields)} fields, expected {document.pages} and {document.fields}")
+            raise RuntimeError(
+                f"{document.label}: prepare found {len(prepared.pages)} pages and "
+                f"{len(prepared.fields)} fields, expected {document.pages} and {document.fields}"
+            )
         started = time.perf_counter()
         forms.inspect_pdf(prepared.pdf.data)
         middle = time.perf_counter()
@@ -251,8 +267,11 @@ def ceiling_round(document: Document, ceiling: Ceiling, runs: int, workers: int)
             ceiling.cpu.append(cpu)
             ceiling.detail["inspect_pdf"].append(middle - started)
             ceiling.detail["render_pages"].append(ended - middle)
-        ceiling.sizes = {"input": len(data), "pdf": len(prepared.pdf.data),
-                         "previews": sum(len(preview.data) for preview in prepared.previews)}
+        ceiling.sizes = {
+            "input": len(data),
+            "pdf": len(prepared.pdf.data),
+            "previews": sum(len(preview.data) for preview in prepared.previews),
+        }
     ceiling.rounds.append(statistics.median(ceiling.totals(first)))
     ceiling.parallel.append(parallel_rate(document, runs, workers))
     ceiling.wall += time.perf_counter() - began
@@ -280,8 +299,9 @@ def parallel_rate(document: Document, runs: int, workers: int) -> float:
     return workers * runs / seconds
 
 
-def measure_ceilings(docs: list[Document], ceilings: dict[str, Ceiling], args: argparse.Namespace,
-                     workers: int) -> None:
+def measure_ceilings(
+    docs: list[Document], ceilings: dict[str, Ceiling], args: argparse.Namespace, workers: int
+) -> None:
     for document in docs:
         ceiling_round(document, ceilings.setdefault(document.label, Ceiling()), args.ceiling_runs, workers)
     report.progress(f"ceiling round {len(next(iter(ceilings.values())).rounds)} done")
@@ -328,8 +348,9 @@ def check(document: Document, status: int, payload: bytes) -> str | None:
     return None
 
 
-async def create_batch(session: aiohttp.ClientSession, url: str, document: Document, bodies: list[bytes],
-                       clients: int, deadline: float) -> tuple[list[float], list[str], float]:
+async def create_batch(
+    session: aiohttp.ClientSession, url: str, document: Document, bodies: list[bytes], clients: int, deadline: float
+) -> tuple[list[float], list[str], float]:
     """Creations from `clients` workers, one per body; answers latencies, failures and the wall time."""
 
     async def create(body: bytes) -> list[Sample]:
@@ -360,8 +381,14 @@ class Target:
         async with api_session(connections=self.args.clients, timeout=REQUEST_TIMEOUT_SECONDS) as session:
             await check_user(session, self.server.base_url)
             pdf = self.docs[0]
-            _, failures, _ = await create_batch(session, self.url, pdf, [pdf.body(i) for i in range(WARMUP_CREATIONS)],
-                                                WARMUP_CREATIONS, time.perf_counter() + self.args.max_seconds)
+            _, failures, _ = await create_batch(
+                session,
+                self.url,
+                pdf,
+                [pdf.body(i) for i in range(WARMUP_CREATIONS)],
+                WARMUP_CREATIONS,
+                time.perf_counter() + self.args.max_seconds,
+            )
             if failures:
                 raise RuntimeError(f"{self.name}: warm-up creation failed: {failures[0]}")
             await asyncio.sleep(0.5)  # let the warm-up's stragglers (file writes) finish
@@ -376,8 +403,9 @@ class Target:
                     batches.append(await self.batch(session, document, range(first, first + self.args.single), 1))
                 first += self.args.single
             for document in self.docs:
-                batches.append(await self.batch(session, document, range(first, first + self.args.count),
-                                                self.args.clients))
+                batches.append(
+                    await self.batch(session, document, range(first, first + self.args.count), self.args.clients)
+                )
         return batches
 
     async def batch(self, session: aiohttp.ClientSession, document: Document, indexes: range, clients: int) -> Batch:
@@ -387,17 +415,31 @@ class Target:
         pool = descendants(pid)
         before = CpuTimes.now(pid, pool)
         with probe.probing(self.server.base_url) if clients > 1 else contextlib.nullcontext() as loaded:
-            latencies, failures, seconds = await create_batch(session, self.url, document, bodies, clients,
-                                                              time.perf_counter() + self.args.max_seconds)
+            latencies, failures, seconds = await create_batch(
+                session, self.url, document, bodies, clients, time.perf_counter() + self.args.max_seconds
+            )
         used = CpuTimes.now(pid, pool) - before
         if sorted(descendants(pid)) != sorted(pool):
             self.server.notes.append("the pool's processes changed during a batch (pool CPU undercounted)")
         probed = loaded.stop() if loaded else []
-        batch = Batch(self.name, document.label, clients, latencies, failures, seconds,
-                      used.server - len(probed) * self.probe_cpu, used.pool, used.machine, used.steal, probed,
-                      loaded.errors if loaded else [])
-        report.progress(f"{self.name}, {document.label}, {clients} client(s): {batch.created} created in "
-                        f"{seconds:.1f} s, {len(failures)} failed")
+        batch = Batch(
+            self.name,
+            document.label,
+            clients,
+            latencies,
+            failures,
+            seconds,
+            used.server - len(probed) * self.probe_cpu,
+            used.pool,
+            used.machine,
+            used.steal,
+            probed,
+            loaded.errors if loaded else [],
+        )
+        report.progress(
+            f"{self.name}, {document.label}, {clients} client(s): {batch.created} created in "
+            f"{seconds:.1f} s, {len(failures)} failed"
+        )
         return batch
 
 
@@ -419,41 +461,97 @@ def report_ceiling(docs: list[Document], ceilings: dict[str, Ceiling], workers: 
         c = ceilings[document.label]
         steps = " + ".join(f"{name} {ms(statistics.median(values))}" for name, values in c.steps.items())
         detail = ", ".join(f"{name} {ms(statistics.median(values))}" for name, values in c.detail.items())
-        rows.append([document.label, ms(c.total), f"{ms(min(c.rounds))}-{ms(max(c.rounds))}",
-                     ms(statistics.median(c.cpu)), f"{workers / c.total:.2f}", f"{statistics.median(c.parallel):.2f}",
-                     f"{min(c.parallel):.2f}-{max(c.parallel):.2f}", steps, detail,
-                     f"{c.sizes['input'] / 1e6:.2f} / {c.sizes['pdf'] / 1e6:.2f} / {c.sizes['previews'] / 1e6:.2f}"])
-    report.print_table(["in-process ceiling", "ms/doc", "rounds", "CPU ms/doc", f"{workers}/(ms/doc)/s",
-                   f"{workers} procs/s", "rounds", "steps, median ms", "of prepare, timed apart",
-                   "MB in / pdf / previews"], rows)
+        rows.append(
+            [
+                document.label,
+                ms(c.total),
+                f"{ms(min(c.rounds))}-{ms(max(c.rounds))}",
+                ms(statistics.median(c.cpu)),
+                f"{workers / c.total:.2f}",
+                f"{statistics.median(c.parallel):.2f}",
+                f"{min(c.parallel):.2f}-{max(c.parallel):.2f}",
+                steps,
+                detail,
+                f"{c.sizes['input'] / 1e6:.2f} / {c.sizes['pdf'] / 1e6:.2f} / {c.sizes['previews'] / 1e6:.2f}",
+            ]
+        )
+    report.print_table(
+        [
+            "in-process ceiling",
+            "ms/doc",
+            "rounds",
+            "CPU ms/doc",
+            f"{workers}/(ms/doc)/s",
+            f"{workers} procs/s",
+            "rounds",
+            "steps, median ms",
+            "of prepare, timed apart",
+            "MB in / pdf / previews",
+        ],
+        rows,
+    )
     wall = sum(c.wall for c in ceilings.values())
     steal = sum(c.steal for c in ceilings.values())
-    print(f"\nms/doc: median of all counted runs of all rounds (rounds: range of the round medians). "
-          f"{workers} procs/s: documents a second\nwith {workers} processes working at once "
-          f"(median, range over rounds). Steal during the ceiling rounds: {100 * steal / wall:.0f}% of one core.\n")
+    print(
+        f"\nms/doc: median of all counted runs of all rounds (rounds: range of the round medians). "
+        f"{workers} procs/s: documents a second\nwith {workers} processes working at once "
+        f"(median, range over rounds). Steal during the ceiling rounds: {100 * steal / wall:.0f}% of one core.\n"
+    )
 
 
-def print_report(docs: list[Document], ceilings: dict[str, Ceiling], batches: list[Batch], targets: list[Target],
-                 workers: int) -> bool:
+def print_report(
+    docs: list[Document], ceilings: dict[str, Ceiling], batches: list[Batch], targets: list[Target], workers: int
+) -> bool:
     rows = []
     for b in batches:
         per_doc = ceilings[b.document].total
         ceiling_rate = min(workers, b.clients) / per_doc
         created = max(b.created, 1)
-        rows.append([f"{b.target}, {b.document}", str(b.clients), f"{b.created}", str(len(b.failures)),
-                     ms(b.latency(0.50)), ms(b.latency(0.99)), report.ratio(b.latency(0.50), per_doc),
-                     f"{b.per_second:.2f}", f"{ceiling_rate:.2f}", report.ratio(b.per_second, ceiling_rate),
-                     ms(b.server_cpu / created), ms(b.pool_cpu / created),
-                     report.percent(b.machine_cpu, b.seconds), report.percent(b.steal, b.seconds)])
-    report.print_table(["POST /api/templates", "clients", "created", "failed", "p50 ms", "p99 ms", "p50/ceiling",
-                   "tmpl/s", "ceiling/s", "of ceiling", "server CPU ms/t", "pool CPU ms/t", "machine CPU",
-                   "steal"], rows)
-    print(f"\np50/ceiling: median time per template over the in-process ms/doc; with {workers} workers and more "
-          f"clients,\nmost of it is queueing (p50 ~ clients / tmpl/s). ceiling/s: min(clients, {workers} workers) / "
-          f"ms/doc.\nserver CPU: the server process (event loop and its threads), the probe's share taken out "
-          f"(its CPU per\n/api/user request measured while idle); pool CPU: every process below the server "
-          f"(forkserver, workers);\nboth per created template. machine CPU and steal: percent of one core over the "
-          f"batch.\n")
+        rows.append(
+            [
+                f"{b.target}, {b.document}",
+                str(b.clients),
+                f"{b.created}",
+                str(len(b.failures)),
+                ms(b.latency(0.50)),
+                ms(b.latency(0.99)),
+                report.ratio(b.latency(0.50), per_doc),
+                f"{b.per_second:.2f}",
+                f"{ceiling_rate:.2f}",
+                report.ratio(b.per_second, ceiling_rate),
+                ms(b.server_cpu / created),
+                ms(b.pool_cpu / created),
+                report.percent(b.machine_cpu, b.seconds),
+                report.percent(b.steal, b.seconds),
+            ]
+        )
+    report.print_table(
+        [
+            "POST /api/templates",
+            "clients",
+            "created",
+            "failed",
+            "p50 ms",
+            "p99 ms",
+            "p50/ceiling",
+            "tmpl/s",
+            "ceiling/s",
+            "of ceiling",
+            "server CPU ms/t",
+            "pool CPU ms/t",
+            "machine CPU",
+            "steal",
+        ],
+        rows,
+    )
+    print(
+        f"\np50/ceiling: median time per template over the in-process ms/doc; with {workers} workers and more "
+        f"clients,\nmost of it is queueing (p50 ~ clients / tmpl/s). ceiling/s: min(clients, {workers} workers) / "
+        f"ms/doc.\nserver CPU: the server process (event loop and its threads), the probe's share taken out "
+        f"(its CPU per\n/api/user request measured while idle); pool CPU: every process below the server "
+        f"(forkserver, workers);\nboth per created template. machine CPU and steal: percent of one core over the "
+        f"batch.\n"
+    )
     rows, passed = [], True
     for target in targets:
         rows.append(probe.row(f"{target.name}, idle", target.idle_probe, target.idle_probe_errors))
@@ -462,8 +560,11 @@ def print_report(docs: list[Document], ceilings: dict[str, Ceiling], batches: li
             continue
         ok = probe.passes(b.probe, b.probe_errors)
         passed &= ok
-        rows.append(probe.row(f"{b.target}, during {b.document} x{b.clients}", b.probe, b.probe_errors,
-                              "PASS" if ok else "FAIL"))
+        rows.append(
+            probe.row(
+                f"{b.target}, during {b.document} x{b.clients}", b.probe, b.probe_errors, "PASS" if ok else "FAIL"
+            )
+        )
     report.print_table(probe.HEADERS, rows)
     print(f"\n/api/user p99 under template load: {'PASS' if passed else 'FAIL'} (limit {probe.LIMIT_MS:.0f} ms)")
     for b in batches:
@@ -476,15 +577,25 @@ def print_report(docs: list[Document], ceilings: dict[str, Ceiling], batches: li
 
 def main() -> int:
     parser = arguments(__doc__)
-    parser.add_argument("--count", type=int, default=40,
-                        help="creations per document and target under load (default 40)")
+    parser.add_argument(
+        "--count", type=int, default=40, help="creations per document and target under load (default 40)"
+    )
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients creating (default 8)")
-    parser.add_argument("--single", type=int, default=5, help="creations one at a time before the load, per "
-                                                              "document and target (default 5; 0 leaves them out)")
-    parser.add_argument("--ceiling-runs", type=int, default=5,
-                        help="in-process runs per document and ceiling round (default 5)")
-    parser.add_argument("--max-seconds", type=float, default=300.0,
-                        help="no new creation after this many seconds of a batch (default 300)")
+    parser.add_argument(
+        "--single",
+        type=int,
+        default=5,
+        help="creations one at a time before the load, per document and target (default 5; 0 leaves them out)",
+    )
+    parser.add_argument(
+        "--ceiling-runs", type=int, default=5, help="in-process runs per document and ceiling round (default 5)"
+    )
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=300.0,
+        help="no new creation after this many seconds of a batch (default 300)",
+    )
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
     args = parser.parse_args()
     if min(args.count, args.clients, args.ceiling_runs) < 1 or args.single < 0:
@@ -492,16 +603,22 @@ def main() -> int:
     if not args.skip_postgres:
         databases.require_postgres(parser)
     workers = os.cpu_count() or 1  # signsvc's pool: one worker per core
-    print(f"POST /api/templates, {args.clients} concurrent clients x {args.count} creations per document and "
-          f"target (+{args.single} one at a time), loopback; signsvc pool of {workers} workers; "
-          f"{report.machine_line()}.")
+    print(
+        f"POST /api/templates, {args.clients} concurrent clients x {args.count} creations per document and "
+        f"target (+{args.single} one at a time), loopback; signsvc pool of {workers} workers; "
+        f"{report.machine_line()}."
+    )
     started = time.perf_counter()
     docs = documents(WARMUP_CREATIONS + args.single + args.count)
-    print(f"Documents built in {time.perf_counter() - started:.0f} s: pdf {PAGES} pages, "
-          f"{PAGES * FIELDS_PER_PAGE} form fields, {len(docs[0].variants[0]) / 1e3:.0f} KB; image "
-          f"{SCAN_SIZE[0]}x{SCAN_SIZE[1]} PNG, {len(docs[1].variants[0]) / 1e6:.2f} MB.\n", flush=True)
+    print(
+        f"Documents built in {time.perf_counter() - started:.0f} s: pdf {PAGES} pages, "
+        f"{PAGES * FIELDS_PER_PAGE} form fields, {len(docs[0].variants[0]) / 1e3:.0f} KB; image "
+        f"{SCAN_SIZE[0]}x{SCAN_SIZE[1]} PNG, {len(docs[1].variants[0]) / 1e6:.2f} MB.\n",
+        flush=True,
+    )
     chosen: list[Callable[[], tuple[Target, list[Batch]]]] = [
-        lambda kind=kind: run_target(kind, docs, args) for kind in databases.kinds(args.skip_postgres)]
+        lambda kind=kind: run_target(kind, docs, args) for kind in databases.kinds(args.skip_postgres)
+    ]
     ceilings: dict[str, Ceiling] = {}
     measured = between_rounds(lambda: measure_ceilings(docs, ceilings, args, workers), chosen)
     targets = [target for target, _ in measured]

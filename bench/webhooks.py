@@ -87,8 +87,9 @@ class Receiver:
 
 
 async def start_server(database_url: str, workdir: Path, receiver: Receiver) -> servers.Server:
-    env = servers.signsvc_env(database_url, SIGNSVC_WEBHOOK_URL=f"{receiver.base}/a",
-                              SIGNSVC_DATA_DIR=str(workdir / "data"))
+    env = servers.signsvc_env(
+        database_url, SIGNSVC_WEBHOOK_URL=f"{receiver.base}/a", SIGNSVC_DATA_DIR=str(workdir / "data")
+    )
     # In a thread: the receiver must answer while the server starts (a backlog drains at once).
     return await asyncio.to_thread(servers.spawn, servers.signsvc_argv(), env, workdir)
 
@@ -102,8 +103,9 @@ async def create_template(session: aiohttp.ClientSession, base_url: str, receive
     return (await client.create_template(session, base_url, body))["id"]
 
 
-async def paced(session: aiohttp.ClientSession, api: str, receiver: Receiver, template_id: int, count: int,
-                rate: float) -> dict[str, float]:
+async def paced(
+    session: aiohttp.ClientSession, api: str, receiver: Receiver, template_id: int, count: int, rate: float
+) -> dict[str, float]:
     receiver.expect(2 * count)
     started = time.perf_counter()
     for n in range(count):
@@ -114,8 +116,9 @@ async def paced(session: aiohttp.ClientSession, api: str, receiver: Receiver, te
     return figures(receiver, count / (time.perf_counter() - started))
 
 
-async def burst(session: aiohttp.ClientSession, api: str, receiver: Receiver, template_id: int, count: int,
-                clients: int) -> dict[str, float]:
+async def burst(
+    session: aiohttp.ClientSession, api: str, receiver: Receiver, template_id: int, count: int, clients: int
+) -> dict[str, float]:
     receiver.expect(2 * count)
     queue, started = iter(range(count)), time.time()
 
@@ -134,10 +137,14 @@ def figures(receiver: Receiver, made: float) -> dict[str, float]:
     delays = sorted((got - stamped) * 1000 for got, stamped in receiver.arrivals.values())
     first_event = min(stamped for _, stamped in receiver.arrivals.values())
     last_receipt = max(got for got, _ in receiver.arrivals.values())
-    return {"events/s made": made, "deliveries/s": len(delays) / (last_receipt - first_event),
-            "p50 ms": report.percentile(delays, 0.50), "p99 ms": report.percentile(delays, 0.99),
-            "max ms": delays[-1],
-            "repeats": receiver.repeats}
+    return {
+        "events/s made": made,
+        "deliveries/s": len(delays) / (last_receipt - first_event),
+        "p50 ms": report.percentile(delays, 0.50),
+        "p99 ms": report.percentile(delays, 0.99),
+        "max ms": delays[-1],
+        "repeats": receiver.repeats,
+    }
 
 
 async def pile_up(database_url: str, template_id: int, count: int) -> float:
@@ -152,15 +159,22 @@ async def pile_up(database_url: str, template_id: int, count: int) -> float:
         for first in range(0, count, BATCH):
             async with db.transaction() as tx:
                 for _ in range(min(BATCH, count - first)):
-                    await events.record(tx, clock, account_id=1, event_type="template.updated",
-                                        record_type="template", record_id=template_id)
+                    await events.record(
+                        tx,
+                        clock,
+                        account_id=1,
+                        event_type="template.updated",
+                        record_type="template",
+                        record_id=template_id,
+                    )
     finally:
         await db.close()
     return time.perf_counter() - started
 
 
-async def backlog(database_url: str, workdir: Path, receiver: Receiver, template_id: int,
-                  count: int) -> dict[str, float]:
+async def backlog(
+    database_url: str, workdir: Path, receiver: Receiver, template_id: int, count: int
+) -> dict[str, float]:
     recorded = await pile_up(database_url, template_id, count)
     receiver.expect(2 * count)
     spawned = time.time()
@@ -177,10 +191,18 @@ async def backlog(database_url: str, workdir: Path, receiver: Receiver, template
         notes = await asyncio.to_thread(servers.stop, server)
     receipts = [got for got, _ in receiver.arrivals.values()]
     drain, sending = max(receipts) - spawned, max(receipts) - min(receipts)
-    return {"recorded/s": count / recorded, "drain s": drain, "deliveries/s": 2 * count / drain,
-            "sent/s": 2 * count / sending,
-            "CPU ms/delivery": cpu * 1000 / (2 * count), "RSS first MB": rss[0], "RSS peak MB": max(rss),
-            "RSS last MB": rss[-1], "repeats": receiver.repeats, "notes": notes}
+    return {
+        "recorded/s": count / recorded,
+        "drain s": drain,
+        "deliveries/s": 2 * count / drain,
+        "sent/s": 2 * count / sending,
+        "CPU ms/delivery": cpu * 1000 / (2 * count),
+        "RSS first MB": rss[0],
+        "RSS peak MB": max(rss),
+        "RSS last MB": rss[-1],
+        "repeats": receiver.repeats,
+        "notes": notes,
+    }
 
 
 async def run_target(name: str, database_url: str, workdir: Path, args: argparse.Namespace) -> dict[str, dict]:
@@ -226,17 +248,31 @@ def main() -> int:
 
 def print_report(results: dict[str, dict], args: argparse.Namespace) -> None:
     keys = ("events/s made", "deliveries/s", "p50 ms", "p99 ms", "max ms", "repeats")
-    for phase, title in (("paced", f"paced: {args.paced:,} events at {args.rate:g}/s x 2 endpoints"),
-                         ("burst", f"burst: {args.events:,} events x 2 endpoints, {args.clients} API clients")):
+    for phase, title in (
+        ("paced", f"paced: {args.paced:,} events at {args.rate:g}/s x 2 endpoints"),
+        ("burst", f"burst: {args.events:,} events x 2 endpoints, {args.clients} API clients"),
+    ):
         print(f"\n{title}")
-        report.print_table(["backend", *keys], [[name, *(f"{r[phase][k]:.1f}" for k in keys)]
-                                                for name, r in results.items()])
+        report.print_table(
+            ["backend", *keys], [[name, *(f"{r[phase][k]:.1f}" for k in keys)] for name, r in results.items()]
+        )
     if args.backlog:
         print(f"\nbacklog: {args.backlog:,} events x 2 endpoints, drained after a start")
-        keys = ("recorded/s", "drain s", "deliveries/s", "sent/s", "CPU ms/delivery", "RSS first MB", "RSS peak MB",
-                "RSS last MB", "repeats")
-        report.print_table(["backend", *keys], [[name, *(f"{r['backlog'][k]:.{2 if 'CPU' in k else 1}f}" for k in keys)]
-                                                for name, r in results.items()])
+        keys = (
+            "recorded/s",
+            "drain s",
+            "deliveries/s",
+            "sent/s",
+            "CPU ms/delivery",
+            "RSS first MB",
+            "RSS peak MB",
+            "RSS last MB",
+            "repeats",
+        )
+        report.print_table(
+            ["backend", *keys],
+            [[name, *(f"{r['backlog'][k]:.{2 if 'CPU' in k else 1}f}" for k in keys)] for name, r in results.items()],
+        )
     for name, r in results.items():
         for phase, figures_of_phase in r.items():
             servers.print_notes(f"{name}, {phase}", figures_of_phase.get("notes", []))

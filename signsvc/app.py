@@ -72,21 +72,38 @@ OPENAPI_PATH = Path(__file__).parent / "http" / "api" / "openapi.json"
 MAX_URL_BYTES = 64 * 1024
 
 
-def create_app(config: Config, *, clock: Clock | None = None, db: Database | None = None,
-               pool: PdfPool | None = None, downloader: Downloader | None = None, background: bool = True,
-               job_kinds: list[jobs.Kind] | None = None) -> web.Application:
+def create_app(
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    db: Database | None = None,
+    pool: PdfPool | None = None,
+    downloader: Downloader | None = None,
+    background: bool = True,
+    job_kinds: list[jobs.Kind] | None = None,
+) -> web.Application:
     """The whole service. `db`, `pool` and `downloader` are used (and left open) when given;
     `background=False` runs no worker loop, for tests that drain jobs themselves."""
     budget = body_budget.BodyBudget(config.body_budget_bytes)
     metrics = Metrics() if config.metrics_token else None
-    app = web.Application(middlewares=[timed(metrics) if metrics else edge_middleware, shell.middleware,
-                                       body_budget.middleware(budget, config.max_body_bytes, holder)],
-                          client_max_size=config.max_body_bytes, handler_args={"max_line_size": MAX_URL_BYTES})
+    app = web.Application(
+        middlewares=[
+            timed(metrics) if metrics else edge_middleware,
+            shell.middleware,
+            body_budget.middleware(budget, config.max_body_bytes, holder),
+        ],
+        client_max_size=config.max_body_bytes,
+        handler_args={"max_line_size": MAX_URL_BYTES},
+    )
     app[appkeys.OPENAPI] = OPENAPI_PATH.read_bytes()
     app[appkeys.BODY_BUDGET] = budget
-    app[appkeys.SETTINGS] = appkeys.Settings(Urls(config.site), config.trusted_proxies, config.max_body_bytes,
-                                             frozenset(filter(None, (config.api_key, config.test_api_key))),
-                                             metrics_token=config.metrics_token)
+    app[appkeys.SETTINGS] = appkeys.Settings(
+        Urls(config.site),
+        config.trusted_proxies,
+        config.max_body_bytes,
+        frozenset(filter(None, (config.api_key, config.test_api_key))),
+        metrics_token=config.metrics_token,
+    )
     routes.setup(app)
     if metrics is not None:
         routes.add_metrics(app)
@@ -106,14 +123,27 @@ async def open_files(db: Database, clock: Clock, config: Config, urls: Urls) -> 
         contents = await open_store(config.content_store, db, config.data_dir)
     except ObjectStoreError as error:
         raise ConfigError(f"SIGNSVC_STORAGE_URL={config.storage_url}: {error}") from None
-    return Files(db, contents, clock, await secret_key.load(db, config.secret_key), urls,
-                 presigned_links=config.storage_presigned_links)
+    return Files(
+        db,
+        contents,
+        clock,
+        await secret_key.load(db, config.secret_key),
+        urls,
+        presigned_links=config.storage_presigned_links,
+    )
 
 
 def outbox(db: Database, clock: Clock, files: Files, config: Config) -> Outbox:
     smtp_server = smtp.parse_smtp_url(config.smtp_url) if config.smtp_url else None
-    return Outbox(db, clock, files, urls=files.urls, smtp_server=smtp_server, sender=config.mail_from,
-                  per_recipient_hour=config.emails_per_recipient_hour)
+    return Outbox(
+        db,
+        clock,
+        files,
+        urls=files.urls,
+        smtp_server=smtp_server,
+        sender=config.mail_from,
+        per_recipient_hour=config.emails_per_recipient_hour,
+    )
 
 
 def webhook_sender(config: Config) -> Sender:
@@ -139,8 +169,11 @@ async def configure_webhooks(endpoints: WebhookEndpoints, config: Config) -> Non
     """`SIGNSVC_WEBHOOK_URL` and its siblings name the default account's configured endpoints. Only a
     serving process applies them: a management command run from a shell without them must not remove the
     endpoint the server was started with."""
-    secret = {"header": config.webhook_secret_header, "value": config.webhook_secret} \
-        if config.webhook_secret_header and config.webhook_secret is not None else None
+    secret = (
+        {"header": config.webhook_secret_header, "value": config.webhook_secret}
+        if config.webhook_secret_header and config.webhook_secret is not None
+        else None
+    )
     try:
         warnings = await endpoints.put_configured((config.webhook_url, config.test_webhook_url), secret)
     except errors.Invalid as exc:
@@ -152,8 +185,16 @@ async def configure_webhooks(endpoints: WebhookEndpoints, config: Config) -> Non
 class _Parts:
     """Opens every part in order when the app starts, and closes them in reverse when it stops."""
 
-    def __init__(self, config: Config, clock: Clock, db: Database | None, pool: PdfPool | None,
-                 downloader: Downloader | None, background: bool, job_kinds: list[jobs.Kind]) -> None:
+    def __init__(
+        self,
+        config: Config,
+        clock: Clock,
+        db: Database | None,
+        pool: PdfPool | None,
+        downloader: Downloader | None,
+        background: bool,
+        job_kinds: list[jobs.Kind],
+    ) -> None:
         self.config, self.clock, self.given_db, self.given_pool = config, clock, db, pool
         self.given_downloader, self.background, self.job_kinds = downloader, background, job_kinds
 
@@ -170,8 +211,9 @@ class _Parts:
             office = await stack.enter_async_context(OfficeConverter())
             sender = webhook_sender(self.config)
             stack.push_async_callback(sender.close)
-            kinds = await self._domain(app, db, files, pool, Ingest(pool, office, downloader, self.config.font_dir),
-                                       sender)
+            kinds = await self._domain(
+                app, db, files, pool, Ingest(pool, office, downloader, self.config.font_dir), sender
+            )
             await configure_webhooks(app[appkeys.WEBHOOKS], self.config)
             await self._worker(app, stack, db, kinds)
             if self.background and self.given_pool is None and self.config.pdf_warm_up:
@@ -191,8 +233,9 @@ class _Parts:
         return db
 
     async def _own_downloader(self, stack: contextlib.AsyncExitStack) -> Downloader:
-        return await stack.enter_async_context(Downloader(max_bytes=self.config.max_body_bytes,
-                                                          allow_private=self.config.allow_private_downloads))
+        return await stack.enter_async_context(
+            Downloader(max_bytes=self.config.max_body_bytes, allow_private=self.config.allow_private_downloads)
+        )
 
     def _own_pool(self, stack: contextlib.AsyncExitStack) -> PdfPool:
         # Workers start with the first document, not at start: a service used as a fake in test suites,
@@ -201,8 +244,9 @@ class _Parts:
         stack.callback(pool.close)
         return pool
 
-    async def _domain(self, app: web.Application, db: Database, files: Files, pool: PdfPool, ingest: Ingest,
-                      sender: Sender) -> list[jobs.Kind]:
+    async def _domain(
+        self, app: web.Application, db: Database, files: Files, pool: PdfPool, ingest: Ingest, sender: Sender
+    ) -> list[jobs.Kind]:
         """Builds the domain's objects, gives the edge the ones it calls; answers every job kind."""
         config, clock = self.config, self.clock
         if problem := await asyncio.to_thread(font_files.no_text_font, config.font_dir):
@@ -218,10 +262,15 @@ class _Parts:
         producer = Producer(db, clock, files, pool, sealer, mail, config.font_dir)
         certificates = Certificates(db, clock, files, pool, sealer, mail, config.font_dir)
         deliverer = Deliverer(db, clock, Payloads(clock, files), sender, fast_retries=config.testing_fast_retries)
-        caps = PublicCaps(config.public_starts_per_link, config.public_starts_per_address,
-                          config.consents_per_clickwrap, config.consents_per_address)
-        rate_limits = RateLimits(db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip,
-                                 public=caps)
+        caps = PublicCaps(
+            config.public_starts_per_link,
+            config.public_starts_per_address,
+            config.consents_per_clickwrap,
+            config.consents_per_address,
+        )
+        rate_limits = RateLimits(
+            db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip, public=caps
+        )
         retention = Retention(db, clock, days=config.retention_days)
         submissions = Submissions(db, clock, files, ingest, submitters)
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
@@ -242,12 +291,23 @@ class _Parts:
         app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions)
         app[appkeys.WEBHOOKS] = WebhookEndpoints(db, clock, public_only=config.public_webhooks_only)
         app[appkeys.DELIVERER] = deliverer
-        return (rate_limits.kinds() + retention.kinds() + files.kinds() + app[appkeys.CONSOLE_USERS].kinds()
-                + mail.kinds() + invitations.kinds() + submissions.kinds() + producer.kinds() + certificates.kinds()
-                + deliverer.kinds() + self.job_kinds)
+        return (
+            rate_limits.kinds()
+            + retention.kinds()
+            + files.kinds()
+            + app[appkeys.CONSOLE_USERS].kinds()
+            + mail.kinds()
+            + invitations.kinds()
+            + submissions.kinds()
+            + producer.kinds()
+            + certificates.kinds()
+            + deliverer.kinds()
+            + self.job_kinds
+        )
 
-    async def _worker(self, app: web.Application, stack: contextlib.AsyncExitStack, db: Database,
-                      kinds: list[jobs.Kind]) -> None:
+    async def _worker(
+        self, app: web.Application, stack: contextlib.AsyncExitStack, db: Database, kinds: list[jobs.Kind]
+    ) -> None:
         if self.config.testing_fast_retries:
             kinds = [dataclasses.replace(kind, backoff=kind.backoff.fast()) for kind in kinds]
         worker = jobs.Worker(db, self.clock, kinds, lease=timedelta(seconds=self.config.job_lease_seconds))
@@ -303,8 +363,9 @@ class _WarmUp:
     async def _warm(self) -> None:
         try:
             chain = await self.identity.chain()
-            await asyncio.gather(*(self.pool.run(pdf_calls.warm, chain, self.font_dir)
-                                   for _ in range(self.pool.workers)))
+            await asyncio.gather(
+                *(self.pool.run(pdf_calls.warm, chain, self.font_dir) for _ in range(self.pool.workers))
+            )
         except Exception:
             log.exception("warming the PDF workers failed; they will load what they need on first use")
 

@@ -44,8 +44,9 @@ async def open_configured_database(config: Config, *, single_process: bool = Tru
 def check_data_dir(config: Config) -> None:
     """Files kept on disk need a directory the service can write: a start error now, not a 500 at the first upload."""
     if config.content_store == "directory":
-        _check_writable_directory(DirectoryStore.in_data_dir(config.data_dir).root,
-                                  f"SIGNSVC_DATA_DIR={config.data_dir}")
+        _check_writable_directory(
+            DirectoryStore.in_data_dir(config.data_dir).root, f"SIGNSVC_DATA_DIR={config.data_dir}"
+        )
 
 
 def _sqlite_path(database_url: str) -> Path | None:
@@ -57,8 +58,9 @@ def _check_writable_directory(directory: Path, setting: str) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise ConfigError(f"{setting}: the directory {directory} cannot be created: {_in_the_way(directory, error)}") \
-            from None
+        raise ConfigError(
+            f"{setting}: the directory {directory} cannot be created: {_in_the_way(directory, error)}"
+        ) from None
     try:
         with tempfile.TemporaryFile(dir=directory):
             pass

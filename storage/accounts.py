@@ -14,10 +14,17 @@ from storage.rows import record, records, required
 PRINCIPALS = "principals"
 
 
-async def insert_account(conn: Connection, *, name: str, is_test: bool, approved: bool, now: datetime,
-                         linked_account_id: int | None = None) -> Account:
-    row = await conn.fetch_one("insert_account", name=name, is_test=is_test, linked_account_id=linked_account_id,
-                               api_access_approved=approved, created_at=now)
+async def insert_account(
+    conn: Connection, *, name: str, is_test: bool, approved: bool, now: datetime, linked_account_id: int | None = None
+) -> Account:
+    row = await conn.fetch_one(
+        "insert_account",
+        name=name,
+        is_test=is_test,
+        linked_account_id=linked_account_id,
+        api_access_approved=approved,
+        created_at=now,
+    )
     return required(Account, row)
 
 
@@ -53,10 +60,12 @@ async def set_api_access(conn: Connection, account_id: int, approved: bool) -> A
     return account
 
 
-async def insert_user(conn: Connection, *, account_id: int, email: str, first_name: str | None,
-                      last_name: str | None, now: datetime) -> User:
-    row = await conn.fetch_one("insert_user", account_id=account_id, email=email, first_name=first_name,
-                               last_name=last_name, created_at=now)
+async def insert_user(
+    conn: Connection, *, account_id: int, email: str, first_name: str | None, last_name: str | None, now: datetime
+) -> User:
+    row = await conn.fetch_one(
+        "insert_user", account_id=account_id, email=email, first_name=first_name, last_name=last_name, created_at=now
+    )
     return required(User, row)
 
 
@@ -79,16 +88,32 @@ async def first_user(conn: Connection) -> User | None:
     return record(User, await conn.fetch_one("first_user"))
 
 
-async def list_users(conn: Connection, account_id: int, *, limit: int, after: int | None = None,
-                     before: int | None = None) -> list[User]:
+async def list_users(
+    conn: Connection, account_id: int, *, limit: int, after: int | None = None, before: int | None = None
+) -> list[User]:
     rows = await conn.fetch_all("list_users", account_id=account_id, limit=limit, after=after, before=before)
     return records(User, rows)
 
 
-async def insert_api_key(conn: Connection, *, user_id: int, account_id: int, mode: KeyMode, key_hash: str,
-                         key_sealed: str | None, now: datetime) -> ApiKey:
-    row = await conn.fetch_one("insert_api_key", user_id=user_id, account_id=account_id, mode=mode.value,
-                               key_hash=key_hash, key_sealed=key_sealed, created_at=now)
+async def insert_api_key(
+    conn: Connection,
+    *,
+    user_id: int,
+    account_id: int,
+    mode: KeyMode,
+    key_hash: str,
+    key_sealed: str | None,
+    now: datetime,
+) -> ApiKey:
+    row = await conn.fetch_one(
+        "insert_api_key",
+        user_id=user_id,
+        account_id=account_id,
+        mode=mode.value,
+        key_hash=key_hash,
+        key_sealed=key_sealed,
+        created_at=now,
+    )
     return required(ApiKey, row)
 
 
@@ -125,8 +150,9 @@ async def set_password(conn: Connection, user_id: int, password_hash: str) -> Us
 
 async def rehash_password(conn: Connection, user_id: int, previous: str, password_hash: str) -> User | None:
     """The user with the new hash of the same password; None when their hash is no longer `previous`."""
-    return record(User, await conn.fetch_one("rehash_password", id=user_id, previous=previous,
-                                             password_hash=password_hash))
+    return record(
+        User, await conn.fetch_one("rehash_password", id=user_id, previous=previous, password_hash=password_hash)
+    )
 
 
 async def archive_user(conn: Connection, user_id: int, now: datetime) -> User | None:
@@ -146,11 +172,18 @@ async def set_admin(conn: Connection, user_id: int, is_admin: bool) -> User | No
     return record(User, await conn.fetch_one("set_admin", id=user_id, is_admin=is_admin))
 
 
-async def insert_user_link(conn: Connection, *, user_id: int, purpose: str, token_hash: str, expires_at: datetime,
-                           now: datetime) -> UserLink:
+async def insert_user_link(
+    conn: Connection, *, user_id: int, purpose: str, token_hash: str, expires_at: datetime, now: datetime
+) -> UserLink:
     await conn.execute("void_user_links", user_id=user_id, purpose=purpose, now=now)
-    row = await conn.fetch_one("insert_user_link", user_id=user_id, purpose=purpose, token_hash=token_hash,
-                               expires_at=expires_at, created_at=now)
+    row = await conn.fetch_one(
+        "insert_user_link",
+        user_id=user_id,
+        purpose=purpose,
+        token_hash=token_hash,
+        expires_at=expires_at,
+        created_at=now,
+    )
     return required(UserLink, row)
 
 

@@ -41,13 +41,47 @@ SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             ELSE n.nspname = $1 END
 """
 # Connection parameters libpq knows; asyncpg sends any other query parameter as a server setting.
-_LIBPQ = frozenset({
-    "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "channel_binding", "connect_timeout",
-    "client_encoding", "options", "application_name", "fallback_application_name", "keepalives", "keepalives_idle",
-    "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode",
-    "requiressl", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslrootcert", "sslcrl", "sslcrldir",
-    "sslsni", "requirepeer", "ssl_min_protocol_version", "ssl_max_protocol_version", "krbsrvname", "gsslib",
-    "service", "target_session_attrs"})
+_LIBPQ = frozenset(
+    {
+        "host",
+        "hostaddr",
+        "port",
+        "dbname",
+        "user",
+        "password",
+        "passfile",
+        "channel_binding",
+        "connect_timeout",
+        "client_encoding",
+        "options",
+        "application_name",
+        "fallback_application_name",
+        "keepalives",
+        "keepalives_idle",
+        "keepalives_interval",
+        "keepalives_count",
+        "tcp_user_timeout",
+        "replication",
+        "gssencmode",
+        "sslmode",
+        "requiressl",
+        "sslcompression",
+        "sslcert",
+        "sslkey",
+        "sslpassword",
+        "sslrootcert",
+        "sslcrl",
+        "sslcrldir",
+        "sslsni",
+        "requirepeer",
+        "ssl_min_protocol_version",
+        "ssl_max_protocol_version",
+        "krbsrvname",
+        "gsslib",
+        "service",
+        "target_session_attrs",
+    }
+)
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -200,6 +234,7 @@ def libpq_connection(database_url: str) -> tuple[str, dict[str, str]]:
 
 async def _connect(database_url: str) -> asyncpg.Connection:
     import asyncpg  # only a backup of Postgres needs its driver
+
     try:
         return await asyncpg.connect(database_url)
     except (asyncpg.PostgresError, OSError) as exc:
@@ -210,6 +245,7 @@ async def _dump_postgres(database_url: str, target: Path) -> Snapshot:
     """`pg_dump` of the schema the URL names (else the whole database), made from a snapshot this connection
     exports, in which it reads the contents to copy: the dump and the list are of one moment."""
     import asyncpg  # only a backup of Postgres needs its driver
+
     schema = url_schema(database_url)
     conn = await _connect(database_url)
     try:
@@ -222,8 +258,14 @@ async def _dump_postgres(database_url: str, target: Path) -> Snapshot:
                 where = f"the schema {schema}" if schema else "the database"
                 raise BackupError(f"{where} has no signsvc tables: start the service or run migrate first") from None
             only = [f"--schema={_pattern(schema)}"] if schema else []
-            await _run("pg_dump", "--format=custom", f"--file={target}", f"--snapshot={snapshot}", *only,
-                       database_url=database_url)
+            await _run(
+                "pg_dump",
+                "--format=custom",
+                f"--file={target}",
+                f"--snapshot={snapshot}",
+                *only,
+                database_url=database_url,
+            )
     except asyncpg.PostgresError as exc:
         raise BackupError(f"Postgres refused the backup: {exc}") from None
     finally:
@@ -243,8 +285,7 @@ async def _check_empty_postgres(database_url: str, schema: str | None) -> None:
         await conn.close()
     if relations:
         where = f"the schema {schema}" if schema else "the database"
-        raise BackupError(f"{where} is not empty ({relations} tables, views or sequences): restore into an empty "
-                          f"one")
+        raise BackupError(f"{where} is not empty ({relations} tables, views or sequences): restore into an empty one")
 
 
 async def _restore_postgres(dump: Path, database_url: str) -> None:
@@ -260,8 +301,16 @@ async def _restore_postgres(dump: Path, database_url: str) -> None:
     with tempfile.TemporaryDirectory() as directory:
         selection = Path(directory) / "restore.list"
         selection.write_text("\n".join(kept) + "\n")
-        await _run("pg_restore", "--single-transaction", "--exit-on-error", "--no-owner", "--no-acl",
-                   f"--use-list={selection}", str(dump), database_url=database_url)
+        await _run(
+            "pg_restore",
+            "--single-transaction",
+            "--exit-on-error",
+            "--no-owner",
+            "--no-acl",
+            f"--use-list={selection}",
+            str(dump),
+            database_url=database_url,
+        )
 
 
 def _creates_one_of(entry: str, schemas: set[str]) -> bool:
@@ -283,8 +332,14 @@ async def _run(name: str, *args: str, database_url: str | None) -> str:
     if database_url is not None:
         dsn, settings = libpq_connection(database_url)
         args, env = (*args, f"--dbname={dsn}"), {**env, **settings}
-    process = await asyncio.create_subprocess_exec(_tool(name), *args, env=env, stdin=asyncio.subprocess.DEVNULL,
-                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    process = await asyncio.create_subprocess_exec(
+        _tool(name),
+        *args,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await process.communicate()
     if process.returncode:
         lines = [line.strip() for line in err.decode(errors="replace").splitlines() if line.strip()]

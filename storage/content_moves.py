@@ -32,8 +32,9 @@ class Moved:
         return not self.missing and not self.damaged
 
 
-async def move(db: Database, source: ContentStore, target: ContentStore,
-               progress: Callable[[Moved], None] = lambda moved: None) -> Moved:
+async def move(
+    db: Database, source: ContentStore, target: ContentStore, progress: Callable[[Moved], None] = lambda moved: None
+) -> Moved:
     """Every content a file of the database names."""
     moved, after = Moved(), ""
     while hashes := await stored.stored_contents(db, after=after, limit=PAGE):
@@ -51,8 +52,9 @@ async def move_contents(hashes: list[str], source: ContentStore, target: Content
             copies.create_task(_move_one(sha256, source, target, moved, parallel))
 
 
-async def _move_one(sha256: str, source: ContentStore, target: ContentStore, moved: Moved,
-                    parallel: asyncio.Semaphore) -> None:
+async def _move_one(
+    sha256: str, source: ContentStore, target: ContentStore, moved: Moved, parallel: asyncio.Semaphore
+) -> None:
     async with parallel:
         if await target.exists(sha256):
             moved.present += 1

@@ -104,7 +104,7 @@ class DatabaseStore:
 
     async def get_range(self, sha256: str, start: int, end: int) -> bytes | None:
         data = await self.get(sha256)
-        return None if data is None else data[start:end + 1]
+        return None if data is None else data[start : end + 1]
 
     async def exists(self, sha256: str) -> bool:
         return await self.db.fetch_one("has_content", sha256=sha256) is not None

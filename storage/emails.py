@@ -9,23 +9,52 @@ from storage.records import Email
 from storage.rows import record, records, required
 
 
-async def insert_email(conn: Connection, *, account_id: int, kind: str, submitter_id: int | None, to_address: str,
-                       reply_to: str | None, subject: str, text_body: str, html_body: str, status: str,
-                       now: datetime, sent_at: datetime | None, attachments: list[int] | None = None,
-                       last_error: str | None = None) -> Email:
-    row = await conn.fetch_one("insert_email", account_id=account_id, kind=kind, submitter_id=submitter_id,
-                               to_address=to_address, recipient=recipient(to_address), reply_to=reply_to,
-                               subject=subject, text_body=text_body,
-                               html_body=html_body, status=status, created_at=now, sent_at=sent_at,
-                               attachments=attachments or [], last_error=last_error)
+async def insert_email(
+    conn: Connection,
+    *,
+    account_id: int,
+    kind: str,
+    submitter_id: int | None,
+    to_address: str,
+    reply_to: str | None,
+    subject: str,
+    text_body: str,
+    html_body: str,
+    status: str,
+    now: datetime,
+    sent_at: datetime | None,
+    attachments: list[int] | None = None,
+    last_error: str | None = None,
+) -> Email:
+    row = await conn.fetch_one(
+        "insert_email",
+        account_id=account_id,
+        kind=kind,
+        submitter_id=submitter_id,
+        to_address=to_address,
+        recipient=recipient(to_address),
+        reply_to=reply_to,
+        subject=subject,
+        text_body=text_body,
+        html_body=html_body,
+        status=status,
+        created_at=now,
+        sent_at=sent_at,
+        attachments=attachments or [],
+        last_error=last_error,
+    )
     return required(Email, row)
 
 
 async def count_recent_to(conn: Connection, account_id: int, address: str, since: datetime) -> int:
     """How many of the account's emails went to the address, or another spelling of its mailbox (`recipient`),
     since `since`."""
-    return int(await conn.fetch_value("count_emails_to", "sent", account_id=account_id,
-                                      recipient=recipient(address), since=since) or 0)
+    return int(
+        await conn.fetch_value(
+            "count_emails_to", "sent", account_id=account_id, recipient=recipient(address), since=since
+        )
+        or 0
+    )
 
 
 def recipient(address: str) -> str:
@@ -51,13 +80,22 @@ async def mark_kept(conn: Connection, email_id: int, now: datetime) -> Email:
 
 async def record_failure(conn: Connection, email_id: int, error: str, *, attempts: int) -> Email:
     """Counts a failed attempt; the email is `failed` once it made `attempts` of them."""
-    return required(Email, await conn.fetch_one("record_email_failure", id=email_id, error=error,
-                                                max_attempts=attempts))
+    return required(
+        Email, await conn.fetch_one("record_email_failure", id=email_id, error=error, max_attempts=attempts)
+    )
 
 
-async def list_emails(conn: Connection, account_id: int, *, limit: int, after: int | None = None,
-                      before: int | None = None, status: str | None = None) -> list[Email]:
+async def list_emails(
+    conn: Connection,
+    account_id: int,
+    *,
+    limit: int,
+    after: int | None = None,
+    before: int | None = None,
+    status: str | None = None,
+) -> list[Email]:
     """A page of the account's emails, newest first; only those of `status` when it is given."""
-    rows = await conn.fetch_all("list_emails", account_id=account_id, status=status, limit=limit, after=after,
-                                before=before)
+    rows = await conn.fetch_all(
+        "list_emails", account_id=account_id, status=status, limit=limit, after=after, before=before
+    )
     return records(Email, rows)

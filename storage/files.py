@@ -9,10 +9,27 @@ from storage.records import Blob
 from storage.rows import record, records, required
 
 
-async def insert_blob(conn: Connection, *, uuid: str, account_id: int, sha256: str, filename: str,
-                      content_type: str, byte_size: int, now: datetime) -> Blob:
-    row = await conn.fetch_one("insert_blob", uuid=uuid, account_id=account_id, sha256=sha256, filename=filename,
-                               content_type=content_type, byte_size=byte_size, created_at=now)
+async def insert_blob(
+    conn: Connection,
+    *,
+    uuid: str,
+    account_id: int,
+    sha256: str,
+    filename: str,
+    content_type: str,
+    byte_size: int,
+    now: datetime,
+) -> Blob:
+    row = await conn.fetch_one(
+        "insert_blob",
+        uuid=uuid,
+        account_id=account_id,
+        sha256=sha256,
+        filename=filename,
+        content_type=content_type,
+        byte_size=byte_size,
+        created_at=now,
+    )
     return required(Blob, row)
 
 

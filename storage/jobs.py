@@ -11,11 +11,19 @@ from storage.records import Job, JobStatus
 from storage.rows import json_time, record, records, to_datetime
 
 
-async def insert_job(conn: Connection, *, kind: str, payload: dict[str, Any], run_at: datetime, now: datetime,
-                     dedupe_key: str | None = None) -> Job | None:
+async def insert_job(
+    conn: Connection,
+    *,
+    kind: str,
+    payload: dict[str, Any],
+    run_at: datetime,
+    now: datetime,
+    dedupe_key: str | None = None,
+) -> Job | None:
     """The new job, or None when a job with the same dedupe_key already exists."""
-    row = await conn.fetch_one("insert_job", kind=kind, payload=payload, run_at=run_at, dedupe_key=dedupe_key,
-                               created_at=now)
+    row = await conn.fetch_one(
+        "insert_job", kind=kind, payload=payload, run_at=run_at, dedupe_key=dedupe_key, created_at=now
+    )
     return record(Job, row)
 
 
@@ -27,11 +35,13 @@ async def claim_job(conn: Connection, *, worker: str, now: datetime, lease_until
     return record(Job, await conn.fetch_one("claim_job", worker=worker, now=now, lease_until=lease_until))
 
 
-async def claim_jobs(conn: Connection, *, kind: str, limit: int, worker: str, now: datetime,
-                     lease_until: datetime) -> list[Job]:
+async def claim_jobs(
+    conn: Connection, *, kind: str, limit: int, worker: str, now: datetime, lease_until: datetime
+) -> list[Job]:
     """Up to `limit` due jobs of one kind, oldest first, now this worker's."""
-    rows = await conn.fetch_all("claim_jobs_of_kind", kind=kind, limit=limit, worker=worker, now=now,
-                                lease_until=lease_until)
+    rows = await conn.fetch_all(
+        "claim_jobs_of_kind", kind=kind, limit=limit, worker=worker, now=now, lease_until=lease_until
+    )
     return sorted(records(Job, rows), key=lambda job: (job.run_at, job.id))
 
 
@@ -64,8 +74,16 @@ class Release:
 async def release_jobs(conn: Connection, releases: list[Release], *, worker: str) -> None:
     """Hands jobs this worker ran back to the queue or fails them, in one statement."""
     if releases:
-        rows = [{"id": r.job_id, "status": r.status.value, "run_at": json_time(r.run_at), "attempts": r.attempts,
-                 "last_error": r.last_error} for r in releases]
+        rows = [
+            {
+                "id": r.job_id,
+                "status": r.status.value,
+                "run_at": json_time(r.run_at),
+                "attempts": r.attempts,
+                "last_error": r.last_error,
+            }
+            for r in releases
+        ]
         await conn.execute("release_jobs", jobs=rows, worker=worker)
 
 

@@ -40,6 +40,8 @@ class Queues:
 
 async def queues(conn: Connection, now: datetime) -> Queues:
     """The queues as they stand at `now` (the service clock), one statement each, outside any transaction."""
-    return Queues(jobs=records(JobCounts, await conn.fetch_all("count_jobs_by_kind", now=now)),
-                  webhook_deliveries=records(StatusCount, await conn.fetch_all("count_webhook_deliveries_by_status")),
-                  emails=records(StatusCount, await conn.fetch_all("count_emails_by_status")))
+    return Queues(
+        jobs=records(JobCounts, await conn.fetch_all("count_jobs_by_kind", now=now)),
+        webhook_deliveries=records(StatusCount, await conn.fetch_all("count_webhook_deliveries_by_status")),
+        emails=records(StatusCount, await conn.fetch_all("count_emails_by_status")),
+    )

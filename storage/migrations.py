@@ -46,8 +46,9 @@ async def migrate(db: Database) -> list[Migration]:
                 if await tx.fetch_one("migration_applied", version=migration.version):
                     continue
                 await tx.run_script(migration.sql)
-                await tx.execute("record_migration", version=migration.version, name=migration.name,
-                                 applied_at=datetime.now(UTC))
+                await tx.execute(
+                    "record_migration", version=migration.version, name=migration.name, applied_at=datetime.now(UTC)
+                )
             applied.append(migration)
     return applied
 

@@ -23,8 +23,7 @@ RECONNECT_DELAYS = (0.1, 0.5, 1.0, 2.0, 5.0)
 HEARTBEAT_SECONDS = 5.0
 # Longer than this without an answer, the connection is not trusted to carry notifications.
 SILENCE_SECONDS = 2 * HEARTBEAT_SECONDS + 1
-_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError,
-             asyncio.TimeoutError)
+_FAILURES = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError, asyncio.TimeoutError)
 
 
 class Notifications:
@@ -43,8 +42,11 @@ class Notifications:
 
     @property
     def connected(self) -> bool:
-        return self._conn is not None and not self._conn.is_closed() \
+        return (
+            self._conn is not None
+            and not self._conn.is_closed()
             and time.monotonic() - self._answered_at < SILENCE_SECONDS
+        )
 
     async def add(self, channel: str, listener: Listener) -> None:
         async with self._connecting:

@@ -48,16 +48,23 @@ class ObjectStore:
             from aiobotocore.config import AioConfig
             from aiobotocore.session import get_session
         except ImportError:
-            raise ObjectStoreError(f"{url} needs aiobotocore, which signsvc's s3 extra installs "
-                                   f"(pip install '.[s3]' in its source directory)") from None
+            raise ObjectStoreError(
+                f"{url} needs aiobotocore, which signsvc's s3 extra installs "
+                f"(pip install '.[s3]' in its source directory)"
+            ) from None
         # A custom endpoint (MinIO, Ceph, an emulator) is addressed by path: its buckets have no DNS names. Checksums
         # only where S3 asks for them: several S3-compatible stores refuse the ones botocore adds by default (ours,
         # the SHA-256 of each content, is sent explicitly and checked at start).
         style = "path" if os.environ.get("AWS_ENDPOINT_URL") else "auto"
-        config = AioConfig(s3={"addressing_style": style}, retries={"max_attempts": 2, "mode": "standard"},
-                           signature_version="s3v4", max_pool_connections=PARALLEL_REQUESTS,
-                           request_checksum_calculation="when_required",
-                           response_checksum_validation="when_required", **TIMEOUTS)
+        config = AioConfig(
+            s3={"addressing_style": style},
+            retries={"max_attempts": 2, "mode": "standard"},
+            signature_version="s3v4",
+            max_pool_connections=PARALLEL_REQUESTS,
+            request_checksum_calculation="when_required",
+            response_checksum_validation="when_required",
+            **TIMEOUTS,
+        )
         from botocore.exceptions import BotoCoreError
 
         exits = contextlib.AsyncExitStack()
@@ -78,8 +85,7 @@ class ObjectStore:
     async def put(self, sha256: str, data: bytes) -> None:
         checksum = base64.b64encode(bytes.fromhex(sha256)).decode()
         async with self._request("write", sha256):
-            await self._client.put_object(Bucket=self.bucket, Key=self.key(sha256), Body=data,
-                                          ChecksumSHA256=checksum)
+            await self._client.put_object(Bucket=self.bucket, Key=self.key(sha256), Body=data, ChecksumSHA256=checksum)
 
     async def get(self, sha256: str) -> bytes | None:
         return await self._read(sha256)
@@ -104,15 +110,23 @@ class ObjectStore:
     async def clear(self) -> None:
         async for keys in self._pages():
             async with self._request("delete", "objects"):
-                await self._client.delete_objects(Bucket=self.bucket,
-                                                  Delete={"Objects": [{"Key": key} for key in keys], "Quiet": True})
+                await self._client.delete_objects(
+                    Bucket=self.bucket, Delete={"Objects": [{"Key": key} for key in keys], "Quiet": True}
+                )
 
     async def presigned_link(self, sha256: str, filename_header: str, content_type: str, seconds: int) -> str:
         """A URL of the object that the store answers for `seconds`, with the headers a file link answers."""
         link: str = await self._client.generate_presigned_url(
-            "get_object", ExpiresIn=seconds,
-            Params={"Bucket": self.bucket, "Key": self.key(sha256), "ResponseContentType": content_type,
-                    "ResponseContentDisposition": filename_header, "ResponseCacheControl": "private, no-store"})
+            "get_object",
+            ExpiresIn=seconds,
+            Params={
+                "Bucket": self.bucket,
+                "Key": self.key(sha256),
+                "ResponseContentType": content_type,
+                "ResponseContentDisposition": filename_header,
+                "ResponseCacheControl": "private, no-store",
+            },
+        )
         return link
 
     def key(self, sha256: str) -> str:
@@ -164,8 +178,7 @@ class ObjectStore:
                 endpoint = os.environ.get("AWS_ENDPOINT_URL")
                 where = f" (check AWS_ENDPOINT_URL={endpoint})" if endpoint else ""
                 reason = " ".join(str(error).split())  # one line, whatever botocore wrote
-                raise ObjectStoreError(f"the object store did not answer ({action} {what}): {reason}{where}") \
-                    from error
+                raise ObjectStoreError(f"the object store did not answer ({action} {what}): {reason}{where}") from error
 
 
 def _code(error: Any) -> str:

@@ -103,16 +103,19 @@ class PostgresDatabase(Database):
     @classmethod
     async def open(cls, url: str, *, max_size: int = 10) -> PostgresDatabase:
         try:
-            pool = await asyncpg.create_pool(url, min_size=1, max_size=max_size, init=_init_connection,
-                                             reset=_keep_session)
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=max_size, init=_init_connection, reset=_keep_session
+            )
             schema = await pool.fetchval("SELECT current_schema()")
         except _FAILURES as exc:
             raise StorageError(f"cannot connect to Postgres: {exc}") from exc
         schema = schema or "public"
         if len(schema.encode()) > LONGEST_SCHEMA:
             await pool.close()
-            raise StorageError(f"the schema name {schema!r} is too long: notification channels are named after it, "
-                               f"and Postgres leaves {LONGEST_SCHEMA} bytes of a channel name for it")
+            raise StorageError(
+                f"the schema name {schema!r} is too long: notification channels are named after it, "
+                f"and Postgres leaves {LONGEST_SCHEMA} bytes of a channel name for it"
+            )
         return cls(pool, url, schema)
 
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:

@@ -20,8 +20,14 @@ async def hit(conn: Connection, hits: dict[str, int], window_start: int) -> dict
         rows = await conn.fetch_all("hit_rate_limit", bucket=bucket, hits=count, window_start=window_start)
     else:
         (bucket, count), (other_bucket, other_count) = hits.items()
-        rows = await conn.fetch_all("hit_rate_limits", bucket=bucket, hits=count, other_bucket=other_bucket,
-                                    other_hits=other_count, window_start=window_start)
+        rows = await conn.fetch_all(
+            "hit_rate_limits",
+            bucket=bucket,
+            hits=count,
+            other_bucket=other_bucket,
+            other_hits=other_count,
+            window_start=window_start,
+        )
     return {row["bucket"]: row["hits"] for row in rows}
 
 

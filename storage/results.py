@@ -9,12 +9,31 @@ from storage.records import ResultDocument, SigningCertificate
 from storage.rows import record, records
 
 
-async def insert_result_document(conn: Connection, *, submission_id: int, submitter_id: int | None, kind: str,
-                                 position: int, name: str, blob_id: int, sha256: str, now: datetime,
-                                 values_sha256: str | None = None) -> None:
-    await conn.execute("insert_result_document", submission_id=submission_id, submitter_id=submitter_id, kind=kind,
-                       position=position, name=name, blob_id=blob_id, sha256=sha256, values_sha256=values_sha256,
-                       now=now)
+async def insert_result_document(
+    conn: Connection,
+    *,
+    submission_id: int,
+    submitter_id: int | None,
+    kind: str,
+    position: int,
+    name: str,
+    blob_id: int,
+    sha256: str,
+    now: datetime,
+    values_sha256: str | None = None,
+) -> None:
+    await conn.execute(
+        "insert_result_document",
+        submission_id=submission_id,
+        submitter_id=submitter_id,
+        kind=kind,
+        position=position,
+        name=name,
+        blob_id=blob_id,
+        sha256=sha256,
+        values_sha256=values_sha256,
+        now=now,
+    )
 
 
 async def results_of(conn: Connection, submission_id: int) -> list[ResultDocument]:
@@ -33,10 +52,25 @@ async def issued(conn: Connection, sha256: str) -> bool:
     return bool(row and row["count"])
 
 
-async def insert_certificate(conn: Connection, *, sha256: str, cert_pem: str, chain_pems: list[str],
-                             key_pem: str | None, source: str, now: datetime) -> None:
-    await conn.execute("insert_signing_certificate", sha256=sha256, cert_pem=cert_pem, chain_pems=chain_pems,
-                       key_pem=key_pem, source=source, now=now)
+async def insert_certificate(
+    conn: Connection,
+    *,
+    sha256: str,
+    cert_pem: str,
+    chain_pems: list[str],
+    key_pem: str | None,
+    source: str,
+    now: datetime,
+) -> None:
+    await conn.execute(
+        "insert_signing_certificate",
+        sha256=sha256,
+        cert_pem=cert_pem,
+        chain_pems=chain_pems,
+        key_pem=key_pem,
+        source=source,
+        now=now,
+    )
 
 
 async def current_generated(conn: Connection) -> SigningCertificate | None:

@@ -14,9 +14,24 @@ from storage.records import Attachment, Blob, Submission, SubmissionEvent, Submi
 from storage.rows import record, records, required
 
 _JSON_COLUMNS = ("metadata", "preferences", "field_values")  # a JSON column's value is sent as its JSON text
-_SUBMITTER_STATE = ("name", "email", "phone", "external_id", "metadata", "preferences", "field_values", "ip", "ua",
-                    "decline_reason", "invited_at", "sent_at", "opened_at", "started_at", "completed_at",
-                    "declined_at")
+_SUBMITTER_STATE = (
+    "name",
+    "email",
+    "phone",
+    "external_id",
+    "metadata",
+    "preferences",
+    "field_values",
+    "ip",
+    "ua",
+    "decline_reason",
+    "invited_at",
+    "sent_at",
+    "opened_at",
+    "started_at",
+    "completed_at",
+    "declined_at",
+)
 
 
 async def insert_submission(conn: Connection, **columns: Any) -> Submission:
@@ -41,15 +56,27 @@ async def lock_submission(conn: Connection, submission_id: int) -> Submission | 
     return record(Submission, await conn.fetch_one("lock_submission", id=submission_id))
 
 
-async def list_submissions(conn: Connection, account_id: int, filters: SubmissionFilters,
-                           now: datetime) -> list[Submission]:
+async def list_submissions(
+    conn: Connection, account_id: int, filters: SubmissionFilters, now: datetime
+) -> list[Submission]:
     """A page of the account's submissions, newest first; `now` tells expired ones from pending ones."""
     f = filters
     rows = await conn.fetch_all(
-        "list_submissions", account_id=account_id, template_id=f.template_id, archived=f.archived, status=f.status,
-        pattern=like_pattern(f.q), created_from=f.created_from, created_until=f.created_until,
-        completed_from=f.completed_from, completed_until=f.completed_until, now=now, limit=f.limit, after=f.after,
-        before=f.before)
+        "list_submissions",
+        account_id=account_id,
+        template_id=f.template_id,
+        archived=f.archived,
+        status=f.status,
+        pattern=like_pattern(f.q),
+        created_from=f.created_from,
+        created_until=f.created_until,
+        completed_from=f.completed_from,
+        completed_until=f.completed_until,
+        now=now,
+        limit=f.limit,
+        after=f.after,
+        before=f.before,
+    )
     return records(Submission, rows)
 
 
@@ -70,8 +97,15 @@ async def expire_submission(conn: Connection, submission_id: int, expire_at: dat
 
 async def update_submission(conn: Connection, submission: Submission, now: datetime) -> None:
     """Writes the editable state of `submission` (a changed copy of the stored record)."""
-    await conn.execute("update_submission", id=submission.id, name=submission.name, expire_at=submission.expire_at,
-                       expired_at=submission.expired_at, archived_at=submission.archived_at, now=now)
+    await conn.execute(
+        "update_submission",
+        id=submission.id,
+        name=submission.name,
+        expire_at=submission.expire_at,
+        expired_at=submission.expired_at,
+        archived_at=submission.archived_at,
+        now=now,
+    )
 
 
 async def delete_submission(conn: Connection, submission_id: int) -> None:
@@ -83,8 +117,9 @@ async def copy_blobs(conn: Connection, copies: list[tuple[int, str]], now: datet
     the files a new submission owns, copied from its template's in one statement."""
     if not copies:
         return []
-    rows = await conn.fetch_all("copy_blobs", copies=[{"id": blob_id, "uuid": uuid} for blob_id, uuid in copies],
-                                now=now)
+    rows = await conn.fetch_all(
+        "copy_blobs", copies=[{"id": blob_id, "uuid": uuid} for blob_id, uuid in copies], now=now
+    )
     by_uuid = {row["uuid"]: row for row in rows}
     if len(by_uuid) != len(copies):
         raise LookupError(f"copied {len(by_uuid)} of {len(copies)} files: a file to copy does not exist")
@@ -95,13 +130,15 @@ async def insert_submitter(conn: Connection, **columns: Any) -> Submitter:
     return required(Submitter, await conn.fetch_one("insert_submitter", **columns))
 
 
-async def insert_submitters(conn: Connection, *, submission_id: int, account_id: int, now: datetime,
-                            signers: list[dict[str, Any]]) -> list[Submitter]:
+async def insert_submitters(
+    conn: Connection, *, submission_id: int, account_id: int, now: datetime, signers: list[dict[str, Any]]
+) -> list[Submitter]:
     """A new submission's submitters in one statement, each given by the other columns of `insert_submitter`;
     answered in order of position."""
     rows = [{**signer, **{name: json.dumps(signer[name]) for name in _JSON_COLUMNS}} for signer in signers]
-    inserted = await conn.fetch_all("insert_submitters", submission_id=submission_id, account_id=account_id, now=now,
-                                    signers=rows)
+    inserted = await conn.fetch_all(
+        "insert_submitters", submission_id=submission_id, account_id=account_id, now=now, signers=rows
+    )
     return sorted(records(Submitter, inserted), key=lambda submitter: submitter.position)
 
 
@@ -129,8 +166,9 @@ async def submitters_of(conn: Connection, submission_id: int) -> list[Submitter]
     return records(Submitter, await conn.fetch_all("list_submitters_of", submission_id=submission_id))
 
 
-async def submitters_of_page(conn: Connection, account_id: int,
-                             submissions: list[Submission]) -> dict[int, list[Submitter]]:
+async def submitters_of_page(
+    conn: Connection, account_id: int, submissions: list[Submission]
+) -> dict[int, list[Submitter]]:
     """The submitters of each submission of a page, by submission id."""
     found: dict[int, list[Submitter]] = {submission.id: [] for submission in submissions}
     if submissions:
@@ -144,17 +182,27 @@ async def list_submitters(conn: Connection, account_id: int, filters: SubmitterF
     """A page of the account's submitters, newest first."""
     f = filters
     rows = await conn.fetch_all(
-        "list_submitters", account_id=account_id, submission_id=f.submission_id, external_id=f.external_id,
-        pattern=like_pattern(f.q), completed_from=f.completed_from, completed_until=f.completed_until,
-        limit=f.limit, after=f.after, before=f.before)
+        "list_submitters",
+        account_id=account_id,
+        submission_id=f.submission_id,
+        external_id=f.external_id,
+        pattern=like_pattern(f.q),
+        completed_from=f.completed_from,
+        completed_until=f.completed_until,
+        limit=f.limit,
+        after=f.after,
+        before=f.before,
+    )
     return records(Submitter, rows)
 
 
-async def completed_submitters(conn: Connection, account_id: int, *, until: datetime | None, since: datetime | None,
-                               limit: int) -> list[Submitter]:
+async def completed_submitters(
+    conn: Connection, account_id: int, *, until: datetime | None, since: datetime | None, limit: int
+) -> list[Submitter]:
     """Completed submitters, latest completion first, completed before `until` and from `since` on."""
-    rows = await conn.fetch_all("list_completed_submitters", account_id=account_id, until=until, since=since,
-                                limit=limit)
+    rows = await conn.fetch_all(
+        "list_completed_submitters", account_id=account_id, until=until, since=since, limit=limit
+    )
     return records(Submitter, rows)
 
 
@@ -173,10 +221,23 @@ def changed(submitter: Submitter, **changes: Any) -> Submitter:
     return dataclasses.replace(submitter, **changes)
 
 
-async def insert_event(conn: Connection, *, submission_id: int, submitter_id: int | None, event_type: str,
-                       data: dict[str, Any], now: datetime) -> None:
-    await conn.execute("insert_submission_event", submission_id=submission_id, submitter_id=submitter_id,
-                       event_type=event_type, data=data, now=now)
+async def insert_event(
+    conn: Connection,
+    *,
+    submission_id: int,
+    submitter_id: int | None,
+    event_type: str,
+    data: dict[str, Any],
+    now: datetime,
+) -> None:
+    await conn.execute(
+        "insert_submission_event",
+        submission_id=submission_id,
+        submitter_id=submitter_id,
+        event_type=event_type,
+        data=data,
+        now=now,
+    )
 
 
 async def events_of(conn: Connection, submission_id: int) -> list[SubmissionEvent]:
@@ -193,10 +254,12 @@ async def events_of_many(conn: Connection, submission_ids: list[int]) -> dict[in
     return found
 
 
-async def insert_attachment(conn: Connection, *, submission_id: int, submitter_id: int | None, blob_id: int,
-                            now: datetime) -> None:
-    await conn.execute("insert_attachment", submission_id=submission_id, submitter_id=submitter_id,
-                       blob_id=blob_id, now=now)
+async def insert_attachment(
+    conn: Connection, *, submission_id: int, submitter_id: int | None, blob_id: int, now: datetime
+) -> None:
+    await conn.execute(
+        "insert_attachment", submission_id=submission_id, submitter_id=submitter_id, blob_id=blob_id, now=now
+    )
 
 
 async def attachments_of(conn: Connection, submission_id: int) -> list[Attachment]:

@@ -19,14 +19,42 @@ async def folder(conn: Connection, account_id: int, name: str, now: datetime) ->
     return required(Folder, await conn.fetch_one("add_folder", account_id=account_id, name=name, created_at=now))
 
 
-async def insert_template(conn: Connection, *, account_id: int, author_id: int, folder_id: int, slug: str, name: str,
-                          external_id: str | None, source: str, roles: list[Role], fields: list[Field],
-                          preferences: TemplatePreferences,
-                          combined_blob_id: int | None, shared_link: bool, now: datetime) -> int:
-    return int(await conn.fetch_value(
-        "insert_template", "id", account_id=account_id, author_id=author_id, folder_id=folder_id, slug=slug,
-        name=name, external_id=external_id, source=source, roles=roles, fields=fields, preferences=preferences,
-        combined_blob_id=combined_blob_id, shared_link=shared_link, created_at=now))
+async def insert_template(
+    conn: Connection,
+    *,
+    account_id: int,
+    author_id: int,
+    folder_id: int,
+    slug: str,
+    name: str,
+    external_id: str | None,
+    source: str,
+    roles: list[Role],
+    fields: list[Field],
+    preferences: TemplatePreferences,
+    combined_blob_id: int | None,
+    shared_link: bool,
+    now: datetime,
+) -> int:
+    return int(
+        await conn.fetch_value(
+            "insert_template",
+            "id",
+            account_id=account_id,
+            author_id=author_id,
+            folder_id=folder_id,
+            slug=slug,
+            name=name,
+            external_id=external_id,
+            source=source,
+            roles=roles,
+            fields=fields,
+            preferences=preferences,
+            combined_blob_id=combined_blob_id,
+            shared_link=shared_link,
+            created_at=now,
+        )
+    )
 
 
 async def required_template(conn: Connection, template_id: int) -> Template:
@@ -48,9 +76,17 @@ async def templates_by_ids(conn: Connection, ids: list[int]) -> dict[int, Templa
 async def list_templates(conn: Connection, account_id: int, filters: TemplateFilters) -> list[Template]:
     """A page of the account's templates, newest first."""
     f = filters
-    rows = await conn.fetch_all("list_templates", account_id=account_id, archived=f.archived,
-                                name_pattern=like_pattern(f.q), external_id=f.external_id, folder=f.folder,
-                                limit=f.limit, after=f.after, before=f.before)
+    rows = await conn.fetch_all(
+        "list_templates",
+        account_id=account_id,
+        archived=f.archived,
+        name_pattern=like_pattern(f.q),
+        external_id=f.external_id,
+        folder=f.folder,
+        limit=f.limit,
+        after=f.after,
+        before=f.before,
+    )
     return records(Template, rows)
 
 
@@ -68,8 +104,10 @@ def _dictionary_order(name: str) -> tuple[str, str, str]:
 
 
 async def update_template(conn: Connection, template: Template, changes: dict[str, Any], now: datetime) -> None:
-    state = {name: changes.get(name, getattr(template, name))
-             for name in ("name", "external_id", "folder_id", "roles", "fields", "shared_link", "archived_at")}
+    state = {
+        name: changes.get(name, getattr(template, name))
+        for name in ("name", "external_id", "folder_id", "roles", "fields", "shared_link", "archived_at")
+    }
     await conn.execute("update_template", id=template.id, updated_at=now, **state)
 
 
@@ -77,24 +115,43 @@ async def delete_template(conn: Connection, template_id: int) -> None:
     await conn.execute("delete_template", id=template_id)
 
 
-async def insert_document(conn: Connection, *, template_id: int, uuid: str, position: int, name: str, blob_id: int,
-                          pages: list[PageSize], previews: list[Preview]) -> None:
+async def insert_document(
+    conn: Connection,
+    *,
+    template_id: int,
+    uuid: str,
+    position: int,
+    name: str,
+    blob_id: int,
+    pages: list[PageSize],
+    previews: list[Preview],
+) -> None:
     """`previews` are the page images as `{id, uuid, filename}` of their stored files."""
-    await conn.execute("insert_document", template_id=template_id, uuid=uuid, position=position, name=name,
-                       blob_id=blob_id, pages=pages, previews=previews)
+    await conn.execute(
+        "insert_document",
+        template_id=template_id,
+        uuid=uuid,
+        position=position,
+        name=name,
+        blob_id=blob_id,
+        pages=pages,
+        previews=previews,
+    )
 
 
 async def list_documents(conn: Connection, template_id: int) -> list[TemplateDocument]:
     return records(TemplateDocument, await conn.fetch_all("list_documents", template_id=template_id))
 
 
-async def documents_of(conn: Connection, account_id: int,
-                       templates: list[Template]) -> dict[int, list[TemplateDocument]]:
+async def documents_of(
+    conn: Connection, account_id: int, templates: list[Template]
+) -> dict[int, list[TemplateDocument]]:
     """The documents of each template of a page, by template id."""
     found: dict[int, list[TemplateDocument]] = {template.id: [] for template in templates}
     if templates:
-        rows = await conn.fetch_all("list_documents_in_id_range", account_id=account_id,
-                                    min_id=min(found), max_id=max(found))
+        rows = await conn.fetch_all(
+            "list_documents_in_id_range", account_id=account_id, min_id=min(found), max_id=max(found)
+        )
         for document in records(TemplateDocument, rows):
             found.get(document.template_id, []).append(document)
     return found

@@ -20,8 +20,11 @@ from tests.support.receiver import Receiver
 
 pytest_plugins = ["tests.support.system", "tests.support.https", "tests.support.tsa", "tests.support.s3"]
 
-for name in [name for name in os.environ if name.startswith("SIGNSVC_")
-             and name not in ("SIGNSVC_TEST_POSTGRES_URL", "SIGNSVC_TEST_REQUIRE_SYSTEM")]:
+for name in [
+    name
+    for name in os.environ
+    if name.startswith("SIGNSVC_") and name not in ("SIGNSVC_TEST_POSTGRES_URL", "SIGNSVC_TEST_REQUIRE_SYSTEM")
+]:
     del os.environ[name]
 
 
@@ -39,8 +42,9 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Migrated]:
 
 
 @pytest.fixture
-async def database_url(backend: str, tmp_path, migrated: Migrated,
-                       request: pytest.FixtureRequest) -> AsyncIterator[str]:
+async def database_url(
+    backend: str, tmp_path, migrated: Migrated, request: pytest.FixtureRequest
+) -> AsyncIterator[str]:
     """A URL of an empty database of the backend under test: a file in the test's own directory, or a
     Postgres schema of its own, so tests in parallel workers never share one.
 

@@ -19,8 +19,9 @@ def api_session(*, connections: int = 100, timeout: float | None = None) -> aioh
     """Keep-alive connections to the API, at most `connections` at once, each request sending BENCH_KEY and
     failing after `timeout` seconds (None: aiohttp's default)."""
     options: dict[str, Any] = {} if timeout is None else {"timeout": aiohttp.ClientTimeout(total=timeout)}
-    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections),
-                                 headers={"X-Auth-Token": BENCH_KEY}, **options)
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=connections), headers={"X-Auth-Token": BENCH_KEY}, **options
+    )
 
 
 async def check_user(session: aiohttp.ClientSession, base_url: str) -> None:
@@ -47,8 +48,9 @@ async def timed(call: Awaitable[Any]) -> tuple[float, Any]:
     return time.perf_counter() - sent, result
 
 
-async def closed_loop(clients: int, jobs: Iterable[Any], op: Callable[[Any], Awaitable[list[Sample]]],
-                      deadline: float) -> tuple[list[float], list[str], float]:
+async def closed_loop(
+    clients: int, jobs: Iterable[Any], op: Callable[[Any], Awaitable[list[Sample]]], deadline: float
+) -> tuple[list[float], list[str], float]:
     """`clients` workers, each taking the next job as soon as its last is done, until none is left or the
     deadline (a `time.perf_counter()`) has passed; `op(job)` answers a sample per request it made.
     Answers the latencies, the failures and the wall time."""

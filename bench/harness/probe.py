@@ -72,5 +72,12 @@ def passes(latencies: list[float], errors: list[str]) -> bool:
 
 def row(label: str, latencies: list[float], errors: list[str], verdict: str = "") -> list[str]:
     """A row under HEADERS: requests, errors, p50, p99 and max of sorted latencies, and the verdict."""
-    return [label, str(len(latencies)), str(len(errors)), ms(percentile(latencies, 0.50)),
-            f"{percentile(latencies, 0.99) * 1000:.1f}", ms(latencies[-1]), verdict]
+    return [
+        label,
+        str(len(latencies)),
+        str(len(errors)),
+        ms(percentile(latencies, 0.50)),
+        f"{percentile(latencies, 0.99) * 1000:.1f}",
+        ms(latencies[-1]),
+        verdict,
+    ]

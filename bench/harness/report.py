@@ -40,8 +40,12 @@ def print_table(headers: list[str], rows: list[list[str]]) -> None:
     """Columns padded to their widest cell; the first left-aligned, the others right-aligned."""
     widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
     for row in [headers, ["-" * w for w in widths], *rows]:
-        print("  ".join(str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
-                        for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
+        print(
+            "  ".join(
+                str(cell).ljust(w) if i == 0 else str(cell).rjust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            ).rstrip()
+        )
 
 
 def print_counted(kind: str, where: str, items: list[str]) -> None:
@@ -52,8 +56,7 @@ def print_counted(kind: str, where: str, items: list[str]) -> None:
 
 def machine_line() -> str:
     """`2 CPU cores; Python 3.11.7; load average 0.12` (the load average now)."""
-    return (f"{os.cpu_count()} CPU cores; Python {sys.version.split()[0]}; "
-            f"load average {os.getloadavg()[0]:.2f}")
+    return f"{os.cpu_count()} CPU cores; Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.2f}"
 
 
 def progress(text: str) -> None:

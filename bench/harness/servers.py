@@ -157,8 +157,7 @@ def spawn(argv: list[str], env: dict[str, str], cwd: Path) -> Server:
     stderr_path = cwd / f"stderr-{uuid.uuid4().hex[:8]}.txt"
     with open(stderr_path, "wb") as stderr:
         started = time.perf_counter()
-        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=stderr)
+        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr)
     line = _read_line(proc, started + READY_TIMEOUT_SECONDS)
     elapsed = time.perf_counter() - started
     if not line:
@@ -198,8 +197,11 @@ def stop(server: Server) -> list[str]:
         server.notes.append(f"exit status {code} after SIGTERM")
     if took > 2.0:
         server.notes.append(f"took {took:.1f} s to stop after SIGTERM")
-    server.notes += [line for line in server.stderr_path.read_text().splitlines()
-                     if line.strip() and not line.startswith("signsvc stopping")]
+    server.notes += [
+        line
+        for line in server.stderr_path.read_text().splitlines()
+        if line.strip() and not line.startswith("signsvc stopping")
+    ]
     return server.notes
 
 
@@ -247,6 +249,9 @@ def signsvc_on(kind: str, schema_prefix: str, label: str, workers: int = 1, **en
     limits lifted (`env` on top), with `--workers` when more than 1; stopped afterwards, as `running` does."""
     from .databases import fresh_database
 
-    with temp_dir() as workdir, fresh_database(kind, workdir, schema_prefix) as url, \
-            running(label, signsvc_argv(workers), signsvc_env(url, **env), workdir) as server:
+    with (
+        temp_dir() as workdir,
+        fresh_database(kind, workdir, schema_prefix) as url,
+        running(label, signsvc_argv(workers), signsvc_env(url, **env), workdir) as server,
+    ):
         yield server

@@ -104,8 +104,9 @@ class CpuTimes:
     @classmethod
     def now(cls, server_pid: int | None = None, pool: Iterable[int] = ()) -> CpuTimes:
         machine, steal = machine_seconds()
-        return cls(time.process_time(), cpu_seconds(server_pid) if server_pid else 0.0, tree_cpu_seconds(pool),
-                   machine, steal)
+        return cls(
+            time.process_time(), cpu_seconds(server_pid) if server_pid else 0.0, tree_cpu_seconds(pool), machine, steal
+        )
 
     def __sub__(self, earlier: CpuTimes) -> CpuTimes:
         return CpuTimes(*(a - b for a, b in zip(astuple(self), astuple(earlier), strict=True)))

@@ -57,11 +57,17 @@ def missing() -> str | None:
     return None if shutil.which("wrk") else "wrk is not installed (Debian/Ubuntu: apt-get install wrk)"
 
 
-def argv(url: str, *, seconds: int, connections: int, threads: int = 1, headers: dict[str, str] | None = None,
-         timeout_seconds: int = 10) -> list[str]:
+def argv(
+    url: str,
+    *,
+    seconds: int,
+    connections: int,
+    threads: int = 1,
+    headers: dict[str, str] | None = None,
+    timeout_seconds: int = 10,
+) -> list[str]:
     """The command line of one run with `--latency`; each header as `-H "Name: value"`."""
-    args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout",
-            f"{timeout_seconds}s"]
+    args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", f"{timeout_seconds}s"]
     for name, value in (headers or {}).items():
         args += ["-H", f"{name}: {value}"]
     return [*args, url]
@@ -86,8 +92,9 @@ def parse(out: str) -> Output:
     """The figures of a `wrk --latency` output; RuntimeError when they are not there."""
     done = re.search(r"^\s*(\d+) requests in ([\d.]+)(us|ms|s|m|h),", out, re.M)
     rate = re.search(r"^Requests/sec:\s+([\d.]+)", out, re.M)
-    latency = {int(p): float(v) * UNIT_MS[u]
-               for p, v, u in re.findall(r"^\s+(\d+)%\s+([\d.]+)(us|ms|s|m|h)\s*$", out, re.M)}
+    latency = {
+        int(p): float(v) * UNIT_MS[u] for p, v, u in re.findall(r"^\s+(\d+)%\s+([\d.]+)(us|ms|s|m|h)\s*$", out, re.M)
+    }
     if not (done and rate and {50, 90, 99} <= latency.keys()):
         raise RuntimeError(f"no figures in wrk's output (was --latency given?):\n{out}")
     errors = {}
@@ -95,8 +102,13 @@ def parse(out: str) -> Output:
         errors = dict(zip(["connect", "read", "write", "timeout"], map(int, sockets.groups()), strict=True))
     if status := re.search(r"Non-2xx or 3xx responses: (\d+)", out):
         errors["non-2xx/3xx"] = int(status.group(1))
-    return Output(int(done.group(1)), float(done.group(2)) * UNIT_MS[done.group(3)] / 1000,
-                  float(rate.group(1)), latency, {k: n for k, n in errors.items() if n})
+    return Output(
+        int(done.group(1)),
+        float(done.group(2)) * UNIT_MS[done.group(3)] / 1000,
+        float(rate.group(1)),
+        latency,
+        {k: n for k, n in errors.items() if n},
+    )
 
 
 # Captured from wrk 4.1.0 (Debian) against the bare aiohttp ceiling; the second asked for a path the server
@@ -140,8 +152,9 @@ def _self_check() -> None:
     assert parse(_CAPTURED_OK.replace("1.74ms", "850.00us")).latency_ms[50] == 0.85
     bad = parse(_CAPTURED_404)
     assert bad.failed and bad.errors == {"non-2xx/3xx": 40994}, bad
-    sockets = _CAPTURED_OK.replace("16.54MB read\n", "16.54MB read\n  Socket errors: connect 0, read 3, write 0, "
-                                   "timeout 7\n")
+    sockets = _CAPTURED_OK.replace(
+        "16.54MB read\n", "16.54MB read\n  Socket errors: connect 0, read 3, write 0, timeout 7\n"
+    )
     assert parse(sockets).errors == {"read": 3, "timeout": 7}, parse(sockets)
     try:
         parse("unable to connect to 127.0.0.1:1 Connection refused\n")

@@ -67,23 +67,34 @@ class Accounts:
                 account = await _insert_account_pair(tx, clock, DEFAULT_ACCOUNT_NAME, approved=True)
                 user = await _insert_user(tx, clock, account.id, DEFAULT_EMAIL, "Admin", "User")
                 await stored.set_admin(tx, user.id, True)
-                issued = IssuedKeys(user, live=None if live_key else await self._issue(tx, user, KeyMode.LIVE),
-                                    test=None if test_key else await self._issue(tx, user, KeyMode.TEST))
+                issued = IssuedKeys(
+                    user,
+                    live=None if live_key else await self._issue(tx, user, KeyMode.LIVE),
+                    test=None if test_key else await self._issue(tx, user, KeyMode.TEST),
+                )
             for mode, fixed in ((KeyMode.LIVE, live_key), (KeyMode.TEST, test_key)):
                 if fixed:
                     await self._use_fixed_key(tx, user, mode, fixed)
         return issued
 
-    async def create_account(self, *, name: str, email: str, first_name: str | None = None,
-                             last_name: str | None = None, approved: bool = False) -> IssuedKeys:
+    async def create_account(
+        self,
+        *,
+        name: str,
+        email: str,
+        first_name: str | None = None,
+        last_name: str | None = None,
+        approved: bool = False,
+    ) -> IssuedKeys:
         """A new live account with its test account and first user, whose keys are answered."""
         async with self.db.transaction() as tx:
             account = await _insert_account_pair(tx, self.clock, name, approved=approved)
             user = await _insert_user(tx, self.clock, account.id, email, first_name, last_name)
             return await self._with_keys(tx, user)
 
-    async def create_user(self, *, account_id: int, email: str, first_name: str | None = None,
-                          last_name: str | None = None) -> IssuedKeys:
+    async def create_user(
+        self, *, account_id: int, email: str, first_name: str | None = None, last_name: str | None = None
+    ) -> IssuedKeys:
         """A new user of a live account, with a live and a test key."""
         async with self.db.transaction() as tx:
             account = await stored.get_account(tx, account_id)
@@ -101,8 +112,9 @@ class Accounts:
             await stored.revoke_api_keys(tx, user.id, mode, self.clock.now())
             return await self._issue(tx, user, mode)
 
-    async def add_user(self, tx: Connection, account_id: int, email: str, first_name: str | None,
-                       last_name: str | None) -> User:
+    async def add_user(
+        self, tx: Connection, account_id: int, email: str, first_name: str | None, last_name: str | None
+    ) -> User:
         """A new user of a live account in the caller's transaction, with keys they see in the console."""
         user = await _insert_user(tx, self.clock, account_id, email, first_name, last_name)
         for mode in KeyMode:
@@ -118,8 +130,9 @@ class Accounts:
     async def keys(self, user_id: int) -> list[ShownKey]:
         """The user's keys in use, live first, opened for the console."""
         found = await stored.active_api_keys(self.db, user_id)
-        return [ShownKey(key.mode, self.seal.open(key.key_sealed) if self.seal else None, key.created_at)
-                for key in found]
+        return [
+            ShownKey(key.mode, self.seal.open(key.key_sealed) if self.seal else None, key.created_at) for key in found
+        ]
 
     async def set_admin(self, user_id: int, is_admin: bool) -> User:
         """Makes the user the instance administrator (who approves API access in the console), or no longer one."""
@@ -146,8 +159,11 @@ class Accounts:
 
     async def find_user(self, ref: str) -> User:
         """A user named by id or by email address."""
-        user = await (stored.get_user(self.db, int(ref)) if ref.isascii() and ref.isdigit()
-                      else stored.find_user_by_email(self.db, ref.strip().lower()))
+        user = await (
+            stored.get_user(self.db, int(ref))
+            if ref.isascii() and ref.isdigit()
+            else stored.find_user_by_email(self.db, ref.strip().lower())
+        )
         if user is None:
             raise errors.NotFound(f"User {ref} not found")
         return user
@@ -161,8 +177,9 @@ class Accounts:
 
     async def find_account(self, account_id: int | None) -> Account:
         """A live account by id; the first one (the default account) for None."""
-        account = await (stored.first_live_account(self.db) if account_id is None
-                         else stored.get_account(self.db, account_id))
+        account = await (
+            stored.first_live_account(self.db) if account_id is None else stored.get_account(self.db, account_id)
+        )
         if account is None or account.is_test:
             raise errors.NotFound(f"Account {account_id} not found")
         return account
@@ -178,9 +195,15 @@ class Accounts:
 
     async def _issue(self, tx: Connection, user: User, mode: KeyMode, key: str | None = None) -> str:
         key = key or tokens.generate()
-        await stored.insert_api_key(tx, user_id=user.id, account_id=await _addressed_account(tx, user, mode),
-                                    mode=mode, key_hash=tokens.digest(key), key_sealed=self._sealed(key),
-                                    now=self.clock.now())
+        await stored.insert_api_key(
+            tx,
+            user_id=user.id,
+            account_id=await _addressed_account(tx, user, mode),
+            mode=mode,
+            key_hash=tokens.digest(key),
+            key_sealed=self._sealed(key),
+            now=self.clock.now(),
+        )
         return key
 
     async def _use_fixed_key(self, tx: Connection, user: User, mode: KeyMode, key: str) -> None:
@@ -208,23 +231,29 @@ class Accounts:
 
 async def _insert_account_pair(tx: Connection, clock: Clock, name: str, *, approved: bool) -> Account:
     live = await stored.insert_account(tx, name=name, is_test=False, approved=approved, now=clock.now())
-    test = await stored.insert_account(tx, name=f"{name} (test)", is_test=True, approved=approved, now=clock.now(),
-                                       linked_account_id=live.id)
+    test = await stored.insert_account(
+        tx, name=f"{name} (test)", is_test=True, approved=approved, now=clock.now(), linked_account_id=live.id
+    )
     await stored.link_account(tx, live.id, test.id)
     return live
 
 
-async def _insert_user(tx: Connection, clock: Clock, account_id: int, email: str, first_name: str | None,
-                       last_name: str | None) -> User:
+async def _insert_user(
+    tx: Connection, clock: Clock, account_id: int, email: str, first_name: str | None, last_name: str | None
+) -> User:
     email = email.strip().lower()
     if not _EMAIL.match(email):
         raise errors.Invalid(f"email {email!r} is not an email address")
     if taken := await stored.find_user_by_email(tx, email):
         # Another account's address is not named as taken: that would tell who else uses the service.
-        raise errors.Invalid(f"email {email} is already taken" if taken.account_id == account_id
-                             else "This email address can't be invited")
-    return await stored.insert_user(tx, account_id=account_id, email=email, first_name=first_name,
-                                    last_name=last_name, now=clock.now())
+        raise errors.Invalid(
+            f"email {email} is already taken"
+            if taken.account_id == account_id
+            else "This email address can't be invited"
+        )
+    return await stored.insert_user(
+        tx, account_id=account_id, email=email, first_name=first_name, last_name=last_name, now=clock.now()
+    )
 
 
 async def _addressed_account(tx: Connection, user: User, mode: KeyMode) -> int:

@@ -29,10 +29,18 @@ async def on_behalf_of(conn: Connection, account_id: int, user_id: int) -> Princ
     user = await stored.get_user(conn, user_id)
     if user is None:
         raise LookupError(f"user {user_id} of account {account_id} no longer exists")
-    return Principal(key_id=0, mode=KeyMode.TEST if account.is_test else KeyMode.LIVE, user_id=user.id,
-                     email=user.email, first_name=user.first_name, last_name=user.last_name, account_id=account.id,
-                     linked_account_id=account.linked_account_id, api_access_approved=account.api_access_approved,
-                     account_name=account.name)
+    return Principal(
+        key_id=0,
+        mode=KeyMode.TEST if account.is_test else KeyMode.LIVE,
+        user_id=user.id,
+        email=user.email,
+        first_name=user.first_name,
+        last_name=user.last_name,
+        account_id=account.id,
+        linked_account_id=account.linked_account_id,
+        api_access_approved=account.api_access_approved,
+        account_name=account.name,
+    )
 
 
 def console_principal(account: Account, user: User, mode: KeyMode) -> Principal:
@@ -40,10 +48,18 @@ def console_principal(account: Account, user: User, mode: KeyMode) -> Principal:
     test account)."""
     live, test = account.id, account.linked_id
     acting, other = (test, live) if mode is KeyMode.TEST else (live, test)
-    return Principal(key_id=0, mode=mode, user_id=user.id, email=user.email, first_name=user.first_name,
-                     last_name=user.last_name, account_id=acting, linked_account_id=other,
-                     api_access_approved=account.api_access_approved,
-                     account_name=account.name if mode is KeyMode.LIVE else None)
+    return Principal(
+        key_id=0,
+        mode=mode,
+        user_id=user.id,
+        email=user.email,
+        first_name=user.first_name,
+        last_name=user.last_name,
+        account_id=acting,
+        linked_account_id=other,
+        api_access_approved=account.api_access_approved,
+        account_name=account.name if mode is KeyMode.LIVE else None,
+    )
 
 
 def owned(principal: Principal, found: R | None, noun: str) -> R:
@@ -67,5 +83,6 @@ def check_owner(principal: Principal, account_id: int, noun: str, record_id: int
         plural = plural or f"{noun.lower()}s"
         raise errors.NotFound(
             f"{noun} {record_id} not found using {_KEY_NAMES[principal.mode]} API key; "
-            f"Use {_KEY_NAMES[other]} API key to access {_KEY_NAMES[other]} {plural}.")
+            f"Use {_KEY_NAMES[other]} API key to access {_KEY_NAMES[other]} {plural}."
+        )
     raise errors.NotAuthorized()

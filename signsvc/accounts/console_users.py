@@ -45,8 +45,9 @@ class PasswordRefused(Exception):
 
 
 class ConsoleUsers:
-    def __init__(self, db: Database, clock: Clock, rate_limits: RateLimits, outbox: Outbox, links: UserLinks,
-                 accounts: Accounts) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, rate_limits: RateLimits, outbox: Outbox, links: UserLinks, accounts: Accounts
+    ) -> None:
         self.db, self.clock, self.rate_limits, self.outbox, self.links = db, clock, rate_limits, outbox, links
         self.accounts = accounts
 
@@ -80,8 +81,12 @@ class ConsoleUsers:
         """The user a console session names, while they are active, their password is the one they signed in
         with (a new password ends every other session) and they have not signed out since."""
         user = await stored.get_user(self.db, user_id)
-        if (user is None or user.archived_at is not None or password_mark != self.password_mark(user)
-                or epoch != user.session_epoch):
+        if (
+            user is None
+            or user.archived_at is not None
+            or password_mark != self.password_mark(user)
+            or epoch != user.session_epoch
+        ):
             return None
         return user
 
@@ -210,23 +215,36 @@ class ConsoleUsers:
             raise errors.NotFound(f"User {user_id} not found")
         return user
 
-    async def _email(self, tx: Connection, user: User, link: str, purpose: str,
-                     inviter: User | None = None) -> None:
+    async def _email(self, tx: Connection, user: User, link: str, purpose: str, inviter: User | None = None) -> None:
         account = await stored.required_account(tx, user.account_id)
         expire_at = mail.format_time(self.clock.now() + LIFETIMES[purpose])
         if purpose == RESET:
-            subject, intro, action = ("Reset your password", "Someone asked to reset the password of your "
-                                      f"{account.name} account. Choose a new one here:", "Choose a new password")
+            subject, intro, action = (
+                "Reset your password",
+                f"Someone asked to reset the password of your {account.name} account. Choose a new one here:",
+                "Choose a new password",
+            )
             closing = "If it was not you, ignore this email: your password stays as it is."
         else:
             subject = f"You are invited to {account.name}"
             intro = f"{_name(inviter) if inviter else 'An administrator'} invited you to the {account.name} account."
             action, closing = "Set your password", "Please ignore this email if you were not expecting it."
-        composed = mail.compose("console_link", subject, {
-            "name": _name(user), "intro": intro, "action": action, "link": link, "expire_at": expire_at,
-            "closing": closing, "account_name": account.name})
-        await self.outbox.queue(tx, account_id=user.account_id, kind=f"console_{purpose}", to=user.email,
-                                composed=composed)
+        composed = mail.compose(
+            "console_link",
+            subject,
+            {
+                "name": _name(user),
+                "intro": intro,
+                "action": action,
+                "link": link,
+                "expire_at": expire_at,
+                "closing": closing,
+                "account_name": account.name,
+            },
+        )
+        await self.outbox.queue(
+            tx, account_id=user.account_id, kind=f"console_{purpose}", to=user.email, composed=composed
+        )
 
 
 def _require_admin(actor: User) -> None:

@@ -79,8 +79,9 @@ def _argon2id(password: str, salt: bytes, memory: int, iterations: int, lanes: i
 
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
-    return hashlib.scrypt(password.encode("utf-8", "surrogatepass"), salt=salt, n=n, r=r, p=p, dklen=32,
-                          maxmem=256 * 1024 * 1024)
+    return hashlib.scrypt(
+        password.encode("utf-8", "surrogatepass"), salt=salt, n=n, r=r, p=p, dklen=32, maxmem=256 * 1024 * 1024
+    )
 
 
 @functools.cache

@@ -51,12 +51,14 @@ class QuotaLeases:
         tightest limit (-1 when a bucket refused the request) and that limit."""
         leases = self._in_window(window_start, limits)
         while any(lease.empty for lease in leases.values()):
-            await self._refill(leases, limits, sorted(bucket for bucket, lease in leases.items() if lease.empty),
-                               window_start)
+            await self._refill(
+                leases, limits, sorted(bucket for bucket, lease in leases.items() if lease.empty), window_start
+            )
         return _take(leases, limits)
 
-    async def _refill(self, leases: dict[str, _Lease], limits: dict[str, int], empty: list[str],
-                      window_start: int) -> None:
+    async def _refill(
+        self, leases: dict[str, _Lease], limits: dict[str, int], empty: list[str], window_start: int
+    ) -> None:
         """Takes a block for each empty bucket; one refill of a bucket at a time, so that requests waiting for
         it use its block. Another bucket may be empty again by the time it returns."""
         async with contextlib.AsyncExitStack() as locks:

@@ -78,16 +78,20 @@ class Quota(NamedTuple):
         return self.remaining < 0
 
     def headers(self) -> dict[str, str]:
-        return {"X-RateLimit-Limit": str(self.limit), "X-RateLimit-Remaining": str(max(self.remaining, 0)),
-                "X-RateLimit-Reset": str(self.reset)}
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(max(self.remaining, 0)),
+            "X-RateLimit-Reset": str(self.reset),
+        }
 
 
 class RateLimits:
     """Requests per API key and per client address in each window; a limit of 0 is lifted. The hosted pages'
     actions are counted apart from the API's requests: per address with the same limit, and per signer."""
 
-    def __init__(self, db: Database, clock: Clock, *, per_key: int, per_ip: int,
-                 public: PublicCaps | None = None) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, *, per_key: int, per_ip: int, public: PublicCaps | None = None
+    ) -> None:
         self.db, self.clock, self.per_key, self.per_ip = db, clock, per_key, per_ip
         self.public = public or PublicCaps()
         self._leases = QuotaLeases(db)
@@ -111,19 +115,25 @@ class RateLimits:
 
     async def take_public_start(self, *, client: str, slug: str) -> Quota:
         """Counts one new submission asked of a template's public link against the link and the client address."""
-        return await self._take({f"link:{slug}": self.public.starts_per_link,
-                                 f"link-from:{client}": self.public.starts_per_address})
+        return await self._take(
+            {f"link:{slug}": self.public.starts_per_link, f"link-from:{client}": self.public.starts_per_address}
+        )
 
     async def take_consent(self, *, client: str, slug: str) -> Quota:
         """Counts one consent asked on a clickwrap's page against the page and the client address."""
-        return await self._take({f"consent:{slug}": self.public.consents_per_clickwrap,
-                                 f"consent-from:{client}": self.public.consents_per_address})
+        return await self._take(
+            {
+                f"consent:{slug}": self.public.consents_per_clickwrap,
+                f"consent-from:{client}": self.public.consents_per_address,
+            }
+        )
 
     async def take_sign_in(self, *, client: str, email: str) -> Quota:
         """Counts one console sign-in attempt against the client address (`sign_in_source`), whatever the email
         tried, and against the email, from whatever address; these limits hold even where the API's are lifted."""
-        return await self._take({f"sign-in:{client}": SIGN_INS_PER_ADDRESS,
-                                 f"sign-in-email:{email}": SIGN_INS_PER_EMAIL})
+        return await self._take(
+            {f"sign-in:{client}": SIGN_INS_PER_ADDRESS, f"sign-in-email:{email}": SIGN_INS_PER_EMAIL}
+        )
 
     async def take_reset(self, *, client: str, email: str) -> Quota:
         """Counts one password reset request against the client address and the email address, apart from the

@@ -51,8 +51,14 @@ class UserLinks:
     async def issue(self, tx: Connection, user: User, purpose: str) -> str:
         token = tokens.generate()
         now = self.clock.now()
-        await stored.insert_user_link(tx, user_id=user.id, purpose=purpose, token_hash=tokens.digest(token),
-                                      expires_at=now + LIFETIMES[purpose], now=now)
+        await stored.insert_user_link(
+            tx,
+            user_id=user.id,
+            purpose=purpose,
+            token_hash=tokens.digest(token),
+            expires_at=now + LIFETIMES[purpose],
+            now=now,
+        )
         return self.urls.console_link(purpose, token)
 
     async def usable(self, conn: Connection, token: str, purpose: str) -> tuple[UserLink, User]:

@@ -19,8 +19,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         port = None if args.port is None else configuration.checked_port(args.port, "--port")
-        config = configuration.from_env().replace(host=args.host, port=port, database_url=args.database,
-                                                  workers=args.workers)
+        config = configuration.from_env().replace(
+            host=args.host, port=port, database_url=args.database, workers=args.workers
+        )
         serve.configure_logging(config)
         command = getattr(args, "run", serve.serve_command)
         if command is serve.serve_command and config.workers > 1:
@@ -41,12 +42,20 @@ def parser() -> argparse.ArgumentParser:
     listen = argparse.ArgumentParser(add_help=False)
     listen.add_argument("--host", default=argparse.SUPPRESS, help="listen address (SIGNSVC_HOST)")
     listen.add_argument("--port", type=int, default=argparse.SUPPRESS, help="listen port (SIGNSVC_PORT)")
-    listen.add_argument("--workers", type=_worker_count, default=argparse.SUPPRESS, metavar="N",
-                        help="serving processes sharing the port and the database, for more cores; "
-                             "1 (the default) is one process (SIGNSVC_WORKERS)")
+    listen.add_argument(
+        "--workers",
+        type=_worker_count,
+        default=argparse.SUPPRESS,
+        metavar="N",
+        help="serving processes sharing the port and the database, for more cores; "
+        "1 (the default) is one process (SIGNSVC_WORKERS)",
+    )
 
-    top = argparse.ArgumentParser(prog="python run.py", parents=[common, listen],
-                                  description="signsvc, a self-hostable electronic-signature service.")
+    top = argparse.ArgumentParser(
+        prog="python run.py",
+        parents=[common, listen],
+        description="signsvc, a self-hostable electronic-signature service.",
+    )
     top.set_defaults(host=None, port=None, database=None, workers=None)
     commands = top.add_subparsers(title="commands", metavar="COMMAND")
     serve.add_commands(commands, common, listen)

@@ -30,17 +30,20 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     listing = user_commands.add_parser("list", parents=[common], help="list the users of an account")
     listing.add_argument("--account", type=int, help="account id (default: the first account)")
     listing.set_defaults(run=_list_users)
-    setup_link = user_commands.add_parser("setup-link", parents=[common],
-                                          help="print a new one-time link that sets the user's console password")
+    setup_link = user_commands.add_parser(
+        "setup-link", parents=[common], help="print a new one-time link that sets the user's console password"
+    )
     setup_link.add_argument("email")
     setup_link.set_defaults(run=_setup_link)
-    admin = user_commands.add_parser("admin", parents=[common],
-                                     help="make the user an instance administrator (approves API access)")
+    admin = user_commands.add_parser(
+        "admin", parents=[common], help="make the user an instance administrator (approves API access)"
+    )
     admin.add_argument("email")
     admin.add_argument("--revoke", action="store_true", help="no longer an administrator")
     admin.set_defaults(run=_set_admin)
-    deactivate = user_commands.add_parser("deactivate", parents=[common],
-                                          help="deactivate a user: their keys and console sessions stop at once")
+    deactivate = user_commands.add_parser(
+        "deactivate", parents=[common], help="deactivate a user: their keys and console sessions stop at once"
+    )
     deactivate.add_argument("email")
     deactivate.set_defaults(run=_deactivate)
 
@@ -75,8 +78,12 @@ async def _list_accounts(config: Config, args: argparse.Namespace) -> int | None
 async def _create_account(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
         issued = await (await accounts_of(db, config)).create_account(
-            name=args.name, email=args.email, first_name=args.first_name, last_name=args.last_name,
-            approved=args.approve)
+            name=args.name,
+            email=args.email,
+            first_name=args.first_name,
+            last_name=args.last_name,
+            approved=args.approve,
+        )
         print(f"account {issued.user.account_id} created with user {issued.user.id} <{issued.user.email}>")
         await _print_new_user(db, config, issued)
 
@@ -87,8 +94,9 @@ async def _create_user(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
         accounts = await accounts_of(db, config)
         account = await accounts.find_account(args.account)
-        issued = await accounts.create_user(account_id=account.id, email=args.email, first_name=args.first_name,
-                                            last_name=args.last_name)
+        issued = await accounts.create_user(
+            account_id=account.id, email=args.email, first_name=args.first_name, last_name=args.last_name
+        )
         print(f"user {issued.user.id} <{issued.user.email}> created in account {issued.user.account_id}")
         await _print_new_user(db, config, issued)
 

@@ -27,8 +27,10 @@ MANIFEST = "backup.json"
 FILES = "files"
 DATABASE_FILES = {"sqlite": "signsvc.sqlite3", "postgres": "postgres.dump"}
 FORMAT = 1
-OBJECT_STORE = ("files: in object storage at {store}, {status}: the bucket is backed up by the object store's own "
-                "means (versioning, replication)")
+OBJECT_STORE = (
+    "files: in object storage at {store}, {status}: the bucket is backed up by the object store's own "
+    "means (versioning, replication)"
+)
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,10 @@ async def run_backup(config: Config, args: argparse.Namespace) -> int:
     except BaseException:
         _undo(args.path, made)
         raise
-    print(f"backup of the {manifest.database} database ({_described(manifest)}) made in {args.path}: "
-          f"{manifest.database_file}, {_files(manifest)}")
+    print(
+        f"backup of the {manifest.database} database ({_described(manifest)}) made in {args.path}: "
+        f"{manifest.database_file}, {_files(manifest)}"
+    )
     if manifest.content_store.startswith("s3://"):
         print(OBJECT_STORE.format(store=manifest.content_store, status="not copied"))
     _warn_missing(manifest, "are not in the backup")
@@ -76,12 +80,17 @@ async def _make(path: Path, config: Config) -> Manifest:
     if config.content_store == "directory":
         missing = await backup.copy_contents(snapshot.hashes, _files_store(config), DirectoryStore(path / FILES))
     manifest = Manifest(
-        created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"), database=database,
-        schema=snapshot.schema, migration=snapshot.migration, database_file=database_file.name,
-        database_sha256=await backup.file_sha256(database_file), content_store=config.content_store,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        database=database,
+        schema=snapshot.schema,
+        migration=snapshot.migration,
+        database_file=database_file.name,
+        database_sha256=await backup.file_sha256(database_file),
+        content_store=config.content_store,
         contents=len(snapshot.hashes),
         files_copied=len(snapshot.hashes) - len(missing) if config.content_store == "directory" else 0,
-        missing=missing)
+        missing=missing,
+    )
     (path / MANIFEST).write_text(json.dumps(asdict(manifest), indent=2) + "\n")
     return manifest
 
@@ -99,13 +108,17 @@ async def run_restore(config: Config, args: argparse.Namespace) -> int:
         try:
             await backup.restore_contents(args.path / FILES, _files_store(config), manifest.files_copied)
         except OSError as exc:
-            raise BackupError(f"cannot copy the backup's files into {_files_store(config).root}: "
-                              f"{exc.strerror or exc}") from None
+            raise BackupError(
+                f"cannot copy the backup's files into {_files_store(config).root}: {exc.strerror or exc}"
+            ) from None
     await backup.restore_database(database_file, config.database_url)
-    files = f"{manifest.files_copied} files into {_files_store(config).root}" if manifest.files_copied \
-        else _files(manifest)
-    print(f"restored the backup of {manifest.created_at} ({_described(manifest)}): the database, {files}; "
-          f"start the service with python run.py")
+    files = (
+        f"{manifest.files_copied} files into {_files_store(config).root}" if manifest.files_copied else _files(manifest)
+    )
+    print(
+        f"restored the backup of {manifest.created_at} ({_described(manifest)}): the database, {files}; "
+        f"start the service with python run.py"
+    )
     if manifest.content_store.startswith("s3://"):
         print(OBJECT_STORE.format(store=manifest.content_store, status="not in the backup"))
     _warn_missing(manifest, "were not in the backup: their links answer 410")
@@ -132,19 +145,27 @@ def _check_matches(manifest: Manifest, config: Config) -> None:
     knows, the same Postgres schema (pg_restore keeps its name) and the same kind of content store."""
     database = backup.backend(config.database_url)
     if manifest.database != database:
-        raise BackupError(f"the backup is of a {manifest.database} database and the database URL names {database}: "
-                          f"restore it into {manifest.database}")
+        raise BackupError(
+            f"the backup is of a {manifest.database} database and the database URL names {database}: "
+            f"restore it into {manifest.database}"
+        )
     latest = available(database)[-1].version
     if manifest.migration > latest:
-        raise BackupError(f"the backup's schema is at migration {manifest.migration} and this signsvc knows "
-                          f"{latest}: restore it with the signsvc version that made it, or a later one")
+        raise BackupError(
+            f"the backup's schema is at migration {manifest.migration} and this signsvc knows "
+            f"{latest}: restore it with the signsvc version that made it, or a later one"
+        )
     if database == "postgres" and (schema := backup.url_schema(config.database_url)) != manifest.schema:
-        raise BackupError(f"the backup holds {_schema(manifest.schema)} and the database URL names {_schema(schema)}: "
-                          f"pg_restore keeps schema names, so name the same one (search_path=)")
+        raise BackupError(
+            f"the backup holds {_schema(manifest.schema)} and the database URL names {_schema(schema)}: "
+            f"pg_restore keeps schema names, so name the same one (search_path=)"
+        )
     if _store_kind(manifest.content_store) != _store_kind(config.content_store):
-        raise BackupError(f"the backup's files are in the {_store_kind(manifest.content_store)} store and this "
-                          f"configuration keeps them in the {_store_kind(config.content_store)} store: restore with "
-                          f"the store it was made with, then move them with storage migrate --to")
+        raise BackupError(
+            f"the backup's files are in the {_store_kind(manifest.content_store)} store and this "
+            f"configuration keeps them in the {_store_kind(config.content_store)} store: restore with "
+            f"the store it was made with, then move them with storage migrate --to"
+        )
 
 
 def _new_directory(path: Path) -> bool:
@@ -201,6 +222,8 @@ def _files(manifest: Manifest) -> str:
 
 def _warn_missing(manifest: Manifest, consequence: str) -> None:
     if manifest.missing:
-        print(f"signsvc: warning: {len(manifest.missing)} files the database names were missing from the store or "
-              f"did not match their SHA-256 when the backup was made, and {consequence} (listed in {MANIFEST})",
-              file=sys.stderr)
+        print(
+            f"signsvc: warning: {len(manifest.missing)} files the database names were missing from the store or "
+            f"did not match their SHA-256 when the backup was made, and {consequence} (listed in {MANIFEST})",
+            file=sys.stderr,
+        )

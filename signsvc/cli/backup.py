@@ -11,12 +11,14 @@ from signsvc.infra.config import Config
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
-    made = commands.add_parser("backup", parents=[common],
-                               help="copy the database and its files into a new directory, while the service runs")
+    made = commands.add_parser(
+        "backup", parents=[common], help="copy the database and its files into a new directory, while the service runs"
+    )
     made.add_argument("path", metavar="PATH", type=Path, help="a new or empty directory")
     made.set_defaults(run=_backup)
-    restored = commands.add_parser("restore", parents=[common],
-                                   help="restore a backup into a new or empty database and the content store")
+    restored = commands.add_parser(
+        "restore", parents=[common], help="restore a backup into a new or empty database and the content store"
+    )
     restored.add_argument("path", metavar="PATH", type=Path, help="a directory made by backup")
     restored.set_defaults(run=_restore)
 

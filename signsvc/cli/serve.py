@@ -14,10 +14,12 @@ from signsvc.infra.config import Config
 
 
 def add_commands(commands: Any, common: argparse.ArgumentParser, listen: argparse.ArgumentParser) -> None:
-    commands.add_parser("serve", parents=[common, listen], help="serve the API and pages (the default)") \
-        .set_defaults(run=serve_command)
-    commands.add_parser("migrate", parents=[common], help="bring the database schema up to date") \
-        .set_defaults(run=_migrate)
+    commands.add_parser("serve", parents=[common, listen], help="serve the API and pages (the default)").set_defaults(
+        run=serve_command
+    )
+    commands.add_parser("migrate", parents=[common], help="bring the database schema up to date").set_defaults(
+        run=_migrate
+    )
 
 
 async def serve_command(config: Config, args: argparse.Namespace) -> None:
@@ -36,5 +38,6 @@ async def _migrate(config: Config, args: argparse.Namespace) -> int | None:
 def configure_logging(config: Config) -> None:
     """Log lines to stderr; with several serving processes each line names the process that wrote it."""
     pid = " [%(process)d]" if config.workers > 1 else ""
-    logging.basicConfig(level=config.log_level, stream=sys.stderr,
-                        format=f"%(asctime)s %(levelname)s{pid} %(name)s: %(message)s")
+    logging.basicConfig(
+        level=config.log_level, stream=sys.stderr, format=f"%(asctime)s %(levelname)s{pid} %(name)s: %(message)s"
+    )

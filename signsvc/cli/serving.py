@@ -26,8 +26,10 @@ SHUTDOWN_TIMEOUT_SECONDS = 30.0
 KEEPALIVE_SECONDS = 75.0
 STOPPING = "signsvc stopping: finishing requests and jobs under way"
 # Keys are stored as hashes, so a later start cannot print them again; it says how to get a new one.
-KEYS_SHOWN_ONCE = (f"API keys are printed on the first start only; for a new one: python run.py keys rotate "
-                   f"{DEFAULT_EMAIL} (add --mode test for the test key)")
+KEYS_SHOWN_ONCE = (
+    f"API keys are printed on the first start only; for a new one: python run.py keys rotate "
+    f"{DEFAULT_EMAIL} (add --mode test for the test key)"
+)
 
 
 async def serve(config: Config) -> None:
@@ -60,8 +62,13 @@ async def start(app: web.Application, sock: socket.socket, deadlines: Limits | N
 
 async def set_up(app: web.Application) -> web.AppRunner:
     """Starts the app (database, worker) without serving it yet."""
-    runner = web.AppRunner(app, access_log_class=AccessLogger, access_log=logging.getLogger("signsvc.access"),
-                           shutdown_timeout=SHUTDOWN_TIMEOUT_SECONDS, keepalive_timeout=KEEPALIVE_SECONDS)
+    runner = web.AppRunner(
+        app,
+        access_log_class=AccessLogger,
+        access_log=logging.getLogger("signsvc.access"),
+        shutdown_timeout=SHUTDOWN_TIMEOUT_SECONDS,
+        keepalive_timeout=KEEPALIVE_SECONDS,
+    )
     await runner.setup()
     return runner
 
@@ -81,8 +88,11 @@ def print_ready(config: Config, issued: IssuedKeys | None, setup_link: str | Non
 
 def _key_lines(config: Config, issued: IssuedKeys | None) -> list[str]:
     """The keys this start made; else, unless configuration fixes both, how to get a new one."""
-    keys = [f"API key ({mode}): {key}" for mode, key in (("live", issued.live), ("test", issued.test)) if key] \
-        if issued else []
+    keys = (
+        [f"API key ({mode}): {key}" for mode, key in (("live", issued.live), ("test", issued.test)) if key]
+        if issued
+        else []
+    )
     if keys or (config.api_key and config.test_api_key):
         return keys
     return [KEYS_SHOWN_ONCE]
@@ -95,8 +105,10 @@ def bind(host: str, port: int, *, reuse_port: bool = False, listen: bool = True)
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except socket.gaierror:
-        raise ConfigError(f"cannot listen on {_shown(host, port)}: the host name does not resolve "
-                          f"(set another with --host or SIGNSVC_HOST)") from None
+        raise ConfigError(
+            f"cannot listen on {_shown(host, port)}: the host name does not resolve "
+            f"(set another with --host or SIGNSVC_HOST)"
+        ) from None
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

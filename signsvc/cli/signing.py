@@ -17,11 +17,10 @@ if TYPE_CHECKING:
 
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     commands = group(commands, "signing", "the certificates that sign result documents", common)
-    commands.add_parser("list", parents=[common], help="every certificate, current and past") \
-        .set_defaults(run=_list)
-    commands.add_parser("rotate", parents=[common],
-                        help="a new generated certificate signs from now on; the old one stays trusted") \
-        .set_defaults(run=_rotate)
+    commands.add_parser("list", parents=[common], help="every certificate, current and past").set_defaults(run=_list)
+    commands.add_parser(
+        "rotate", parents=[common], help="a new generated certificate signs from now on; the old one stays trusted"
+    ).set_defaults(run=_rotate)
 
 
 async def _list(config: Config, args: argparse.Namespace) -> int | None:

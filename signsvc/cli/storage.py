@@ -20,11 +20,14 @@ PLACES = "directory, database or s3://bucket/prefix"
 def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     commands = group(commands, "storage", "where the files' contents are kept", common)
     migrate = commands.add_parser(
-        "migrate", parents=[common], help="copy every file's content into another store (run again to resume)",
+        "migrate",
+        parents=[common],
+        help="copy every file's content into another store (run again to resume)",
         description="Copies the content of every stored file from the configured store into PLACE, verifying each "
-                    "copy by its SHA-256; contents PLACE already holds are skipped, so a run that stopped resumes. "
-                    "The configured store is left as it was. Then point the service at PLACE "
-                    "(SIGNSVC_FILE_STORE or SIGNSVC_STORAGE_URL) and restart it.")
+        "copy by its SHA-256; contents PLACE already holds are skipped, so a run that stopped resumes. "
+        "The configured store is left as it was. Then point the service at PLACE "
+        "(SIGNSVC_FILE_STORE or SIGNSVC_STORAGE_URL) and restart it.",
+    )
     migrate.add_argument("--to", required=True, metavar="PLACE", help=PLACES)
     migrate.set_defaults(run=_migrate)
 
@@ -57,8 +60,10 @@ def _place(value: str) -> str:
 
 
 def _progress(moved: Moved) -> None:
-    print(f"{moved.copied + moved.present} contents checked: {moved.copied} copied, {moved.present} there already",
-          flush=True)
+    print(
+        f"{moved.copied + moved.present} contents checked: {moved.copied} copied, {moved.present} there already",
+        flush=True,
+    )
 
 
 def _report(moved: Moved, source: str, target: str) -> int:
@@ -67,19 +72,24 @@ def _report(moved: Moved, source: str, target: str) -> int:
     for sha256 in moved.damaged:
         print(f"damaged (its bytes do not hash to its name): {sha256}")
     if not moved.complete:
-        print(f"{len(moved.missing) + len(moved.damaged)} contents could not be copied to {target}; "
-              f"the others are there")
+        print(
+            f"{len(moved.missing) + len(moved.damaged)} contents could not be copied to {target}; the others are there"
+        )
         return 1
-    print(f"every content is in {target} ({moved.copied} copied, {moved.present} there already); "
-          f"{source} is left as it was")
-    print(f"to use it, {_setting(source, target)} and restart the service (run this again first if it served "
-          f"meanwhile)")
+    print(
+        f"every content is in {target} ({moved.copied} copied, {moved.present} there already); "
+        f"{source} is left as it was"
+    )
+    print(
+        f"to use it, {_setting(source, target)} and restart the service (run this again first if it served meanwhile)"
+    )
     return 0
 
 
 def _setting(source: str, target: str) -> str:
     if target.startswith("s3://"):
-        return f"set SIGNSVC_STORAGE_URL={target}" + ("" if source.startswith("s3://") else
-                                                        " (and unset SIGNSVC_FILE_STORE)")
+        return f"set SIGNSVC_STORAGE_URL={target}" + (
+            "" if source.startswith("s3://") else " (and unset SIGNSVC_FILE_STORE)"
+        )
     unset = " and unset SIGNSVC_STORAGE_URL" if source.startswith("s3://") else ""
     return f"set SIGNSVC_FILE_STORE={target}{unset}"

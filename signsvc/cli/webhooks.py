@@ -23,8 +23,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     owner.add_argument("--account", type=int, help="live account id (default: the first account)")
     owner.add_argument("--test", action="store_true", help="the account's test account instead")
     settings = argparse.ArgumentParser(add_help=False)
-    settings.add_argument("--events", help="comma-separated event types, or all (default on create: the form.* "
-                                           "events)")
+    settings.add_argument("--events", help="comma-separated event types, or all (default on create: the form.* events)")
     settings.add_argument("--secret-header", help="header name that carries the secret")
     settings.add_argument("--secret", help="secret value, 32+ random characters recommended; - reads it from stdin")
     endpoint = argparse.ArgumentParser(add_help=False, parents=[common])
@@ -38,8 +37,9 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     update.add_argument("--url")
     update.add_argument("--no-secret", action="store_true", help="remove the secret")
     update.set_defaults(run=_update)
-    commands.add_parser("delete", parents=[endpoint], help="remove an endpoint and its delivery log") \
-        .set_defaults(run=_delete)
+    commands.add_parser("delete", parents=[endpoint], help="remove an endpoint and its delivery log").set_defaults(
+        run=_delete
+    )
     deliveries = commands.add_parser("deliveries", parents=[endpoint], help="the endpoint's delivery log")
     deliveries.add_argument("--status", choices=[s.value for s in DeliveryStatus])
     deliveries.add_argument("--limit", type=int, default=20)
@@ -90,13 +90,16 @@ async def _delete(config: Config, args: argparse.Namespace) -> int | None:
 async def _deliveries(config: Config, args: argparse.Namespace) -> int | None:
     async def action(db: Database) -> None:
         found = await WebhookEndpoints(db, SystemClock()).deliveries(
-            None, args.id, status=DeliveryStatus(args.status) if args.status else None, limit=args.limit)
+            None, args.id, status=DeliveryStatus(args.status) if args.status else None, limit=args.limit
+        )
         for delivery, attempts in ((d.delivery, d.attempts) for d in found):
             last = attempts[-1] if attempts else None
             outcome = (last.error or f"HTTP {last.response_status}") if last else "not attempted yet"
             upcoming = f"\tnext attempt {delivery.next_attempt_at.isoformat()}" if delivery.next_attempt_at else ""
-            print(f"{delivery.id}\t{delivery.event_type}\t{delivery.event_uuid}\t{delivery.status}\t"
-                  f"{delivery.attempts} attempt(s), last: {outcome}{upcoming}")
+            print(
+                f"{delivery.id}\t{delivery.event_type}\t{delivery.event_uuid}\t{delivery.status}\t"
+                f"{delivery.attempts} attempt(s), last: {outcome}{upcoming}"
+            )
 
     return await with_database(config, action)
 
@@ -123,8 +126,10 @@ async def _test(config: Config, args: argparse.Namespace) -> int | None:
         finally:
             await sender.close()
             await files.close()
-        print(f"test webhook {'delivered' if outcome.delivered else 'failed'}: "
-              f"{outcome.error or f'HTTP {outcome.response_status}'} in {outcome.duration_ms} ms")
+        print(
+            f"test webhook {'delivered' if outcome.delivered else 'failed'}: "
+            f"{outcome.error or f'HTTP {outcome.response_status}'} in {outcome.duration_ms} ms"
+        )
         return 0 if outcome.delivered else 1
 
     return await with_database(config, action)
@@ -140,8 +145,9 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     """The body of an endpoint change, from the flags that were given."""
     settings: dict[str, Any] = {}
     if args.events:
-        settings["events"] = list(endpoints.EVENT_TYPES) if args.events == "all" else \
-            [event.strip() for event in args.events.split(",")]
+        settings["events"] = (
+            list(endpoints.EVENT_TYPES) if args.events == "all" else [event.strip() for event in args.events.split(",")]
+        )
     if args.secret_header or args.secret:
         secret = sys.stdin.readline().strip() if args.secret == "-" else args.secret
         settings["secret"] = {"header": args.secret_header, "value": secret}

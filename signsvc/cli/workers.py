@@ -60,11 +60,15 @@ async def supervise_command(config: Config, args: argparse.Namespace) -> int:
 
 async def supervise(config: Config) -> int:
     if config.database_url.endswith(":memory:"):
-        raise ConfigError(f"--workers {config.workers} needs a database the workers share: "
-                          f"{config.database_url} belongs to one process (use a SQLite file or Postgres)")
+        raise ConfigError(
+            f"--workers {config.workers} needs a database the workers share: "
+            f"{config.database_url} belongs to one process (use a SQLite file or Postgres)"
+        )
     if config.testing:
-        raise ConfigError(f"--workers {config.workers} cannot be used with SIGNSVC_TESTING: the testing extension "
-                          f"keeps the service clock in its process, and each worker would have its own")
+        raise ConfigError(
+            f"--workers {config.workers} cannot be used with SIGNSVC_TESTING: the testing extension "
+            f"keeps the service clock in its process, and each worker would have its own"
+        )
     held = hold_port(config.host, config.port)
     try:
         config = config.replace(port=held.getsockname()[1])
@@ -170,8 +174,9 @@ class Supervisor:
 
     def _spawn(self, number: int) -> Worker:
         reading, writing = self._context.Pipe(duplex=False)
-        process = self._context.Process(target=worker_main, args=(self.config, os.getpid(), writing),
-                                        name=f"signsvc-worker-{number}")
+        process = self._context.Process(
+            target=worker_main, args=(self.config, os.getpid(), writing), name=f"signsvc-worker-{number}"
+        )
         process.start()
         writing.close()  # the worker's copy is the one left: it ending is the end of the channel
         worker = self.workers[number] = Worker(number, process, reading)
@@ -190,8 +195,7 @@ class Supervisor:
             served_a_while = time.monotonic() - worker.started_at >= SERVED_A_WHILE_SECONDS
             quick_deaths = 0 if served_a_while else quick_deaths + 1
             pause = min(FIRST_PAUSE_SECONDS * 2 ** (quick_deaths - 1), LONGEST_PAUSE_SECONDS) if quick_deaths else 0
-            log.warning("%s %s; starting another%s", worker.name, _ending(code),
-                        f" in {pause:g} s" if pause else "")
+            log.warning("%s %s; starting another%s", worker.name, _ending(code), f" in {pause:g} s" if pause else "")
             worker.close()
             await asyncio.sleep(pause)
             worker = self._spawn(worker.number)
@@ -245,8 +249,9 @@ def _ending(code: int) -> str:
 def worker_main(config: Config, supervisor_pid: int, channel: Connection) -> None:
     """A worker's life, in a fresh interpreter: serves until SIGTERM or SIGINT, or until its supervisor is gone.
     A start error goes to the supervisor, which says it once for all workers."""
-    threading.Thread(target=_leave_with_supervisor, args=(supervisor_pid,), daemon=True,
-                     name="signsvc-supervisor-watch").start()
+    threading.Thread(
+        target=_leave_with_supervisor, args=(supervisor_pid,), daemon=True, name="signsvc-supervisor-watch"
+    ).start()
     serve.configure_logging(config)
     try:
         asyncio.run(_serve(config, channel))

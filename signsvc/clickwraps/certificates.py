@@ -45,8 +45,16 @@ class _RecordedMeanwhile(Exception):
 
 
 class Certificates:
-    def __init__(self, db: Database, clock: Clock, files: Files, pool: PdfPool, sealer: Sealer, outbox: Outbox,
-                 font_dir: str | None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        files: Files,
+        pool: PdfPool,
+        sealer: Sealer,
+        outbox: Outbox,
+        font_dir: str | None,
+    ) -> None:
         self.db, self.clock, self.files, self.pool = db, clock, files, pool
         self.sealer, self.outbox, self.font_dir = sealer, outbox, font_dir
 
@@ -83,27 +91,45 @@ class Certificates:
         agreed = f"Version {version.number} agreed to by {who}" + (f" from {consent.ip}" if consent.ip else "")
         log_events = [{"time": consent.agreed_at.isoformat(), "text": agreed}]
         submission = None
-        if consent.submission_id and (found := await stored_submissions.get_submission(self.db,
-                                                                                        consent.submission_id)):
+        if consent.submission_id and (found := await stored_submissions.get_submission(self.db, consent.submission_id)):
             submission = {"envelope_id": found.envelope_id}  # no link: the certificate outlives any signed link
-            log_events.append({"time": found.created_at.isoformat(),
-                               "text": f"Signing request {found.envelope_id} created for {who}"})
+            log_events.append(
+                {"time": found.created_at.isoformat(), "text": f"Signing request {found.envelope_id} created for {who}"}
+            )
         return {
-            "consent_id": consent.uuid or str(consent.id), "title": version.name, "version": version.number,
-            "test_mode": account.is_test, "generated_at": self.clock.now().isoformat(),
-            "agreed_at": consent.agreed_at.isoformat(), "button_text": settings.get("button_text"),
+            "consent_id": consent.uuid or str(consent.id),
+            "title": version.name,
+            "version": version.number,
+            "test_mode": account.is_test,
+            "generated_at": self.clock.now().isoformat(),
+            "agreed_at": consent.agreed_at.isoformat(),
+            "button_text": settings.get("button_text"),
             "content": settings.get("content") if version.kind == "no_document" else None,
             "documents": await self._documents(settings.get("template_id")) if version.kind != "no_document" else [],
-            "person": {"name": consent.name, "email": consent.email, "external_id": consent.external_id,
-                       "ip": consent.ip, "user_agent": consent.user_agent},
-            "checkboxes": consent.checkboxes, "submission": submission, "events": log_events}
+            "person": {
+                "name": consent.name,
+                "email": consent.email,
+                "external_id": consent.external_id,
+                "ip": consent.ip,
+                "user_agent": consent.user_agent,
+            },
+            "checkboxes": consent.checkboxes,
+            "submission": submission,
+            "events": log_events,
+        }
 
     async def _documents(self, template_id: int | None) -> list[dict[str, Any]]:
         if template_id is None:
             return []
         documents = await stored_templates.list_documents(self.db, template_id)
-        return [{"name": d.name, "pages": len(d.pages),
-                 "sha256": (await stored_files.required_blob(self.db, d.blob_id)).sha256} for d in documents]
+        return [
+            {
+                "name": d.name,
+                "pages": len(d.pages),
+                "sha256": (await stored_files.required_blob(self.db, d.blob_id)).sha256,
+            }
+            for d in documents
+        ]
 
     async def _record(self, clickwrap: Clickwrap, consent: Consent, file: NewFile | None) -> None:
         if file:
@@ -115,8 +141,14 @@ class Certificates:
                     if not await stored.set_consent_certificate(tx, consent.id, blob.id):
                         raise _RecordedMeanwhile()
                     await self._emails(tx, clickwrap, consent, blob.id, self.files.link(blob.uuid, blob.filename))
-                await events.record(tx, self.clock, account_id=consent.account_id, event_type=CONSENT_CREATED,
-                                    record_type="consent", record_id=consent.id)
+                await events.record(
+                    tx,
+                    self.clock,
+                    account_id=consent.account_id,
+                    event_type=CONSENT_CREATED,
+                    record_type="consent",
+                    record_id=consent.id,
+                )
         except BaseException as failure:
             if file:
                 await self.files.discard([file])
@@ -124,27 +156,45 @@ class Certificates:
                 raise
             log.info("consent %s: its certificate was recorded by another run", consent.id)
 
-    async def _emails(self, tx: Connection, clickwrap: Clickwrap, consent: Consent, blob_id: int,
-                      link: str) -> None:
+    async def _emails(self, tx: Connection, clickwrap: Clickwrap, consent: Consent, blob_id: int, link: str) -> None:
         account = await stored_accounts.required_account(tx, clickwrap.account_id)
         author = await stored_accounts.get_user(tx, clickwrap.author_id)
         recipients = [(consent.email, False)] if consent.email else []
         if author and author.email.lower() != (consent.email or "").lower():
             recipients.append((author.email, True))
         for address, to_author in recipients:
-            composed = compose(account_name=account.name, clickwrap_name=clickwrap.name, consent=consent,
-                               certificate_url=link, to_author=to_author)
-            await self.outbox.queue(tx, account_id=clickwrap.account_id, kind="consent_certificate", to=address,
-                                    composed=composed, attachments=[blob_id], capped=consent.source != API_SOURCE)
+            composed = compose(
+                account_name=account.name,
+                clickwrap_name=clickwrap.name,
+                consent=consent,
+                certificate_url=link,
+                to_author=to_author,
+            )
+            await self.outbox.queue(
+                tx,
+                account_id=clickwrap.account_id,
+                kind="consent_certificate",
+                to=address,
+                composed=composed,
+                attachments=[blob_id],
+                capped=consent.source != API_SOURCE,
+            )
 
 
-def compose(*, account_name: str, clickwrap_name: str, consent: Consent, certificate_url: str,
-            to_author: bool) -> mail.Composed:
+def compose(
+    *, account_name: str, clickwrap_name: str, consent: Consent, certificate_url: str, to_author: bool
+) -> mail.Composed:
     """The certificate of a consent, attached: to the person, or telling the author who agreed (in the text: the
     subject never holds what the person typed)."""
     who = consent.name or consent.email or "Someone"
     subject = f"New consent to {clickwrap_name}" if to_author else f"You agreed to {clickwrap_name}"
-    context = {"account_name": account_name, "clickwrap_name": clickwrap_name, "who": who, "to_author": to_author,
-               "agreed_at": mail.format_time(consent.agreed_at), "version": consent.clickwrap_version_number,
-               "certificate_url": certificate_url}
+    context = {
+        "account_name": account_name,
+        "clickwrap_name": clickwrap_name,
+        "who": who,
+        "to_author": to_author,
+        "agreed_at": mail.format_time(consent.agreed_at),
+        "version": consent.clickwrap_version_number,
+        "certificate_url": certificate_url,
+    }
     return mail.compose("consent", subject, context)

@@ -37,9 +37,16 @@ class Clickwraps:
     async def create(self, principal: Principal, body: dict[str, Any]) -> Clickwrap:
         async with self.db.transaction() as tx:
             name, kind, settings = await _draft(tx, principal, body, None)
-            clickwrap = await stored.insert_clickwrap(tx, account_id=principal.account_id,
-                                                      author_id=principal.user_id, slug=tokens.slug(), name=name,
-                                                      kind=kind, settings=settings, now=self.clock.now())
+            clickwrap = await stored.insert_clickwrap(
+                tx,
+                account_id=principal.account_id,
+                author_id=principal.user_id,
+                slug=tokens.slug(),
+                name=name,
+                kind=kind,
+                settings=settings,
+                now=self.clock.now(),
+            )
             if json_fields.flag(body, "publish", False):
                 await self._publish(tx, principal, clickwrap)
             return await stored.required_clickwrap(tx, clickwrap.id)
@@ -52,8 +59,9 @@ class Clickwraps:
             archived_at = clickwrap.archived_at
             if "archived" in body:
                 archived_at = (archived_at or self.clock.now()) if json_fields.flag(body, "archived") else None
-            await stored.update_draft(tx, clickwrap.id, name=name, kind=kind, settings=settings,
-                                      archived_at=archived_at, now=self.clock.now())
+            await stored.update_draft(
+                tx, clickwrap.id, name=name, kind=kind, settings=settings, archived_at=archived_at, now=self.clock.now()
+            )
             if json_fields.flag(body, "publish", False):
                 await self._publish(tx, principal, await stored.required_clickwrap(tx, clickwrap.id))
             return await stored.required_clickwrap(tx, clickwrap.id)
@@ -66,18 +74,28 @@ class Clickwraps:
     async def find(self, principal: Principal, clickwrap_id: int) -> Clickwrap:
         return await _find(self.db, principal, clickwrap_id)
 
-    async def page(self, principal: Principal, *, archived: bool, limit: int, after: int | None,
-                   before: int | None) -> list[Clickwrap]:
-        return await stored.list_clickwraps(self.db, principal.account_id, archived=archived, limit=limit,
-                                            after=after, before=before)
+    async def page(
+        self, principal: Principal, *, archived: bool, limit: int, after: int | None, before: int | None
+    ) -> list[Clickwrap]:
+        return await stored.list_clickwraps(
+            self.db, principal.account_id, archived=archived, limit=limit, after=after, before=before
+        )
 
-    async def consents(self, principal: Principal, clickwrap_id: int, *, limit: int, after: int | None,
-                       before: int | None) -> list[Consent]:
+    async def consents(
+        self, principal: Principal, clickwrap_id: int, *, limit: int, after: int | None, before: int | None
+    ) -> list[Consent]:
         clickwrap = await self.find(principal, clickwrap_id)
         return await stored.list_consents(self.db, clickwrap.id, limit=limit, after=after, before=before)
 
-    async def consent(self, principal: Principal, clickwrap_id: int, body: dict[str, Any], *, caller_ip: str,
-                      caller_user_agent: str | None) -> Consent:
+    async def consent(
+        self,
+        principal: Principal,
+        clickwrap_id: int,
+        body: dict[str, Any],
+        *,
+        caller_ip: str,
+        caller_user_agent: str | None,
+    ) -> Consent:
         """Records an acceptance of the active version, at the time the call arrives."""
         values = {key: json_fields.text(body, key, limit=limit) for key, limit in CONSENT_LENGTHS.items()}
         values["ip"] = values["ip"] or caller_ip
@@ -85,17 +103,32 @@ class Clickwraps:
         async with self.db.transaction() as tx:
             clickwrap = await _find(tx, principal, clickwrap_id)
             if clickwrap.active_version_number is None:
-                raise errors.Invalid(f"Clickwrap {clickwrap.id} is not published: publish a version before "
-                                     "recording consents")
+                raise errors.Invalid(
+                    f"Clickwrap {clickwrap.id} is not published: publish a version before recording consents"
+                )
             if clickwrap.archived_at is not None:
-                raise errors.Invalid(f"Clickwrap {clickwrap.id} is archived: restore it with archived: false "
-                                     "before recording consents")
+                raise errors.Invalid(
+                    f"Clickwrap {clickwrap.id} is archived: restore it with archived: false before recording consents"
+                )
             consent = await stored.insert_consent(
-                tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id, uuid=str(uuid.uuid4()),
+                tx,
+                account_id=clickwrap.account_id,
+                clickwrap_id=clickwrap.id,
+                uuid=str(uuid.uuid4()),
                 source=API_SOURCE,
-                version=clickwrap.active_version_number, checkboxes=[], now=self.clock.now(), **values)
-            await events.record(tx, self.clock, account_id=consent.account_id, event_type=CONSENT_CREATED,
-                                record_type="consent", record_id=consent.id)
+                version=clickwrap.active_version_number,
+                checkboxes=[],
+                now=self.clock.now(),
+                **values,
+            )
+            await events.record(
+                tx,
+                self.clock,
+                account_id=consent.account_id,
+                event_type=CONSENT_CREATED,
+                record_type="consent",
+                record_id=consent.id,
+            )
             return consent
 
     async def find_consent(self, principal: Principal, consent_id: int) -> Consent:
@@ -109,8 +142,11 @@ class Clickwraps:
         if clickwrap.kind in WITH_DOCUMENT:
             template = await _template(tx, principal, settings.get("template_id"), clickwrap.kind)
             if clickwrap.kind == "requires_signature" and not visitors.signable_alone(template):
-                raise errors.at(("template_id",), f"{template.id} names a template one person cannot sign alone: a "
-                                "requires_signature clickwrap needs fields for the first role and none for the others")
+                raise errors.at(
+                    ("template_id",),
+                    f"{template.id} names a template one person cannot sign alone: a "
+                    "requires_signature clickwrap needs fields for the first role and none for the others",
+                )
         await stored.publish(tx, clickwrap, self.clock.now())
 
 
@@ -118,12 +154,22 @@ async def _find(conn: Connection, principal: Principal, clickwrap_id: int) -> Cl
     return auth.owned(principal, await stored.get_clickwrap(conn, clickwrap_id), "Clickwrap")
 
 
-async def _draft(tx: Connection, principal: Principal, body: dict[str, Any],
-                 current: Clickwrap | None) -> tuple[str, str, dict[str, Any]]:
+async def _draft(
+    tx: Connection, principal: Principal, body: dict[str, Any], current: Clickwrap | None
+) -> tuple[str, str, dict[str, Any]]:
     """The draft after applying `body` to the current one (or to the defaults, on creation)."""
-    settings = dict(current.settings) if current else {
-        "template_id": None, "content": None, "button_text": DEFAULT_BUTTON_TEXT, "require_name": False,
-        "require_email": False, "checkboxes": []}
+    settings = (
+        dict(current.settings)
+        if current
+        else {
+            "template_id": None,
+            "content": None,
+            "button_text": DEFAULT_BUTTON_TEXT,
+            "require_name": False,
+            "require_email": False,
+            "checkboxes": [],
+        }
+    )
     name = json_fields.text(body, "name", limit=MAX_LENGTHS["name"]) if "name" in body or not current else current.name
     if not name or not name.strip():
         raise errors.at(("name",), "is required")

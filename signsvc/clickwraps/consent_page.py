@@ -52,7 +52,8 @@ class ConsentPage:
     def name_required(self) -> bool:
         """The name is asked for when the version says so, and for signing when no email is."""
         return bool(self.settings.get("require_name")) or (
-            self.version.kind == "requires_signature" and not self.settings.get("require_email"))
+            self.version.kind == "requires_signature" and not self.settings.get("require_email")
+        )
 
 
 @dataclass(frozen=True)
@@ -136,17 +137,36 @@ class ConsentPages:
         signer = {"name": agreement.name, "email": agreement.email, "external_id": agreement.external_id}
         await visitors.start(self.db, self.submissions, template, signer, SUBMISSION_SOURCE, along)
 
-    async def _record(self, tx: Connection, page: ConsentPage, agreement: Agreement, browser: Browser, token: str,
-                      submission_id: int | None) -> None:
+    async def _record(
+        self,
+        tx: Connection,
+        page: ConsentPage,
+        agreement: Agreement,
+        browser: Browser,
+        token: str,
+        submission_id: int | None,
+    ) -> None:
         await form_posts.claim(tx, token, RECORD_TYPE, self.clock.now())
         clickwrap, boxes = page.clickwrap, page.settings.get("checkboxes") or []
-        answers = [{"text": box["text"], "required": bool(box.get("required")), "checked": checked}
-                   for box, checked in zip(boxes, agreement.checked, strict=True)]
+        answers = [
+            {"text": box["text"], "required": bool(box.get("required")), "checked": checked}
+            for box, checked in zip(boxes, agreement.checked, strict=True)
+        ]
         consent = await stored.insert_consent(
-            tx, account_id=clickwrap.account_id, clickwrap_id=clickwrap.id, version=page.version.number,
-            uuid=str(uuid.uuid4()), source=SOURCE, name=agreement.name or None,
-            email=agreement.email.lower() or None, external_id=agreement.external_id or None, ip=browser.ip,
-            user_agent=browser.user_agent, checkboxes=answers, now=self.clock.now())
+            tx,
+            account_id=clickwrap.account_id,
+            clickwrap_id=clickwrap.id,
+            version=page.version.number,
+            uuid=str(uuid.uuid4()),
+            source=SOURCE,
+            name=agreement.name or None,
+            email=agreement.email.lower() or None,
+            external_id=agreement.external_id or None,
+            ip=browser.ip,
+            user_agent=browser.user_agent,
+            checkboxes=answers,
+            now=self.clock.now(),
+        )
         if submission_id is not None:
             await stored.set_consent_submission(tx, consent.id, submission_id)
         await form_posts.settle(tx, token, consent.id)
@@ -167,16 +187,21 @@ class ConsentPages:
             for index, size in enumerate(document.pages):
                 preview = document.previews[index] if index < len(document.previews) else None
                 image = self.files.path(preview["uuid"], preview["filename"]) if preview else None
-                pages.append(Page(document.uuid, document.name, index, image, size["width"], size["height"],
-                                  size.get("text", "")))
+                pages.append(
+                    Page(
+                        document.uuid, document.name, index, image, size["width"], size["height"], size.get("text", "")
+                    )
+                )
         return pages
 
 
 def problems(page: ConsentPage, agreement: Agreement) -> dict[str, str]:
     """Each answer that breaks a rule of the version, and the rule: missing, invalid or too_long."""
-    found = {key: problem for key, value in (("name", agreement.name), ("email", agreement.email),
-                                             ("external_id", agreement.external_id))
-             if (problem := visitors.text_problem(value, CONSENT_LENGTHS[key]))}
+    found = {
+        key: problem
+        for key, value in (("name", agreement.name), ("email", agreement.email), ("external_id", agreement.external_id))
+        if (problem := visitors.text_problem(value, CONSENT_LENGTHS[key]))
+    }
     if page.name_required and not agreement.name:
         found["name"] = MISSING
     if page.settings.get("require_email") and not agreement.email:

@@ -18,5 +18,11 @@ class AccessLogger(AbstractAccessLogger):
 
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
         account = account_id(request) if isinstance(request, web.Request) else None
-        self.logger.info("%s %s %s %.1fms account=%s", request.method, loggable_path(request.path), response.status,
-                         time * 1000, account if account is not None else "-")
+        self.logger.info(
+            "%s %s %s %.1fms account=%s",
+            request.method,
+            loggable_path(request.path),
+            response.status,
+            time * 1000,
+            account if account is not None else "-",
+        )

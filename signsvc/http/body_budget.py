@@ -80,13 +80,21 @@ class BodyBudget:
             return "the address's share"
         return None
 
-    async def within(self, size: int, handler: Handler, request: web.Request, key: int | None = None,
-                     address: str = "") -> web.StreamResponse:
+    async def within(
+        self, size: int, handler: Handler, request: web.Request, key: int | None = None, address: str = ""
+    ) -> web.StreamResponse:
         """The handler's response, the body's size held meanwhile by the key and address; Busy when it does not
         fit."""
         if refused := self.refusal(size, key, address):
-            log.info("refused a body of %d bytes from %s (key %s) on %s: over %s (%d bytes held)", size, address,
-                     key, request.path, refused, self.held)
+            log.info(
+                "refused a body of %d bytes from %s (key %s) on %s: over %s (%d bytes held)",
+                size,
+                address,
+                key,
+                request.path,
+                refused,
+                self.held,
+            )
             raise Busy()
         self.held += size
         self.by_address[address] += size

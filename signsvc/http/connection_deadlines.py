@@ -119,8 +119,12 @@ class Watch(asyncio.Protocol):
             self._head_begins()
             return
         partial = self.received - self.head_started
-        self._cut(f"request head not complete within {self.limits.head_seconds:g} s" if partial
-                  else f"no request within {self.limits.head_seconds:g} s of the connection's opening", partial)
+        self._cut(
+            f"request head not complete within {self.limits.head_seconds:g} s"
+            if partial
+            else f"no request within {self.limits.head_seconds:g} s of the connection's opening",
+            partial,
+        )
 
     def _body_check(self) -> None:
         self.timer = None
@@ -130,8 +134,10 @@ class Watch(asyncio.Protocol):
         grown = payload.total_bytes - self.window_start
         reading = self.transport is not None and self.transport.is_reading()
         if reading and grown < max(1, self.limits.body_rate * self.limits.body_window):
-            self._cut(f"request body below {self.limits.body_rate} bytes/s ({grown} bytes in "
-                      f"{self.limits.body_window:g} s)", payload.total_bytes)
+            self._cut(
+                f"request body below {self.limits.body_rate} bytes/s ({grown} bytes in {self.limits.body_window:g} s)",
+                payload.total_bytes,
+            )
             return
         self.window_start = payload.total_bytes
         self.timer = self.loop.call_later(self.limits.body_window, self._body_check)
@@ -173,8 +179,9 @@ class Guard:
         self.watches[watch.inner] = watch
         return watch
 
-    def _request(self, message: Any, payload: StreamReader, protocol: RequestHandler, writer: Any,
-                 task: Any) -> BaseRequest:
+    def _request(
+        self, message: Any, payload: StreamReader, protocol: RequestHandler, writer: Any, task: Any
+    ) -> BaseRequest:
         watch = self.watches.get(protocol)
         if watch is not None:
             watch.head_arrived(payload, bool(getattr(message, "chunked", False)))
@@ -192,5 +199,6 @@ class GuardedSite(web.SockSite):
         await web.BaseSite.start(self)
         server = self._runner.server
         assert server is not None
-        self._server = await asyncio.get_running_loop().create_server(Guard(server, self.limits), sock=self._sock,
-                                                                      backlog=self._backlog)
+        self._server = await asyncio.get_running_loop().create_server(
+            Guard(server, self.limits), sock=self._sock, backlog=self._backlog
+        )

@@ -67,13 +67,15 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
             await _keyed(request)
         response = await handler(request)
     except errors.ServiceError as exc:
-        response = error_response(exc.status, exc.message,
-                                  {"Retry-After": str(exc.retry_after)} if exc.retry_after else None)
+        response = error_response(
+            exc.status, exc.message, {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        )
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        response = rendering.not_found(request) if exc.status == 404 and _wants_page(request) \
-            else _http_error(request, exc)
+        response = (
+            rendering.not_found(request) if exc.status == 404 and _wants_page(request) else _http_error(request, exc)
+        )
     except StorageError as exc:
         log.error("database failure on %s %s: %s", request.method, loggable_path(request.path), exc)
         response = error_response(503, errors.Unavailable.message)
@@ -84,8 +86,12 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
             log.exception("unhandled error on %s %s", request.method, loggable_path(request.path))
             response = error_response(500, errors.ServiceError.message)
         else:  # nobody to answer: the access log shows the 400, this line why
-            log.info("%s %s: the client closed the connection before its request was read (%s)", request.method,
-                     loggable_path(request.path), exc)
+            log.info(
+                "%s %s: the client closed the connection before its request was read (%s)",
+                request.method,
+                loggable_path(request.path),
+                exc,
+            )
             response = error_response(400, CUT_OFF)
     except Exception:
         log.exception("unhandled error on %s %s", request.method, loggable_path(request.path))

@@ -72,8 +72,9 @@ class Query:
         return _BOOLEANS[value.lower()]
 
 
-async def read_json(request: web.Request, *, max_bytes: int | None = None,
-                    max_values: int | None = None) -> dict[str, Any]:
+async def read_json(
+    request: web.Request, *, max_bytes: int | None = None, max_values: int | None = None
+) -> dict[str, Any]:
     """The JSON object in the body; no body reads as `{}`.
 
     A body is read as JSON only when sent with `Content-Type: application/json`,
@@ -95,8 +96,9 @@ async def read_json(request: web.Request, *, max_bytes: int | None = None,
     if not isinstance(data, dict):
         raise errors.Invalid(f"Request body must be a JSON object, not {type(data).__name__}")
     if _containers_at_most(body) > MAX_BODY_DEPTH and (where := json_fields.too_deep(data, MAX_BODY_DEPTH)):
-        raise errors.Invalid(f"{where} nests objects and arrays too deeply: a request body may hold at most "
-                             f"{MAX_BODY_DEPTH} levels")
+        raise errors.Invalid(
+            f"{where} nests objects and arrays too deeply: a request body may hold at most {MAX_BODY_DEPTH} levels"
+        )
     if (nonfinite or _may_hold_unstorable_text(body)) and (problem := _unstorable(data)):
         raise errors.Invalid(problem)
     return data

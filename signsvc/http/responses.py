@@ -10,8 +10,9 @@ from signsvc.wire.encoding import encoded
 
 
 def json_response(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(body=encoded(data), status=status, headers=headers, content_type="application/json",
-                        charset="utf-8")
+    return web.Response(
+        body=encoded(data), status=status, headers=headers, content_type="application/json", charset="utf-8"
+    )
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:

@@ -117,8 +117,10 @@ def check_store_url(url: str, setting: str) -> str:
     if not bucket:
         raise ConfigError(f"{setting}={url!r} is not an object store: use s3://bucket or s3://bucket/prefix")
     if not _BUCKET.fullmatch(bucket):
-        raise ConfigError(f"{setting}={url!r}: {bucket!r} is not a bucket name (3 to 63 lowercase letters, digits, "
-                          f"dots and hyphens, beginning and ending with a letter or digit)")
+        raise ConfigError(
+            f"{setting}={url!r}: {bucket!r} is not a bucket name (3 to 63 lowercase letters, digits, "
+            f"dots and hyphens, beginning and ending with a letter or digit)"
+        )
     return url
 
 
@@ -208,10 +210,20 @@ def from_env(environ: Mapping[str, str] | None = None) -> Config:
         check_store_url(config.storage_url, "SIGNSVC_STORAGE_URL")
     if config.storage_presigned_links and not config.storage_url:
         raise ConfigError("SIGNSVC_STORAGE_PRESIGNED_LINKS needs files in object storage (SIGNSVC_STORAGE_URL)")
-    for name in ("rate_limit_per_key", "rate_limit_per_ip", "max_body_bytes", "body_budget_bytes",
-                 "retention_days", "public_starts_per_link", "public_starts_per_address", "consents_per_clickwrap",
-                 "consents_per_address", "emails_per_recipient_hour", "body_min_rate",
-                 "submitter_uploads_bytes"):
+    for name in (
+        "rate_limit_per_key",
+        "rate_limit_per_ip",
+        "max_body_bytes",
+        "body_budget_bytes",
+        "retention_days",
+        "public_starts_per_link",
+        "public_starts_per_address",
+        "consents_per_clickwrap",
+        "consents_per_address",
+        "emails_per_recipient_hour",
+        "body_min_rate",
+        "submitter_uploads_bytes",
+    ):
         if getattr(config, name) < 0:
             raise ConfigError(f"{_ENV[name][0]} must not be negative")
     if config.workers < 1:

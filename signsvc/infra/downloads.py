@@ -40,10 +40,10 @@ class PublicResolver(AbstractResolver):
     def __init__(self) -> None:
         self._resolver = DefaultResolver()
 
-    async def resolve(self, host: str, port: int = 0,
-                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
-        answers = [answer for answer in await self._resolver.resolve(host, port, family)
-                   if is_public(answer["host"])]
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        answers = [answer for answer in await self._resolver.resolve(host, port, family) if is_public(answer["host"])]
         if not answers:
             raise Refused(f"{host} has no public address")
         return answers
@@ -59,8 +59,14 @@ class Downloader:
     documents from localhost. `ssl_context` verifies servers (the system's trusted CAs by default).
     """
 
-    def __init__(self, *, max_bytes: int, timeout: float = 30, allow_private: bool = False,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_bytes: int,
+        timeout: float = 30,
+        allow_private: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
         self.max_bytes = max_bytes
         self.timeout = timeout
         self.allow_private = allow_private
@@ -73,8 +79,9 @@ class Downloader:
             async with asyncio.timeout(self.timeout):
                 return await self._follow(_parse(url, "The document URL is not a valid URL"))
         except TimeoutError:
-            raise DownloadError(f"The document URL did not deliver the document within {self.timeout:g} seconds") \
-                from None
+            raise DownloadError(
+                f"The document URL did not deliver the document within {self.timeout:g} seconds"
+            ) from None
         except aiohttp.ClientError as exc:
             raise DownloadError(_explain(exc)) from None
 
@@ -104,8 +111,11 @@ class Downloader:
 
     def _check(self, url: URL, *, redirected: bool) -> None:
         if url.scheme != "https" or not url.host:
-            raise DownloadError("The document URL redirects to a URL that is not https://" if redirected
-                                else "The document URL must be an https:// URL")
+            raise DownloadError(
+                "The document URL redirects to a URL that is not https://"
+                if redirected
+                else "The document URL must be an https:// URL"
+            )
         # An address written in the URL is never resolved, so the resolver never sees it.
         if not self.allow_private and is_ip(url.host) and not is_public(url.host):
             raise DownloadError(PRIVATE)
@@ -129,8 +139,12 @@ class Downloader:
             connector = aiohttp.TCPConnector(ssl=self._ssl, resolver=None if self.allow_private else PublicResolver())
             # No cookie jar: one account's download must not carry cookies another account's set.
             # No trust_env: a proxy would resolve and connect on its own, past the address check.
-            self._client = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
-                                                 trust_env=False, timeout=aiohttp.ClientTimeout(total=None))
+            self._client = aiohttp.ClientSession(
+                connector=connector,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,
+                timeout=aiohttp.ClientTimeout(total=None),
+            )
         return self._client
 
 

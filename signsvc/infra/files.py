@@ -62,8 +62,15 @@ class NewFile:
 
 
 class Files:
-    def __init__(self, db: Database, contents: ContentStore, clock: Clock, secret_key: str, urls: Urls,
-                 presigned_links: bool = False) -> None:
+    def __init__(
+        self,
+        db: Database,
+        contents: ContentStore,
+        clock: Clock,
+        secret_key: str,
+        urls: Urls,
+        presigned_links: bool = False,
+    ) -> None:
         self.db, self.contents, self.clock = db, contents, clock
         self.secret_key = secret_key
         self._key = hashlib.sha256(f"file-links:{secret_key}".encode()).digest()
@@ -95,9 +102,16 @@ class Files:
         raise errors.FileStoreUnavailable() from failures[0]
 
     async def record(self, tx: Connection, account_id: int, file: NewFile) -> Blob:
-        return await stored.insert_blob(tx, uuid=uuids.uuid4().hex, account_id=account_id, sha256=file.sha256,
-                                        filename=file.filename, content_type=file.content_type,
-                                        byte_size=len(file.data), now=self.clock.now())
+        return await stored.insert_blob(
+            tx,
+            uuid=uuids.uuid4().hex,
+            account_id=account_id,
+            sha256=file.sha256,
+            filename=file.filename,
+            content_type=file.content_type,
+            byte_size=len(file.data),
+            now=self.clock.now(),
+        )
 
     async def discard(self, files: list[NewFile]) -> None:
         """Removes, once the grace period has passed, written contents that no file records (the transaction that
@@ -165,8 +179,12 @@ class Files:
         if data is None:
             if blob.sha256 not in self._missing:
                 self._missing.add(blob.sha256)
-                log.error("the content of file %s (%s, sha256 %s) is missing from the file store", blob.uuid,
-                          blob.filename, blob.sha256)
+                log.error(
+                    "the content of file %s (%s, sha256 %s) is missing from the file store",
+                    blob.uuid,
+                    blob.filename,
+                    blob.sha256,
+                )
             raise errors.Gone("The file's content is missing from the file store")
         return data
 
@@ -194,9 +212,16 @@ class Files:
     async def copy(self, tx: Connection, blob_id: int) -> Blob:
         """Another record of the same content (a cloned template owns its own files)."""
         blob = await stored.required_blob(tx, blob_id)
-        return await stored.insert_blob(tx, uuid=uuids.uuid4().hex, account_id=blob.account_id, sha256=blob.sha256,
-                                        filename=blob.filename, content_type=blob.content_type,
-                                        byte_size=blob.byte_size, now=self.clock.now())
+        return await stored.insert_blob(
+            tx,
+            uuid=uuids.uuid4().hex,
+            account_id=blob.account_id,
+            sha256=blob.sha256,
+            filename=blob.filename,
+            content_type=blob.content_type,
+            byte_size=blob.byte_size,
+            now=self.clock.now(),
+        )
 
     def documents_page(self, submission_slug: str) -> str:
         """A link to a submission's documents page, valid for 40 minutes from now."""

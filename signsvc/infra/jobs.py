@@ -71,12 +71,18 @@ class Kind:
     batch: BatchHandler | None = None
 
 
-async def enqueue(tx: Connection, clock: Clock, kind: str, payload: dict[str, Any], *,
-                  run_at: datetime | None = None, dedupe_key: str | None = None) -> Job | None:
+async def enqueue(
+    tx: Connection,
+    clock: Clock,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    run_at: datetime | None = None,
+    dedupe_key: str | None = None,
+) -> Job | None:
     """Adds a job in the caller's transaction; workers wake when it commits."""
     now = clock.now()
-    job = await stored.insert_job(tx, kind=kind, payload=payload, run_at=run_at or now, now=now,
-                                  dedupe_key=dedupe_key)
+    job = await stored.insert_job(tx, kind=kind, payload=payload, run_at=run_at or now, now=now, dedupe_key=dedupe_key)
     await tx.notify(CHANNEL)
     return job
 
@@ -96,14 +102,24 @@ async def schedule_periodic(db: Database, clock: Clock, kinds: list[Kind]) -> No
     async with db.transaction() as tx:
         for kind in kinds:
             if kind.every:
-                await enqueue(tx, clock, kind.name, {}, run_at=clock.now() + kind.every,
-                              dedupe_key=f"periodic:{kind.name}")
+                await enqueue(
+                    tx, clock, kind.name, {}, run_at=clock.now() + kind.every, dedupe_key=f"periodic:{kind.name}"
+                )
 
 
 class Worker:
-    def __init__(self, db: Database, clock: Clock, kinds: list[Kind], *, concurrency: int = 8,
-                 lease: timedelta = timedelta(minutes=5), poll_seconds: float = 5.0, batch_size: int = 100,
-                 batches: int = 3) -> None:
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        kinds: list[Kind],
+        *,
+        concurrency: int = 8,
+        lease: timedelta = timedelta(minutes=5),
+        poll_seconds: float = 5.0,
+        batch_size: int = 100,
+        batches: int = 3,
+    ) -> None:
         self.db, self.clock = db, clock
         self.kinds = {kind.name: kind for kind in kinds}
         self.concurrency, self.lease, self.poll_seconds = concurrency, lease, poll_seconds
@@ -187,8 +203,9 @@ class Worker:
 
     async def _claim_batch(self, kind: str, limit: int) -> list[Job]:
         now = self.clock.now()
-        return await stored.claim_jobs(self.db, kind=kind, limit=limit, worker=self.name, now=now,
-                                       lease_until=now + self.lease)
+        return await stored.claim_jobs(
+            self.db, kind=kind, limit=limit, worker=self.name, now=now, lease_until=now + self.lease
+        )
 
     async def _start_singles(self) -> None:
         while len(self._running) < self.concurrency and not self._stopping and (job := await self._claim()):
@@ -225,8 +242,9 @@ class Worker:
             await self._execute(*claimed)
         except StorageError as exc:
             # The lease runs out and the jobs are claimed again: nothing is lost.
-            log.warning("jobs %s (%s) could not be recorded as run: %s", [job.id for job in claimed],
-                        claimed[0].kind, exc)
+            log.warning(
+                "jobs %s (%s) could not be recorded as run: %s", [job.id for job in claimed], claimed[0].kind, exc
+            )
 
     async def _execute(self, *claimed: Job) -> None:
         """Runs jobs of one kind (one job, or a batch for a batch handler) and records each outcome: what ran
@@ -300,8 +318,9 @@ class Worker:
         backoff = kind.backoff if kind else retries.ONCE
         if (give_up or job.attempts >= backoff.attempts) and not (kind and kind.every):
             return stored.Release(job.id, JobStatus.FAILED, job.run_at, job.attempts, error)
-        return stored.Release(job.id, JobStatus.PENDING, self.clock.now() + backoff.delay(job.attempts), job.attempts,
-                              error)
+        return stored.Release(
+            job.id, JobStatus.PENDING, self.clock.now() + backoff.delay(job.attempts), job.attempts, error
+        )
 
 
 async def _wait(event: asyncio.Event, seconds: float) -> None:

@@ -18,8 +18,9 @@ MAX_OBJECT_BYTES = 64 * 1024
 _PATH_PARTS_SHOWN = 6
 
 
-def text(body: dict[str, Any], key: str, *, where: errors.Location = (), label: str | None = None,
-         limit: int | None = None) -> str | None:
+def text(
+    body: dict[str, Any], key: str, *, where: errors.Location = (), label: str | None = None, limit: int | None = None
+) -> str | None:
     """A string or null of `body`, which is at `where` in the request; `label`, when given, names the field in the
     message instead (a place the caller writes out itself; the refusal then carries no location)."""
     value = body.get(key)
@@ -30,8 +31,14 @@ def text(body: dict[str, Any], key: str, *, where: errors.Location = (), label: 
     return value
 
 
-def flag(body: dict[str, Any], key: str, default: bool | None = None, *, where: errors.Location = (),
-         label: str | None = None) -> bool:
+def flag(
+    body: dict[str, Any],
+    key: str,
+    default: bool | None = None,
+    *,
+    where: errors.Location = (),
+    label: str | None = None,
+) -> bool:
     """A JSON boolean; absent or null gives `default`, and without a default it is required."""
     value = body.get(key)
     if value is None and default is not None:
@@ -50,7 +57,6 @@ def utc_moment(text: str) -> datetime:
     offset is UTC). Raises ValueError or OverflowError for anything else."""
     moment = datetime.fromisoformat(re.sub(r"\s*(UTC|GMT)$", "", text.strip(), flags=re.IGNORECASE))
     return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
-
 
 
 def free_object_problem(value: dict[str, Any], *, sized: bool = True) -> str | None:
@@ -73,11 +79,13 @@ def too_deep(value: Any, limit: int) -> str | None:
         if depth > limit:
             return _path(node)
         if isinstance(item, dict):
-            pending += [(child, depth + 1, (key, node)) for key, child in item.items()
-                        if isinstance(child, (dict, list))]
+            pending += [
+                (child, depth + 1, (key, node)) for key, child in item.items() if isinstance(child, (dict, list))
+            ]
         elif isinstance(item, list):
-            pending += [(child, depth + 1, (index, node)) for index, child in enumerate(item)
-                        if isinstance(child, (dict, list))]
+            pending += [
+                (child, depth + 1, (index, node)) for index, child in enumerate(item) if isinstance(child, (dict, list))
+            ]
     return None
 
 

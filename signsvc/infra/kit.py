@@ -43,8 +43,9 @@ class Kit:
         """Runs every job due now until none is left; answers how many ran."""
         return await self.worker.settle()
 
-    async def emails(self, account_id: int, *, limit: int, after: int | None = None,
-                     before: int | None = None) -> list[CapturedEmail]:
+    async def emails(
+        self, account_id: int, *, limit: int, after: int | None = None, before: int | None = None
+    ) -> list[CapturedEmail]:
         """The account's emails, newest first."""
         found = await stored_emails.list_emails(self.db, account_id, limit=limit, after=after, before=before)
         return [await self._captured(email) for email in found]
@@ -54,6 +55,7 @@ class Kit:
         return await self._captured(email) if email and email.account_id == account_id else None
 
     async def _captured(self, email: Email) -> CapturedEmail:
-        names = [blob.filename for blob_id in email.attachments
-                 if (blob := await stored_files.get_blob(self.db, blob_id))]
+        names = [
+            blob.filename for blob_id in email.attachments if (blob := await stored_files.get_blob(self.db, blob_id))
+        ]
         return CapturedEmail(email, list(dict.fromkeys(_LINK.findall(email.text_body))), names)

@@ -78,28 +78,59 @@ def format_time(moment: datetime) -> str:
 class Outbox:
     """Queues and sends emails. `urls` builds the links they carry; `sender` is their From."""
 
-    def __init__(self, db: Database, clock: Clock, files: Files, *, urls: Urls, smtp_server: smtp.Server | None,
-                 sender: str | None = None, per_recipient_hour: int = 0) -> None:
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        files: Files,
+        *,
+        urls: Urls,
+        smtp_server: smtp.Server | None,
+        sender: str | None = None,
+        per_recipient_hour: int = 0,
+    ) -> None:
         self.db, self.clock, self.files = db, clock, files
         self.per_recipient_hour = per_recipient_hour  # 0: no cap
         self.urls, self.smtp_server = urls, smtp_server
         self.host = urls.host
         self.sender = sender or f"signsvc@{self.host}"
 
-    async def queue(self, tx: Connection, *, account_id: int, kind: str, to: str, composed: Composed,
-                    reply_to: str | None = None, submitter_id: int | None = None, job_kind: str = SEND_JOB,
-                    attachments: list[int] | None = None, capped: bool = False) -> Email:
+    async def queue(
+        self,
+        tx: Connection,
+        *,
+        account_id: int,
+        kind: str,
+        to: str,
+        composed: Composed,
+        reply_to: str | None = None,
+        submitter_id: int | None = None,
+        job_kind: str = SEND_JOB,
+        attachments: list[int] | None = None,
+        capped: bool = False,
+    ) -> Email:
         """Puts the email in the outbox in the caller's transaction, with the job that sends it; one `capped`
         over the recipient's cap is kept as failed, with the reason, and not sent."""
         now = self.clock.now()
         refused = await self._over_cap(tx, account_id, to, now) if capped else None
         sending = self.smtp_server is not None and refused is None
         status = Status.FAILED if refused else Status.PENDING if sending else Status.KEPT
-        email = await stored.insert_email(tx, account_id=account_id, kind=kind, submitter_id=submitter_id,
-                                          to_address=to, reply_to=reply_to, subject=composed.subject,
-                                          text_body=composed.text, html_body=composed.html, status=status.value,
-                                          now=now, sent_at=None if sending or refused else now,
-                                          attachments=attachments, last_error=refused)
+        email = await stored.insert_email(
+            tx,
+            account_id=account_id,
+            kind=kind,
+            submitter_id=submitter_id,
+            to_address=to,
+            reply_to=reply_to,
+            subject=composed.subject,
+            text_body=composed.text,
+            html_body=composed.html,
+            status=status.value,
+            now=now,
+            sent_at=None if sending or refused else now,
+            attachments=attachments,
+            last_error=refused,
+        )
         if sending:
             await jobs.enqueue(tx, self.clock, job_kind, {"email_id": email.id})
         return email
@@ -111,8 +142,10 @@ class Outbox:
             return None
         if await stored.count_recent_to(tx, account_id, to, now - RECIPIENT_WINDOW) < self.per_recipient_hour:
             return None
-        return (f"Not sent: {to} was sent {self.per_recipient_hour} emails in the last hour "
-                f"(SIGNSVC_EMAILS_PER_RECIPIENT_HOUR)")
+        return (
+            f"Not sent: {to} was sent {self.per_recipient_hour} emails in the last hour "
+            f"(SIGNSVC_EMAILS_PER_RECIPIENT_HOUR)"
+        )
 
     async def send(self, email_id: int) -> Email:
         """Sends a pending email once; raises when the server cannot take it, so the job retries, and
@@ -131,18 +164,21 @@ class Outbox:
             message = await asyncio.to_thread(self.message, email, self.clock.now(), await self._attachments(email))
             await smtp.send(self.smtp_server, message, local_hostname=self.host)
         except Exception as exc:
-            email = await stored.record_failure(self.db, email.id, f"{type(exc).__name__}: {exc}",
-                                                attempts=retries.EMAILS.attempts)
+            email = await stored.record_failure(
+                self.db, email.id, f"{type(exc).__name__}: {exc}", attempts=retries.EMAILS.attempts
+            )
             if email.status == Status.FAILED:
                 raise _given_up(email) from exc
             raise
         return await stored.mark_sent(self.db, email.id, self.clock.now())
 
-    async def page(self, account_id: int, *, status: Status | None, limit: int,
-                   after: int | None = None) -> list[Email]:
+    async def page(
+        self, account_id: int, *, status: Status | None, limit: int, after: int | None = None
+    ) -> list[Email]:
         """The account's emails, newest first (older than `after`); only those of `status` when it is given."""
-        return await stored.list_emails(self.db, account_id, status=status.value if status else None, limit=limit,
-                                        after=after)
+        return await stored.list_emails(
+            self.db, account_id, status=status.value if status else None, limit=limit, after=after
+        )
 
     async def find(self, account_id: int, email_id: int) -> Email:
         """An email of the account; NotFound for one of any other account (its linked one too)."""
@@ -190,4 +226,3 @@ def _given_up(email: Email) -> jobs.GiveUp:
 def substitute(text: str, values: dict[str, str]) -> str:
     """Replaces `{{template.name}}` and its siblings, in any case and brace count; others stay as typed."""
     return _VARIABLE.sub(lambda match: values.get(match[1].lower(), match[0]), text)
-

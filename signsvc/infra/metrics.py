@@ -69,27 +69,52 @@ class Metrics:
         if registry is not None:
             prometheus.ProcessCollector(registry=registry)  # one process's figures; several would not add up
         self._requests = prometheus.Counter(
-            "signsvc_http_requests", "HTTP requests answered, by route template, method and status",
-            ["route", "method", "status"], registry=registry)
+            "signsvc_http_requests",
+            "HTTP requests answered, by route template, method and status",
+            ["route", "method", "status"],
+            registry=registry,
+        )
         self._request_seconds = prometheus.Histogram(
-            "signsvc_http_request_duration_seconds", "Time to answer an HTTP request, by route template and method",
-            ["route", "method"], buckets=REQUEST_BUCKETS, registry=registry)
+            "signsvc_http_request_duration_seconds",
+            "Time to answer an HTTP request, by route template and method",
+            ["route", "method"],
+            buckets=REQUEST_BUCKETS,
+            registry=registry,
+        )
         self._pool_tasks = prometheus.Gauge(
-            "signsvc_pdf_pool_tasks", "PDF pool tasks submitted and not answered: running, or queued for a worker",
-            ["state"], multiprocess_mode="livesum", registry=registry)
+            "signsvc_pdf_pool_tasks",
+            "PDF pool tasks submitted and not answered: running, or queued for a worker",
+            ["state"],
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
         self._pool_workers = prometheus.Gauge(
-            "signsvc_pdf_pool_workers", "PDF pool worker processes (at most: they start with the first task)",
-            multiprocess_mode="livesum", registry=registry)
+            "signsvc_pdf_pool_workers",
+            "PDF pool worker processes (at most: they start with the first task)",
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
         self._pool_seconds = prometheus.Histogram(
             "signsvc_pdf_pool_task_duration_seconds",
             "Time of a PDF pool task from submission to answer (a wait for a worker included), by call",
-            ["call"], buckets=TASK_BUCKETS, registry=registry)
+            ["call"],
+            buckets=TASK_BUCKETS,
+            registry=registry,
+        )
         self._connections = prometheus.Gauge(
-            "signsvc_database_connections", "Database connections held, in use by a statement or idle",
-            ["backend", "state"], multiprocess_mode="livesum", registry=registry)
+            "signsvc_database_connections",
+            "Database connections held, in use by a statement or idle",
+            ["backend", "state"],
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
         self._connections_limit = prometheus.Gauge(
-            "signsvc_database_connections_max", "The most database connections the pool opens",
-            ["backend"], multiprocess_mode="livesum", registry=registry)
+            "signsvc_database_connections_max",
+            "The most database connections the pool opens",
+            ["backend"],
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
         self._served: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
         self._parts: _Parts | None = None
 
@@ -99,7 +124,9 @@ class Metrics:
             counter, histogram = self._served[route, method, status]
         except KeyError:
             counter, histogram = self._served[route, method, status] = (
-                self._requests.labels(route, method, str(status)), self._request_seconds.labels(route, method))
+                self._requests.labels(route, method, str(status)),
+                self._request_seconds.labels(route, method),
+            )
         counter.inc()
         histogram.observe(seconds)
 
@@ -177,26 +204,43 @@ class _QueueFigures:
     def collect(self) -> Iterable[Metric]:
         from prometheus_client.core import GaugeMetricFamily
 
-        yield GaugeMetricFamily("signsvc_database_up", "1 when the database answered this scrape's queries, else 0 "
-                                "(and no job, webhook delivery or email figures)", value=int(self.queues is not None))
+        yield GaugeMetricFamily(
+            "signsvc_database_up",
+            "1 when the database answered this scrape's queries, else 0 "
+            "(and no job, webhook delivery or email figures)",
+            value=int(self.queues is not None),
+        )
         if self.queues is None:
             return
-        jobs = GaugeMetricFamily("signsvc_jobs", "Jobs by kind and state: due (pending, their time reached), "
-                                 "scheduled (pending, for later), running, failed", labels=["kind", "state"])
-        lateness = GaugeMetricFamily("signsvc_jobs_oldest_due_age_seconds",
-                                     "How long the longest-waiting due job of a kind has been due", labels=["kind"])
+        jobs = GaugeMetricFamily(
+            "signsvc_jobs",
+            "Jobs by kind and state: due (pending, their time reached), "
+            "scheduled (pending, for later), running, failed",
+            labels=["kind", "state"],
+        )
+        lateness = GaugeMetricFamily(
+            "signsvc_jobs_oldest_due_age_seconds",
+            "How long the longest-waiting due job of a kind has been due",
+            labels=["kind"],
+        )
         for counts in self.queues.jobs:
             for state in JOB_STATES:
                 jobs.add_metric([counts.kind, state], getattr(counts, state))
             lateness.add_metric([counts.kind], self._age(counts.oldest_due_at))
         yield from (jobs, lateness)
-        yield from self._by_status("signsvc_webhook_deliveries", "webhook delivery", self.queues.webhook_deliveries,
-                                   [status.value for status in DeliveryStatus])
-        yield from self._by_status("signsvc_emails", "email", self.queues.emails,
-                                   [status.value for status in EmailStatus])
+        yield from self._by_status(
+            "signsvc_webhook_deliveries",
+            "webhook delivery",
+            self.queues.webhook_deliveries,
+            [status.value for status in DeliveryStatus],
+        )
+        yield from self._by_status(
+            "signsvc_emails", "email", self.queues.emails, [status.value for status in EmailStatus]
+        )
 
-    def _by_status(self, name: str, noun: str, counts: list[stored.StatusCount],
-                   statuses: list[str]) -> Iterator[Metric]:
+    def _by_status(
+        self, name: str, noun: str, counts: list[stored.StatusCount], statuses: list[str]
+    ) -> Iterator[Metric]:
         """`name{status}`, every known status present; `name_oldest_pending_age_seconds`, 0 when none is pending."""
         from prometheus_client.core import GaugeMetricFamily
 
@@ -206,9 +250,11 @@ class _QueueFigures:
             family.add_metric([status], by_status[status].count if status in by_status else 0)
         pending = by_status.get("pending")
         yield family
-        yield GaugeMetricFamily(f"{name}_oldest_pending_age_seconds", f"Seconds since the oldest pending {noun} "
-                                "was made (0 when none is pending)",
-                                value=self._age(pending.oldest_at if pending else None))
+        yield GaugeMetricFamily(
+            f"{name}_oldest_pending_age_seconds",
+            f"Seconds since the oldest pending {noun} was made (0 when none is pending)",
+            value=self._age(pending.oldest_at if pending else None),
+        )
 
     def _age(self, since: datetime | None) -> float:
         return max((self.now - since).total_seconds(), 0.0) if since is not None else 0.0

@@ -43,8 +43,14 @@ class OfficeConverter:
     `soffice` is looked up at each conversion, so a server without LibreOffice starts fine.
     """
 
-    def __init__(self, *, max_parallel: int | None = None, timeout: float = 120, soffice: str = "soffice",
-                 workdir: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_parallel: int | None = None,
+        timeout: float = 120,
+        soffice: str = "soffice",
+        workdir: str | None = None,
+    ) -> None:
         self.timeout = timeout
         self.soffice = soffice
         self._workdir = workdir
@@ -92,28 +98,41 @@ class OfficeConverter:
             if not await self._run(program, profile, source, job):
                 # A killed LibreOffice can leave a lock and a half-written profile behind.
                 shutil.rmtree(profile, ignore_errors=True)
-                raise ConversionFailed(f"The {kind.upper()} document could not be converted to PDF "
-                                       f"within {self.timeout:g} seconds")
+                raise ConversionFailed(
+                    f"The {kind.upper()} document could not be converted to PDF within {self.timeout:g} seconds"
+                )
             result = job / "document.pdf"
             if not result.is_file():
                 log.info("LibreOffice could not read a %s document: %s", kind, _tail(job / "soffice.log"))
-                raise ConversionFailed(f"The {kind.upper()} document could not be converted to PDF: "
-                                       f"the file is damaged or is not a {kind.upper()} document")
+                raise ConversionFailed(
+                    f"The {kind.upper()} document could not be converted to PDF: "
+                    f"the file is damaged or is not a {kind.upper()} document"
+                )
             return await asyncio.to_thread(result.read_bytes)
         finally:
             shutil.rmtree(job, ignore_errors=True)
 
     async def _run(self, program: str, profile: str, source: Path, job: Path) -> bool:
         """Runs one conversion; False when it ran out of time (it is then killed, with its children)."""
-        command = [program, f"-env:UserInstallation={Path(profile).as_uri()}", "--headless", "--norestore",
-                   "--nolockcheck", f"--infilter={FILTERS[source.suffix[1:]]}", "--convert-to", "pdf",
-                   "--outdir", str(job), str(source)]
+        command = [
+            program,
+            f"-env:UserInstallation={Path(profile).as_uri()}",
+            "--headless",
+            "--norestore",
+            "--nolockcheck",
+            f"--infilter={FILTERS[source.suffix[1:]]}",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            str(job),
+            str(source),
+        ]
         with open(job / "soffice.log", "wb") as output:
             try:
                 # A session of its own makes soffice and the soffice.bin it starts one process group.
                 process = await asyncio.create_subprocess_exec(
-                    *command, stdin=asyncio.subprocess.DEVNULL, stdout=output, stderr=output,
-                    start_new_session=True)
+                    *command, stdin=asyncio.subprocess.DEVNULL, stdout=output, stderr=output, start_new_session=True
+                )
             except FileNotFoundError:
                 raise ConversionUnavailable() from None
             try:

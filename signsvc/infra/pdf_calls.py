@@ -28,9 +28,15 @@ DATA_URI = re.compile(r"data:[^,]*;base64,", re.IGNORECASE)
 _NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=\-_\r\n]")  # either alphabet, padding, line breaks
 _STANDARD_ALPHABET = bytes.maketrans(b"-_", b"+/")
 # Programs refused by content whatever their name; the label is what the refusal calls them.
-_EXECUTABLES = [(b"MZ", ".exe"), (b"\x7fELF", "ELF executable"), (b"\xfe\xed\xfa\xce", "Mach-O executable"),
-                (b"\xfe\xed\xfa\xcf", "Mach-O executable"), (b"\xce\xfa\xed\xfe", "Mach-O executable"),
-                (b"\xcf\xfa\xed\xfe", "Mach-O executable"), (b"#!", "script")]
+_EXECUTABLES = [
+    (b"MZ", ".exe"),
+    (b"\x7fELF", "ELF executable"),
+    (b"\xfe\xed\xfa\xce", "Mach-O executable"),
+    (b"\xfe\xed\xfa\xcf", "Mach-O executable"),
+    (b"\xce\xfa\xed\xfe", "Mach-O executable"),
+    (b"\xcf\xfa\xed\xfe", "Mach-O executable"),
+    (b"#!", "script"),
+]
 
 
 class EngineError(Exception):
@@ -144,10 +150,18 @@ def prepare(pdf: bytes) -> PreparedPdf:
         info = forms.inspect_pdf(pdf, max_pages=previews.MAX_PAGES)
         pictures = previews.render_pages(pdf)
         texts = previews.page_texts(pdf)
-    pages: list[PageSize] = [{"width": page["width"], "height": page["height"], "text": text}
-                             for page, text in zip(info["pages"], texts, strict=True)]
-    return PreparedPdf(Hashed.of(pdf), pages, info["fields"], [Hashed.of(p) for p in pictures],
-                       previews.EXTENSION, previews.CONTENT_TYPE)
+    pages: list[PageSize] = [
+        {"width": page["width"], "height": page["height"], "text": text}
+        for page, text in zip(info["pages"], texts, strict=True)
+    ]
+    return PreparedPdf(
+        Hashed.of(pdf),
+        pages,
+        info["fields"],
+        [Hashed.of(p) for p in pictures],
+        previews.EXTENSION,
+        previews.CONTENT_TYPE,
+    )
 
 
 def merge_pdfs(documents: list[bytes]) -> Hashed:
@@ -225,19 +239,40 @@ def consent_certificate(data: dict[str, Any], font_dir: str | None = None) -> Ha
         return Hashed.of(engine.render(data, font_dir))
 
 
-def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
-             files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
-             font_dir: str | None = None, footer: str | None = None) -> Hashed:
+def fill_pdf(
+    pdf: bytes,
+    document_uuid: str,
+    fields: list[dict[str, Any]],
+    values: dict[str, object],
+    files: dict[str, bytes],
+    *,
+    filenames: dict[str, str] | None = None,
+    stamp: dict[str, Any] | None = None,
+    font_dir: str | None = None,
+    footer: str | None = None,
+) -> Hashed:
     """The document with the values drawn in and its form flattened (`signsvc.pdf.fill`)."""
     from signsvc.pdf import fill
 
     with _engine_errors():
-        return Hashed.of(fill.fill_pdf(pdf, document_uuid, fields, values, files, filenames=filenames, stamp=stamp,
-                                       font_dir=font_dir, footer=footer))
+        return Hashed.of(
+            fill.fill_pdf(
+                pdf,
+                document_uuid,
+                fields,
+                values,
+                files,
+                filenames=filenames,
+                stamp=stamp,
+                font_dir=font_dir,
+                footer=footer,
+            )
+        )
 
 
-def seal_pdf(pdf: bytes, chain: SigningChain, reason: str, name: str | None, signing_time: datetime,
-             tsa_url: str | None = None) -> Hashed:
+def seal_pdf(
+    pdf: bytes, chain: SigningChain, reason: str, name: str | None, signing_time: datetime, tsa_url: str | None = None
+) -> Hashed:
     """The PDF with the service's certification signature (`signsvc.pdf.seal`).
 
     Raises EngineError for a PDF that can't be signed, ConnectionError when the timestamp server fails.
@@ -245,8 +280,9 @@ def seal_pdf(pdf: bytes, chain: SigningChain, reason: str, name: str | None, sig
     from signsvc.pdf import seal
 
     with _engine_errors():
-        return Hashed.of(seal.sign(pdf, chain.pems(), reason=reason, name=name, signing_time=signing_time,
-                                   tsa_url=tsa_url))
+        return Hashed.of(
+            seal.sign(pdf, chain.pems(), reason=reason, name=name, signing_time=signing_time, tsa_url=tsa_url)
+        )
 
 
 def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> Verified:
@@ -307,8 +343,9 @@ def decode(text: str) -> bytes:
     if b"=" in data:
         raise NotBase64("padding (=) comes before the end")
     if len(data) % 4 == 1:
-        raise NotBase64(f"{len(data)} characters (line breaks and padding aside) cannot be base64: "
-                        "one is missing or one too many")
+        raise NotBase64(
+            f"{len(data)} characters (line breaks and padding aside) cannot be base64: one is missing or one too many"
+        )
     try:
         return base64.b64decode(data + b"=" * (-len(data) % 4), validate=True)
     except binascii.Error as exc:
@@ -318,8 +355,9 @@ def decode(text: str) -> bytes:
 def _chain(pems: dict[str, Any]) -> SigningChain:
     from signsvc.pdf import certificates
 
-    return SigningChain(pems["key_pem"], pems["cert_pem"], tuple(pems["chain_pems"]),
-                        certificates.fingerprint(pems["cert_pem"]))
+    return SigningChain(
+        pems["key_pem"], pems["cert_pem"], tuple(pems["chain_pems"]), certificates.fingerprint(pems["cert_pem"])
+    )
 
 
 @contextlib.contextmanager

@@ -98,8 +98,9 @@ class PdfPool:
 
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOADED)  # read when the forkserver starts: with the first task
-        return ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
-                                   initializer=_start_worker, initargs=(os.getpid(),))
+        return ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
+        )
 
 
 def _start_worker(server_pid: int) -> None:
@@ -108,7 +109,6 @@ def _start_worker(server_pid: int) -> None:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     # A worker's first job should not pay for the imports.
     from signsvc.pdf import audit_log, consent_certificate, fill, forms, merge, previews, seal, verify  # noqa: F401
-
 
 
 def _leave_with_server(server_pid: int) -> None:

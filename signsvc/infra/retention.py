@@ -47,8 +47,9 @@ class Run:
 class Retention:
     """Forgets history older than `days`; 0 keeps everything."""
 
-    def __init__(self, db: Database, clock: Clock, *, days: int, batch: int = BATCH,
-                 statements: int = STATEMENTS) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, *, days: int, batch: int = BATCH, statements: int = STATEMENTS
+    ) -> None:
         if days < 0:
             raise ValueError(f"retention days must be 0 (keep everything) or more, not {days}")
         if statements < len(stored.HISTORY):
@@ -65,8 +66,12 @@ class Retention:
         """The job: one run; answers when to run again while rows are left (else the job comes back in an hour)."""
         run = await self.prune()
         if pruned := [f"{history} {count}" for history, count in run.pruned.items() if count]:
-            log.info("retention: pruned history older than %d days (%s)%s", self.days, ", ".join(pruned),
-                     "; more in the next run" if run.left else "")
+            log.info(
+                "retention: pruned history older than %d days (%s)%s",
+                self.days,
+                ", ".join(pruned),
+                "; more in the next run" if run.left else "",
+            )
         return self.clock.now() + AGAIN if run.left else None
 
     async def prune(self) -> Run:

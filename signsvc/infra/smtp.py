@@ -51,10 +51,17 @@ async def send(server: Server, message: EmailMessage, *, local_hostname: str | N
     """Hands the message to the server; raises aiosmtplib.SMTPException or OSError when it cannot."""
     import aiosmtplib  # only a service that sends mail needs it
 
-    await aiosmtplib.send(message, hostname=server.host, port=server.port, username=server.username,
-                          password=server.password, use_tls=server.implicit_tls,
-                          start_tls=False if server.implicit_tls else None, local_hostname=local_hostname,
-                          timeout=TIMEOUT_SECONDS)
+    await aiosmtplib.send(
+        message,
+        hostname=server.host,
+        port=server.port,
+        username=server.username,
+        password=server.password,
+        use_tls=server.implicit_tls,
+        start_tls=False if server.implicit_tls else None,
+        local_hostname=local_hostname,
+        timeout=TIMEOUT_SECONDS,
+    )
 
 
 def _safe(url: str) -> str:

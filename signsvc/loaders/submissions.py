@@ -20,33 +20,45 @@ async def page(conn: Connection, account_id: int, found: list[Submission]) -> Re
     """A page of the submissions list: submitters, templates, authors, audit logs and combined documents (no
     values, so no files)."""
     results = await stored_results.completed_results_of_many(conn, [s.id for s in found])
-    return Related(submitters=await stored.submitters_of_page(conn, account_id, found),
-                   templates=await _templates(conn, found), authors=await _authors(conn, found),
-                   results=_by_submission(results))
+    return Related(
+        submitters=await stored.submitters_of_page(conn, account_id, found),
+        templates=await _templates(conn, found),
+        authors=await _authors(conn, found),
+        results=_by_submission(results),
+    )
 
 
-async def records(conn: Connection, files: Files, account_id: int, found: list[Submission], *,
-                  events: bool) -> Related:
+async def records(conn: Connection, files: Files, account_id: int, found: list[Submission], *, events: bool) -> Related:
     """Whole submissions (GET /submissions/{id}, `submission.*` webhooks): submitters with the files their values
     link, templates, authors, every result document, and the audit trails when `events`."""
     ids = [s.id for s in found]
     submitters = await stored.submitters_of_page(conn, account_id, found)
-    return Related(submitters=submitters, templates=await _templates(conn, found),
-                   authors=await _authors(conn, found),
-                   files=await _linkable(conn, files, account_id, found, submitters),
-                   results=_by_submission(await stored_results.results_of_many(conn, ids)),
-                   events=await stored.events_of_many(conn, ids) if events else {})
+    return Related(
+        submitters=submitters,
+        templates=await _templates(conn, found),
+        authors=await _authors(conn, found),
+        files=await _linkable(conn, files, account_id, found, submitters),
+        results=_by_submission(await stored_results.results_of_many(conn, ids)),
+        events=await stored.events_of_many(conn, ids) if events else {},
+    )
 
 
 async def created(conn: Connection, files: Files, submission: Submission, submitters: list[Submitter]) -> Related:
     """A submission just created, as its creation answers its submitters: the files their values link."""
-    return Related(files=await _linkable(conn, files, submission.account_id, [submission],
-                                         {submission.id: submitters}))
+    return Related(files=await _linkable(conn, files, submission.account_id, [submission], {submission.id: submitters}))
 
 
-async def submitters(conn: Connection, files: Files, account_id: int, found: list[Submitter], *,
-                     templates: bool = True, results: bool = True, events: bool = False,
-                     siblings: bool = False) -> Related:
+async def submitters(
+    conn: Connection,
+    files: Files,
+    account_id: int,
+    found: list[Submitter],
+    *,
+    templates: bool = True,
+    results: bool = True,
+    events: bool = False,
+    siblings: bool = False,
+) -> Related:
     """Submitters shown with values: their submissions and the files their values link; their templates, their
     submissions' result documents, audit trails (`events`) and all submitters (`siblings`, for the signer order)
     as asked."""
@@ -56,16 +68,19 @@ async def submitters(conn: Connection, files: Files, account_id: int, found: lis
     for submitter in found:
         shown.setdefault(submitter.submission_id, []).append(submitter)
     return Related(
-        submissions=submissions, files=await _linkable(conn, files, account_id, listed, shown),
+        submissions=submissions,
+        files=await _linkable(conn, files, account_id, listed, shown),
         submitters=await stored.submitters_of_page(conn, account_id, listed) if siblings else {},
         templates=await _templates(conn, listed) if templates else {},
         results=_by_submission(await stored_results.results_of_many(conn, ids)) if results else {},
-        events=await stored.events_of_many(conn, ids) if events else {})
+        events=await stored.events_of_many(conn, ids) if events else {},
+    )
 
 
 async def _templates(conn: Connection, submissions: Iterable[Submission]) -> dict[int, Template]:
     return await stored_templates.templates_by_ids(
-        conn, sorted({s.template_id for s in submissions if s.template_id is not None}))
+        conn, sorted({s.template_id for s in submissions if s.template_id is not None})
+    )
 
 
 async def _authors(conn: Connection, submissions: Iterable[Submission]) -> dict[int, User]:
@@ -79,8 +94,9 @@ def _by_submission(results: list[ResultDocument]) -> dict[int, list[ResultDocume
     return found
 
 
-async def _linkable(conn: Connection, files: Files, account_id: int, submissions: list[Submission],
-                    shown: dict[int, list[Submitter]]) -> dict[int, dict[str, str]]:
+async def _linkable(
+    conn: Connection, files: Files, account_id: int, submissions: list[Submission], shown: dict[int, list[Submitter]]
+) -> dict[int, dict[str, str]]:
     """The names of the files the `shown` submitters' values may link, by uuid, for each submission that shows a
     file: the files it owns, and any other file of the account a value names (a field's default, written at
     completion). Nothing is read when no value shown is a file."""
@@ -97,8 +113,13 @@ async def _linkable(conn: Connection, files: Files, account_id: int, submissions
 
 
 def _named(submission: Submission, shown: list[Submitter]) -> set[str]:
-    return {uuid for s in shown for f in submission.fields
-            for uuid in field_values.named_files(f, s.field_values.get(f["uuid"])) if isinstance(uuid, str)}
+    return {
+        uuid
+        for s in shown
+        for f in submission.fields
+        for uuid in field_values.named_files(f, s.field_values.get(f["uuid"]))
+        if isinstance(uuid, str)
+    }
 
 
 def _shows_files(submission: Submission, shown: list[Submitter]) -> bool:

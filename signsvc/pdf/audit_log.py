@@ -51,13 +51,23 @@ def render(log: dict[str, Any], font_dir: str | None = None) -> bytes:
     events = pages.read_events(log.get("events"), RECORD)
     submitters = log.get("submitters") or []
     # Every time is read before the document opens its font files, which only `output()` closes.
-    completed = [pages.utc(submitter["completed_at"], f"submitters[{number}].completed_at", RECORD)
-                 if submitter.get("completed_at") else None for number, submitter in enumerate(submitters)]
+    completed = [
+        pages.utc(submitter["completed_at"], f"submitters[{number}].completed_at", RECORD)
+        if submitter.get("completed_at")
+        else None
+        for number, submitter in enumerate(submitters)
+    ]
     font_paths = pages.fonts_for(log, font_dir)
     events = pages.with_replacement_note(events, log, font_paths, generated_at)
-    pdf = pages.open_document(f"Audit Log - {log.get('title') or log['envelope_id']}", "Envelope ID",
-                              pages.line(log["envelope_id"]), test_mode=bool(log.get("test_mode")),
-                              font_paths=font_paths, generated_at=generated_at, shaped=pages.needs_shaping(log))
+    pdf = pages.open_document(
+        f"Audit Log - {log.get('title') or log['envelope_id']}",
+        "Envelope ID",
+        pages.line(log["envelope_id"]),
+        test_mode=bool(log.get("test_mode")),
+        font_paths=font_paths,
+        generated_at=generated_at,
+        shaped=pages.needs_shaping(log),
+    )
     _summary(pdf, log, generated_at)
     for document in log.get("documents") or []:
         _document_hashes(pdf, document)
@@ -85,10 +95,16 @@ def _submitter(pdf: FPDF, submitter: dict[str, Any], number: int, completed_at: 
     who = pages.line(submitter.get("name")) or pages.line(submitter.get("email")) or f"Signer {number}"
     role = pages.line(submitter.get("role"))
     pages.section(pdf, f"Signer: {who}" + (f" ({role})" if role else ""))
-    details = [("Role", role), ("Name", submitter.get("name")), ("Email", submitter.get("email")),
-               ("Phone", submitter.get("phone")), ("Status", submitter.get("status")),
-               ("Completed at", completed_at and pages.shown(completed_at)),
-               ("IP address", submitter.get("ip")), ("User agent", submitter.get("user_agent"))]
+    details = [
+        ("Role", role),
+        ("Name", submitter.get("name")),
+        ("Email", submitter.get("email")),
+        ("Phone", submitter.get("phone")),
+        ("Status", submitter.get("status")),
+        ("Completed at", completed_at and pages.shown(completed_at)),
+        ("IP address", submitter.get("ip")),
+        ("User agent", submitter.get("user_agent")),
+    ]
     pages.rows(pdf, details)
     _images(pdf, submitter.get("images") or [])
     for value in submitter.get("values") or []:

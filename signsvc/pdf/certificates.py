@@ -36,16 +36,22 @@ def generate(common_name: str = "signsvc", organization: str = "signsvc", *, now
     root_name = _name(f"{common_name} Root CA", organization)
     root = _certificate(root_name, root_name, root_key.public_key(), root_key, now, ca=True)
     leaf_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    leaf = _certificate(_name(common_name, organization), root_name, leaf_key.public_key(), root_key, now,
-                        ca=False, issuer_key=root_key.public_key())
+    leaf = _certificate(
+        _name(common_name, organization),
+        root_name,
+        leaf_key.public_key(),
+        root_key,
+        now,
+        ca=False,
+        issuer_key=root_key.public_key(),
+    )
     return _pems(leaf_key, leaf, [root])
 
 
 def load_p12(data: bytes, password: str | None) -> dict[str, Any]:
     """The chain inside a PKCS#12 file (`SIGNSVC_SIGNING_P12`). Raises PdfError saying what is wrong with it."""
     try:
-        key, certificate, others = pkcs12.load_key_and_certificates(
-            data, password.encode() if password else None)
+        key, certificate, others = pkcs12.load_key_and_certificates(data, password.encode() if password else None)
     except (ValueError, TypeError):
         raise PdfError(UNREADABLE_P12) from None
     if key is None or certificate is None:
@@ -73,28 +79,53 @@ def der(cert_pem: str) -> bytes:
 
 
 def _name(common_name: str, organization: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization),
-                      x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    return x509.Name(
+        [
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization),
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+        ]
+    )
 
 
-def _certificate(subject: x509.Name, issuer: x509.Name, public_key: Any, signing_key: Any, now: datetime,
-                 *, ca: bool, issuer_key: Any = None) -> x509.Certificate:
-    builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key)
-               .serial_number(x509.random_serial_number())
-               .not_valid_before(now - BACKDATE).not_valid_after(now + VALIDITY)
-               .add_extension(x509.BasicConstraints(ca=ca, path_length=0 if ca else None), critical=True)
-               .add_extension(_key_usage(ca), critical=True)
-               .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False))
+def _certificate(
+    subject: x509.Name,
+    issuer: x509.Name,
+    public_key: Any,
+    signing_key: Any,
+    now: datetime,
+    *,
+    ca: bool,
+    issuer_key: Any = None,
+) -> x509.Certificate:
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(public_key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - BACKDATE)
+        .not_valid_after(now + VALIDITY)
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=0 if ca else None), critical=True)
+        .add_extension(_key_usage(ca), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
+    )
     if issuer_key is not None:
-        builder = builder.add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key), critical=False)
+        builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key), critical=False)
     return builder.sign(signing_key, hashes.SHA256())
 
 
 def _key_usage(ca: bool) -> x509.KeyUsage:
-    return x509.KeyUsage(digital_signature=not ca, content_commitment=not ca, key_encipherment=False,
-                         data_encipherment=False, key_agreement=False, key_cert_sign=ca, crl_sign=ca,
-                         encipher_only=False, decipher_only=False)
+    return x509.KeyUsage(
+        digital_signature=not ca,
+        content_commitment=not ca,
+        key_encipherment=False,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=ca,
+        crl_sign=ca,
+        encipher_only=False,
+        decipher_only=False,
+    )
 
 
 def _may_sign_documents(certificate: x509.Certificate) -> bool:
@@ -106,8 +137,9 @@ def _may_sign_documents(certificate: x509.Certificate) -> bool:
 
 
 def _pems(key: Any, certificate: x509.Certificate, chain: list[x509.Certificate]) -> dict[str, Any]:
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     return {"key_pem": key_pem.decode(), "cert_pem": _pem(certificate), "chain_pems": [_pem(c) for c in chain]}
 
 

@@ -35,8 +35,13 @@ import signsvc.pdf.record_pages as pages
 from signsvc.pdf.errors import PdfError
 
 RECORD = "consent certificate"
-PERSON = [("Name", "name"), ("Email", "email"), ("External ID", "external_id"), ("IP address", "ip"),
-          ("User agent", "user_agent")]
+PERSON = [
+    ("Name", "name"),
+    ("Email", "email"),
+    ("External ID", "external_id"),
+    ("IP address", "ip"),
+    ("User agent", "user_agent"),
+]
 
 
 def render(data: dict[str, Any], font_dir: str | None = None) -> bytes:
@@ -54,9 +59,15 @@ def render(data: dict[str, Any], font_dir: str | None = None) -> bytes:
     consent_id = pages.line(data["consent_id"])
     font_paths = pages.fonts_for(data, font_dir)
     events = pages.with_replacement_note(events, data, font_paths, generated_at)
-    pdf = pages.open_document(f"Consent Certificate - {data.get('title') or consent_id}", "Consent ID", consent_id,
-                              test_mode=bool(data.get("test_mode")), font_paths=font_paths,
-                              generated_at=generated_at, shaped=pages.needs_shaping(data))
+    pdf = pages.open_document(
+        f"Consent Certificate - {data.get('title') or consent_id}",
+        "Consent ID",
+        consent_id,
+        test_mode=bool(data.get("test_mode")),
+        font_paths=font_paths,
+        generated_at=generated_at,
+        shaped=pages.needs_shaping(data),
+    )
     _summary(pdf, data, agreed_at, generated_at)
     _person(pdf, data.get("person") or {})
     _agreement(pdf, pages.text(data.get("content")).strip("\n"), data.get("documents") or [])

@@ -35,8 +35,15 @@ FOOTER_SIZE = 8.0  # points
 FOOTER_HEIGHT = 14.0  # the footer's box: tall enough for FOOTER_SIZE at FILL
 FOOTER_GAP = 6.0  # from the displayed page's bottom edge to the footer's box
 FOOTER_MARGIN = 0.05  # either side, as a share of the displayed page's width
-COLORS = {"black": (0, 0, 0), "white": (255, 255, 255), "blue": (29, 78, 216), "red": (220, 38, 38),
-          "green": (21, 128, 61), "gray": (107, 114, 128), "grey": (107, 114, 128)}
+COLORS = {
+    "black": (0, 0, 0),
+    "white": (255, 255, 255),
+    "blue": (29, 78, 216),
+    "red": (220, 38, 38),
+    "green": (21, 128, 61),
+    "gray": (107, 114, 128),
+    "grey": (107, 114, 128),
+}
 _HEX = re.compile(r"#?([0-9a-fA-F]{6})")
 
 
@@ -61,9 +68,18 @@ class Mark:
     cell_w: float | None = None
 
 
-def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], values: dict[str, object],
-             files: dict[str, bytes], *, filenames: dict[str, str] | None = None, stamp: dict[str, Any] | None = None,
-             font_dir: str | None = None, footer: str | None = None) -> bytes:
+def fill_pdf(
+    pdf: bytes,
+    document_uuid: str,
+    fields: list[dict[str, Any]],
+    values: dict[str, object],
+    files: dict[str, bytes],
+    *,
+    filenames: dict[str, str] | None = None,
+    stamp: dict[str, Any] | None = None,
+    font_dir: str | None = None,
+    footer: str | None = None,
+) -> bytes:
     """The document with every value drawn in its areas on this document, and its own form flattened.
 
     `values` are stored values by field uuid (field_values); image values name `files` by uuid, file values
@@ -90,8 +106,15 @@ def fill_pdf(pdf: bytes, document_uuid: str, fields: list[dict[str, Any]], value
 
 # What to draw, page by page.
 
-def _marks(fields: list[dict[str, Any]], values: dict[str, object], document_uuid: str, frames: list[geometry.Frame],
-           filenames: dict[str, str], stamp: dict[str, Any] | None) -> dict[int, list[Mark]]:
+
+def _marks(
+    fields: list[dict[str, Any]],
+    values: dict[str, object],
+    document_uuid: str,
+    frames: list[geometry.Frame],
+    filenames: dict[str, str],
+    stamp: dict[str, Any] | None,
+) -> dict[int, list[Mark]]:
     marks: dict[int, list[Mark]] = {}
     for field in fields:
         value = values.get(field["uuid"])
@@ -104,8 +127,10 @@ def _marks(fields: list[dict[str, Any]], values: dict[str, object], document_uui
                 continue
             page = area.get("page", 0)
             if not 0 <= page < len(frames):
-                raise PdfError(f"{field.get('name') or field['type']} is placed on page {page + 1}, "
-                               f"but the document has {len(frames)} pages")
+                raise PdfError(
+                    f"{field.get('name') or field['type']} is placed on page {page + 1}, "
+                    f"but the document has {len(frames)} pages"
+                )
             if mark := _mark(field, value, area, frames[page], filenames):
                 marks.setdefault(page, []).append(mark)
     return marks
@@ -129,8 +154,9 @@ def _joined(first: dict[int, list[Mark]], then: dict[int, list[Mark]]) -> dict[i
     return {page: [*first.get(page, []), *then.get(page, [])] for page in sorted(first.keys() | then.keys())}
 
 
-def _with_footer(marks: dict[int, list[Mark]], frames: list[geometry.Frame],
-                 footer: str | None) -> dict[int, list[Mark]]:
+def _with_footer(
+    marks: dict[int, list[Mark]], frames: list[geometry.Frame], footer: str | None
+) -> dict[int, list[Mark]]:
     """The marks with the footer's on every page, after the values; the marks as they are without a footer."""
     if not footer:
         return marks
@@ -142,12 +168,12 @@ def _footer_mark(footer: str, frame: geometry.Frame) -> Mark:
     margin = frame.width * FOOTER_MARGIN
     top = max(frame.height - FOOTER_GAP - FOOTER_HEIGHT, 0.0)
     box = Box(margin, top, frame.width - 2 * margin, min(FOOTER_HEIGHT, frame.height))
-    return Mark("text", box, " ".join(footer.split()),
-                {"font_size": FOOTER_SIZE, "align": "center", "color": "red"})
+    return Mark("text", box, " ".join(footer.split()), {"font_size": FOOTER_SIZE, "align": "center", "color": "red"})
 
 
-def _mark(field: dict[str, Any], value: object, area: dict[str, Any], frame: geometry.Frame,
-          filenames: dict[str, str]) -> Mark | None:
+def _mark(
+    field: dict[str, Any], value: object, area: dict[str, Any], frame: geometry.Frame, filenames: dict[str, str]
+) -> Mark | None:
     kind, preferences = field["type"], field.get("preferences") or {}
     box = Box(area["x"] * frame.width, area["y"] * frame.height, area["w"] * frame.width, area["h"] * frame.height)
     if kind in IMAGE_TYPES and not isinstance(value, _StampText):
@@ -187,17 +213,19 @@ def _stamp_text(field: dict[str, Any], stamp: dict[str, Any] | None) -> _StampTe
     return _StampText("\n".join(line for line in ("Digitally signed by", stamp.get("name"), when) if line))
 
 
-
-
 # Drawing the overlay pages.
 
-def _overlay(marks: dict[int, list[Mark]], frames: list[geometry.Frame], files: dict[str, bytes],
-             font_dir: str | None) -> pypdf.PdfReader:
+
+def _overlay(
+    marks: dict[int, list[Mark]], frames: list[geometry.Frame], files: dict[str, bytes], font_dir: str | None
+) -> pypdf.PdfReader:
     """One upright page per touched page, in page order, as a parsed PDF."""
-    pictures = {mark.content: _picture(files, mark.content) for page in marks.values() for mark in page
-                if mark.kind == "image"}
-    texts = {mark.content: _clean(mark.content) for page in marks.values() for mark in page
-             if mark.kind in ("text", "cells")}
+    pictures = {
+        mark.content: _picture(files, mark.content) for page in marks.values() for mark in page if mark.kind == "image"
+    }
+    texts = {
+        mark.content: _clean(mark.content) for page in marks.values() for mark in page if mark.kind in ("text", "cells")
+    }
     paths, shown = _fonts(texts, font_dir)
     pdf = _document(paths, shaped=fonts.needs_shaping(shown.values()))
     try:
@@ -254,7 +282,8 @@ def _draw_text(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
     size = _fitted(pdf, lines, box.w - 2 * pad, box.h, preferences)
     height = size * LEADING
     top = {"top": box.y, "bottom": box.y + box.h - height * len(lines)}.get(
-        preferences.get("valign") or "", box.y + (box.h - height * len(lines)) / 2)
+        preferences.get("valign") or "", box.y + (box.h - height * len(lines)) / 2
+    )
     pdf.set_text_color(*_color(preferences.get("color")))
     align = {"center": "C", "right": "R"}.get(preferences.get("align") or "", "L")
     for index, line in enumerate(lines):
@@ -338,8 +367,13 @@ def _picture(files: dict[str, bytes], uuid: str) -> Picture:
             # only plain JPEG through: a phone's MPO is re-encoded as JPEG, not made 10x bigger.
             image.draft(None, (width // 8, height // 8))
             image.load()
-            return Picture(io.BytesIO(files[uuid]), width, height, orientation if orientation in range(1, 9) else 1,
-                           "DCTDecode" if image.format == "MPO" else "AUTO")
+            return Picture(
+                io.BytesIO(files[uuid]),
+                width,
+                height,
+                orientation if orientation in range(1, 9) else 1,
+                "DCTDecode" if image.format == "MPO" else "AUTO",
+            )
         upright = ImageOps.exif_transpose(image)
         upright.load()
         return Picture(upright, upright.width, upright.height)

@@ -37,15 +37,49 @@ VARIATIONS = frozenset({"fvar", "gvar", "avar", "cvar", "HVAR", "VVAR", "MVAR", 
 # Tables fpdf2 drops when it writes a document (`fpdf.output.OutputProducer._add_fonts`): taken out of a
 # document's font before the subsetter reads them for nothing (the kern table too when there is a GPOS,
 # as the subsetter would drop it then).
-_DROPPED = frozenset({"FFTM", "GDEF", "GPOS", "GSUB", "MATH", "hdmx", "meta", "sbix", "CBDT", "CBLC", "EBDT",
-                      "EBLC", "EBSC", "SVG ", "CPAL", "COLR"}) | VARIATIONS
+_DROPPED = (
+    frozenset(
+        {
+            "FFTM",
+            "GDEF",
+            "GPOS",
+            "GSUB",
+            "MATH",
+            "hdmx",
+            "meta",
+            "sbix",
+            "CBDT",
+            "CBLC",
+            "EBDT",
+            "EBLC",
+            "EBSC",
+            "SVG ",
+            "CPAL",
+            "COLR",
+        }
+    )
+    | VARIATIONS
+)
 # Tables a document reads from the file itself, never from the prototype: CFF outlines (the subsetter
 # edits them in place), and tables seldom kept, not worth decompiling ahead.
 _NOT_LENT = _DROPPED | {"CFF ", "CFF2", "GlyphOrder", "kern", "JSTF", "BASE"}
 _PROTOTYPES: dict[str, TTFFont] = {}  # by file path: what this process has parsed
 # The TTFFont attributes each document gets its own of (the rest are read-only and shared).
-_OWN = frozenset({"i", "fontkey", "emphasis", "ttfont", "cw", "missing_glyphs", "biggest_size_pt", "subset",
-                  "_hbfont", "color_font", "desc"})
+_OWN = frozenset(
+    {
+        "i",
+        "fontkey",
+        "emphasis",
+        "ttfont",
+        "cw",
+        "missing_glyphs",
+        "biggest_size_pt",
+        "subset",
+        "_hbfont",
+        "color_font",
+        "desc",
+    }
+)
 
 
 def add_font(pdf: FPDF, family: str, path: str, style: str = "") -> None:

@@ -23,24 +23,54 @@ import importlib
 from collections.abc import Iterable
 from pathlib import Path
 
-FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts", "/Library/Fonts",
-             "/System/Library/Fonts", "C:/Windows/Fonts")
+FONT_DIRS = (
+    "/usr/share/fonts",
+    "/usr/local/share/fonts",
+    "~/.local/share/fonts",
+    "~/.fonts",
+    "/Library/Fonts",
+    "/System/Library/Fonts",
+    "C:/Windows/Fonts",
+)
 TEXT = ("DejaVuSans.ttf",)
 BOLD = ("DejaVuSans-Bold.ttf",)
 CJK = ("DroidSansFallbackFull.ttf", "DroidSansFallback.ttf")
 # (module, file under its files/ folder): the packaged text font, then the fallbacks in the order they are tried.
 PACKAGED_TEXT = ("fontpkg_noto_sans", "NotoSans[wdth,wght].ttf")
-PACKAGED_FALLBACKS = (("fontpkg_noto_sans_arabic", "NotoSansArabic[wdth,wght].ttf"),
-                      ("fontpkg_heebo", "Heebo[wght].ttf"),
-                      ("fontpkg_noto_sans_devanagari", "NotoSansDevanagari[wdth,wght].ttf"),
-                      ("fontpkg_noto_sans_thai", "NotoSansThai[wdth,wght].ttf"))
+PACKAGED_FALLBACKS = (
+    ("fontpkg_noto_sans_arabic", "NotoSansArabic[wdth,wght].ttf"),
+    ("fontpkg_heebo", "Heebo[wght].ttf"),
+    ("fontpkg_noto_sans_devanagari", "NotoSansDevanagari[wdth,wght].ttf"),
+    ("fontpkg_noto_sans_thai", "NotoSansThai[wdth,wght].ttf"),
+)
 # The distributions that bring them (setup.cfg's install_requires must name each).
-FONT_PACKAGES = ("fontpkg-noto-sans", "fontpkg-noto-sans-arabic", "fontpkg-heebo", "fontpkg-noto-sans-devanagari",
-                 "fontpkg-noto-sans-thai", "noto-cjk-sans-otc", "uharfbuzz")
+FONT_PACKAGES = (
+    "fontpkg-noto-sans",
+    "fontpkg-noto-sans-arabic",
+    "fontpkg-heebo",
+    "fontpkg-noto-sans-devanagari",
+    "fontpkg-noto-sans-thai",
+    "noto-cjk-sans-otc",
+    "uharfbuzz",
+)
 # One character of each script a name or value may be written in: the scripts the fonts can draw.
-SCRIPT_SAMPLES = {"Latin": "Ł", "Greek": "Ω", "Cyrillic": "Ж", "Armenian": "Ա", "Georgian": "ა", "Hebrew": "א",
-                  "Arabic": "م", "Devanagari": "क", "Bengali": "অ", "Thai": "ก", "Hangul": "한", "CJK": "山",
-                  "Kana": "あ", "Ethiopic": "አ", "Emoji": "\U0001f600"}
+SCRIPT_SAMPLES = {
+    "Latin": "Ł",
+    "Greek": "Ω",
+    "Cyrillic": "Ж",
+    "Armenian": "Ա",
+    "Georgian": "ა",
+    "Hebrew": "א",
+    "Arabic": "م",
+    "Devanagari": "क",
+    "Bengali": "অ",
+    "Thai": "ก",
+    "Hangul": "한",
+    "CJK": "山",
+    "Kana": "あ",
+    "Ethiopic": "አ",
+    "Emoji": "\U0001f600",
+}
 _SUFFIXES = {".ttf", ".otf"}
 
 
@@ -120,8 +150,11 @@ def scripts(font_dir: str | None = None) -> tuple[str, ...]:
 
     paths = [path for path in (text_font(font_dir), *fallback_fonts(font_dir)) if path]
     faces = [uharfbuzz.Font(uharfbuzz.Face(uharfbuzz.Blob.from_file_path(path), 0)) for path in paths]
-    return tuple(script for script, sample in SCRIPT_SAMPLES.items()
-                 if any(face.get_nominal_glyph(ord(sample)) for face in faces))
+    return tuple(
+        script
+        for script, sample in SCRIPT_SAMPLES.items()
+        if any(face.get_nominal_glyph(ord(sample)) for face in faces)
+    )
 
 
 def font_files(directory: Path) -> list[Path]:

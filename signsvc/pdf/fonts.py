@@ -80,8 +80,9 @@ def needs_shaping(texts: Iterable[str]) -> bool:
     return any(0x0590 <= ord(char) < 0x1100 or 0xFB1D <= ord(char) <= 0xFEFC for text in texts for char in text)
 
 
-def fallbacks_for(texts: Iterable[str], drawn: frozenset[int],
-                  font_dir: str | None) -> tuple[list[str], frozenset[int]]:
+def fallbacks_for(
+    texts: Iterable[str], drawn: frozenset[int], font_dir: str | None
+) -> tuple[list[str], frozenset[int]]:
     """The fallback fonts `texts` need beside the fonts drawing `drawn`, in the order they are tried (each only when
     it has a character the fonts before it lack), and the code points all of them draw. When some character is
     still lacking, a font that has SUBSTITUTE comes along, to draw it visibly."""
@@ -118,8 +119,15 @@ def substitute(drawn: frozenset[int]) -> str:
 def undrawable(texts: Iterable[str], drawn: frozenset[int]) -> list[str]:
     """The characters of `texts` that none of the fonts (`drawn`, their code points) has, in code point order;
     spaces, control and format characters (and lone surrogates) are not drawn, so never lacking."""
-    return sorted({char for text in texts for char in text if ord(char) not in drawn and not char.isspace()
-                   and unicodedata.category(char) not in ("Cc", "Cf", "Cs")}, key=ord)
+    return sorted(
+        {
+            char
+            for text in texts
+            for char in text
+            if ord(char) not in drawn and not char.isspace() and unicodedata.category(char) not in ("Cc", "Cf", "Cs")
+        },
+        key=ord,
+    )
 
 
 def replaced(text: str, drawn: frozenset[int]) -> str:
@@ -130,14 +138,18 @@ def replaced(text: str, drawn: frozenset[int]) -> str:
 
 
 def warn_replaced(lacking: list[str], where: str) -> None:
-    log.warning("%s: characters no installed font can draw are drawn as a substitute: %s", where,
-                ", ".join(f"{char} (U+{ord(char):04X})" for char in lacking))
+    log.warning(
+        "%s: characters no installed font can draw are drawn as a substitute: %s",
+        where,
+        ", ".join(f"{char} (U+{ord(char):04X})" for char in lacking),
+    )
 
 
 def replacement_note(lacking: list[str], drawn: frozenset[int]) -> str:
     """The audit log's line naming the replaced characters by code point (the characters themselves can't be drawn)."""
-    return (f"Characters that no installed font can draw were replaced with {substitute(drawn)}: "
-            + ", ".join(f"U+{ord(char):04X}" for char in lacking))
+    return f"Characters that no installed font can draw were replaced with {substitute(drawn)}: " + ", ".join(
+        f"U+{ord(char):04X}" for char in lacking
+    )
 
 
 def drawable_scripts(font_dir: str | None = None) -> tuple[str, ...]:

@@ -46,12 +46,28 @@ log = logging.getLogger(__name__)
 # DocuSeal's words for a placeholder entry ("Select…", "-- Choose --") of a combo box.
 _PLACEHOLDER = re.compile(
     r"\b(select|choose|wählen|auswählen|sélectionner|choisir|seleccionar|elegir|seleziona|scegliere"
-    r"|selecionar|escolher)\b", re.IGNORECASE)
+    r"|selecionar|escolher)\b",
+    re.IGNORECASE,
+)
 _DATE_EX = re.compile(r"AFDate_(?:Format|Keystroke)Ex\(\s*[\"']([^\"']+)[\"']")
 _DATE_INDEX = re.compile(r"AFDate_(?:Format|Keystroke)\(\s*(\d+)\s*\)")
 # Acrobat's formats for AFDate_Format(n), the form of date action older forms use.
-_DATE_FORMATS = ["m/d", "m/d/yy", "mm/dd/yy", "mm/yy", "d-mmm", "d-mmm-yy", "dd-mmm-yy", "yy-mm-dd",
-                 "mmm-yy", "mmmm-yy", "mmm d, yyyy", "mmmm d, yyyy", "m/d/yy h:MM tt", "m/d/yy HH:MM"]
+_DATE_FORMATS = [
+    "m/d",
+    "m/d/yy",
+    "mm/dd/yy",
+    "mm/yy",
+    "d-mmm",
+    "d-mmm-yy",
+    "dd-mmm-yy",
+    "yy-mm-dd",
+    "mmm-yy",
+    "mmmm-yy",
+    "mmm d, yyyy",
+    "mmmm d, yyyy",
+    "m/d/yy h:MM tt",
+    "m/d/yy HH:MM",
+]
 
 
 def inspect_pdf(data: bytes, *, max_pages: int = reading.MAX_PAGES) -> dict[str, Any]:
@@ -157,8 +173,12 @@ def _option_names(field_name: str, states: list[str], opt: list[str]) -> dict[st
         if not names[state].strip():
             names[state] = next(name for n in itertools.count(number) if (name := f"Option {n}") not in taken)
             taken.add(names[state])
-            log.warning("PDF form: option %d of the radio field %r has no name; it is called %r",
-                        number, field_name, names[state])
+            log.warning(
+                "PDF form: option %d of the radio field %r has no name; it is called %r",
+                number,
+                field_name,
+                names[state],
+            )
     return names
 
 
@@ -189,5 +209,3 @@ def _date_format(chain: list[DictionaryObject]) -> str | None:
         if (match := _DATE_INDEX.search(script)) and int(match.group(1)) < len(_DATE_FORMATS):
             return _DATE_FORMATS[int(match.group(1))].upper()
     return None
-
-

@@ -52,8 +52,10 @@ def _open(data: bytes) -> Image.Image:
 
 
 def too_large(width: int, height: int) -> str:
-    return (f"The image is {width}x{height} pixels ({width * height / 1e6:.1f} megapixels); "
-            f"at most {MAX_PIXELS // 1_000_000} megapixels are allowed")
+    return (
+        f"The image is {width}x{height} pixels ({width * height / 1e6:.1f} megapixels); "
+        f"at most {MAX_PIXELS // 1_000_000} megapixels are allowed"
+    )
 
 
 @contextlib.contextmanager
@@ -108,12 +110,14 @@ def _fit(width: float, height: float) -> tuple[float, float]:
 
 def _orientation(orientation: int, w: float, h: float) -> Transform:
     """Maps the stored image (w by h, y down) onto the page as EXIF orientation 1..8 says it is shown."""
-    return Transform(*{
-        2: (-1, 0, 0, 1, w, 0),
-        3: (-1, 0, 0, -1, w, h),
-        4: (1, 0, 0, -1, 0, h),
-        5: (0, 1, 1, 0, 0, 0),
-        6: (0, 1, -1, 0, h, 0),
-        7: (0, -1, -1, 0, h, w),
-        8: (0, -1, 1, 0, 0, w),
-    }.get(orientation, (1, 0, 0, 1, 0, 0)))
+    return Transform(
+        *{
+            2: (-1, 0, 0, 1, w, 0),
+            3: (-1, 0, 0, -1, w, h),
+            4: (1, 0, 0, -1, 0, h),
+            5: (0, 1, 1, 0, 0, 0),
+            6: (0, 1, -1, 0, h, 0),
+            7: (0, -1, -1, 0, h, w),
+            8: (0, -1, 1, 0, 0, w),
+        }.get(orientation, (1, 0, 0, 1, 0, 0))
+    )

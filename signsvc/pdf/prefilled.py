@@ -68,8 +68,9 @@ def unshown(document: pypdf.PdfWriter, frames: list[geometry.Frame]) -> list[Pre
     return found
 
 
-def _unshown_value(widget: DictionaryObject, page: int, frame: geometry.Frame,
-                   need_appearances: bool) -> Prefilled | None:
+def _unshown_value(
+    widget: DictionaryObject, page: int, frame: geometry.Frame, need_appearances: bool
+) -> Prefilled | None:
     """The widget's value when it is shown on the page but its appearance doesn't show it."""
     rect = geometry.numbers(get(widget, "/Rect"))
     area = frame.relative(rect) if rect else None
@@ -89,8 +90,9 @@ def _unshown_value(widget: DictionaryObject, page: int, frame: geometry.Frame,
     return Prefilled(widget, page, area, "text", text, _text_preferences(chain, flags), stale=stale)
 
 
-def _unshown_check(widget: DictionaryObject, chain: list[DictionaryObject], page: int, area: dict[str, float],
-                   radio: bool) -> Prefilled | None:
+def _unshown_check(
+    widget: DictionaryObject, chain: list[DictionaryObject], page: int, area: dict[str, float], radio: bool
+) -> Prefilled | None:
     """A check for a box or radio button whose on-state is the field's value, unless its appearance shows it.
     Of buttons without appearances only checkboxes get one: a radio button without states can't say which it is."""
     value = inherited(chain, "/V")

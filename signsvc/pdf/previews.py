@@ -28,8 +28,9 @@ TEXT_LIMIT = 20_000  # characters of a page's text kept as the image's text alte
 MAX_PAGES = 300
 
 
-def render_pages(data: bytes, *, width: int = WIDTH, pages: Iterable[int] | None = None,
-                 max_pages: int = MAX_PAGES) -> list[bytes]:
+def render_pages(
+    data: bytes, *, width: int = WIDTH, pages: Iterable[int] | None = None, max_pages: int = MAX_PAGES
+) -> list[bytes]:
     """JPEG bytes of the given pages (0-based; all by default), `width` pixels wide, the form's widgets
     drawn as a viewer draws them (values filled before upload show). Raises PdfError."""
     document = _open(data, max_pages)

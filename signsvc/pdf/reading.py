@@ -82,10 +82,12 @@ def _tree_deeper_than(reader: pypdf.PdfReader, limit: int) -> bool:
         return False  # pypdf refuses it as damaged
     level, seen = {id(root): root}, {id(root)}
     for _ in range(limit):
-        kids = itertools.islice((kid.get_object() for node in level.values() for kid in _kids(node)),
-                                _MOST_ENTRIES)
-        level = {id(kid): kid for kid in kids if isinstance(kid, pypdf.generic.DictionaryObject) and "/Kids" in kid
-                 and id(kid) not in seen}
+        kids = itertools.islice((kid.get_object() for node in level.values() for kid in _kids(node)), _MOST_ENTRIES)
+        level = {
+            id(kid): kid
+            for kid in kids
+            if isinstance(kid, pypdf.generic.DictionaryObject) and "/Kids" in kid and id(kid) not in seen
+        }
         seen.update(level)
     return bool(level)
 

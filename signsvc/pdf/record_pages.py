@@ -55,8 +55,11 @@ def fonts_for(data: Any, font_dir: str | None) -> FontPaths:
 def every_font(font_dir: str | None) -> list[str]:
     """The files of every font a record or a filled value may be drawn in: the text font, its bold, the fallbacks."""
     regular = fonts.check(font_dir)
-    return list(dict.fromkeys(path for path in (regular, font_files.bold_font(font_dir),
-                                                *fonts.fallback_fonts(font_dir)) if path))
+    return list(
+        dict.fromkeys(
+            path for path in (regular, font_files.bold_font(font_dir), *fonts.fallback_fonts(font_dir)) if path
+        )
+    )
 
 
 def drawn(font_paths: FontPaths) -> frozenset[int]:
@@ -65,8 +68,9 @@ def drawn(font_paths: FontPaths) -> frozenset[int]:
     return (fonts.coverage(regular) & fonts.coverage(bold)).union(*(fonts.coverage(path) for path in fallbacks))
 
 
-def with_replacement_note(events: list[tuple[datetime, str]], data: Any, font_paths: FontPaths,
-                          generated_at: datetime) -> list[tuple[datetime, str]]:
+def with_replacement_note(
+    events: list[tuple[datetime, str]], data: Any, font_paths: FontPaths, generated_at: datetime
+) -> list[tuple[datetime, str]]:
     """The events, and last, when some characters of `data` can't be drawn, a line naming them."""
     if lacking := fonts.undrawable(_texts(data), drawn(font_paths)):
         return [*events, (generated_at, fonts.replacement_note(lacking, drawn(font_paths)))]
@@ -135,8 +139,16 @@ class RecordPdf(FPDF):
         self.set_text_color(0)
 
 
-def open_document(title: str, id_label: str, record_id: str, *, test_mode: bool, font_paths: FontPaths,
-                  generated_at: datetime, shaped: bool = False) -> RecordPdf:
+def open_document(
+    title: str,
+    id_label: str,
+    record_id: str,
+    *,
+    test_mode: bool,
+    font_paths: FontPaths,
+    generated_at: datetime,
+    shaped: bool = False,
+) -> RecordPdf:
     """A document with its first page added; `title` is its metadata title, `id_label` and `record_id` the footer's;
     `shaped` (`needs_shaping`) runs its text through HarfBuzz, for right-to-left and complex scripts."""
     pdf = RecordPdf(unit="pt", format="A4")
@@ -184,8 +196,16 @@ def section(pdf: FPDF, heading: str, room: float = 3 * LINE) -> None:
     pdf.ln(3)
 
 
-def row(pdf: FPDF, label: str, value: str, *, label_width: float = LABEL_WIDTH, bold_label: bool = True,
-        fill: bool = False, link: str | None = None) -> None:
+def row(
+    pdf: FPDF,
+    label: str,
+    value: str,
+    *,
+    label_width: float = LABEL_WIDTH,
+    bold_label: bool = True,
+    fill: bool = False,
+    link: str | None = None,
+) -> None:
     """A label and its value side by side, both wrapped; kept on one page unless taller than one."""
     label_style, value_width = "B" if bold_label else "", pdf.epw - label_width
     pdf.set_font(FAMILY, label_style, SIZE)
@@ -244,14 +264,27 @@ def _height(pdf: FPDF, width: float, value: str, line_height: float = LINE) -> f
     """The height `value` takes wrapped to `width` in the current font; one line needs no trial run."""
     if "\n" not in value and pdf.get_string_width(value) <= width - 2 * pdf.c_margin:
         return line_height
-    return float(pdf.multi_cell(width, line_height, value, align="L", dry_run=True,  # type: ignore[arg-type]
-                                output="HEIGHT"))
+    return float(
+        pdf.multi_cell(
+            width,
+            line_height,
+            value,
+            align="L",
+            dry_run=True,  # type: ignore[arg-type]
+            output="HEIGHT",
+        )
+    )
 
 
 def read_events(events: Any, record: str) -> list[tuple[datetime, str]]:
     """The events (`[{"time": ISO 8601, "text": str}]`) in time order; those of the same time keep their order."""
-    return sorted(((utc(event.get("time"), f"events[{number}].time", record), text(event.get("text")))
-                   for number, event in enumerate(events or [])), key=lambda item: item[0])
+    return sorted(
+        (
+            (utc(event.get("time"), f"events[{number}].time", record), text(event.get("text")))
+            for number, event in enumerate(events or [])
+        ),
+        key=lambda item: item[0],
+    )
 
 
 def utc(value: Any, where: str, record: str) -> datetime:

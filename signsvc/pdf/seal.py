@@ -44,13 +44,17 @@ class Signer(signers.SimpleSigner):
     def __init__(self, pems: dict[str, Any]) -> None:
         key = _key(pems["key_pem"])
         certificate = _asn1_certificate(pems["cert_pem"])
-        der = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+        der = key.private_bytes(
+            serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
         if x509.load_der_x509_certificate(certificate.dump()).public_key() != key.public_key():
             raise PdfError("The signing key does not belong to the signing certificate")
         chain = [_asn1_certificate(pem) for pem in pems.get("chain_pems", [])]
-        super().__init__(signing_cert=certificate, signing_key=asn1_keys.PrivateKeyInfo.load(der),
-                         cert_registry=SimpleCertificateStore.from_certs(chain))
+        super().__init__(
+            signing_cert=certificate,
+            signing_key=asn1_keys.PrivateKeyInfo.load(der),
+            cert_registry=SimpleCertificateStore.from_certs(chain),
+        )
         self.key = key
         # Certificates travel inside every signature: a long supplied chain needs more room than ours.
         self.certificates_size = sum(len(c.dump()) for c in [certificate, *chain])
@@ -73,8 +77,13 @@ class Signer(signers.SimpleSigner):
 class _Certification(signers.PdfSigner):
     """A PdfSigner that signs at a given time: pyHanko otherwise takes the wall clock."""
 
-    def __init__(self, meta: signers.PdfSignatureMetadata, signer: Signer, signing_time: datetime,
-                 timestamper: HTTPTimeStamper | None) -> None:
+    def __init__(
+        self,
+        meta: signers.PdfSignatureMetadata,
+        signer: Signer,
+        signing_time: datetime,
+        timestamper: HTTPTimeStamper | None,
+    ) -> None:
         super().__init__(meta, signer, timestamper=timestamper)
         self.signing_time = signing_time
 
@@ -94,8 +103,15 @@ def _signer(key_pem: str, cert_pem: str, chain_pems: tuple[str, ...]) -> Signer:
     return Signer({"key_pem": key_pem, "cert_pem": cert_pem, "chain_pems": list(chain_pems)})
 
 
-def sign(pdf: bytes, signer_pems: dict[str, Any], *, reason: str, name: str | None, signing_time: datetime,
-         tsa_url: str | None = None) -> bytes:
+def sign(
+    pdf: bytes,
+    signer_pems: dict[str, Any],
+    *,
+    reason: str,
+    name: str | None,
+    signing_time: datetime,
+    tsa_url: str | None = None,
+) -> bytes:
     """`pdf` with the service's certification signature appended; `signing_time` naive means UTC.
 
     Raises PdfError for a PDF that can't be read or signed (encrypted, damaged, already certified), and
@@ -105,13 +121,20 @@ def sign(pdf: bytes, signer_pems: dict[str, Any], *, reason: str, name: str | No
     if signing_time.tzinfo is None:
         signing_time = signing_time.replace(tzinfo=UTC)
     meta = signers.PdfSignatureMetadata(
-        field_name=FIELD, certify=True, docmdp_permissions=fields.MDPPerm.NO_CHANGES,
-        subfilter=fields.SigSeedSubFilter.PADES, md_algorithm="sha256", reason=reason, name=name)
+        field_name=FIELD,
+        certify=True,
+        docmdp_permissions=fields.MDPPerm.NO_CHANGES,
+        subfilter=fields.SigSeedSubFilter.PADES,
+        md_algorithm="sha256",
+        reason=reason,
+        name=name,
+    )
     timestamper = HTTPTimeStamper(tsa_url, timeout=TSA_TIMEOUT) if tsa_url else None
     writer = _writer(pdf)
     try:
         output: io.BytesIO = _Certification(meta, signer, signing_time, timestamper).sign_pdf(
-            writer, bytes_reserved=signer.reserved(timestamper is not None))
+            writer, bytes_reserved=signer.reserved(timestamper is not None)
+        )
     except SigningError as error:
         raise PdfError(f"The PDF can't be signed: {error}") from error
     except misc.PdfError as error:

@@ -17,8 +17,9 @@ from signsvc.pdf import geometry
 _HIDDEN = 1 << 1 | 1 << 5  # annotation flags (/F): Hidden, NoView
 
 
-def stamp(writer: pypdf.PdfWriter, overlay: pypdf.PdfReader | None, touched: list[int],
-           frames: list[geometry.Frame]) -> None:
+def stamp(
+    writer: pypdf.PdfWriter, overlay: pypdf.PdfReader | None, touched: list[int], frames: list[geometry.Frame]
+) -> None:
     """Paints each page's widget appearances, then its overlay, after its untouched original content."""
     overlays = dict(zip(touched, overlay.pages, strict=True)) if overlay else {}
     opening = None  # one "q" stream shared by every painted page
@@ -35,12 +36,15 @@ def stamp(writer: pypdf.PdfWriter, overlay: pypdf.PdfReader | None, touched: lis
 def _form(writer: pypdf.PdfWriter, overlay: pypdf.PageObject, frame: geometry.Frame) -> StreamObject:
     """The overlay page as a Form XObject drawn through the page's displayed-page matrix."""
     form = cast(StreamObject, overlay["/Contents"].clone(writer))
-    form.update({
-        NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
-        NameObject("/BBox"): _array((0, 0, frame.width, frame.height)),
-        NameObject("/Matrix"): _array(frame.matrix),
-        NameObject("/Resources"): overlay["/Resources"].clone(writer),
-    })
+    form.update(
+        {
+            NameObject("/Type"): NameObject("/XObject"),
+            NameObject("/Subtype"): NameObject("/Form"),
+            NameObject("/BBox"): _array((0, 0, frame.width, frame.height)),
+            NameObject("/Matrix"): _array(frame.matrix),
+            NameObject("/Resources"): overlay["/Resources"].clone(writer),
+        }
+    )
     return form
 
 
@@ -88,8 +92,12 @@ def _placement(appearance: StreamObject, rect: list[float]) -> tuple[float, ...]
     return sx, 0, 0, sy, min(rect[0], rect[2]) - min(xs) * sx, min(rect[1], rect[3]) - min(ys) * sy
 
 
-def _paint(writer: pypdf.PdfWriter, page: pypdf.PageObject, opening: Any,
-           painted: list[tuple[StreamObject, tuple[float, ...] | None]]) -> None:
+def _paint(
+    writer: pypdf.PdfWriter,
+    page: pypdf.PageObject,
+    opening: Any,
+    painted: list[tuple[StreamObject, tuple[float, ...] | None]],
+) -> None:
     """Wraps the original content streams in q ... Q (unchanged) and paints the XObjects after them."""
     resources = DictionaryObject(_get(page, "/Resources") or {})
     xobjects = DictionaryObject(_get(resources, "/XObject") or {})

@@ -8,8 +8,20 @@ from datetime import date
 from typing import Any
 
 DATE_FORMAT = "DD/MM/YYYY"
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 CURRENCIES = {"usd": "$", "eur": "€", "gbp": "£"}
 _DATE_TOKENS = re.compile(r"YYYY|YY|MMMM|MMM|MM|M|DD|D")
 
@@ -29,9 +41,16 @@ def format_date(value: object, format: str) -> str:
         day = date.fromisoformat(str(value)[:10])
     except ValueError:
         return str(value)
-    parts = {"YYYY": f"{day.year:04d}", "YY": f"{day.year % 100:02d}", "MMMM": MONTHS[day.month - 1],
-             "MMM": MONTHS[day.month - 1][:3], "MM": f"{day.month:02d}", "M": str(day.month),
-             "DD": f"{day.day:02d}", "D": str(day.day)}
+    parts = {
+        "YYYY": f"{day.year:04d}",
+        "YY": f"{day.year % 100:02d}",
+        "MMMM": MONTHS[day.month - 1],
+        "MMM": MONTHS[day.month - 1][:3],
+        "MM": f"{day.month:02d}",
+        "M": str(day.month),
+        "DD": f"{day.day:02d}",
+        "D": str(day.day),
+    }
     return _DATE_TOKENS.sub(lambda token: parts[token.group()], format.upper())
 
 

@@ -33,8 +33,10 @@ from pyhanko_certvalidator import ValidationContext
 from signsvc.pdf import certificates, kinds, reading
 from signsvc.pdf.errors import PdfError
 
-COVERAGE = {SignatureCoverageLevel.ENTIRE_FILE: "entire_file",
-            SignatureCoverageLevel.ENTIRE_REVISION: "entire_revision"}  # anything less is "partial"
+COVERAGE = {
+    SignatureCoverageLevel.ENTIRE_FILE: "entire_file",
+    SignatureCoverageLevel.ENTIRE_REVISION: "entire_revision",
+}  # anything less is "partial"
 _CONTAINER = re.compile(rb"<([0-9A-Fa-f]{1024,})>")  # a signature's /Contents: a CMS container in hex
 _DOCMDP = re.compile(rb"/TransformMethod\s*/DocMDP")
 
@@ -93,11 +95,16 @@ def _report(signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate],
         else:
             status = validate_pdf_signature(signature, signer_validation_context=context)
             token = status.timestamp_validity
-            report.update(signing_time=_iso(status.signer_reported_dt),
-                          timestamp=_iso(token.timestamp) if token and token.intact and token.valid else None)
+            report.update(
+                signing_time=_iso(status.signer_reported_dt),
+                timestamp=_iso(token.timestamp) if token and token.intact and token.valid else None,
+            )
         coverage = COVERAGE.get(signature.coverage, "partial") if signature.coverage is not None else "partial"
-        report.update(_judged(status), coverage=coverage,
-                      signer_name=_text(signature, "/Name") or _common_name(status.signing_cert))
+        report.update(
+            _judged(status),
+            coverage=coverage,
+            signer_name=_text(signature, "/Name") or _common_name(status.signing_cert),
+        )
     except Exception:  # a signature too broken to evaluate is reported as failing, not as a bad file
         return _failing(signature.field_name)
     return {**report, "issued_by_service": _issued(report, ours)}
@@ -113,32 +120,54 @@ def _found_in_bytes(pdf: bytes, roots: list[asn1_x509.Certificate], ours: set[st
     for match in _CONTAINER.finditer(pdf):
         try:
             signed_data = cms.ContentInfo.load(bytes.fromhex(match[1].decode()))["content"]
-            status = asyncio.run(async_validate_detached_cms(
-                pdf[:match.start()] + pdf[match.end():], signed_data,
-                signer_validation_context=ValidationContext(trust_roots=roots, allow_fetching=False)))
+            status = asyncio.run(
+                async_validate_detached_cms(
+                    pdf[: match.start()] + pdf[match.end() :],
+                    signed_data,
+                    signer_validation_context=ValidationContext(trust_roots=roots, allow_fetching=False),
+                )
+            )
         except Exception:  # hex that is not a signature container
             continue
-        report = {**_failing(None), **_judged(status), "type": kind,
-                  "signer_name": _common_name(status.signing_cert)}
+        report = {**_failing(None), **_judged(status), "type": kind, "signer_name": _common_name(status.signing_cert)}
         report["coverage"] = "entire_file" if report["intact"] else "partial"
         reports.append({**report, "issued_by_service": _issued(report, ours)})
     return reports
 
 
 def _failing(field: str | None) -> dict[str, Any]:
-    return {"field": field, "signer_name": None, "reason": None, "signing_time": None, "timestamp": None,
-            "type": "approval", "intact": False, "valid": False, "trusted": False, "coverage": "partial",
-            "certificate_sha256": None, "issued_by_service": False}
+    return {
+        "field": field,
+        "signer_name": None,
+        "reason": None,
+        "signing_time": None,
+        "timestamp": None,
+        "type": "approval",
+        "intact": False,
+        "valid": False,
+        "trusted": False,
+        "coverage": "partial",
+        "certificate_sha256": None,
+        "issued_by_service": False,
+    }
 
 
 def _judged(status: Any) -> dict[str, Any]:
-    return {"intact": bool(status.intact), "valid": bool(status.valid), "trusted": bool(status.trusted),
-            "certificate_sha256": hashlib.sha256(status.signing_cert.dump()).hexdigest()}
+    return {
+        "intact": bool(status.intact),
+        "valid": bool(status.valid),
+        "trusted": bool(status.trusted),
+        "certificate_sha256": hashlib.sha256(status.signing_cert.dump()).hexdigest(),
+    }
 
 
 def _issued(report: dict[str, Any], ours: set[str]) -> bool:
-    return bool(report["intact"] and report["valid"] and report["coverage"] == "entire_file"
-                and report["certificate_sha256"] in ours)
+    return bool(
+        report["intact"]
+        and report["valid"]
+        and report["coverage"] == "entire_file"
+        and report["certificate_sha256"] in ours
+    )
 
 
 def _type(signature: EmbeddedPdfSignature) -> str:

@@ -15,32 +15,51 @@ from storage.shapes import Field, FieldValue
 
 IMAGE_TYPES = {"signature", "initials", "image", "stamp"}
 _SENTENCES = {
-    "send_email": "Email sent to {}", "send_reminder_email": "Reminder email sent to {}",
-    "open_email": "Email opened by {}", "click_email": "Email link clicked by {}", "view_form": "Form viewed by {}",
-    "start_form": "Submission started by {}", "complete_form": "Submission completed by {}",
-    "api_complete_form": "Submission completed via API by {}", "decline_form": "Form declined by {}",
+    "send_email": "Email sent to {}",
+    "send_reminder_email": "Reminder email sent to {}",
+    "open_email": "Email opened by {}",
+    "click_email": "Email link clicked by {}",
+    "view_form": "Form viewed by {}",
+    "start_form": "Submission started by {}",
+    "complete_form": "Submission completed by {}",
+    "api_complete_form": "Submission completed via API by {}",
+    "decline_form": "Form declined by {}",
     "invite_party": "Invitation prepared for {}",
 }
 
 
-def log(submission: Submission, submitters: list[Submitter], events: list[SubmissionEvent], *,
-        documents: list[dict[str, str]], images: dict[str, bytes], filenames: dict[str, str], test_mode: bool,
-        generated_at: datetime) -> dict[str, Any]:
+def log(
+    submission: Submission,
+    submitters: list[Submitter],
+    events: list[SubmissionEvent],
+    *,
+    documents: list[dict[str, str]],
+    images: dict[str, bytes],
+    filenames: dict[str, str],
+    test_mode: bool,
+    generated_at: datetime,
+) -> dict[str, Any]:
     """The audit log of `submission`; `images` and `filenames` are its attachments by blob uuid."""
     by_id = {submitter.id: submitter for submitter in submitters}
-    created = {"time": submission.created_at.isoformat(),
-               "text": f"Submission created via {'API' if submission.source == 'api' else submission.source}"}
+    created = {
+        "time": submission.created_at.isoformat(),
+        "text": f"Submission created via {'API' if submission.source == 'api' else submission.source}",
+    }
     return {
-        "title": submission.name or submission.template_name, "envelope_id": submission.envelope_id,
-        "test_mode": test_mode, "generated_at": generated_at.isoformat(), "documents": documents,
+        "title": submission.name or submission.template_name,
+        "envelope_id": submission.envelope_id,
+        "test_mode": test_mode,
+        "generated_at": generated_at.isoformat(),
+        "documents": documents,
         "submitters": [_submitter(submission, submitter, images, filenames) for submitter in submitters],
-        "events": [created] + [{"time": event.event_timestamp.isoformat(), "text": _sentence(event, by_id)}
-                               for event in events],
+        "events": [created]
+        + [{"time": event.event_timestamp.isoformat(), "text": _sentence(event, by_id)} for event in events],
     }
 
 
-def _submitter(submission: Submission, submitter: Submitter, images: dict[str, bytes],
-               filenames: dict[str, str]) -> dict[str, Any]:
+def _submitter(
+    submission: Submission, submitter: Submitter, images: dict[str, bytes], filenames: dict[str, str]
+) -> dict[str, Any]:
     shown, pictures = [], []
     for field in field_values.role_fields(submission.fields, submitter.role_uuid):
         value = submitter.field_values.get(field["uuid"])
@@ -51,10 +70,18 @@ def _submitter(submission: Submission, submitter: Submitter, images: dict[str, b
                 pictures.append({"label": field["name"], "png": images[str(value)]})
             continue
         shown.append({"field": field["name"], "value": _text(field, value, filenames)})
-    return {"role": submitter.role, "name": submitter.name, "email": submitter.email, "phone": submitter.phone,
-            "ip": submitter.ip, "user_agent": submitter.ua, "status": statuses.submitter_status(submitter),
-            "completed_at": submitter.completed_at.isoformat() if submitter.completed_at else None,
-            "images": pictures, "values": shown}
+    return {
+        "role": submitter.role,
+        "name": submitter.name,
+        "email": submitter.email,
+        "phone": submitter.phone,
+        "ip": submitter.ip,
+        "user_agent": submitter.ua,
+        "status": statuses.submitter_status(submitter),
+        "completed_at": submitter.completed_at.isoformat() if submitter.completed_at else None,
+        "images": pictures,
+        "values": shown,
+    }
 
 
 def _text(field: Field, value: FieldValue, filenames: dict[str, str]) -> str:

@@ -19,32 +19,43 @@ ATTACHMENT_LIMIT = 10 * 1024 * 1024  # above it, the completed email links the f
 PUBLIC_SOURCES = frozenset({"link", "clickwrap"})
 
 
-async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submission,
-                produced: list[Produced]) -> None:
+async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submission, produced: list[Produced]) -> None:
     """In the transaction that records the documents: to each submitter who gets a copy, and to
     `bcc_completed` when the submission sends email."""
     submitters = await stored_submissions.submitters_of(tx, submission.id)
     recipients: list[tuple[str, int | None]] = [
-        (s.email, s.id) for s in submitters if s.email and _gets_copy(submission, s)]
+        (s.email, s.id) for s in submitters if s.email and _gets_copy(submission, s)
+    ]
     if submission.send_email and (bcc := submission.preferences.get("bcc_completed")):
         recipients.append((bcc, None))
     if not recipients:
         return
     results = [r for r in await stored.results_of(tx, submission.id) if r.kind in ("final", "audit_log")]
-    attached = bool(results) and sum(
-        len(p.file.data) for p in produced if p.kind in ("final", "audit_log")) <= ATTACHMENT_LIMIT
+    attached = (
+        bool(results)
+        and sum(len(p.file.data) for p in produced if p.kind in ("final", "audit_log")) <= ATTACHMENT_LIMIT
+    )
     account = await stored_accounts.required_account(tx, submission.account_id)
     composed = compose(
-        account_name=account.name, template_name=submission.template_name,
+        account_name=account.name,
+        template_name=submission.template_name,
         submitter_names=[s.name or s.email or s.phone or s.role for s in submitters if s.completed_at],
         documents=[(r.name, files.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"],
         audit_log_url=next((files.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None),
-        attached=attached, public=submission.source in PUBLIC_SOURCES)
+        attached=attached,
+        public=submission.source in PUBLIC_SOURCES,
+    )
     for address, submitter_id in recipients:
-        await outbox.queue(tx, account_id=submission.account_id, kind="completed_copy", to=address,
-                           composed=composed, submitter_id=submitter_id,
-                           attachments=[r.blob_id for r in results] if attached else None,
-                           capped=submission.source in PUBLIC_SOURCES)
+        await outbox.queue(
+            tx,
+            account_id=submission.account_id,
+            kind="completed_copy",
+            to=address,
+            composed=composed,
+            submitter_id=submitter_id,
+            attachments=[r.blob_id for r in results] if attached else None,
+            capped=submission.source in PUBLIC_SOURCES,
+        )
 
 
 def _gets_copy(submission: Submission, submitter: Submitter) -> bool:
@@ -55,13 +66,27 @@ def _gets_copy(submission: Submission, submitter: Submitter) -> bool:
     return submission.send_email and submitter.preferences.get("send_email") is not False
 
 
-def compose(*, account_name: str, template_name: str, submitter_names: list[str], documents: list[tuple[str, str]],
-            audit_log_url: str | None, attached: bool = False, public: bool = False) -> Composed:
+def compose(
+    *,
+    account_name: str,
+    template_name: str,
+    submitter_names: list[str],
+    documents: list[tuple[str, str]],
+    audit_log_url: str | None,
+    attached: bool = False,
+    public: bool = False,
+) -> Composed:
     """Tells that a submission is completed: its documents and audit log attached, or linked when too big. The
     subject of a submission a `public` page made names the template only: its signer's name is what a visitor
     typed, and a subject is what an inbox shows before anyone opens the email."""
     names = ", ".join(submitter_names)
-    context = {"account_name": account_name, "template_name": template_name, "names": names,
-               "documents": documents, "audit_log_url": audit_log_url, "attached": attached}
+    context = {
+        "account_name": account_name,
+        "template_name": template_name,
+        "names": names,
+        "documents": documents,
+        "audit_log_url": audit_log_url,
+        "attached": attached,
+    }
     subject = f"{template_name} has been completed" if public else f"{template_name} has been completed by {names}"
     return mail.compose("completed", subject, context)

@@ -15,17 +15,34 @@ from storage.shapes import SubmissionDocument
 TEST_MARK = "Test document, not legally binding"
 
 
-async def fill(pool: PdfPool, font_dir: str | None, submission: Submission, submitters: list[Submitter],
-               inputs: Inputs) -> list[tuple[SubmissionDocument, Hashed]]:
+async def fill(
+    pool: PdfPool, font_dir: str | None, submission: Submission, submitters: list[Submitter], inputs: Inputs
+) -> list[tuple[SubmissionDocument, Hashed]]:
     """Each document of the submission with the values of `submitters` drawn in; stamp fields show who
     completed and when. Test-mode documents are marked on every page."""
     roles = {submitter.role_uuid for submitter in submitters}
     fields = [f for f in field_values.named(submission.fields) if f.get("submitter_uuid") in roles]
     values = {uuid: value for submitter in submitters for uuid, value in submitter.field_values.items()}
-    stamp = {s.role_uuid: {"name": s.name or s.email or s.phone or s.role, "role": s.role,
-                           "time": f"{s.completed_at:%Y-%m-%d %H:%M:%S} UTC"} for s in submitters if s.completed_at}
-    draw = functools.partial(pdf_calls.fill_pdf, filenames=inputs.filenames, stamp=stamp, font_dir=font_dir,
-                             footer=TEST_MARK if inputs.test_mode else None)
-    return [(original.document,
-             await pool.run(draw, original.pdf, original.document["uuid"], fields, values, inputs.images))
-            for original in inputs.originals]
+    stamp = {
+        s.role_uuid: {
+            "name": s.name or s.email or s.phone or s.role,
+            "role": s.role,
+            "time": f"{s.completed_at:%Y-%m-%d %H:%M:%S} UTC",
+        }
+        for s in submitters
+        if s.completed_at
+    }
+    draw = functools.partial(
+        pdf_calls.fill_pdf,
+        filenames=inputs.filenames,
+        stamp=stamp,
+        font_dir=font_dir,
+        footer=TEST_MARK if inputs.test_mode else None,
+    )
+    return [
+        (
+            original.document,
+            await pool.run(draw, original.pdf, original.document["uuid"], fields, values, inputs.images),
+        )
+        for original in inputs.originals
+    ]

@@ -45,6 +45,9 @@ async def read(db: Database, files: Files, submission: Submission, submitters: l
         blob = await stored_files.required_blob(db, document["blob_id"])
         originals.append(Original(document, blob.sha256, await files.read(blob)))
     account = await stored_accounts.required_account(db, submission.account_id)
-    images = {a.uuid: await files.read(await stored_files.required_blob(db, a.blob_id))
-              for a in attachments if a.uuid in wanted}
+    images = {
+        a.uuid: await files.read(await stored_files.required_blob(db, a.blob_id))
+        for a in attachments
+        if a.uuid in wanted
+    }
     return Inputs(originals, images, {a.uuid: a.filename for a in attachments}, account.is_test)

@@ -28,11 +28,18 @@ class Previews:
         if current and all(r.values_sha256 == digest for r in current):
             return current
         read = await inputs.read(self.db, self.files, submission, submitters)
-        filled = await filling.fill(self.pool, self.font_dir, submission, [s for s in submitters if s.field_values],
-                                    read)
-        return await self._replace(submission, "preview", digest, [
-            Produced("preview", i, document["name"], slots.pdf_file(document["name"], pdf))
-            for i, (document, pdf) in enumerate(filled)])
+        filled = await filling.fill(
+            self.pool, self.font_dir, submission, [s for s in submitters if s.field_values], read
+        )
+        return await self._replace(
+            submission,
+            "preview",
+            digest,
+            [
+                Produced("preview", i, document["name"], slots.pdf_file(document["name"], pdf))
+                for i, (document, pdf) in enumerate(filled)
+            ],
+        )
 
     async def merged(self, submission: Submission, documents: list[ResultDocument]) -> ResultDocument:
         """The documents in one PDF, kept until the documents change. Merging rewrites the files: signatures
@@ -44,15 +51,17 @@ class Previews:
         contents = [await self.files.read(await stored_files.required_blob(self.db, d.blob_id)) for d in documents]
         merged = await self.pool.run(pdf_calls.merge_pdfs, contents)
         name = submission.name or submission.template_name
-        [made] = await self._replace(submission, "merged", digest,
-                                     [Produced("merged", 0, name, slots.pdf_file(name, merged))])
+        [made] = await self._replace(
+            submission, "merged", digest, [Produced("merged", 0, name, slots.pdf_file(name, merged))]
+        )
         return made
 
     async def _of_kind(self, submission: Submission, kind: str) -> list[ResultDocument]:
         return [r for r in await stored.results_of(self.db, submission.id) if r.kind == kind]
 
-    async def _replace(self, submission: Submission, kind: str, digest: str,
-                       produced: list[Produced]) -> list[ResultDocument]:
+    async def _replace(
+        self, submission: Submission, kind: str, digest: str, produced: list[Produced]
+    ) -> list[ResultDocument]:
         """Puts files made on request in place of the ones of their kind, unless a request made the same
         ones meanwhile (the submission row lock makes such requests take turns)."""
         files = [p.file for p in produced]

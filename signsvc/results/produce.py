@@ -43,19 +43,34 @@ LEGACY_JOB = "submissions.completed"  # enqueued by earlier versions; what it di
 
 async def enqueue(tx: Connection, clock: Clock, submitter: Submitter, *, last: bool) -> None:
     """In the completion transaction: the job that produces the documents of a submitter who just completed."""
-    await jobs.enqueue(tx, clock, JOB, {"submission_id": submitter.submission_id, "submitter_id": submitter.id,
-                                        "last": last}, dedupe_key=f"results:{submitter.id}")
+    await jobs.enqueue(
+        tx,
+        clock,
+        JOB,
+        {"submission_id": submitter.submission_id, "submitter_id": submitter.id, "last": last},
+        dedupe_key=f"results:{submitter.id}",
+    )
 
 
 async def emitted(db: Database, record_type: str, record_id: int, event_type: str) -> bool:
     """Whether the event was recorded for the record: a documents job records it with what it made."""
-    return any(event.event_type == event_type
-               for event in await stored_events.list_events_of_record(db, record_type, record_id))
+    return any(
+        event.event_type == event_type
+        for event in await stored_events.list_events_of_record(db, record_type, record_id)
+    )
 
 
 class Producer:
-    def __init__(self, db: Database, clock: Clock, files: Files, pool: PdfPool, sealer: Sealer, outbox: Outbox,
-                 font_dir: str | None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        files: Files,
+        pool: PdfPool,
+        sealer: Sealer,
+        outbox: Outbox,
+        font_dir: str | None,
+    ) -> None:
         self.db, self.clock, self.files, self.pool = db, clock, files, pool
         self.sealer, self.outbox, self.font_dir = sealer, outbox, font_dir
 
@@ -80,42 +95,63 @@ class Producer:
             produced = []
         await self._record(submission, submitter, produced, last)
 
-    async def _documents(self, submission: Submission, submitters: list[Submitter], submitter: Submitter,
-                         last: bool) -> list[Produced]:
+    async def _documents(
+        self, submission: Submission, submitters: list[Submitter], submitter: Submitter, last: bool
+    ) -> list[Produced]:
         # The values of the submitters completed up to this one: later ones are in their own documents.
         until = submitter.completed_at or self.clock.now()
         completed = [s for s in submitters if s.completed_at and s.completed_at <= until]
         read = await inputs.read(self.db, self.files, submission, submitters)
         filled = await filling.fill(self.pool, self.font_dir, submission, completed, read)
         if not last:
-            return [Produced("submitter", i, document["name"], slots.pdf_file(document["name"], pdf))
-                    for i, (document, pdf) in enumerate(filled)]
+            return [
+                Produced("submitter", i, document["name"], slots.pdf_file(document["name"], pdf))
+                for i, (document, pdf) in enumerate(filled)
+            ]
         return await self._final(submission, submitters, filled, read)
 
-    async def _final(self, submission: Submission, submitters: list[Submitter],
-                     filled: list[tuple[SubmissionDocument, Hashed]], read: Inputs) -> list[Produced]:
+    async def _final(
+        self,
+        submission: Submission,
+        submitters: list[Submitter],
+        filled: list[tuple[SubmissionDocument, Hashed]],
+        read: Inputs,
+    ) -> list[Produced]:
         """The signed documents (each also the last submitter's own), the audit log and the combined document."""
         sealed = [(document, await self._seal(submission, pdf.data, document["name"])) for document, pdf in filled]
-        produced = [Produced(kind, position, document["name"], slots.pdf_file(document["name"], pdf))
-                    for position, (document, pdf) in enumerate(sealed) for kind in ("submitter", "final")]
-        hashes = [{"name": slots.filename(document["name"]), "original_sha256": original.sha256,
-                   "result_sha256": pdf.sha256} for (document, pdf), original in zip(sealed, read.originals,
-                                                                                      strict=True)]
+        produced = [
+            Produced(kind, position, document["name"], slots.pdf_file(document["name"], pdf))
+            for position, (document, pdf) in enumerate(sealed)
+            for kind in ("submitter", "final")
+        ]
+        hashes = [
+            {"name": slots.filename(document["name"]), "original_sha256": original.sha256, "result_sha256": pdf.sha256}
+            for (document, pdf), original in zip(sealed, read.originals, strict=True)
+        ]
         log_data = audit_log.log(
-            submission, submitters, await stored_submissions.events_of(self.db, submission.id), documents=hashes,
-            images=read.images, filenames=read.filenames, test_mode=read.test_mode, generated_at=self.clock.now())
+            submission,
+            submitters,
+            await stored_submissions.events_of(self.db, submission.id),
+            documents=hashes,
+            images=read.images,
+            filenames=read.filenames,
+            test_mode=read.test_mode,
+            generated_at=self.clock.now(),
+        )
         audit_pdf = await self.pool.run(pdf_calls.audit_log, log_data, self.font_dir)
         title = submission.name or submission.template_name
         audit_name = f"Audit Log - {title}"
         # Both at once, in two pool workers when two are free: the audit log sealed; the combined document made, sealed.
-        sealed_audit, combined = await asyncio.gather(self._seal(submission, audit_pdf.data, audit_name),
-                                                      self._combined(submission, filled, audit_pdf, title))
+        sealed_audit, combined = await asyncio.gather(
+            self._seal(submission, audit_pdf.data, audit_name), self._combined(submission, filled, audit_pdf, title)
+        )
         produced.append(Produced("audit_log", 0, audit_name, slots.pdf_file(audit_name, sealed_audit)))
         produced.append(Produced("combined", 0, title, slots.pdf_file(title, combined)))
         return produced
 
-    async def _combined(self, submission: Submission, filled: list[tuple[SubmissionDocument, Hashed]],
-                        audit_pdf: Hashed, title: str) -> Hashed:
+    async def _combined(
+        self, submission: Submission, filled: list[tuple[SubmissionDocument, Hashed]], audit_pdf: Hashed, title: str
+    ) -> Hashed:
         """The filled documents and the audit log as one PDF, sealed (the parts unsealed: a sealed file can't
         be merged into another one without breaking its signature)."""
         merged = await self.pool.run(pdf_calls.merge_pdfs, [pdf.data for _, pdf in filled] + [audit_pdf.data])
@@ -124,8 +160,7 @@ class Producer:
     async def _seal(self, submission: Submission, pdf: bytes, name: str) -> Hashed:
         return await self.sealer.seal(pdf, f"submission {submission.id}: {slots.filename(name)}")
 
-    async def _record(self, submission: Submission, submitter: Submitter, produced: list[Produced],
-                      last: bool) -> None:
+    async def _record(self, submission: Submission, submitter: Submitter, produced: list[Produced], last: bool) -> None:
         files = list({p.file.sha256: p.file for p in produced}.values())
         await self.files.write(files)
         try:
@@ -135,8 +170,14 @@ class Producer:
                     key = (item.file.sha256, item.file.filename)
                     if key not in blob_ids:
                         blob_ids[key] = (await self.files.record(tx, submission.account_id, item.file)).id
-                    await slots.insert(tx, self.clock, submission, submitter.id if item.kind == "submitter" else None,
-                                       item, blob_ids[key])
+                    await slots.insert(
+                        tx,
+                        self.clock,
+                        submission,
+                        submitter.id if item.kind == "submitter" else None,
+                        item,
+                        blob_ids[key],
+                    )
                 await self._event(tx, submission, "form.completed", "submitter", submitter.id)
                 if last:
                     await self._event(tx, submission, "submission.completed", "submission", submission.id)
@@ -146,10 +187,17 @@ class Producer:
             await self.files.discard(files)
             raise
 
-    async def _event(self, tx: Connection, submission: Submission, event_type: str, record_type: str,
-                     record_id: int) -> None:
-        await events.record(tx, self.clock, account_id=submission.account_id, event_type=event_type,
-                            record_type=record_type, record_id=record_id)
+    async def _event(
+        self, tx: Connection, submission: Submission, event_type: str, record_type: str, record_id: int
+    ) -> None:
+        await events.record(
+            tx,
+            self.clock,
+            account_id=submission.account_id,
+            event_type=event_type,
+            record_type=record_type,
+            record_id=record_id,
+        )
 
 
 async def _legacy(payload: dict[str, Any]) -> None:

@@ -50,8 +50,9 @@ class DocumentsPage:
 
 
 class Results:
-    def __init__(self, db: Database, clock: Clock, files: Files, pool: PdfPool, identity: SigningIdentity,
-                 previews: Previews) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, files: Files, pool: PdfPool, identity: SigningIdentity, previews: Previews
+    ) -> None:
         self.db, self.clock, self.files, self.pool = db, clock, files, pool
         self.identity, self.previews = identity, previews
 
@@ -65,10 +66,13 @@ class Results:
         except errors.Invalid:
             found = []
         audit_log = next((r for r in await stored.results_of(self.db, submission.id) if r.kind == "audit_log"), None)
-        return DocumentsPage(submission, statuses.submission_status(submission, self.clock.now()),
-                             await stored_submissions.submitters_of(self.db, submission.id),
-                             [(r.name, self.files.path(r.blob_uuid, r.filename)) for r in found],
-                             self.files.path(audit_log.blob_uuid, audit_log.filename) if audit_log else None)
+        return DocumentsPage(
+            submission,
+            statuses.submission_status(submission, self.clock.now()),
+            await stored_submissions.submitters_of(self.db, submission.id),
+            [(r.name, self.files.path(r.blob_uuid, r.filename)) for r in found],
+            self.files.path(audit_log.blob_uuid, audit_log.filename) if audit_log else None,
+        )
 
     async def documents(self, submission: Submission, *, merge: bool = False) -> list[ResultDocument]:
         """The signed documents once completed; before that, previews with every value entered so far.
@@ -86,8 +90,7 @@ class Results:
     async def completed(self, submission: Submission) -> Completed:
         """The signed documents, combined document and audit log; 422 until they exist."""
         if submission.completed_at is None:
-            raise errors.Invalid("Submission is not completed: signed documents exist once every signer has "
-                                 "completed")
+            raise errors.Invalid("Submission is not completed: signed documents exist once every signer has completed")
         found = await stored.results_of(self.db, submission.id)
         final = [r for r in found if r.kind == "final"]
         combined = next((r for r in found if r.kind == "combined"), None)

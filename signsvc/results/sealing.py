@@ -35,8 +35,9 @@ class Sealer:
         if self._tsa_failed_at and now - self._tsa_failed_at < TSA_PAUSE:
             tsa_url = None
         try:
-            return await self.pool.run(functools.partial(pdf_calls.seal_pdf, tsa_url=tsa_url), pdf, chain, REASON,
-                                       None, now)
+            return await self.pool.run(
+                functools.partial(pdf_calls.seal_pdf, tsa_url=tsa_url), pdf, chain, REASON, None, now
+            )
         except ConnectionError as error:
             log.error("%s signed without a timestamp: %s", what, error)
             self._tsa_failed_at = now

@@ -33,9 +33,15 @@ class SigningIdentity:
         Raises EngineError when the file can't be used (wrong password, not PKCS#12, no key)."""
         chain = await self.pool.run(pdf_calls.load_signing_p12, data, password)
         async with self.db.transaction() as tx:
-            await stored.insert_certificate(tx, sha256=chain.sha256, cert_pem=chain.cert_pem,
-                                            chain_pems=list(chain.chain_pems), key_pem=None, source="p12",
-                                            now=self.clock.now())
+            await stored.insert_certificate(
+                tx,
+                sha256=chain.sha256,
+                cert_pem=chain.cert_pem,
+                chain_pems=list(chain.chain_pems),
+                key_pem=None,
+                source="p12",
+                now=self.clock.now(),
+            )
         self._configured = chain
 
     async def chain(self) -> SigningChain:
@@ -55,15 +61,20 @@ class SigningIdentity:
 
     async def trusted(self) -> list[str]:
         """Every certificate the service signed with, leaves and issuers, as PEM texts."""
-        return [pem for certificate in await stored.certificates(self.db)
-                for pem in (certificate.cert_pem, *certificate.chain_pems)]
+        return [
+            pem
+            for certificate in await stored.certificates(self.db)
+            for pem in (certificate.cert_pem, *certificate.chain_pems)
+        ]
 
     async def listing(self) -> list[str]:
         """A line per certificate: id, fingerprint, where it comes from, since when, and its state."""
         generated = None if self._configured else await stored.current_generated(self.db)
         signing = self._configured.sha256 if self._configured else generated.sha256 if generated else None
-        return [f"{c.id}\t{c.sha256}\t{c.source}\t{c.created_at:%Y-%m-%d}\t{_state(c, signing)}"
-                for c in await stored.certificates(self.db)]
+        return [
+            f"{c.id}\t{c.sha256}\t{c.source}\t{c.created_at:%Y-%m-%d}\t{_state(c, signing)}"
+            for c in await stored.certificates(self.db)
+        ]
 
     async def _generated_chain(self) -> SigningChain:
         if current := await stored.current_generated(self.db):
@@ -83,9 +94,15 @@ class SigningIdentity:
         return await self.pool.run(pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME, self.clock.now())
 
     async def _insert(self, tx: Connection, chain: SigningChain) -> None:
-        await stored.insert_certificate(tx, sha256=chain.sha256, cert_pem=chain.cert_pem,
-                                        chain_pems=list(chain.chain_pems), key_pem=chain.key_pem,
-                                        source="generated", now=self.clock.now())
+        await stored.insert_certificate(
+            tx,
+            sha256=chain.sha256,
+            cert_pem=chain.cert_pem,
+            chain_pems=list(chain.chain_pems),
+            key_pem=chain.key_pem,
+            source="generated",
+            now=self.clock.now(),
+        )
 
 
 def _state(certificate: SigningCertificate, signing: str | None) -> str:

@@ -46,8 +46,24 @@ def digest(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
-async def insert(tx: Connection, clock: Clock, submission: Submission, submitter_id: int | None, item: Produced,
-                 blob_id: int, values_sha256: str | None = None) -> None:
+async def insert(
+    tx: Connection,
+    clock: Clock,
+    submission: Submission,
+    submitter_id: int | None,
+    item: Produced,
+    blob_id: int,
+    values_sha256: str | None = None,
+) -> None:
     await stored.insert_result_document(
-        tx, submission_id=submission.id, submitter_id=submitter_id, kind=item.kind, position=item.position,
-        name=item.name, blob_id=blob_id, sha256=item.file.sha256, values_sha256=values_sha256, now=clock.now())
+        tx,
+        submission_id=submission.id,
+        submitter_id=submitter_id,
+        kind=item.kind,
+        position=item.position,
+        name=item.name,
+        blob_id=blob_id,
+        sha256=item.file.sha256,
+        values_sha256=values_sha256,
+        now=clock.now(),
+    )

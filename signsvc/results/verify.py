@@ -26,5 +26,6 @@ async def verify(db: Database, pool: PdfPool, identity: SigningIdentity, file: s
     verified = await pool.run(pdf_calls.verify_base64, file, await identity.trusted())
     produced = await stored.issued(db, verified.sha256)
     signed = any(signature.issued_by_service for signature in verified.signatures)
-    return Verification(produced or signed, "verified" if produced else "not_found", verified.sha256,
-                        verified.signatures)
+    return Verification(
+        produced or signed, "verified" if produced else "not_found", verified.sha256, verified.signatures
+    )

@@ -18,8 +18,14 @@ from storage.shapes import Field
 
 OCTET_STREAM = "application/octet-stream"
 CONTENT_TYPES = {
-    "pdf": "application/pdf", "png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp", "gif": "image/gif",
-    "tiff": "image/tiff", "doc": "application/msword", "rtf": "application/rtf",
+    "pdf": "application/pdf",
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "webp": "image/webp",
+    "gif": "image/gif",
+    "tiff": "image/tiff",
+    "doc": "application/msword",
+    "rtf": "application/rtf",
     "odt": "application/vnd.oasis.opendocument.text",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -27,11 +33,46 @@ CONTENT_TYPES = {
 }
 EXTENSIONS = {"jpeg": "jpg"}
 # Refused by name, as DocuSeal does: scripts and shortcuts carry no magic bytes to sniff.
-DANGEROUS = frozenset({
-    "exe", "com", "scr", "pif", "bat", "cmd", "msi", "msp", "dll", "cpl", "sys", "vbs", "vbe", "js", "jse",
-    "wsf", "wsh", "ps1", "psm1", "hta", "lnk", "reg", "jar", "app", "dmg", "pkg", "sh", "bash", "deb", "rpm",
-    "apk", "elf", "bin", "run", "scf", "inf",
-})
+DANGEROUS = frozenset(
+    {
+        "exe",
+        "com",
+        "scr",
+        "pif",
+        "bat",
+        "cmd",
+        "msi",
+        "msp",
+        "dll",
+        "cpl",
+        "sys",
+        "vbs",
+        "vbe",
+        "js",
+        "jse",
+        "wsf",
+        "wsh",
+        "ps1",
+        "psm1",
+        "hta",
+        "lnk",
+        "reg",
+        "jar",
+        "app",
+        "dmg",
+        "pkg",
+        "sh",
+        "bash",
+        "deb",
+        "rpm",
+        "apk",
+        "elf",
+        "bin",
+        "run",
+        "scf",
+        "inf",
+    }
+)
 _UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f\\/]")
 
 
@@ -45,8 +86,7 @@ async def store(ingest: Ingest, source: Upload | Typed, field: Field, where: err
             return NewFile(png.data, f"{field['type']}.png", "image/png", png.sha256)
         return await _upload(ingest, source, field, name, where)
     except pdf_calls.NotBase64 as exc:
-        raise errors.located(f"{name}: the value is neither valid base64 nor an https:// URL ({exc})",
-                             where) from None
+        raise errors.located(f"{name}: the value is neither valid base64 nor an https:// URL ({exc})", where) from None
     except downloads.DownloadError as exc:
         raise errors.located(f"{name}: {exc.message}", where) from None
     except pdf_calls.EngineError as exc:
@@ -60,12 +100,16 @@ async def _upload(ingest: Ingest, source: Upload, field: Field, name: str, where
         raise errors.located(f"{name}: File type '.{extension}' is not allowed", where)
     file = await ingest.downloader.fetch(source.source) if source.is_url else source.source
     content = await ingest.pool.run(pdf_calls.attachment, file, field["type"] != "file")
-    return NewFile(content.data, _filename(field["type"], content.kind, url_name),
-                   CONTENT_TYPES.get(content.kind or "", OCTET_STREAM), content.sha256)
+    return NewFile(
+        content.data,
+        _filename(field["type"], content.kind, url_name),
+        CONTENT_TYPES.get(content.kind or "", OCTET_STREAM),
+        content.sha256,
+    )
 
 
 def _filename(field_type: str, kind: str | None, url_name: str) -> str:
-    """"signature.png", "image.jpg"; a file keeps its URL's name, with the extension its content shows."""
+    """ "signature.png", "image.jpg"; a file keeps its URL's name, with the extension its content shows."""
     extension = EXTENSIONS.get(kind, kind) if kind else None
     stem = PurePosixPath(url_name).stem if field_type == "file" and url_name else field_type
     if extension:

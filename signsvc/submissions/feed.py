@@ -33,8 +33,9 @@ class FeedPage:
     prev: int | None
 
 
-async def form_completed(conn: Connection, account_id: int, *, limit: int, after: int | None,
-                         before: int | None) -> FeedPage:
+async def form_completed(
+    conn: Connection, account_id: int, *, limit: int, after: int | None, before: int | None
+) -> FeedPage:
     """Submitters completed before `after` and in a second later than `before`, latest first."""
     bounds = _bounds(after, before)
     if bounds is None or limit <= 0:

@@ -74,8 +74,9 @@ def prefill(fields: list[Field], values: object, where: errors.Location) -> dict
     if not isinstance(values, dict):
         raise errors.located(f"{where[-1]} {errors.must_be(dict)}", where[:-1], where[-1])
     if len(values) > MAX_VALUES:
-        raise errors.located(f"Too many values: {len(values)}, at most {MAX_VALUES} (a template has at most "
-                             f"{MAX_FIELDS} fields)", where)
+        raise errors.located(
+            f"Too many values: {len(values)}, at most {MAX_VALUES} (a template has at most {MAX_FIELDS} fields)", where
+        )
     index = FieldIndex(named(fields))
     result: dict[str, object] = {}
     for key, value in values.items():
@@ -411,7 +412,18 @@ def _not_a_file(field: Field, value: object, where: errors.Location, expected: s
 
 
 _NORMALIZERS: dict[str, Callable[[Field, object, errors.Location], object]] = {
-    "text": _text, "cells": _text, "phone": _phone, "number": _number, "checkbox": _checkbox, "date": _date,
-    "select": _option, "radio": _option, "multiple": _multiple, "signature": _signature, "initials": _signature,
-    "image": _image, "stamp": _image, "file": _files,
+    "text": _text,
+    "cells": _text,
+    "phone": _phone,
+    "number": _number,
+    "checkbox": _checkbox,
+    "date": _date,
+    "select": _option,
+    "radio": _option,
+    "multiple": _multiple,
+    "signature": _signature,
+    "initials": _signature,
+    "image": _image,
+    "stamp": _image,
+    "file": _files,
 }

@@ -33,13 +33,50 @@ _LABEL = rf"{_DOMAIN_CHARACTER}+(?:-+{_DOMAIN_CHARACTER}+)*"
 # Dots anywhere in the local part: Japanese carriers issued addresses such as `abc..def@docomo.ne.jp`.
 _EMAIL = rf"(?:{_LOCAL_CHARACTER}|\.)+@{_LABEL}(?:\.{_LABEL})+"
 _PHONE = re.compile(r"^\+\d{6,15}$")
-_TOP_KEYS = {"template_id", "submitters", "send_email", "send_sms", "order", "submitters_order",
-             "completed_redirect_url", "message", "expire_at", "reply_to", "bcc_completed", "name", "variables",
-             "emails", "language"}
-_SUBMITTER_KEYS = {"role", "email", "phone", "name", "values", "readonly_fields", "external_id", "application_key",
-                "metadata", "completed", "send_email", "send_sms", "message", "reply_to", "completed_redirect_url",
-                "uuid", "fields", "order", "roles", "go_to_last", "require_phone_2fa", "require_email_2fa",
-                "invite_by", "language", "send_copy_email"}
+_TOP_KEYS = {
+    "template_id",
+    "submitters",
+    "send_email",
+    "send_sms",
+    "order",
+    "submitters_order",
+    "completed_redirect_url",
+    "message",
+    "expire_at",
+    "reply_to",
+    "bcc_completed",
+    "name",
+    "variables",
+    "emails",
+    "language",
+}
+_SUBMITTER_KEYS = {
+    "role",
+    "email",
+    "phone",
+    "name",
+    "values",
+    "readonly_fields",
+    "external_id",
+    "application_key",
+    "metadata",
+    "completed",
+    "send_email",
+    "send_sms",
+    "message",
+    "reply_to",
+    "completed_redirect_url",
+    "uuid",
+    "fields",
+    "order",
+    "roles",
+    "go_to_last",
+    "require_phone_2fa",
+    "require_email_2fa",
+    "invite_by",
+    "language",
+    "send_copy_email",
+}
 
 
 @dataclass(frozen=True)
@@ -87,11 +124,15 @@ def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
     given, alias = _order(body, "order"), _order(body, "submitters_order")  # both checked
     order = given or alias or "preserved"
     return SubmissionInput(
-        template_id=template_id(body), submitters=[submitter(raw, index) for index, raw in enumerate(raw_submitters)],
-        send_email=json_fields.flag(body, "send_email", True), order=order,
+        template_id=template_id(body),
+        submitters=[submitter(raw, index) for index, raw in enumerate(raw_submitters)],
+        send_email=json_fields.flag(body, "send_email", True),
+        order=order,
         name=json_fields.text(body, "name", limit=255),
-        expire_at=expire_at(body.get("expire_at"), now), preferences=preferences(body, ()),
-        variables=_object(body, "variables", ()))
+        expire_at=expire_at(body.get("expire_at"), now),
+        preferences=preferences(body, ()),
+        variables=_object(body, "variables", ()),
+    )
 
 
 def _order(body: dict[str, Any], key: str) -> str | None:
@@ -125,12 +166,20 @@ def submitter(raw: Any, index: int) -> SubmitterInput:
         raise errors.located("email or phone or name is required", where)
     values = {**fields_values(raw, where), **_object(raw, "values", where)}
     return SubmitterInput(
-        index=index, role=_text(raw, "role", where) or None, email=checked_email(email, "email", where),
-        phone=checked_phone(phone, where), name=name, values=values,
-        readonly_fields=_readonly_fields(raw, where), external_id=external_id(raw, where),
-        metadata=_object(raw, "metadata", where), completed=_flag(raw, "completed", False, where),
-        send_email=_flag(raw, "send_email", True, where), preferences=preferences(raw, where),
-        rules=fields_rules(raw, where))
+        index=index,
+        role=_text(raw, "role", where) or None,
+        email=checked_email(email, "email", where),
+        phone=checked_phone(phone, where),
+        name=name,
+        values=values,
+        readonly_fields=_readonly_fields(raw, where),
+        external_id=external_id(raw, where),
+        metadata=_object(raw, "metadata", where),
+        completed=_flag(raw, "completed", False, where),
+        send_email=_flag(raw, "send_email", True, where),
+        preferences=preferences(raw, where),
+        rules=fields_rules(raw, where),
+    )
 
 
 def preferences(raw: dict[str, Any], where: errors.Location) -> Preferences:
@@ -147,8 +196,9 @@ def preferences(raw: dict[str, Any], where: errors.Location) -> Preferences:
         found["bcc_completed"] = bcc
     if (url := _text(raw, "completed_redirect_url", where)) is not None:
         if not re.match(r"^https?://[^\s/]+", url, re.IGNORECASE):
-            raise errors.located("completed_redirect_url must be an http:// or https:// URL", where,
-                                 "completed_redirect_url")
+            raise errors.located(
+                "completed_redirect_url must be an http:// or https:// URL", where, "completed_redirect_url"
+            )
         found["completed_redirect_url"] = url
     if (language := _text(raw, "language", where, limit=35)) is not None:
         if not _LANGUAGE.match(language):
@@ -294,8 +344,11 @@ def _readonly_fields(raw: dict[str, Any], where: errors.Location) -> list[str]:
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         raise errors.located("readonly_fields must be an array of field names", where, "readonly_fields")
     if len(names) > MAX_FIELDS:
-        raise errors.located(f"readonly_fields has {len(names)} names: a template has at most {MAX_FIELDS} fields",
-                             where, "readonly_fields")
+        raise errors.located(
+            f"readonly_fields has {len(names)} names: a template has at most {MAX_FIELDS} fields",
+            where,
+            "readonly_fields",
+        )
     fields = raw["fields"] if isinstance(raw.get("fields"), list) else []
     return names + [item.get("name") or item.get("uuid") for item in fields if item.get("readonly") is True]
 

@@ -34,23 +34,40 @@ class Invitations:
         """The signing form of the submitter: whoever holds it can sign."""
         return self.outbox.urls.signing_form(submitter.slug)
 
-    async def invite_due(self, tx: Connection, submission: Submission, submitters: list[Submitter], *,
-                         account_name: str | None = None) -> list[Submitter]:
+    async def invite_due(
+        self, tx: Connection, submission: Submission, submitters: list[Submitter], *, account_name: str | None = None
+    ) -> list[Submitter]:
         """Invites every submitter whose turn has come and who has not been invited yet. `submitters`: the
         submission's submitters as they are in this transaction; answers them as they are afterwards.
         `account_name`: the submission's account's, when the caller knows it."""
-        due = [submitter.id for submitter in submitters if submission.send_email and _invitable(submitter)
-               and submitter.preferences.get("send_email", True)
-               and statuses.turn_has_come(submission, submitter, submitters)]
+        due = [
+            submitter.id
+            for submitter in submitters
+            if submission.send_email
+            and _invitable(submitter)
+            and submitter.preferences.get("send_email", True)
+            and statuses.turn_has_come(submission, submitter, submitters)
+        ]
         if not due:
             return submitters
         if account_name is None:
             account_name = (await stored_accounts.required_account(tx, submission.account_id)).name
-        return [await self.invite(tx, submission, submitter, account_name=account_name)
-                if submitter.id in due else submitter for submitter in submitters]
+        return [
+            await self.invite(tx, submission, submitter, account_name=account_name)
+            if submitter.id in due
+            else submitter
+            for submitter in submitters
+        ]
 
-    async def invite(self, tx: Connection, submission: Submission, submitter: Submitter, *,
-                     again: bool = False, account_name: str | None = None) -> Submitter:
+    async def invite(
+        self,
+        tx: Connection,
+        submission: Submission,
+        submitter: Submitter,
+        *,
+        again: bool = False,
+        account_name: str | None = None,
+    ) -> Submitter:
         """Queues the submitter's invitation unless they cannot be invited or (unless `again`: the console's
         resend) one was queued already."""
         if not _invitable(submitter, again=again) or submitter.email is None:
@@ -58,13 +75,25 @@ class Invitations:
         settings: Preferences = {**submission.preferences, **submitter.preferences}
         if account_name is None:
             account_name = (await stored_accounts.required_account(tx, submission.account_id)).name
-        composed = compose(account_name=account_name, template_name=submission.template_name,
-                           submitter_name=submitter.name or submitter.email, submitter_email=submitter.email,
-                           link=self.link(submitter), expire_at=submission.expire_at,
-                           message=settings.get("message"))
-        email = await self.outbox.queue(tx, account_id=submission.account_id, kind="invitation", to=submitter.email,
-                                        composed=composed, reply_to=settings.get("reply_to"),
-                                        submitter_id=submitter.id, job_kind=SEND_JOB)
+        composed = compose(
+            account_name=account_name,
+            template_name=submission.template_name,
+            submitter_name=submitter.name or submitter.email,
+            submitter_email=submitter.email,
+            link=self.link(submitter),
+            expire_at=submission.expire_at,
+            message=settings.get("message"),
+        )
+        email = await self.outbox.queue(
+            tx,
+            account_id=submission.account_id,
+            kind="invitation",
+            to=submitter.email,
+            composed=composed,
+            reply_to=settings.get("reply_to"),
+            submitter_id=submitter.id,
+            job_kind=SEND_JOB,
+        )
         now = self.clock.now()
         if email.sent_at:  # kept in the outbox: it counts as sent now
             return await _mark_sent(tx, stored.changed(submitter, invited_at=now), email.sent_at)
@@ -84,23 +113,46 @@ class Invitations:
 
 def _invitable(submitter: Submitter, *, again: bool = False) -> bool:
     """Has an address, has not finished, and (unless `again`) was never invited."""
-    return bool(submitter.email) and not submitter.completed_at and not submitter.declined_at \
+    return (
+        bool(submitter.email)
+        and not submitter.completed_at
+        and not submitter.declined_at
         and (again or not submitter.invited_at)
+    )
 
 
-def compose(*, account_name: str, template_name: str, submitter_name: str | None, submitter_email: str,
-            link: str, expire_at: datetime | None, message: Message | None) -> Composed:
+def compose(
+    *,
+    account_name: str,
+    template_name: str,
+    submitter_name: str | None,
+    submitter_email: str,
+    link: str,
+    expire_at: datetime | None,
+    message: Message | None,
+) -> Composed:
     """The invitation to sign; a custom `message` {subject, body} replaces the default wording."""
     expiry = mail.format_time(expire_at) if expire_at else None
-    values = {"template.name": template_name, "submitter.name": submitter_name or "",
-              "submitter.email": submitter_email, "submitter.link": link, "account.name": account_name,
-              "submission.expire_at": expiry or ""}
+    values = {
+        "template.name": template_name,
+        "submitter.name": submitter_name or "",
+        "submitter.email": submitter_email,
+        "submitter.link": link,
+        "account.name": account_name,
+        "submission.expire_at": expiry or "",
+    }
     subject = mail.substitute((message.get("subject") if message else None) or SUBJECT, values)
     body = mail.substitute(message["body"], values).strip() if message and message.get("body") else None
-    context = {"account_name": account_name, "template_name": template_name, "submitter_name": submitter_name,
-               "link": link, "expire_at": expiry, "paragraphs": _paragraphs(body),
-               # The text version has no button: a custom body that leaves out the link gets it added.
-               "body": body if not body or link in body else f"{body}\n\n{link}"}
+    context = {
+        "account_name": account_name,
+        "template_name": template_name,
+        "submitter_name": submitter_name,
+        "link": link,
+        "expire_at": expiry,
+        "paragraphs": _paragraphs(body),
+        # The text version has no button: a custom body that leaves out the link gets it added.
+        "body": body if not body or link in body else f"{body}\n\n{link}",
+    }
     return mail.compose("invitation", subject, context)
 
 
@@ -115,6 +167,12 @@ async def _mark_sent(tx: Connection, submitter: Submitter, sent_at: datetime) ->
     if submitter.sent_at:
         return submitter
     submitter = await stored.update_submitter(tx, stored.changed(submitter, sent_at=sent_at), sent_at)
-    await stored.insert_event(tx, submission_id=submitter.submission_id, submitter_id=submitter.id,
-                              event_type="send_email", data={}, now=sent_at)
+    await stored.insert_event(
+        tx,
+        submission_id=submitter.submission_id,
+        submitter_id=submitter.id,
+        event_type="send_email",
+        data={},
+        now=sent_at,
+    )
     return submitter

@@ -23,8 +23,14 @@ from storage import Database
 from storage.records import Submission, Submitter
 from storage.shapes import Area, Field, Preview
 
-FORM, AWAITING, COMPLETED, DECLINED, EXPIRED, ARCHIVED = "form", "awaiting", "completed", "declined", "expired", \
-    "archived"
+FORM, AWAITING, COMPLETED, DECLINED, EXPIRED, ARCHIVED = (
+    "form",
+    "awaiting",
+    "completed",
+    "declined",
+    "expired",
+    "archived",
+)
 
 
 @dataclass(frozen=True)
@@ -69,8 +75,13 @@ class FormView:
     @property
     def waiting_for(self) -> list[Submitter]:
         """Who has to complete before this submitter's turn comes (preserved order)."""
-        return [s for s in self.submitters if s.position < self.submitter.position and not s.completed_at
-                and not statuses.is_viewer(self.submission, s)]
+        return [
+            s
+            for s in self.submitters
+            if s.position < self.submitter.position
+            and not s.completed_at
+            and not statuses.is_viewer(self.submission, s)
+        ]
 
     @property
     def waiting_names(self) -> str:
@@ -124,11 +135,18 @@ class SigningForms:
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         await patterns.prepare(patterns.found_in(fields), checked=False)  # off the event loop when not compiled yet
         fields = field_values.form_rules(fields)
-        completed_fields, completed_values = self._completed_by_others(submission, submitter, submitters,
-                                                                       attachments)
-        return FormView(state, submission, submitter, submitters, fields,
-                        self._values(submitter, fields, attachments), await self._pages(submission),
-                        completed_fields=completed_fields, completed_values=completed_values)
+        completed_fields, completed_values = self._completed_by_others(submission, submitter, submitters, attachments)
+        return FormView(
+            state,
+            submission,
+            submitter,
+            submitters,
+            fields,
+            self._values(submitter, fields, attachments),
+            await self._pages(submission),
+            completed_fields=completed_fields,
+            completed_values=completed_values,
+        )
 
     def _state(self, submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> str:
         if submission.archived_at:
@@ -143,8 +161,9 @@ class SigningForms:
             return AWAITING
         return FORM
 
-    def _completed_by_others(self, submission: Submission, submitter: Submitter, submitters: list[Submitter],
-                             attachments: dict[str, str]) -> tuple[list[Field], dict[str, Any]]:
+    def _completed_by_others(
+        self, submission: Submission, submitter: Submitter, submitters: list[Submitter], attachments: dict[str, str]
+    ) -> tuple[list[Field], dict[str, Any]]:
         """The fields of the other submitters who completed, and their values."""
         fields: list[Field] = []
         values: dict[str, Any] = {}
@@ -159,13 +178,16 @@ class SigningForms:
         """The names of the files the form may link, by uuid: the submission's, and the files of its account its
         fields' defaults name. Nothing else, whatever a value or a default holds."""
         linkable = {a.uuid: a.filename for a in await stored.attachments_of(self.db, submission.id)}
-        named = {uuid for f in submission.fields for uuid in field_values.named_files(f, f.get("default_value"))
-                 if isinstance(uuid, str)}
+        named = {
+            uuid
+            for f in submission.fields
+            for uuid in field_values.named_files(f, f.get("default_value"))
+            if isinstance(uuid, str)
+        }
         owned = await self.files.owned(self.db, submission.account_id, named - set(linkable))
         return linkable | {uuid: blob.filename for uuid, blob in owned.items()}
 
-    def _values(self, submitter: Submitter, fields: list[Field],
-                attachments: dict[str, str]) -> dict[str, Any]:
+    def _values(self, submitter: Submitter, fields: list[Field], attachments: dict[str, str]) -> dict[str, Any]:
         """The values a submitter entered so far, and the fields' defaults where none was; files as paths (only
         those of `attachments`)."""
         shown = {}
@@ -173,8 +195,8 @@ class SigningForms:
             value = submitter.field_values.get(found["uuid"], found.get("default_value"))
             if value is not None and value != "":
                 shown[found["uuid"]] = field_values.display(
-                    found, value, lambda uuid: self.files.path(uuid, attachments[uuid]) if uuid in attachments
-                    else None)
+                    found, value, lambda uuid: self.files.path(uuid, attachments[uuid]) if uuid in attachments else None
+                )
         return shown
 
     async def _pages(self, submission: Submission) -> list[Page]:
@@ -183,10 +205,22 @@ class SigningForms:
         for document in submission.documents:
             previews = document.get("previews") or fallback.get(document["uuid"], [])
             for index, page in enumerate(document["pages"]):
-                image = self.files.path(previews[index]["uuid"], previews[index]["filename"]) \
-                    if index < len(previews) else None
-                pages.append(Page(document["uuid"], document["name"], index, image, page["width"], page["height"],
-                                  page.get("text", "")))
+                image = (
+                    self.files.path(previews[index]["uuid"], previews[index]["filename"])
+                    if index < len(previews)
+                    else None
+                )
+                pages.append(
+                    Page(
+                        document["uuid"],
+                        document["name"],
+                        index,
+                        image,
+                        page["width"],
+                        page["height"],
+                        page.get("text", ""),
+                    )
+                )
         return pages
 
     async def _template_previews(self, submission: Submission) -> dict[str, list[Preview]]:
@@ -197,6 +231,8 @@ class SigningForms:
         return {d.uuid: d.previews for d in await stored_templates.list_documents(self.db, submission.template_id)}
 
     async def _own_copy(self, submitter: Submitter) -> list[Link]:
-        return [Link(r.name, self.files.path(r.blob_uuid, r.filename))
-                for r in await stored_results.results_of(self.db, submitter.submission_id)
-                if r.kind == "submitter" and r.submitter_id == submitter.id]
+        return [
+            Link(r.name, self.files.path(r.blob_uuid, r.filename))
+            for r in await stored_results.results_of(self.db, submitter.submission_id)
+            if r.kind == "submitter" and r.submitter_id == submitter.id
+        ]

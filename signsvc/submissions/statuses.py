@@ -46,5 +46,8 @@ def turn_has_come(submission: Submission, submitter: Submitter, submitters: list
     turn never ends, so it holds up no one after it."""
     if submission.submitters_order != "preserved":
         return True
-    return all(other.completed_at or is_viewer(submission, other) for other in submitters
-               if other.position < submitter.position)
+    return all(
+        other.completed_at or is_viewer(submission, other)
+        for other in submitters
+        if other.position < submitter.position
+    )

@@ -40,16 +40,21 @@ class Submissions:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, submitters: Submitters) -> None:
         self.db, self.clock, self.files, self.ingest, self.submitters = db, clock, files, ingest, submitters
 
-    async def create(self, principal: Principal, body: dict[str, Any], *, source: str = "api",
-                     along: Along | None = None) -> tuple[Submission, list[Submitter]]:
+    async def create(
+        self, principal: Principal, body: dict[str, Any], *, source: str = "api", along: Along | None = None
+    ) -> tuple[Submission, list[Submitter]]:
         """`along` writes what goes with the submission (a consent, a public form's post) in its transaction."""
         await patterns.prepare(patterns.found_in(body))
         request = inputs.parse(body, self.clock.now())
         template = await self._template(principal, request.template_id)
         assigned = _assign_roles(template, request.submitters)
         fields = _fields_with_readonly(template, assigned)
-        prepared = [await values.prepare(self.ingest, _fields_of(field_values.named(fields), role), given.values,
-                                         (*given.where, "values")) for given, role in assigned]
+        prepared = [
+            await values.prepare(
+                self.ingest, _fields_of(field_values.named(fields), role), given.values, (*given.where, "values")
+            )
+            for given, role in assigned
+        ]
         files = [file for found in prepared for file in found.files]
         await self.files.write(files)
         try:
@@ -66,8 +71,9 @@ class Submissions:
             await self.files.discard(files)
             raise
 
-    async def create_for_emails(self, principal: Principal, body: dict[str, Any]) -> list[tuple[Submission,
-                                                                                               list[Submitter]]]:
+    async def create_for_emails(
+        self, principal: Principal, body: dict[str, Any]
+    ) -> list[tuple[Submission, list[Submitter]]]:
         """POST /submissions/emails: one submission for each address, its first role signed by it."""
         emails = body.get("emails")
         if not isinstance(emails, str) or not emails.strip():
@@ -78,8 +84,7 @@ class Submissions:
         common: dict[str, Any] = {key: body[key] for key in ("template_id", "send_email", "message") if key in body}
         if not all(inputs.is_email(address) for address in addresses):  # checked before creating anything
             raise errors.at(("emails",), "are invalid")
-        return [await self.create(principal, {**common, "submitters": [{"email": address}]})
-                for address in addresses]
+        return [await self.create(principal, {**common, "submitters": [{"email": address}]}) for address in addresses]
 
     async def find(self, principal: Principal, submission_id: int) -> Submission:
         return auth.owned(principal, await stored.get_submission(self.db, submission_id), "Submission")
@@ -98,8 +103,9 @@ class Submissions:
         """The submission's audit trail (`submission_events`), oldest first."""
         return await stored.events_of(self.db, submission.id)
 
-    async def completed_feed(self, principal: Principal, *, limit: int, after: int | None,
-                             before: int | None) -> feed.FeedPage:
+    async def completed_feed(
+        self, principal: Principal, *, limit: int, after: int | None, before: int | None
+    ) -> feed.FeedPage:
         """The events feed: completed submitters, latest first."""
         return await feed.form_completed(self.db, principal.account_id, limit=limit, after=after, before=before)
 
@@ -167,42 +173,86 @@ class Submissions:
             raise errors.Invalid("Template does not contain fields")
         return template
 
-    async def _insert(self, tx: Connection, principal: Principal, template: Template, request: SubmissionInput,
-                      fields: list[Field], source: str) -> Submission:
+    async def _insert(
+        self,
+        tx: Connection,
+        principal: Principal,
+        template: Template,
+        request: SubmissionInput,
+        fields: list[Field],
+        source: str,
+    ) -> Submission:
         originals = await stored_templates.list_documents(tx, template.id)
         # The submission owns copies of its template's files (each document, then its previews), made at once.
-        sources = [blob_id for document in originals for blob_id in (document.blob_id,
-                                                                     *(p["id"] for p in document.previews))]
-        copies = iter(await stored.copy_blobs(tx, [(blob_id, uuids.uuid4().hex) for blob_id in sources],
-                                              self.clock.now()))
+        sources = [
+            blob_id for document in originals for blob_id in (document.blob_id, *(p["id"] for p in document.previews))
+        ]
+        copies = iter(
+            await stored.copy_blobs(tx, [(blob_id, uuids.uuid4().hex) for blob_id in sources], self.clock.now())
+        )
         documents: list[SubmissionDocument] = []
         for document in originals:
             blob, previews = next(copies), [next(copies) for _ in document.previews]
-            documents.append({"uuid": document.uuid, "name": document.name, "blob_id": blob.id,
-                              "blob_uuid": blob.uuid, "filename": blob.filename, "pages": document.pages,
-                              "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews]})
+            documents.append(
+                {
+                    "uuid": document.uuid,
+                    "name": document.name,
+                    "blob_id": blob.id,
+                    "blob_uuid": blob.uuid,
+                    "filename": blob.filename,
+                    "pages": document.pages,
+                    "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+                }
+            )
         return await stored.insert_submission(
-            tx, account_id=principal.account_id, template_id=template.id, created_by_user_id=principal.user_id,
-            slug=tokens.slug(), envelope_id=str(uuids.uuid4()), name=request.name, template_name=template.name,
-            source=source, submitters_order=request.order, send_email=request.send_email, roles=template.roles,
-            fields=fields, documents=documents, preferences=request.preferences, variables=request.variables,
-            expire_at=request.expire_at, now=self.clock.now())
+            tx,
+            account_id=principal.account_id,
+            template_id=template.id,
+            created_by_user_id=principal.user_id,
+            slug=tokens.slug(),
+            envelope_id=str(uuids.uuid4()),
+            name=request.name,
+            template_name=template.name,
+            source=source,
+            submitters_order=request.order,
+            send_email=request.send_email,
+            roles=template.roles,
+            fields=fields,
+            documents=documents,
+            preferences=request.preferences,
+            variables=request.variables,
+            expire_at=request.expire_at,
+            now=self.clock.now(),
+        )
 
-    async def _insert_submitters(self, tx: Connection, submission: Submission,
-                                 assigned: list[tuple[SubmitterInput, Role]],
-                                 prepared: list[PreparedValues]) -> list[tuple[SubmitterInput, Submitter]]:
+    async def _insert_submitters(
+        self,
+        tx: Connection,
+        submission: Submission,
+        assigned: list[tuple[SubmitterInput, Role]],
+        prepared: list[PreparedValues],
+    ) -> list[tuple[SubmitterInput, Submitter]]:
         """The submitters, inserted at once with their values; values with files are written once their
         files are recorded (an attachment names its submitter)."""
         positions = {role["uuid"]: index for index, role in enumerate(submission.roles)}
         inserted = await stored.insert_submitters(
-            tx, submission_id=submission.id, account_id=submission.account_id, now=self.clock.now(),
-            signers=[_signer(submission, given, role, positions[role["uuid"]], found)
-                     for (given, role), found in zip(assigned, prepared, strict=True)])
-        return [(given, await self._files_recorded(tx, submission, submitter, found))
-                for (given, _), submitter, found in zip(assigned, inserted, prepared, strict=True)]
+            tx,
+            submission_id=submission.id,
+            account_id=submission.account_id,
+            now=self.clock.now(),
+            signers=[
+                _signer(submission, given, role, positions[role["uuid"]], found)
+                for (given, role), found in zip(assigned, prepared, strict=True)
+            ],
+        )
+        return [
+            (given, await self._files_recorded(tx, submission, submitter, found))
+            for (given, _), submitter, found in zip(assigned, inserted, prepared, strict=True)
+        ]
 
-    async def _files_recorded(self, tx: Connection, submission: Submission, submitter: Submitter,
-                              prepared: PreparedValues) -> Submitter:
+    async def _files_recorded(
+        self, tx: Connection, submission: Submission, submitter: Submitter, prepared: PreparedValues
+    ) -> Submitter:
         if not values.names_files(prepared):
             return submitter
         namer = self.submitters.account
@@ -211,8 +261,13 @@ class Submissions:
         await values.settle(tx, self.files, submission, submitter, {}, [submitter], namer)
         return await stored.update_submitter(tx, submitter, self.clock.now())
 
-    async def _started(self, tx: Connection, submission: Submission, submitters: list[tuple[SubmitterInput, Submitter]],
-                       account_name: str | None) -> list[Submitter] | None:
+    async def _started(
+        self,
+        tx: Connection,
+        submission: Submission,
+        submitters: list[tuple[SubmitterInput, Submitter]],
+        account_name: str | None,
+    ) -> list[Submitter] | None:
         """`submission.created`, then the submitters created completed, then invitations and the expiry timer;
         answers the submitters as they are then, or None when completions changed them (read them again)."""
         await self._event(tx, submission, "submission.created")
@@ -222,33 +277,57 @@ class Submissions:
         current = None
         if completed:  # only a submitter created completed can have completed the submission just inserted
             if (await stored.required_submission(tx, submission.id)).completed_at is None:
-                await self.submitters.invitations.invite_due(tx, submission, await stored.submitters_of(
-                    tx, submission.id), account_name=account_name)
+                await self.submitters.invitations.invite_due(
+                    tx, submission, await stored.submitters_of(tx, submission.id), account_name=account_name
+                )
         else:
             current = await self.submitters.invitations.invite_due(
-                tx, submission, [submitter for _, submitter in submitters], account_name=account_name)
+                tx, submission, [submitter for _, submitter in submitters], account_name=account_name
+            )
         if submission.expire_at:
             await self._schedule_expiry(tx, submission.id, submission.expire_at)
         return current
 
     async def _schedule_expiry(self, tx: Connection, submission_id: int, expire_at: datetime) -> None:
-        await jobs.enqueue(tx, self.clock, EXPIRE_JOB,
-                           {"submission_id": submission_id, "expire_at": expire_at.isoformat()}, run_at=expire_at)
+        await jobs.enqueue(
+            tx,
+            self.clock,
+            EXPIRE_JOB,
+            {"submission_id": submission_id, "expire_at": expire_at.isoformat()},
+            run_at=expire_at,
+        )
 
     async def _event(self, tx: Connection, submission: Submission, event_type: str) -> None:
-        await events.record(tx, self.clock, account_id=submission.account_id, event_type=event_type,
-                            record_type="submission", record_id=submission.id)
+        await events.record(
+            tx,
+            self.clock,
+            account_id=submission.account_id,
+            event_type=event_type,
+            record_type="submission",
+            record_id=submission.id,
+        )
 
 
-def _signer(submission: Submission, given: SubmitterInput, role: Role, position: int,
-            prepared: PreparedValues) -> dict[str, Any]:
+def _signer(
+    submission: Submission, given: SubmitterInput, role: Role, position: int, prepared: PreparedValues
+) -> dict[str, Any]:
     """The columns of a new submitter; its values unless they hold files (`_files_recorded` writes those)."""
     # A submission that sends no email sends none to any of its submitters, and says so in each one.
     settings: Preferences = {**given.preferences, "send_email": given.send_email and submission.send_email}
-    return {"uuid": str(uuids.uuid4()), "slug": tokens.slug(), "role_uuid": role["uuid"], "role": role["name"],
-            "position": position, "name": given.name, "email": given.email, "phone": given.phone,
-            "external_id": given.external_id, "metadata": given.metadata, "preferences": settings,
-            "field_values": {} if values.names_files(prepared) else dict(prepared.values)}
+    return {
+        "uuid": str(uuids.uuid4()),
+        "slug": tokens.slug(),
+        "role_uuid": role["uuid"],
+        "role": role["name"],
+        "position": position,
+        "name": given.name,
+        "email": given.email,
+        "phone": given.phone,
+        "external_id": given.external_id,
+        "metadata": given.metadata,
+        "preferences": settings,
+        "field_values": {} if values.names_files(prepared) else dict(prepared.values),
+    }
 
 
 def _changed(submission: Submission, body: dict[str, Any], now: datetime) -> Submission:
@@ -275,8 +354,10 @@ def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple
         role = by_name.get(submitter.role.lower())
         if role is None:
             names = ", ".join(f'"{r["name"]}"' for r in template.roles)
-            raise errors.Invalid(f"Unknown submitter role: {submitter.role}. Template defines [{names}]",
-                                 location=(*submitter.where, "role"))
+            raise errors.Invalid(
+                f"Unknown submitter role: {submitter.role}. Template defines [{names}]",
+                location=(*submitter.where, "role"),
+            )
         if role["uuid"] in taken:
             raise errors.located("role must be unique", ("submitters",))
         taken[role["uuid"]] = submitter
@@ -287,8 +368,7 @@ def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple
     return [(taken[role["uuid"]], role) for role in template.roles if role["uuid"] in taken]
 
 
-def _fields_with_readonly(template: Template,
-                          assigned: list[tuple[SubmitterInput, Role]]) -> list[Field]:
+def _fields_with_readonly(template: Template, assigned: list[tuple[SubmitterInput, Role]]) -> list[Field]:
     """The template's fields for this submission, with each submitter's `readonly_fields` locked and the
     `validation` given in their `fields` in place of the template's."""
     fields = [field.copy() for field in template.fields]

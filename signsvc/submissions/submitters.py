@@ -32,9 +32,26 @@ from storage.records import Principal, Submission, Submitter
 from storage.shapes import Field, FieldValues, Preferences
 
 LINK_NOT_FOUND = "Signing link not found"
-_PUT_KEYS = {"name", "email", "phone", "values", "external_id", "application_key", "metadata", "completed",
-             "send_email", "send_sms", "reply_to", "completed_redirect_url", "message", "fields",
-             "require_phone_2fa", "require_email_2fa", "go_to_last", "language"}
+_PUT_KEYS = {
+    "name",
+    "email",
+    "phone",
+    "values",
+    "external_id",
+    "application_key",
+    "metadata",
+    "completed",
+    "send_email",
+    "send_sms",
+    "reply_to",
+    "completed_redirect_url",
+    "message",
+    "fields",
+    "require_phone_2fa",
+    "require_email_2fa",
+    "go_to_last",
+    "language",
+}
 
 
 @dataclass(frozen=True)
@@ -46,8 +63,16 @@ class Browser:
 
 
 class Submitters:
-    def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, invitations: Invitations, *,
-                 uploads_limit: int = DEFAULT_UPLOADS_LIMIT) -> None:
+    def __init__(
+        self,
+        db: Database,
+        clock: Clock,
+        files: Files,
+        ingest: Ingest,
+        invitations: Invitations,
+        *,
+        uploads_limit: int = DEFAULT_UPLOADS_LIMIT,
+    ) -> None:
         self.db, self.clock, self.files, self.ingest, self.invitations = db, clock, files, ingest, invitations
         self.signer = Namer(signer=True, uploads_limit=uploads_limit)  # the signing form's values
         self.account = Namer(signer=False, uploads_limit=uploads_limit)  # the API's
@@ -59,9 +84,17 @@ class Submitters:
         """A page of the account's submitters, newest first."""
         return await stored.list_submitters(self.db, principal.account_id, filters)
 
-    async def complete(self, tx: Connection, submission: Submission, submitter: Submitter, *,
-                       browser: Browser | None, invite_next: bool = True,
-                       submitters: list[Submitter] | None = None, account_name: str | None = None) -> Submitter:
+    async def complete(
+        self,
+        tx: Connection,
+        submission: Submission,
+        submitter: Submitter,
+        *,
+        browser: Browser | None,
+        invite_next: bool = True,
+        submitters: list[Submitter] | None = None,
+        account_name: str | None = None,
+    ) -> Submitter:
         """Marks the submitter completed (through the API when no `browser`), writing the other changes of
         `submitter` with it; the last one completes the submission, others invite the next. `submitters`: the
         submission's submitters as the transaction read them, when only this one has changed since (read
@@ -70,15 +103,30 @@ class Submitters:
         submitter's documents."""
         now = self.clock.now()
         through_api = browser is None
-        completed_values = {**_with_defaults(submission, submitter, now),
-                            **await values.defaults_stored(tx, self.clock, self.files, submission, submitter)}
-        submitter = await stored.update_submitter(tx, stored.changed(
-            submitter, completed_at=now, opened_at=submitter.opened_at or (None if through_api else now),
-            field_values=completed_values, ip=browser.ip if browser else None,
-            ua=browser.user_agent if browser else None), now)
-        await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
-                                  event_type="api_complete_form" if through_api else "complete_form", data={},
-                                  now=now)
+        completed_values = {
+            **_with_defaults(submission, submitter, now),
+            **await values.defaults_stored(tx, self.clock, self.files, submission, submitter),
+        }
+        submitter = await stored.update_submitter(
+            tx,
+            stored.changed(
+                submitter,
+                completed_at=now,
+                opened_at=submitter.opened_at or (None if through_api else now),
+                field_values=completed_values,
+                ip=browser.ip if browser else None,
+                ua=browser.user_agent if browser else None,
+            ),
+            now,
+        )
+        await stored.insert_event(
+            tx,
+            submission_id=submission.id,
+            submitter_id=submitter.id,
+            event_type="api_complete_form" if through_api else "complete_form",
+            data={},
+            now=now,
+        )
         if submitters is None:
             submitters = await stored.submitters_of(tx, submission.id)
         submitters = [submitter if s.id == submitter.id else s for s in submitters]
@@ -106,12 +154,19 @@ class Submitters:
                 _refuse_finished_by_api(submission, submitter)
                 submitter = await self._changes_applied(tx, submission, submitter, submitters, body, prepared)
                 if json_fields.flag(body, "completed", False):  # the changes are written with the completion
-                    return await self.complete(tx, submission, submitter, browser=None, submitters=submitters,
-                                               account_name=principal.account_name)
+                    return await self.complete(
+                        tx,
+                        submission,
+                        submitter,
+                        browser=None,
+                        submitters=submitters,
+                        account_name=principal.account_name,
+                    )
                 submitter = await stored.update_submitter(tx, submitter, self.clock.now())
                 if body.get("send_email") is True:
-                    submitter = await self.invitations.invite(tx, submission, submitter,
-                                                              account_name=principal.account_name)
+                    submitter = await self.invitations.invite(
+                        tx, submission, submitter, account_name=principal.account_name
+                    )
                 return submitter
         except BaseException:
             await self.files.discard(prepared.files)
@@ -138,10 +193,12 @@ class Submitters:
         async with self.db.transaction() as tx:
             submission, submitter, _ = await self._acting(tx, slug)
             now = self.clock.now()
-            submitter = await stored.update_submitter(tx, stored.changed(
-                submitter, opened_at=submitter.opened_at or now), now)
-            await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
-                                      event_type="view_form", data={}, now=now)
+            submitter = await stored.update_submitter(
+                tx, stored.changed(submitter, opened_at=submitter.opened_at or now), now
+            )
+            await stored.insert_event(
+                tx, submission_id=submission.id, submitter_id=submitter.id, event_type="view_form", data={}, now=now
+            )
             await self._event(tx, submitter, "form.viewed")
             return submitter
 
@@ -161,11 +218,20 @@ class Submitters:
             submission, submitter, _ = await self._acting(tx, slug)
             _refuse_viewer(submission, submitter)
             now = self.clock.now()
-            submitter = await stored.update_submitter(tx, stored.changed(
-                submitter, declined_at=now, decline_reason=reason, opened_at=submitter.opened_at or now), now)
+            submitter = await stored.update_submitter(
+                tx,
+                stored.changed(submitter, declined_at=now, decline_reason=reason, opened_at=submitter.opened_at or now),
+                now,
+            )
             await stored.decline_submission(tx, submission.id, now)
-            await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
-                                      event_type="decline_form", data={"reason": reason}, now=now)
+            await stored.insert_event(
+                tx,
+                submission_id=submission.id,
+                submitter_id=submitter.id,
+                event_type="decline_form",
+                data={"reason": reason},
+                now=now,
+            )
             await self._event(tx, submitter, "form.declined")
             return submitter
 
@@ -201,26 +267,37 @@ class Submitters:
             await self.files.discard(prepared.files)
             raise
 
-    async def _values_saved(self, tx: Connection, submission: Submission, submitter: Submitter,
-                            submitters: list[Submitter], prepared: PreparedValues) -> Submitter:
+    async def _values_saved(
+        self,
+        tx: Connection,
+        submission: Submission,
+        submitter: Submitter,
+        submitters: list[Submitter],
+        prepared: PreparedValues,
+    ) -> Submitter:
         """The submitter with the values entered (not yet written; their files recorded, those replaced
         forgotten); the first save records `start_form` and `form.started`."""
         now = self.clock.now()
         before = submitter.field_values
-        saved = {**before, **await values.record(tx, self.clock, self.files, submission, submitter, prepared,
-                                                 self.signer)}
+        saved = {
+            **before,
+            **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.signer),
+        }
         first_save = submitter.started_at is None
-        submitter = stored.changed(submitter, field_values=saved, opened_at=submitter.opened_at or now,
-                                   started_at=submitter.started_at or now)
+        submitter = stored.changed(
+            submitter, field_values=saved, opened_at=submitter.opened_at or now, started_at=submitter.started_at or now
+        )
         await values.settle(tx, self.files, submission, submitter, before, submitters, self.signer)
         if first_save:
-            await stored.insert_event(tx, submission_id=submission.id, submitter_id=submitter.id,
-                                      event_type="start_form", data={}, now=now)
+            await stored.insert_event(
+                tx, submission_id=submission.id, submitter_id=submitter.id, event_type="start_form", data={}, now=now
+            )
             await self._event(tx, submitter, "form.started")
         return submitter
 
-    async def _acting(self, conn: Connection, slug: str, *,
-                      named: Submitter | None = None) -> tuple[Submission, Submitter, list[Submitter]]:
+    async def _acting(
+        self, conn: Connection, slug: str, *, named: Submitter | None = None
+    ) -> tuple[Submission, Submitter, list[Submitter]]:
         """The submission and submitter a signing link names, locked (in a transaction), when the submitter may
         act now; with all the submission's submitters. `named`: the submitter the link named when read before
         (a link names one submitter for good), not looked up again."""
@@ -228,8 +305,9 @@ class Submitters:
         if found is None:
             raise errors.NotFound(LINK_NOT_FOUND)
         # A submitter named earlier and deleted since: the link no longer names anyone.
-        submission, submitter, submitters = await _locked(conn, found.submission_id, found.id,
-                                                          LINK_NOT_FOUND if named else None)
+        submission, submitter, submitters = await _locked(
+            conn, found.submission_id, found.id, LINK_NOT_FOUND if named else None
+        )
         if submitter.completed_at:
             raise errors.Invalid("Form has been completed already.")
         if submitter.declined_at:
@@ -250,12 +328,19 @@ class Submitters:
         if body.get("values") is not None and not isinstance(body["values"], dict):
             raise errors.located(f"values {errors.must_be(dict)}", (), "values")
         raw = {**inputs.fields_values(body, ("submitter",)), **(body.get("values") or {})}
-        return await values.prepare(self.ingest, field_values.role_fields(submission.fields, submitter.role_uuid),
-                                    raw, ("values",))
+        return await values.prepare(
+            self.ingest, field_values.role_fields(submission.fields, submitter.role_uuid), raw, ("values",)
+        )
 
-    async def _changes_applied(self, tx: Connection, submission: Submission, submitter: Submitter,
-                               submitters: list[Submitter], body: dict[str, Any],
-                               prepared: PreparedValues) -> Submitter:
+    async def _changes_applied(
+        self,
+        tx: Connection,
+        submission: Submission,
+        submitter: Submitter,
+        submitters: list[Submitter],
+        body: dict[str, Any],
+        prepared: PreparedValues,
+    ) -> Submitter:
         """The submitter with the changes of a PUT (not yet written); the files of its values recorded, those
         replaced forgotten."""
         changes: dict[str, Any] = {}
@@ -278,19 +363,28 @@ class Submitters:
         if "send_email" in body:
             settings["send_email"] = json_fields.flag(body, "send_email")
         changes["preferences"] = settings
-        changes["field_values"] = {**submitter.field_values, **await values.record(
-            tx, self.clock, self.files, submission, submitter, prepared, self.account)}
+        changes["field_values"] = {
+            **submitter.field_values,
+            **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.account),
+        }
         changed = stored.changed(submitter, **changes)
         await values.settle(tx, self.files, submission, changed, submitter.field_values, submitters, self.account)
         return changed
 
     async def _event(self, tx: Connection, submitter: Submitter, event_type: str) -> None:
-        await events.record(tx, self.clock, account_id=submitter.account_id, event_type=event_type,
-                            record_type="submitter", record_id=submitter.id)
+        await events.record(
+            tx,
+            self.clock,
+            account_id=submitter.account_id,
+            event_type=event_type,
+            record_type="submitter",
+            record_id=submitter.id,
+        )
 
 
-async def _locked(conn: Connection, submission_id: int, submitter_id: int,
-                  not_found: str | None = None) -> tuple[Submission, Submitter, list[Submitter]]:
+async def _locked(
+    conn: Connection, submission_id: int, submitter_id: int, not_found: str | None = None
+) -> tuple[Submission, Submitter, list[Submitter]]:
     """The submitter's submission locked, then the submitter and all submitters as they are now (404, saying
     `not_found` when given, once deleted)."""
     submission = await stored.lock_submission(conn, submission_id)
@@ -309,8 +403,9 @@ def _refuse_finished_by_api(submission: Submission, submitter: Submitter) -> Non
         raise errors.Invalid("Submitter has already declined the submission.")
 
 
-def resend_refusal(submission: Submission, submitter: Submitter, submitters: list[Submitter],
-                   now: datetime) -> str | None:
+def resend_refusal(
+    submission: Submission, submitter: Submitter, submitters: list[Submitter], now: datetime
+) -> str | None:
     """Why the submitter cannot be sent their invitation again now (`Submitters.resend`), if anything: the
     console offers it to the others."""
     if submitter.completed_at or submission.completed_at:
@@ -366,7 +461,10 @@ def _with_defaults(submission: Submission, submitter: Submitter, now: datetime) 
     """The submitter's values with the fields' defaults under them and `{{date}}` as the completion day. Defaults
     that name files are not here: `values.defaults_stored` makes them the submission's own."""
     fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-    defaults: FieldValues = {f["uuid"]: f["default_value"] for f in fields
-                             if f.get("default_value") not in (None, "") and f["type"] not in field_values.FILE_TYPES}
+    defaults: FieldValues = {
+        f["uuid"]: f["default_value"]
+        for f in fields
+        if f.get("default_value") not in (None, "") and f["type"] not in field_values.FILE_TYPES
+    }
     defaults.update(submitter.field_values)
     return {uuid: now.date().isoformat() if value == "{{date}}" else value for uuid, value in defaults.items()}

@@ -79,12 +79,22 @@ async def _made(ingest: Ingest, item: object, field: Field, where: errors.Locati
 
 def names_files(prepared: PreparedValues) -> bool:
     """Whether any value is a file to record or a file named by id (the values are written once those are)."""
-    return any(isinstance(item, _STORED) for value in prepared.values.values()
-               for item in (value if isinstance(value, list) else [value]))
+    return any(
+        isinstance(item, _STORED)
+        for value in prepared.values.values()
+        for item in (value if isinstance(value, list) else [value])
+    )
 
 
-async def record(tx: Connection, clock: Clock, files: Files, submission: Submission, submitter: Submitter,
-                 prepared: PreparedValues, namer: Namer) -> FieldValues:
+async def record(
+    tx: Connection,
+    clock: Clock,
+    files: Files,
+    submission: Submission,
+    submitter: Submitter,
+    prepared: PreparedValues,
+    namer: Namer,
+) -> FieldValues:
     """The values as stored: each new file recorded as an attachment of the submitter's submission, each file
     named by id checked (422 naming the field) and made the submission's own."""
     attached = await stored.attachments_of(tx, submission.id)
@@ -94,8 +104,10 @@ async def record(tx: Connection, clock: Clock, files: Files, submission: Submiss
     for uuid, value in prepared.values.items():
         items = value if isinstance(value, list) else [value]
         if items and all(isinstance(item, _STORED) for item in items):
-            made = [await _stored(tx, clock, files, submission, submitter, prepared, uuid, item,
-                                  namable, held) for item in items]
+            made = [
+                await _stored(tx, clock, files, submission, submitter, prepared, uuid, item, namable, held)
+                for item in items
+            ]
             value = made if isinstance(value, list) else made[0]
         stored_values[uuid] = value
     return stored_values
@@ -109,9 +121,18 @@ def _namable_by_signer(submission: Submission, submitter: Submitter, attached: l
     return own | named | defaults_named(submission)
 
 
-async def _stored(tx: Connection, clock: Clock, files: Files, submission: Submission, submitter: Submitter,
-                  prepared: PreparedValues, field_uuid: str, item: object, namable: set[str] | None,
-                  held: set[str]) -> str:
+async def _stored(
+    tx: Connection,
+    clock: Clock,
+    files: Files,
+    submission: Submission,
+    submitter: Submitter,
+    prepared: PreparedValues,
+    field_uuid: str,
+    item: object,
+    namable: set[str] | None,
+    held: set[str],
+) -> str:
     """A file value as stored: a new file recorded, a named one checked. `namable`: the files a signer may name
     (None: the account, any file of its own)."""
     if isinstance(item, NewFile):
@@ -123,8 +144,9 @@ async def _stored(tx: Connection, clock: Clock, files: Files, submission: Submis
     found = (await files.owned(tx, submission.account_id, [item.uuid])).get(item.uuid) if allowed else None
     field = prepared.fields[field_uuid]
     if found is None:
-        whose = "a file of this account" if namable is None else \
-            "a file this signer uploaded or one a field default names"
+        whose = (
+            "a file of this account" if namable is None else "a file this signer uploaded or one a field default names"
+        )
         raise errors.located(f"{field['name']}: the file {item.uuid} is not {whose}", prepared.where)
     if field["type"] != "file" and not found.content_type.startswith("image/"):
         raise errors.located(f"{field['name']}: the file {item.uuid} is not an image", prepared.where)
@@ -136,8 +158,9 @@ async def _stored(tx: Connection, clock: Clock, files: Files, submission: Submis
     return copy.uuid
 
 
-async def defaults_stored(tx: Connection, clock: Clock, files: Files, submission: Submission,
-                          submitter: Submitter) -> FieldValues:
+async def defaults_stored(
+    tx: Connection, clock: Clock, files: Files, submission: Submission, submitter: Submitter
+) -> FieldValues:
     """The values completion takes from defaults that name files, for the submitter's fields left without a value:
     each file recorded again as the submission's own, as a value naming it is, so the signed documents and the
     audit log show it. A file not the account's (a default stored before defaults were checked), or not an image
@@ -162,12 +185,20 @@ async def defaults_stored(tx: Connection, clock: Clock, files: Files, submission
 
 
 async def _attach(tx: Connection, clock: Clock, submitter: Submitter, blob_id: int) -> None:
-    await stored.insert_attachment(tx, submission_id=submitter.submission_id, submitter_id=submitter.id,
-                                   blob_id=blob_id, now=clock.now())
+    await stored.insert_attachment(
+        tx, submission_id=submitter.submission_id, submitter_id=submitter.id, blob_id=blob_id, now=clock.now()
+    )
 
 
-async def settle(tx: Connection, files: Files, submission: Submission, submitter: Submitter,
-                 before: FieldValues, submitters: list[Submitter], namer: Namer) -> None:
+async def settle(
+    tx: Connection,
+    files: Files,
+    submission: Submission,
+    submitter: Submitter,
+    before: FieldValues,
+    submitters: list[Submitter],
+    namer: Namer,
+) -> None:
     """After `submitter`'s values changed from `before` (not yet written: `submitters` holds the others as they
     are): the submission's files those values named and nothing of the submission names any more are forgotten
     (their contents go unless another record shares them); then the submitter's files must keep within
@@ -184,15 +215,21 @@ async def settle(tx: Connection, files: Files, submission: Submission, submitter
 
 
 def _named_by(submission: Submission, given: FieldValues) -> set[str]:
-    return {named for f in submission.fields for named in field_values.named_files(f, given.get(f["uuid"]))
-            if isinstance(named, str)}
+    return {
+        named
+        for f in submission.fields
+        for named in field_values.named_files(f, given.get(f["uuid"]))
+        if isinstance(named, str)
+    }
 
 
 def _within_limit(own: list[Attachment], namer: Namer) -> None:
     total = sum(a.byte_size for a in own)
     if namer.uploads_limit and total > namer.uploads_limit:
-        raise errors.PayloadTooLarge(f"The files given for this signer would take {_mib(total)} together, more "
-                                     f"than the {_mib(namer.uploads_limit)} allowed: remove or replace some")
+        raise errors.PayloadTooLarge(
+            f"The files given for this signer would take {_mib(total)} together, more "
+            f"than the {_mib(namer.uploads_limit)} allowed: remove or replace some"
+        )
 
 
 def _mib(size: int) -> str:
@@ -201,5 +238,9 @@ def _mib(size: int) -> str:
 
 def defaults_named(submission: Submission) -> set[str]:
     """The files the submission's fields' defaults name (checked as the account's when the template was saved)."""
-    return {named for f in submission.fields for named in field_values.named_files(f, f.get("default_value"))
-            if isinstance(named, str)}
+    return {
+        named
+        for f in submission.fields
+        for named in field_values.named_files(f, f.get("default_value"))
+        if isinstance(named, str)
+    }

@@ -44,7 +44,8 @@ def signable_alone(template: Template) -> bool:
     """The first role has fields and no other role has any: no one else would ever be invited to fill
     theirs, so a submission waiting for them would never complete."""
     return bool(fields_of_role(template, 0)) and not any(
-        fields_of_role(template, position) for position in range(1, len(template.roles)))
+        fields_of_role(template, position) for position in range(1, len(template.roles))
+    )
 
 
 def text_problem(value: str, limit: int) -> str | None:
@@ -54,13 +55,22 @@ def text_problem(value: str, limit: int) -> str | None:
     return INVALID if _CONTROL.search(value) else None
 
 
-async def start(db: Database, submissions: Submissions, template: Template, signer: dict[str, Any], source: str,
-                along: Callable[[Connection, Submission], Awaitable[None]]) -> str:
+async def start(
+    db: Database,
+    submissions: Submissions,
+    template: Template,
+    signer: dict[str, Any],
+    source: str,
+    along: Callable[[Connection, Submission], Awaitable[None]],
+) -> str:
     """A submission of the template for the visitor, made as its author; answers their signing slug. They
     sign now: no invitation is sent, their completed copy is."""
     principal = await auth.on_behalf_of(db, template.account_id, template.author_id)
-    body = {"template_id": template.id, "send_email": False,
-            "submitters": [{**{key: value for key, value in signer.items() if value}, "send_copy_email": True}]}
+    body = {
+        "template_id": template.id,
+        "send_email": False,
+        "submitters": [{**{key: value for key, value in signer.items() if value}, "send_copy_email": True}],
+    }
     _, submitters = await submissions.create(principal, body, source=source, along=along)
     return submitters[0].slug
 

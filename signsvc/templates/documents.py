@@ -39,8 +39,9 @@ class Ingest:
     """Takes in what callers upload: documents for templates, files for values. Holds the PDF pool, the
     office converter and the downloader, and where the fonts are."""
 
-    def __init__(self, pool: PdfPool, office: OfficeConverter, downloader: downloads.Downloader,
-                 font_dir: str | None = None) -> None:
+    def __init__(
+        self, pool: PdfPool, office: OfficeConverter, downloader: downloads.Downloader, font_dir: str | None = None
+    ) -> None:
         self.pool, self.office, self.downloader, self.font_dir = pool, office, downloader, font_dir
 
     async def document(self, raw: Any, where: errors.Location) -> IngestedDocument:
@@ -72,10 +73,16 @@ class Ingest:
         name = name or "document"
         extension, content_type = prepared.preview_extension, prepared.preview_content_type
         return IngestedDocument(
-            uuid=str(uuids.uuid4()), name=name, pages=prepared.pages, form_fields=prepared.fields,
+            uuid=str(uuids.uuid4()),
+            name=name,
+            pages=prepared.pages,
+            form_fields=prepared.fields,
             pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
-            previews=[NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
-                      for page, image in enumerate(prepared.previews)])
+            previews=[
+                NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
+                for page, image in enumerate(prepared.previews)
+            ],
+        )
 
     async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
         """One PDF of every document, when there is more than one."""

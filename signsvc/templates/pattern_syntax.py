@@ -28,12 +28,57 @@ MAX_REPEAT = 1000  # RE2's own limit on a repetition's count
 MAX_DEPTH = 100  # groups inside groups
 _SYNTAX = set("^$\\.*+?()[]{}|/")
 _CONTROLS = {"t": 9, "n": 10, "v": 11, "f": 12, "r": 13}
-_SPACE_RANGES = ((0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
-                 (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF))
+_SPACE_RANGES = (
+    (0x09, 0x0D),
+    (0x20, 0x20),
+    (0xA0, 0xA0),
+    (0x1680, 0x1680),
+    (0x2000, 0x200A),
+    (0x2028, 0x2029),
+    (0x202F, 0x202F),
+    (0x205F, 0x205F),
+    (0x3000, 0x3000),
+    (0xFEFF, 0xFEFF),
+)
 _LINE_BREAKS = ((0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029))
-_CATEGORIES = {"C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn", "N", "Nd",
-               "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm", "So", "Z", "Zl",
-               "Zp", "Zs"}
+_CATEGORIES = {
+    "C",
+    "Cc",
+    "Cf",
+    "Co",
+    "Cs",
+    "L",
+    "Ll",
+    "Lm",
+    "Lo",
+    "Lt",
+    "Lu",
+    "M",
+    "Mc",
+    "Me",
+    "Mn",
+    "N",
+    "Nd",
+    "Nl",
+    "No",
+    "P",
+    "Pc",
+    "Pd",
+    "Pe",
+    "Pf",
+    "Pi",
+    "Po",
+    "Ps",
+    "S",
+    "Sc",
+    "Sk",
+    "Sm",
+    "So",
+    "Z",
+    "Zl",
+    "Zp",
+    "Zs",
+}
 _NAME_START = set(string.ascii_letters + "_$")
 _NAME_REST = _NAME_START | set(string.digits)
 
@@ -122,7 +167,7 @@ class _Reader:
 
     def _group_kind(self, start: int) -> None:
         """Reads what follows `(?`: only `:` and a name are accepted."""
-        head = self.pattern[self.at:self.at + 3]
+        head = self.pattern[self.at : self.at + 3]
         if head.startswith("?:"):
             self.at += 2
         elif head in ("?<=", "?<!") or head[:2] in ("?=", "?!"):
@@ -137,7 +182,7 @@ class _Reader:
 
     def _group_name(self, start: int) -> None:
         end = self.pattern.find(">", self.at)
-        name = self.pattern[self.at:end] if end >= 0 else ""
+        name = self.pattern[self.at : end] if end >= 0 else ""
         if not name or name[0] not in _NAME_START or not set(name) <= _NAME_REST:
             raise Refused(f"has a group name at {start + 1} that is not letters, digits, _ or $")
         if name in self.names:
@@ -166,7 +211,7 @@ class _Reader:
     def _bounds(self, move: bool = True) -> str | None:
         """`{n}`, `{n,}` or `{n,m}` at the position, else None."""
         end = self.pattern.find("}", self.at)
-        body = self.pattern[self.at + 1:end] if end >= 0 else ""
+        body = self.pattern[self.at + 1 : end] if end >= 0 else ""
         low, comma, high = body.partition(",")
         if not (low.isascii() and low.isdigit() and (not high or (high.isascii() and high.isdigit()))):
             return None
@@ -199,16 +244,18 @@ class _Reader:
             return _literal(ord(char))
         if char.isdigit() or char == "k":
             raise Refused(f"has a backreference or octal escape \\{char} at {start + 1}, which is not supported")
-        raise Refused(f"has \\{char} at {start + 1}, which is not supported" +
-                      (" inside [...]" if in_class and char in "bB" else ""))
+        raise Refused(
+            f"has \\{char} at {start + 1}, which is not supported"
+            + (" inside [...]" if in_class and char in "bB" else "")
+        )
 
     def _code_point(self, kind: str, start: int) -> int:
         if kind == "u" and self._peek() == "{":
             end = self.pattern.find("}", self.at)
-            digits = self.pattern[self.at + 1:end] if end >= 0 else ""
+            digits = self.pattern[self.at + 1 : end] if end >= 0 else ""
             self.at = end + 1
         else:
-            digits = self.pattern[self.at:self.at + (2 if kind == "x" else 4)]
+            digits = self.pattern[self.at : self.at + (2 if kind == "x" else 4)]
             self.at += len(digits)
             if len(digits) != (2 if kind == "x" else 4):
                 digits = ""
@@ -223,14 +270,21 @@ class _Reader:
         end = self.pattern.find("}", self.at)
         if self._peek() != "{" or end < 0:
             raise Refused(f"has \\{kind} at {start + 1} without {{...}}: write \\{kind}{{L}}")
-        name = self.pattern[self.at + 1:end]
+        name = self.pattern[self.at + 1 : end]
         self.at = end + 1
         key, _, value = name.rpartition("=")
-        if (key in ("Script", "sc") and value.isascii() and value.replace("_", "").isalpha()
-                and value not in _CATEGORIES and value != "Any") or (not key and name in _CATEGORIES):
+        if (
+            key in ("Script", "sc")
+            and value.isascii()
+            and value.replace("_", "").isalpha()
+            and value not in _CATEGORIES
+            and value != "Any"
+        ) or (not key and name in _CATEGORIES):
             return f"\\{kind}{{{value}}}"
-        raise Refused(f"has \\{kind}{{{name}}} at {start + 1}: only general categories such as \\{kind}{{L}} and "
-                      f"scripts such as \\{kind}{{Script=Latin}} are supported")
+        raise Refused(
+            f"has \\{kind}{{{name}}} at {start + 1}: only general categories such as \\{kind}{{L}} and "
+            f"scripts such as \\{kind}{{Script=Latin}} are supported"
+        )
 
     def _class(self) -> str:
         start = self.at - 1

@@ -49,8 +49,9 @@ _PROPERTY = re.compile(r"\\[pP]\{(\w+)\}")
 _CACHE: OrderedDict[str, re2._Regexp | str] = OrderedDict()
 _CACHE_LOCK = threading.Lock()  # the cache is filled from the patterns' thread and the event loop
 # The patterns a request compiled with `prepare`, kept for the rest of its task whatever the shared cache evicts.
-_PREPARED: contextvars.ContextVar[dict[str, re2._Regexp | str] | None] = contextvars.ContextVar("patterns",
-                                                                                              default=None)
+_PREPARED: contextvars.ContextVar[dict[str, re2._Regexp | str] | None] = contextvars.ContextVar(
+    "patterns", default=None
+)
 _T = TypeVar("_T")
 _queued = 0  # requests waiting for or running in the patterns' thread (read and written on the event loop)
 
@@ -167,8 +168,7 @@ async def first_mismatch(checks: Sequence[tuple[str, str]]) -> int | None:
 def _first_mismatch(checks: Sequence[tuple[str, str]], prepared: dict[str, re2._Regexp | str]) -> int | None:
     token = _PREPARED.set(prepared)  # the thread runs outside the request's context
     try:
-        return next((index for index, (pattern, text) in enumerate(checks) if matches(pattern, text) is False),
-                    None)
+        return next((index for index, (pattern, text) in enumerate(checks) if matches(pattern, text) is False), None)
     finally:
         _PREPARED.reset(token)
 
@@ -248,7 +248,7 @@ def _estimate(translated: str) -> int:
                 at += 2 if translated[at] == "\\" else 1
             at += 1
         elif char == "\\":
-            at = translated.index("}", at) + 1 if translated[at + 1:at + 2] == "{" else at + 1
+            at = translated.index("}", at) + 1 if translated[at + 1 : at + 2] == "{" else at + 1
         atom = translated[start:at]
         weight = len(atom.encode()) // 2 + 1 + sum(_property_size(name) for name in _PROPERTY.findall(atom))
         frames[-1][0] += weight

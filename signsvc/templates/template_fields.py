@@ -15,8 +15,22 @@ from signsvc.infra import errors, json_fields
 from signsvc.templates import patterns
 from storage.shapes import Area, Field, Option, Role, Validation
 
-FIELD_TYPES = ("text", "signature", "initials", "date", "number", "checkbox", "radio", "select", "multiple",
-               "image", "file", "stamp", "cells", "phone")
+FIELD_TYPES = (
+    "text",
+    "signature",
+    "initials",
+    "date",
+    "number",
+    "checkbox",
+    "radio",
+    "select",
+    "multiple",
+    "image",
+    "file",
+    "stamp",
+    "cells",
+    "phone",
+)
 WITH_OPTIONS = {"select", "radio", "multiple"}
 DEFAULT_ROLE = "First Party"
 # Far beyond any real form (long government forms have a few hundred); a template's fields are copied into
@@ -134,15 +148,13 @@ def _options(raw: dict[str, Any], kind: str, where: str) -> list[Option] | None:
     return result
 
 
-def _areas(raw: Any, options: list[Option] | None, documents: list[Page], where: str,
-           first_page: int) -> list[Area]:
+def _areas(raw: Any, options: list[Option] | None, documents: list[Page], where: str, first_page: int) -> list[Area]:
     if not isinstance(raw, list):
         raise errors.Invalid(f"{where} {errors.must_be(list)}")
     return [_area(item, options, documents, f"{where}[{index}]", first_page) for index, item in enumerate(raw)]
 
 
-def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: str,
-          first_page: int) -> Area:
+def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: str, first_page: int) -> Area:
     _require_object(raw, where)
     x, y, w, h = (_fraction(raw, key, where) for key in ("x", "y", "w", "h"))
     if x + w > 1 + _EPSILON or y + h > 1 + _EPSILON:
@@ -152,8 +164,10 @@ def _area(raw: Any, options: list[Option] | None, documents: list[Page], where: 
     if not isinstance(page, int) or isinstance(page, bool):
         raise errors.Invalid(f"{where}.page must be an integer")
     if not first_page <= page < first_page + document.page_count:
-        raise errors.Invalid(f"{where}.page {page} does not exist: the document has {document.page_count} "
-                             f"page{'s' if document.page_count != 1 else ''} (pages start at {first_page})")
+        raise errors.Invalid(
+            f"{where}.page {page} does not exist: the document has {document.page_count} "
+            f"page{'s' if document.page_count != 1 else ''} (pages start at {first_page})"
+        )
     area: Area = {"x": x, "y": y, "w": w, "h": h, "attachment_uuid": document.document_uuid, "page": page - first_page}
     if "cell_w" in raw:
         area["cell_w"] = _fraction(raw, "cell_w", where)

@@ -36,8 +36,7 @@ class Templates:
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
-        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id",
-                                                                                 "folder_name"))
+        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
         shared_link = json_fields.flag(body, "shared_link", True)
         raw_documents = body.get("documents")
         if not isinstance(raw_documents, list) or not raw_documents:
@@ -46,28 +45,54 @@ class Templates:
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
         await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
         roles, fields = _fields_of_documents(raw_documents, documents)
-        return await self._created(principal, documents, roles, fields, name=name, external_id=external_id,
-                                   folder_name=folder_name, shared_link=shared_link)
+        return await self._created(
+            principal,
+            documents,
+            roles,
+            fields,
+            name=name,
+            external_id=external_id,
+            folder_name=folder_name,
+            shared_link=shared_link,
+        )
 
-    async def upload(self, principal: Principal, data: bytes, filename: str, *, name: str | None = None,
-                     folder_name: str | None = None) -> Template:
+    async def upload(
+        self,
+        principal: Principal,
+        data: bytes,
+        filename: str,
+        *,
+        name: str | None = None,
+        folder_name: str | None = None,
+    ) -> Template:
         """A template of one uploaded file, made as `create` makes one of
         `{"name": name, "folder_name": folder_name, "documents": [{"file": <data as base64>, "name": filename}]}`
         (the same rules and messages), without the file ever held as base64 text."""
         document = await self.ingest.uploaded(data, filename, ("documents", 0))
         await patterns.prepare(patterns.found_in(document.form_fields))
         roles, fields = _fields_of_documents([{}], [document])
-        return await self._created(principal, [document], roles, fields, name=name, external_id=None,
-                                   folder_name=folder_name, shared_link=True)
+        return await self._created(
+            principal, [document], roles, fields, name=name, external_id=None, folder_name=folder_name, shared_link=True
+        )
 
-    async def _created(self, principal: Principal, documents: list[IngestedDocument], roles: Roles,
-                       fields: list[Field], *, name: str | None, external_id: str | None,
-                       folder_name: str | None, shared_link: bool) -> Template:
+    async def _created(
+        self,
+        principal: Principal,
+        documents: list[IngestedDocument],
+        roles: Roles,
+        fields: list[Field],
+        *,
+        name: str | None,
+        external_id: str | None,
+        folder_name: str | None,
+        shared_link: bool,
+    ) -> Template:
         """The template of ingested documents, recorded with their files and its `template.created` event."""
         name = name or documents[0].name
         combined = await self.ingest.combined(documents, name)
-        files = [file for document in documents for file in (document.pdf, *document.previews)] + \
-            ([combined] if combined else [])
+        files = [file for document in documents for file in (document.pdf, *document.previews)] + (
+            [combined] if combined else []
+        )
         await self.files.write(files)
         try:
             async with self.db.transaction() as tx:
@@ -77,10 +102,21 @@ class Templates:
                 folder = await stored.folder(tx, principal.account_id, folder_name or DEFAULT_FOLDER, now)
                 combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None
                 template_id = await stored.insert_template(
-                    tx, account_id=principal.account_id, author_id=principal.user_id, folder_id=folder.id,
-                    slug=tokens.slug(), name=name, external_id=external_id, source="api", roles=roles.items,
-                    fields=fields, preferences={}, combined_blob_id=combined_blob.id if combined_blob else None,
-                    shared_link=shared_link, now=now)
+                    tx,
+                    account_id=principal.account_id,
+                    author_id=principal.user_id,
+                    folder_id=folder.id,
+                    slug=tokens.slug(),
+                    name=name,
+                    external_id=external_id,
+                    source="api",
+                    roles=roles.items,
+                    fields=fields,
+                    preferences={},
+                    combined_blob_id=combined_blob.id if combined_blob else None,
+                    shared_link=shared_link,
+                    now=now,
+                )
                 for position, document in enumerate(documents):
                     await self._record_document(tx, principal.account_id, template_id, position, document)
                 await self._event(tx, principal.account_id, "template.created", template_id)
@@ -135,8 +171,7 @@ class Templates:
 
     async def clone(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """A copy with fresh uuids for roles, fields, options and documents, and files of its own."""
-        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id",
-                                                                                 "folder_name"))
+        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
         async with self.db.transaction() as tx:
             now = self.clock.now()
             source = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
@@ -145,38 +180,62 @@ class Templates:
             documents = await stored.list_documents(tx, source.id)
             await self._check_defaults(tx, source.account_id, source.fields)
             fresh = _fresh_uuids(source, documents)
-            folder_id = (await stored.folder(tx, source.account_id, folder_name, now)).id \
-                if folder_name else source.folder_id
+            folder_id = (
+                (await stored.folder(tx, source.account_id, folder_name, now)).id if folder_name else source.folder_id
+            )
             combined = await self.files.copy(tx, source.combined_blob_id) if source.combined_blob_id else None
             clone_id = await stored.insert_template(
-                tx, account_id=source.account_id, author_id=principal.user_id, folder_id=folder_id,
-                slug=tokens.slug(), name=name or f"{source.name} (Clone)", external_id=external_id, source="api",
-                roles=_renamed(source.roles, fresh), fields=_renamed(source.fields, fresh),
-                preferences=source.preferences, combined_blob_id=combined.id if combined else None,
-                shared_link=source.shared_link, now=now)
+                tx,
+                account_id=source.account_id,
+                author_id=principal.user_id,
+                folder_id=folder_id,
+                slug=tokens.slug(),
+                name=name or f"{source.name} (Clone)",
+                external_id=external_id,
+                source="api",
+                roles=_renamed(source.roles, fresh),
+                fields=_renamed(source.fields, fresh),
+                preferences=source.preferences,
+                combined_blob_id=combined.id if combined else None,
+                shared_link=source.shared_link,
+                now=now,
+            )
             for document in documents:
                 await self._copy_document(tx, clone_id, document, fresh)
             await self._event(tx, source.account_id, "template.created", clone_id)
             return await stored.required_template(tx, clone_id)
 
-    async def _record_document(self, tx: Connection, account_id: int, template_id: int, position: int,
-                               document: IngestedDocument) -> None:
+    async def _record_document(
+        self, tx: Connection, account_id: int, template_id: int, position: int, document: IngestedDocument
+    ) -> None:
         blob = await self.files.record(tx, account_id, document.pdf)
         previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
-        await stored.insert_document(tx, template_id=template_id, uuid=document.uuid, position=position,
-                                     name=document.name, blob_id=blob.id, pages=document.pages,
-                                     previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename}
-                                               for p in previews])
+        await stored.insert_document(
+            tx,
+            template_id=template_id,
+            uuid=document.uuid,
+            position=position,
+            name=document.name,
+            blob_id=blob.id,
+            pages=document.pages,
+            previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+        )
 
-    async def _copy_document(self, tx: Connection, template_id: int, document: TemplateDocument,
-                             fresh: dict[str, str]) -> None:
+    async def _copy_document(
+        self, tx: Connection, template_id: int, document: TemplateDocument, fresh: dict[str, str]
+    ) -> None:
         blob = await self.files.copy(tx, document.blob_id)
         previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
-        await stored.insert_document(tx, template_id=template_id, uuid=fresh[document.uuid],
-                                     position=document.position, name=document.name, blob_id=blob.id,
-                                     pages=document.pages,
-                                     previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename}
-                                               for p in previews])
+        await stored.insert_document(
+            tx,
+            template_id=template_id,
+            uuid=fresh[document.uuid],
+            position=document.position,
+            name=document.name,
+            blob_id=blob.id,
+            pages=document.pages,
+            previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+        )
 
     async def _changes(self, tx: Connection, template: Template, body: dict[str, Any]) -> dict[str, Any]:
         changes: dict[str, Any] = {}
@@ -189,8 +248,7 @@ class Templates:
             changes["external_id"] = json_fields.text(body, "external_id")
         if (folder_name := json_fields.text(body, "folder_name")) is not None:
             # Empty, as on creation: the default folder (a folder without a name could not be chosen in a list).
-            changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name or DEFAULT_FOLDER,
-                                                        now)).id
+            changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name or DEFAULT_FOLDER, now)).id
         if "shared_link" in body:
             changes["shared_link"] = json_fields.flag(body, "shared_link", template.shared_link)
         if "archived" in body:
@@ -216,18 +274,19 @@ class Templates:
         for found, item in given:
             if not isinstance(item, str) or item not in owned:
                 shown = str(item) if len(str(item)) <= 50 else f"{str(item)[:50]}..."
-                raise errors.Invalid(f"{found['name']}: default_value must name a file of this account by its id, "
-                                     f"not {shown}")
+                raise errors.Invalid(
+                    f"{found['name']}: default_value must name a file of this account by its id, not {shown}"
+                )
             if found["type"] != "file" and not owned[item].content_type.startswith("image/"):
                 raise errors.Invalid(f"{found['name']}: default_value must name an image, the file {item} is not one")
 
     async def _event(self, tx: Connection, account_id: int, event_type: str, template_id: int) -> None:
-        await events.record(tx, self.clock, account_id=account_id, event_type=event_type, record_type="template",
-                            record_id=template_id)
+        await events.record(
+            tx, self.clock, account_id=account_id, event_type=event_type, record_type="template", record_id=template_id
+        )
 
 
-def _fields_of_documents(raw_documents: list[Any],
-                         documents: list[IngestedDocument]) -> tuple[Roles, list[Field]]:
+def _fields_of_documents(raw_documents: list[Any], documents: list[IngestedDocument]) -> tuple[Roles, list[Field]]:
     """The roles and fields the creation input gives each document, else the document's own form fields."""
     roles = Roles()
     found: list[Field] = []
@@ -236,11 +295,15 @@ def _fields_of_documents(raw_documents: list[Any],
         if raw.get("fields") is not None:
             found += template_fields.fields(raw["fields"], roles, pages, f"documents[{index}].fields", first_page=1)
         else:
-            found += template_fields.fields(_within_limit(document.form_fields, len(found), index), roles, pages,
-                                            f"documents[{index}] form fields", first_page=0)
+            found += template_fields.fields(
+                _within_limit(document.form_fields, len(found), index),
+                roles,
+                pages,
+                f"documents[{index}] form fields",
+                first_page=0,
+            )
     if len(found) > template_fields.MAX_FIELDS:
-        raise errors.Invalid(f"documents have {len(found)} fields: a template has at most "
-                             f"{template_fields.MAX_FIELDS}")
+        raise errors.Invalid(f"documents have {len(found)} fields: a template has at most {template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
     return roles, found
 
@@ -250,8 +313,13 @@ def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) ->
     makes it unacceptable."""
     room = max(template_fields.MAX_FIELDS - before, 0)
     if len(form_fields) > room:
-        log.warning("documents[%d]: %d of its %d form fields are left out: a template has at most %d fields",
-                    index, len(form_fields) - room, len(form_fields), template_fields.MAX_FIELDS)
+        log.warning(
+            "documents[%d]: %d of its %d form fields are left out: a template has at most %d fields",
+            index,
+            len(form_fields) - room,
+            len(form_fields),
+            template_fields.MAX_FIELDS,
+        )
     return form_fields[:room]
 
 
@@ -261,8 +329,12 @@ def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
         items = body["submitters"]
         if not all(isinstance(r, dict) and isinstance(r.get("name"), str) for r in items):
             raise errors.at(("submitters",), "must be an array of objects with a name")
-        return Roles([{"name": r["name"], "uuid": r["uuid"] if isinstance(r.get("uuid"), str) else
-                       template_fields.new_uuid()} for r in items])
+        return Roles(
+            [
+                {"name": r["name"], "uuid": r["uuid"] if isinstance(r.get("uuid"), str) else template_fields.new_uuid()}
+                for r in items
+            ]
+        )
     if "roles" not in body:
         return None
     names = body["roles"]
@@ -295,5 +367,3 @@ def _renamed(value: Any, fresh: dict[str, str]) -> Any:
 
 def _blob_ids(document: TemplateDocument) -> list[int]:
     return [document.blob_id] + [preview["id"] for preview in document.previews]
-
-

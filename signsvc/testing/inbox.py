@@ -37,8 +37,9 @@ class Inbox:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     seen = [body.get("event_type") for body in self._received]
-                    raise TimeoutError(f"no {event_type} webhook{_described(data)} within {timeout:g} s; "
-                                       f"received: {seen}")
+                    raise TimeoutError(
+                        f"no {event_type} webhook{_described(data)} within {timeout:g} s; received: {seen}"
+                    )
                 self._arrived.wait(left)
 
     def clear(self) -> None:

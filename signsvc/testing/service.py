@@ -120,8 +120,12 @@ class Service:
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(f"{self.api_url}/_testing/{path}", data=data, method=method,
-                                         headers={"X-Auth-Token": self.key, "Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{self.api_url}/_testing/{path}",
+            data=data,
+            method=method,
+            headers={"X-Auth-Token": self.key, "Content-Type": "application/json"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return json.loads(response.read())
@@ -187,9 +191,19 @@ class _Runner:
             inbox_url = await _start(inbox.app(), runners)
             sock = _socket()
             site = f"http://127.0.0.1:{sock.getsockname()[1]}"
-            config = Config(**{"database_url": "sqlite:///:memory:", "api_key": LIVE_KEY, "test_api_key": TEST_KEY,
-                               "site_url": site, "testing": True, "webhook_url": inbox_url,
-                               "test_webhook_url": inbox_url, "log_level": "WARNING", **self.settings})
+            config = Config(
+                **{
+                    "database_url": "sqlite:///:memory:",
+                    "api_key": LIVE_KEY,
+                    "test_api_key": TEST_KEY,
+                    "site_url": site,
+                    "testing": True,
+                    "webhook_url": inbox_url,
+                    "test_webhook_url": inbox_url,
+                    "log_level": "WARNING",
+                    **self.settings,
+                }
+            )
             app = create_app(config)
             await _start(app, runners, sock)
             serving_started(app)

@@ -66,8 +66,9 @@ class Sender:
         self._client: aiohttp.ClientSession | None = None
         self._connections = asyncio.Semaphore(CONNECTIONS)
 
-    async def post(self, clock: Clock, url: str, body: bytes, headers: dict[str, str], *,
-                   queued: bool = True) -> Outcome:
+    async def post(
+        self, clock: Clock, url: str, body: bytes, headers: dict[str, str], *, queued: bool = True
+    ) -> Outcome:
         """A delivery waits for a free connection before its attempt begins, so that a batch queued behind
         slow endpoints does not spend its time limit waiting; `queued=False` (someone waiting for the test
         webhook's outcome) goes at once, on one of the connections kept beside the deliveries'."""
@@ -106,10 +107,16 @@ class Sender:
 
     def _session(self) -> aiohttp.ClientSession:
         if self._client is None:
-            connector = aiohttp.TCPConnector(resolver=downloads.PublicResolver() if self.public_only else None,
-                                             limit=CONNECTIONS + UNQUEUED_CONNECTIONS)
-            self._client = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
-                                                 trust_env=False, timeout=aiohttp.ClientTimeout(total=None))
+            connector = aiohttp.TCPConnector(
+                resolver=downloads.PublicResolver() if self.public_only else None,
+                limit=CONNECTIONS + UNQUEUED_CONNECTIONS,
+            )
+            self._client = aiohttp.ClientSession(
+                connector=connector,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,
+                timeout=aiohttp.ClientTimeout(total=None),
+            )
         return self._client
 
     async def close(self) -> None:
@@ -122,8 +129,9 @@ class Deliverer:
     """Sends deliveries (the `webhooks.deliver` job) and test webhooks, with one `Sender`; the payload
     of each event is built by `Payloads` when it is sent."""
 
-    def __init__(self, db: Database, clock: Clock, payloads: Payloads, sender: Sender, *,
-                 fast_retries: bool = False) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, payloads: Payloads, sender: Sender, *, fast_retries: bool = False
+    ) -> None:
         self.db, self.clock, self.payloads, self.sender = db, clock, payloads, sender
         self.fast_retries = fast_retries
 
@@ -169,16 +177,21 @@ class Deliverer:
         keys = list(dict.fromkeys((d.record_type, d.record_id, d.event_type) for d in due))
         return dict(zip(keys, await _each(self.payloads.data(self.db, *key) for key in keys), strict=True))
 
-    async def _attempt(self, delivery: WebhookDelivery,
-                       built: dict[_Record, dict[str, Any] | Exception | None]) -> Outcome:
+    async def _attempt(
+        self, delivery: WebhookDelivery, built: dict[_Record, dict[str, Any] | Exception | None]
+    ) -> Outcome:
         data = built[(delivery.record_type, delivery.record_id, delivery.event_type)]
         if isinstance(data, Exception):
             raise data
         if data is None:
             gone = f"Not sent: the {delivery.record_type} {delivery.record_id} no longer exists"
             return Outcome(False, self.clock.now(), error=gone, final=True)
-        envelope = {"event_id": delivery.event_uuid, "event_type": delivery.event_type,
-                    "timestamp": iso(delivery.event_created_at), "data": data}
+        envelope = {
+            "event_id": delivery.event_uuid,
+            "event_type": delivery.event_type,
+            "timestamp": iso(delivery.event_created_at),
+            "data": data,
+        }
         return await self.sender.post(self.clock, delivery.url, *signed(delivery, self.clock, envelope))
 
     async def test(self, endpoint: WebhookEndpoint) -> Outcome:
@@ -186,8 +199,10 @@ class Deliverer:
         without an event_id; it is not logged and not retried."""
         submitter_id = await stored.latest_completed_submitter_id(self.db, endpoint.account_id)
         if submitter_id is None:
-            raise errors.Invalid("No signer of this account has completed yet: the test webhook is a form.completed "
-                                 "built from the latest completed signer")
+            raise errors.Invalid(
+                "No signer of this account has completed yet: the test webhook is a form.completed "
+                "built from the latest completed signer"
+            )
         data = await self.payloads.submitter(self.db, submitter_id)
         envelope = {"event_type": "form.completed", "timestamp": iso(self.clock.now()), "data": data}
         return await self.sender.post(self.clock, endpoint.url, *signed(endpoint, self.clock, envelope), queued=False)
@@ -197,10 +212,23 @@ class Deliverer:
         failures = 0 if outcome.delivered else delivery.failures + 1
         retries = self._retries(delivery.event_type)
         next_at = None if outcome.delivered or outcome.final else retries.next_at(failures, self.clock)
-        status = DeliveryStatus.DELIVERED if outcome.delivered else \
-            DeliveryStatus.PENDING if next_at else DeliveryStatus.FAILED
-        return stored.Attempted(delivery, outcome.attempted_at, outcome.response_status, outcome.error,
-                                outcome.duration_ms, status, failures, next_at)
+        status = (
+            DeliveryStatus.DELIVERED
+            if outcome.delivered
+            else DeliveryStatus.PENDING
+            if next_at
+            else DeliveryStatus.FAILED
+        )
+        return stored.Attempted(
+            delivery,
+            outcome.attempted_at,
+            outcome.response_status,
+            outcome.error,
+            outcome.duration_ms,
+            status,
+            failures,
+            next_at,
+        )
 
     def _retries(self, event_type: str) -> retries.Backoff:
         schedule = retries.webhook_delivery(event_type)
@@ -221,14 +249,19 @@ async def _each(work: Iterable[Awaitable[T]]) -> list[T | Exception]:
     return cast(list[T | Exception], results)
 
 
-def signed(endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock,
-           envelope: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
+def signed(
+    endpoint: WebhookEndpoint | WebhookDelivery, clock: Clock, envelope: dict[str, Any]
+) -> tuple[bytes, dict[str, str]]:
     """The body and headers of a delivery, signed with the endpoint's secret (which a delivery record
     carries too)."""
     body = encoded(envelope)
     timestamp = int(clock.now().timestamp())
-    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
-               "X-Service-Event-Type": envelope["event_type"], "X-Service-Timestamp": str(timestamp)}
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "X-Service-Event-Type": envelope["event_type"],
+        "X-Service-Timestamp": str(timestamp),
+    }
     if "event_id" in envelope:
         headers["X-Service-Event-Id"] = envelope["event_id"]
     if endpoint.secret is not None and endpoint.secret_header is not None:

@@ -26,18 +26,38 @@ from storage import Connection, Database
 from storage.accounts import default_account
 from storage.records import DeliveryStatus, Event, Principal, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
-EVENT_TYPES = ("form.viewed", "form.started", "form.completed", "form.declined", "submission.created",
-               "submission.completed", "submission.expired", "submission.archived", "template.created",
-               "template.updated", "consent.created")
+EVENT_TYPES = (
+    "form.viewed",
+    "form.started",
+    "form.completed",
+    "form.declined",
+    "submission.created",
+    "submission.completed",
+    "submission.expired",
+    "submission.archived",
+    "template.created",
+    "template.updated",
+    "consent.created",
+)
 DEFAULT_EVENTS = EVENT_TYPES[:4]
 DELIVER = "webhooks.deliver"
 MAX_ENDPOINTS = 20
 MAX_URL_LENGTH = 2048
 MIN_SECRET_LENGTH, RECOMMENDED_SECRET_LENGTH, MAX_SECRET_LENGTH = 16, 32, 255
 # Headers every delivery sets itself: a secret header must not replace them.
-RESERVED_HEADERS = {"content-type", "content-length", "content-encoding", "transfer-encoding", "host", "connection",
-                    "user-agent", "x-service-event-id", "x-service-event-type", "x-service-timestamp",
-                    "x-service-signature"}
+RESERVED_HEADERS = {
+    "content-type",
+    "content-length",
+    "content-encoding",
+    "transfer-encoding",
+    "host",
+    "connection",
+    "user-agent",
+    "x-service-event-id",
+    "x-service-event-type",
+    "x-service-timestamp",
+    "x-service-signature",
+}
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")
 # An absolute http(s) URL of RFC 3986: scheme in any case, optional userinfo, a host name of unreserved
 # characters or a bracketed IPv6 address, a port up to 65535, path, query and fragment. The OpenAPI document
@@ -46,17 +66,30 @@ _UNRESERVED, _SUB_DELIMS, _PCT = "A-Za-z0-9._~\\-", "!$&'()*+,;=", "%[0-9A-Fa-f]
 _H16 = "[0-9A-Fa-f]{1,4}"
 _OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
 _LS32 = f"(?:{_H16}:{_H16}|{_OCTET}\\.{_OCTET}\\.{_OCTET}\\.{_OCTET})"
-_IPV6 = "(?:" + "|".join([
-    f"(?:{_H16}:){{6}}{_LS32}", f"::(?:{_H16}:){{5}}{_LS32}", f"(?:{_H16})?::(?:{_H16}:){{4}}{_LS32}",
-    f"(?:(?:{_H16}:){{0,1}}{_H16})?::(?:{_H16}:){{3}}{_LS32}",
-    f"(?:(?:{_H16}:){{0,2}}{_H16})?::(?:{_H16}:){{2}}{_LS32}",
-    f"(?:(?:{_H16}:){{0,3}}{_H16})?::{_H16}:{_LS32}", f"(?:(?:{_H16}:){{0,4}}{_H16})?::{_LS32}",
-    f"(?:(?:{_H16}:){{0,5}}{_H16})?::{_H16}", f"(?:(?:{_H16}:){{0,6}}{_H16})?::"]) + ")"
+_IPV6 = (
+    "(?:"
+    + "|".join(
+        [
+            f"(?:{_H16}:){{6}}{_LS32}",
+            f"::(?:{_H16}:){{5}}{_LS32}",
+            f"(?:{_H16})?::(?:{_H16}:){{4}}{_LS32}",
+            f"(?:(?:{_H16}:){{0,1}}{_H16})?::(?:{_H16}:){{3}}{_LS32}",
+            f"(?:(?:{_H16}:){{0,2}}{_H16})?::(?:{_H16}:){{2}}{_LS32}",
+            f"(?:(?:{_H16}:){{0,3}}{_H16})?::{_H16}:{_LS32}",
+            f"(?:(?:{_H16}:){{0,4}}{_H16})?::{_LS32}",
+            f"(?:(?:{_H16}:){{0,5}}{_H16})?::{_H16}",
+            f"(?:(?:{_H16}:){{0,6}}{_H16})?::",
+        ]
+    )
+    + ")"
+)
 _PORT = "(?::0*(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])?)?"
 _PCHAR = f"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
-HTTP_URL_PATTERN = (f"^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?"
-                    f"(?:\\[{_IPV6}\\]|[{_UNRESERVED}]+){_PORT}(?:/{_PCHAR}*)*(?:\\?(?:{_PCHAR}|[/?])*)?"
-                    f"(?:#(?:{_PCHAR}|[/?])*)?$")
+HTTP_URL_PATTERN = (
+    f"^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?"
+    f"(?:\\[{_IPV6}\\]|[{_UNRESERVED}]+){_PORT}(?:/{_PCHAR}*)*(?:\\?(?:{_PCHAR}|[/?])*)?"
+    f"(?:#(?:{_PCHAR}|[/?])*)?$"
+)
 PRIVATE_ADDRESS = "a private or local network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
 # A host name of a new URL is looked up this long at most (public-only); one that does not answer in time is refused.
 RESOLVE_SECONDS = 5
@@ -93,8 +126,9 @@ class WebhookEndpoints:
     def __init__(self, db: Database, clock: Clock, *, public_only: bool = False) -> None:
         self.db, self.clock, self.public_only = db, clock, public_only
 
-    async def page(self, account_id: int, *, limit: int, after: int | None = None,
-                   before: int | None = None) -> list[WebhookEndpoint]:
+    async def page(
+        self, account_id: int, *, limit: int, after: int | None = None, before: int | None = None
+    ) -> list[WebhookEndpoint]:
         return await stored.list_endpoints(self.db, account_id, limit=limit, after=after, before=before)
 
     async def create(self, account_id: int, body: dict[str, Any]) -> Changed:
@@ -104,8 +138,15 @@ class WebhookEndpoints:
         async with self.db.transaction() as tx:
             if await stored.count_endpoints(tx, account_id) >= MAX_ENDPOINTS:
                 raise errors.Invalid(f"an account has at most {MAX_ENDPOINTS} webhook endpoints")
-            endpoint = await stored.insert_endpoint(tx, account_id=account_id, url=url, events=events,
-                                                    secret_header=header, secret=secret, now=self.clock.now())
+            endpoint = await stored.insert_endpoint(
+                tx,
+                account_id=account_id,
+                url=url,
+                events=events,
+                secret_header=header,
+                secret=secret,
+                now=self.clock.now(),
+            )
         if endpoint is None:
             raise errors.at(("url",), f"{url} already has a webhook endpoint")
         return Changed(endpoint, _warnings(secret))
@@ -138,12 +179,21 @@ class WebhookEndpoints:
         """The endpoint, if `scope` may reach it."""
         return await _find(self.db, scope, endpoint_id)
 
-    async def deliveries(self, scope: Principal | None, endpoint_id: int, *, status: DeliveryStatus | None,
-                         limit: int, after: int | None = None, before: int | None = None) -> list[Delivered]:
+    async def deliveries(
+        self,
+        scope: Principal | None,
+        endpoint_id: int,
+        *,
+        status: DeliveryStatus | None,
+        limit: int,
+        after: int | None = None,
+        before: int | None = None,
+    ) -> list[Delivered]:
         """The endpoint's delivery log, newest first, each delivery with its attempts."""
         endpoint = await self.find(scope, endpoint_id)
-        found = await stored.list_deliveries(self.db, endpoint.id, status=status, limit=limit, after=after,
-                                             before=before)
+        found = await stored.list_deliveries(
+            self.db, endpoint.id, status=status, limit=limit, after=after, before=before
+        )
         attempts = await stored.attempts_of(self.db, endpoint.id, found)
         return [Delivered(delivery, attempts[delivery.id]) for delivery in found]
 
@@ -151,11 +201,13 @@ class WebhookEndpoints:
         """The newest delivery of each endpoint of the account, by endpoint id (endpoints without one are absent)."""
         return {delivery.endpoint_id: delivery for delivery in await stored.latest_deliveries(self.db, account_id)}
 
-    async def account_deliveries(self, account_id: int, *, event_type: str | None, status: DeliveryStatus | None,
-                                 limit: int) -> list[Delivered]:
+    async def account_deliveries(
+        self, account_id: int, *, event_type: str | None, status: DeliveryStatus | None, limit: int
+    ) -> list[Delivered]:
         """The account's deliveries to all its endpoints, newest first, each with its attempts."""
-        found = await stored.deliveries_of_account(self.db, account_id, event_type=event_type, status=status,
-                                                   limit=limit)
+        found = await stored.deliveries_of_account(
+            self.db, account_id, event_type=event_type, status=status, limit=limit
+        )
         attempts = await stored.attempts_of_deliveries(self.db, found)
         return [Delivered(delivery, attempts[delivery.id]) for delivery in found]
 
@@ -167,8 +219,9 @@ class WebhookEndpoints:
             if delivery is None or delivery.endpoint_id != endpoint.id:
                 raise errors.NotFound(f"Delivery {delivery_id} of webhook endpoint {endpoint.id} not found")
             await stored.resend_delivery(tx, delivery.id, self.clock.now())
-            await jobs.bring_forward(tx, self.clock, DELIVER, {"delivery_id": delivery.id},
-                                     dedupe_key=_job_key(delivery.id))
+            await jobs.bring_forward(
+                tx, self.clock, DELIVER, {"delivery_id": delivery.id}, dedupe_key=_job_key(delivery.id)
+            )
             resent = await stored.required_delivery(tx, delivery.id)
             return Delivered(resent, (await stored.attempts_of(tx, endpoint.id, [resent]))[resent.id])
 
@@ -181,8 +234,15 @@ class WebhookEndpoints:
         async with self.db.transaction() as tx:
             account = await default_account(tx)
             for owner, url in zip((account.id, account.linked_id), checked, strict=True):
-                await stored.put_configured_endpoint(tx, account_id=owner, url=url, events=list(EVENT_TYPES),
-                                                     secret_header=header, secret=value, now=self.clock.now())
+                await stored.put_configured_endpoint(
+                    tx,
+                    account_id=owner,
+                    url=url,
+                    events=list(EVENT_TYPES),
+                    secret_header=header,
+                    secret=value,
+                    now=self.clock.now(),
+                )
         return _warnings(value) if any(checked) else []
 
     async def _checked_url(self, value: Any) -> str:
@@ -195,8 +255,9 @@ class WebhookEndpoints:
 async def fan_out(tx: Connection, clock: Clock, event: Event) -> None:
     """In the event's own transaction: a delivery, and the job that sends it, for each endpoint of the
     event's account that chose its type. Test-mode events stay in the test account's endpoints."""
-    delivery_ids = await stored.insert_deliveries(tx, event_id=event.id, account_id=event.account_id,
-                                                  event_type=event.event_type, now=clock.now())
+    delivery_ids = await stored.insert_deliveries(
+        tx, event_id=event.id, account_id=event.account_id, event_type=event.event_type, now=clock.now()
+    )
     for delivery_id in delivery_ids:
         # One job per delivery at a time (its dedupe key): one attempt is ever under way.
         await jobs.enqueue(tx, clock, DELIVER, {"delivery_id": delivery_id}, dedupe_key=_job_key(delivery_id))
@@ -234,8 +295,11 @@ def _url(value: Any) -> str:
     except ValueError:  # UnicodeError too: a host label `xn--...` that is not punycode
         valid = False
     if not valid:
-        raise errors.at(("url",), "must be an http:// or https:// URL with a host (RFC 3986: no spaces, characters "
-                                  "outside a URL's percent-encoded)")
+        raise errors.at(
+            ("url",),
+            "must be an http:// or https:// URL with a host (RFC 3986: no spaces, characters "
+            "outside a URL's percent-encoded)",
+        )
     return value
 
 
@@ -249,8 +313,11 @@ async def _refuse_private(url: str) -> None:
         return
     found = await _addresses(host)
     if not found:
-        raise errors.at(("url",), f"must point to a public address: {host} does not resolve to any address "
-                                  f"(looked up for at most {RESOLVE_SECONDS} seconds)")
+        raise errors.at(
+            ("url",),
+            f"must point to a public address: {host} does not resolve to any address "
+            f"(looked up for at most {RESOLVE_SECONDS} seconds)",
+        )
     if not all(addresses.is_public(address) for address in found):
         raise errors.at(("url",), f"must point to a public address: {host} resolves to {PRIVATE_ADDRESS}")
 
@@ -271,11 +338,12 @@ def _events(value: Any) -> list[str]:
     if value == "all":
         return list(EVENT_TYPES)
     if not isinstance(value, list) or not value:
-        raise errors.at(("events",), f"must be \"all\" or a non-empty array of event types: {', '.join(EVENT_TYPES)}")
+        raise errors.at(("events",), f'must be "all" or a non-empty array of event types: {", ".join(EVENT_TYPES)}')
     for index, event_type in enumerate(value):
         if event_type not in EVENT_TYPES:
-            raise errors.at(("events", index), f"{event_type!r} is not an event type; "
-                                               f"use one of: {', '.join(EVENT_TYPES)}")
+            raise errors.at(
+                ("events", index), f"{event_type!r} is not an event type; use one of: {', '.join(EVENT_TYPES)}"
+            )
     return [event_type for event_type in EVENT_TYPES if event_type in value]
 
 
@@ -292,8 +360,11 @@ def _secret(value: Any) -> tuple[str | None, str | None]:
     if header.lower() in RESERVED_HEADERS:
         raise errors.at(("secret", "header"), f"{header} is a header every delivery sets itself; choose another name")
     if not secret or len(secret) < MIN_SECRET_LENGTH or len(secret) > MAX_SECRET_LENGTH:
-        raise errors.at(("secret", "value"), f"must have {MIN_SECRET_LENGTH} to {MAX_SECRET_LENGTH} characters "
-                                             f"({RECOMMENDED_SECRET_LENGTH} or more random characters are recommended)")
+        raise errors.at(
+            ("secret", "value"),
+            f"must have {MIN_SECRET_LENGTH} to {MAX_SECRET_LENGTH} characters "
+            f"({RECOMMENDED_SECRET_LENGTH} or more random characters are recommended)",
+        )
     if not all("!" <= character <= "~" for character in secret):
         raise errors.at(("secret", "value"), "must be printable ASCII without spaces (it is sent as a header value)")
     return header, secret
@@ -301,6 +372,8 @@ def _secret(value: Any) -> tuple[str | None, str | None]:
 
 def _warnings(secret: str | None) -> list[str]:
     if secret is not None and len(secret) < RECOMMENDED_SECRET_LENGTH:
-        return [f"secret.value has {len(secret)} characters; {RECOMMENDED_SECRET_LENGTH} or more random "
-                "characters are recommended"]
+        return [
+            f"secret.value has {len(secret)} characters; {RECOMMENDED_SECRET_LENGTH} or more random "
+            "characters are recommended"
+        ]
     return []

@@ -13,11 +13,18 @@ from storage import Connection
 from storage.records import Event
 
 
-async def record(tx: Connection, clock: Clock, *, account_id: int, event_type: str, record_type: str,
-                 record_id: int) -> Event:
-    event, subscribed = await stored.insert_event(tx, uuid=str(uuid.uuid4()), account_id=account_id,
-                                                  event_type=event_type, record_type=record_type,
-                                                  record_id=record_id, now=clock.now())
+async def record(
+    tx: Connection, clock: Clock, *, account_id: int, event_type: str, record_type: str, record_id: int
+) -> Event:
+    event, subscribed = await stored.insert_event(
+        tx,
+        uuid=str(uuid.uuid4()),
+        account_id=account_id,
+        event_type=event_type,
+        record_type=record_type,
+        record_id=record_id,
+        now=clock.now(),
+    )
     if subscribed:
         await endpoints.fan_out(tx, clock, event)
     return event

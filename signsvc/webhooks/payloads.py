@@ -20,8 +20,7 @@ class Payloads:
     def __init__(self, clock: Clock, files: Files) -> None:
         self.clock, self.files = clock, files
 
-    async def data(self, conn: Connection, record_type: str, record_id: int,
-                   event_type: str) -> dict[str, Any] | None:
+    async def data(self, conn: Connection, record_type: str, record_id: int, event_type: str) -> dict[str, Any] | None:
         """The record's JSON for the event type; None when the record no longer exists."""
         if record_type == "template":
             return await self.template(conn, record_id)
@@ -46,8 +45,9 @@ class Payloads:
         submitter = await stored_submissions.get_submitter(conn, submitter_id)
         if submitter is None:
             return None
-        related = await submission_loaders.submitters(conn, self.files, submitter.account_id, [submitter],
-                                                      siblings=True)
+        related = await submission_loaders.submitters(
+            conn, self.files, submitter.account_id, [submitter], siblings=True
+        )
         return submission_json.webhook_submitter(self.files, self.clock.now(), related, submitter)
 
     async def submission(self, conn: Connection, submission_id: int, event_type: str) -> dict[str, Any] | None:
@@ -57,8 +57,7 @@ class Payloads:
             return None
         if event_type == "submission.archived":
             return {"id": submission.id, "slug": submission.slug, "archived_at": submission.archived_at}
-        related = await submission_loaders.records(conn, self.files, submission.account_id, [submission],
-                                                   events=True)
+        related = await submission_loaders.records(conn, self.files, submission.account_id, [submission], events=True)
         return submission_json.submission_record(self.files, self.clock.now(), related, submission, with_events=True)
 
     async def consent(self, conn: Connection, consent_id: int) -> dict[str, Any] | None:

@@ -28,8 +28,14 @@ def sign(secret: str, timestamp: int, body: bytes) -> str:
     return f"v1={digest}"
 
 
-def verify(secret: str, body: bytes, headers: Mapping[str, str], *, now: float | None = None,
-           tolerance: int = TOLERANCE_SECONDS) -> int:
+def verify(
+    secret: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    *,
+    now: float | None = None,
+    tolerance: int = TOLERANCE_SECONDS,
+) -> int:
     """Checks a delivery as received: the raw body bytes (not re-encoded JSON) and its headers.
 
     Answers the signing time in Unix seconds; raises InvalidSignature when the timestamp is missing,

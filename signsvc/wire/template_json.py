@@ -30,8 +30,12 @@ def template_json(files: Files, template: Template, documents: list[TemplateDocu
         "folder_name": template.folder_name,
         "shared_link": template.shared_link,
         "variables_schema": {},  # templates define no variables yet
-        "author": {"id": template.author_id, "email": template.author_email,
-                   "first_name": template.author_first_name, "last_name": template.author_last_name},
+        "author": {
+            "id": template.author_id,
+            "email": template.author_email,
+            "first_name": template.author_first_name,
+            "last_name": template.author_last_name,
+        },
         "documents": [document_json(files, d) for d in documents],
     }
 
@@ -42,15 +46,24 @@ def pdf_json(files: Files, template: Template, documents: list[TemplateDocument]
         filename, url = template.combined_filename, files.link(template.combined_uuid, template.combined_filename)
     else:
         filename, url = documents[0].filename, files.link(documents[0].blob_uuid, documents[0].filename)
-    return {"id": template.id, "name": template.name, "pdf_url": url, "filename": filename,
-            "documents": [document_json(files, d) for d in documents]}
+    return {
+        "id": template.id,
+        "name": template.name,
+        "pdf_url": url,
+        "filename": filename,
+        "documents": [document_json(files, d) for d in documents],
+    }
 
 
 def document_json(files: Files, document: TemplateDocument) -> dict[str, Any]:
     preview = document.previews[0] if document.previews else None
-    return {"id": document.id, "uuid": document.uuid, "url": files.link(document.blob_uuid, document.filename),
-            "preview_image_url": files.link(preview["uuid"], preview["filename"]) if preview else None,
-            "filename": document.filename}
+    return {
+        "id": document.id,
+        "uuid": document.uuid,
+        "url": files.link(document.blob_uuid, document.filename),
+        "preview_image_url": files.link(preview["uuid"], preview["filename"]) if preview else None,
+        "filename": document.filename,
+    }
 
 
 def _named_fields(fields: list[Field]) -> list[Field]:

@@ -14,8 +14,20 @@ def clock_json(clock: ManualClock) -> dict[str, Any]:
 
 def email_json(captured: CapturedEmail) -> dict[str, Any]:
     email = captured.email
-    return {"id": email.id, "kind": email.kind, "to": email.to_address, "reply_to": email.reply_to,
-            "subject": email.subject, "text": email.text_body, "html": email.html_body, "links": captured.links,
-            "attachments": captured.attachments, "status": email.status, "submitter_id": email.submitter_id,
-            "attempts": email.attempts, "last_error": email.last_error, "created_at": email.created_at,
-            "sent_at": email.sent_at}
+    return {
+        "id": email.id,
+        "kind": email.kind,
+        "to": email.to_address,
+        "reply_to": email.reply_to,
+        "subject": email.subject,
+        "text": email.text_body,
+        "html": email.html_body,
+        "links": captured.links,
+        "attachments": captured.attachments,
+        "status": email.status,
+        "submitter_id": email.submitter_id,
+        "attempts": email.attempts,
+        "last_error": email.last_error,
+        "created_at": email.created_at,
+        "sent_at": email.sent_at,
+    }

@@ -36,15 +36,21 @@ async def db(database_url: str) -> AsyncIterator[Database]:
 @pytest.fixture
 def config(tmp_path) -> Config:
     # The webhook tests' receivers listen on 127.0.0.1, which a public site refuses by default.
-    return Config(api_key=LIVE_KEY, test_api_key=TEST_KEY, site_url="http://signsvc.test",
-                  data_dir=str(tmp_path / "data"), webhook_public_only=False)
+    return Config(
+        api_key=LIVE_KEY,
+        test_api_key=TEST_KEY,
+        site_url="http://signsvc.test",
+        data_dir=str(tmp_path / "data"),
+        webhook_public_only=False,
+    )
 
 
 @pytest.fixture
 def make_app(db: Database, clock: ManualClock, config: Config, pdf_pool: PdfPool):
     def make(downloader: Any = None, **changes: Any):
-        app = create_app(config.replace(**changes), clock=clock, db=db, pool=pdf_pool, downloader=downloader,
-                         background=False)
+        app = create_app(
+            config.replace(**changes), clock=clock, db=db, pool=pdf_pool, downloader=downloader, background=False
+        )
         probe.add_routes(app)
         return app
 

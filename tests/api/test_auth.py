@@ -15,8 +15,16 @@ from tests.support.app import LIVE_KEY, TEST_KEY
 NOT_AUTHENTICATED = {"error": "Not authenticated"}
 
 
-@pytest.mark.parametrize("headers", [{}, {"X-Auth-Token": ""}, {"X-Auth-Token": "   "}, {"X-Auth-Token": "wrong"},
-                                     {"Authorization": f"Bearer {LIVE_KEY}"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"X-Auth-Token": ""},
+        {"X-Auth-Token": "   "},
+        {"X-Auth-Token": "wrong"},
+        {"Authorization": f"Bearer {LIVE_KEY}"},
+    ],
+)
 async def test_key_missing_empty_or_wrong_is_401_not_authenticated(api, headers):
     reply = await api.with_key(None).get("/api/user", headers=headers)
     assert (reply.status, reply.json) == (401, NOT_AUTHENTICATED)
@@ -80,17 +88,28 @@ async def test_record_of_own_account_is_served(api):
 async def test_live_record_asked_with_a_test_key_is_404_naming_the_key_to_use(api):
     reply = await api.with_key(TEST_KEY).get("/api/probe/users/1")
     assert reply.status == 404
-    assert reply.json == {"error": "User 1 not found using testing API key; "
-                                   "Use production API key to access production users."}
+    assert reply.json == {
+        "error": "User 1 not found using testing API key; Use production API key to access production users."
+    }
 
 
 def test_test_record_asked_with_a_live_key_names_the_test_key():
-    live = Principal(key_id=1, mode=KeyMode.LIVE, user_id=1, email="a@example.com", first_name=None, last_name=None,
-                     account_id=1, linked_account_id=2, api_access_approved=True)
+    live = Principal(
+        key_id=1,
+        mode=KeyMode.LIVE,
+        user_id=1,
+        email="a@example.com",
+        first_name=None,
+        last_name=None,
+        account_id=1,
+        linked_account_id=2,
+        api_access_approved=True,
+    )
     with pytest.raises(errors.NotFound) as raised:
         auth.check_owner(live, 2, "Template", 5)
-    assert raised.value.message == ("Template 5 not found using production API key; "
-                                    "Use testing API key to access testing templates.")
+    assert raised.value.message == (
+        "Template 5 not found using production API key; Use testing API key to access testing templates."
+    )
 
 
 async def test_test_key_addresses_the_test_account(api, db, clock):
@@ -106,8 +125,9 @@ async def test_successful_responses_carry_no_cors_headers(api):
 
 
 async def test_preflight_request_gets_no_cors_headers(api):
-    reply = await api.request("OPTIONS", "/api/user", headers={"Origin": "https://evil.example",
-                                                                "Access-Control-Request-Method": "GET"})
+    reply = await api.request(
+        "OPTIONS", "/api/user", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "GET"}
+    )
     assert reply.status == 405
     assert not [name for name in reply.headers if name.lower().startswith("access-control-")]
 

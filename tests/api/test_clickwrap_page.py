@@ -20,10 +20,19 @@ from tests.support.documents import b64, pdf
 from tests.support.every_field import ONE_FIELD, every_field_template
 from tests.support.results import fetch
 
-TERMS = {"name": "Terms of Service", "kind": "no_document", "content": "Line one\nLine <b>two</b>",
-         "button_text": "Accept the terms", "require_name": True, "require_email": True, "publish": True,
-         "checkboxes": [{"text": "I read the privacy notice", "required": True},
-                        {"text": "Send me news", "required": False}]}
+TERMS = {
+    "name": "Terms of Service",
+    "kind": "no_document",
+    "content": "Line one\nLine <b>two</b>",
+    "button_text": "Accept the terms",
+    "require_name": True,
+    "require_email": True,
+    "publish": True,
+    "checkboxes": [
+        {"text": "I read the privacy notice", "required": True},
+        {"text": "Send me news", "required": False},
+    ],
+}
 ANSWERS = {"name": "Ada Lovelace", "email": "ada@example.com", "checkbox-0": "yes"}
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) Chromium/120"
 
@@ -41,16 +50,22 @@ async def open_page(api: Api, slug: str, query: str = ""):
 def form_of(reply) -> dict[str, str]:
     """The hidden inputs of the page's form."""
     body = reply.body.decode()
-    return {name: unescape(value) for name, value in
-            re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)">', body)}
+    return {
+        name: unescape(value)
+        for name, value in re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)">', body)
+    }
 
 
 async def agree(api: Api, slug: str, answers: dict | None = None, *, page=None, **headers: str):
     """Opens the page (unless given) and posts its form with the answers, as a browser does."""
     page = page or await open_page(api, slug)
     data = {**form_of(page), **(ANSWERS if answers is None else answers)}
-    return await api.with_key(None).post(f"/c/{slug}", data=data, allow_redirects=False,
-                                         headers={"Accept": "text/html", "User-Agent": BROWSER, **headers})
+    return await api.with_key(None).post(
+        f"/c/{slug}",
+        data=data,
+        allow_redirects=False,
+        headers={"Accept": "text/html", "User-Agent": BROWSER, **headers},
+    )
 
 
 def text(reply) -> str:
@@ -68,8 +83,9 @@ async def one_signer_template(api: Api) -> int:
 
 
 async def document_template(api: Api) -> int:
-    reply = await api.post("/api/templates", json={"name": "Licence", "documents": [{"name": "licence.pdf",
-                                                                                     "file": b64(pdf())}]})
+    reply = await api.post(
+        "/api/templates", json={"name": "Licence", "documents": [{"name": "licence.pdf", "file": b64(pdf())}]}
+    )
     return reply.json["id"]
 
 
@@ -78,8 +94,10 @@ async def test_the_page_shows_the_active_version_as_plain_text_with_its_line_bre
     reply = await open_page(api, terms["slug"])
     body = reply.body.decode()
     assert reply.status == 200 and reply.headers["Content-Type"].startswith("text/html")
-    assert ('<div class="agreement" tabindex="0" role="region" aria-label="Agreement">'
-            'Line one\nLine &lt;b&gt;two&lt;/b&gt;</div>') in body
+    assert (
+        '<div class="agreement" tabindex="0" role="region" aria-label="Agreement">'
+        "Line one\nLine &lt;b&gt;two&lt;/b&gt;</div>"
+    ) in body
     assert ">Accept the terms</button>" in body and "Version 1" in text(reply)
     assert '<label for="checkbox-0">I read the privacy notice <span class="hint">(required)</span></label>' in body
 
@@ -146,8 +164,10 @@ async def test_agreeing_records_the_consent_with_address_browser_version_and_ans
     assert consent["clickwrap_version_number"] == 1 and consent["agreed_at"] == "2026-01-01T12:00:00.000Z"
     assert (consent["name"], consent["email"], consent["external_id"]) == ("Ada Lovelace", "ada@example.com", "crm-7")
     assert consent["ip"] == "127.0.0.1" and consent["user_agent"] == BROWSER and consent["source"] == "page"
-    assert consent["checkboxes"] == [{"text": "I read the privacy notice", "required": True, "checked": True},
-                                     {"text": "Send me news", "required": False, "checked": False}]
+    assert consent["checkboxes"] == [
+        {"text": "I read the privacy notice", "required": True, "checked": True},
+        {"text": "Send me news", "required": False, "checked": False},
+    ]
 
 
 async def test_behind_a_trusted_proxy_the_consent_records_the_forwarded_address(make_app, aiohttp_client):
@@ -157,14 +177,17 @@ async def test_behind_a_trusted_proxy_the_consent_records_the_forwarded_address(
     assert (await consents(api, terms["id"]))[0]["ip"] == "203.0.113.9"
 
 
-@pytest.mark.parametrize(("answers", "where", "message"), [
-    ({**ANSWERS, "name": "  "}, "name", "Please enter your name."),
-    ({**ANSWERS, "email": ""}, "email", "Please enter your email address."),
-    ({**ANSWERS, "email": "ada at example"}, "email", "Please enter an email address such as name@example.com."),
-    ({**ANSWERS, "name": "A" * 256}, "name", "Please enter at most 255 characters."),
-    ({**ANSWERS, "name": "Ada\x00"}, "name", "Please enter your name without special characters."),
-    ({"name": "Ada", "email": "ada@example.com"}, "checkbox-0", "Please tick this box to agree."),
-])
+@pytest.mark.parametrize(
+    ("answers", "where", "message"),
+    [
+        ({**ANSWERS, "name": "  "}, "name", "Please enter your name."),
+        ({**ANSWERS, "email": ""}, "email", "Please enter your email address."),
+        ({**ANSWERS, "email": "ada at example"}, "email", "Please enter an email address such as name@example.com."),
+        ({**ANSWERS, "name": "A" * 256}, "name", "Please enter at most 255 characters."),
+        ({**ANSWERS, "name": "Ada\x00"}, "name", "Please enter your name without special characters."),
+        ({"name": "Ada", "email": "ada@example.com"}, "checkbox-0", "Please tick this box to agree."),
+    ],
+)
 async def test_required_name_email_and_checkboxes_are_enforced_beside_each_input(api, answers, where, message):
     terms = await clickwrap(api)
     reply = await agree(api, terms["slug"], answers)
@@ -260,8 +283,9 @@ async def test_a_clickwrap_archived_while_the_page_was_open_is_no_longer_availab
 async def test_a_version_that_is_no_number_is_a_changed_version_not_an_error(api, version):
     terms = await clickwrap(api)
     page = await open_page(api, terms["slug"])
-    reply = await api.with_key(None).post(f"/c/{terms['slug']}", allow_redirects=False,
-                                          data={**form_of(page), **ANSWERS, "version": version})
+    reply = await api.with_key(None).post(
+        f"/c/{terms['slug']}", allow_redirects=False, data={**form_of(page), **ANSWERS, "version": version}
+    )
     assert reply.status == 409 and await consents(api, terms["id"]) == []
 
 
@@ -312,8 +336,9 @@ async def test_a_clickwrap_pages_token_is_refused_by_a_template_link_and_stays_u
     terms = await clickwrap(api)
     template_slug = (await api.get(f"/api/templates/{await one_signer_template(api)}")).json["slug"]
     page = await open_page(api, terms["slug"])
-    started = await api.with_key(None).post(f"/d/{template_slug}", allow_redirects=False,
-                                            data={**form_of(page), "email": "ada@example.com"})
+    started = await api.with_key(None).post(
+        f"/d/{template_slug}", allow_redirects=False, data={**form_of(page), "email": "ada@example.com"}
+    )
     assert started.status == 403 and (await api.get("/api/submissions")).json["data"] == []
     assert (await agree(api, terms["slug"], page=page)).status == 200
 
@@ -346,8 +371,9 @@ async def test_the_certificate_is_emailed_to_the_person_and_to_the_clickwraps_au
     terms = await clickwrap(api)
     await agree(api, terms["slug"])
     await worker.drain()
-    emails = {e.to_address: e for e in await stored_emails.list_emails(db, 1, limit=10)
-              if e.kind == "consent_certificate"}
+    emails = {
+        e.to_address: e for e in await stored_emails.list_emails(db, 1, limit=10) if e.kind == "consent_certificate"
+    }
     assert set(emails) == {"ada@example.com", author}
     assert emails["ada@example.com"].subject == "You agreed to Terms of Service"
     assert "version 1" in emails["ada@example.com"].text_body
@@ -394,8 +420,15 @@ async def test_requires_signature_whose_template_lost_its_fields_says_it_cannot_
 
 async def test_requires_signature_without_required_name_or_email_asks_the_name(api):
     template_id = await one_signer_template(api)
-    nda = await clickwrap(api, kind="requires_signature", template_id=template_id, content=None,
-                          require_name=False, require_email=False, checkboxes=[])
+    nda = await clickwrap(
+        api,
+        kind="requires_signature",
+        template_id=template_id,
+        content=None,
+        require_name=False,
+        require_email=False,
+        checkboxes=[],
+    )
     page = await open_page(api, nda["slug"])
     assert re.search(r'id="name"[^>]* required', page.body.decode())
     refused = await agree(api, nda["slug"], {}, page=page)

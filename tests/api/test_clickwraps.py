@@ -8,9 +8,15 @@ from tests.support.app import TEST_KEY
 from tests.support.documents import b64, pdf
 from tests.support.signing import template
 
-TERMS = {"name": "Terms of Service", "kind": "no_document", "content": "Line one\nLine <b>two</b>",
-         "button_text": "Accept", "require_name": True, "require_email": False,
-         "checkboxes": [{"text": "I read the privacy notice", "required": True}]}
+TERMS = {
+    "name": "Terms of Service",
+    "kind": "no_document",
+    "content": "Line one\nLine <b>two</b>",
+    "button_text": "Accept",
+    "require_name": True,
+    "require_email": False,
+    "checkboxes": [{"text": "I read the privacy notice", "required": True}],
+}
 
 
 async def create(api, **changes):
@@ -106,20 +112,39 @@ async def test_publishing_a_no_document_draft_without_content_is_422(api):
 async def test_a_consent_records_the_active_version_and_the_arrival_time(api, clock):
     clickwrap = await create(api, publish=True)
     clock.advance(timedelta(minutes=3))
-    reply = await api.post(f"/api/clickwraps/{clickwrap['id']}/consents",
-                           json={"name": "Ada", "email": "ada@example.com", "external_id": "u-1",
-                                 "ip": "203.0.113.9", "user_agent": "Mozilla/5.0"})
+    reply = await api.post(
+        f"/api/clickwraps/{clickwrap['id']}/consents",
+        json={
+            "name": "Ada",
+            "email": "ada@example.com",
+            "external_id": "u-1",
+            "ip": "203.0.113.9",
+            "user_agent": "Mozilla/5.0",
+        },
+    )
     assert reply.status == 200
-    assert reply.json == {"id": 1, "clickwrap_id": clickwrap["id"], "clickwrap_version_number": 1, "name": "Ada",
-                          "email": "ada@example.com", "external_id": "u-1", "ip": "203.0.113.9",
-                          "user_agent": "Mozilla/5.0", "agreed_at": "2026-01-01T12:03:00.000Z",
-                          "certificate_url": None, "source": "api", "checkboxes": [], "submission_id": None}
+    assert reply.json == {
+        "id": 1,
+        "clickwrap_id": clickwrap["id"],
+        "clickwrap_version_number": 1,
+        "name": "Ada",
+        "email": "ada@example.com",
+        "external_id": "u-1",
+        "ip": "203.0.113.9",
+        "user_agent": "Mozilla/5.0",
+        "agreed_at": "2026-01-01T12:03:00.000Z",
+        "certificate_url": None,
+        "source": "api",
+        "checkboxes": [],
+        "submission_id": None,
+    }
 
 
 async def test_a_consent_without_ip_and_user_agent_records_the_calling_server(api):
     clickwrap = await create(api, publish=True)
-    reply = await api.post(f"/api/clickwraps/{clickwrap['id']}/consents", json={},
-                           headers={"User-Agent": "crm-backend/2.0"})
+    reply = await api.post(
+        f"/api/clickwraps/{clickwrap['id']}/consents", json={}, headers={"User-Agent": "crm-backend/2.0"}
+    )
     assert (reply.json["ip"], reply.json["user_agent"]) == ("127.0.0.1", "crm-backend/2.0")
 
 
@@ -133,8 +158,9 @@ async def test_a_consent_needs_a_published_clickwrap(api):
     clickwrap = await create(api)
     reply = await api.post(f"/api/clickwraps/{clickwrap['id']}/consents", json={"name": "Ada"})
     assert reply.status == 422
-    assert reply.json == {"error": f"Clickwrap {clickwrap['id']} is not published: publish a version before "
-                                   "recording consents"}
+    assert reply.json == {
+        "error": f"Clickwrap {clickwrap['id']} is not published: publish a version before recording consents"
+    }
 
 
 async def test_consents_are_attributed_to_the_version_active_when_they_arrived(api):
@@ -159,11 +185,14 @@ async def test_another_accounts_clickwrap_and_consent_are_403_not_authorized(api
     clickwrap = await create(api, publish=True)
     consent = (await api.post(f"/api/clickwraps/{clickwrap['id']}/consents", json={})).json
     other = api.with_key(other_account.live)
-    for method, path in (("GET", f"/api/clickwraps/{clickwrap['id']}"), ("PUT", f"/api/clickwraps/{clickwrap['id']}"),
-                         ("POST", f"/api/clickwraps/{clickwrap['id']}/publish"),
-                         ("GET", f"/api/clickwraps/{clickwrap['id']}/consents"),
-                         ("POST", f"/api/clickwraps/{clickwrap['id']}/consents"),
-                         ("GET", f"/api/consents/{consent['id']}")):
+    for method, path in (
+        ("GET", f"/api/clickwraps/{clickwrap['id']}"),
+        ("PUT", f"/api/clickwraps/{clickwrap['id']}"),
+        ("POST", f"/api/clickwraps/{clickwrap['id']}/publish"),
+        ("GET", f"/api/clickwraps/{clickwrap['id']}/consents"),
+        ("POST", f"/api/clickwraps/{clickwrap['id']}/consents"),
+        ("GET", f"/api/consents/{consent['id']}"),
+    ):
         reply = await other.request(method, path, json={} if method != "GET" else None)
         assert (reply.status, reply.json) == (403, {"error": "Not authorized"}), (method, path)
 
@@ -171,8 +200,11 @@ async def test_another_accounts_clickwrap_and_consent_are_403_not_authorized(api
 async def test_a_live_clickwrap_asked_with_the_test_key_is_404_naming_the_key(api):
     clickwrap = await create(api)
     reply = await api.with_key(TEST_KEY).get(f"/api/clickwraps/{clickwrap['id']}")
-    assert (reply.status, reply.json["error"]) == (404, f"Clickwrap {clickwrap['id']} not found using testing API "
-                                                        "key; Use production API key to access production clickwraps.")
+    assert (reply.status, reply.json["error"]) == (
+        404,
+        f"Clickwrap {clickwrap['id']} not found using testing API "
+        "key; Use production API key to access production clickwraps.",
+    )
     assert (await api.with_key(TEST_KEY).get("/api/clickwraps")).json["data"] == []
 
 
@@ -182,32 +214,39 @@ async def test_a_template_of_another_account_is_refused(api, other_account):
     assert (reply.status, reply.json) == (422, {"error": f"template_id {theirs} is not a template of this account"})
 
 
-@pytest.mark.parametrize("change,message", [
-    ({"kind": "popup"}, "kind must be one of: no_document, view_only, requires_signature"),
-    ({"kind": None}, "kind must be one of: no_document, view_only, requires_signature"),
-    ({"name": ""}, "name is required"),
-    ({"name": 7}, "name must be a String"),
-    ({"kind": "view_only"}, "template_id is required for a view_only clickwrap"),
-    ({"kind": "requires_signature", "template_id": "1"}, "template_id must be an integer"),
-    ({"kind": "view_only", "template_id": 999}, "template_id 999 does not name a template"),
-    ({"checkboxes": "agree"}, "checkboxes must be an array of at most 20 objects with text and required"),
-    ({"checkboxes": ["agree"]}, "checkboxes[0] must be an object with text and required"),
-    ({"checkboxes": [{"text": "x", "required": "yes"}]}, "checkboxes[0].required must be true or false"),
-    ({"checkboxes": [{"required": True}]}, "checkboxes[0].text is required"),
-    ({"require_name": "true"}, "require_name must be true or false"),
-    ({"publish": 1}, "publish must be true or false"),
-    ({"name": "x" * 256}, "name is too long: at most 255 characters"),
-    ({"content": "x" * 100_001}, "content is too long: at most 100000 characters"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"kind": "popup"}, "kind must be one of: no_document, view_only, requires_signature"),
+        ({"kind": None}, "kind must be one of: no_document, view_only, requires_signature"),
+        ({"name": ""}, "name is required"),
+        ({"name": 7}, "name must be a String"),
+        ({"kind": "view_only"}, "template_id is required for a view_only clickwrap"),
+        ({"kind": "requires_signature", "template_id": "1"}, "template_id must be an integer"),
+        ({"kind": "view_only", "template_id": 999}, "template_id 999 does not name a template"),
+        ({"checkboxes": "agree"}, "checkboxes must be an array of at most 20 objects with text and required"),
+        ({"checkboxes": ["agree"]}, "checkboxes[0] must be an object with text and required"),
+        ({"checkboxes": [{"text": "x", "required": "yes"}]}, "checkboxes[0].required must be true or false"),
+        ({"checkboxes": [{"required": True}]}, "checkboxes[0].text is required"),
+        ({"require_name": "true"}, "require_name must be true or false"),
+        ({"publish": 1}, "publish must be true or false"),
+        ({"name": "x" * 256}, "name is too long: at most 255 characters"),
+        ({"content": "x" * 100_001}, "content is too long: at most 100000 characters"),
+    ],
+)
 async def test_bad_clickwrap_input_is_422_naming_the_problem_and_creates_nothing(api, change, message):
     reply = await api.post("/api/clickwraps", json={**TERMS, **change})
     assert (reply.status, reply.json) == (422, {"error": message})
     assert (await api.get("/api/clickwraps")).json["data"] == []
 
 
-@pytest.mark.parametrize("body,message", [
-    ({"name": 5}, "name must be a String"),
-    ({"user_agent": "x" * 1001}, "user_agent is too long: at most 1000 characters")])
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ({"name": 5}, "name must be a String"),
+        ({"user_agent": "x" * 1001}, "user_agent is too long: at most 1000 characters"),
+    ],
+)
 async def test_bad_consent_input_is_422(api, body, message):
     clickwrap = await create(api, publish=True)
     reply = await api.post(f"/api/clickwraps/{clickwrap['id']}/consents", json=body)
@@ -234,18 +273,29 @@ async def test_an_archived_clickwrap_takes_no_consent_422(api):
     clickwrap = await create(api, publish=True)
     await api.put(f"/api/clickwraps/{clickwrap['id']}", json={"archived": True})
     reply = await api.post(f"/api/clickwraps/{clickwrap['id']}/consents", json={"name": "Ada"})
-    assert (reply.status, reply.json) == (422, {"error": f"Clickwrap {clickwrap['id']} is archived: restore it with "
-                                                         "archived: false before recording consents"})
+    assert (reply.status, reply.json) == (
+        422,
+        {
+            "error": f"Clickwrap {clickwrap['id']} is archived: restore it with "
+            "archived: false before recording consents"
+        },
+    )
 
 
 async def test_publishing_requires_signature_needs_a_template_one_person_can_sign_422(api):
     empty, two_roles = await template_id(api), await template(api)
     for unsignable in (empty, two_roles):
-        reply = await api.post("/api/clickwraps", json={**TERMS, "kind": "requires_signature",
-                                                        "template_id": unsignable, "publish": True})
-        assert (reply.status, reply.json) == (422, {"error": f"template_id {unsignable} names a template one person "
-                                                             "cannot sign alone: a requires_signature clickwrap needs "
-                                                             "fields for the first role and none for the others"})
+        reply = await api.post(
+            "/api/clickwraps", json={**TERMS, "kind": "requires_signature", "template_id": unsignable, "publish": True}
+        )
+        assert (reply.status, reply.json) == (
+            422,
+            {
+                "error": f"template_id {unsignable} names a template one person "
+                "cannot sign alone: a requires_signature clickwrap needs "
+                "fields for the first role and none for the others"
+            },
+        )
 
 
 @pytest.mark.parametrize("template", [0, 2**63, -(2**63) - 1, 10**30])

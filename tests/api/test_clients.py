@@ -17,7 +17,6 @@ from tests.support.system import NODE, NPM_CLIENT
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning")
 
 
-
 @pytest.fixture(autouse=True)
 def collect_leaked_connections():
     """Collects the client's sockets while this module's warning filter still applies."""
@@ -25,8 +24,12 @@ def collect_leaked_connections():
     gc.collect()
 
 
-FIELD = {"name": "Full Name", "type": "text", "role": "Buyer",
-         "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}]}
+FIELD = {
+    "name": "Full Name",
+    "type": "text",
+    "role": "Buyer",
+    "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}],
+}
 
 
 def python_client(api) -> DocusealApi:
@@ -37,9 +40,17 @@ async def test_python_client_creates_finds_changes_clones_and_archives_templates
     client = python_client(api)
 
     def scenario():
-        created = client.create_template_from_pdf({
-            "name": "NDA", "folder_name": "Legal", "external_id": "crm-1", "shared_link": True, "flatten": False,
-            "remove_tags": True, "documents": [{"name": "nda", "file": b64(pdf()), "fields": [FIELD]}]})
+        created = client.create_template_from_pdf(
+            {
+                "name": "NDA",
+                "folder_name": "Legal",
+                "external_id": "crm-1",
+                "shared_link": True,
+                "flatten": False,
+                "remove_tags": True,
+                "documents": [{"name": "nda", "file": b64(pdf()), "fields": [FIELD]}],
+            }
+        )
         listed = client.list_templates({"q": "nda", "folder": None, "limit": 10})
         fetched = client.get_template(created["id"])
         updated = client.update_template(created["id"], {"name": "NDA v2", "roles": ["Customer"]})
@@ -62,29 +73,46 @@ async def test_python_client_sends_lists_finds_updates_completes_and_archives_su
     client = python_client(api)
 
     def scenario():
-        template = client.create_template_from_pdf({"name": "NDA", "documents": [
-            {"name": "nda", "file": b64(pdf()), "fields": [FIELD]}]})
-        created = client.create_submission({
-            "template_id": template["id"], "send_email": False, "order": "preserved",
-            "submitters": [{"role": "buyer", "email": "ann@example.com", "external_id": "crm-7",
-                            "values": {"Full Name": "Ann"}, "metadata": {"deal": 7}}]})
+        template = client.create_template_from_pdf(
+            {"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": [FIELD]}]}
+        )
+        created = client.create_submission(
+            {
+                "template_id": template["id"],
+                "send_email": False,
+                "order": "preserved",
+                "submitters": [
+                    {
+                        "role": "buyer",
+                        "email": "ann@example.com",
+                        "external_id": "crm-7",
+                        "values": {"Full Name": "Ann"},
+                        "metadata": {"deal": 7},
+                    }
+                ],
+            }
+        )
         listed = client.list_submissions({"template_id": template["id"], "status": "pending", "q": None, "limit": 10})
         fetched = client.get_submission(created["id"])
         submitters = client.list_submitters({"submission_id": created["id"], "external_id": "crm-7"})
         submitter = client.get_submitter(created["submitters"][0]["id"])
         updated = client.update_submitter(submitter["id"], {"name": "Ann Smith", "completed": True})
-        emailed = client.create_submission_from_emails({"template_id": template["id"], "emails": "bob@example.com",
-                                                        "send_email": False})
+        emailed = client.create_submission_from_emails(
+            {"template_id": template["id"], "emails": "bob@example.com", "send_email": False}
+        )
         renamed = client.update_submission(emailed[0]["submission_id"], {"name": "For Bob"})
         archived = client.archive_submission(created["id"])
         return created, listed, fetched, submitters, submitter, updated, emailed, renamed, archived
 
-    created, listed, fetched, submitters, submitter, updated, emailed, renamed, archived = await asyncio.to_thread(scenario)
+    created, listed, fetched, submitters, submitter, updated, emailed, renamed, archived = await asyncio.to_thread(
+        scenario
+    )
     assert set(created) == {"id", "submitters", "expire_at", "created_at"}
     assert created["submitters"][0]["role"] == "Buyer" and created["submitters"][0]["metadata"] == {"deal": 7}
     assert [s["id"] for s in listed["data"]] == [created["id"]]
     assert fetched["status"] == "pending" and fetched["submitters"][0]["values"] == [
-        {"field": "Full Name", "value": "Ann"}]
+        {"field": "Full Name", "value": "Ann"}
+    ]
     assert [s["id"] for s in submitters["data"]] == [submitter["id"]] and submitter["external_id"] == "crm-7"
     assert (updated["name"], updated["status"]) == ("Ann Smith", "completed")
     assert emailed[0]["email"] == "bob@example.com" and renamed["name"] == "For Bob"
@@ -93,13 +121,18 @@ async def test_python_client_sends_lists_finds_updates_completes_and_archives_su
 
 async def test_python_client_gets_previews_then_the_signed_documents(api, worker):
     client = python_client(api)
-    template = await asyncio.to_thread(client.create_template_from_pdf, {"name": "NDA", "documents": [
-        {"name": "nda", "file": b64(pdf()), "fields": [FIELD]}]})
-    created = await asyncio.to_thread(client.create_submission, {
-        "template_id": template["id"], "send_email": False, "submitters": [{"email": "ann@example.com"}]})
+    template = await asyncio.to_thread(
+        client.create_template_from_pdf,
+        {"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": [FIELD]}]},
+    )
+    created = await asyncio.to_thread(
+        client.create_submission,
+        {"template_id": template["id"], "send_email": False, "submitters": [{"email": "ann@example.com"}]},
+    )
     preview = await asyncio.to_thread(client.get_submission_documents, created["id"])
-    await asyncio.to_thread(client.update_submitter, created["submitters"][0]["id"],
-                            {"values": {"Full Name": "Ann"}, "completed": True})
+    await asyncio.to_thread(
+        client.update_submitter, created["submitters"][0]["id"], {"values": {"Full Name": "Ann"}, "completed": True}
+    )
     await worker.drain()
     signed = await asyncio.to_thread(client.get_submission_documents, created["id"], {"merge": "true"})
     assert preview["id"] == signed["id"] == created["id"]
@@ -127,8 +160,15 @@ def _raised(call):
 async def test_npm_client_sends_finds_completes_and_archives_a_submission(api):
     """The official npm client (`@docuseal/api`) given the API base without a trailing slash."""
     base = f"http://{api.client.host}:{api.client.port}/api"
-    node = await asyncio.create_subprocess_exec("node", str(NPM_DIR / "scenario.mjs"), base, LIVE_KEY, b64(pdf()),
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    node = await asyncio.create_subprocess_exec(
+        "node",
+        str(NPM_DIR / "scenario.mjs"),
+        base,
+        LIVE_KEY,
+        b64(pdf()),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(node.communicate(), 60)
     assert node.returncode == 0, err.decode()
     seen = json.loads(out)
@@ -141,4 +181,3 @@ async def test_npm_client_sends_finds_completes_and_archives_a_submission(api):
     assert seen["updated"]["status"] == "completed" and seen["signer"]["completed_at"]
     assert seen["archived"]["id"] == created["id"] and seen["archived"]["archived_at"]
     assert seen["error"].startswith("HTTP Error: 401") and "Not authenticated" in seen["error"]
-

@@ -52,8 +52,12 @@ async def test_keys_are_masked_until_the_user_reveals_them(api):
     assert (shown_key(page, "live"), shown_key(page, "test")) == (LIVE_KEY, TEST_KEY)
     assert "<details open" not in page
     assert page.count("Show the key") == 2 and 'data-copy="key-live-value"' in page
-    for target, what in (("key-live-value", "the live key"), ("key-test-value", "the test key"),
-                         ("base-url", "the base address"), ("curl", "the request")):
+    for target, what in (
+        ("key-live-value", "the live key"),
+        ("key-test-value", "the test key"),
+        ("base-url", "the base address"),
+        ("curl", "the request"),
+    ):
         assert f'data-copy="{target}" hidden>Copy<span class="visually-hidden"> {what}</span></button>' in page
 
 
@@ -73,8 +77,9 @@ async def test_test_mode_shows_the_test_key_in_use_and_in_the_curl_example(api):
     page = text(await console.get(PAGE))
     assert curl(page) == f'curl -H "X-Auth-Token: {TEST_KEY}" http://signsvc.test/api/user'
     assert "Test mode is on" in page and "with your test key" in page
-    in_use = re.search(r'id="key-(\w+)">\s*<h3 class="row">\s*<span>[^<]+</span>\s*<span class="badge good">Used now',
-                       page)
+    in_use = re.search(
+        r'id="key-(\w+)">\s*<h3 class="row">\s*<span>[^<]+</span>\s*<span class="badge good">Used now', page
+    )
     assert in_use[1] == "test"
     assert (await api.with_key(TEST_KEY).get("/api/user")).status == 200
 

@@ -56,8 +56,10 @@ async def test_the_outbox_lists_a_submissions_invitation_as_kept(kit):
     reply = await console.get(PAGE)
     assert reply.status == 200 and listed(reply) == [str(email["id"])]
     page = visible(reply)
-    assert "You are invited to sign a document ann@example.com Invitation to sign Kept 2026-01-01 12:00 UTC " \
-           "2026-01-01 12:00 UTC" in page
+    assert (
+        "You are invited to sign a document ann@example.com Invitation to sign Kept 2026-01-01 12:00 UTC "
+        "2026-01-01 12:00 UTC" in page
+    )
     assert "Without an SMTP server (SIGNSVC_SMTP_URL) emails are not sent" in page
 
 
@@ -73,8 +75,10 @@ async def test_the_outbox_filters_by_status_and_shows_an_errors_and_attempts(aio
     assert (by_address["ann@example.com"]["status"], by_address["bob@example.com"]["status"]) == ("pending", "sent")
 
     console = await signed_in(api)
-    assert listed(await console.get(PAGE)) == [str(by_address["bob@example.com"]["id"]),
-                                               str(by_address["ann@example.com"]["id"])]
+    assert listed(await console.get(PAGE)) == [
+        str(by_address["bob@example.com"]["id"]),
+        str(by_address["ann@example.com"]["id"]),
+    ]
     pending = await console.get(f"{PAGE}?status=pending")
     assert listed(pending) == [str(by_address["ann@example.com"]["id"])]
     assert '<option value="pending" selected>' in pending.body.decode()
@@ -84,8 +88,9 @@ async def test_the_outbox_filters_by_status_and_shows_an_errors_and_attempts(aio
     assert "Sent 2026-01-01 12:00 UTC 2026-01-01 12:00 UTC" in visible(sent)
     kept = await console.get(f"{PAGE}?status=kept")
     assert listed(kept) == [] and "No emails with this status." in visible(kept)
-    assert listed(await console.get(f"{PAGE}?status=nonsense")) == listed(await console.get(PAGE)), \
+    assert listed(await console.get(f"{PAGE}?status=nonsense")) == listed(await console.get(PAGE)), (
         "a status the outbox does not know lists every email"
+    )
 
 
 async def test_a_failed_email_shows_its_last_error_and_its_attempts(aiohttp_client, make_app, refusing, clock):
@@ -99,11 +104,14 @@ async def test_a_failed_email_shows_its_last_error_and_its_attempts(aiohttp_clie
     console = await signed_in(api)
     failed = await console.get(f"{PAGE}?status=failed")
     assert listed(failed) == [str(email["id"])]
-    assert f"Failed SMTPDataError: (554, '5.7.1 Delivery refused') Attempts: {retries.EMAILS.attempts}" in \
-        visible(failed)
+    assert f"Failed SMTPDataError: (554, '5.7.1 Delivery refused') Attempts: {retries.EMAILS.attempts}" in visible(
+        failed
+    )
     page = visible(await console.get(f"{PAGE}/{email['id']}"))
-    assert f"Status Failed SMTPDataError: (554, '5.7.1 Delivery refused') Attempts: {retries.EMAILS.attempts}" \
-        in page and "Sent Not yet" in page
+    assert (
+        f"Status Failed SMTPDataError: (554, '5.7.1 Delivery refused') Attempts: {retries.EMAILS.attempts}" in page
+        and "Sent Not yet" in page
+    )
 
 
 async def test_the_outbox_pages_newest_first(kit):
@@ -121,9 +129,12 @@ async def test_the_outbox_pages_newest_first(kit):
 
 
 async def test_an_emails_page_shows_its_text_and_frames_its_html_in_a_sandbox(kit):
-    await send(kit, await template(kit), {"email": "ann@example.com", "name": "Ann"},
-               message={"subject": "Please sign <b>{{template.name}}</b>",
-                        "body": "Hi <i>Ann</i>,\n\n{{submitter.link}}"})
+    await send(
+        kit,
+        await template(kit),
+        {"email": "ann@example.com", "name": "Ann"},
+        message={"subject": "Please sign <b>{{template.name}}</b>", "body": "Hi <i>Ann</i>,\n\n{{submitter.link}}"},
+    )
     [email] = await emails(kit)
     console = await signed_in(kit)
     reply = await console.get(f"{PAGE}/{email['id']}")
@@ -149,12 +160,14 @@ async def test_an_emails_page_shows_its_text_and_frames_its_html_in_a_sandbox(ki
 async def test_a_console_users_password_link_is_listed_but_its_text_is_not_shown(kit):
     console = await signed_in(kit)
     users = kit.app[CONSOLE_USERS]
-    await users.invite(await users.find_by_email(DEFAULT_EMAIL), email="bob@example.com", first_name="Bob",
-                       last_name=None)
+    await users.invite(
+        await users.find_by_email(DEFAULT_EMAIL), email="bob@example.com", first_name="Bob", last_name=None
+    )
     [email] = [e for e in await emails(kit) if e["to"] == "bob@example.com"]
     assert email["links"] == [], "the testing extension hides it from the key's user too"
-    [stored] = [e for e in await stored_emails.list_emails(kit.app[DB], 1, limit=10)
-                if e.to_address == "bob@example.com"]
+    [stored] = [
+        e for e in await stored_emails.list_emails(kit.app[DB], 1, limit=10) if e.to_address == "bob@example.com"
+    ]
     link = re.search(r"http://\S+/console/setup/\w+", stored.text_body).group(0)
     assert listed(await console.get(PAGE)) == [str(email["id"])]
     reply = await console.get(f"{PAGE}/{email['id']}")

@@ -74,11 +74,14 @@ async def test_an_unknown_or_cut_link_says_it_does_not_work(api):
         assert page.status == 410 and "This link does not work" in text(page), path
 
 
-@pytest.mark.parametrize("password,confirmation,message", [
-    ("short", "short", "at least 10 characters"),
-    ("x" * 257, "x" * 257, "at most 256 characters"),
-    (PASSWORD, PASSWORD + "!", "The two passwords are not the same."),
-])
+@pytest.mark.parametrize(
+    "password,confirmation,message",
+    [
+        ("short", "short", "at least 10 characters"),
+        ("x" * 257, "x" * 257, "at most 256 characters"),
+        (PASSWORD, PASSWORD + "!", "The two passwords are not the same."),
+    ],
+)
 async def test_a_refused_password_says_why_and_leaves_the_link_usable(api, password, confirmation, message):
     console = Console(api)
     link = await console.setup_link()
@@ -116,11 +119,16 @@ async def test_sign_in_goes_on_to_the_console_page_asked_for_and_never_to_anothe
     console = Console(api)
     first = await console.get("/console/settings/api", allow_redirects=False)
     assert (first.status, location(first)) == (303, "/console/sign-in?next=/console/settings/api")
-    for asked, expected in (("/console/settings/api", "/console/settings/api"), ("https://evil.example/", "/console"),
-                            ("//evil.example/console", "/console"), ("/console\\..\\x", "/console")):
+    for asked, expected in (
+        ("/console/settings/api", "/console/settings/api"),
+        ("https://evil.example/", "/console"),
+        ("//evil.example/console", "/console"),
+        ("/console\\..\\x", "/console"),
+    ):
         await console.get(f"/console/sign-in?next={asked}")
-        reply = await console.post("/console/sign-in", {"email": "admin@example.com", "password": PASSWORD,
-                                                        "next": asked})
+        reply = await console.post(
+            "/console/sign-in", {"email": "admin@example.com", "password": PASSWORD, "next": asked}
+        )
         assert (reply.status, location(reply)) == (303, expected), asked
 
 
@@ -166,8 +174,9 @@ async def test_failures_a_day_old_are_forgotten(api, clock):
 async def sign_in_from(api: Api, address: str, password: str = PASSWORD) -> int:
     console = Console(api)
     await console.get("/console/sign-in", headers={"X-Forwarded-For": address})
-    reply = await console.post("/console/sign-in", {"email": "admin@example.com", "password": password},
-                               headers={"X-Forwarded-For": address})
+    reply = await console.post(
+        "/console/sign-in", {"email": "admin@example.com", "password": password}, headers={"X-Forwarded-For": address}
+    )
     return reply.status
 
 
@@ -175,7 +184,7 @@ async def test_a_strangers_wrong_passwords_never_lock_the_owner_out_from_their_o
     api = Api(await aiohttp_client(make_app(trusted_proxies=frozenset({"127.0.0.1"}))))
     await signed_in(api)
     statuses = [await sign_in_from(api, "203.0.113.9", password=f"guess {n}") for n in range(10)]
-    assert statuses[:FREE_FAILURES + 1] == [401] * (FREE_FAILURES + 1) and set(statuses[FREE_FAILURES + 1:]) == {429}
+    assert statuses[: FREE_FAILURES + 1] == [401] * (FREE_FAILURES + 1) and set(statuses[FREE_FAILURES + 1 :]) == {429}
     assert await sign_in_from(api, "203.0.113.9") == 429, "the stranger's address waits, even with the password"
     assert await sign_in_from(api, "198.51.100.7") == 303, "the owner from their own address signs in"
 
@@ -188,7 +197,8 @@ async def test_sign_in_attempts_from_one_address_are_limited_across_emails(api):
 
 
 async def test_sign_in_attempts_of_one_email_from_many_addresses_are_capped_for_the_window(
-        aiohttp_client, make_app, clock):
+    aiohttp_client, make_app, clock
+):
     api = Api(await aiohttp_client(make_app(trusted_proxies=frozenset({"127.0.0.1"}))))
     await signed_in(api)
     for number in range(SIGN_INS_PER_EMAIL):
@@ -214,8 +224,7 @@ async def test_a_post_without_the_csrf_token_is_refused_and_changes_nothing(api)
         assert reply.status == 403 and "This form has expired" in text(reply)
     assert "Test mode: you are seeing" not in text(await console.get("/console"))
     anonymous = Console(api)
-    reply = await anonymous.post("/console/sign-in", {"email": "admin@example.com", "password": PASSWORD},
-                                 csrf=False)
+    reply = await anonymous.post("/console/sign-in", {"email": "admin@example.com", "password": PASSWORD}, csrf=False)
     assert reply.status == 403
 
 
@@ -224,8 +233,9 @@ async def test_a_sign_in_form_of_another_browser_is_refused(api):
     ours, theirs = Console(api), Console(api)
     await theirs.get("/console/sign-in")
     await ours.get("/console/sign-in")
-    reply = await ours.post("/console/sign-in", {"email": "admin@example.com", "password": PASSWORD,
-                                                 "csrf": theirs.csrf})
+    reply = await ours.post(
+        "/console/sign-in", {"email": "admin@example.com", "password": PASSWORD, "csrf": theirs.csrf}
+    )
     assert reply.status == 403
 
 
@@ -318,8 +328,6 @@ async def test_a_post_after_the_session_ended_goes_to_sign_in_and_a_script_post_
     assert scripted.status == 401 and scripted.json == {"error": "Your console session ended: sign in again"}
 
 
-
-
 async def test_a_reset_link_is_emailed_and_sets_a_new_password(mailing, smtp_server):
     await (await signed_in(mailing)).post("/console/sign-out")
     console = Console(mailing)
@@ -368,20 +376,29 @@ async def test_the_setup_link_belongs_to_the_user_it_names(api):
 async def test_a_made_up_link_posted_with_a_refused_password_is_the_unusable_link_page_not_an_error(api):
     console = Console(api)
     await console.get("/console/sign-in")
-    for form in ({"password": "a", "confirmation": "b"}, {"password": "short", "confirmation": "short"},
-                 {"password": PASSWORD, "confirmation": PASSWORD}):
+    for form in (
+        {"password": "a", "confirmation": "b"},
+        {"password": "short", "confirmation": "short"},
+        {"password": PASSWORD, "confirmation": PASSWORD},
+    ):
         reply = await console.post("/console/setup/madeUpToken", form)
         assert reply.status == 410 and "This link does not work" in text(reply), form
 
 
-@pytest.mark.parametrize("body,content_type,status", [
-    (b'{"email": "admin@example.com"}', "application/json", 415),
-    (b"email=\xff\xfe", "application/x-www-form-urlencoded", 400),
-    (b"email=a%00b&password=x", "application/x-www-form-urlencoded", 400),
-    (b"email=" + b"a" * (65 * 1024), "application/x-www-form-urlencoded", 413),
-    (b'--b\r\nContent-Disposition: form-data; name="email"\r\n\r\nx\r\n--b--\r\n', "multipart/form-data; boundary=b",
-     415),
-])
+@pytest.mark.parametrize(
+    "body,content_type,status",
+    [
+        (b'{"email": "admin@example.com"}', "application/json", 415),
+        (b"email=\xff\xfe", "application/x-www-form-urlencoded", 400),
+        (b"email=a%00b&password=x", "application/x-www-form-urlencoded", 400),
+        (b"email=" + b"a" * (65 * 1024), "application/x-www-form-urlencoded", 413),
+        (
+            b'--b\r\nContent-Disposition: form-data; name="email"\r\n\r\nx\r\n--b--\r\n',
+            "multipart/form-data; boundary=b",
+            415,
+        ),
+    ],
+)
 async def test_a_post_that_is_no_form_of_ours_gets_a_page_that_says_so(api, body, content_type, status):
     console = Console(api)
     await console.get("/console/sign-in")

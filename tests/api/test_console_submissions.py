@@ -24,8 +24,9 @@ def text(reply) -> str:
 async def sent_from_console(console, template_id: int, **form) -> int:
     """Sends the template from its send page; answers the new submission's id."""
     await console.get(f"/console/templates/{template_id}/send")
-    reply = await console.post(f"/console/templates/{template_id}/send",
-                               {**ANN, "order": "preserved", "send_email": "on", **form})
+    reply = await console.post(
+        f"/console/templates/{template_id}/send", {**ANN, "order": "preserved", "send_email": "on", **form}
+    )
     assert reply.status == 303, text(reply)
     path, _, done = location(reply).partition("?")
     assert path.startswith("/console/submissions/") and done.startswith("done=submission_")
@@ -40,6 +41,7 @@ async def invitations(db, account_id: int = 1) -> list[str]:
 
 # Sending
 
+
 async def test_the_send_page_asks_for_a_signer_of_each_role_with_emails_on_by_default(api):
     template_id = await template(api)
     console = await signed_in(api)
@@ -53,10 +55,12 @@ async def test_the_send_page_asks_for_a_signer_of_each_role_with_emails_on_by_de
     assert 'value="preserved" aria-describedby="order-hint" checked' in body
 
 
-@pytest.mark.parametrize("order,invited", [("preserved", ["ann@example.com"]),
-                                           ("random", ["ann@example.com", "bob@example.com"])])
+@pytest.mark.parametrize(
+    "order,invited", [("preserved", ["ann@example.com"]), ("random", ["ann@example.com", "bob@example.com"])]
+)
 async def test_sending_a_two_role_template_makes_the_submission_with_both_signers_and_queues_the_invitations_in_order(
-        api, db, order, invited):
+    api, db, order, invited
+):
     template_id = await template(api)
     console = await signed_in(api)
     submission_id = await sent_from_console(console, template_id, order=order)
@@ -64,7 +68,9 @@ async def test_sending_a_two_role_template_makes_the_submission_with_both_signer
     found = await submission(api, submission_id)
     assert found["submitters_order"] == order and found["source"] == "invite"
     assert [(s["role"], s["email"], s["name"]) for s in found["submitters"]] == [
-        ("First Party", "ann@example.com", "Ann"), ("Second Party", "bob@example.com", "Bob")]
+        ("First Party", "ann@example.com", "Ann"),
+        ("Second Party", "bob@example.com", "Bob"),
+    ]
     assert await invitations(db) == invited
     if order == "preserved":
         await act(api, found["submitters"][0]["slug"], "complete", {"values": ANN_VALUES})
@@ -75,9 +81,15 @@ async def test_sending_with_a_message_and_an_expiry_and_without_emails_passes_th
     template_id = await template(api)
     console = await signed_in(api)
     expiry = clock.now() + timedelta(days=3)
-    submission_id = await sent_from_console(console, template_id, send_email="", order="random",
-                                             expire_at=expiry.strftime("%Y-%m-%dT%H:%M"),
-                                             subject="Please sign {{template.name}}", body="Hi {{submitter.name}}")
+    submission_id = await sent_from_console(
+        console,
+        template_id,
+        send_email="",
+        order="random",
+        expire_at=expiry.strftime("%Y-%m-%dT%H:%M"),
+        subject="Please sign {{template.name}}",
+        body="Hi {{submitter.name}}",
+    )
     found = await submission(api, submission_id)
     assert found["expire_at"] == expiry.strftime("%Y-%m-%dT%H:%M:00.000Z")
     assert all(s["preferences"]["send_email"] is False for s in found["submitters"])
@@ -89,33 +101,45 @@ async def test_sending_with_a_message_and_an_expiry_and_without_emails_passes_th
 async def test_a_message_with_a_subject_reaches_the_invitation(api, db):
     template_id = await template(api)
     console = await signed_in(api)
-    await sent_from_console(console, template_id, subject="Please sign {{template.name}}",
-                            body="Hi {{submitter.name}}, here: {{submitter.link}}")
+    await sent_from_console(
+        console,
+        template_id,
+        subject="Please sign {{template.name}}",
+        body="Hi {{submitter.name}}, here: {{submitter.link}}",
+    )
     [email] = await stored_emails.list_emails(db, 1, limit=10)
     assert email.subject == "Please sign NDA" and email.text_body.startswith("Hi Ann, here: http://signsvc.test/s/")
 
 
 def api_body(template_id: int, form: dict[str, str]) -> dict:
     """The API request the console makes of this form, to ask the API for its own message."""
-    submitters = [{"role": role, **{key: form[f"{key}-{i}"] for key in ("email", "name") if form.get(f"{key}-{i}")}}
-                  for i, role in enumerate(("First Party", "Second Party"))]
+    submitters = [
+        {"role": role, **{key: form[f"{key}-{i}"] for key in ("email", "name") if form.get(f"{key}-{i}")}}
+        for i, role in enumerate(("First Party", "Second Party"))
+    ]
     body = {"template_id": template_id, "submitters": submitters, "order": "preserved", "send_email": True}
     return {**body, **({"expire_at": form["expire_at"]} if form.get("expire_at") else {})}
 
 
-@pytest.mark.parametrize("changes,beside,kept", [
-    ({"email-1": "bob@example"}, "email-1", 'value="bob@example"'),
-    ({"expire_at": "2025-12-31T12:00"}, "expire_at", 'value="2025-12-31T12:00"'),
-    ({"email-1": "", "name-1": ""}, "email-1", 'value="ann@example.com"'),
-], ids=["bad email", "expiry in the past", "no signer for a role"])
+@pytest.mark.parametrize(
+    "changes,beside,kept",
+    [
+        ({"email-1": "bob@example"}, "email-1", 'value="bob@example"'),
+        ({"expire_at": "2025-12-31T12:00"}, "expire_at", 'value="2025-12-31T12:00"'),
+        ({"email-1": "", "name-1": ""}, "email-1", 'value="ann@example.com"'),
+    ],
+    ids=["bad email", "expiry in the past", "no signer for a role"],
+)
 async def test_a_refused_send_shows_the_apis_message_beside_the_input_keeps_the_values_and_makes_nothing(
-        api, db, changes, beside, kept):
+    api, db, changes, beside, kept
+):
     template_id = await template(api)
     console = await signed_in(api)
     form = {**ANN, **changes}
     await console.get(f"/console/templates/{template_id}/send")
-    reply = await console.post(f"/console/templates/{template_id}/send", {**form, "order": "preserved",
-                                                                           "send_email": "on"})
+    reply = await console.post(
+        f"/console/templates/{template_id}/send", {**form, "order": "preserved", "send_email": "on"}
+    )
     assert reply.status == 422
     page = text(reply)
     assert f'id="{beside}-problem"' in page and f'aria-describedby="{beside}-problem' in page
@@ -133,8 +157,10 @@ async def test_an_archived_template_or_one_without_fields_is_refused_with_the_ap
     archived = await template(api)
     assert (await api.delete(f"/api/templates/{archived}")).status == 200
     console = await signed_in(api)
-    for template_id, message in ((without_fields, "Template does not contain fields"),
-                                 (archived, "Template has been archived")):
+    for template_id, message in (
+        (without_fields, "Template does not contain fields"),
+        (archived, "Template has been archived"),
+    ):
         await console.get(f"/console/templates/{template_id}/send")
         reply = await console.post(f"/console/templates/{template_id}/send", ANN)
         assert reply.status == 422 and f'id="problem">{message}</p>' in text(reply)
@@ -142,6 +168,7 @@ async def test_an_archived_template_or_one_without_fields_is_refused_with_the_ap
 
 
 # The list
+
 
 async def test_the_list_shows_the_accounts_submissions_newest_first_with_signers_statuses_and_template(api):
     nda, lease = await template(api), await template(api, name="Lease")
@@ -160,8 +187,12 @@ async def test_the_list_filters_by_status_search_and_template(api, clock):
     nda, lease = await template(api), await template(api, name="Lease")
     await send(api, lease, {"email": "late@example.com"}, expire_at=(clock.now() + timedelta(hours=1)).isoformat())
     clock.advance(timedelta(hours=2))
-    await send(api, nda, {"email": "done@example.com", "values": ANN_VALUES, "completed": True},
-               {"email": "also@example.com", "values": BOB_VALUES, "completed": True})
+    await send(
+        api,
+        nda,
+        {"email": "done@example.com", "values": ANN_VALUES, "completed": True},
+        {"email": "also@example.com", "values": BOB_VALUES, "completed": True},
+    )
     declined = await send(api, nda, {"email": "no@example.com"})
     await act(api, declined[0]["slug"], "decline", {"reason": "Wrong address"})
     await send(api, lease, {"email": "waiting@example.com"})
@@ -236,8 +267,10 @@ async def test_the_list_pages_by_twenty_and_links_older_and_newest(api):
 
 async def test_archived_submissions_are_in_their_own_view(api):
     template_id = await template(api)
-    kept, archived = await send(api, template_id, {"email": "kept@example.com"}), \
-        await send(api, template_id, {"email": "gone@example.com"})
+    kept, archived = (
+        await send(api, template_id, {"email": "kept@example.com"}),
+        await send(api, template_id, {"email": "gone@example.com"}),
+    )
     assert (await api.delete(f"/api/submissions/{archived[0]['submission_id']}")).status == 200
     console = await signed_in(api)
     active = text(await console.get("/console/submissions"))
@@ -249,6 +282,7 @@ async def test_archived_submissions_are_in_their_own_view(api):
 
 
 # A submission's page
+
 
 async def test_the_page_shows_the_signers_statuses_links_and_timeline_after_one_signer_completes(api, clock):
     template_id = await template(api)
@@ -267,11 +301,19 @@ async def test_the_page_shows_the_signers_statuses_links_and_timeline_after_one_
     assert f'value="http://signsvc.test/s/{bob["slug"]}"' in page and 'data-copy="link-' in page
     assert f'/s/{ann["slug"]}"' not in page, "a signer who completed needs no link"
     assert "Send the invitation again" in page  # Bob's
-    timeline = page[page.index('<ol class="timeline">'):]
-    lines = [line for line in ("Submission created", "Invitation sent to Ann", "Ann opened the form",
-                               "Ann completed the form", "Invitation sent to Bob")]
+    timeline = page[page.index('<ol class="timeline">') :]
+    lines = [
+        line
+        for line in (
+            "Submission created",
+            "Invitation sent to Ann",
+            "Ann opened the form",
+            "Ann completed the form",
+            "Invitation sent to Bob",
+        )
+    ]
     assert [timeline.index(line) for line in lines] == sorted(timeline.index(line) for line in lines)
-    assert '2026-01-01 12:10 UTC</time> <span>Ann completed the form' in timeline
+    assert "2026-01-01 12:10 UTC</time> <span>Ann completed the form" in timeline
     assert "Once every signer has completed" in page
 
 
@@ -328,8 +370,9 @@ async def test_switching_modes_on_the_page_a_refused_resend_showed_returns_to_th
     switched = await console.post("/console/mode", {"test_mode": "on", "next": address})
     assert location(switched) == address
     other_mode = await console.get(address)
-    assert other_mode.status == 404 and "text/html" in other_mode.headers["Content-Type"], \
+    assert other_mode.status == 404 and "text/html" in other_mode.headers["Content-Type"], (
         "the live signer is not the test account's: the console's not-found page, not a 405"
+    )
     assert await invitations(db) == ["ann@example.com"]
 
 
@@ -387,7 +430,10 @@ async def test_once_completed_the_page_links_the_signed_document_audit_log_and_c
     assert "Every signer completed: the submission is completed" in page
     links = re.findall(r'<li><a href="([^"]+)">([^<]+)</a></li>', page.split('<ul class="downloads">')[1])
     assert [label for _, label in links] == [
-        "Signed document: nda", "Audit log", "Combined document (documents and audit log)"]
+        "Signed document: nda",
+        "Audit log",
+        "Combined document (documents and audit log)",
+    ]
     for href, _ in links:
         assert href.startswith("/file/")
         data = await fetch(api, html.unescape(href))
@@ -395,6 +441,7 @@ async def test_once_completed_the_page_links_the_signed_document_audit_log_and_c
 
 
 # Who may see and do what
+
 
 async def test_another_accounts_submission_template_and_signer_are_the_not_found_page(api, other_account):
     other = api.with_key(other_account.live)
@@ -404,8 +451,11 @@ async def test_another_accounts_submission_template_and_signer_are_the_not_found
     for path in (f"/console/submissions/{signer['submission_id']}", f"/console/templates/{template_id}/send"):
         page = await console.get(path)
         assert page.status == 404 and "<h1>" in text(page), path
-    for path in (f"/console/submitters/{signer['id']}/resend", f"/console/templates/{template_id}/send",
-                 f"/console/submissions/{signer['submission_id']}/archive"):
+    for path in (
+        f"/console/submitters/{signer['id']}/resend",
+        f"/console/templates/{template_id}/send",
+        f"/console/submissions/{signer['submission_id']}/archive",
+    ):
         assert (await console.post(path, {"email-0": "x@example.com"})).status == 404, path
     found = await submission(other, signer["submission_id"])
     assert found["archived_at"] is None and len(found["submission_events"]) == 1
@@ -425,8 +475,11 @@ async def test_posts_without_the_csrf_token_are_refused_and_change_nothing(api, 
     console = await signed_in(api)
     submission_id = await sent_from_console(console, template_id)
     ann = (await submission(api, submission_id))["submitters"][0]
-    for path in (f"/console/templates/{template_id}/send", f"/console/submitters/{ann['id']}/resend",
-                 f"/console/submissions/{submission_id}/archive"):
+    for path in (
+        f"/console/templates/{template_id}/send",
+        f"/console/submitters/{ann['id']}/resend",
+        f"/console/submissions/{submission_id}/archive",
+    ):
         reply = await console.post(path, ANN, csrf=False)
         assert reply.status == 403 and "This form has expired" in text(reply), path
     assert len((await api.get("/api/submissions")).json["data"]) == 1
@@ -437,6 +490,7 @@ async def test_posts_without_the_csrf_token_are_refused_and_change_nothing(api, 
 async def test_signed_out_the_pages_send_to_sign_in(api):
     template_id = await template(api)
     from tests.support.console import Console
+
     browser = Console(api)
     for path in ("/console/submissions", f"/console/templates/{template_id}/send", "/console/submissions/1"):
         reply = await browser.get(path, allow_redirects=False)

@@ -25,8 +25,10 @@ BROKEN_PDF = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1
 MIB = 1024 * 1024
 LIST = "/console/templates"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-EXPIRED = ("Not saved: this page has expired (it was open too long, or you signed in or out in another tab). "
-           "Reload the page to go on; changes since the last save are then lost.")
+EXPIRED = (
+    "Not saved: this page has expired (it was open too long, or you signed in or out in another tab). "
+    "Reload the page to go on; changes since the last save are then lost."
+)
 
 
 def text(reply) -> str:
@@ -39,8 +41,10 @@ def shown(reply) -> str:
 
 
 async def api_template(api: Api, name: str, *, folder: str | None = None, pages: int = 1) -> dict[str, Any]:
-    reply = await api.post("/api/templates", json={"name": name, "folder_name": folder,
-                                                   "documents": [{"name": name, "file": b64(pdf(pages))}]})
+    reply = await api.post(
+        "/api/templates",
+        json={"name": name, "folder_name": folder, "documents": [{"name": name, "file": b64(pdf(pages))}]},
+    )
     assert reply.status == 201, reply.json
     return reply.json
 
@@ -56,14 +60,29 @@ def fields_body(template: dict[str, Any], *, x: float = 0.1, w: float = 0.3) -> 
     first = template["submitters"][0]
     document = template["documents"][0]["uuid"]
     second = {"name": "Tenant", "uuid": "5b0f5c5e-7a53-4d4b-9c1f-1d0a3c2c4e01"}
-    return {"submitters": [first, second], "fields": [
-        {"uuid": "0c3f2a8e-1b7d-4f43-8d2b-6c0d9e7f1a21", "submitter_uuid": first["uuid"], "name": "Landlord name",
-         "type": "text", "required": True, "preferences": {},
-         "areas": [{"x": x, "y": 0.2, "w": w, "h": 0.03, "attachment_uuid": document, "page": 0}]},
-        {"uuid": "9e1d7c4b-2a6f-4c8e-b5d3-7f0a1e2c3b45", "submitter_uuid": second["uuid"], "name": "Tenant signature",
-         "type": "signature", "required": True, "preferences": {},
-         "areas": [{"x": 0.5, "y": 0.8, "w": 0.3, "h": 0.07, "attachment_uuid": document, "page": 0}]},
-    ]}
+    return {
+        "submitters": [first, second],
+        "fields": [
+            {
+                "uuid": "0c3f2a8e-1b7d-4f43-8d2b-6c0d9e7f1a21",
+                "submitter_uuid": first["uuid"],
+                "name": "Landlord name",
+                "type": "text",
+                "required": True,
+                "preferences": {},
+                "areas": [{"x": x, "y": 0.2, "w": w, "h": 0.03, "attachment_uuid": document, "page": 0}],
+            },
+            {
+                "uuid": "9e1d7c4b-2a6f-4c8e-b5d3-7f0a1e2c3b45",
+                "submitter_uuid": second["uuid"],
+                "name": "Tenant signature",
+                "type": "signature",
+                "required": True,
+                "preferences": {},
+                "areas": [{"x": 0.5, "y": 0.8, "w": 0.3, "h": 0.07, "attachment_uuid": document, "page": 0}],
+            },
+        ],
+    }
 
 
 def without_time(template: dict[str, Any]) -> dict[str, Any]:
@@ -95,11 +114,13 @@ async def test_each_action_in_the_list_names_its_template_to_a_screen_reader(api
     await api_template(api, "NDA")
     console = await signed_in(api)
     named = re.findall(r'>([^<>]+)<span class="visually-hidden"> ([^<]+)</span>', text(await console.get(LIST)))
-    assert sorted(named) == sorted((action, name) for action in ("Send for signing", "Clone", "Archive")
-                                   for name in ("Lease", "NDA"))
+    assert sorted(named) == sorted(
+        (action, name) for action in ("Send for signing", "Clone", "Archive") for name in ("Lease", "NDA")
+    )
     await api.delete(f"/api/templates/{(await api_template(api, 'Old'))['id']}")
-    named = re.findall(r'>([^<>]+)<span class="visually-hidden"> ([^<]+)</span>',
-                       text(await console.get(f"{LIST}?view=archived")))
+    named = re.findall(
+        r'>([^<>]+)<span class="visually-hidden"> ([^<]+)</span>', text(await console.get(f"{LIST}?view=archived"))
+    )
     assert named == [("Restore", "Old")]
 
 
@@ -124,8 +145,10 @@ async def test_search_finds_templates_by_name_and_the_folder_filter_by_folder(ap
 def pager(page: str) -> dict[str, str]:
     """The list's page links by their text: {"Newest": href, "Older": href}."""
     nav = re.search(r'<nav class="pager".*?</nav>', page, re.S)
-    return {name: html.unescape(href) for href, name in re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>',
-                                                                   nav.group() if nav else "")}
+    return {
+        name: html.unescape(href)
+        for href, name in re.findall(r'<a href="([^"]+)"[^>]*>([^<]+)</a>', nav.group() if nav else "")
+    }
 
 
 async def test_the_list_comes_in_pages_of_twenty_newest_first_with_older_and_newest_links(api):
@@ -197,8 +220,12 @@ async def test_the_upload_forms_script_gets_the_editors_address_as_json(api):
     await console.get("/console/templates/new")
     file = io.BytesIO(pdf())
     file.name = "Lease.pdf"
-    reply = await console.request("POST", "/console/templates/new", data={"file": file, "csrf": console.csrf},
-                                    headers={"Accept": "application/json"})
+    reply = await console.request(
+        "POST",
+        "/console/templates/new",
+        data={"file": file, "csrf": console.csrf},
+        headers={"Accept": "application/json"},
+    )
     [template] = (await api.get("/api/templates")).json["data"]
     assert reply.status == 201
     editor = f"/console/templates/{template['id']}?done=template_uploaded"
@@ -217,8 +244,12 @@ async def test_a_broken_file_is_refused_with_the_apis_message_and_nothing_is_sav
     assert 'value="Broken"' in text(reply) and 'value="Housing"' in text(reply)
     file = io.BytesIO(BROKEN_PDF)
     file.name = "broken.pdf"
-    scripted = await console.request("POST", "/console/templates/new", data={"file": file, "csrf": console.csrf},
-                                       headers={"Accept": "application/json"})
+    scripted = await console.request(
+        "POST",
+        "/console/templates/new",
+        data={"file": file, "csrf": console.csrf},
+        headers={"Accept": "application/json"},
+    )
     assert (scripted.status, scripted.json) == (422, {"error": refused.json["error"]})
     assert (await api.get("/api/templates")).json["data"] == []
 
@@ -243,8 +274,10 @@ async def test_an_upload_without_a_file_asks_for_one(api):
 def comparable(template: dict[str, Any]) -> dict[str, Any]:
     """What a template is made of, its uuids numbered in the order they come: two templates made of the same
     file compare equal."""
-    made = {key: template[key] for key in ("name", "folder_name", "source", "external_id", "shared_link", "schema",
-                                           "fields", "submitters")}
+    made = {
+        key: template[key]
+        for key in ("name", "folder_name", "source", "external_id", "shared_link", "schema", "fields", "submitters")
+    }
     made["documents"] = [document["filename"] for document in template["documents"]]
     numbers: dict[str, str] = {}
 
@@ -263,8 +296,10 @@ def comparable(template: dict[str, Any]) -> dict[str, Any]:
 async def test_the_uploads_bytes_make_the_template_post_api_templates_makes_of_them_as_base64(api, db, clock):
     """`Templates.upload`, behind the upload form, takes the file's bytes (no base64 text made of them and
     decoded again): the same template as the API's, the PDF's own form fields its fields, the same refusals."""
-    by_api = await api.post("/api/templates", json={"folder_name": "Forms",
-                                                    "documents": [{"name": "Tax form.pdf", "file": b64(form_pdf())}]})
+    by_api = await api.post(
+        "/api/templates",
+        json={"folder_name": "Forms", "documents": [{"name": "Tax form.pdf", "file": b64(form_pdf())}]},
+    )
     principal = await Accounts(db, clock).find_principal(LIVE_KEY)
     uploaded = await api.app[TEMPLATES].upload(principal, form_pdf(), "Tax form.pdf", folder_name="Forms")
     by_upload = (await api.get(f"/api/templates/{uploaded.id}")).json
@@ -288,8 +323,13 @@ async def hold_the_body_budget(api: Api, size: int, released: asyncio.Event) -> 
         await released.wait()
         yield b"x" * (size - MIB - 12) + b'"}'
 
-    request = asyncio.create_task(api.client.post("/api/templates", data=held_open(), headers={
-        "Content-Length": str(size), "Content-Type": "application/json", "X-Auth-Token": api.key}))
+    request = asyncio.create_task(
+        api.client.post(
+            "/api/templates",
+            data=held_open(),
+            headers={"Content-Length": str(size), "Content-Type": "application/json", "X-Auth-Token": api.key},
+        )
+    )
     for _ in range(500):  # until the server has the request's headers and holds its body's length
         if budget.held:
             break
@@ -330,9 +370,12 @@ async def test_a_large_save_of_the_field_editor_counts_against_the_body_budget(m
     held = await hold_the_body_budget(api, 6 * MIB, released)
 
     async def save() -> Any:  # the body as a stream: aiohttp warns of large bodies sent as bytes
-        return await console.request("POST", f"/console/templates/{template['id']}/fields",
-                                     data=io.BytesIO(json.dumps(body).encode()),
-                                     headers={"Content-Type": "application/json", "X-CSRF-Token": console.csrf})
+        return await console.request(
+            "POST",
+            f"/console/templates/{template['id']}/fields",
+            data=io.BytesIO(json.dumps(body).encode()),
+            headers={"Content-Type": "application/json", "X-CSRF-Token": console.csrf},
+        )
 
     try:
         busy = await save()
@@ -424,8 +467,10 @@ async def test_saving_fields_through_the_console_gives_what_put_api_templates_gi
     assert reply.status == 200, reply.body
     saved = (await api.get(f"/api/templates/{template['id']}")).json
     assert reply.json["fields"] == saved["fields"] and reply.json["submitters"] == saved["submitters"]
-    assert [(f["name"], f["areas"][0]["x"]) for f in saved["fields"]] == [("Landlord name", 0.1),
-                                                                          ("Tenant signature", 0.5)]
+    assert [(f["name"], f["areas"][0]["x"]) for f in saved["fields"]] == [
+        ("Landlord name", 0.1),
+        ("Tenant signature", 0.5),
+    ]
     assert [r["name"] for r in saved["submitters"]] == ["First Party", "Tenant"]
 
     assert (await api.put(f"/api/templates/{template['id']}", json=body)).status == 200
@@ -461,9 +506,15 @@ async def test_more_fields_than_a_template_may_have_are_refused_with_the_apis_me
 async def test_five_hundred_fields_on_one_page_save(api):
     template = await api_template(api, "Lease")
     one = fields_body(template)["fields"][0]
-    fields = [{**one, "uuid": f"00000000-0000-4000-8000-{n:012d}", "name": f"Box {n}",
-               "areas": [{**one["areas"][0], "x": (n % 20) * 0.05, "y": (n // 20) * 0.04, "w": 0.04, "h": 0.03}]}
-              for n in range(500)]
+    fields = [
+        {
+            **one,
+            "uuid": f"00000000-0000-4000-8000-{n:012d}",
+            "name": f"Box {n}",
+            "areas": [{**one["areas"][0], "x": (n % 20) * 0.05, "y": (n // 20) * 0.04, "w": 0.04, "h": 0.03}],
+        }
+        for n in range(500)
+    ]
     console = await signed_in(api)
     await console.get(f"/console/templates/{template['id']}")
     reply = await console.post_json(f"/console/templates/{template['id']}/fields", {"fields": fields})
@@ -477,17 +528,26 @@ async def test_a_json_save_without_the_csrf_token_is_refused_in_json_the_editor_
     reply = await console.request("POST", f"/console/templates/{template['id']}/fields", json=fields_body(template))
     assert (reply.status, reply.headers["Content-Type"]) == (403, "application/json; charset=utf-8")
     assert reply.json == {"error": EXPIRED}
-    wrong = await console.request("POST", f"/console/templates/{template['id']}/fields", json=fields_body(template),
-                                    headers={"X-CSRF-Token": "not-the-token"})
+    wrong = await console.request(
+        "POST",
+        f"/console/templates/{template['id']}/fields",
+        json=fields_body(template),
+        headers={"X-CSRF-Token": "not-the-token"},
+    )
     assert (wrong.status, wrong.json) == (403, {"error": EXPIRED})
-    german = await console.request("POST", f"/console/templates/{template['id']}/fields", json=fields_body(template),
-                                     headers={"Accept-Language": "de"})
+    german = await console.request(
+        "POST",
+        f"/console/templates/{template['id']}/fields",
+        json=fields_body(template),
+        headers={"Accept-Language": "de"},
+    )
     assert german.status == 403 and german.json["error"].startswith("Nicht gespeichert: Diese Seite ist abgelaufen")
     assert (await api.get(f"/api/templates/{template['id']}")).json["fields"] == []
 
 
-async def test_a_save_above_the_services_body_limit_is_refused_as_put_api_templates_refuses_it(make_app,
-                                                                                               aiohttp_client):
+async def test_a_save_above_the_services_body_limit_is_refused_as_put_api_templates_refuses_it(
+    make_app, aiohttp_client
+):
     small = Api(await aiohttp_client(make_app(max_body_bytes=64 * 1024)))
     template = await api_template(small, "Lease")
     body = fields_body(template)
@@ -496,15 +556,19 @@ async def test_a_save_above_the_services_body_limit_is_refused_as_put_api_templa
     console = await signed_in(small)
     await console.get(f"/console/templates/{template['id']}")
     reply = await console.post_json(f"/console/templates/{template['id']}/fields", body)
-    assert (reply.status, reply.json) == (413, refused.json) == (413, {
-        "error": "Request body is too large: the limit is 65536 bytes"})
+    assert (
+        (reply.status, reply.json)
+        == (413, refused.json)
+        == (413, {"error": "Request body is too large: the limit is 65536 bytes"})
+    )
     assert (await small.get(f"/api/templates/{template['id']}")).json["fields"] == []
 
 
 async def test_a_json_save_without_a_session_is_refused(api):
     template = await api_template(api, "Lease")
-    reply = await Console(api).request("POST", f"/console/templates/{template['id']}/fields",
-                                       json=fields_body(template))
+    reply = await Console(api).request(
+        "POST", f"/console/templates/{template['id']}/fields", json=fields_body(template)
+    )
     assert reply.status == 401 and (await api.get(f"/api/templates/{template['id']}")).json["fields"] == []
 
 
@@ -543,8 +607,9 @@ async def test_renaming_and_moving_a_template_to_a_folder(api):
 
     refused = await console.post(f"/console/templates/{template['id']}", {"name": " ", "folder": "Other"})
     assert refused.status == 422 and "name must not be empty" in text(refused)
-    assert re.search(r'<input id="template-name"[^>]* aria-describedby="template-name-problem" aria-invalid="true"',
-                     text(refused)), "the message beside the name's input"
+    assert re.search(
+        r'<input id="template-name"[^>]* aria-describedby="template-name-problem" aria-invalid="true"', text(refused)
+    ), "the message beside the name's input"
     after = (await api.get(f"/api/templates/{template['id']}")).json
     assert (after["name"], after["folder_name"]) == ("Flat lease", "Housing")
 

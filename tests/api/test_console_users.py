@@ -37,8 +37,11 @@ def user_rows(page: str) -> dict[str, str]:
 async def sent_links(api, to: str = BOB) -> list[str]:
     """The setup links emailed to an address, oldest first (the outbox keeps them: no SMTP server here)."""
     found = await emails.list_emails(api.app[DB], 1, limit=100)
-    return [urlsplit(re.search(r"http://signsvc\.test(/console/setup/\S+)", email.text_body)[1]).path
-            for email in reversed(found) if email.to_address == to]
+    return [
+        urlsplit(re.search(r"http://signsvc\.test(/console/setup/\S+)", email.text_body)[1]).path
+        for email in reversed(found)
+        if email.to_address == to
+    ]
 
 
 async def invite(console: Console, email: str = BOB, first_name: str = "Bob", last_name: str = "Stone"):
@@ -66,6 +69,7 @@ async def deactivate(console: Console, target: int, form: dict | None = None):
 
 
 # The list
+
 
 async def test_the_users_page_lists_each_user_with_their_state(api, db, clock):
     admin = await signed_in(api)
@@ -107,13 +111,14 @@ async def test_the_users_table_has_a_caption_and_its_buttons_are_named_after_the
     page = text(await admin.get(PAGE))
     assert '<caption class="visually-hidden">The account&#39;s users, newest first</caption>' in page
     bob = user_rows(page)["Bob Stone"]
-    assert 'aria-label' not in bob
+    assert "aria-label" not in bob
     assert 'Send the invitation again<span class="visually-hidden"> to bob@example.com</span>' in bob
     assert 'Deactivate…<span class="visually-hidden"> bob@example.com</span>' in bob
     assert 'Revoke<span class="visually-hidden"> API access of Other</span>' in page
 
 
 # Invitations
+
 
 async def test_an_invitation_emails_a_setup_link_that_lets_the_new_user_set_a_password_and_sign_in(api):
     admin = await signed_in(api)
@@ -137,8 +142,10 @@ async def test_an_invitation_emails_a_setup_link_that_lets_the_new_user_set_a_pa
 
 async def test_an_invitation_for_a_taken_or_wrong_email_says_why_and_keeps_the_values(api):
     admin = await signed_in(api)
-    for address, message in (("admin@example.com", "email admin@example.com is already taken"),
-                             ("not an address", "is not an email address")):
+    for address, message in (
+        ("admin@example.com", "email admin@example.com is already taken"),
+        ("not an address", "is not an email address"),
+    ):
         refused = await invite(admin, address, "Ann", "Lee")
         page = text(refused)
         assert refused.status == 422 and message in page
@@ -190,6 +197,7 @@ async def test_sending_an_invitation_again_emails_a_new_link_and_ends_the_earlie
 
 
 # Deactivation
+
 
 async def test_deactivation_asks_for_a_confirmation_first(api):
     admin = await signed_in(api)
@@ -264,8 +272,9 @@ async def test_only_an_instance_administrator_deactivates_an_instance_administra
     bob = await invited_and_signed_in(api, admin)
     assert "/console/users/1/deactivate" not in text(await bob.get(PAGE))
     refused = await deactivate(bob, 1)
-    assert refused.status == 422 and "Only an instance administrator can deactivate an instance administrator" in \
-        text(refused)
+    assert refused.status == 422 and "Only an instance administrator can deactivate an instance administrator" in text(
+        refused
+    )
     assert (await api.get("/api/user")).status == 200 and (await admin.get("/console")).status == 200
 
 
@@ -283,6 +292,7 @@ async def test_a_user_of_another_account_cannot_be_seen_or_deactivated(api, othe
 
 
 # API access approval
+
 
 async def test_only_the_instance_administrator_sees_and_changes_api_access(api, other_account):
     admin = await signed_in(api)

@@ -50,6 +50,7 @@ async def api_refusal(api, body: dict) -> str:
 
 # Adding an endpoint
 
+
 async def test_an_endpoint_added_in_the_console_is_the_one_the_api_lists(api, receiver):
     console = await signed_in(api)
     form = await console.get(f"{PAGE}/new")
@@ -60,7 +61,11 @@ async def test_an_endpoint_added_in_the_console_is_the_one_the_api_lists(api, re
     assert reply.status == 303 and location(reply) == f"{PAGE}/1?done=webhook_created"
     [endpoint] = await endpoints(api)
     assert (endpoint["id"], endpoint["url"], endpoint["events"], endpoint["secret"]) == (
-        1, receiver.url(), ["form.completed", "template.created"], None)
+        1,
+        receiver.url(),
+        ["form.completed", "template.created"],
+        None,
+    )
     page = visible(await console.get(location(reply)))
     assert "The endpoint is added." in page and receiver.url() in page
     listed = visible(await console.get(PAGE))
@@ -89,11 +94,14 @@ async def test_events_the_api_refuses_are_refused_beside_the_events(api, events,
     assert await endpoints(api) == []
 
 
-@pytest.mark.parametrize("fields,name", [
-    ({"secret_header": "X-Secret", "secret_value": "short"}, "secret_value"),
-    ({"secret_header": "Content-Type", "secret_value": SECRET}, "secret_header"),
-    ({"secret_header": "", "secret_value": SECRET}, "secret_header"),
-])
+@pytest.mark.parametrize(
+    "fields,name",
+    [
+        ({"secret_header": "X-Secret", "secret_value": "short"}, "secret_value"),
+        ({"secret_header": "Content-Type", "secret_value": SECRET}, "secret_header"),
+        ({"secret_header": "", "secret_value": SECRET}, "secret_header"),
+    ],
+)
 async def test_a_secret_the_api_refuses_is_refused_beside_its_input(api, fields, name):
     console = await signed_in(api)
     reply = await add(console, "https://app.example.com/hook", **fields)
@@ -108,8 +116,10 @@ async def test_a_private_address_is_refused_where_the_service_allows_only_public
     console = await signed_in(api)
     reply = await add(console, "http://10.0.0.7/hook")
     assert reply.status == 422
-    assert problem_of(reply, "url") == "url must point to a public address: 10.0.0.7 is a private or local network " \
-                                       "address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
+    assert (
+        problem_of(reply, "url") == "url must point to a public address: 10.0.0.7 is a private or local network "
+        "address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
+    )
     assert await endpoints(api) == []
 
 
@@ -119,12 +129,15 @@ async def test_the_twenty_first_endpoint_is_refused_above_the_form(api):
         assert (await add(console, f"https://app.example.com/hook/{number}")).status == 303
     reply = await add(console, "https://app.example.com/hook/20")
     assert reply.status == 422
-    assert '<p class="problem" role="alert" id="problem">an account has at most 20 webhook endpoints</p>' in \
-        reply.body.decode()
+    assert (
+        '<p class="problem" role="alert" id="problem">an account has at most 20 webhook endpoints</p>'
+        in reply.body.decode()
+    )
     assert (await api.get("/api/webhooks?limit=100")).json["pagination"]["count"] == 20
 
 
 # The secret
+
 
 async def test_the_secret_is_shown_once_right_after_it_is_set_and_never_again(api):
     console = await signed_in(api)
@@ -152,26 +165,48 @@ async def test_editing_keeps_replaces_or_removes_the_secret_as_asked(api):
     console = await signed_in(api)
     await add(console, "https://app.example.com/hook", secret_header="X-Secret", secret_value=SECRET)
     await console.get(f"{PAGE}/1/edit")
-    kept = await console.post(f"{PAGE}/1", {"url": "https://app.example.com/hook", "events": TEMPLATE_EVENTS,
-                                            "secret_header": "X-Secret", "secret_value": ""})
+    kept = await console.post(
+        f"{PAGE}/1",
+        {
+            "url": "https://app.example.com/hook",
+            "events": TEMPLATE_EVENTS,
+            "secret_header": "X-Secret",
+            "secret_value": "",
+        },
+    )
     assert kept.status == 303 and location(kept) == f"{PAGE}/1?done=webhook_updated"
     assert (await endpoints(api))[0]["secret"] == {"header": "X-Secret"}
 
     new_secret = "n" * 40
     await console.get(f"{PAGE}/1/edit")
-    replaced = await console.post(f"{PAGE}/1", {"url": "https://app.example.com/hook", "events": TEMPLATE_EVENTS,
-                                                "secret_header": "X-Other", "secret_value": new_secret})
+    replaced = await console.post(
+        f"{PAGE}/1",
+        {
+            "url": "https://app.example.com/hook",
+            "events": TEMPLATE_EVENTS,
+            "secret_header": "X-Other",
+            "secret_value": new_secret,
+        },
+    )
     assert replaced.status == 200 and new_secret in visible(replaced), "a new secret is shown once too"
     assert (await endpoints(api))[0]["secret"] == {"header": "X-Other"}
 
     await console.get(f"{PAGE}/1/edit")
-    removed = await console.post(f"{PAGE}/1", {"url": "https://app.example.com/hook", "events": TEMPLATE_EVENTS,
-                                               "secret_header": "X-Other", "remove_secret": "on"})
+    removed = await console.post(
+        f"{PAGE}/1",
+        {
+            "url": "https://app.example.com/hook",
+            "events": TEMPLATE_EVENTS,
+            "secret_header": "X-Other",
+            "remove_secret": "on",
+        },
+    )
     assert removed.status == 303
     assert (await endpoints(api))[0]["secret"] is None
 
 
 # Changing and deleting
+
 
 async def test_editing_changes_the_events_and_the_url(api):
     console = await signed_in(api)
@@ -179,12 +214,16 @@ async def test_editing_changes_the_events_and_the_url(api):
     form = (await console.get(f"{PAGE}/1/edit")).body.decode()
     assert 'value="https://app.example.com/hook"' in form
     assert re.search(r'value="template.updated"\s+aria-describedby="event-10-hint" checked', form)
-    reply = await console.post(f"{PAGE}/1", {"url": "https://app.example.com/hooks/v2",
-                                             "events": ["form.completed", "form.declined", "consent.created"]})
+    reply = await console.post(
+        f"{PAGE}/1",
+        {"url": "https://app.example.com/hooks/v2", "events": ["form.completed", "form.declined", "consent.created"]},
+    )
     assert reply.status == 303 and location(reply) == f"{PAGE}/1?done=webhook_updated"
     [endpoint] = await endpoints(api)
-    assert (endpoint["url"], endpoint["events"]) == ("https://app.example.com/hooks/v2",
-                                                    ["form.completed", "form.declined", "consent.created"])
+    assert (endpoint["url"], endpoint["events"]) == (
+        "https://app.example.com/hooks/v2",
+        ["form.completed", "form.declined", "consent.created"],
+    )
     assert "The endpoint is saved." in visible(await console.get(location(reply)))
 
 
@@ -198,7 +237,9 @@ async def test_a_change_the_api_refuses_is_shown_and_nothing_changes(api):
     assert problem_of(reply, "url") == "url https://app.example.com/b already has a webhook endpoint"
     assert "Change the webhook endpoint" in visible(reply)
     assert [(e["url"], e["events"]) for e in await endpoints(api)] == [
-        ("https://app.example.com/b", TEMPLATE_EVENTS), ("https://app.example.com/a", TEMPLATE_EVENTS)]
+        ("https://app.example.com/b", TEMPLATE_EVENTS),
+        ("https://app.example.com/a", TEMPLATE_EVENTS),
+    ]
 
 
 async def test_deleting_asks_for_a_ticked_confirmation_then_removes_the_endpoint(api):
@@ -227,8 +268,11 @@ async def test_a_post_without_the_csrf_token_is_refused_and_changes_nothing(api)
     assert refused.status == 403 and "This form has expired" in visible(refused)
     assert await endpoints(api) == []
     await add(console, "https://app.example.com/hook")
-    for path, form in ((f"{PAGE}/1", {"url": "https://app.example.com/other", "events": ["form.completed"]}),
-                       (f"{PAGE}/1/delete", {}), (f"{PAGE}/1/test", {})):
+    for path, form in (
+        (f"{PAGE}/1", {"url": "https://app.example.com/other", "events": ["form.completed"]}),
+        (f"{PAGE}/1/delete", {}),
+        (f"{PAGE}/1/test", {}),
+    ):
         assert (await console.post(path, form, csrf=False)).status == 403
     [endpoint] = await endpoints(api)
     assert (endpoint["url"], endpoint["events"]) == ("https://app.example.com/hook", TEMPLATE_EVENTS)
@@ -236,8 +280,8 @@ async def test_a_post_without_the_csrf_token_is_refused_and_changes_nothing(api)
 
 # The delivery log, resend, the test webhook
 
-async def test_the_delivery_log_shows_each_attempt_with_its_response_code_and_the_next_retry(api, worker,
-                                                                                            receiver):
+
+async def test_the_delivery_log_shows_each_attempt_with_its_response_code_and_the_next_retry(api, worker, receiver):
     receiver.script("/hook", 500, 200)
     console = await signed_in(api)
     await add(console, receiver.url())
@@ -325,6 +369,7 @@ async def test_the_test_button_without_a_completed_signer_shows_the_apis_message
 
 # Whose endpoints
 
+
 async def test_test_mode_shows_and_adds_only_the_test_accounts_endpoints(api):
     live = (await api.post("/api/webhooks", json={"url": "https://app.example.com/live"})).json
     test = (await api.with_key(TEST_KEY).post("/api/webhooks", json={"url": "https://app.example.com/test"})).json
@@ -339,13 +384,14 @@ async def test_test_mode_shows_and_adds_only_the_test_accounts_endpoints(api):
     assert (await console.get(f"{PAGE}/{live['id']}")).status == 404, "a live endpoint is not found in test mode"
     reply = await add(console, "https://app.example.com/test-2")
     assert reply.status == 303
-    assert [e["url"] for e in await endpoints(api, TEST_KEY)] == ["https://app.example.com/test-2",
-                                                                 "https://app.example.com/test"]
+    assert [e["url"] for e in await endpoints(api, TEST_KEY)] == [
+        "https://app.example.com/test-2",
+        "https://app.example.com/test",
+    ]
     assert [e["url"] for e in await endpoints(api)] == ["https://app.example.com/live"]
 
 
-async def test_another_accounts_endpoint_is_the_not_found_page_whatever_is_asked(api, other_account, worker,
-                                                                                 receiver):
+async def test_another_accounts_endpoint_is_the_not_found_page_whatever_is_asked(api, other_account, worker, receiver):
     other = api.with_key(other_account.live)
     theirs = (await other.post("/api/webhooks", json={"url": receiver.url(), "events": TEMPLATE_EVENTS})).json
     await template(other)
@@ -353,12 +399,17 @@ async def test_another_accounts_endpoint_is_the_not_found_page_whatever_is_asked
     console = await signed_in(api)
     await console.get(PAGE)
     path = f"{PAGE}/{theirs['id']}"
-    for reply in (await console.get(path), await console.get(f"{path}/edit"), await console.get(f"{path}/delete"),
-                  await console.get(f"{path}?status=delivered")):
+    for reply in (
+        await console.get(path),
+        await console.get(f"{path}/edit"),
+        await console.get(f"{path}/delete"),
+        await console.get(f"{path}?status=delivered"),
+    ):
         assert reply.status == 404 and "text/html" in reply.headers["Content-Type"]
     for post in (path, f"{path}/delete", f"{path}/test", f"{path}/deliveries/1/resend"):
-        assert (await console.post(post, {"url": "https://evil.example.com/", "events": ["form.completed"]})).status \
-            == 404
+        assert (
+            await console.post(post, {"url": "https://evil.example.com/", "events": ["form.completed"]})
+        ).status == 404
     [endpoint] = await endpoints(api, other_account.live)
     assert (endpoint["url"], endpoint["events"]) == (receiver.url(), TEMPLATE_EVENTS)
     assert len(receiver.received) == 1, "no test webhook, no resend"

@@ -46,8 +46,9 @@ async def test_putting_the_same_content_twice_is_no_error_and_one_delete_removes
     assert await store.get(SHA) is None
 
 
-@pytest.mark.parametrize("start,end,expected", [(0, 3, b"%PDF"), (9, 16, b"contract"), (len(DATA) - 6, len(DATA) - 1,
-                                                                                          b"stores")])
+@pytest.mark.parametrize(
+    "start,end,expected", [(0, 3, b"%PDF"), (9, 16, b"contract"), (len(DATA) - 6, len(DATA) - 1, b"stores")]
+)
 async def test_a_range_answers_those_bytes_both_ends_included(store, start, end, expected):
     await store.put(SHA, DATA)
     assert await store.get_range(SHA, start, end) == expected

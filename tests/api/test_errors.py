@@ -83,8 +83,9 @@ async def test_json_body_is_read_when_sent_chunked(api):
 
 
 async def test_json_content_type_with_charset_is_json(api):
-    reply = await api.post("/api/probe/echo", data=b'{"a": 1}',
-                           headers={"Content-Type": "application/json; charset=utf-8"})
+    reply = await api.post(
+        "/api/probe/echo", data=b'{"a": 1}', headers={"Content-Type": "application/json; charset=utf-8"}
+    )
     assert reply.json["received"] == {"a": 1}
 
 
@@ -95,15 +96,29 @@ async def test_empty_body_reads_as_an_empty_object(api):
 
 async def test_oversized_body_is_413_naming_the_limit(aiohttp_client, make_app):
     client = await aiohttp_client(make_app(max_body_bytes=1000))
-    response = await client.post("/api/probe/echo", data=json.dumps({"file": "x" * 2000}),
-                                 headers={"X-Auth-Token": LIVE_KEY, "Content-Type": "application/json"})
+    response = await client.post(
+        "/api/probe/echo",
+        data=json.dumps({"file": "x" * 2000}),
+        headers={"X-Auth-Token": LIVE_KEY, "Content-Type": "application/json"},
+    )
     assert response.status == 413
     assert await response.json() == {"error": "Request body is too large: the limit is 1000 bytes"}
 
 
-@pytest.mark.parametrize("value,expected", [("true", True), ("TRUE", True), ("1", True), ("False", False),
-                                            ("0", False), ("None", None), ("undefined", None), ("null", None),
-                                            ("", None)])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("true", True),
+        ("TRUE", True),
+        ("1", True),
+        ("False", False),
+        ("0", False),
+        ("None", None),
+        ("undefined", None),
+        ("null", None),
+        ("", None),
+    ],
+)
 async def test_query_booleans_and_unset_values_of_real_clients(api, value, expected):
     reply = await api.post(f"/api/probe/echo?flag={value}")
     assert reply.json["flag"] is expected
@@ -136,9 +151,18 @@ def python_client_call(client, path, key, method="GET", body=None):
 
 
 async def test_python_client_transport_keeps_working_on_errors(api):
-    results = await asyncio.gather(*(asyncio.to_thread(python_client_call, api.client, *args) for args in [
-        ("/api/user", LIVE_KEY), ("/api/user", ""), ("/api/nothing", LIVE_KEY),
-        ("/api/probe/echo", LIVE_KEY, "POST", b"{bad"), ("/api/user", LIVE_KEY, "DELETE")]))
+    results = await asyncio.gather(
+        *(
+            asyncio.to_thread(python_client_call, api.client, *args)
+            for args in [
+                ("/api/user", LIVE_KEY),
+                ("/api/user", ""),
+                ("/api/nothing", LIVE_KEY),
+                ("/api/probe/echo", LIVE_KEY, "POST", b"{bad"),
+                ("/api/user", LIVE_KEY, "DELETE"),
+            ]
+        )
+    )
     assert [status for status, _ in results] == [200, 401, 404, 422, 405]
     assert all(isinstance(body, dict) for _, body in results)
 

@@ -43,9 +43,20 @@ async def test_the_feed_lists_completed_submitters_latest_first_as_form_complete
 
 
 async def test_feed_items_carry_the_submitter_as_webhooks_do(api, template_id):
-    submitter = (await send(api, template_id, {"email": "a@example.com", "external_id": "u-1", "metadata": {"k": 1},
-                                            "values": {"Full Name": "Ann"}, "completed": True},
-                         {"email": "b@example.com"}))[0]
+    submitter = (
+        await send(
+            api,
+            template_id,
+            {
+                "email": "a@example.com",
+                "external_id": "u-1",
+                "metadata": {"k": 1},
+                "values": {"Full Name": "Ann"},
+                "completed": True,
+            },
+            {"email": "b@example.com"},
+        )
+    )[0]
     data = (await feed(api))["data"][0]["data"]
     assert data["id"] == submitter["id"] and data["link_slug"] == submitter["slug"]
     assert "slug" not in data and "uuid" not in data and "submission_events" not in data
@@ -69,11 +80,13 @@ async def test_feed_items_carry_the_template_with_external_id_and_folder_name(ap
     await completed(api, template_id, "a@example.com")
     record = (await api.get(f"/api/templates/{template_id}")).json
     assert (await feed(api))["data"][0]["data"]["template"] == {
-        key: record[key] for key in ("id", "name", "external_id", "folder_name", "created_at", "updated_at")}
+        key: record[key] for key in ("id", "name", "external_id", "folder_name", "created_at", "updated_at")
+    }
 
 
 async def test_after_lists_events_completed_before_it_and_before_those_completed_in_a_later_second(
-        api, clock, template_id):
+    api, clock, template_id
+):
     for email in ("a@example.com", "b@example.com", "c@example.com"):
         await completed(api, template_id, email)
         clock.advance(timedelta(seconds=10))
@@ -107,8 +120,13 @@ async def test_a_second_with_more_events_than_the_limit_comes_whole(api, clock, 
 
 async def test_submitters_completed_through_the_form_appear_with_their_ip_and_user_agent(api, template_id):
     submitter = (await send(api, template_id, {"email": "a@example.com"}))[0]
-    await act(api, submitter["slug"], "complete", {"values": {"Full Name": "Ann", "Signature": "Ann"}},
-              **{"User-Agent": "Browser/2"})
+    await act(
+        api,
+        submitter["slug"],
+        "complete",
+        {"values": {"Full Name": "Ann", "Signature": "Ann"}},
+        **{"User-Agent": "Browser/2"},
+    )
     data = (await feed(api))["data"][0]["data"]
     assert (data["ip"], data["ua"]) == ("127.0.0.1", "Browser/2")
 
@@ -124,22 +142,42 @@ async def test_after_and_before_that_are_not_integers_are_422(api, query):
     assert reply.status == 422 and reply.json["error"]
 
 
-@pytest.mark.parametrize("after,everything", [
-    (253402300799, True), (253402300800, True), (99999999999999, True), ("1" + "0" * 400, True),
-    (-1, False), (-99999999999, False), (-62135596800, False), ("-" + "9" * 400, False),
-])
+@pytest.mark.parametrize(
+    "after,everything",
+    [
+        (253402300799, True),
+        (253402300800, True),
+        (99999999999999, True),
+        ("1" + "0" * 400, True),
+        (-1, False),
+        (-99999999999, False),
+        (-62135596800, False),
+        ("-" + "9" * 400, False),
+    ],
+)
 async def test_any_integer_after_is_a_bound_far_future_the_whole_feed_far_past_an_empty_page(
-        api, template_id, after, everything):
+    api, template_id, after, everything
+):
     await completed(api, template_id, "a@example.com")
     assert emails(await feed(api, f"?after={after}")) == (["a@example.com"] if everything else [])
 
 
-@pytest.mark.parametrize("before,everything", [
-    (253402300799, False), (253402300800, False), (99999999999999, False), ("1" + "0" * 400, False),
-    (-1, True), (-99999999999, True), (-62135596801, True), ("-" + "9" * 400, True),
-])
+@pytest.mark.parametrize(
+    "before,everything",
+    [
+        (253402300799, False),
+        (253402300800, False),
+        (99999999999999, False),
+        ("1" + "0" * 400, False),
+        (-1, True),
+        (-99999999999, True),
+        (-62135596801, True),
+        ("-" + "9" * 400, True),
+    ],
+)
 async def test_any_integer_before_is_a_bound_far_future_an_empty_page_far_past_the_whole_feed(
-        api, template_id, before, everything):
+    api, template_id, before, everything
+):
     await completed(api, template_id, "a@example.com")
     assert emails(await feed(api, f"?before={before}")) == (["a@example.com"] if everything else [])
 

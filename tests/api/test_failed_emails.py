@@ -57,7 +57,11 @@ async def test_an_invitation_refused_until_its_attempts_ran_out_is_failed_with_t
     await run_out_the_retries(kit.app[WORKER], clock)
     [email] = (await kit.get(f"{TESTING}/emails")).json["data"]
     assert (email["to"], email["status"], email["attempts"], email["sent_at"]) == (
-        "ann@example.com", "failed", retries.EMAILS.attempts, None)
+        "ann@example.com",
+        "failed",
+        retries.EMAILS.attempts,
+        None,
+    )
     assert email["last_error"].startswith("SMTPDataError") and "Delivery refused" in email["last_error"]
     assert (await kit.get(f"{TESTING}/emails/{email['id']}")).json == email
     assert (await submission(kit, 1))["submitters"][0]["status"] == "awaiting", "a failed invitation was not sent"
@@ -76,7 +80,8 @@ async def test_an_outbox_email_refused_until_its_attempts_ran_out_is_failed_and_
 
 
 async def test_an_invitation_fails_for_good_after_the_email_strategys_attempts_its_email_and_its_job_alike(
-        kit, clock, db):
+    kit, clock, db
+):
     await send(kit, await template(kit), {"email": "ann@example.com", "name": "Ann"})
     await run_out_the_retries(kit.app[WORKER], clock)
     [email] = (await kit.get(f"{TESTING}/emails")).json["data"]

@@ -42,15 +42,18 @@ def file_id(link: str) -> str:
 
 
 async def make_template(api: Api, fields: list | None = None) -> int:
-    reply = await api.post("/api/templates", json={
-        "name": "Photo form", "documents": [{"name": "form", "file": b64(pdf()), "fields": fields or FIELDS}]})
+    reply = await api.post(
+        "/api/templates",
+        json={"name": "Photo form", "documents": [{"name": "form", "file": b64(pdf()), "fields": fields or FIELDS}]},
+    )
     assert reply.status == 201, reply.json
     return reply.json["id"]
 
 
 async def send(api: Api, template_id: int, *submitters: dict, **body) -> list[dict]:
-    reply = await api.post("/api/submissions", json={"template_id": template_id,
-                                                     "submitters": list(submitters) or [ANN, BOB], **body})
+    reply = await api.post(
+        "/api/submissions", json={"template_id": template_id, "submitters": list(submitters) or [ANN, BOB], **body}
+    )
     assert reply.status == 200, reply.json
     return reply.json
 
@@ -83,12 +86,16 @@ def other(api: Api, other_account) -> Api:
 
 # Where a file id enters: each refuses a file of another account with a 422 naming the field
 
+
 async def test_a_template_field_default_naming_another_accounts_file_is_refused(other, theirs):
     fields = [*FIELDS[:1], {**FIELDS[1], "default_value": theirs}]
-    reply = await other.post("/api/templates", json={
-        "name": "x", "documents": [{"name": "form", "file": b64(pdf()), "fields": fields}]})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Photo: default_value must name a file of this account by its id, not {theirs}"})
+    reply = await other.post(
+        "/api/templates", json={"name": "x", "documents": [{"name": "form", "file": b64(pdf()), "fields": fields}]}
+    )
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"Photo: default_value must name a file of this account by its id, not {theirs}"},
+    )
 
 
 async def test_a_template_update_naming_another_accounts_file_in_a_default_is_refused(other, theirs):
@@ -97,10 +104,13 @@ async def test_a_template_update_naming_another_accounts_file_in_a_default_is_re
     papers = next(f for f in fields if f["name"] == "Papers")
     papers["default_value"] = [theirs]
     reply = await other.put(f"/api/templates/{template_id}", json={"fields": fields})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Papers: default_value must name a file of this account by its id, not {theirs}"})
-    assert "default_value" not in next(f for f in (await other.get(f"/api/templates/{template_id}")).json["fields"]
-                                       if f["name"] == "Papers")
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"Papers: default_value must name a file of this account by its id, not {theirs}"},
+    )
+    assert "default_value" not in next(
+        f for f in (await other.get(f"/api/templates/{template_id}")).json["fields"] if f["name"] == "Papers"
+    )
 
 
 async def test_the_field_editors_save_naming_another_accounts_file_in_a_default_is_refused(other, theirs):
@@ -110,32 +120,46 @@ async def test_the_field_editors_save_naming_another_accounts_file_in_a_default_
     await console.get(f"/console/templates/{template_id}")
     edited = [{**f, "default_value": theirs} if f["name"] == "Photo" else f for f in fields]
     reply = await console.post_json(f"/console/templates/{template_id}/fields", {"fields": edited})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Photo: default_value must name a file of this account by its id, not {theirs}"})
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"Photo: default_value must name a file of this account by its id, not {theirs}"},
+    )
     assert all("default_value" not in f for f in (await other.get(f"/api/templates/{template_id}")).json["fields"])
 
 
 async def test_a_default_of_an_image_field_must_name_an_image(api):
     document = file_id((await api.get(f"/api/templates/{await make_template(api)}")).json["documents"][0]["url"])
-    reply = await api.post("/api/templates", json={"name": "x", "documents": [{
-        "name": "form", "file": b64(pdf()), "fields": [{**FIELDS[1], "default_value": document}]}]})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Photo: default_value must name an image, the file {document} is not one"})
+    reply = await api.post(
+        "/api/templates",
+        json={
+            "name": "x",
+            "documents": [{"name": "form", "file": b64(pdf()), "fields": [{**FIELDS[1], "default_value": document}]}],
+        },
+    )
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"Photo: default_value must name an image, the file {document} is not one"},
+    )
 
 
 async def test_a_value_of_an_image_field_must_name_an_image(api):
     template_id = await make_template(api)
     document = file_id((await api.get(f"/api/templates/{template_id}")).json["documents"][0]["url"])
-    reply = await api.post("/api/submissions", json={
-        "template_id": template_id, "submitters": [{**ANN, "values": {"Photo": document, "Papers": [document]}}]})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Photo: the file {document} is not an image in `submitters[0].values`."})
+    reply = await api.post(
+        "/api/submissions",
+        json={"template_id": template_id, "submitters": [{**ANN, "values": {"Photo": document, "Papers": [document]}}]},
+    )
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"Photo: the file {document} is not an image in `submitters[0].values`."},
+    )
 
 
 async def test_a_default_of_a_file_field_must_be_a_file_id_not_other_text(api):
     fields = [*FIELDS[:1], {**FIELDS[1], "default_value": "https://example.com/photo.png"}]
-    reply = await api.post("/api/templates", json={
-        "name": "x", "documents": [{"name": "form", "file": b64(pdf()), "fields": fields}]})
+    reply = await api.post(
+        "/api/templates", json={"name": "x", "documents": [{"name": "form", "file": b64(pdf()), "fields": fields}]}
+    )
     assert reply.status == 422
     assert reply.json["error"].startswith("Photo: default_value must name a file of this account by its id")
 
@@ -160,16 +184,24 @@ async def test_cloning_a_template_whose_stored_default_names_another_accounts_fi
 
 async def test_prefilled_values_naming_another_accounts_file_are_refused(other, theirs):
     template_id = await make_template(other)
-    reply = await other.post("/api/submissions", json={
-        "template_id": template_id, "submitters": [{**ANN, "values": {"Photo": theirs}}]})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Photo: the file {theirs} is not a file of this account in `submitters[0].values`."})
+    reply = await other.post(
+        "/api/submissions", json={"template_id": template_id, "submitters": [{**ANN, "values": {"Photo": theirs}}]}
+    )
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"Photo: the file {theirs} is not a file of this account in `submitters[0].values`."},
+    )
 
 
 async def test_submission_field_overrides_naming_another_accounts_file_are_refused(other, theirs):
     template_id = await make_template(other)
-    reply = await other.post("/api/submissions", json={
-        "template_id": template_id, "submitters": [{**ANN, "fields": [{"name": "Papers", "default_value": theirs}]}]})
+    reply = await other.post(
+        "/api/submissions",
+        json={
+            "template_id": template_id,
+            "submitters": [{**ANN, "fields": [{"name": "Papers", "default_value": theirs}]}],
+        },
+    )
     assert reply.status == 422
     assert reply.json["error"].startswith(f"Papers: the file {theirs} is not a file of this account")
 
@@ -177,11 +209,18 @@ async def test_submission_field_overrides_naming_another_accounts_file_are_refus
 async def test_put_submitter_values_naming_another_accounts_file_are_refused(other, theirs):
     ann, _ = await send(other, await make_template(other))
     reply = await other.put(f"/api/submitters/{ann['id']}", json={"values": {"Photo": theirs}})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Photo: the file {theirs} is not a file of this account in `values`."})
-    reply = await other.put(f"/api/submitters/{ann['id']}",
-                            json={"fields": [{"name": "Photo", "default_value": theirs}], "completed": True,
-                                  "values": {"Full Name": "Ann"}})
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"Photo: the file {theirs} is not a file of this account in `values`."},
+    )
+    reply = await other.put(
+        f"/api/submitters/{ann['id']}",
+        json={
+            "fields": [{"name": "Photo", "default_value": theirs}],
+            "completed": True,
+            "values": {"Full Name": "Ann"},
+        },
+    )
     assert reply.status == 422
     assert await values_of(other, ann["id"]) == {}
 
@@ -189,9 +228,13 @@ async def test_put_submitter_values_naming_another_accounts_file_are_refused(oth
 async def test_the_signing_form_refuses_another_accounts_file_in_a_saved_value(other, theirs):
     ann, _ = await send(other, await make_template(other))
     reply = await act(other, ann["slug"], "values", {"values": {"Photo": theirs}})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Photo: the file {theirs} is not a file this signer uploaded or one a field default names in "
-                 "`values`."})
+    assert (reply.status, reply.json) == (
+        422,
+        {
+            "error": f"Photo: the file {theirs} is not a file this signer uploaded or one a field default names in "
+            "`values`."
+        },
+    )
     completed = await act(other, ann["slug"], "complete", {"values": {"Full Name": "Ann", "Papers": [theirs]}})
     assert completed.status == 422 and f"the file {theirs} is not a file this signer" in completed.json["error"]
     assert await values_of(other, ann["id"]) == {}
@@ -201,8 +244,9 @@ async def test_a_signer_may_not_name_another_file_of_the_same_account_from_outsi
     elsewhere = await uploaded(api)
     ann, _ = await send(api, await make_template(api))
     reply = await act(api, ann["slug"], "values", {"values": {"Photo": elsewhere}})
-    assert reply.status == 422 and "is not a file this signer uploaded or one a field default names" in reply.json[
-        "error"]
+    assert (
+        reply.status == 422 and "is not a file this signer uploaded or one a field default names" in reply.json["error"]
+    )
 
 
 async def test_the_testing_extensions_complete_refuses_another_accounts_file(aiohttp_client, make_app, db, clock):
@@ -211,13 +255,15 @@ async def test_the_testing_extensions_complete_refuses_another_accounts_file(aio
     keys = await Accounts(db, clock).create_account(name="Other", email="other@example.com", approved=True)
     other = kit.with_key(keys.live)
     ann, _ = await send(other, await make_template(other))
-    reply = await other.post(f"/api/_testing/submitters/{ann['id']}/complete",
-                             json={"values": {"Full Name": "Ann", "Photo": theirs}})
+    reply = await other.post(
+        f"/api/_testing/submitters/{ann['id']}/complete", json={"values": {"Full Name": "Ann", "Photo": theirs}}
+    )
     assert reply.status == 422 and f"the file {theirs} is not a file this signer" in reply.json["error"]
     assert (await values_of(other, ann["id"])) == {}
 
 
 # Files an account or a signer may name
+
 
 async def test_the_api_may_name_any_file_of_its_own_account_and_the_submission_gets_its_own_record(api):
     own = await uploaded(api)
@@ -243,9 +289,13 @@ async def test_a_signer_may_not_name_a_file_another_signer_of_the_submission_gav
     assert completed.status == 200, completed.json
     photo = file_id((await values_of(api, ann["id"]))["Photo"])
     reply = await act(api, bob["slug"], "values", {"values": {"Buyer Photo": photo}})
-    assert (reply.status, reply.json) == (422, {
-        "error": f"Buyer Photo: the file {photo} is not a file this signer uploaded or one a field default names in "
-                 "`values`."})
+    assert (reply.status, reply.json) == (
+        422,
+        {
+            "error": f"Buyer Photo: the file {photo} is not a file this signer uploaded or one a field default names in "
+            "`values`."
+        },
+    )
     assert await values_of(api, bob["id"]) == {}
 
 
@@ -294,14 +344,16 @@ async def test_the_api_may_still_give_a_signer_a_file_of_another_signer(api):
 
 # Links: never to a file of another account, even one already stored
 
+
 async def test_a_stored_value_naming_another_accounts_file_is_never_linked(other, db, theirs):
     ann, _ = await send(other, await make_template(other))
     submitter = await stored.get_submitter(db, ann["id"])
     photo = next(f["uuid"] for f in (await stored.submission_of(db, submitter)).fields if f["name"] == "Photo")
     papers = next(f["uuid"] for f in (await stored.submission_of(db, submitter)).fields if f["name"] == "Papers")
     async with db.transaction() as tx:
-        await stored.update_submitter(tx, replace(submitter, field_values={photo: theirs, papers: [theirs]}),
-                                      submitter.updated_at)
+        await stored.update_submitter(
+            tx, replace(submitter, field_values={photo: theirs, papers: [theirs]}), submitter.updated_at
+        )
     assert await values_of(other, ann["id"]) == {"Photo": None, "Papers": []}
     page = await other.with_key(None).get(f"/s/{ann['slug']}")
     assert page.status == 200 and theirs not in page.body.decode()
@@ -322,6 +374,7 @@ async def test_a_stored_default_naming_another_accounts_file_is_never_linked_on_
 
 
 # Replaced uploads go; a submitter's uploads have a bound
+
 
 async def test_an_upload_replaced_by_the_signer_is_deleted_with_its_record(api, db, clock):
     ann, _ = await send(api, await make_template(api))
@@ -365,13 +418,15 @@ async def test_files_in_a_file_field_replaced_through_the_api_are_deleted(api, d
 async def test_the_bound_holds_for_files_given_through_the_api_too(aiohttp_client, make_app, db):
     bounded = Api(await aiohttp_client(make_app(submitter_uploads_bytes=len(png()) + 10)))
     ann, _ = await send(bounded, await make_template(bounded))
-    reply = await bounded.put(f"/api/submitters/{ann['id']}", json={"values": {"Photo": b64(png()),
-                                                                               "Papers": [b64(png())]}})
+    reply = await bounded.put(
+        f"/api/submitters/{ann['id']}", json={"values": {"Photo": b64(png()), "Papers": [b64(png())]}}
+    )
     assert reply.status == 413 and "remove or replace some" in reply.json["error"]
     assert await stored.attachments_of(db, ann["submission_id"]) == []
     unbounded = Api(await aiohttp_client(make_app(submitter_uploads_bytes=0)))
-    reply = await unbounded.put(f"/api/submitters/{ann['id']}", json={"values": {"Photo": b64(png()),
-                                                                                 "Papers": [b64(png())]}})
+    reply = await unbounded.put(
+        f"/api/submitters/{ann['id']}", json={"values": {"Photo": b64(png()), "Papers": [b64(png())]}}
+    )
     assert reply.status == 200, reply.json
 
 
@@ -392,12 +447,14 @@ async def test_a_submitters_uploads_have_a_total_bound(aiohttp_client, make_app,
 
 # A default that names a file is the submission's own once applied, like a value naming it
 
+
 def images_on(data: bytes) -> list[bytes]:
     return [image.data for page in pypdf.PdfReader(io.BytesIO(data)).pages for image in page.images]
 
 
 async def test_an_image_default_the_signer_left_is_recorded_for_the_submission_and_drawn_on_the_signed_pdf(
-        api, db, worker):
+    api, db, worker
+):
     own = await uploaded(api)
     template_id = await make_template(api, [FIELDS[0], {**FIELDS[1], "default_value": own}, *FIELDS[2:]])
     ann, bob = await send(api, template_id)

@@ -13,7 +13,9 @@ from tests.support.app import Api
 @pytest.fixture(params=["directory", "database", "s3"])
 async def files(request, aiohttp_client, make_app):
     """The file service of a running app, on each content store (S3: a local emulator)."""
-    place = {"storage_url": request.getfixturevalue("s3_url")} if request.param == "s3" else {"file_store": request.param}
+    place = (
+        {"storage_url": request.getfixturevalue("s3_url")} if request.param == "s3" else {"file_store": request.param}
+    )
     api = Api(await aiohttp_client(make_app(**place)))
     return api, api.app[FILES]
 
@@ -42,7 +44,8 @@ async def test_a_signed_link_serves_the_file_with_its_type_and_name(files):
     assert (reply.status, reply.body) == (200, b"%PDF-1.7 hello")
     assert reply.headers["Content-Type"] == "application/pdf"
     assert reply.headers["Content-Disposition"] == (
-        "inline; filename=\"Zo_ contract.pdf\"; filename*=UTF-8''Zo%C3%AB%20contract.pdf")
+        "inline; filename=\"Zo_ contract.pdf\"; filename*=UTF-8''Zo%C3%AB%20contract.pdf"
+    )
 
 
 async def test_head_answers_the_headers_without_the_body(files):
@@ -60,17 +63,24 @@ async def test_head_answers_from_the_files_record_without_reading_its_contents(a
     reply = await api.with_key(None).request("HEAD", path)
     assert (reply.status, reply.body, reply.headers["Content-Length"]) == (200, b"", "14")
     reply = await api.with_key(None).request("HEAD", path, headers={"Range": "bytes=9-"})
-    assert (reply.status, reply.headers["Content-Length"], reply.headers["Content-Range"]) == (206, "5", "bytes 9-13/14")
+    assert (reply.status, reply.headers["Content-Length"], reply.headers["Content-Range"]) == (
+        206,
+        "5",
+        "bytes 9-13/14",
+    )
 
 
-@pytest.mark.parametrize("header,status,body,content_range", [
-    ("bytes=0-3", 206, b"%PDF", "bytes 0-3/14"),
-    ("bytes=9-", 206, b"hello", "bytes 9-13/14"),
-    ("bytes=-5", 206, b"hello", "bytes 9-13/14"),
-    ("bytes=9-999", 206, b"hello", "bytes 9-13/14"),
-    ("bytes=20-30", 416, b"", "bytes */14"),
-    ("bytes=0-1,4-5", 200, b"%PDF-1.7 hello", None),
-])
+@pytest.mark.parametrize(
+    "header,status,body,content_range",
+    [
+        ("bytes=0-3", 206, b"%PDF", "bytes 0-3/14"),
+        ("bytes=9-", 206, b"hello", "bytes 9-13/14"),
+        ("bytes=-5", 206, b"hello", "bytes 9-13/14"),
+        ("bytes=9-999", 206, b"hello", "bytes 9-13/14"),
+        ("bytes=20-30", 416, b"", "bytes */14"),
+        ("bytes=0-1,4-5", 200, b"%PDF-1.7 hello", None),
+    ],
+)
 async def test_byte_ranges(files, header, status, body, content_range):
     api, service = files
     reply = await api.with_key(None).get(path_of(link_of(service, await store(service))), headers={"Range": header})
@@ -94,11 +104,14 @@ async def test_a_fresh_link_works_after_the_old_one_expired(files, clock):
     assert (await api.with_key(None).get(path_of(link_of(service, blob)))).status == 200
 
 
-@pytest.mark.parametrize("tamper", [
-    lambda token: token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
-    lambda token: token.replace(".", ".9", 1),
-    lambda token: "not-a-token",
-])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda token: token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
+        lambda token: token.replace(".", ".9", 1),
+        lambda token: "not-a-token",
+    ],
+)
 async def test_a_tampered_link_is_404(files, tamper):
     api, service = files
     link = URL(link_of(service, await store(service)))

@@ -34,7 +34,7 @@ async def post_raw(api: Api, path: str, body, **headers: str) -> Reply:
 async def chunked(body: bytes):
     """The body sent chunked, without a Content-Length."""
     for start in range(0, len(body), 1024 * 1024):
-        yield body[start:start + 1024 * 1024]
+        yield body[start : start + 1024 * 1024]
 
 
 def stalling() -> bytes:
@@ -62,11 +62,15 @@ async def a_slug(api: Api) -> str:
 
 # The stalling body
 
+
 async def test_the_stalling_body_is_404_on_an_unknown_link_and_413_on_a_real_one_while_health_answers(api):
     slug, body = await a_slug(api), stalling()
     unknown, sized, streamed = await while_health_answers(
-        api, post_raw(api, "/s/nobody-has-this-slug/complete", body),
-        post_raw(api, f"/s/{slug}/complete", body), post_raw(api, f"/s/{slug}/values", chunked(body)))
+        api,
+        post_raw(api, "/s/nobody-has-this-slug/complete", body),
+        post_raw(api, f"/s/{slug}/complete", body),
+        post_raw(api, f"/s/{slug}/values", chunked(body)),
+    )
     assert (unknown.status, unknown.json) == (404, {"error": "Signing link not found"})
     too_large = {"error": f"Request body is too large: the limit is {BODY_LIMIT} bytes"}
     assert (sized.status, sized.json) == (413, too_large)
@@ -78,7 +82,9 @@ async def test_a_small_body_of_countless_values_is_413_before_it_is_parsed(api):
     slug = await a_slug(api)
     reply = await post_raw(api, f"/s/{slug}/values", b'{"values": [' + b"[]," * VALUES_LIMIT + b"[]]}")
     assert (reply.status, reply.json) == (
-        413, {"error": f"Request body is too large: it holds more than {VALUES_LIMIT} JSON values"})
+        413,
+        {"error": f"Request body is too large: it holds more than {VALUES_LIMIT} JSON values"},
+    )
 
 
 async def test_an_apps_lower_body_limit_bounds_the_signers_actions_too(aiohttp_client, make_app):
@@ -90,26 +96,42 @@ async def test_an_apps_lower_body_limit_bounds_the_signers_actions_too(aiohttp_c
 
 # 10,000 values, 1,000 fields
 
+
 async def test_10000_values_through_a_signing_link_are_422_naming_the_limit(api):
     slug = await a_slug(api)
     reply = await act(api, slug, "values", {"values": {f"Field {n}": "x" for n in range(10_000)}})
-    assert (reply.status, reply.json) == (422, {
-        "error": "Too many values: 10000, at most 1000 (a template has at most 1000 fields) in `values`."})
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": "Too many values: 10000, at most 1000 (a template has at most 1000 fields) in `values`."},
+    )
 
 
 async def test_10000_values_of_a_submitter_are_422_naming_the_limit_and_where(api):
-    reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [
-        {"email": "ann@example.com", "values": {f"Field {n}": "x" for n in range(10_000)}}]})
-    assert (reply.status, reply.json) == (422, {"error": "Too many values: 10000, at most 1000 (a template has at "
-                                                         "most 1000 fields) in `submitters[0].values`."})
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": await template(api),
+            "submitters": [{"email": "ann@example.com", "values": {f"Field {n}": "x" for n in range(10_000)}}],
+        },
+    )
+    assert (reply.status, reply.json) == (
+        422,
+        {
+            "error": "Too many values: 10000, at most 1000 (a template has at "
+            "most 1000 fields) in `submitters[0].values`."
+        },
+    )
 
 
 async def test_a_template_of_more_than_1000_fields_is_422_on_creation_and_on_update(api):
     fields = [{"name": f"Field {n}", "role": "First Party"} for n in range(1001)]
-    created = await api.post("/api/templates", json={"name": "Huge", "documents": [
-        {"name": "huge", "file": b64(pdf()), "fields": fields}]})
+    created = await api.post(
+        "/api/templates", json={"name": "Huge", "documents": [{"name": "huge", "file": b64(pdf()), "fields": fields}]}
+    )
     assert (created.status, created.json) == (
-        422, {"error": "documents[0].fields has 1001 fields: a template has at most 1000"})
+        422,
+        {"error": "documents[0].fields has 1001 fields: a template has at most 1000"},
+    )
     template_id = await template(api)
     updated = await api.put(f"/api/templates/{template_id}", json={"fields": fields})
     assert (updated.status, updated.json) == (422, {"error": "fields has 1001 fields: a template has at most 1000"})
@@ -121,13 +143,14 @@ async def test_a_template_of_1000_fields_takes_all_1000_values_in_one_save(api):
     reply = await act(api, slug, "values", {"values": {f"field_{n}": str(n) for n in range(1000)}})
     assert reply.status == 200, reply.json
     assert {value["field"]: value["value"] for value in reply.json["values"]} == {
-        f"Field {n}": str(n) for n in range(1000)}
+        f"Field {n}": str(n) for n in range(1000)
+    }
 
 
 # Rate limits of the pages
 
-async def test_signer_actions_from_one_address_over_its_limit_are_429_with_retry_after(aiohttp_client, make_app,
-                                                                                      clock):
+
+async def test_signer_actions_from_one_address_over_its_limit_are_429_with_retry_after(aiohttp_client, make_app, clock):
     api = Api(await aiohttp_client(make_app(rate_limit_per_ip=4)))
     slug = await a_slug(api)  # two API requests, counted apart from the pages' actions
     statuses = [(await act(api, path_slug, "view")).status for path_slug in (slug, slug, "unknown", slug)]
@@ -155,7 +178,8 @@ async def test_one_signing_link_takes_300_actions_in_five_minutes_from_any_addre
 
 @pytest.mark.parametrize("page", ["clickwrap", "template link"])
 async def test_public_form_posts_from_one_address_over_its_limit_are_429_with_a_page_and_retry_after(
-        aiohttp_client, make_app, page):
+    aiohttp_client, make_app, page
+):
     api = Api(await aiohttp_client(make_app(rate_limit_per_ip=3)))
     if page == "clickwrap":
         path = f"/c/{(await api.post('/api/clickwraps', json=TERMS)).json['slug']}"
@@ -170,8 +194,11 @@ async def test_public_form_posts_from_one_address_over_its_limit_are_429_with_a_
 
 async def test_a_public_forms_chunked_post_is_bounded_as_it_is_read_413_with_a_page(api):
     path = f"/c/{(await api.post('/api/clickwraps', json=TERMS)).json['slug']}"
-    reply = await api.with_key(None).post(path, data=chunked(b"name=" + b"x" * 1024 * 1024), headers={
-        "Accept": "text/html", "Content-Type": "application/x-www-form-urlencoded"})
+    reply = await api.with_key(None).post(
+        path,
+        data=chunked(b"name=" + b"x" * 1024 * 1024),
+        headers={"Accept": "text/html", "Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert reply.status == 413 and reply.headers["Content-Type"].startswith("text/html")
 
 
@@ -184,10 +211,20 @@ def pdf_with_text_fields(count: int) -> bytes:
     for number in range(count):
         x, y = 20 + (number % 25) * 22, 20 + (number // 25) * 19
         rect = ArrayObject([FloatObject(x), FloatObject(y), FloatObject(x + 20), FloatObject(y + 15)])
-        widgets.append(writer._add_object(DictionaryObject({
-            NameObject("/Type"): NameObject("/Annot"), NameObject("/Subtype"): NameObject("/Widget"),
-            NameObject("/FT"): NameObject("/Tx"), NameObject("/T"): TextStringObject(f"f{number}"),
-            NameObject("/Rect"): rect, NameObject("/F"): NumberObject(4)})))
+        widgets.append(
+            writer._add_object(
+                DictionaryObject(
+                    {
+                        NameObject("/Type"): NameObject("/Annot"),
+                        NameObject("/Subtype"): NameObject("/Widget"),
+                        NameObject("/FT"): NameObject("/Tx"),
+                        NameObject("/T"): TextStringObject(f"f{number}"),
+                        NameObject("/Rect"): rect,
+                        NameObject("/F"): NumberObject(4),
+                    }
+                )
+            )
+        )
     writer.pages[0][NameObject("/Annots")] = widgets
     writer._root_object[NameObject("/AcroForm")] = DictionaryObject({NameObject("/Fields"): widgets})
     data = io.BytesIO()
@@ -196,8 +233,10 @@ def pdf_with_text_fields(count: int) -> bytes:
 
 
 async def test_a_pdf_with_more_form_fields_than_a_template_holds_is_accepted_with_the_first_1000(api):
-    reply = await api.post("/api/templates", json={"name": "Huge form", "documents": [
-        {"name": "huge.pdf", "file": b64(pdf_with_text_fields(1001))}]})
+    reply = await api.post(
+        "/api/templates",
+        json={"name": "Huge form", "documents": [{"name": "huge.pdf", "file": b64(pdf_with_text_fields(1001))}]},
+    )
     assert reply.status == 201, reply.json
     assert len(reply.json["fields"]) == 1000
 
@@ -211,8 +250,13 @@ async def test_large_bodies_beyond_the_body_budget_are_503_with_retry_after_unti
         await released.wait()
         yield b"x" * (5 * MIB - 12) + b'"}'
 
-    first = asyncio.create_task(api.client.post("/api/templates", data=held_open(), headers={
-        "Content-Length": str(6 * MIB), "Content-Type": "application/json", "X-Auth-Token": api.key}))
+    first = asyncio.create_task(
+        api.client.post(
+            "/api/templates",
+            data=held_open(),
+            headers={"Content-Length": str(6 * MIB), "Content-Type": "application/json", "X-Auth-Token": api.key},
+        )
+    )
     for _ in range(500):  # until the server has the first request's headers and holds its body's length
         if budget.held:
             break
@@ -221,8 +265,9 @@ async def test_large_bodies_beyond_the_body_budget_are_503_with_retry_after_unti
     keyed = {"X-Auth-Token": api.key}
     second = await post_raw(api, "/api/templates", b"{" + b" " * (6 * MIB - 2) + b"}", **keyed)
     assert second.status == 503 and second.headers["Retry-After"] == "2"
-    assert second.json == {"error": "The server is receiving other large requests: send this one again in a few "
-                                    "seconds"}
+    assert second.json == {
+        "error": "The server is receiving other large requests: send this one again in a few seconds"
+    }
     assert (await api.get("/api/user")).status == 200  # a small request is never counted
     released.set()
     (await first).release()
@@ -241,8 +286,18 @@ async def hold(api: Api, size: int, released: asyncio.Event, **headers: str) -> 
         await released.wait()
         yield b"x" * (size - 12) + b'"}'
 
-    task = asyncio.create_task(api.client.post("/api/templates", data=held_open(), headers={
-        "Content-Length": str(size), "Content-Type": "application/json", "X-Auth-Token": api.key, **headers}))
+    task = asyncio.create_task(
+        api.client.post(
+            "/api/templates",
+            data=held_open(),
+            headers={
+                "Content-Length": str(size),
+                "Content-Type": "application/json",
+                "X-Auth-Token": api.key,
+                **headers,
+            },
+        )
+    )
     for _ in range(500):
         if budget.held > before:
             break
@@ -258,13 +313,15 @@ async def released_all(released: asyncio.Event, *held: asyncio.Task) -> None:
 
 
 async def test_one_key_holds_at_most_a_quarter_of_the_body_budget_so_another_accounts_upload_fits(
-        make_app, aiohttp_client, other_account):
+    make_app, aiohttp_client, other_account
+):
     api = Api(await aiohttp_client(make_app(max_body_bytes=8 * MIB, body_budget_bytes=16 * MIB)))
     released = asyncio.Event()
     held = [await hold(api, 3 * MIB, released)]  # a key's first body always fits
     try:
-        over_share = await post_raw(api, "/api/templates", b"{" + b" " * (2 * MIB - 2) + b"}", **{
-            "X-Auth-Token": api.key})
+        over_share = await post_raw(
+            api, "/api/templates", b"{" + b" " * (2 * MIB - 2) + b"}", **{"X-Auth-Token": api.key}
+        )
         assert over_share.status == 503 and over_share.headers["Retry-After"] == "2"  # 5 MiB > 16 / 4
         held.append(await hold(api.with_key(other_account.live), 3 * MIB, released))  # another account's key
         assert api.app[BODY_BUDGET].held == 6 * MIB
@@ -274,16 +331,26 @@ async def test_one_key_holds_at_most_a_quarter_of_the_body_budget_so_another_acc
 
 
 async def test_one_client_address_holds_at_most_half_of_the_body_budget_whatever_its_keys(
-        make_app, aiohttp_client, other_account):
-    api = Api(await aiohttp_client(make_app(max_body_bytes=8 * MIB, body_budget_bytes=16 * MIB,
-                                            trusted_proxies=frozenset({"127.0.0.1"}))))
+    make_app, aiohttp_client, other_account
+):
+    api = Api(
+        await aiohttp_client(
+            make_app(max_body_bytes=8 * MIB, body_budget_bytes=16 * MIB, trusted_proxies=frozenset({"127.0.0.1"}))
+        )
+    )
     released, one, another = asyncio.Event(), {"X-Forwarded-For": "203.0.113.1"}, {"X-Forwarded-For": "203.0.113.2"}
-    held = [await hold(api, 4 * MIB, released, **one),
-            await hold(api.with_key(other_account.live), 4 * MIB, released, **one)]
+    held = [
+        await hold(api, 4 * MIB, released, **one),
+        await hold(api.with_key(other_account.live), 4 * MIB, released, **one),
+    ]
     try:
         third_key = api.with_key(other_account.test)
-        refused = await post_raw(third_key, "/api/templates", b"{" + b" " * (2 * MIB - 2) + b"}", **{
-            "X-Auth-Token": other_account.test, **one})
+        refused = await post_raw(
+            third_key,
+            "/api/templates",
+            b"{" + b" " * (2 * MIB - 2) + b"}",
+            **{"X-Auth-Token": other_account.test, **one},
+        )
         assert refused.status == 503  # the address holds 8 MiB, half of 16
         held.append(await hold(third_key, 2 * MIB, released, **another))  # the same key from another address
         assert api.app[BODY_BUDGET].by_address == {"203.0.113.1": 8 * MIB, "203.0.113.2": 2 * MIB}

@@ -13,8 +13,11 @@ from tests.support.signing import area, send, template
 from tests.unit.test_decoding_bombs import blank_pages, page_tree, png_bomb
 
 IMAGE_BOMB = "The image is 9400x9400 pixels (88.4 megapixels); at most 50 megapixels are allowed"
-PAGE_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                "Cache-Control": "private, no-store"}
+PAGE_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "private, no-store",
+}
 
 
 async def file_link(api: Api, data: bytes, filename: str, content_type: str) -> str:
@@ -46,8 +49,9 @@ async def test_a_pdf_link_is_not_sandboxed_so_that_browsers_show_it(api):
 
 
 async def test_every_kind_of_page_carries_the_page_headers(api):
-    terms = await api.post("/api/clickwraps", json={"name": "Terms", "kind": "no_document", "content": "Be kind.",
-                                                    "publish": True})
+    terms = await api.post(
+        "/api/clickwraps", json={"name": "Terms", "kind": "no_document", "content": "Be kind.", "publish": True}
+    )
     for path in ["/", f"/c/{terms.json['slug']}", "/s/nosuchslug"]:
         reply = await api.with_key(None).get(path)
         assert reply.headers["Content-Type"].startswith("text/html"), path
@@ -55,11 +59,15 @@ async def test_every_kind_of_page_carries_the_page_headers(api):
         assert {name: reply.headers[name] for name in PAGE_HEADERS} == PAGE_HEADERS, path
 
 
-@pytest.mark.parametrize("file,message", [
-    (png_bomb(), IMAGE_BOMB),
-    (blank_pages(1000), f"The PDF has 1000 pages; at most {previews.MAX_PAGES} are allowed"),
-    (page_tree(100), "The PDF's page tree is nested too deeply to be read: more than 64 levels"),
-], ids=["image bomb", "1000 pages", "page tree 100 levels deep"])
+@pytest.mark.parametrize(
+    "file,message",
+    [
+        (png_bomb(), IMAGE_BOMB),
+        (blank_pages(1000), f"The PDF has 1000 pages; at most {previews.MAX_PAGES} are allowed"),
+        (page_tree(100), "The PDF's page tree is nested too deeply to be read: more than 64 levels"),
+    ],
+    ids=["image bomb", "1000 pages", "page tree 100 levels deep"],
+)
 async def test_a_document_bomb_is_refused_before_decoding_and_the_server_keeps_answering(api, file, message):
     reply = await api.post("/api/templates", json={"name": "Bomb", "documents": [{"name": "bomb", "file": b64(file)}]})
     assert (reply.status, reply.json) == (422, {"error": f"documents[0].file: {message}"})
@@ -68,10 +76,18 @@ async def test_a_document_bomb_is_refused_before_decoding_and_the_server_keeps_a
 
 @pytest.mark.parametrize("field_type", ["signature", "image", "stamp"])
 async def test_an_image_bomb_as_a_value_is_refused_and_the_server_keeps_answering(api, field_type):
-    template_id = await template(api, fields=[
-        {"name": "Picture", "type": field_type, "role": "First Party", "areas": [area(0.2)]}])
-    reply = await api.post("/api/submissions", json={"template_id": template_id, "submitters": [
-        {"email": "ann@example.com", "values": {"Picture": "data:image/png;base64," + b64(png_bomb())}}]})
+    template_id = await template(
+        api, fields=[{"name": "Picture", "type": field_type, "role": "First Party", "areas": [area(0.2)]}]
+    )
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": template_id,
+            "submitters": [
+                {"email": "ann@example.com", "values": {"Picture": "data:image/png;base64," + b64(png_bomb())}}
+            ],
+        },
+    )
     assert reply.status == 422 and IMAGE_BOMB in reply.json["error"], reply.json
     await assert_health_answers(api)
     assert await send(api, template_id, {"email": "ann@example.com"})  # and takes the next submission

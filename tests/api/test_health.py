@@ -53,8 +53,9 @@ async def test_graceful_stop_lets_requests_under_way_finish(make_app):
     port = sock.getsockname()[1]
     runner = await start_server(app, sock)
     async with aiohttp.ClientSession() as session:
-        request = asyncio.create_task(session.get(f"http://127.0.0.1:{port}/api/probe/slow",
-                                                  headers={"X-Auth-Token": LIVE_KEY}))
+        request = asyncio.create_task(
+            session.get(f"http://127.0.0.1:{port}/api/probe/slow", headers={"X-Auth-Token": LIVE_KEY})
+        )
         await asyncio.wait_for(app[probe.STARTED].wait(), 5)
         stopping = asyncio.create_task(runner.cleanup())
         await asyncio.sleep(0.1)

@@ -42,7 +42,8 @@ async def test_an_invitation_is_signed_with_the_name_of_the_account_the_key_addr
 
 
 async def test_the_next_signers_invitation_after_a_completion_through_the_api_is_signed_by_the_keys_account(
-        mailing, smtp_server):
+    mailing, smtp_server
+):
     testing = mailing.with_key(TEST_KEY)
     ann, _ = await send(testing, await template(testing))
     reply = await testing.put(f"/api/submitters/{ann['id']}", json={"completed": True, "values": ANN_VALUES})
@@ -53,10 +54,16 @@ async def test_the_next_signers_invitation_after_a_completion_through_the_api_is
 
 
 async def test_a_custom_message_fills_its_variables_and_reply_to_is_set(mailing, smtp_server):
-    submitters = await send(mailing, await template(mailing), {"email": "ann@example.com", "name": "Ann"},
-                         message={"subject": "{{template.name}} for {{submitter.name}}",
-                                  "body": "Hi {{submitter.name}}, sign at {{submitter.link}}"},
-                         reply_to="Legal@Example.com")
+    submitters = await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "name": "Ann"},
+        message={
+            "subject": "{{template.name}} for {{submitter.name}}",
+            "body": "Hi {{submitter.name}}, sign at {{submitter.link}}",
+        },
+        reply_to="Legal@Example.com",
+    )
     await mailing.app[WORKER].drain()
     message = smtp_server.messages[0]
     assert message["Subject"] == "NDA for Ann" and message["Reply-To"] == "legal@example.com"
@@ -65,9 +72,14 @@ async def test_a_custom_message_fills_its_variables_and_reply_to_is_set(mailing,
 
 @pytest.mark.parametrize("name", ["محمد", "שרה כהן", "山田 太郎"])
 async def test_an_invitation_carries_a_name_in_any_script_as_given_in_its_subject_text_and_html(
-        mailing, smtp_server, name):
-    await send(mailing, await template(mailing), {"email": "ann@example.com", "name": name},
-               message={"subject": "{{submitter.name}}: شركة محمد", "body": "Hi {{submitter.name}}, شركة محمد"})
+    mailing, smtp_server, name
+):
+    await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "name": name},
+        message={"subject": "{{submitter.name}}: شركة محمد", "body": "Hi {{submitter.name}}, شركة محمد"},
+    )
     await mailing.app[WORKER].drain()
     message = smtp_server.messages[0]
     assert message["Subject"] == f"{name}: شركة محمد"
@@ -97,8 +109,13 @@ async def test_send_email_false_sends_nothing_and_leaves_submitters_awaiting(mai
 
 
 async def test_a_submitter_with_send_email_false_is_not_invited_but_the_others_are(mailing, smtp_server):
-    await send(mailing, await template(mailing), {"email": "ann@example.com", "send_email": False},
-               {"email": "bob@example.com"}, order="random")
+    await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "send_email": False},
+        {"email": "bob@example.com"},
+        order="random",
+    )
     await mailing.app[WORKER].drain()
     assert recipients(smtp_server) == ["bob@example.com"]
 
@@ -142,8 +159,13 @@ async def test_submitters_and_bcc_completed_receive_the_signed_documents_and_aud
 
 
 async def test_a_viewer_gets_the_usual_invitation_when_its_turn_comes_in_preserved_order(mailing, smtp_server):
-    ann, vic, _bob = await send(mailing, await template_with_viewer(mailing, at=1), {"email": "ann@example.com"}, VIC,
-                               {"email": "bob@example.com"})
+    ann, vic, _bob = await send(
+        mailing,
+        await template_with_viewer(mailing, at=1),
+        {"email": "ann@example.com"},
+        VIC,
+        {"email": "bob@example.com"},
+    )
     await mailing.app[WORKER].drain()
     assert recipients(smtp_server) == ["ann@example.com"]
     await act(mailing, ann["slug"], "complete", {"values": ANN_VALUES})
@@ -155,8 +177,14 @@ async def test_a_viewer_gets_the_usual_invitation_when_its_turn_comes_in_preserv
 
 
 async def test_a_viewer_receives_the_completed_email_with_the_documents_attached(mailing, smtp_server):
-    ann, _vic, bob = await send(mailing, await template_with_viewer(mailing), {"email": "ann@example.com", "name": "Ann"},
-                               VIC, {"email": "bob@example.com", "name": "Bob"}, order="random")
+    ann, _vic, bob = await send(
+        mailing,
+        await template_with_viewer(mailing),
+        {"email": "ann@example.com", "name": "Ann"},
+        VIC,
+        {"email": "bob@example.com", "name": "Bob"},
+        order="random",
+    )
     for signer, values in ((ann, ANN_VALUES), (bob, BOB_VALUES)):
         await act(mailing, signer["slug"], "complete", {"values": values})
     await mailing.app[WORKER].drain()
@@ -167,15 +195,24 @@ async def test_a_viewer_receives_the_completed_email_with_the_documents_attached
 
 
 async def test_a_submitter_who_asked_for_no_email_gets_no_completed_copy(mailing, smtp_server):
-    await send(mailing, await template(mailing), {"email": "ann@example.com", "completed": True, "send_email": False},
-               {"email": "bob@example.com", "completed": True})
+    await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "completed": True, "send_email": False},
+        {"email": "bob@example.com", "completed": True},
+    )
     await mailing.app[WORKER].drain()
     assert recipients(smtp_server) == ["bob@example.com"]
 
 
 async def test_send_copy_email_gives_the_completed_copy_to_a_submitter_not_invited(mailing, smtp_server):
-    await send(mailing, await template(mailing), {"email": "ann@example.com", "send_copy_email": True},
-               {"email": "bob@example.com", "completed": True, "send_copy_email": False}, send_email=False)
+    await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "send_copy_email": True},
+        {"email": "bob@example.com", "completed": True, "send_copy_email": False},
+        send_email=False,
+    )
     ann = (await mailing.get("/api/submitters?q=ann@example.com")).json["data"][0]
     assert ann["preferences"]["send_copy_email"] is True
     await act(mailing, ann["slug"], "complete", {"values": ANN_VALUES})
@@ -184,7 +221,13 @@ async def test_send_copy_email_gives_the_completed_copy_to_a_submitter_not_invit
 
 
 async def test_bcc_completed_is_not_sent_when_the_submission_sends_no_email(mailing, smtp_server):
-    await send(mailing, await template(mailing), {"email": "ann@example.com", "completed": True},
-               {"email": "bob@example.com", "completed": True}, send_email=False, bcc_completed="archive@example.com")
+    await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "completed": True},
+        {"email": "bob@example.com", "completed": True},
+        send_email=False,
+        bcc_completed="archive@example.com",
+    )
     await mailing.app[WORKER].drain()
     assert smtp_server.received == []

@@ -112,15 +112,20 @@ async def test_each_job_of_a_batch_is_answered_on_its_own(db, clock):
     assert done is None
     assert (again.status, again.run_at, again.attempts, again.last_error) == (JobStatus.PENDING, later, 0, None)
     assert (retry.status, retry.run_at, retry.attempts, retry.last_error) == (
-        JobStatus.PENDING, clock.now() + timedelta(minutes=1), 1, "RuntimeError: receiver down")
+        JobStatus.PENDING,
+        clock.now() + timedelta(minutes=1),
+        1,
+        "RuntimeError: receiver down",
+    )
     assert (failed.status, failed.last_error) == (JobStatus.FAILED, "GiveUp: no such address")
 
 
 async def test_a_batch_whose_worker_died_runs_once_when_its_leases_ran_out(db, clock):
     ids = await enqueue_many(db, clock, 12)
     # Claimed by a worker that dies at once: nobody renews the leases, nobody deletes the jobs.
-    claimed = await stored.claim_jobs(db, kind=KIND, limit=100, worker="a-worker-that-died", now=clock.now(),
-                                      lease_until=clock.now() + LEASE)
+    claimed = await stored.claim_jobs(
+        db, kind=KIND, limit=100, worker="a-worker-that-died", now=clock.now(), lease_until=clock.now() + LEASE
+    )
     assert [job.id for job in claimed] == ids
     runs = Runs(expected=12)
     other = Worker(db, clock, [runs.kind()], lease=LEASE)

@@ -94,6 +94,7 @@ async def test_the_heartbeat_stops_when_the_handler_ends_as_it_moves_the_clock_b
     that moves the testing clock, as the fuzzer's requests do): it still ends, and a clock set back a year does not
     keep it waiting for the year to pass. (Python 3.11's `asyncio.wait_for` drops a cancellation that comes just
     after what it waits for is done.)"""
+
     async def sets_the_clock_back(payload):
         await asyncio.sleep(0)  # the heartbeat waits for the time to renew
         clock.set(clock.now() - timedelta(days=365))

@@ -129,8 +129,9 @@ async def test_a_pending_job_survives_a_restart(db, database_url, clock):
 async def test_a_job_running_when_its_process_died_runs_again_after_restart(db, database_url, clock):
     first = await open_db(database_url)
     job = await enqueue(first, clock)
-    await stored.claim_job(first, worker="a-process-that-dies", now=clock.now(), lease_until=clock.now()
-                           + timedelta(minutes=5))
+    await stored.claim_job(
+        first, worker="a-process-that-dies", now=clock.now(), lease_until=clock.now() + timedelta(minutes=5)
+    )
     await first.close()
     second = await open_db(database_url)
     try:
@@ -163,8 +164,10 @@ async def test_two_workers_on_one_database_never_run_the_same_job_twice(db, data
     try:
         for n in range(40):
             await enqueue(dbs[0], clock, payload={"n": n})
-        workers = [Worker(db, clock, [Kind("test.record", functools.partial(handler, name))])
-                   for db, name in zip(dbs, "AB", strict=True)]
+        workers = [
+            Worker(db, clock, [Kind("test.record", functools.partial(handler, name))])
+            for db, name in zip(dbs, "AB", strict=True)
+        ]
         await asyncio.gather(*(worker.drain() for worker in workers))
     finally:
         for db in dbs:
@@ -234,7 +237,8 @@ async def test_stop_waits_for_the_job_under_way(db, clock):
 
 
 async def test_a_periodic_job_is_scheduled_once_and_runs_every_interval_from_one_interval_after_the_first_start(
-        db, clock):
+    db, clock
+):
     recorder = Recorder()
     kind = Kind("test.record", recorder, every=timedelta(minutes=5))
     worker = Worker(db, clock, [kind])
@@ -260,7 +264,11 @@ async def test_a_handler_that_answers_a_time_runs_again_at_that_time(db, clock):
     await worker.drain()
     again = await stored.get_job(db, job.id)
     assert (again.status, again.run_at, again.attempts, again.last_error) == (
-        JobStatus.PENDING, clock.now() + timedelta(minutes=10), 0, None)
+        JobStatus.PENDING,
+        clock.now() + timedelta(minutes=10),
+        0,
+        None,
+    )
     assert await worker.drain() == 0
     clock.advance(timedelta(minutes=10))
     assert await worker.drain() == 1
@@ -293,4 +301,7 @@ async def test_a_handler_that_gives_up_fails_its_job_at_once_without_retries(db,
     await make_worker(db, clock, hopeless).drain()
     failed = await stored.get_job(db, job.id)
     assert (failed.status, failed.attempts, failed.last_error) == (
-        JobStatus.FAILED, 1, "GiveUp: the address does not exist")
+        JobStatus.FAILED,
+        1,
+        "GiveUp: the address does not exist",
+    )

@@ -24,8 +24,9 @@ def nested(levels: int) -> dict[str, Any]:
 
 async def test_field_preferences_nested_900_deep_are_refused_at_creation_naming_the_field(api):
     fields = [{**FIELDS[0], "preferences": nested(900)}, *FIELDS[1:]]
-    reply = await api.post("/api/templates", json={"name": "NDA", "documents": [
-        {"name": "nda", "file": b64(pdf()), "fields": fields}]})
+    reply = await api.post(
+        "/api/templates", json={"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": fields}]}
+    )
     assert reply.status == 422
     assert "fields[0].preferences" in reply.json["error"] and "deep" in reply.json["error"]
     assert (await api.get("/api/templates")).json["data"] == []
@@ -51,16 +52,19 @@ async def test_a_submitters_free_form_object_nested_too_deep_is_refused_naming_i
     submitter = {**ANN, key: {"Full Name": nested(MAX_OBJECT_DEPTH)}}
     reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [submitter]})
     assert reply.status == 422
-    assert reply.json["error"] == (f"{key} nests objects and arrays more than {MAX_OBJECT_DEPTH} levels deep "
-                                   "in `submitters[0]`.")
+    assert reply.json["error"] == (
+        f"{key} nests objects and arrays more than {MAX_OBJECT_DEPTH} levels deep in `submitters[0]`."
+    )
     assert (await api.get("/api/submissions")).json["data"] == []
 
 
 async def test_metadata_larger_than_the_limit_is_refused_naming_it(api):
     submitter = {**ANN, "metadata": {"notes": "x" * MAX_OBJECT_BYTES}}
     reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [submitter]})
-    assert (reply.status, reply.json["error"]) == (422, "metadata is too large: at most 64 KiB as JSON in "
-                                                        "`submitters[0]`.")
+    assert (reply.status, reply.json["error"]) == (
+        422,
+        "metadata is too large: at most 64 KiB as JSON in `submitters[0]`.",
+    )
 
 
 async def test_metadata_changed_on_a_submitter_is_bounded_as_on_creation(api):
@@ -74,5 +78,7 @@ async def test_metadata_changed_on_a_submitter_is_bounded_as_on_creation(api):
 async def test_a_request_body_nested_deeper_than_the_limit_is_refused_naming_where(api):
     reply = await api.post("/api/submissions", json={"template_id": 1, "variables": [nested(MAX_BODY_DEPTH)]})
     assert reply.status == 422
-    assert reply.json["error"] == (f"variables[0].a.a.a.a... nests objects and arrays too deeply: a request body "
-                                   f"may hold at most {MAX_BODY_DEPTH} levels")
+    assert reply.json["error"] == (
+        f"variables[0].a.a.a.a... nests objects and arrays too deeply: a request body "
+        f"may hold at most {MAX_BODY_DEPTH} levels"
+    )

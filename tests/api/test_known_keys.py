@@ -81,7 +81,8 @@ async def test_a_user_deactivated_in_another_process_is_refused_on_the_next_requ
 
 
 async def test_api_access_revoked_in_another_process_is_forbidden_on_the_next_request_and_back_once_approved(
-        api, elsewhere):
+    api, elsewhere
+):
     await known(api)
     account = await elsewhere.find_account(None)
     await heard(api, elsewhere.set_api_access(account.id, False))

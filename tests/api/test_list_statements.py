@@ -24,9 +24,11 @@ from tests.support.console import signed_in
 from tests.support.documents import b64, pdf, png
 from tests.support.signing import area
 
-FIELDS = [{"name": "Full Name", "type": "text", "role": "First Party", "areas": [area(0.1)]},
-          {"name": "Photo", "type": "image", "role": "First Party", "required": False, "areas": [area(0.2)]},
-          {"name": "Buyer Name", "type": "text", "role": "Second Party", "areas": [area(0.4)]}]
+FIELDS = [
+    {"name": "Full Name", "type": "text", "role": "First Party", "areas": [area(0.1)]},
+    {"name": "Photo", "type": "image", "role": "First Party", "required": False, "areas": [area(0.2)]},
+    {"name": "Buyer Name", "type": "text", "role": "Second Party", "areas": [area(0.4)]},
+]
 MANY = 100
 USERS = 4  # each sends a quarter of the submissions, one after another
 COMPLETED_EVERY = 10
@@ -45,18 +47,25 @@ async def ok(api: Api, method: str, path: str, **kwargs: Any) -> Any:
 
 
 async def template(api: Api, fields: list[dict[str, Any]], name: str) -> int:
-    created = await ok(api, "POST", "/api/templates",
-                       json={"name": name, "documents": [{"name": "form", "file": b64(pdf()), "fields": fields}]})
+    created = await ok(
+        api,
+        "POST",
+        "/api/templates",
+        json={"name": name, "documents": [{"name": "form", "file": b64(pdf()), "fields": fields}]},
+    )
     return created["id"]
 
 
 async def send(api: Api, template_id: int, photo: str, signers: int = 2) -> list[dict[str, Any]]:
     """A submission of `signers` signers, the first with a name and an image, the second with a name."""
-    roles = [{"email": f"signer{n}@example.com", "name": f"Signer {n}", "values": {"Buyer Name": f"Buyer {n}"}}
-             for n in range(signers)]
+    roles = [
+        {"email": f"signer{n}@example.com", "name": f"Signer {n}", "values": {"Buyer Name": f"Buyer {n}"}}
+        for n in range(signers)
+    ]
     roles[0]["values"] = {"Full Name": "Ann Smith", "Photo": photo}
-    return await ok(api, "POST", "/api/submissions", json={"template_id": template_id, "submitters": roles,
-                                                           "send_email": False})
+    return await ok(
+        api, "POST", "/api/submissions", json={"template_id": template_id, "submitters": roles, "send_email": False}
+    )
 
 
 async def complete(api: Api, clock, signers: list[dict[str, Any]]) -> None:
@@ -80,8 +89,10 @@ async def rows(api: Api, db: Database, clock, receiver) -> dict[str, int]:
     deliveries with attempts, and as many webhook endpoints as an account may have; answers the ids the paths
     need."""
     account = await stored_accounts.default_account(db)
-    keys = [await Accounts(db, clock).create_user(account_id=account.id, email=f"user{n}@example.com")
-            for n in range(USERS - 1)]
+    keys = [
+        await Accounts(db, clock).create_user(account_id=account.id, email=f"user{n}@example.com")
+        for n in range(USERS - 1)
+    ]
     senders = [api] + [api.with_key(issued.live) for issued in keys]
     endpoint = await ok(api, "POST", "/api/webhooks", json={"url": receiver.url()})
     photo = await photo_id(api)
@@ -93,9 +104,15 @@ async def rows(api: Api, db: Database, clock, receiver) -> dict[str, int]:
             await complete(sender, clock, signers)
     for _ in range(MANY - 3):
         await ok(api, "POST", f"/api/templates/{first}/clone", json={})
-    clickwraps = [await ok(api, "POST", "/api/clickwraps", json={"name": f"Terms {n}", "kind": "no_document",
-                                                                 "content": "Terms", "publish": True})
-                  for n in range(MANY)]
+    clickwraps = [
+        await ok(
+            api,
+            "POST",
+            "/api/clickwraps",
+            json={"name": f"Terms {n}", "kind": "no_document", "content": "Terms", "publish": True},
+        )
+        for n in range(MANY)
+    ]
     for n in range(MANY):
         await ok(api, "POST", f"/api/clickwraps/{clickwraps[0]['id']}/consents", json={"name": f"Ada {n}"})
     await api.app[WORKER].drain()
@@ -113,10 +130,17 @@ async def cost(api: Api, db: Database, path: str) -> tuple[int, int]:
     return db.statements - before, len(answer["data"])
 
 
-LISTS = ["/api/submissions?limit={limit}", "/api/submitters?limit={limit}", "/api/templates?limit={limit}",
-         "/api/templates/{template}/submissions?limit={limit}", "/api/events/form/completed?limit={limit}",
-         "/api/clickwraps?limit={limit}", "/api/clickwraps/{clickwrap}/consents?limit={limit}",
-         "/api/webhooks?limit={limit}", "/api/webhooks/{endpoint}/deliveries?limit={limit}"]
+LISTS = [
+    "/api/submissions?limit={limit}",
+    "/api/submitters?limit={limit}",
+    "/api/templates?limit={limit}",
+    "/api/templates/{template}/submissions?limit={limit}",
+    "/api/events/form/completed?limit={limit}",
+    "/api/clickwraps?limit={limit}",
+    "/api/clickwraps/{clickwrap}/consents?limit={limit}",
+    "/api/webhooks?limit={limit}",
+    "/api/webhooks/{endpoint}/deliveries?limit={limit}",
+]
 
 
 async def test_every_list_costs_the_same_statements_for_a_page_of_10_and_of_100(api, db, clock, receiver):
@@ -130,7 +154,8 @@ async def test_every_list_costs_the_same_statements_for_a_page_of_10_and_of_100(
 
 
 async def test_the_consoles_submissions_list_costs_the_same_statements_for_a_full_page_and_a_short_one(
-        api, db, clock, receiver):
+    api, db, clock, receiver
+):
     await rows(api, db, clock, receiver)
     newest = [s["id"] for s in (await ok(api, "GET", f"/api/submissions?limit={MANY}"))["data"]]
     console = await signed_in(api)
@@ -149,19 +174,28 @@ async def test_the_consoles_submissions_list_costs_the_same_statements_for_a_ful
 
 async def test_a_submission_and_its_submitter_cost_the_same_statements_with_2_and_with_10_submitters(api, db, clock):
     roles = [f"Party {n}" for n in range(10)]
-    fields = [{"name": "Full Name", "type": "text", "role": roles[0], "areas": [area(0.1)]},
-              {"name": "Photo", "type": "image", "role": roles[0], "required": False, "areas": [area(0.2)]},
-              *({"name": "Buyer Name", "type": "text", "role": role, "areas": [area(0.4)]} for role in roles[1:])]
+    fields = [
+        {"name": "Full Name", "type": "text", "role": roles[0], "areas": [area(0.1)]},
+        {"name": "Photo", "type": "image", "role": roles[0], "required": False, "areas": [area(0.2)]},
+        *({"name": "Buyer Name", "type": "text", "role": role, "areas": [area(0.4)]} for role in roles[1:]),
+    ]
     photo = await photo_id(api)
     costs = []
     for signers in (2, 10):
-        template_id = await template(api, fields[:signers + 1], f"{signers} parties")
+        template_id = await template(api, fields[: signers + 1], f"{signers} parties")
         sent = await send(api, template_id, photo, signers)
         await complete(api, clock, sent)
         await api.app[WORKER].drain()
-        costs.append([(await cost_of_record(api, db, path))
-                      for path in (f"/api/submissions/{sent[0]['submission_id']}", f"/api/submitters/{sent[0]['id']}",
-                                   f"/api/submitters/{sent[-1]['id']}")])
+        costs.append(
+            [
+                (await cost_of_record(api, db, path))
+                for path in (
+                    f"/api/submissions/{sent[0]['submission_id']}",
+                    f"/api/submitters/{sent[0]['id']}",
+                    f"/api/submitters/{sent[-1]['id']}",
+                )
+            ]
+        )
     assert costs[0] == costs[1]
 
 

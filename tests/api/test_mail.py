@@ -29,8 +29,13 @@ class Outbox:
     worker: jobs.Worker
 
     async def queue(self, composed: mail.Composed | None = None, **changes) -> Email:
-        arguments = dict(account_id=ACCOUNT_ID, kind="invitation", to="bob@example.com",
-                         composed=composed or invite(), reply_to="ada@example.com")
+        arguments = dict(
+            account_id=ACCOUNT_ID,
+            kind="invitation",
+            to="bob@example.com",
+            composed=composed or invite(),
+            reply_to="ada@example.com",
+        )
         async with self.outbox.db.transaction() as tx:
             return await self.outbox.queue(tx, **{**arguments, **changes})
 
@@ -56,6 +61,7 @@ async def outbox(start, smtp_server) -> Outbox:
 
 # Outbox and delivery
 
+
 async def test_without_smtp_an_email_is_kept_in_the_outbox_and_counts_as_sent(start, clock):
     outbox = await start()
     email = await outbox.queue()
@@ -73,8 +79,9 @@ async def test_with_smtp_an_email_waits_as_pending_for_its_job(outbox):
 async def test_an_email_and_its_job_are_dropped_with_a_rolled_back_transaction(outbox, smtp_server):
     with pytest.raises(RuntimeError):
         async with outbox.outbox.db.transaction() as tx:
-            await outbox.outbox.queue(tx, account_id=ACCOUNT_ID,
-                             kind="invitation", to="bob@example.com", composed=invite())
+            await outbox.outbox.queue(
+                tx, account_id=ACCOUNT_ID, kind="invitation", to="bob@example.com", composed=invite()
+            )
             raise RuntimeError("the change that decided to send it failed")
     assert await stored.list_emails(outbox.outbox.db, ACCOUNT_ID, limit=10) == []
     assert await outbox.worker.drain() == 0
@@ -82,15 +89,19 @@ async def test_an_email_and_its_job_are_dropped_with_a_rolled_back_transaction(o
 
 
 async def test_an_invitation_reaches_the_smtp_server_with_headers_text_and_html(outbox, smtp_server, clock):
-    composed = invite(submitter_name="<script>", message={"subject": "Sign {{template.name}}",
-                                                          "body": "Hi {{submitter.name}}"})
+    composed = invite(
+        submitter_name="<script>", message={"subject": "Sign {{template.name}}", "body": "Hi {{submitter.name}}"}
+    )
     email = await outbox.queue(composed)
     await outbox.worker.drain()
     [received] = smtp_server.received
     message = received.message
     assert (received.sender, received.recipients) == ("signsvc@signsvc.test", ["bob@example.com"])
     assert (message["From"], message["To"], message["Reply-To"]) == (
-        "signsvc@signsvc.test", "bob@example.com", "ada@example.com")
+        "signsvc@signsvc.test",
+        "bob@example.com",
+        "ada@example.com",
+    )
     assert message["Subject"] == "Sign NDA"
     assert parsedate_to_datetime(message["Date"]) == clock.now()
     assert re.fullmatch(rf"<signsvc\.{email.id}\.\d+@signsvc\.test>", message["Message-ID"])
@@ -119,8 +130,9 @@ async def test_smtp_credentials_from_the_url_log_in(start):
         assert (await outbox.email(email.id)).status == "sent"
 
 
-async def test_when_the_smtp_server_is_down_the_email_stays_pending_and_its_job_retries_later(outbox, smtp_server,
-                                                                                               clock):
+async def test_when_the_smtp_server_is_down_the_email_stays_pending_and_its_job_retries_later(
+    outbox, smtp_server, clock
+):
     await smtp_server.stop()
     email = await outbox.queue()
     assert await outbox.worker.drain() == 1
@@ -158,5 +170,6 @@ async def test_emails_of_an_account_are_listed_newest_first(start):
     first, second = await outbox.queue(), await outbox.queue(to="ann@example.com")
     listed = await stored.list_emails(outbox.outbox.db, ACCOUNT_ID, limit=10)
     assert [email.id for email in listed] == [second.id, first.id]
-    assert [email.id for email in await stored.list_emails(outbox.outbox.db, ACCOUNT_ID, limit=10,
-                                                           after=second.id)] == [first.id]
+    assert [
+        email.id for email in await stored.list_emails(outbox.outbox.db, ACCOUNT_ID, limit=10, after=second.id)
+    ] == [first.id]

@@ -34,8 +34,11 @@ async def scraped(aiohttp_client, make_app) -> Api:
 async def scrape(api: Api) -> Samples:
     reply = await api.get("/metrics", headers=BEARER)
     assert reply.status == 200, reply.body
-    return {(sample.name, frozenset(sample.labels.items())): sample.value
-            for family in text_string_to_metric_families(reply.body.decode()) for sample in family.samples}
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(reply.body.decode())
+        for sample in family.samples
+    }
 
 
 def value(samples: Samples, name: str, **labels: str) -> float | None:
@@ -49,6 +52,7 @@ def labelled(samples: Samples, name: str, label: str) -> set[str]:
 
 # Who may scrape
 
+
 async def test_without_the_token_setting_metrics_is_a_404_like_any_unknown_path(api):
     for headers in ({}, BEARER, {"Accept": "text/html"}):
         metrics, unknown = await api.get("/metrics", headers=headers), await api.get("/nothing-here", headers=headers)
@@ -57,9 +61,15 @@ async def test_without_the_token_setting_metrics_is_a_404_like_any_unknown_path(
 
 
 async def test_a_missing_or_wrong_bearer_token_is_401_asking_for_a_bearer(scraped):
-    for headers in ({}, {"Authorization": "Bearer wrong-token"}, {"Authorization": f"Bearer {TOKEN}x"},
-                    {"Authorization": f"Basic {TOKEN}"}, {"Authorization": TOKEN}, {"Authorization": "Bearer "},
-                    {"Authorization": "Bearer tökén"}):
+    for headers in (
+        {},
+        {"Authorization": "Bearer wrong-token"},
+        {"Authorization": f"Bearer {TOKEN}x"},
+        {"Authorization": f"Basic {TOKEN}"},
+        {"Authorization": TOKEN},
+        {"Authorization": "Bearer "},
+        {"Authorization": "Bearer tökén"},
+    ):
         reply = await scraped.with_key(None).get("/metrics", headers=headers)
         assert reply.status == 401, headers
         assert reply.json == {"error": "Not authenticated"}
@@ -72,13 +82,22 @@ async def test_the_right_token_scrapes_the_prometheus_text_format_without_an_api
     assert reply.headers["Content-Type"].startswith("text/plain; version=")
     assert not [name for name in reply.headers if name.lower().startswith("x-ratelimit")]
     names = {family.name for family in text_string_to_metric_families(reply.body.decode())}
-    assert {"signsvc_http_requests", "signsvc_http_request_duration_seconds", "signsvc_jobs", "signsvc_emails",
-            "signsvc_webhook_deliveries", "signsvc_webhook_deliveries_oldest_pending_age_seconds",
-            "signsvc_pdf_pool_tasks", "signsvc_pdf_pool_task_duration_seconds", "signsvc_database_connections",
-            "signsvc_database_up"} <= names
+    assert {
+        "signsvc_http_requests",
+        "signsvc_http_request_duration_seconds",
+        "signsvc_jobs",
+        "signsvc_emails",
+        "signsvc_webhook_deliveries",
+        "signsvc_webhook_deliveries_oldest_pending_age_seconds",
+        "signsvc_pdf_pool_tasks",
+        "signsvc_pdf_pool_task_duration_seconds",
+        "signsvc_database_connections",
+        "signsvc_database_up",
+    } <= names
 
 
 # Requests
+
 
 async def test_requests_are_counted_by_route_template_method_and_status_with_their_latency(scraped):
     before = await scrape(scraped)
@@ -108,8 +127,10 @@ async def test_requests_are_counted_by_route_template_method_and_status_with_the
 
 # Queues read from the database
 
+
 async def test_jobs_due_scheduled_running_and_failed_show_by_kind_with_how_long_the_oldest_has_been_due(
-        scraped, db, clock):
+    scraped, db, clock
+):
     async with db.transaction() as tx:
         await jobs.enqueue(tx, clock, "test.nobody", {})
     await scraped.app[WORKER].drain()  # a kind without a handler fails at once
@@ -117,14 +138,21 @@ async def test_jobs_due_scheduled_running_and_failed_show_by_kind_with_how_long_
         for _ in range(3):
             await jobs.enqueue(tx, clock, "test.waiting", {})
         await jobs.enqueue(tx, clock, "test.waiting", {}, run_at=clock.now() + timedelta(hours=1))
-    await stored_jobs.claim_jobs(db, kind="test.waiting", limit=1, worker="elsewhere", now=clock.now(),
-                                 lease_until=clock.now() + timedelta(minutes=5))
+    await stored_jobs.claim_jobs(
+        db,
+        kind="test.waiting",
+        limit=1,
+        worker="elsewhere",
+        now=clock.now(),
+        lease_until=clock.now() + timedelta(minutes=5),
+    )
     clock.advance(timedelta(seconds=90))
 
     samples = await scrape(scraped)
-    assert {state: value(samples, "signsvc_jobs", kind="test.waiting", state=state)
-            for state in ("due", "scheduled", "running", "failed")} == {"due": 2, "scheduled": 1, "running": 1,
-                                                                        "failed": 0}
+    assert {
+        state: value(samples, "signsvc_jobs", kind="test.waiting", state=state)
+        for state in ("due", "scheduled", "running", "failed")
+    } == {"due": 2, "scheduled": 1, "running": 1, "failed": 0}
     assert value(samples, "signsvc_jobs", kind="test.nobody", state="failed") == 1
     assert value(samples, "signsvc_jobs_oldest_due_age_seconds", kind="test.waiting") == 90
     assert value(samples, "signsvc_jobs_oldest_due_age_seconds", kind="test.nobody") == 0
@@ -137,8 +165,10 @@ async def test_a_pending_webhook_delivery_shows_and_its_age_follows_the_service_
     clock.advance(timedelta(minutes=5))
 
     samples = await scrape(scraped)
-    assert {status: value(samples, "signsvc_webhook_deliveries", status=status)
-            for status in ("pending", "delivered", "failed")} == {"pending": 1, "delivered": 0, "failed": 0}
+    assert {
+        status: value(samples, "signsvc_webhook_deliveries", status=status)
+        for status in ("pending", "delivered", "failed")
+    } == {"pending": 1, "delivered": 0, "failed": 0}
     assert value(samples, "signsvc_webhook_deliveries_oldest_pending_age_seconds") == 300
     clock.advance(timedelta(seconds=30))
     assert value(await scrape(scraped), "signsvc_webhook_deliveries_oldest_pending_age_seconds") == 330
@@ -163,15 +193,21 @@ async def test_emails_show_by_status_and_the_oldest_pending_ones_age(aiohttp_cli
     assert value(samples, "signsvc_emails_oldest_pending_age_seconds") == 42
     await mailing.app[WORKER].drain()
     samples = await scrape(mailing)
-    assert (value(samples, "signsvc_emails", status="pending"), value(samples, "signsvc_emails", status="sent")) == (0, 1)
+    assert (value(samples, "signsvc_emails", status="pending"), value(samples, "signsvc_emails", status="sent")) == (
+        0,
+        1,
+    )
     assert value(samples, "signsvc_emails_oldest_pending_age_seconds") == 0
 
 
 # What the process holds
 
+
 async def test_pdf_pool_tasks_are_timed_by_call_and_none_is_left_queued_or_running(scraped, pdf_pool):
     before = await scrape(scraped)
-    reply = await scraped.post("/api/templates", json={"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf())}]})
+    reply = await scraped.post(
+        "/api/templates", json={"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf())}]}
+    )
     assert reply.status == 201, reply.json
     samples = await scrape(scraped)
     calls = labelled(samples, "signsvc_pdf_pool_task_duration_seconds_count", "call")

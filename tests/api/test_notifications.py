@@ -44,8 +44,10 @@ async def test_the_notification_connection_comes_back_after_it_is_killed_and_not
         before = db.generation(PRINCIPALS)
         assert before is not None
         killer = await asyncpg.connect(POSTGRES_URL)
-        killed = await killer.fetchval("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                                       "WHERE query = $1", f'LISTEN "{schema.name}:{PRINCIPALS}"')
+        killed = await killer.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = $1",
+            f'LISTEN "{schema.name}:{PRINCIPALS}"',
+        )
         assert killed == 1
         await until(lambda: db.generation(PRINCIPALS) != before)
         await until(lambda: db.generation(PRINCIPALS) is not None)

@@ -40,7 +40,8 @@ def outage(s3_emulator, monkeypatch):
 
 
 async def test_uploads_previews_signatures_and_result_documents_are_kept_in_the_bucket(
-        on_s3, db, s3_emulator, s3_url, config, tmp_path):
+    on_s3, db, s3_emulator, s3_url, config, tmp_path
+):
     completed = await completed_submission(on_s3, on_s3.app[WORKER])
     hashes = await stored_files.stored_contents(db, after="", limit=1000)
     keys = s3_emulator.keys(bucket_of(s3_url))
@@ -60,8 +61,9 @@ async def test_a_range_of_a_file_is_read_from_the_object_store(on_s3):
     assert (reply.status, reply.body) == (206, whole[5:10])
 
 
-async def test_presigned_links_send_the_browser_to_the_object_store_for_the_bytes(aiohttp_client, make_app, s3_url,
-                                                                                   s3_emulator):
+async def test_presigned_links_send_the_browser_to_the_object_store_for_the_bytes(
+    aiohttp_client, make_app, s3_url, s3_emulator
+):
     api = Api(await aiohttp_client(make_app(storage_url=s3_url, storage_presigned_links=True)))
     template_id = await template(api)
     url = (await api.get(f"/api/templates/{template_id}")).json["documents"][0]["url"]
@@ -83,7 +85,9 @@ async def test_a_presigned_url_never_outlives_its_link(aiohttp_client, make_app,
     clock.advance(timedelta(minutes=38))  # two minutes of the link's forty left
     late = await api.with_key(None).get(path, allow_redirects=False)
     assert [parse_qs(urlsplit(reply.headers["Location"]).query)["X-Amz-Expires"] for reply in (fresh, late)] == [
-        ["300"], ["120"]]
+        ["300"],
+        ["120"],
+    ]
 
 
 async def test_an_expired_link_is_refused_before_any_presigned_url_is_made(aiohttp_client, make_app, s3_url, clock):
@@ -96,13 +100,16 @@ async def test_an_expired_link_is_refused_before_any_presigned_url_is_made(aioht
 
 @OUTAGE_ON_ONE_DATABASE
 async def test_an_upload_while_the_object_store_does_not_answer_is_503_and_records_nothing(
-        aiohttp_client, make_app, s3_url, outage):
+    aiohttp_client, make_app, s3_url, outage
+):
     api = Api(await aiohttp_client(make_app(storage_url=s3_url)))
     outage.stop()
     body = {"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf())}]}
     reply = await api.post("/api/templates", json=body)
-    assert (reply.status, reply.json) == (503, {
-        "error": "Service unavailable: the file store does not answer; try again later"})
+    assert (reply.status, reply.json) == (
+        503,
+        {"error": "Service unavailable: the file store does not answer; try again later"},
+    )
     assert (await api.get("/api/templates")).json["data"] == []
     outage.start()
     assert (await api.post("/api/templates", json=body)).status == 201
@@ -110,13 +117,21 @@ async def test_an_upload_while_the_object_store_does_not_answer_is_503_and_recor
 
 @OUTAGE_ON_ONE_DATABASE
 async def test_documents_of_a_completion_while_the_object_store_does_not_answer_are_made_once_it_answers(
-        aiohttp_client, make_app, s3_url, outage, clock):
+    aiohttp_client, make_app, s3_url, outage, clock
+):
     api = Api(await aiohttp_client(make_app(storage_url=s3_url)))
     worker = api.app[WORKER]
-    sent = await send(api, await template(api), {"email": "ann@example.com", "name": "Ann", "completed": True,
-                                                 "values": {"Full Name": "Ann", "Signature": "Ann"}},
-                      {"email": "bob@example.com", "name": "Bob", "completed": True,
-                       "values": {"Buyer Name": "Bob"}})
+    sent = await send(
+        api,
+        await template(api),
+        {
+            "email": "ann@example.com",
+            "name": "Ann",
+            "completed": True,
+            "values": {"Full Name": "Ann", "Signature": "Ann"},
+        },
+        {"email": "bob@example.com", "name": "Bob", "completed": True, "values": {"Buyer Name": "Bob"}},
+    )
     outage.stop()
     await worker.drain()
     submission_id = sent[0]["submission_id"]
@@ -130,7 +145,8 @@ async def test_documents_of_a_completion_while_the_object_store_does_not_answer_
 
 
 async def test_a_file_whose_content_is_missing_from_the_bucket_is_410_and_logged_once(
-        on_s3, s3_emulator, s3_url, caplog):
+    on_s3, s3_emulator, s3_url, caplog
+):
     template_id = await template(on_s3)
     url = (await on_s3.get(f"/api/templates/{template_id}")).json["documents"][0]["url"]
     bucket = bucket_of(s3_url)
@@ -139,5 +155,6 @@ async def test_a_file_whose_content_is_missing_from_the_bucket_is_410_and_logged
     with caplog.at_level(logging.ERROR, logger="signsvc.infra.files"):
         replies = [await on_s3.with_key(None).get(url.removeprefix("http://signsvc.test")) for _ in range(2)]
     assert [(reply.status, reply.json) for reply in replies] == [
-        (410, {"error": "The file's content is missing from the file store"})] * 2
+        (410, {"error": "The file's content is missing from the file store"})
+    ] * 2
     assert len([r for r in caplog.records if "missing from the file store" in r.getMessage()]) == 1

@@ -69,8 +69,7 @@ async def test_a_limit_above_100_is_clamped_to_100_not_refused(api, db, clock):
 
 
 @pytest.mark.parametrize("limit", ["0", "-1", "-50", "abc", "-", ".5"])
-async def test_a_limit_of_0_a_negative_one_or_text_without_a_leading_number_gives_an_empty_page(api, user_ids,
-                                                                                                   limit):
+async def test_a_limit_of_0_a_negative_one_or_text_without_a_leading_number_gives_an_empty_page(api, user_ids, limit):
     reply = await api.get(f"/api/probe/users?limit={limit}")
     assert (reply.status, reply.json) == (200, {"data": [], "pagination": {"count": 0, "next": None, "prev": None}})
 
@@ -82,8 +81,14 @@ async def test_a_limit_in_text_reads_as_the_integer_it_starts_with(api, user_ids
 
 
 async def test_a_clamped_limit_holds_for_every_list_of_the_api(api):
-    for path in ("/api/templates", "/api/submissions", "/api/submitters", "/api/webhooks", "/api/clickwraps",
-                 "/api/events/form/completed"):
+    for path in (
+        "/api/templates",
+        "/api/submissions",
+        "/api/submitters",
+        "/api/webhooks",
+        "/api/clickwraps",
+        "/api/events/form/completed",
+    ):
         for limit in ("500", "0", "abc"):
             reply = await api.get(f"{path}?limit={limit}")
             assert (reply.status, reply.json["data"]) == (200, []), (path, limit)
@@ -94,11 +99,14 @@ async def test_lists_show_only_the_accounts_own_records(api, user_ids, other_acc
     assert ids(reply) == [other_account.user.id]
 
 
-@pytest.mark.parametrize("query,message", [
-    ("after=-1", "after must be an integer from 0 to 9223372036854775807"),
-    ("after=abc", "after must be an integer from 0 to 9223372036854775807"),
-    ("before=-5", "before must be an integer from 0 to 9223372036854775807"),
-])
+@pytest.mark.parametrize(
+    "query,message",
+    [
+        ("after=-1", "after must be an integer from 0 to 9223372036854775807"),
+        ("after=abc", "after must be an integer from 0 to 9223372036854775807"),
+        ("before=-5", "before must be an integer from 0 to 9223372036854775807"),
+    ],
+)
 async def test_invalid_after_and_before_are_422(api, user_ids, query, message):
     reply = await api.get(f"/api/probe/users?{query}")
     assert (reply.status, reply.json) == (422, {"error": message})

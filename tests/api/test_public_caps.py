@@ -54,6 +54,7 @@ async def start(api: Api, slug: str, **headers: str):
 
 # Nonces
 
+
 async def test_a_post_with_a_token_the_client_made_for_its_own_cookie_is_refused_without_a_page_load(api):
     slug = await shared(api)
     reply = await post(api, slug, {"form_token": forged("chosen", slug), **ANN}, Cookie="signsvc_form=chosen")
@@ -69,10 +70,11 @@ async def test_a_clickwrap_consent_posted_without_loading_the_page_is_refused(ap
     nonce = "n" * 22
     digest = hmac.new(b"chosen", f"/c/{slug}|{nonce}".encode(), hashlib.sha256).digest()
     token = f"{nonce}.{base64.urlsafe_b64encode(digest).rstrip(b'=').decode()}"
-    reply = await api.with_key(None).post(f"/c/{slug}", data={"form_token": token, "version": "1",
-                                                              "name": "Ada", "email": "ada@example.com",
-                                                              "checkbox-0": "yes"},
-                                          headers={"Accept": "text/html", "Cookie": "signsvc_form=chosen"})
+    reply = await api.with_key(None).post(
+        f"/c/{slug}",
+        data={"form_token": token, "version": "1", "name": "Ada", "email": "ada@example.com", "checkbox-0": "yes"},
+        headers={"Accept": "text/html", "Cookie": "signsvc_form=chosen"},
+    )
     assert reply.status == 403
     assert (await api.get(f"/api/clickwraps/{terms['id']}/consents")).json["data"] == []
 
@@ -94,8 +96,7 @@ async def test_a_form_token_posted_within_a_day_starts_one_submission_and_its_re
     assert len(await submissions(api)) == 1
 
 
-async def test_page_views_count_against_the_pages_limit_per_address_as_each_stores_a_nonce(aiohttp_client,
-                                                                                          make_app):
+async def test_page_views_count_against_the_pages_limit_per_address_as_each_stores_a_nonce(aiohttp_client, make_app):
     api = Api(await aiohttp_client(make_app(rate_limit_per_ip=3)))
     slug = await shared(api)
     statuses = [(await page(api, f"/d/{slug}")).status for _ in range(4)]
@@ -103,6 +104,7 @@ async def test_page_views_count_against_the_pages_limit_per_address_as_each_stor
 
 
 # Caps on new submissions and consents
+
 
 async def test_forty_starts_from_one_address_stop_at_the_cap_with_a_429_page_until_the_window_ends(api, clock):
     slug = await shared(api)
@@ -153,12 +155,12 @@ async def test_twenty_consents_from_one_address_stop_at_the_cap_with_a_429_page(
 async def test_consents_on_one_clickwrap_from_many_addresses_stop_at_its_cap(aiohttp_client, make_app):
     api = Api(await aiohttp_client(make_app(trusted_proxies=PROXY, consents_per_clickwrap=2)))
     terms = await clickwrap(api)
-    statuses = [(await agree(api, terms["slug"], **{"X-Forwarded-For": f"203.0.113.{n}"})).status
-                for n in range(1, 5)]
+    statuses = [(await agree(api, terms["slug"], **{"X-Forwarded-For": f"203.0.113.{n}"})).status for n in range(1, 5)]
     assert statuses == [200, 200, 429, 429]
 
 
 # Emails a public page causes
+
 
 @pytest.fixture
 async def mailing(aiohttp_client, make_app):
@@ -175,12 +177,12 @@ async def signed_on_link(api: Api, slug: str, visitor: dict = ANN) -> None:
 
 
 async def copies(api: Api) -> list:
-    return [email for email in await stored_emails.list_emails(api.app[DB], 1, limit=100)
-            if email.kind == "completed_copy"]
+    return [
+        email for email in await stored_emails.list_emails(api.app[DB], 1, limit=100) if email.kind == "completed_copy"
+    ]
 
 
-async def test_completed_copies_a_link_causes_stop_at_the_recipients_cap_kept_as_failed_with_the_reason(mailing,
-                                                                                                        clock):
+async def test_completed_copies_a_link_causes_stop_at_the_recipients_cap_kept_as_failed_with_the_reason(mailing, clock):
     api, smtp_server = mailing
     slug = await shared(api)
     for _ in range(3):
@@ -189,14 +191,17 @@ async def test_completed_copies_a_link_causes_stop_at_the_recipients_cap_kept_as
     [suppressed, *sent] = await copies(api)
     assert [email.status for email in sent] == ["sent", "sent"]
     assert suppressed.status == "failed" and suppressed.attempts == 0 and suppressed.sent_at is None
-    assert suppressed.last_error == ("Not sent: ann@example.com was sent 2 emails in the last hour "
-                                     "(SIGNSVC_EMAILS_PER_RECIPIENT_HOUR)")
+    assert suppressed.last_error == (
+        "Not sent: ann@example.com was sent 2 emails in the last hour (SIGNSVC_EMAILS_PER_RECIPIENT_HOUR)"
+    )
     # Another address is not held back, nor the same one in any case an hour later.
     await signed_on_link(api, slug, {"name": "Bob", "email": "bob@example.com"})
     clock.advance(timedelta(hours=1, seconds=1))
     await signed_on_link(api, slug, {"name": "Ann", "email": "ANN@example.com"})
-    assert [to for received in smtp_server.received for to in received.recipients][2:] == \
-        ["bob@example.com", "ann@example.com"]
+    assert [to for received in smtp_server.received for to in received.recipients][2:] == [
+        "bob@example.com",
+        "ann@example.com",
+    ]
 
 
 async def test_completed_copies_of_submissions_sent_through_the_api_are_not_capped(mailing):
@@ -220,8 +225,9 @@ async def test_the_completed_copy_of_a_link_visitor_names_the_template_not_what_
 @pytest.mark.parametrize("name", ["NDA\r\nBcc: eve@example.com", "NDA\x07\x1b\u2028draft"])
 async def test_a_template_and_document_name_with_line_breaks_never_break_the_completed_copy(mailing, name):
     api, smtp_server = mailing
-    reply = await api.post("/api/templates", json={"name": name, "documents": [
-        {"name": name, "file": b64(pdf()), "fields": FIRST_PARTY}]})
+    reply = await api.post(
+        "/api/templates", json={"name": name, "documents": [{"name": name, "file": b64(pdf()), "fields": FIRST_PARTY}]}
+    )
     assert reply.status == 201, reply.json
     await signed_on_link(api, reply.json["slug"])
     [email] = await copies(api)
@@ -237,8 +243,7 @@ def test_the_public_sources_are_those_of_the_link_and_the_clickwrap():
     assert {SOURCE, SUBMISSION_SOURCE} == PUBLIC_SOURCES
 
 
-async def test_consent_certificates_stop_at_the_recipients_cap_for_the_person_and_the_author(aiohttp_client,
-                                                                                              make_app):
+async def test_consent_certificates_stop_at_the_recipients_cap_for_the_person_and_the_author(aiohttp_client, make_app):
     async with SmtpServer() as smtp_server:
         api = Api(await aiohttp_client(make_app(smtp_url=smtp_server.url, emails_per_recipient_hour=1)))
         author = (await api.get("/api/user")).json["email"]
@@ -246,13 +251,21 @@ async def test_consent_certificates_stop_at_the_recipients_cap_for_the_person_an
         for _ in range(2):
             assert (await agree(api, terms["slug"])).status == 200
             await api.app[WORKER].drain()
-        certificates = [email for email in await stored_emails.list_emails(api.app[DB], 1, limit=10)
-                        if email.kind == "consent_certificate"]
+        certificates = [
+            email
+            for email in await stored_emails.list_emails(api.app[DB], 1, limit=10)
+            if email.kind == "consent_certificate"
+        ]
         statuses = sorted((email.to_address, email.status) for email in certificates)
-        assert statuses == [("ada@example.com", "failed"), ("ada@example.com", "sent"), (author, "failed"),
-                            (author, "sent")]
-        assert sorted(to for received in smtp_server.received for to in received.recipients) == \
-            sorted(["ada@example.com", author])
+        assert statuses == [
+            ("ada@example.com", "failed"),
+            ("ada@example.com", "sent"),
+            (author, "failed"),
+            (author, "sent"),
+        ]
+        assert sorted(to for received in smtp_server.received for to in received.recipients) == sorted(
+            ["ada@example.com", author]
+        )
 
 
 async def test_another_accounts_emails_to_the_address_do_not_count_against_the_cap(mailing, other_account):

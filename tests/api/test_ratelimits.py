@@ -104,8 +104,9 @@ async def test_a_lifted_limit_still_sends_the_headers(aiohttp_client, make_app):
     assert reply.headers["X-RateLimit-Reset"] == str(WINDOW_END)
 
 
-async def test_counts_are_shared_by_every_process_using_the_database(aiohttp_client, make_app, database_url, clock,
-                                                                     config):
+async def test_counts_are_shared_by_every_process_using_the_database(
+    aiohttp_client, make_app, database_url, clock, config
+):
     from signsvc.app import create_app
 
     first = await keyed_api(aiohttp_client, make_app, rate_limit_per_key=3)
@@ -126,8 +127,9 @@ async def test_concurrent_requests_of_one_process_are_admitted_up_to_the_limit_e
     assert (statuses.count(200), statuses.count(429)) == (50, 30)
 
 
-async def test_processes_sharing_the_database_never_admit_more_than_the_limit(aiohttp_client, make_app, database_url,
-                                                                              clock, config):
+async def test_processes_sharing_the_database_never_admit_more_than_the_limit(
+    aiohttp_client, make_app, database_url, clock, config
+):
     """Blocks a process holds unused may make another refuse a little early, never admit more."""
     from signsvc.app import create_app
 

@@ -22,8 +22,10 @@ async def template_of(api, data: bytes, fields: list[dict] | None = None) -> dic
 
 def field_on_each_page(pages: int) -> list[dict]:
     """For a PDF without a form: a text field on each page."""
-    return [{"name": f"page {page}", "type": "text", "areas": [{"x": 0.1, "y": 0.1, "w": 0.5, "h": 0.1, "page": page}]}
-            for page in range(1, pages + 1)]
+    return [
+        {"name": f"page {page}", "type": "text", "areas": [{"x": 0.1, "y": 0.1, "w": 0.5, "h": 0.1, "page": page}]}
+        for page in range(1, pages + 1)
+    ]
 
 
 def value_for(field: dict) -> object:
@@ -33,8 +35,9 @@ def value_for(field: dict) -> object:
 
 
 async def signed_document(api, worker, template: dict, values: dict) -> bytes:
-    sent = await send(api, template["id"], {"email": "ann@example.com", "name": "Ann", "values": values,
-                                            "completed": True})
+    sent = await send(
+        api, template["id"], {"email": "ann@example.com", "name": "Ann", "values": values, "completed": True}
+    )
     await worker.drain()
     found = await submission(api, sent[0]["submission_id"])
     assert found["status"] == "completed"
@@ -50,8 +53,9 @@ def text_of(data: bytes) -> str:
 async def test_each_odd_pdf_becomes_a_template_and_a_signed_document_with_every_value(api, worker, name):
     odd = CORPUS[name]
     template = await template_of(api, odd.build(), None if odd.fields else field_on_each_page(odd.pages))
-    assert [field["name"] for field in template["fields"]] == list(odd.fields or
-                                                                   [f"page {n}" for n in range(1, odd.pages + 1)])
+    assert [field["name"] for field in template["fields"]] == list(
+        odd.fields or [f"page {n}" for n in range(1, odd.pages + 1)]
+    )
     values = {field["name"]: value_for(field) for field in template["fields"]}
     signed = await signed_document(api, worker, template, values)
     assert len(pypdf.PdfReader(io.BytesIO(signed)).pages) == odd.pages

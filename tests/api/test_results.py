@@ -37,8 +37,10 @@ async def trusted_roots(db) -> list[asn1_x509.Certificate]:
 async def validate(db, data: bytes):
     """pyHanko's own validation with the service's certificates as trust roots."""
     [signature] = PdfFileReader(io.BytesIO(data)).embedded_signatures
-    status = await async_validate_pdf_signature(signature, signer_validation_context=ValidationContext(
-        trust_roots=await trusted_roots(db), allow_fetching=False))
+    status = await async_validate_pdf_signature(
+        signature,
+        signer_validation_context=ValidationContext(trust_roots=await trusted_roots(db), allow_fetching=False),
+    )
     return status
 
 
@@ -47,6 +49,7 @@ def text_of(data: bytes) -> str:
 
 
 # Completion produces the documents
+
 
 @CJK_FONT
 async def test_a_completed_submission_links_signed_documents_an_audit_log_and_a_combined_document(api, worker, db):
@@ -90,8 +93,9 @@ async def test_the_combined_document_is_the_documents_then_the_audit_log(api, wo
 @PDFSIG
 async def test_pdfsig_reports_every_signed_output_valid_over_the_whole_file(api, worker, tmp_path):
     found = await completed_submission(api, worker)
-    for number, url in enumerate((found["documents"][0]["url"], found["audit_log_url"],
-                                  found["combined_document_url"])):
+    for number, url in enumerate(
+        (found["documents"][0]["url"], found["audit_log_url"], found["combined_document_url"])
+    ):
         path = tmp_path / f"{number}.pdf"
         path.write_bytes(await fetch(api, url))
         report = subprocess.run(["pdfsig", "-nocert", str(path)], capture_output=True, text=True).stdout
@@ -104,7 +108,9 @@ async def test_form_completed_and_submission_completed_are_emitted_once_the_docu
     assert await event_types(db, "submitter", sent[0]["id"]) == []
     await worker.drain()
     assert await event_types(db, "submission", sent[0]["submission_id"]) == [
-        "submission.created", "submission.completed"]
+        "submission.created",
+        "submission.completed",
+    ]
     assert await event_types(db, "submitter", sent[0]["id"]) == ["form.completed"]
     assert await event_types(db, "submitter", sent[1]["id"]) == ["form.completed"]
 
@@ -128,9 +134,11 @@ async def test_each_submitter_gets_documents_with_the_values_of_every_submitter_
 
 
 async def test_a_submitters_documents_hold_only_the_submitters_completed_up_to_them_however_late_the_job_runs(
-        api, worker, clock):
-    sent = await send(api, await template(api), {"email": "ann@example.com"}, {"email": "bob@example.com"},
-                      order="random")
+    api, worker, clock
+):
+    sent = await send(
+        api, await template(api), {"email": "ann@example.com"}, {"email": "bob@example.com"}, order="random"
+    )
     assert (await act(api, sent[0]["slug"], "complete", {"values": ANN_VALUES})).status == 200
     clock.advance(timedelta(seconds=5))
     assert (await act(api, sent[1]["slug"], "complete", {"values": BOB_VALUES})).status == 200
@@ -141,8 +149,9 @@ async def test_a_submitters_documents_hold_only_the_submitters_completed_up_to_t
 
 
 async def test_previews_are_forgotten_once_the_signed_documents_exist(api, worker, db):
-    sent = await send(api, await template(api), {"email": "ann@example.com", "values": ANN_VALUES},
-                      {"email": "bob@example.com"})
+    sent = await send(
+        api, await template(api), {"email": "ann@example.com", "values": ANN_VALUES}, {"email": "bob@example.com"}
+    )
     assert (await api.get(f"/api/submissions/{sent[0]['submission_id']}/documents")).status == 200
     for submitter, values in zip(sent, (ANN_VALUES, BOB_VALUES), strict=True):
         await api.put(f"/api/submitters/{submitter['id']}", json={"values": values, "completed": True})
@@ -155,8 +164,9 @@ async def test_a_job_run_again_produces_nothing_twice(api, worker, db):
     found = await completed_submission(api, worker)
     before = await stored_results.results_of(db, found["id"])
     for submitter in found["submitters"]:
-        await worker.kinds["results.produce"].handler({"submission_id": found["id"], "submitter_id": submitter["id"],
-                                                       "last": True})
+        await worker.kinds["results.produce"].handler(
+            {"submission_id": found["id"], "submitter_id": submitter["id"], "last": True}
+        )
     assert await stored_results.results_of(db, found["id"]) == before
     assert await event_types(db, "submission", found["id"]) == ["submission.created", "submission.completed"]
 
@@ -174,8 +184,10 @@ async def test_test_mode_documents_and_audit_logs_are_marked_on_every_page(api, 
 async def test_a_hundred_page_document_completes(api, worker):
     from tests.support.documents import b64, pdf
     from tests.support.signing import FIELDS
-    found = await completed_submission(api, worker, template={
-        "documents": [{"name": "long", "file": b64(pdf(100)), "fields": FIELDS}]})
+
+    found = await completed_submission(
+        api, worker, template={"documents": [{"name": "long", "file": b64(pdf(100)), "fields": FIELDS}]}
+    )
     signed = await fetch(api, found["documents"][0]["url"])
     assert len(pypdf.PdfReader(io.BytesIO(signed)).pages) == 100
 
@@ -192,9 +204,14 @@ async def test_deleting_a_submission_for_good_removes_its_result_files(api, work
 
 # GET /submissions/{id}/documents and /pdf
 
+
 async def test_documents_while_in_progress_are_previews_with_the_values_so_far(api, worker):
-    sent = await send(api, await template(api), {"email": "ann@example.com", "values": {"Full Name": "Ann Draft"}},
-                      {"email": "bob@example.com"})
+    sent = await send(
+        api,
+        await template(api),
+        {"email": "ann@example.com", "values": {"Full Name": "Ann Draft"}},
+        {"email": "bob@example.com"},
+    )
     reply = await api.get(f"/api/submissions/{sent[0]['submission_id']}/documents")
     assert reply.status == 200, reply.json
     assert reply.json["id"] == sent[0]["submission_id"] and [d["name"] for d in reply.json["documents"]] == ["nda"]
@@ -224,8 +241,9 @@ async def test_pdf_before_every_submitter_completed_is_422(api):
     sent = await send(api, await template(api))
     reply = await api.get(f"/api/submissions/{sent[0]['submission_id']}/pdf")
     assert reply.status == 422
-    assert reply.json == {"error": "Submission is not completed: signed documents exist once every signer has "
-                                   "completed"}
+    assert reply.json == {
+        "error": "Submission is not completed: signed documents exist once every signer has completed"
+    }
 
 
 @CJK_FONT
@@ -234,8 +252,15 @@ async def test_pdf_of_a_completed_submission_links_everything(api, worker):
     reply = await api.get(f"/api/submissions/{found['id']}/pdf")
     assert reply.status == 200, reply.json
     body = reply.json
-    assert set(body) == {"id", "envelope_id", "pdf_url", "filename", "documents", "combined_document_url",
-                         "audit_log_url"}
+    assert set(body) == {
+        "id",
+        "envelope_id",
+        "pdf_url",
+        "filename",
+        "documents",
+        "combined_document_url",
+        "audit_log_url",
+    }
     assert body["envelope_id"] == found["envelope_id"] and body["filename"] == "nda.pdf"
     assert await fetch(api, body["pdf_url"]) == await fetch(api, body["documents"][0]["url"])
     assert body["combined_document_url"].endswith("/NDA.pdf") and "Audit%20Log" in body["audit_log_url"]
@@ -247,10 +272,12 @@ async def test_pdf_of_an_unknown_submission_is_404(api):
 
 # Webhook payloads carry working links
 
+
 @CJK_FONT
 async def test_the_last_form_completed_and_submission_completed_carry_document_links(api, worker, receiver):
-    reply = await api.post("/api/webhooks", json={"url": receiver.url(), "events": [
-        "form.completed", "submission.completed"]})
+    reply = await api.post(
+        "/api/webhooks", json={"url": receiver.url(), "events": ["form.completed", "submission.completed"]}
+    )
     assert reply.status in (200, 201), reply.json
     await completed_submission(api, worker)
     await worker.drain()
@@ -264,6 +291,7 @@ async def test_the_last_form_completed_and_submission_completed_carry_document_l
 
 # Any signer's name, on a machine without the CJK fallback font
 
+
 class ForkedPool(PdfPool):
     """One worker forked from the test process, so that it sees the font lookup the test monkeypatched."""
 
@@ -271,16 +299,17 @@ class ForkedPool(PdfPool):
         return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
 
 
-@pytest.mark.parametrize("name, note", [("山田 太郎", "replaced with ?: U+592A, U+5C71, U+7530, U+90CE"),
-                                        ("Zoë Łukasz", None)])
+@pytest.mark.parametrize(
+    "name, note", [("山田 太郎", "replaced with ?: U+592A, U+5C71, U+7530, U+90CE"), ("Zoë Łukasz", None)]
+)
 async def test_a_signer_named_in_any_script_gets_documents_without_the_fallback_fonts(
-        aiohttp_client, db, clock, config, monkeypatch, name, note):
+    aiohttp_client, db, clock, config, monkeypatch, name, note
+):
     monkeypatch.setattr(fonts, "fallback_fonts", lambda font_dir=None: ())
     pool = ForkedPool(workers=1)
     try:
         api = Api(await aiohttp_client(create_app(config, clock=clock, db=db, pool=pool, background=False)))
-        found = await completed_submission(api, api.app[WORKER], BOTH_COMPLETED[0],
-                                           {**BOTH_COMPLETED[1], "name": name})
+        found = await completed_submission(api, api.app[WORKER], BOTH_COMPLETED[0], {**BOTH_COMPLETED[1], "name": name})
         assert found["documents"] and found["combined_document_url"]
         for url in (found["documents"][0]["url"], found["combined_document_url"]):
             assert (await fetch(api, url)).startswith(b"%PDF-")
@@ -292,17 +321,23 @@ async def test_a_signer_named_in_any_script_gets_documents_without_the_fallback_
 
 # Start-up
 
+
 async def test_a_server_without_a_usable_text_font_refuses_to_start_naming_what_to_install(
-        make_app, monkeypatch, tmp_path):
+    make_app, monkeypatch, tmp_path
+):
     from aiohttp import web
 
     from signsvc.infra.config import ConfigError
     from signsvc.pdf import font_files
+
     monkeypatch.setattr(font_files, "PACKAGED_TEXT", ("fontpkg_not_installed", "None.ttf"))
     runner = web.AppRunner(make_app(font_dir=str(tmp_path)))
     try:
-        with pytest.raises(ConfigError, match=f"put DejaVuSans.ttf in {tmp_path}, or install the fontpkg-noto-sans "
-                                              r"package \(pip install fontpkg-noto-sans\)"):
+        with pytest.raises(
+            ConfigError,
+            match=f"put DejaVuSans.ttf in {tmp_path}, or install the fontpkg-noto-sans "
+            r"package \(pip install fontpkg-noto-sans\)",
+        ):
             await runner.setup()
     finally:
         await runner.cleanup()
@@ -310,10 +345,12 @@ async def test_a_server_without_a_usable_text_font_refuses_to_start_naming_what_
 
 # Timestamps (PAdES B-T)
 
+
 @CJK_FONT
 async def test_with_a_timestamp_server_every_signature_carries_its_timestamp(aiohttp_client, make_app, tsa):
     from signsvc.http.appkeys import WORKER
     from tests.support.app import Api
+
     stamped = Api(await aiohttp_client(make_app(tsa_url=tsa["url"])))
     found = await completed_submission(stamped, stamped.app[WORKER])
     for url in (found["documents"][0]["url"], found["audit_log_url"], found["combined_document_url"]):
@@ -324,9 +361,11 @@ async def test_with_a_timestamp_server_every_signature_carries_its_timestamp(aio
 
 @CJK_FONT
 async def test_without_an_answer_from_the_timestamp_server_documents_are_signed_without_a_timestamp(
-        aiohttp_client, make_app, caplog):
+    aiohttp_client, make_app, caplog
+):
     from signsvc.http.appkeys import WORKER
     from tests.support.app import Api
+
     unreachable = Api(await aiohttp_client(make_app(tsa_url="http://127.0.0.1:9/tsa")))
     found = await completed_submission(unreachable, unreachable.app[WORKER])
     data = base64.b64encode(await fetch(unreachable, found["documents"][0]["url"])).decode()
@@ -338,14 +377,29 @@ async def test_without_an_answer_from_the_timestamp_server_documents_are_signed_
 
 async def test_documents_with_merge_true_answer_several_documents_in_one_pdf(api, worker):
     from tests.support.documents import b64, pdf
-    fields = [{"name": "Full Name", "type": "text", "role": "First Party",
-               "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}]}]
-    reply = await api.post("/api/templates", json={"name": "Pack", "documents": [
-        {"name": "one", "file": b64(pdf(1, text="First")), "fields": fields},
-        {"name": "two", "file": b64(pdf(2, text="Second"))}]})
+
+    fields = [
+        {
+            "name": "Full Name",
+            "type": "text",
+            "role": "First Party",
+            "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}],
+        }
+    ]
+    reply = await api.post(
+        "/api/templates",
+        json={
+            "name": "Pack",
+            "documents": [
+                {"name": "one", "file": b64(pdf(1, text="First")), "fields": fields},
+                {"name": "two", "file": b64(pdf(2, text="Second"))},
+            ],
+        },
+    )
     assert reply.status == 201, reply.json
-    sent = await send(api, reply.json["id"], {"email": "ann@example.com", "values": {"Full Name": "Ann"},
-                                             "completed": True})
+    sent = await send(
+        api, reply.json["id"], {"email": "ann@example.com", "values": {"Full Name": "Ann"}, "completed": True}
+    )
     await worker.drain()
     submission_id = sent[0]["submission_id"]
     separate = (await api.get(f"/api/submissions/{submission_id}/documents")).json["documents"]
@@ -360,8 +414,10 @@ async def test_documents_with_merge_true_answer_several_documents_in_one_pdf(api
 
 # Bad signature values: a clear 422 at the door, or documents that still complete
 
+
 def _image(size, mode="1", **save) -> bytes:
     from PIL import Image
+
     buffer = io.BytesIO()
     Image.new(mode, size).save(buffer, save.pop("format", "PNG"), **save)
     return buffer.getvalue()
@@ -369,33 +425,57 @@ def _image(size, mode="1", **save) -> bytes:
 
 async def test_an_enormous_signature_image_is_a_422_naming_the_field(api):
     huge = base64.b64encode(_image((12000, 12000))).decode()
-    reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [
-        {"email": "ann@example.com", "values": {"Signature": huge}}]})
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": await template(api),
+            "submitters": [{"email": "ann@example.com", "values": {"Signature": huge}}],
+        },
+    )
     assert reply.status == 422 and reply.json["error"].startswith(
-        "Signature: The image is 12000x12000 pixels (144.0 megapixels); at most 50 megapixels are allowed")
+        "Signature: The image is 12000x12000 pixels (144.0 megapixels); at most 50 megapixels are allowed"
+    )
 
 
 async def test_a_broken_signature_image_is_a_422_naming_the_field(api):
     broken = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 64).decode()
-    reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [
-        {"email": "ann@example.com", "values": {"Signature": broken}}]})
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": await template(api),
+            "submitters": [{"email": "ann@example.com", "values": {"Signature": broken}}],
+        },
+    )
     assert reply.status == 422 and reply.json["error"].startswith("Signature:"), reply.json
 
 
 async def test_a_signature_image_with_exif_rotation_completes(api, worker):
     from PIL import Image
+
     photo = Image.new("RGB", (300, 100), "white")
     exif = photo.getexif()
     exif[0x0112] = 6  # shown rotated 90 degrees
     buffer = io.BytesIO()
     photo.save(buffer, "JPEG", exif=exif)
-    found = await completed_submission(api, worker, {"email": "ann@example.com", "completed": True, "values": {
-        "Full Name": "Ann", "Signature": base64.b64encode(buffer.getvalue()).decode()}},
-        {"email": "bob@example.com", "values": BOB_VALUES, "completed": True})
+    found = await completed_submission(
+        api,
+        worker,
+        {
+            "email": "ann@example.com",
+            "completed": True,
+            "values": {"Full Name": "Ann", "Signature": base64.b64encode(buffer.getvalue()).decode()},
+        },
+        {"email": "bob@example.com", "values": BOB_VALUES, "completed": True},
+    )
     assert found["status"] == "completed" and found["documents"] and found["audit_log_url"]
 
 
 async def test_an_empty_signature_is_a_422_naming_the_field(api):
-    reply = await api.post("/api/submissions", json={"template_id": await template(api), "submitters": [
-        {"email": "ann@example.com", "values": {"Signature": ""}}]})
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": await template(api),
+            "submitters": [{"email": "ann@example.com", "values": {"Signature": ""}}],
+        },
+    )
     assert reply.status == 422 and reply.json["error"].startswith("Signature: Invalid value"), reply.json

@@ -52,8 +52,9 @@ async def use(api: Api, worker: jobs.Worker, db, clock) -> Made:
         job = await jobs.enqueue(tx, clock, "nobody.handles", {})
     await worker.drain()
     assert (await stored_jobs.get_job(db, job.id)).status == "failed"
-    return Made(template_id, completed["submission_id"], completed["id"], viewed["submission_id"], viewed["id"],
-                token, job.id)
+    return Made(
+        template_id, completed["submission_id"], completed["id"], viewed["submission_id"], viewed["id"], token, job.id
+    )
 
 
 async def post_public_form(api: Api, template_id: int) -> str:
@@ -61,8 +62,9 @@ async def post_public_form(api: Api, template_id: int) -> str:
     slug = (await api.get(f"/api/templates/{template_id}")).json["slug"]
     async with api.client.get(f"/d/{slug}", headers={"Accept": "text/html"}) as page:
         token = re.search(r'name="form_token" value="([^"]+)"', await page.text()).group(1)
-    async with api.client.post(f"/d/{slug}", data={"form_token": token, "name": "Cy", "email": "cy@example.com"},
-                               allow_redirects=False) as reply:
+    async with api.client.post(
+        f"/d/{slug}", data={"form_token": token, "name": "Cy", "email": "cy@example.com"}, allow_redirects=False
+    ) as reply:
         assert reply.status == 303
     return token
 
@@ -91,7 +93,8 @@ def retention_of(db, clock):
 
 
 async def test_deliveries_attempts_events_emails_failed_jobs_and_form_posts_older_than_the_age_are_pruned(
-        api, worker, receiver, db, clock, retention_of):
+    api, worker, receiver, db, clock, retention_of
+):
     await add_endpoint(api, receiver.url())
     old = await use(api, worker, db, clock)
     clock.advance(timedelta(days=60))
@@ -123,12 +126,15 @@ async def test_deliveries_attempts_events_emails_failed_jobs_and_form_posts_olde
 async def test_events_that_record_a_jobs_work_stay_with_their_record(api, worker, receiver, db, clock, retention_of):
     await add_endpoint(api, receiver.url())
     old = await use(api, worker, db, clock)
-    clickwrap = await api.post("/api/clickwraps", json={"name": "Terms", "kind": "no_document", "content": "Terms",
-                                                        "publish": True})
+    clickwrap = await api.post(
+        "/api/clickwraps", json={"name": "Terms", "kind": "no_document", "content": "Terms", "publish": True}
+    )
     consent = await api.post(f"/api/clickwraps/{clickwrap.json['id']}/consents", json={})
     clock.advance(AGE + timedelta(days=1))
-    paths = [f"/api/submissions/{old.completed_submission_id}/pdf",
-             f"/api/submissions/{old.completed_submission_id}/documents"]
+    paths = [
+        f"/api/submissions/{old.completed_submission_id}/pdf",
+        f"/api/submissions/{old.completed_submission_id}/documents",
+    ]
     before = [await shown(api, path) for path in paths]
 
     await retention_of().prune()
@@ -141,12 +147,17 @@ async def test_events_that_record_a_jobs_work_stay_with_their_record(api, worker
 
 
 async def test_the_events_feed_and_the_submissions_with_their_audit_trail_answer_the_same_after_pruning(
-        api, worker, receiver, db, clock, retention_of):
+    api, worker, receiver, db, clock, retention_of
+):
     await add_endpoint(api, receiver.url())
     old = await use(api, worker, db, clock)
     clock.advance(AGE + timedelta(days=1))
-    paths = ["/api/events/form/completed", f"/api/submissions/{old.completed_submission_id}",
-             f"/api/submissions/{old.viewed_submission_id}", f"/api/submitters/{old.viewed_submitter_id}"]
+    paths = [
+        "/api/events/form/completed",
+        f"/api/submissions/{old.completed_submission_id}",
+        f"/api/submissions/{old.viewed_submission_id}",
+        f"/api/submitters/{old.viewed_submitter_id}",
+    ]
     before = [await shown(api, path) for path in paths]
     assert before[0]["data"] and before[2]["submission_events"] and before[3]["submission_events"]
 
@@ -156,7 +167,8 @@ async def test_the_events_feed_and_the_submissions_with_their_audit_trail_answer
 
 
 async def test_a_delivery_settled_before_the_age_leaves_the_log_and_can_no_longer_be_resent(
-        api, worker, receiver, db, clock, retention_of):
+    api, worker, receiver, db, clock, retention_of
+):
     await add_endpoint(api, receiver.url())
     await template(api, FIRST_PARTY)
     await worker.drain()
@@ -171,7 +183,8 @@ async def test_a_delivery_settled_before_the_age_leaves_the_log_and_can_no_longe
 
 
 async def test_a_delivery_still_retrying_keeps_its_attempts_and_its_event_whatever_their_age(
-        api, worker, receiver, db, clock, retention_of):
+    api, worker, receiver, db, clock, retention_of
+):
     await add_endpoint(api, receiver.url())
     template_id = await template(api, FIRST_PARTY)
     await worker.drain()
@@ -218,7 +231,8 @@ async def test_pending_jobs_stay_whatever_their_age(api, db, clock, retention_of
 
 
 async def test_more_rows_than_a_run_allows_are_pruned_over_runs_in_batches_of_the_given_size(
-        api, db, clock, monkeypatch):
+    api, db, clock, monkeypatch
+):
     template_id = await template(api, FIRST_PARTY)
     for number in range(16):
         assert (await api.put(f"/api/templates/{template_id}", json={"name": f"NDA {number}"})).status == 200
@@ -257,7 +271,8 @@ async def test_the_job_runs_again_a_minute_later_while_rows_are_left_and_else_in
 
 
 async def test_the_periodic_job_prunes_once_the_clock_passes_the_age_and_logs_what_it_pruned(
-        aiohttp_client, config, db, clock, pdf_pool, caplog):
+    aiohttp_client, config, db, clock, pdf_pool, caplog
+):
     app = create_app(config, clock=clock, db=db, pool=pdf_pool, background=False)
     api = Api(await aiohttp_client(app))
     template_id = await template(api, FIRST_PARTY)

@@ -35,13 +35,15 @@ def p12(password: bytes | None) -> bytes:
     key = serialization.load_pem_private_key(chain["key_pem"].encode(), None)
     load = lambda pem: x509.load_pem_x509_certificate(pem.encode())  # noqa: E731
     encryption = serialization.BestAvailableEncryption(password) if password else serialization.NoEncryption()
-    return pkcs12.serialize_key_and_certificates(b"acme", key, load(chain["cert_pem"]),
-                                                 [load(pem) for pem in chain["chain_pems"]], encryption)
+    return pkcs12.serialize_key_and_certificates(
+        b"acme", key, load(chain["cert_pem"]), [load(pem) for pem in chain["chain_pems"]], encryption
+    )
 
 
 @CJK_FONT
 async def test_the_chain_is_generated_once_kept_in_the_database_and_used_by_every_process(
-        api, worker, db, aiohttp_client, make_app):
+    api, worker, db, aiohttp_client, make_app
+):
     assert await stored.certificates(db) == []  # nothing is generated before it is needed: a fast start
     first = await signing_certificate(api, worker)
     other = Api(await aiohttp_client(make_app()))  # another process on the same database
@@ -54,8 +56,9 @@ async def test_the_chain_is_generated_once_kept_in_the_database_and_used_by_ever
 async def test_after_a_rotation_new_documents_use_a_new_certificate_and_old_ones_still_verify(api, worker):
     before = await completed_submission(api, worker)
     old = await fetch(api, before["documents"][0]["url"])
-    old_certificate = (await api.post("/api/tools/verify", json={"file": base64.b64encode(old).decode()})
-                       ).json["signatures"][0]["certificate_sha256"]
+    old_certificate = (await api.post("/api/tools/verify", json={"file": base64.b64encode(old).decode()})).json[
+        "signatures"
+    ][0]["certificate_sha256"]
     await api.app[RESULTS].identity.rotate()
     assert await signing_certificate(api, worker) != old_certificate
     body = (await api.post("/api/tools/verify", json={"file": base64.b64encode(old).decode()})).json
@@ -72,13 +75,17 @@ async def test_a_configured_pkcs12_signs_and_is_trusted(aiohttp_client, make_app
     assert (kept.sha256, kept.source, kept.key_pem) == (used, "p12", None)  # its key stays in the file
 
 
-@pytest.mark.parametrize("contents, password, error", [
-    (None, None, r"SIGNSVC_SIGNING_P12=.*missing\.p12 can't be read: No such file or directory"),
-    (b"s3cret", "wrong", "SIGNSVC_SIGNING_P12=.*: The PKCS#12 file can't be read: the password is wrong"),
-    (b"", None, "SIGNSVC_SIGNING_P12=.*: The PKCS#12 file can't be read"),
-])
-async def test_a_pkcs12_that_cannot_be_read_stops_the_start_with_a_clear_message(make_app, tmp_path, contents,
-                                                                                   password, error):
+@pytest.mark.parametrize(
+    "contents, password, error",
+    [
+        (None, None, r"SIGNSVC_SIGNING_P12=.*missing\.p12 can't be read: No such file or directory"),
+        (b"s3cret", "wrong", "SIGNSVC_SIGNING_P12=.*: The PKCS#12 file can't be read: the password is wrong"),
+        (b"", None, "SIGNSVC_SIGNING_P12=.*: The PKCS#12 file can't be read"),
+    ],
+)
+async def test_a_pkcs12_that_cannot_be_read_stops_the_start_with_a_clear_message(
+    make_app, tmp_path, contents, password, error
+):
     path = tmp_path / "missing.p12"
     if contents is not None:
         path.write_bytes(p12(contents) if contents else b"not a pkcs12 file")
@@ -94,8 +101,14 @@ async def test_one_generated_certificate_is_current_even_when_two_processes_make
     first, second = (certificates.generate(name, "signsvc", now=START) for name in ("one", "two"))
     for chain in (first, second):
         async with db.transaction() as tx:
-            await stored.insert_certificate(tx, sha256=certificates.fingerprint(chain["cert_pem"]),
-                                            cert_pem=chain["cert_pem"], chain_pems=chain["chain_pems"],
-                                            key_pem=chain["key_pem"], source="generated", now=START)
+            await stored.insert_certificate(
+                tx,
+                sha256=certificates.fingerprint(chain["cert_pem"]),
+                cert_pem=chain["cert_pem"],
+                chain_pems=chain["chain_pems"],
+                key_pem=chain["key_pem"],
+                source="generated",
+                now=START,
+            )
     [kept] = await stored.certificates(db)
     assert kept.cert_pem == first["cert_pem"] and (await stored.current_generated(db)).id == kept.id

@@ -21,11 +21,22 @@ from tests.support.documents import png
 from tests.support.every_field import EVERY_FIELD, box, every_field_template, field, invite
 from tests.support.signing import ANN_VALUES, BOB_VALUES, act, send, template
 
-PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-               "connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors {}")
-FILLED = {"Full name": "Tess Tenant", "Signature": "Tess Tenant", "Initials": "TT", "Signed on": "2026-01-01",
-          "Age": 30, "I agree": True, "Plan": "Pro", "Country": "France",
-          "Photo": "data:image/png;base64," + base64.b64encode(png()).decode(), "Postcode": "10115"}
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors {}"
+)
+FILLED = {
+    "Full name": "Tess Tenant",
+    "Signature": "Tess Tenant",
+    "Initials": "TT",
+    "Signed on": "2026-01-01",
+    "Age": 30,
+    "I agree": True,
+    "Plan": "Pro",
+    "Country": "France",
+    "Photo": "data:image/png;base64," + base64.b64encode(png()).decode(),
+    "Postcode": "10115",
+}
 
 
 async def page(api: Api, path: str, **headers: str):
@@ -72,7 +83,7 @@ async def test_a_submission_made_before_submissions_kept_page_pictures_shows_its
 
 async def test_each_field_is_drawn_at_its_area_on_its_page(api, tess):
     body = (await page(api, f"/s/{tess['slug']}")).body.decode()
-    second_page = body[body.index('data-page="1"'):]
+    second_page = body[body.index('data-page="1"') :]
     assert re.search(r'class="box image"[^>]*data-x="0.1" data-y="0.1" data-w="0.3" data-h="0.1"', second_page)
     assert len(re.findall(r'class="box radio"', body)) == 2
 
@@ -109,7 +120,9 @@ async def test_cells_get_one_box_per_character_from_the_area(api, tess):
 
 
 async def test_values_saved_earlier_are_on_the_form_when_the_signer_comes_back(api, tess):
-    assert (await act(api, tess["slug"], "values", {"values": {"Full name": "Tess Tenant", "Plan": "Pro"}})).status == 200
+    assert (
+        await act(api, tess["slug"], "values", {"values": {"Full name": "Tess Tenant", "Plan": "Pro"}})
+    ).status == 200
     body = (await page(api, f"/s/{tess['slug']}")).body.decode()
     assert 'value="Tess Tenant"' in body
     assert re.search(r'value="Pro" checked', body)
@@ -169,7 +182,10 @@ async def test_the_next_signer_sees_what_the_signers_before_entered_on_the_pages
     body = (await page(api, f"/s/{bob['slug']}")).body.decode()
     done = re.findall(r'<div class="box (\w+) filled done"[^>]*><span class="value">(.*?)</span></div>', body, re.S)
     assert [(kind, value if kind == "text" else value[:10]) for kind, value in done] == [
-        ("text", "Ann Smith"), ("signature", '<img src="'), ("checkbox", "\u2713")]
+        ("text", "Ann Smith"),
+        ("signature", '<img src="'),
+        ("checkbox", "\u2713"),
+    ]
     assert 'value="Ann Smith"' not in body  # on the pages only: not a field of Bob's
 
 
@@ -213,9 +229,16 @@ async def test_the_archived_page(api):
 
 async def test_script_in_names_and_values_is_shown_as_text(api):
     evil = "<script>alert(1)</script>"
-    ann, bob = await send(api, await template(api, name=f"NDA {evil}"), {"name": evil, "email": "ann@example.com"},
-                          {"email": "bob@example.com"}, order="preserved")
-    assert (await act(api, ann["slug"], "values", {"values": {"Full Name": '"><img src=x onerror=alert(1)>'}})).status == 200
+    ann, bob = await send(
+        api,
+        await template(api, name=f"NDA {evil}"),
+        {"name": evil, "email": "ann@example.com"},
+        {"email": "bob@example.com"},
+        order="preserved",
+    )
+    assert (
+        await act(api, ann["slug"], "values", {"values": {"Full Name": '"><img src=x onerror=alert(1)>'}})
+    ).status == 200
     for path in (f"/s/{ann['slug']}", f"/s/{bob['slug']}"):
         body = (await page(api, path)).body.decode()
         assert evil not in body and "<img src=x" not in body
@@ -234,11 +257,15 @@ async def test_the_page_speaks_the_browsers_language_when_there_is_a_catalogue_f
 
 # What a modified page may send: the server holds the rules the form checks.
 
-@pytest.mark.parametrize("values,message", [
-    ({"Full name": "R2D2"}, "Full name: Letters only"),
-    ({"Age": 17}, "Age: must be at least 18"),
-    ({"Age": 121}, "Age: must be at most 120"),
-])
+
+@pytest.mark.parametrize(
+    "values,message",
+    [
+        ({"Full name": "R2D2"}, "Full name: Letters only"),
+        ({"Age": 17}, "Age: must be at least 18"),
+        ({"Age": 121}, "Age: must be at most 120"),
+    ],
+)
 async def test_values_breaking_the_fields_pattern_minimum_or_maximum_are_refused(api, tess, values, message):
     reply = await act(api, tess["slug"], "values", {"values": values})
     assert (reply.status, reply.json) == (422, {"error": message})
@@ -261,8 +288,9 @@ async def test_an_upload_that_is_not_an_image_is_refused(api, tess):
 async def test_a_50_mb_upload_is_refused_with_413_and_what_was_saved_stays(api, tess):
     await act(api, tess["slug"], "values", {"values": {"Full name": "Tess Tenant"}})
     huge = json.dumps({"values": {"Photo": "data:image/png;base64," + "A" * (50 * 1024 * 1024 * 4 // 3)}}).encode()
-    reply = await api.with_key(None).post(f"/s/{tess['slug']}/values", data=io.BytesIO(huge),
-                                          headers={"Content-Type": "application/json"})
+    reply = await api.with_key(None).post(
+        f"/s/{tess['slug']}/values", data=io.BytesIO(huge), headers={"Content-Type": "application/json"}
+    )
     assert reply.status == 413 and reply.json["error"].startswith("Request body is too large")
     assert 'value="Tess Tenant"' in (await page(api, f"/s/{tess['slug']}")).body.decode()
 
@@ -270,7 +298,9 @@ async def test_a_50_mb_upload_is_refused_with_413_and_what_was_saved_stays(api, 
 async def test_two_tabs_completing_at_once_complete_the_form_once(api, db, worker, tess):
     replies = await asyncio.gather(*[act(api, tess["slug"], "complete", {"values": FILLED}) for _ in range(2)])
     assert sorted((reply.status, reply.json.get("error")) for reply in replies) == [
-        (200, None), (422, "Form has been completed already.")]
+        (200, None),
+        (422, "Form has been completed already."),
+    ]
     await worker.drain()
     events = await stored_events.list_events_of_record(db, "submitter", tess["id"])
     assert [event.event_type for event in events].count("form.completed") == 1
@@ -278,10 +308,14 @@ async def test_two_tabs_completing_at_once_complete_the_form_once(api, db, worke
 
 # The submission's documents page, linked from webhooks and the events feed.
 
+
 async def documents_link(api, submission_id: int) -> str:
     events = (await api.get("/api/events/form/completed")).json["data"]
-    return next(urlsplit(event["data"]["submission_url"]).path for event in events
-                if event["data"]["submission"]["id"] == submission_id)
+    return next(
+        urlsplit(event["data"]["submission_url"]).path
+        for event in events
+        if event["data"]["submission"]["id"] == submission_id
+    )
 
 
 async def test_the_documents_page_opens_with_the_signed_link_of_the_events_feed(api, worker):
@@ -316,10 +350,17 @@ async def test_the_submitters_language_picks_the_catalogue_before_the_browsers(a
 
 
 async def test_a_language_that_is_not_a_language_tag_is_refused(api):
-    reply = await api.post("/api/submissions", json={"template_id": await every_field_template(api), "submitters": [
-        {"role": "Tenant", "email": "tess@example.com", "language": "<de>"}]})
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": await every_field_template(api),
+            "submitters": [{"role": "Tenant", "email": "tess@example.com", "language": "<de>"}],
+        },
+    )
     assert (reply.status, reply.json) == (
-        422, {"error": "language must be a language tag such as en or de-AT in `submitters[0]`."})
+        422,
+        {"error": "language must be a language tag such as en or de-AT in `submitters[0]`."},
+    )
 
 
 @pytest.mark.parametrize("path", ["/e/abc.1767271200.%C3%A9", "/file/abc.1767271200.%C3%A9/x.pdf"])

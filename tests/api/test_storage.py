@@ -77,8 +77,9 @@ async def test_records_keep_timestamps_to_the_microsecond_json_and_enums(db):
     moment = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
     clock = ManualClock(moment)
     async with db.transaction() as tx:
-        job = await stored_jobs.insert_job(tx, kind="k", payload={"name": "Zoë", "n": [1, 2]}, run_at=moment,
-                                           now=clock.now())
+        job = await stored_jobs.insert_job(
+            tx, kind="k", payload={"name": "Zoë", "n": [1, 2]}, run_at=moment, now=clock.now()
+        )
     again = await stored_jobs.get_job(db, job.id)
     assert again == job
     assert again.run_at == moment and again.run_at.tzinfo is not None
@@ -131,9 +132,16 @@ async def test_sqlite_in_memory_is_an_ephemeral_database():
 
 
 def _sqlite_type(pg_type: str) -> str:
-    return {"bigint": "INTEGER", "integer": "INTEGER", "boolean": "INTEGER", "text": "TEXT",
-            "timestamp with time zone": "TEXT", "jsonb": "TEXT", "bytea": "BLOB",
-            "double precision": "REAL"}[pg_type]
+    return {
+        "bigint": "INTEGER",
+        "integer": "INTEGER",
+        "boolean": "INTEGER",
+        "text": "TEXT",
+        "timestamp with time zone": "TEXT",
+        "jsonb": "TEXT",
+        "bytea": "BLOB",
+        "double precision": "REAL",
+    }[pg_type]
 
 
 # Where SQLite processes read the count of changes to keys, users and accounts; Postgres notifies them instead.
@@ -144,8 +152,12 @@ SQLITE_ONLY = {"change_counters"}
 async def test_sqlite_and_postgres_schemas_agree(tmp_path):
     sqlite = await open_database(f"sqlite:///{tmp_path / 'schema.sqlite3'}")
     await migrate(sqlite)
-    tables = {row["name"] for row in await sqlite._run(
-        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'", {})}
+    tables = {
+        row["name"]
+        for row in await sqlite._run(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'", {}
+        )
+    }
     tables -= SQLITE_ONLY
     sqlite_columns = {}
     for table in tables:
@@ -157,9 +169,13 @@ async def test_sqlite_and_postgres_schemas_agree(tmp_path):
         postgres = await open_database(schema.url)
         await migrate(postgres)
         async with postgres._pool.acquire() as conn:
-            rows = await conn.fetch("SELECT table_name, column_name, data_type, is_nullable "
-                                    "FROM information_schema.columns WHERE table_schema = $1", schema.name)
+            rows = await conn.fetch(
+                "SELECT table_name, column_name, data_type, is_nullable "
+                "FROM information_schema.columns WHERE table_schema = $1",
+                schema.name,
+            )
         await postgres.close()
-    postgres_columns = {(r["table_name"], r["column_name"]): (_sqlite_type(r["data_type"]), r["is_nullable"] == "NO")
-                        for r in rows}
+    postgres_columns = {
+        (r["table_name"], r["column_name"]): (_sqlite_type(r["data_type"]), r["is_nullable"] == "NO") for r in rows
+    }
     assert sqlite_columns == postgres_columns

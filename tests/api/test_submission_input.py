@@ -15,8 +15,14 @@ FIELDS = [
     {"name": "Full Name", "type": "text", "role": "First Party", "areas": [area(0.1)]},
     {"name": "Signature", "type": "signature", "role": "First Party", "required": False, "areas": [area(0.2)]},
     {"name": "Newsletter", "type": "checkbox", "role": "First Party", "required": False, "areas": [area(0.3)]},
-    {"name": "Plan", "type": "select", "role": "First Party", "required": False, "options": ["Basic", "Pro"],
-     "areas": [area(0.4)]},
+    {
+        "name": "Plan",
+        "type": "select",
+        "role": "First Party",
+        "required": False,
+        "options": ["Basic", "Pro"],
+        "areas": [area(0.4)],
+    },
     {"name": "Buyer Name", "type": "text", "role": "Second Party", "areas": [area(0.5)]},
 ]
 ANN = {"email": "ann@example.com", "name": "Ann"}
@@ -46,6 +52,7 @@ async def nda(api) -> int:
 @pytest.fixture
 def nothing_left_behind(api, config):
     """Checks, after a refusal, that no submission, signer or stored file was added."""
+
     async def check(files_before: list[Path]) -> None:
         assert (await api.get("/api/submissions")).json["data"] == []
         assert (await api.get("/api/submitters")).json["data"] == []
@@ -84,8 +91,10 @@ REFUSALS = [
     ("metadata must be a Object in `submitters[0]`.", submitters({**ANN, "metadata": "vip"})),
     ("metadata must be a Object in `submitters[0]`.", submitters({**ANN, "metadata": ["vip"]})),
     ("external_id must be a String in `submitters[0]`.", submitters({**ANN, "external_id": {"id": 1}})),
-    ("readonly_fields must be an array of field names in `submitters[0]`.",
-     submitters({**ANN, "readonly_fields": "Plan"})),
+    (
+        "readonly_fields must be an array of field names in `submitters[0]`.",
+        submitters({**ANN, "readonly_fields": "Plan"}),
+    ),
     ("completed must be true or false in `submitters[0]`.", submitters({**ANN, "completed": "yes"})),
     ("send_email must be true or false in `submitters[0]`.", submitters({**ANN, "send_email": 0})),
     ("send_email must be true or false", body(send_email="no")),
@@ -94,29 +103,43 @@ REFUSALS = [
     ("email is invalid in `submitters[1]`.", submitters(ANN, {"email": "bob@example"})),
     ("email is invalid in `submitters[1]`.", submitters(ANN, {"email": "bob smith@example.com"})),
     ("email is invalid in `submitters[0]`.", submitters({"email": "ann@example.com, bob@example.com"})),
-    ("phone should start with +<country code> and contain only digits in `submitters[0]`.",
-     submitters({"phone": "555-1234"})),
-    ("phone should start with +<country code> and contain only digits in `submitters[1]`.",
-     submitters(ANN, {"phone": "+1 555 CALL NOW"})),
+    (
+        "phone should start with +<country code> and contain only digits in `submitters[0]`.",
+        submitters({"phone": "555-1234"}),
+    ),
+    (
+        "phone should start with +<country code> and contain only digits in `submitters[1]`.",
+        submitters(ANN, {"phone": "+1 555 CALL NOW"}),
+    ),
     ("email or phone or name is required in `submitters[1]`.", submitters(ANN, {"role": "Second Party"})),
     ("email or phone or name is required in `submitters[0]`.", submitters({"email": "", "name": "", "phone": ""})),
-    ('Unknown submitter role: Buyer. Template defines ["First Party", "Second Party"]',
-     submitters({**ANN, "role": "Buyer"})),
-    ("role must be unique in `submitters`.",
-     submitters({**ANN, "role": "First Party"}, {**BOB, "role": "first party"})),
+    (
+        'Unknown submitter role: Buyer. Template defines ["First Party", "Second Party"]',
+        submitters({**ANN, "role": "Buyer"}),
+    ),
+    (
+        "role must be unique in `submitters`.",
+        submitters({**ANN, "role": "First Party"}, {**BOB, "role": "first party"}),
+    ),
     ("Defined more signing parties than in template", submitters(ANN, BOB, {"email": "carol@example.com"})),
     ("Unknown key: sendemail", body(sendemail=False)),
     ("Unknown key: mail in `submitters[0]`.", submitters({**ANN, "mail": "ann@example.org"})),
     ("Unknown field: Middle Name in `submitters[0].values`.", values({"Middle Name": "Q"})),
     ("Unknown field: Buyer Name in `submitters[0].values`.", values({"Buyer Name": "a field of the other role"})),
-    (f"Signature: Invalid value, url, base64 or text < 60 chars is expected: {LONG_TEXT[:50]}... "
-     "in `submitters[0].values`.", values({"Signature": LONG_TEXT})),
-    ("Signature: Invalid value, url, base64 or text < 60 chars is expected: 42 in `submitters[0].values`.",
-     values({"Signature": 42})),
-    ("Signature: only https:// URLs are allowed, not http:// in `submitters[0].values`.",
-     values({"Signature": "http://example.com/signature.png"})),
-    ("Newsletter must be true or false (or 1/0, yes/no) in `submitters[0].values`.",
-     values({"Newsletter": "maybe"})),
+    (
+        f"Signature: Invalid value, url, base64 or text < 60 chars is expected: {LONG_TEXT[:50]}... "
+        "in `submitters[0].values`.",
+        values({"Signature": LONG_TEXT}),
+    ),
+    (
+        "Signature: Invalid value, url, base64 or text < 60 chars is expected: 42 in `submitters[0].values`.",
+        values({"Signature": 42}),
+    ),
+    (
+        "Signature: only https:// URLs are allowed, not http:// in `submitters[0].values`.",
+        values({"Signature": "http://example.com/signature.png"}),
+    ),
+    ("Newsletter must be true or false (or 1/0, yes/no) in `submitters[0].values`.", values({"Newsletter": "maybe"})),
     ("Newsletter must be true or false (or 1/0, yes/no) in `submitters[0].values`.", values({"Newsletter": 2})),
     ("Plan must be one of: Basic, Pro in `submitters[0].values`.", values({"Plan": "Gold"})),
     ("Full Name must be a String in `submitters[0].values`.", values({"Full Name": {"first": "Ann"}})),
@@ -137,28 +160,33 @@ REFUSALS = [
     ("completed_redirect_url must be an http:// or https:// URL", body(completed_redirect_url="javascript:alert(1)")),
     ("Unknown field: Nope in `submitters[0].readonly_fields`.", submitters({**ANN, "readonly_fields": ["Nope"]})),
     ("fields must be a Array in `submitters[0]`.", submitters({**ANN, "fields": "Full Name"})),
-    ("name or uuid is required in `submitters[0].fields[0]`.",
-     submitters({**ANN, "fields": [{"default_value": "x"}]})),
+    ("name or uuid is required in `submitters[0].fields[0]`.", submitters({**ANN, "fields": [{"default_value": "x"}]})),
     # Digits beyond ASCII are not an id (int() of a superscript two raised: a 500).
     ("template_id must be a positive integer", lambda tid: {"template_id": "\u00b2", "submitters": [ANN]}),
     ("template_id must be a positive integer", lambda tid: {"template_id": "\u0661", "submitters": [ANN]}),
     # A false-like value is no order or field list: only null (or an empty order) is none.
     ("order must be one of preserved, random", body(order=0)),
     ("order must be one of preserved, random", body(order="preserved", submitters_order=[])),
-    ("readonly_fields must be an array of field names in `submitters[0]`.",
-     submitters({**ANN, "readonly_fields": 0})),
-    ("application_key must be a String in `submitters[0]`.",
-     submitters({**ANN, "external_id": "crm-7", "application_key": {"id": 1}})),
-    ("name must be a String in `submitters[0].fields[0]`.",
-     submitters({**ANN, "fields": [{"name": 0, "uuid": "x", "default_value": "x"}]})),
-    ("readonly must be true or false in `submitters[0].fields[0]`.",
-     submitters({**ANN, "fields": [{"name": "Full Name", "readonly": "yes"}]})),
+    ("readonly_fields must be an array of field names in `submitters[0]`.", submitters({**ANN, "readonly_fields": 0})),
+    (
+        "application_key must be a String in `submitters[0]`.",
+        submitters({**ANN, "external_id": "crm-7", "application_key": {"id": 1}}),
+    ),
+    (
+        "name must be a String in `submitters[0].fields[0]`.",
+        submitters({**ANN, "fields": [{"name": 0, "uuid": "x", "default_value": "x"}]}),
+    ),
+    (
+        "readonly must be true or false in `submitters[0].fields[0]`.",
+        submitters({**ANN, "fields": [{"name": "Full Name", "readonly": "yes"}]}),
+    ),
 ]
 
 
 @pytest.mark.parametrize("message,make", REFUSALS, ids=[f"{n}-{m[:40]}" for n, (m, _) in enumerate(REFUSALS)])
-async def test_bad_input_is_422_naming_the_problem_and_leaves_nothing_behind(api, nda, config, nothing_left_behind,
-                                                                            message, make):
+async def test_bad_input_is_422_naming_the_problem_and_leaves_nothing_behind(
+    api, nda, config, nothing_left_behind, message, make
+):
     files_before = stored_files(config)
     reply = await api.post("/api/submissions", json=make(nda))
     assert (reply.status, reply.json) == (422, {"error": message})
@@ -176,8 +204,16 @@ async def test_a_huge_submitters_array_is_refused_at_once(api, nda, nothing_left
 
 async def test_a_refusal_after_a_drawn_signature_leaves_no_stored_file(api, nda, config, nothing_left_behind):
     files_before = stored_files(config)
-    reply = await api.post("/api/submissions", json={"template_id": nda, "submitters": [
-        {**ANN, "values": {"Signature": "Ann Smith"}}, {**BOB, "values": {"Buyer Name": ["not", "text"]}}]})
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": nda,
+            "submitters": [
+                {**ANN, "values": {"Signature": "Ann Smith"}},
+                {**BOB, "values": {"Buyer Name": ["not", "text"]}},
+            ],
+        },
+    )
     assert (reply.status, reply.json) == (422, {"error": "Buyer Name must be a String in `submitters[1].values`."})
     await nothing_left_behind(files_before)
 
@@ -218,8 +254,9 @@ async def test_a_live_template_sent_with_the_test_key_is_404_naming_the_key(api,
     testing = api.with_key(TEST_KEY)
     reply = await testing.post("/api/submissions", json={"template_id": nda, "submitters": [ANN]})
     assert reply.status == 404, reply.json
-    assert reply.json["error"] == (f"Template {nda} not found using testing API key; "
-                                   "Use production API key to access production templates.")
+    assert reply.json["error"] == (
+        f"Template {nda} not found using testing API key; Use production API key to access production templates."
+    )
     assert (await testing.get("/api/submissions")).json["data"] == []
     assert (await api.get("/api/submissions")).json["data"] == []
 
@@ -229,16 +266,21 @@ async def test_a_body_without_the_json_content_type_is_415(api, nda, config, not
     files_before = stored_files(config)
     text = json.dumps({"template_id": nda, "submitters": [ANN]})
     reply = await api.post("/api/submissions", data=text, headers={"Content-Type": content_type})
-    assert (reply.status, reply.json) == (415, {"error": "Request body must be JSON sent with Content-Type: "
-                                                         "application/json"})
+    assert (reply.status, reply.json) == (
+        415,
+        {"error": "Request body must be JSON sent with Content-Type: application/json"},
+    )
     await nothing_left_behind(files_before)
 
 
-@pytest.mark.parametrize("text,message", [
-    ('{"template_id": 1, "submitters": [', "JSON parse error: "),
-    ("template_id=1", "JSON parse error: "),
-    ('[{"template_id": 1}]', "Request body must be a JSON object, not list"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('{"template_id": 1, "submitters": [', "JSON parse error: "),
+        ("template_id=1", "JSON parse error: "),
+        ('[{"template_id": 1}]', "Request body must be a JSON object, not list"),
+    ],
+)
 async def test_a_malformed_json_body_is_422(api, nda, config, nothing_left_behind, text, message):
     files_before = stored_files(config)
     reply = await api.post("/api/submissions", data=text, headers={"Content-Type": "application/json"})
@@ -248,14 +290,17 @@ async def test_a_malformed_json_body_is_422(api, nda, config, nothing_left_behin
 
 # The valid forms
 
+
 async def test_the_answer_is_one_submitter_per_entry_with_id_slug_and_embed_src(api, nda):
     ann, bob = await create(api, {"template_id": nda, "submitters": [ANN, BOB]})
     assert ann["submission_id"] == bob["submission_id"] and ann["id"] != bob["id"]
     for submitter in (ann, bob):
         assert submitter["embed_src"] == f"http://signsvc.test/apiemb/{submitter['slug']}"
         assert "documents" not in submitter and "submission_events" not in submitter
-    assert [(s["email"], s["name"], s["role"]) for s in (ann, bob)] == [("ann@example.com", "Ann", "First Party"),
-                                                                       ("bob@example.com", "Bob", "Second Party")]
+    assert [(s["email"], s["name"], s["role"]) for s in (ann, bob)] == [
+        ("ann@example.com", "Ann", "First Party"),
+        ("bob@example.com", "Bob", "Second Party"),
+    ]
 
 
 async def test_a_role_is_matched_by_name_in_any_case(api, nda):
@@ -265,16 +310,22 @@ async def test_a_role_is_matched_by_name_in_any_case(api, nda):
 
 async def test_submitters_without_a_role_fill_the_template_roles_in_order(api, nda):
     submitters = await create(api, {"template_id": nda, "submitters": [{**BOB, "role": "FIRST PARTY"}, ANN]})
-    assert {s["email"]: s["role"] for s in submitters} == {"bob@example.com": "First Party",
-                                                       "ann@example.com": "Second Party"}
+    assert {s["email"]: s["role"] for s in submitters} == {
+        "bob@example.com": "First Party",
+        "ann@example.com": "Second Party",
+    }
     [one] = await create(api, {"template_id": nda, "submitters": [ANN]})
     assert one["role"] == "First Party"
 
 
 async def test_a_submitter_needs_only_one_of_email_phone_or_name(api, nda):
-    submitters = await create(api, {"template_id": nda, "submitters": [{"phone": "+1 (555) 123-4567"}, {"name": "Bob"}]})
-    assert [(s["email"], s["phone"], s["name"]) for s in submitters] == [(None, "+15551234567", None),
-                                                                      (None, None, "Bob")]
+    submitters = await create(
+        api, {"template_id": nda, "submitters": [{"phone": "+1 (555) 123-4567"}, {"name": "Bob"}]}
+    )
+    assert [(s["email"], s["phone"], s["name"]) for s in submitters] == [
+        (None, "+15551234567", None),
+        (None, None, "Bob"),
+    ]
 
 
 async def test_an_email_is_kept_in_lowercase(api, nda):
@@ -305,14 +356,21 @@ async def test_values_are_normalised_per_field_type(api, nda):
 
 
 async def test_fields_default_value_prefills_like_values(api, nda):
-    [ann] = await create(api, {"template_id": nda, "submitters": [
-        {**ANN, "fields": [{"name": "Full Name", "default_value": "Ann Smith"}]}]})
+    [ann] = await create(
+        api,
+        {"template_id": nda, "submitters": [{**ANN, "fields": [{"name": "Full Name", "default_value": "Ann Smith"}]}]},
+    )
     assert ann["values"] == [{"field": "Full Name", "value": "Ann Smith"}]
 
 
 async def test_readonly_fields_keep_the_prefilled_value_from_the_submitter(api, nda):
-    [ann] = await create(api, {"template_id": nda, "submitters": [
-        {**ANN, "values": {"Full Name": "Ann Smith"}, "readonly_fields": ["full_name"]}]})
+    [ann] = await create(
+        api,
+        {
+            "template_id": nda,
+            "submitters": [{**ANN, "values": {"Full Name": "Ann Smith"}, "readonly_fields": ["full_name"]}],
+        },
+    )
     changed = await act(api, ann["slug"], "complete", {"values": {"Full Name": "Someone Else"}})
     assert (changed.status, changed.json) == (422, {"error": "Full Name is a read-only field"})
     assert (await act(api, ann["slug"], "complete")).status == 200
@@ -329,23 +387,32 @@ async def test_integers_written_with_a_fraction_of_zero_are_integers(api, nda):
 
 async def test_external_id_and_metadata_are_echoed_unchanged(api, nda):
     metadata = {"crm": {"deal": 42, "tags": ["a", "b"], "note": None}, "flag": True, "ratio": 0.5}
-    [ann, bob] = await create(api, {"template_id": nda, "submitters": [
-        {**ANN, "external_id": "crm-7", "metadata": metadata}, {**BOB, "application_key": "crm-8"}]})
+    [ann, bob] = await create(
+        api,
+        {
+            "template_id": nda,
+            "submitters": [{**ANN, "external_id": "crm-7", "metadata": metadata}, {**BOB, "application_key": "crm-8"}],
+        },
+    )
     assert (ann["external_id"], ann["application_key"], ann["metadata"]) == ("crm-7", "crm-7", metadata)
     assert (bob["external_id"], bob["metadata"]) == ("crm-8", {})
     again = (await api.get(f"/api/submitters/{ann['id']}")).json
     assert (again["external_id"], again["metadata"]) == ("crm-7", metadata)
 
 
-@pytest.mark.parametrize("given,stored", [
-    ("2026-09-01T12:00:00Z", "2026-09-01T12:00:00.000Z"),
-    ("2026-09-01 12:00:00 UTC", "2026-09-01T12:00:00.000Z"),
-    ("2026-09-01T14:00:00+02:00", "2026-09-01T12:00:00.000Z"),
-    (1788264000, "2026-09-01T12:00:00.000Z"),
-])
+@pytest.mark.parametrize(
+    "given,stored",
+    [
+        ("2026-09-01T12:00:00Z", "2026-09-01T12:00:00.000Z"),
+        ("2026-09-01 12:00:00 UTC", "2026-09-01T12:00:00.000Z"),
+        ("2026-09-01T14:00:00+02:00", "2026-09-01T12:00:00.000Z"),
+        (1788264000, "2026-09-01T12:00:00.000Z"),
+    ],
+)
 async def test_expire_at_takes_a_timestamp_in_the_future(api, nda, given, stored):
-    reply = await create(api, {"template_id": nda, "submitters": [ANN], "expire_at": given},
-                         path="/api/submissions/init")
+    reply = await create(
+        api, {"template_id": nda, "submitters": [ANN], "expire_at": given}, path="/api/submissions/init"
+    )
     assert reply["expire_at"] == stored
 
 
@@ -370,22 +437,29 @@ async def test_init_refuses_bad_input_like_create(api, nda, config, nothing_left
 
 
 async def test_emails_creates_one_submission_per_address_signed_by_the_first_role(api, nda):
-    submitters = await create(api, {"template_id": nda, "emails": "ann@example.com, bob@example.com\nann@example.com"},
-                           path="/api/submissions/emails")
-    assert [(s["email"], s["role"]) for s in submitters] == [("ann@example.com", "First Party"),
-                                                         ("bob@example.com", "First Party")]
+    submitters = await create(
+        api,
+        {"template_id": nda, "emails": "ann@example.com, bob@example.com\nann@example.com"},
+        path="/api/submissions/emails",
+    )
+    assert [(s["email"], s["role"]) for s in submitters] == [
+        ("ann@example.com", "First Party"),
+        ("bob@example.com", "First Party"),
+    ]
     assert len({s["submission_id"] for s in submitters}) == 2
     listed = (await api.get("/api/submissions")).json["data"]
-    assert [[s["email"] for s in item["submitters"]] for item in listed] == [["bob@example.com"],
-                                                                            ["ann@example.com"]]
+    assert [[s["email"] for s in item["submitters"]] for item in listed] == [["bob@example.com"], ["ann@example.com"]]
 
 
-@pytest.mark.parametrize("emails,message", [
-    ("ann@example.com, bob@", "emails are invalid"),
-    ("ann@example.com; bob@example.com", "emails are invalid"),
-    ("", "emails is required: addresses separated by commas"),
-    (["ann@example.com"], "emails is required: addresses separated by commas"),
-])
+@pytest.mark.parametrize(
+    "emails,message",
+    [
+        ("ann@example.com, bob@", "emails are invalid"),
+        ("ann@example.com; bob@example.com", "emails are invalid"),
+        ("", "emails is required: addresses separated by commas"),
+        (["ann@example.com"], "emails is required: addresses separated by commas"),
+    ],
+)
 async def test_emails_with_a_bad_address_creates_nothing(api, nda, config, nothing_left_behind, emails, message):
     files_before = stored_files(config)
     reply = await api.post("/api/submissions/emails", json={"template_id": nda, "emails": emails})
@@ -393,20 +467,23 @@ async def test_emails_with_a_bad_address_creates_nothing(api, nda, config, nothi
     await nothing_left_behind(files_before)
 
 
-
-
-async def test_a_template_id_beyond_64_bits_is_a_client_error_not_a_server_error(api, nda, config,
-                                                                              nothing_left_behind):
+async def test_a_template_id_beyond_64_bits_is_a_client_error_not_a_server_error(api, nda, config, nothing_left_behind):
     files_before = stored_files(config)
     reply = await api.post("/api/submissions", json={"template_id": 2**63, "submitters": [ANN]})
     assert reply.status in (404, 422), reply.json
     await nothing_left_behind(files_before)
 
 
-@pytest.mark.parametrize("submitter", [
-    {"name": "A\u0000nn"}, {**ANN, "external_id": "crm\u00007"}, {**ANN, "metadata": {"note": "a\u0000b"}},
-    {**ANN, "values": {"Full Name": "Ann\u0000Smith"}},
-], ids=["name", "external_id", "metadata", "values"])
+@pytest.mark.parametrize(
+    "submitter",
+    [
+        {"name": "A\u0000nn"},
+        {**ANN, "external_id": "crm\u00007"},
+        {**ANN, "metadata": {"note": "a\u0000b"}},
+        {**ANN, "values": {"Full Name": "Ann\u0000Smith"}},
+    ],
+    ids=["name", "external_id", "metadata", "values"],
+)
 async def test_a_nul_character_is_refused_the_same_on_every_backend(api, nda, config, nothing_left_behind, submitter):
     files_before = stored_files(config)
     reply = await api.post("/api/submissions", json={"template_id": nda, "submitters": [submitter]})
@@ -425,9 +502,25 @@ async def test_an_empty_message_object_means_no_custom_message(api, db, nda, whe
 
 
 async def test_keys_the_official_clients_send_without_effect_here_are_accepted(api, nda):
-    [ann] = await create(api, {"template_id": nda, "send_sms": False, "name": "Q3 NDA", "variables": {"deal": 1},
-                               "submitters": [{**ANN, "send_sms": False, "require_phone_2fa": False,
-                                               "require_email_2fa": False, "go_to_last": True, "invite_by": None}]})
+    [ann] = await create(
+        api,
+        {
+            "template_id": nda,
+            "send_sms": False,
+            "name": "Q3 NDA",
+            "variables": {"deal": 1},
+            "submitters": [
+                {
+                    **ANN,
+                    "send_sms": False,
+                    "require_phone_2fa": False,
+                    "require_email_2fa": False,
+                    "go_to_last": True,
+                    "invite_by": None,
+                }
+            ],
+        },
+    )
     assert ann["role"] == "First Party"
 
 
@@ -439,16 +532,18 @@ async def test_preserved_order_invites_the_first_submitter_and_random_invites_ev
 
 
 async def test_send_email_false_leaves_every_submitter_awaiting(api, nda):
-    submitters = await create(api, {"template_id": nda, "submitters": [ANN, BOB], "send_email": False,
-                                 "order": "random"})
+    submitters = await create(
+        api, {"template_id": nda, "submitters": [ANN, BOB], "send_email": False, "order": "random"}
+    )
     assert [(s["status"], s["sent_at"]) for s in submitters] == [("awaiting", None), ("awaiting", None)]
     [ann] = await create(api, {"template_id": nda, "submitters": [{**ANN, "send_email": False}]})
     assert ann["status"] == "awaiting"
 
 
 async def test_send_email_false_on_the_submission_shows_as_send_email_false_in_each_submitters_preferences(api, nda):
-    submitters = await create(api, {"template_id": nda, "submitters": [ANN, {**BOB, "send_email": True}],
-                                    "send_email": False})
+    submitters = await create(
+        api, {"template_id": nda, "submitters": [ANN, {**BOB, "send_email": True}], "send_email": False}
+    )
     assert [s["preferences"]["send_email"] for s in submitters] == [False, False]
     listed = (await api.get(f"/api/submissions/{submitters[0]['submission_id']}")).json["submitters"]
     assert [s["preferences"]["send_email"] for s in listed] == [False, False]

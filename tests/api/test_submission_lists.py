@@ -9,8 +9,10 @@ from tests.support import signing
 from tests.support.app import START, TEST_KEY
 from tests.support.signing import act, area
 
-FIELDS = [{"name": "Full Name", "type": "text", "role": "First Party", "areas": [area(0.1)]},
-          {"name": "Buyer Name", "type": "text", "role": "Second Party", "areas": [area(0.4)]}]
+FIELDS = [
+    {"name": "Full Name", "type": "text", "role": "First Party", "areas": [area(0.1)]},
+    {"name": "Buyer Name", "type": "text", "role": "Second Party", "areas": [area(0.4)]},
+]
 ANN = {"email": "ann@example.com", "name": "Ann Smith", "phone": "+15551234567"}
 BOB = {"email": "bob@example.com", "name": "Bob Jones"}
 
@@ -52,6 +54,7 @@ async def refused(api, path: str, query: str) -> str:
 
 # GET /submissions: order and pagination
 
+
 async def test_submissions_are_listed_newest_first_with_count_next_and_prev(api):
     tid = await template(api)
     created = [await submission_id(api, tid) for _ in range(3)]
@@ -72,8 +75,7 @@ async def test_after_lists_older_submissions_and_before_the_newest_newer_ones(ap
 
 
 async def test_an_empty_page_has_count_0_and_null_next_and_prev(api):
-    assert await listed(api, "/api/submissions") == {"data": [], "pagination": {"count": 0, "next": None,
-                                                                                 "prev": None}}
+    assert await listed(api, "/api/submissions") == {"data": [], "pagination": {"count": 0, "next": None, "prev": None}}
 
 
 async def test_limit_is_10_by_default_and_at_most_100(api):
@@ -83,10 +85,13 @@ async def test_limit_is_10_by_default_and_at_most_100(api):
     assert await ids(api, limit=100) == created[::-1]
 
 
-@pytest.mark.parametrize("query,message", [
-    ("after=-1", "after must be an integer from 0 to 9223372036854775807"),
-    ("before=x", "before must be an integer from 0 to 9223372036854775807"),
-])
+@pytest.mark.parametrize(
+    "query,message",
+    [
+        ("after=-1", "after must be an integer from 0 to 9223372036854775807"),
+        ("before=x", "before must be an integer from 0 to 9223372036854775807"),
+    ],
+)
 async def test_a_bad_id_bound_is_422(api, query, message):
     assert await refused(api, "/api/submissions", query) == message
 
@@ -101,13 +106,17 @@ async def test_a_limit_outside_1_to_100_is_clamped_not_refused(api, limit, count
 
 # GET /submissions: filters
 
+
 async def test_template_id_lists_only_that_templates_submissions(api):
     nda, lease = await template(api), await template(api, "Lease")
     first, second = await submission_id(api, nda), await submission_id(api, lease)
     assert await ids(api, template_id=nda) == [first]
     assert await ids(api, template_id=lease) == [second]
     assert await ids(api, template_id=999) == []
-    assert await refused(api, "/api/submissions", "template_id=abc") == "template_id must be an integer from 0 to 9223372036854775807"
+    assert (
+        await refused(api, "/api/submissions", "template_id=abc")
+        == "template_id must be an integer from 0 to 9223372036854775807"
+    )
 
 
 async def test_status_filter_matches_each_records_computed_status(api, clock):
@@ -120,8 +129,12 @@ async def test_status_filter_matches_each_records_computed_status(api, clock):
     expired = await submission_id(api, tid, expire_at=(START + timedelta(days=1)).isoformat())
     later = await submission_id(api, tid, expire_at=(START + timedelta(days=30)).isoformat())
     clock.advance(timedelta(days=2))
-    expected = {"pending": [later, pending], "completed": [completed_submitters[0]["submission_id"]],
-                "declined": [declined_submitters[0]["submission_id"]], "expired": [expired]}
+    expected = {
+        "pending": [later, pending],
+        "completed": [completed_submitters[0]["submission_id"]],
+        "declined": [declined_submitters[0]["submission_id"]],
+        "expired": [expired],
+    }
     for status, wanted in expected.items():
         page = await listed(api, "/api/submissions", status=status)
         assert [s["id"] for s in page["data"]] == wanted, status
@@ -146,8 +159,16 @@ async def test_q_matches_part_of_a_submitters_name_email_or_phone_in_any_case(ap
     tid = await template(api)
     ann = await submission_id(api, tid, ANN)
     bob = await submission_id(api, tid, {"email": "carol@example.org"}, BOB)
-    for q, wanted in [("SMITH", [ann]), ("ann@EXAMPLE", [ann]), ("5551234", [ann]), ("+1555", [ann]),
-                      ("jones", [bob]), ("example.org", [bob]), ("example", [bob, ann]), ("nobody", [])]:
+    for q, wanted in [
+        ("SMITH", [ann]),
+        ("ann@EXAMPLE", [ann]),
+        ("5551234", [ann]),
+        ("+1555", [ann]),
+        ("jones", [bob]),
+        ("example.org", [bob]),
+        ("example", [bob, ann]),
+        ("nobody", []),
+    ]:
         assert await ids(api, q=q) == wanted, q
 
 
@@ -184,8 +205,16 @@ async def test_created_at_from_and_to_take_a_date_and_to_covers_that_whole_day(a
     assert await ids(api, created_at_from="2026-01-02", created_at_to="2026-01-02") == [second]
 
 
-@pytest.mark.parametrize("bound", ["2026-01-02T12:00:00Z", "2026-01-02T12:00:00.000Z", "2026-01-02T13:00:00+01:00",
-                                   "2026-01-02 12:00:00", "2026-01-02T12:00"])
+@pytest.mark.parametrize(
+    "bound",
+    [
+        "2026-01-02T12:00:00Z",
+        "2026-01-02T12:00:00.000Z",
+        "2026-01-02T13:00:00+01:00",
+        "2026-01-02 12:00:00",
+        "2026-01-02T12:00",
+    ],
+)
 async def test_created_at_bounds_take_an_iso_timestamp_and_are_both_inclusive(api, three_days, bound):
     first, second, third = three_days
     assert await ids(api, created_at_from=bound) == [third, second]
@@ -211,22 +240,32 @@ async def test_a_malformed_date_filter_is_422_naming_it(api, name, value):
     assert message == f"{name} must be a date (2026-05-01) or an ISO 8601 timestamp"
 
 
-@pytest.mark.parametrize("path,query", [
-    ("/api/submissions", "created_at_to=9999-12-31"), ("/api/submissions", "created_at_from=0001-01-01"),
-    ("/api/submissions", "completed_at_to=9999-12-31T23:59:59.999999Z"),
-    ("/api/submitters", "completed_before=9999-12-31"),
-])
+@pytest.mark.parametrize(
+    "path,query",
+    [
+        ("/api/submissions", "created_at_to=9999-12-31"),
+        ("/api/submissions", "created_at_from=0001-01-01"),
+        ("/api/submissions", "completed_at_to=9999-12-31T23:59:59.999999Z"),
+        ("/api/submitters", "completed_before=9999-12-31"),
+    ],
+)
 async def test_a_date_filter_at_the_edge_of_the_calendar_lists_everything_in_range_not_a_server_error(
-        api, three_days, path, query):
+    api, three_days, path, query
+):
     reply = await api.get(f"{path}?{query}")
     assert reply.status == 200, reply.json
     assert len(reply.json["data"]) == (3 if "created" in query else 0)
 
 
-@pytest.mark.parametrize("path,query", [
-    ("/api/submissions", "template_id=99999999999999999999"), ("/api/submissions", "after=99999999999999999999"),
-    ("/api/submissions", "before=99999999999999999999"), ("/api/submitters", "submission_id=99999999999999999999"),
-])
+@pytest.mark.parametrize(
+    "path,query",
+    [
+        ("/api/submissions", "template_id=99999999999999999999"),
+        ("/api/submissions", "after=99999999999999999999"),
+        ("/api/submissions", "before=99999999999999999999"),
+        ("/api/submitters", "submission_id=99999999999999999999"),
+    ],
+)
 async def test_an_id_filter_beyond_64_bits_is_a_client_error_not_a_server_error(api, path, query):
     reply = await api.get(f"{path}?{query}")
     assert reply.status in (200, 422), reply.json
@@ -254,8 +293,7 @@ async def test_completed_at_filters_list_only_submissions_completed_in_range(api
     assert await ids(api, completed_at_from="2026-01-01") == [late_id, early_id]
     assert await ids(api, completed_at_to="2026-01-01") == [early_id]
     assert await ids(api, completed_at_from="2026-01-02") == [late_id]
-    assert await ids(api, completed_at_from="2026-01-02T00:00:00Z", completed_at_to="2026-01-02T00:00:00Z") == [
-        late_id]
+    assert await ids(api, completed_at_from="2026-01-02T00:00:00Z", completed_at_to="2026-01-02T00:00:00Z") == [late_id]
     assert pending[0]["submission_id"] not in await ids(api, completed_at_to="2026-12-31")
 
 
@@ -274,11 +312,19 @@ async def test_filters_combine(api, clock):
     wanted = await submission_id(api, nda, ANN)
     await submission_id(api, nda, BOB)
     await submission_id(api, lease, ANN)
-    assert await ids(api, template_id=nda, q="ann", status="pending", archived="false",
-                     created_at_from="2026-01-01", created_at_to="2026-01-01") == [wanted]
+    assert await ids(
+        api,
+        template_id=nda,
+        q="ann",
+        status="pending",
+        archived="false",
+        created_at_from="2026-01-01",
+        created_at_to="2026-01-01",
+    ) == [wanted]
 
 
 # GET /submissions: what an item holds and whose items are listed
+
 
 async def test_list_items_carry_submitters_without_values_or_documents_and_no_submission_events(api):
     tid = await template(api)
@@ -293,8 +339,9 @@ async def test_list_items_carry_submitters_without_values_or_documents_and_no_su
         assert {"status", "role", "email", "metadata", "preferences"} <= set(submitter)
     assert (item["status"], item["audit_log_url"], item["combined_document_url"]) == ("pending", None, None)
     assert item["template"]["id"] == tid and item["created_by_user"]["id"] == 1
-    assert {key: full[key] for key in item if key != "submitters"} == {key: item[key] for key in item
-                                                                       if key != "submitters"}
+    assert {key: full[key] for key in item if key != "submitters"} == {
+        key: item[key] for key in item if key != "submitters"
+    }
 
 
 async def test_list_items_of_a_page_carry_only_their_own_submitters(api):
@@ -303,8 +350,7 @@ async def test_list_items_of_a_page_carry_only_their_own_submitters(api):
     await send(api, tid, {"name": "Mia"})
     last = await send(api, tid, {"email": "carol@example.com"})
     page = (await listed(api, "/api/submissions", q="o"))["data"]  # not the one in between
-    assert [[s["id"] for s in item["submitters"]] for item in page] == [[last[0]["id"]],
-                                                                       [s["id"] for s in first]]
+    assert [[s["id"] for s in item["submitters"]] for item in page] == [[last[0]["id"]], [s["id"] for s in first]]
 
 
 async def test_another_accounts_submissions_never_appear(api, other_account):
@@ -326,6 +372,7 @@ async def test_test_key_submissions_are_separate_from_live_ones(api):
 
 
 # GET /templates/{id}/submissions
+
 
 async def test_template_submissions_lists_only_that_templates_submissions(api):
     nda, lease = await template(api), await template(api, "Lease")
@@ -375,6 +422,7 @@ async def test_template_submissions_of_a_live_template_with_the_test_key_is_404(
 
 # GET /submitters
 
+
 async def test_submitters_are_listed_newest_first_with_pagination(api):
     tid = await template(api)
     first, second = await send(api, tid), await send(api, tid)
@@ -398,8 +446,9 @@ async def test_submitters_filter_by_submission_id(api):
     tid = await template(api)
     first, second = await send(api, tid), await send(api, tid)
     assert await ids(api, "/api/submitters", submission_id=first[0]["submission_id"]) == [s["id"] for s in first][::-1]
-    assert await ids(api, "/api/submitters", submission_id=second[0]["submission_id"]) == [
-        s["id"] for s in second][::-1]
+    assert (
+        await ids(api, "/api/submitters", submission_id=second[0]["submission_id"]) == [s["id"] for s in second][::-1]
+    )
     assert await ids(api, "/api/submitters", submission_id=999) == []
 
 
@@ -415,8 +464,16 @@ async def test_submitters_q_matches_part_of_name_email_or_phone_in_any_case_lite
     tid = await template(api)
     ann, bob = await send(api, tid, ANN, BOB)
     odd = (await send(api, tid, {"name": "100% Sure_Thing \\ co"}))[0]
-    for q, wanted in [("smith", [ann]), ("BOB@", [bob]), ("555123", [ann]), ("example.com", [bob, ann]),
-                      ("%", [odd]), ("_", [odd]), ("\\", [odd]), ("nobody", [])]:
+    for q, wanted in [
+        ("smith", [ann]),
+        ("BOB@", [bob]),
+        ("555123", [ann]),
+        ("example.com", [bob, ann]),
+        ("%", [odd]),
+        ("_", [odd]),
+        ("\\", [odd]),
+        ("nobody", []),
+    ]:
         assert await ids(api, "/api/submitters", q=q) == [s["id"] for s in wanted], q
 
 
@@ -433,10 +490,12 @@ async def test_completed_after_and_before_are_inclusive_and_a_date_before_covers
     assert await ids(api, path, completed_before="2026-01-01") == [ann["id"]]
     assert await ids(api, path, completed_after="2026-01-02") == [bob["id"]]
     assert await ids(api, path, completed_after="2026-01-01T23:59:59Z", completed_before="2026-01-01T23:59:59Z") == [
-        ann["id"]]
+        ann["id"]
+    ]
     assert await ids(api, path, completed_before="2026-01-01T23:59:58Z") == []
-    assert await refused(api, path, "completed_after=soon") == ("completed_after must be a date (2026-05-01) or an "
-                                                               "ISO 8601 timestamp")
+    assert await refused(api, path, "completed_after=soon") == (
+        "completed_after must be a date (2026-05-01) or an ISO 8601 timestamp"
+    )
 
 
 async def test_submitter_items_have_values_documents_template_and_their_own_submission_events(api, clock):
@@ -449,10 +508,18 @@ async def test_submitter_items_have_values_documents_template_and_their_own_subm
     first = items[ann["id"]]
     assert first["values"] == [{"field": "Full Name", "value": "Ann Smith"}]
     assert isinstance(first["documents"], list)
-    assert first["template"] == {"id": tid, "name": "NDA", "created_at": first["template"]["created_at"],
-                                 "updated_at": first["template"]["updated_at"]}
-    assert [e["event_type"] for e in first["submission_events"]] == ["send_email", "view_form", "start_form",
-                                                                    "complete_form"]
+    assert first["template"] == {
+        "id": tid,
+        "name": "NDA",
+        "created_at": first["template"]["created_at"],
+        "updated_at": first["template"]["updated_at"],
+    }
+    assert [e["event_type"] for e in first["submission_events"]] == [
+        "send_email",
+        "view_form",
+        "start_form",
+        "complete_form",
+    ]
     assert all(e["submitter_id"] == ann["id"] for e in first["submission_events"])
     assert items[bob["id"]]["values"] == [] and items[bob["id"]]["status"] == "sent"
     assert [e["event_type"] for e in items[bob["id"]]["submission_events"]] == ["send_email"]
@@ -468,5 +535,9 @@ async def test_another_accounts_and_test_mode_submitters_never_appear(api, other
     assert await ids(api, "/api/submitters") == mine[::-1]
     assert await ids(other, "/api/submitters") == theirs[::-1]
     assert await ids(testing, "/api/submitters") == test[::-1]
-    assert await ids(api, "/api/submitters", submission_id=(await listed(other, "/api/submitters"))["data"][0][
-        "submission_id"]) == []
+    assert (
+        await ids(
+            api, "/api/submitters", submission_id=(await listed(other, "/api/submitters"))["data"][0]["submission_id"]
+        )
+        == []
+    )

@@ -14,9 +14,16 @@ from tests.support.signing import FIELDS, act, send, submission, template
 
 
 async def test_each_document_of_a_submission_owns_copies_of_its_template_files_in_order(api, db):
-    reply = await api.post("/api/templates", json={"name": "Two", "documents": [
-        {"name": "first", "file": b64(pdf()), "fields": FIELDS},
-        {"name": "second", "file": b64(text_pdf("Second document", "Page two")), "fields": []}]})
+    reply = await api.post(
+        "/api/templates",
+        json={
+            "name": "Two",
+            "documents": [
+                {"name": "first", "file": b64(pdf()), "fields": FIELDS},
+                {"name": "second", "file": b64(text_pdf("Second document", "Page two")), "fields": []},
+            ],
+        },
+    )
     assert reply.status == 201, reply.json
     originals = await stored_templates.list_documents(db, reply.json["id"])
     submitters = await send(api, reply.json["id"])
@@ -24,13 +31,18 @@ async def test_each_document_of_a_submission_owns_copies_of_its_template_files_i
     assert [d["name"] for d in documents] == ["first", "second"]
     for original, copy in zip(originals, documents, strict=True):
         assert [p["filename"] for p in copy["previews"]] == [p["filename"] for p in original.previews]
-        pairs = [(original.blob_id, copy["blob_id"]), *((p["id"], c["id"]) for p, c in zip(
-            original.previews, copy["previews"], strict=True))]
+        pairs = [
+            (original.blob_id, copy["blob_id"]),
+            *((p["id"], c["id"]) for p, c in zip(original.previews, copy["previews"], strict=True)),
+        ]
         for source_id, copy_id in pairs:
             source, copied = await stored_files.get_blob(db, source_id), await stored_files.get_blob(db, copy_id)
             assert copy_id != source_id and copied.uuid != source.uuid
-            assert (copied.sha256, copied.filename, copied.byte_size) == (source.sha256, source.filename,
-                                                                          source.byte_size)
+            assert (copied.sha256, copied.filename, copied.byte_size) == (
+                source.sha256,
+                source.filename,
+                source.byte_size,
+            )
         assert copy["blob_uuid"] == (await stored_files.get_blob(db, copy["blob_id"])).uuid
     copied_ids = [i for d in documents for i in (d["blob_id"], *(p["id"] for p in d["previews"]))]
     assert copied_ids == sorted(copied_ids) and len(set(copied_ids)) == len(copied_ids)
@@ -53,19 +65,34 @@ async def test_copying_a_file_that_does_not_exist_is_refused(api, db, clock):
 
 async def test_submitters_inserted_at_once_keep_their_json_and_come_back_in_order_of_position(api, db, clock):
     sent = await stored.get_submission(db, (await send(api, await template(api)))[0]["submission_id"])
-    metadata = {"zoë": ["ü", 1.5, None, {"nested": True}], "a": "quote \" and \\"}
+    metadata = {"zoë": ["ü", 1.5, None, {"nested": True}], "a": 'quote " and \\'}
     later = clock.now() + timedelta(seconds=1)
 
     def signer(position: int, **columns) -> dict:
-        return {"uuid": f"uuid-{position}", "slug": f"slug-{position}", "role_uuid": f"role-{position}",
-                "role": f"Role {position}", "position": position, "name": None, "email": f"{position}@example.com",
-                "phone": None, "external_id": None, "metadata": {}, "preferences": {"send_email": False},
-                "field_values": {}, **columns}
+        return {
+            "uuid": f"uuid-{position}",
+            "slug": f"slug-{position}",
+            "role_uuid": f"role-{position}",
+            "role": f"Role {position}",
+            "position": position,
+            "name": None,
+            "email": f"{position}@example.com",
+            "phone": None,
+            "external_id": None,
+            "metadata": {},
+            "preferences": {"send_email": False},
+            "field_values": {},
+            **columns,
+        }
 
     async with db.transaction() as tx:
         inserted = await stored.insert_submitters(
-            tx, submission_id=sent.id, account_id=sent.account_id, now=later,
-            signers=[signer(7, metadata=metadata, name="Seven"), signer(5, field_values={"f": "Ünïcode"})])
+            tx,
+            submission_id=sent.id,
+            account_id=sent.account_id,
+            now=later,
+            signers=[signer(7, metadata=metadata, name="Seven"), signer(5, field_values={"f": "Ünïcode"})],
+        )
     assert [(s.position, s.name) for s in inserted] == [(5, None), (7, "Seven")]
     assert inserted[1].metadata == metadata and inserted[0].field_values == {"f": "Ünïcode"}
     assert inserted[0].id < inserted[1].id and inserted[0].created_at == inserted[0].updated_at == later
@@ -74,9 +101,15 @@ async def test_submitters_inserted_at_once_keep_their_json_and_come_back_in_orde
 
 async def test_a_put_with_changes_and_completed_writes_both(api):
     submitters = await send(api, await template(api))
-    reply = await api.put(f"/api/submitters/{submitters[0]['id']}", json={
-        "name": "Ann Changed", "metadata": {"k": "v"}, "completed": True,
-        "values": {"Full Name": "Ann Smith", "Signature": "Ann Smith"}})
+    reply = await api.put(
+        f"/api/submitters/{submitters[0]['id']}",
+        json={
+            "name": "Ann Changed",
+            "metadata": {"k": "v"},
+            "completed": True,
+            "values": {"Full Name": "Ann Smith", "Signature": "Ann Smith"},
+        },
+    )
     assert reply.status == 200, reply.json
     found = (await submission(api, submitters[0]["submission_id"]))["submitters"][0]
     for shown in (reply.json, found):
@@ -87,8 +120,9 @@ async def test_a_put_with_changes_and_completed_writes_both(api):
 async def test_a_form_submitted_at_its_first_save_records_start_then_complete_and_keeps_the_values(api):
     submitters = await send(api, template_id := await template(api))
     fields = {f["name"]: f["uuid"] for f in (await api.get(f"/api/templates/{template_id}")).json["fields"]}
-    reply = await act(api, submitters[0]["slug"], "complete", {"values": {
-        fields["Full Name"]: "Ann", fields["Signature"]: "Ann"}})
+    reply = await act(
+        api, submitters[0]["slug"], "complete", {"values": {fields["Full Name"]: "Ann", fields["Signature"]: "Ann"}}
+    )
     assert reply.status == 200, reply.json
     found = (await api.get(f"/api/submitters/{submitters[0]['id']}")).json
     assert found["status"] == "completed" and found["opened_at"] == found["completed_at"]
@@ -97,11 +131,27 @@ async def test_a_form_submitted_at_its_first_save_records_start_then_complete_an
 
 
 async def test_a_submission_that_sends_no_email_answers_its_submitters_as_stored(api):
-    submitters = await send(api, await template(api), {"email": "ann@example.com", "values": {"Full Name": "Ann"}},
-                            {"email": "bob@example.com", "metadata": {"k": 1}}, send_email=False)
+    submitters = await send(
+        api,
+        await template(api),
+        {"email": "ann@example.com", "values": {"Full Name": "Ann"}},
+        {"email": "bob@example.com", "metadata": {"k": 1}},
+        send_email=False,
+    )
     for answered in submitters:
         stored_one = (await api.get(f"/api/submitters/{answered['id']}")).json
-        for key in ("id", "slug", "uuid", "email", "status", "metadata", "preferences", "values", "sent_at",
-                    "created_at", "updated_at"):
+        for key in (
+            "id",
+            "slug",
+            "uuid",
+            "email",
+            "status",
+            "metadata",
+            "preferences",
+            "values",
+            "sent_at",
+            "created_at",
+            "updated_at",
+        ):
             assert answered[key] == stored_one[key], key
     assert [s["preferences"]["send_email"] for s in submitters] == [False, False]

@@ -26,6 +26,7 @@ async def submitter(api, submitter_id: int) -> dict:
 
 # Submitter actions: view, values, complete, decline
 
+
 async def test_view_moves_the_submitter_to_opened_and_emits_form_viewed_on_every_visit(api, db, clock):
     submitters = await send(api, await template(api))
     first = await act(api, submitters[0]["slug"], "view")
@@ -47,7 +48,9 @@ async def test_opened_at_keeps_the_first_view_while_every_view_emits_form_viewed
     assert await event_types(db, "submitter", submitters[0]["id"]) == ["form.viewed", "form.viewed"]
     events = (await submission(api, 1))["submission_events"]
     assert [e["event_timestamp"] for e in events if e["event_type"] == "view_form"] == [
-        "2026-01-01T12:00:00.000Z", "2026-01-01T13:00:00.000Z"]
+        "2026-01-01T12:00:00.000Z",
+        "2026-01-01T13:00:00.000Z",
+    ]
 
 
 async def test_the_first_save_of_values_emits_form_started_once(api, db):
@@ -98,7 +101,8 @@ async def test_completing_sends_the_submitter_to_the_redirect_url_with_event_com
 async def test_decline_needs_a_reason_and_emits_form_declined_with_it(api, db):
     submitters = await send(api, await template(api), completed_redirect_url="https://example.com/done")
     assert (await act(api, submitters[0]["slug"], "decline", {})).json == {
-        "error": "reason is required: say why the form is declined"}
+        "error": "reason is required: say why the form is declined"
+    }
     reply = await act(api, submitters[0]["slug"], "decline", {"reason": "Wrong amount"})
     assert (reply.status, reply.json["status"]) == (200, "declined")
     assert reply.json["redirect_url"] == "https://example.com/done?event=declined"
@@ -119,14 +123,17 @@ async def test_a_declined_submitter_can_act_no_more_and_nor_can_the_others(api):
     await act(api, submitters[0]["slug"], "decline", {"reason": "No"})
     assert (await act(api, submitters[0]["slug"], "view")).json == {"error": "Form has been declined."}
     assert (await act(api, submitters[1]["slug"], "complete", {"values": BOB_VALUES})).json == {
-        "error": "Form has been declined."}
+        "error": "Form has been declined."
+    }
 
 
 async def test_in_preserved_order_a_submitter_waits_for_the_submitters_before(api):
     submitters = await send(api, await template(api))
     reply = await act(api, submitters[1]["slug"], "view")
-    assert (reply.status, reply.json) == (422, {"error": "It is not this signer's turn yet: the signers before them "
-                                                         "have not completed"})
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": "It is not this signer's turn yet: the signers before them have not completed"},
+    )
     await act(api, submitters[0]["slug"], "complete", {"values": ANN_VALUES})
     assert (await act(api, submitters[1]["slug"], "view")).status == 200
 
@@ -137,16 +144,21 @@ async def test_in_random_order_every_submitter_may_act_at_once(api):
 
 
 async def test_a_read_only_field_cannot_be_changed_by_the_submitter(api):
-    submitters = await send(api, await template(api), {"email": "ann@example.com", "values": {"Full Name": "Ann"},
-                                                   "readonly_fields": ["Full Name"]})
+    submitters = await send(
+        api,
+        await template(api),
+        {"email": "ann@example.com", "values": {"Full Name": "Ann"}, "readonly_fields": ["Full Name"]},
+    )
     reply = await act(api, submitters[0]["slug"], "values", {"values": {"Full Name": "Eve"}})
     assert (reply.status, reply.json) == (422, {"error": "Full Name is a read-only field"})
 
 
 # Viewers: a role without fields
 
+
 async def test_completing_every_submitter_with_fields_completes_the_submission_a_viewer_does_not_hold_it_open(
-        api, db, worker):
+    api, db, worker
+):
     ann, bob, _vic = await send(api, await template_with_viewer(api, at=2), ANN, BOB, VIC, order="random")
     await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
     assert (await submission(api, ann["submission_id"]))["status"] == "pending"
@@ -202,6 +214,7 @@ async def test_submitter_actions_need_no_api_key_and_ignore_one(api):
 
 # GET /submitters/{id}
 
+
 async def test_get_submitter_has_values_documents_template_and_its_events(api):
     submitters = await send(api, await template(api), {"email": "ann@example.com", "values": {"Full Name": "Ann"}})
     found = await submitter(api, submitters[0]["id"])
@@ -237,15 +250,28 @@ async def test_get_submitter_of_another_account_is_403(api, other_account):
 
 # PUT /submitters/{id}
 
+
 async def test_put_submitter_fixes_contact_details_merges_values_and_replaces_metadata(api):
-    submitters = await send(api, await template(api), {"email": "ann@exmaple.com", "values": {"Full Name": "Ann"},
-                                                   "metadata": {"a": 1}})
-    reply = await api.put(f"/api/submitters/{submitters[0]['id']}", json={
-        "email": "ann@example.com", "name": "Ann Smith", "values": {"Newsletter": "yes"}, "metadata": {"b": 2},
-        "external_id": "u-9"})
+    submitters = await send(
+        api, await template(api), {"email": "ann@exmaple.com", "values": {"Full Name": "Ann"}, "metadata": {"a": 1}}
+    )
+    reply = await api.put(
+        f"/api/submitters/{submitters[0]['id']}",
+        json={
+            "email": "ann@example.com",
+            "name": "Ann Smith",
+            "values": {"Newsletter": "yes"},
+            "metadata": {"b": 2},
+            "external_id": "u-9",
+        },
+    )
     assert reply.status == 200, reply.json
     assert (reply.json["email"], reply.json["name"], reply.json["metadata"], reply.json["external_id"]) == (
-        "ann@example.com", "Ann Smith", {"b": 2}, "u-9")
+        "ann@example.com",
+        "Ann Smith",
+        {"b": 2},
+        "u-9",
+    )
     assert reply.json["values"] == [{"field": "Full Name", "value": "Ann"}, {"field": "Newsletter", "value": True}]
     assert reply.json["embed_src"].endswith(submitters[0]["slug"])
 
@@ -259,8 +285,7 @@ async def test_put_submitter_completed_true_marks_it_completed_without_checking_
     assert (await submitter(api, submitters[1]["id"]))["status"] == "sent", "the next signer is invited"
 
 
-async def test_put_submitter_completed_true_marks_a_viewer_completed_without_completing_the_submission(
-        api, db, worker):
+async def test_put_submitter_completed_true_marks_a_viewer_completed_without_completing_the_submission(api, db, worker):
     ann, vic, bob = await send(api, await template_with_viewer(api), ANN, VIC, BOB, order="random")
     reply = await api.put(f"/api/submitters/{vic['id']}", json={"completed": True})
     assert (reply.status, reply.json["status"]) == (200, "completed")
@@ -301,15 +326,20 @@ async def test_put_submitter_send_email_invites_only_when_no_invitation_was_sent
 async def test_put_submitter_refuses_bad_input_with_a_clear_message(api):
     submitters = await send(api, await template(api))
     path = f"/api/submitters/{submitters[0]['id']}"
-    for body, error in [({"email": "nope"}, "email is invalid"), ({"metadata": "x"}, "metadata must be a Object"),
-                        ({"values": {"Nope": 1}}, "Unknown field: Nope in `values`."),
-                        ({"completed": "yes"}, "completed must be true or false"), ({"colour": 1}, "Unknown key: colour")]:
+    for body, error in [
+        ({"email": "nope"}, "email is invalid"),
+        ({"metadata": "x"}, "metadata must be a Object"),
+        ({"values": {"Nope": 1}}, "Unknown field: Nope in `values`."),
+        ({"completed": "yes"}, "completed must be true or false"),
+        ({"colour": 1}, "Unknown key: colour"),
+    ]:
         reply = await api.put(path, json=body)
         assert (reply.status, reply.json) == (422, {"error": error}), body
 
 
 async def test_put_submitter_prefills_through_fields_default_value_too(api):
     submitters = await send(api, await template(api))
-    reply = await api.put(f"/api/submitters/{submitters[0]['id']}", json={
-        "fields": [{"name": "Full Name", "default_value": "Ann F"}]})
+    reply = await api.put(
+        f"/api/submitters/{submitters[0]['id']}", json={"fields": [{"name": "Full Name", "default_value": "Ann F"}]}
+    )
     assert reply.status == 200 and reply.json["values"] == [{"field": "Full Name", "value": "Ann F"}]

@@ -16,8 +16,10 @@ from tests.support.documents import b64, pdf
 from tests.support.signing import ANN_VALUES, FIELDS, act, area, event_types, template
 from tests.support.smtp_server import SmtpServer
 
-PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-               "connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
 FIRST_PARTY = [field for field in FIELDS if field["role"] == "First Party"]
 WITH_PHONE = [*FIRST_PARTY, {"name": "Mobile", "type": "phone", "role": "First Party", "areas": [area(0.5)]}]
 ANN = {"name": "Ann Smith", "email": "ann@example.com"}
@@ -34,8 +36,9 @@ async def page(api: Api, path: str, **headers: str) -> Reply:
 
 async def post(api: Api, slug: str, data, **headers: str) -> Reply:
     """A post as a browser sends it: with the form cookie, no key, redirects not followed."""
-    async with api.client.post(f"/d/{slug}", data=data, allow_redirects=False,
-                               headers={"Accept": "text/html", **headers}) as response:
+    async with api.client.post(
+        f"/d/{slug}", data=data, allow_redirects=False, headers={"Accept": "text/html", **headers}
+    ) as response:
         return Reply(response.status, response.headers, await response.read())
 
 
@@ -89,8 +92,9 @@ async def test_link_page_shows_template_and_account_names_and_asks_name_and_emai
     assert '<label for="name">Your name <span class="hint">(optional)</span></label>' in body
     assert '<label for="email">Your email address</label>' in body
     assert 'type="text" autocomplete="name"' in input_tag(reply, "name")
-    assert re.search(r'type="email" autocomplete="email".*required aria-required="true"', input_tag(reply, "email"),
-                     re.S)
+    assert re.search(
+        r'type="email" autocomplete="email".*required aria-required="true"', input_tag(reply, "email"), re.S
+    )
     assert 'id="phone"' not in body
     assert re.search(r'<form method="post" action="/d/\w+"', body)
     cookie = reply.headers["Set-Cookie"]
@@ -111,13 +115,15 @@ async def test_link_page_asks_a_phone_number_when_the_first_role_has_a_phone_fie
 
 async def test_a_missing_or_invalid_phone_is_refused_beside_its_input(api):
     slug = await shared(api, WITH_PHONE)
-    for phone, message in (("", "Please enter your phone number."),
-                           ("030 1234567", "Please enter your number with + and your country code")):
-        reply = await post(api, slug, {"form_token": await opened(api, slug), "email": "ann@example.com",
-                                       "phone": phone})
+    for phone, message in (
+        ("", "Please enter your phone number."),
+        ("030 1234567", "Please enter your number with + and your country code"),
+    ):
+        reply = await post(
+            api, slug, {"form_token": await opened(api, slug), "email": "ann@example.com", "phone": phone}
+        )
         assert reply.status == 422 and message in text(reply)
-        assert re.search(r'aria-invalid="true" aria-describedby="phone-hint phone-problem"',
-                         input_tag(reply, "phone"))
+        assert re.search(r'aria-invalid="true" aria-describedby="phone-hint phone-problem"', input_tag(reply, "phone"))
     assert await submissions(api) == []
 
 
@@ -157,8 +163,11 @@ async def test_link_submission_source_is_link_and_fires_submission_created(api, 
     assert await event_types(db, "submission", found["id"]) == ["submission.created"]
     assert signer["sent_at"] is None, "no invitation: the visitor signs right away"
     assert (await page(api, f"/s/{signer['slug']}")).status == 200
-    for action, body in (("view", {}), ("values", {"values": {"Full Name": "Ann Smith"}}),
-                         ("complete", {"values": ANN_VALUES})):
+    for action, body in (
+        ("view", {}),
+        ("values", {"values": {"Full Name": "Ann Smith"}}),
+        ("complete", {"values": ANN_VALUES}),
+    ):
         assert (await act(api, signer["slug"], action, body)).status == 200
     await worker.drain()
     assert await event_types(db, "submitter", signer["id"]) == ["form.viewed", "form.started", "form.completed"]
@@ -263,8 +272,9 @@ async def test_prefilled_values_are_put_in_the_inputs_escaped(api):
 
 async def test_a_posted_script_is_kept_escaped_and_stored_as_text(api):
     slug = await shared(api)
-    reply = await post(api, slug, {"form_token": await opened(api, slug), "name": "<script>x</script>",
-                                   "email": "<script>"})
+    reply = await post(
+        api, slug, {"form_token": await opened(api, slug), "name": "<script>x</script>", "email": "<script>"}
+    )
     assert reply.status == 422 and "<script>" not in reply.body.decode()
     assert 'value="&lt;script&gt;x&lt;/script&gt;"' in input_tag(reply, "name")
 
@@ -286,8 +296,9 @@ async def test_a_prefill_of_10000_characters_with_a_script_is_refused_beside_its
 
 async def test_over_long_posted_values_are_refused_422_and_nothing_is_written(api):
     slug = await shared(api)
-    reply = await post(api, slug, {"form_token": await opened(api, slug), "name": "n" * 10_000,
-                                   "email": f"{'a' * 250}@example.com"})
+    reply = await post(
+        api, slug, {"form_token": await opened(api, slug), "name": "n" * 10_000, "email": f"{'a' * 250}@example.com"}
+    )
     assert reply.status == 422
     assert text(reply).count("Please enter at most 255 characters.") == 2
     assert await submissions(api) == []
@@ -295,8 +306,9 @@ async def test_over_long_posted_values_are_refused_422_and_nothing_is_written(ap
 
 async def test_control_characters_are_refused_422_on_every_database(api):
     slug = await shared(api)
-    reply = await post(api, slug, {"form_token": await opened(api, slug), "name": "Ann\x00", "email":
-                                   "ann\x00@example.com"})
+    reply = await post(
+        api, slug, {"form_token": await opened(api, slug), "name": "Ann\x00", "email": "ann\x00@example.com"}
+    )
     assert reply.status == 422 and "without special characters" in text(reply)
     assert await submissions(api) == []
 
@@ -345,8 +357,9 @@ async def test_a_post_of_another_content_type_is_a_page_415(api, content_type):
 
 async def test_a_form_that_is_not_utf8_is_a_page_400(api):
     slug = await shared(api)
-    reply = await post(api, slug, b"email=\xff\xfe@example.com&name=\xc3",
-                       **{"Content-Type": "application/x-www-form-urlencoded"})
+    reply = await post(
+        api, slug, b"email=\xff\xfe@example.com&name=\xc3", **{"Content-Type": "application/x-www-form-urlencoded"}
+    )
     assert reply.status == 400 and "The form could not be read" in text(reply)
     assert await submissions(api) == []
 

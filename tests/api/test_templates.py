@@ -19,8 +19,12 @@ from tests.support.https import serve_https
 from tests.support.samples import encrypted, form_pdf, pages_pdf
 from tests.support.system import SOFFICE
 
-TEXT_FIELD = {"name": "Full Name", "type": "text", "role": "Buyer",
-              "areas": [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05, "page": 1}]}
+TEXT_FIELD = {
+    "name": "Full Name",
+    "type": "text",
+    "role": "Buyer",
+    "areas": [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05, "page": 1}],
+}
 
 
 def body(**changes):
@@ -44,8 +48,11 @@ async def fetch(api, link: str):
 async def test_create_answers_201_with_the_template_record(api):
     template = await create(api, external_id="crm-42", folder_name="Sales")
     assert template["id"] == 1 and template["name"] == "NDA" and len(template["slug"]) == 14
-    assert (template["external_id"], template["application_key"], template["folder_name"]) == ("crm-42", "crm-42",
-                                                                                               "Sales")
+    assert (template["external_id"], template["application_key"], template["folder_name"]) == (
+        "crm-42",
+        "crm-42",
+        "Sales",
+    )
     assert template["source"] == "api" and template["archived_at"] is None
     assert template["author"] == {"id": 1, "email": "admin@example.com", "first_name": "Admin", "last_name": "User"}
     document = template["documents"][0]
@@ -64,15 +71,17 @@ async def test_a_template_record_carries_an_empty_variables_schema_as_templates_
 async def test_field_areas_are_stored_with_0_based_pages_on_the_document(api):
     template = await create(api)
     field = template["fields"][0]
-    assert field["areas"] == [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05, "page": 0,
-                               "attachment_uuid": template["documents"][0]["uuid"]}]
+    assert field["areas"] == [
+        {"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05, "page": 0, "attachment_uuid": template["documents"][0]["uuid"]}
+    ]
     assert field["required"] is True and field["type"] == "text"
 
 
 async def test_a_role_that_does_not_exist_yet_becomes_a_new_role(api):
     second = {**TEXT_FIELD, "name": "Seller Name", "role": "Seller"}
-    template = await create(api, documents=[{"file": b64(pdf()), "fields": [TEXT_FIELD, second,
-                                                                             {**TEXT_FIELD, "role": "buyer"}]}])
+    template = await create(
+        api, documents=[{"file": b64(pdf()), "fields": [TEXT_FIELD, second, {**TEXT_FIELD, "role": "buyer"}]}]
+    )
     assert [role["name"] for role in template["submitters"]] == ["Buyer", "Seller"]
     buyer, seller = (role["uuid"] for role in template["submitters"])
     assert [f["submitter_uuid"] for f in template["fields"]] == [buyer, seller, buyer]
@@ -85,9 +94,15 @@ async def test_fields_without_a_role_go_to_the_first_party(api):
 
 
 async def test_options_of_select_radio_and_multiple_fields_get_uuids(api):
-    radio = {"name": "Plan", "type": "radio", "options": ["Basic", {"value": "Pro"}],
-             "areas": [{"x": 0.1, "y": 0.5, "w": 0.02, "h": 0.02, "page": 1, "option": "Basic"},
-                       {"x": 0.1, "y": 0.6, "w": 0.02, "h": 0.02, "page": 1, "option": "Pro"}]}
+    radio = {
+        "name": "Plan",
+        "type": "radio",
+        "options": ["Basic", {"value": "Pro"}],
+        "areas": [
+            {"x": 0.1, "y": 0.5, "w": 0.02, "h": 0.02, "page": 1, "option": "Basic"},
+            {"x": 0.1, "y": 0.6, "w": 0.02, "h": 0.02, "page": 1, "option": "Pro"},
+        ],
+    }
     template = await create(api, documents=[{"file": b64(pdf()), "fields": [radio]}])
     field = template["fields"][0]
     assert [option["value"] for option in field["options"]] == ["Basic", "Pro"]
@@ -138,23 +153,44 @@ async def test_template_created_is_recorded_with_the_template(api, db):
     assert [event.event_type for event in events] == ["template.created"]
 
 
-@pytest.mark.parametrize("documents,message", [
-    ([], "documents must be a non-empty array"),
-    (None, "documents must be a non-empty array"),
-    ([{"name": "x.pdf"}], "documents[0].file is required: the file as base64 or an https:// URL"),
-    ([{"file": "%%% not base64"}], "documents[0].file is neither valid base64 nor an https:// URL"),
-    ([{"file": b64(b"just some text, not a document")}], "documents[0].file is not a supported file"),
-    ([{"file": "http://example.com/a.pdf"}], "documents[0].file:"),
-    ([{"file": b64(pdf()), "fields": [{"type": "painting"}]}], "documents[0].fields[0].type must be one of"),
-    ([{"file": b64(pdf()), "fields": [{**TEXT_FIELD, "areas": [{"x": 0.9, "y": 0.1, "w": 0.2, "h": 0.1, "page": 1}]}]}],
-     "documents[0].fields[0].areas[0] must lie inside the page"),
-    ([{"file": b64(pdf()), "fields": [{**TEXT_FIELD, "areas": [{"x": 0.1, "y": 0.1, "w": 0.2, "h": 0.1, "page": 3}]}]}],
-     "documents[0].fields[0].areas[0].page 3 does not exist: the document has 1 page"),
-    ([{"file": b64(pdf()), "fields": [{"type": "select", "areas": []}]}],
-     "documents[0].fields[0].options must be a non-empty array for a select field"),
-    ([{"file": b64(pdf()), "fields": [{**TEXT_FIELD, "required": "yes"}]}],
-     "documents[0].fields[0].required must be true or false"),
-])
+@pytest.mark.parametrize(
+    "documents,message",
+    [
+        ([], "documents must be a non-empty array"),
+        (None, "documents must be a non-empty array"),
+        ([{"name": "x.pdf"}], "documents[0].file is required: the file as base64 or an https:// URL"),
+        ([{"file": "%%% not base64"}], "documents[0].file is neither valid base64 nor an https:// URL"),
+        ([{"file": b64(b"just some text, not a document")}], "documents[0].file is not a supported file"),
+        ([{"file": "http://example.com/a.pdf"}], "documents[0].file:"),
+        ([{"file": b64(pdf()), "fields": [{"type": "painting"}]}], "documents[0].fields[0].type must be one of"),
+        (
+            [
+                {
+                    "file": b64(pdf()),
+                    "fields": [{**TEXT_FIELD, "areas": [{"x": 0.9, "y": 0.1, "w": 0.2, "h": 0.1, "page": 1}]}],
+                }
+            ],
+            "documents[0].fields[0].areas[0] must lie inside the page",
+        ),
+        (
+            [
+                {
+                    "file": b64(pdf()),
+                    "fields": [{**TEXT_FIELD, "areas": [{"x": 0.1, "y": 0.1, "w": 0.2, "h": 0.1, "page": 3}]}],
+                }
+            ],
+            "documents[0].fields[0].areas[0].page 3 does not exist: the document has 1 page",
+        ),
+        (
+            [{"file": b64(pdf()), "fields": [{"type": "select", "areas": []}]}],
+            "documents[0].fields[0].options must be a non-empty array for a select field",
+        ),
+        (
+            [{"file": b64(pdf()), "fields": [{**TEXT_FIELD, "required": "yes"}]}],
+            "documents[0].fields[0].required must be true or false",
+        ),
+    ],
+)
 async def test_bad_input_is_422_naming_the_problem_and_leaves_nothing_behind(api, db, config, documents, message):
     reply = await api.post("/api/templates", json={"name": "Bad", "documents": documents})
     assert reply.status == 422
@@ -194,10 +230,17 @@ async def test_get_unknown_template_is_404(api):
 
 async def test_another_accounts_template_is_403_not_authorized(api, other_account):
     template = await create(api)
-    for method, path in (("GET", ""), ("PUT", ""), ("DELETE", ""), ("POST", "/clone"), ("GET", "/pdf"),
-                         ("GET", "/submissions")):
-        reply = await api.with_key(other_account.live).request(method, f"/api/templates/{template['id']}{path}",
-                                                               json={} if method in ("PUT", "POST") else None)
+    for method, path in (
+        ("GET", ""),
+        ("PUT", ""),
+        ("DELETE", ""),
+        ("POST", "/clone"),
+        ("GET", "/pdf"),
+        ("GET", "/submissions"),
+    ):
+        reply = await api.with_key(other_account.live).request(
+            method, f"/api/templates/{template['id']}{path}", json={} if method in ("PUT", "POST") else None
+        )
         assert (reply.status, reply.json) == (403, {"error": "Not authorized"}), (method, path)
 
 
@@ -205,8 +248,10 @@ async def test_a_live_template_asked_with_the_test_key_is_404_naming_the_key(api
     template = await create(api)
     reply = await api.with_key(TEST_KEY).get(f"/api/templates/{template['id']}")
     assert reply.status == 404
-    assert reply.json["error"] == (f"Template {template['id']} not found using testing API key; "
-                                   "Use production API key to access production templates.")
+    assert reply.json["error"] == (
+        f"Template {template['id']} not found using testing API key; "
+        "Use production API key to access production templates."
+    )
 
 
 async def test_test_mode_has_its_own_templates(api):
@@ -217,9 +262,10 @@ async def test_test_mode_has_its_own_templates(api):
 async def test_put_renames_moves_and_edits_roles_answering_id_and_updated_at(api, clock, db):
     template = await create(api)
     clock.advance(timedelta(minutes=5))
-    reply = await api.put(f"/api/templates/{template['id']}",
-                          json={"name": "NDA v2", "folder_name": "Legal", "external_id": "x-9",
-                                "roles": ["Customer", "Witness"]})
+    reply = await api.put(
+        f"/api/templates/{template['id']}",
+        json={"name": "NDA v2", "folder_name": "Legal", "external_id": "x-9", "roles": ["Customer", "Witness"]},
+    )
     assert reply.status == 200
     assert reply.json == {"id": template["id"], "updated_at": "2026-01-01T12:05:00.000Z"}
     again = (await api.get(f"/api/templates/{template['id']}")).json
@@ -238,10 +284,13 @@ async def test_put_replaces_fields_with_0_based_pages(api):
     again = (await api.get(f"/api/templates/{template['id']}")).json
     assert [f["name"] for f in again["fields"]] == ["Date"]
     assert again["fields"][0]["areas"][0]["page"] == 1
-    bad = await api.put(f"/api/templates/{template['id']}",
-                        json={"fields": [{**field, "areas": [{**field["areas"][0], "page": 2}]}]})
-    assert (bad.status, bad.json) == (422, {"error": "fields[0].areas[0].page 2 does not exist: the document has "
-                                                     "2 pages (pages start at 0)"})
+    bad = await api.put(
+        f"/api/templates/{template['id']}", json={"fields": [{**field, "areas": [{**field["areas"][0], "page": 2}]}]}
+    )
+    assert (bad.status, bad.json) == (
+        422,
+        {"error": "fields[0].areas[0].page 2 does not exist: the document has 2 pages (pages start at 0)"},
+    )
 
 
 async def test_put_archived_true_archives_and_false_restores(api):
@@ -252,10 +301,15 @@ async def test_put_archived_true_archives_and_false_restores(api):
     assert (await api.get(f"/api/templates/{template['id']}")).json["archived_at"] is None
 
 
-@pytest.mark.parametrize("change,message", [({"name": 5}, "name must be a String"),
-                                            ({"archived": "yes"}, "archived must be true or false"),
-                                            ({"roles": "Buyer"}, "roles must be an array of role names"),
-                                            ({"fields": {}}, "fields must be a Array")])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"name": 5}, "name must be a String"),
+        ({"archived": "yes"}, "archived must be true or false"),
+        ({"roles": "Buyer"}, "roles must be an array of role names"),
+        ({"fields": {}}, "fields must be a Array"),
+    ],
+)
 async def test_put_with_bad_input_is_422_and_changes_nothing(api, change, message):
     template = await create(api)
     reply = await api.put(f"/api/templates/{template['id']}", json=change)
@@ -294,7 +348,8 @@ async def test_clone_copies_with_fresh_uuids_and_default_name(api, db):
     named = await api.post(f"/api/templates/{template['id']}/clone", json={"name": "Copy", "folder_name": "Other"})
     assert (named.json["name"], named.json["folder_name"]) == ("Copy", "Other")
     assert [e.event_type for e in await stored_events.list_events_of_record(db, "template", copy["id"])] == [
-        "template.created"]
+        "template.created"
+    ]
 
 
 async def test_deleting_the_original_keeps_the_clones_files(api):
@@ -305,8 +360,9 @@ async def test_deleting_the_original_keeps_the_clones_files(api):
 
 
 async def test_template_pdf_is_one_pdf_of_all_documents(api):
-    template = await create(api, documents=[{"name": "a.pdf", "file": b64(pdf(2))},
-                                            {"name": "b.pdf", "file": b64(pdf(3))}])
+    template = await create(
+        api, documents=[{"name": "a.pdf", "file": b64(pdf(2))}, {"name": "b.pdf", "file": b64(pdf(3))}]
+    )
     reply = await api.get(f"/api/templates/{template['id']}/pdf")
     assert (reply.json["id"], reply.json["name"], reply.json["filename"]) == (template["id"], "NDA", "NDA.pdf")
     assert [d["filename"] for d in reply.json["documents"]] == ["a.pdf", "b.pdf"]
@@ -331,8 +387,9 @@ async def test_a_document_url_is_downloaded_over_https(aiohttp_client, make_app,
     try:
         async with Downloader(max_bytes=10**7, allow_private=True, ssl_context=client_ssl) as downloader:
             api = Api(await aiohttp_client(make_app(downloader=downloader)))
-            reply = await api.post("/api/templates",
-                                   json={"documents": [{"file": f"https://localhost:{port}/files/lease.pdf"}]})
+            reply = await api.post(
+                "/api/templates", json={"documents": [{"file": f"https://localhost:{port}/files/lease.pdf"}]}
+            )
     finally:
         await runner.cleanup()
     assert reply.status == 201, reply.json
@@ -342,8 +399,10 @@ async def test_a_document_url_is_downloaded_over_https(aiohttp_client, make_app,
 async def test_a_document_url_on_a_private_address_is_refused(api):
     reply = await api.post("/api/templates", json={"documents": [{"file": "https://127.0.0.1:9/contract.pdf"}]})
     assert reply.status == 422
-    assert reply.json["error"] == ("documents[0].file: The document URL points to a private or local network "
-                                   "address; only public addresses are allowed")
+    assert reply.json["error"] == (
+        "documents[0].file: The document URL points to a private or local network "
+        "address; only public addresses are allowed"
+    )
 
 
 async def test_the_pdfs_own_form_fields_become_fields_of_the_first_role(api):
@@ -364,13 +423,19 @@ async def test_the_pdfs_own_form_fields_become_fields_of_the_first_role(api):
     assert {field["submitter_uuid"] for field in template["fields"]} == {template["submitters"][0]["uuid"]}
 
 
-@pytest.mark.parametrize("data,message", [
-    (lambda: encrypted(pdf(), "secret"), "documents[0].file: The PDF is protected by a password"),
-    (lambda: pdf()[:300], "documents[0].file: The PDF is damaged and can't be read"),
-    (lambda: pages_pdf(), "documents[0].file: The PDF has no pages"),
-    (lambda: pages_pdf(*["/MediaBox [0 0 612 792]"] * 301), "documents[0].file: The PDF has 301 pages; at most 300"),
-    (lambda: b"%PDF-1.7\n" + b"[" * 100_000 + b"\n%%EOF", "documents[0].file: The PDF"),
-])
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        (lambda: encrypted(pdf(), "secret"), "documents[0].file: The PDF is protected by a password"),
+        (lambda: pdf()[:300], "documents[0].file: The PDF is damaged and can't be read"),
+        (lambda: pages_pdf(), "documents[0].file: The PDF has no pages"),
+        (
+            lambda: pages_pdf(*["/MediaBox [0 0 612 792]"] * 301),
+            "documents[0].file: The PDF has 301 pages; at most 300",
+        ),
+        (lambda: b"%PDF-1.7\n" + b"[" * 100_000 + b"\n%%EOF", "documents[0].file: The PDF"),
+    ],
+)
 async def test_unusable_pdfs_are_422_naming_the_document(api, config, data, message):
     reply = await api.post("/api/templates", json={"documents": [{"file": b64(data())}]})
     assert reply.status == 422
@@ -384,7 +449,9 @@ async def test_an_office_document_is_converted_to_pdf(api):
     document.add_paragraph("Service agreement between the parties")
     buffer = io.BytesIO()
     document.save(buffer)
-    reply = await api.post("/api/templates", json={"documents": [{"name": "terms.docx", "file": b64(buffer.getvalue())}]})
+    reply = await api.post(
+        "/api/templates", json={"documents": [{"name": "terms.docx", "file": b64(buffer.getvalue())}]}
+    )
     assert reply.status == 201, reply.json
     served = await fetch(api, reply.json["documents"][0]["url"])
     assert "Service agreement" in PdfReader(io.BytesIO(served.body)).pages[0].extract_text()

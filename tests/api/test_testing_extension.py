@@ -20,8 +20,9 @@ TESTING = "/api/_testing"
 @pytest.fixture
 async def kit(aiohttp_client, make_app, receiver) -> Api:
     """The app with the testing extension, sending every event to a local receiver."""
-    return Api(await aiohttp_client(make_app(testing=True, webhook_url=receiver.url("/all"),
-                                             allow_private_downloads=True)))
+    return Api(
+        await aiohttp_client(make_app(testing=True, webhook_url=receiver.url("/all"), allow_private_downloads=True))
+    )
 
 
 async def post(api: Api, path: str, body: dict | None = None):
@@ -50,18 +51,37 @@ async def test_the_clock_can_be_read_advanced_set_frozen_and_unfrozen(kit, clock
     assert (await post(kit, "clock/freeze"))["frozen"] is True
 
 
-@pytest.mark.parametrize("path,body,message", [
-    ("clock/advance", {}, "seconds is required: a number of seconds, 0 or more"),
-    ("clock/advance", {"seconds": -1}, "seconds is required: a number of seconds, 0 or more"),
-    ("clock/advance", {"seconds": "10"}, "seconds is required: a number of seconds, 0 or more"),
-    ("clock/advance", {"seconds": 10 ** 12}, "seconds is too large: at most a hundred years"),
-    ("clock/advance", {"seconds": 1e20}, "seconds is too large: at most a hundred years"),
-    ("clock/set", {"time": "soon"}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
-    ("clock/set", {}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
-    ("clock/set", {"time": "9999-12-31T23:59:59Z"}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
-    ("clock/set", {"time": "2026-02-30T10:00:00Z"}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
-    ("clock/set", {"time": "2026-01-01 10:00"}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
-])
+@pytest.mark.parametrize(
+    "path,body,message",
+    [
+        ("clock/advance", {}, "seconds is required: a number of seconds, 0 or more"),
+        ("clock/advance", {"seconds": -1}, "seconds is required: a number of seconds, 0 or more"),
+        ("clock/advance", {"seconds": "10"}, "seconds is required: a number of seconds, 0 or more"),
+        ("clock/advance", {"seconds": 10**12}, "seconds is too large: at most a hundred years"),
+        ("clock/advance", {"seconds": 1e20}, "seconds is too large: at most a hundred years"),
+        (
+            "clock/set",
+            {"time": "soon"},
+            "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z",
+        ),
+        ("clock/set", {}, "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"),
+        (
+            "clock/set",
+            {"time": "9999-12-31T23:59:59Z"},
+            "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z",
+        ),
+        (
+            "clock/set",
+            {"time": "2026-02-30T10:00:00Z"},
+            "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z",
+        ),
+        (
+            "clock/set",
+            {"time": "2026-01-01 10:00"},
+            "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z",
+        ),
+    ],
+)
 async def test_a_clock_move_that_cannot_be_made_is_a_422_naming_what_to_send(kit, path, body, message):
     reply = await kit.post(f"{TESTING}/{path}", json=body)
     assert (reply.status, reply.json) == (422, {"error": message})
@@ -70,8 +90,10 @@ async def test_a_clock_move_that_cannot_be_made_is_a_422_naming_what_to_send(kit
 async def test_the_clock_never_passes_the_year_9000_where_its_arithmetic_would_overflow(kit):
     assert (await post(kit, "clock/set", {"time": "8999-12-31t23:00:00-23:00"}))["now"] == "9000-01-01T22:00:00.000Z"
     reply = await kit.post(f"{TESTING}/clock/advance", json={"seconds": 3600 * 24 * 365})
-    assert (reply.status, reply.json) == (422, {"error": "seconds is too large: the clock cannot pass "
-                                                         "9001-01-01T00:00:00Z"})
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": "seconds is too large: the clock cannot pass 9001-01-01T00:00:00Z"},
+    )
 
 
 async def test_moving_the_clock_past_an_expiry_emits_submission_expired_before_it_answers(kit, db):
@@ -86,7 +108,9 @@ async def test_moving_the_clock_past_an_expiry_emits_submission_expired_before_i
 
 async def test_moving_the_clock_runs_the_webhook_retries_that_became_due(kit, receiver):
     receiver.script("/hook", 500)
-    endpoint = (await kit.post("/api/webhooks", json={"url": receiver.url("/hook"), "events": ["template.created"]})).json
+    endpoint = (
+        await kit.post("/api/webhooks", json={"url": receiver.url("/hook"), "events": ["template.created"]})
+    ).json
     await template(kit)
     await post(kit, "jobs/drain")
     assert len(receiver.at("/hook")) == 1
@@ -130,14 +154,16 @@ async def test_reset_forgets_what_every_account_made_and_keeps_accounts_users_an
     template_id = await template(kit)
     await send(kit, template_id)
     await kit.post("/api/webhooks", json={"url": "http://127.0.0.1:9/hook"})
-    await kit.post("/api/clickwraps", json={"name": "Terms", "kind": "no_document", "content": "Be nice",
-                                            "publish": True})
+    await kit.post(
+        "/api/clickwraps", json={"name": "Terms", "kind": "no_document", "content": "Be nice", "publish": True}
+    )
     await kit.with_key(TEST_KEY).post("/api/webhooks", json={"url": "http://127.0.0.1:9/test"})
     assert await post(kit, "reset") == {"reset": True}
     for path in ("/api/templates", "/api/submissions", "/api/submitters", "/api/clickwraps"):
         assert (await kit.get(path)).json["data"] == [], path
-    assert [e["configured"] for e in (await kit.get("/api/webhooks")).json["data"]] == [True], \
+    assert [e["configured"] for e in (await kit.get("/api/webhooks")).json["data"]] == [True], (
         "the endpoint configured at start stays"
+    )
     assert (await kit.with_key(TEST_KEY).get("/api/webhooks")).json["data"] == []
     assert (await kit.get(f"{TESTING}/emails")).json["data"] == []
     assert await stored_events.list_events_of_record(db, "template", template_id) == []
@@ -251,4 +277,6 @@ async def test_emails_never_show_another_users_console_setup_or_reset_link_and_s
     bobs, own = listed["console_setup"], listed["console_reset"]
     assert bobs["to"] == BOB and (bobs["text"], bobs["html"], bobs["links"]) == ("", "", [])
     assert (await kit.get(f"{TESTING}/emails/{bobs['id']}")).json == bobs
-    assert own["to"] == DEFAULT_EMAIL and own["links"] and own["links"][0].startswith("http://signsvc.test/console/reset/")
+    assert (
+        own["to"] == DEFAULT_EMAIL and own["links"] and own["links"][0].startswith("http://signsvc.test/console/reset/")
+    )

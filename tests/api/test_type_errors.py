@@ -12,30 +12,58 @@ ANN = {"email": "ann@example.com", "name": "Ann"}
 # By the type expected: (method, path, body, answer); {template} and {submitter} are records made for the test.
 WRONG_TYPES = {
     "String": [
-        ("POST", "/api/submissions", {"template_id": "{template}", "submitters": [{**ANN, "name": 7}]},
-         "name must be a String in `submitters[0]`."),
+        (
+            "POST",
+            "/api/submissions",
+            {"template_id": "{template}", "submitters": [{**ANN, "name": 7}]},
+            "name must be a String in `submitters[0]`.",
+        ),
         ("PUT", "/api/submitters/{submitter}", {"name": 7}, "name must be a String"),
-        ("POST", "/api/templates", {"name": "NDA", "documents": [{"name": 7, "file": b64(pdf())}]},
-         "documents[0].name must be a String"),
+        (
+            "POST",
+            "/api/templates",
+            {"name": "NDA", "documents": [{"name": 7, "file": b64(pdf())}]},
+            "documents[0].name must be a String",
+        ),
         ("PUT", "/api/templates/{template}", {"name": 7}, "name must be a String"),
         ("POST", "/api/clickwraps", {"name": 7, "kind": "no_document", "content": "Terms"}, "name must be a String"),
-        ("POST", "/api/webhooks", {"url": URL, "secret": {"header": 7, "value": "s" * 32}},
-         "secret.header must be a String"),
+        (
+            "POST",
+            "/api/webhooks",
+            {"url": URL, "secret": {"header": 7, "value": "s" * 32}},
+            "secret.header must be a String",
+        ),
     ],
     "Object": [
-        ("POST", "/api/submissions", {"template_id": "{template}", "submitters": [{**ANN, "values": "x"}]},
-         "values must be a Object in `submitters[0]`."),
-        ("POST", "/api/submissions", {"template_id": "{template}", "submitters": [ANN, "bob@example.com"]},
-         "submitters[1] must be a Object"),
+        (
+            "POST",
+            "/api/submissions",
+            {"template_id": "{template}", "submitters": [{**ANN, "values": "x"}]},
+            "values must be a Object in `submitters[0]`.",
+        ),
+        (
+            "POST",
+            "/api/submissions",
+            {"template_id": "{template}", "submitters": [ANN, "bob@example.com"]},
+            "submitters[1] must be a Object",
+        ),
         ("PUT", "/api/submitters/{submitter}", {"values": "x"}, "values must be a Object"),
         ("PUT", "/api/submitters/{submitter}", {"metadata": "x"}, "metadata must be a Object"),
         ("PUT", "/api/templates/{template}", {"fields": ["x"]}, "fields[0] must be a Object"),
     ],
     "Array": [
-        ("POST", "/api/submissions", {"template_id": "{template}", "submitters": "ann@example.com"},
-         "submitters must be a Array"),
-        ("POST", "/api/submissions", {"template_id": "{template}", "submitters": [{**ANN, "fields": "x"}]},
-         "fields must be a Array in `submitters[0]`."),
+        (
+            "POST",
+            "/api/submissions",
+            {"template_id": "{template}", "submitters": "ann@example.com"},
+            "submitters must be a Array",
+        ),
+        (
+            "POST",
+            "/api/submissions",
+            {"template_id": "{template}", "submitters": [{**ANN, "fields": "x"}]},
+            "fields must be a Array in `submitters[0]`.",
+        ),
         ("PUT", "/api/templates/{template}", {"fields": {}}, "fields must be a Array"),
     ],
 }

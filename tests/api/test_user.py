@@ -17,8 +17,12 @@ async def test_get_user_with_the_test_key_returns_the_same_user(api):
 
 async def test_get_user_of_another_account_returns_that_user(api, other_account):
     reply = await api.with_key(other_account.live).get("/api/user")
-    assert reply.json == {"id": other_account.user.id, "first_name": None, "last_name": None,
-                          "email": "other@example.com"}
+    assert reply.json == {
+        "id": other_account.user.id,
+        "first_name": None,
+        "last_name": None,
+        "email": "other@example.com",
+    }
 
 
 async def test_get_user_accepts_the_trailing_question_mark_of_the_python_client(api):

@@ -35,18 +35,24 @@ async def created(api, *fields: dict) -> dict:
     return reply.json
 
 
-@pytest.mark.parametrize("pattern,reason", [
-    ("(?i)abc", "it has (?i at 1: inline flags and other (? groups are not supported"),
-    ("(a)\\1", "it has a backreference or octal escape \\1 at 4, which is not supported"),
-    ("(?<=a)b", "it has a lookaround at 1, which is not supported"),
-    ("[[:alpha:]]", "it has a [ inside [...] at 2: write \\[ for the character"),
-    ("x" * 1001, "it is longer than 1000 characters"),
-])
+@pytest.mark.parametrize(
+    "pattern,reason",
+    [
+        ("(?i)abc", "it has (?i at 1: inline flags and other (? groups are not supported"),
+        ("(a)\\1", "it has a backreference or octal escape \\1 at 4, which is not supported"),
+        ("(?<=a)b", "it has a lookaround at 1, which is not supported"),
+        ("[[:alpha:]]", "it has a [ inside [...] at 2: write \\[ for the character"),
+        ("x" * 1001, "it is longer than 1000 characters"),
+    ],
+)
 async def test_creating_a_template_with_a_pattern_outside_the_shared_syntax_is_422_naming_the_field(
-        api, pattern, reason):
+    api, pattern, reason
+):
     reply = await api.post("/api/templates", json=template_body(code("[0-9]+", "First"), code(pattern)))
-    assert (reply.status, reply.json) == (422, {"error": f"documents[0].fields[1].validation.pattern is invalid: "
-                                                         f"{reason}"})
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"documents[0].fields[1].validation.pattern is invalid: {reason}"},
+    )
     assert (await api.get("/api/templates")).json["data"] == []
 
 
@@ -64,8 +70,10 @@ async def test_changing_fields_to_a_refused_pattern_is_422_naming_the_field_and_
     template = await created(api, code("[0-9]+"))
     fields = [{**template["fields"][0], "validation": {"pattern": "\\Aabc\\z"}}]
     reply = await api.put(f"/api/templates/{template['id']}", json={"fields": fields})
-    assert (reply.status, reply.json) == (422, {"error": "fields[0].validation.pattern is invalid: it has \\A at 1, "
-                                                         "which is not supported"})
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": "fields[0].validation.pattern is invalid: it has \\A at 1, which is not supported"},
+    )
     assert (await api.get(f"/api/templates/{template['id']}")).json["fields"] == template["fields"]
 
 
@@ -77,8 +85,9 @@ async def test_the_field_editors_save_refuses_a_pattern_as_the_api_does(api):
     await console.get(f"/console/templates/{template['id']}")
     reply = await console.post_json(f"/console/templates/{template['id']}/fields", {"fields": fields})
     assert (reply.status, reply.json) == (422, refused.json)
-    assert reply.json["error"] == "fields[0].validation.pattern is invalid: it has (?P at 1: name a group as " \
-                                  "(?<name>...)"
+    assert (
+        reply.json["error"] == "fields[0].validation.pattern is invalid: it has (?P at 1: name a group as (?<name>...)"
+    )
 
 
 async def stored_pattern(db, template_id: int, pattern: str) -> None:
@@ -92,8 +101,13 @@ async def test_cloning_a_template_whose_stored_pattern_is_now_refused_is_422_nam
     template = await created(api, code("[0-9]+"), code("[a-z]+", "Name"))
     await stored_pattern(db, template["id"], REFUSED)
     reply = await api.post(f"/api/templates/{template['id']}/clone", json={})
-    assert (reply.status, reply.json) == (422, {"error": "fields[0].validation.pattern is invalid: it has (?i at 1: "
-                                                         "inline flags and other (? groups are not supported"})
+    assert (reply.status, reply.json) == (
+        422,
+        {
+            "error": "fields[0].validation.pattern is invalid: it has (?i at 1: "
+            "inline flags and other (? groups are not supported"
+        },
+    )
     assert len((await api.get("/api/templates")).json["data"]) == 1
 
 
@@ -104,19 +118,34 @@ async def test_a_clone_keeps_accepted_patterns(api):
 
 
 async def send(api, template_id: int, **signer) -> dict:
-    reply = await api.post("/api/submissions", json={"template_id": template_id, "send_email": False, "submitters": [
-        {"role": "Tenant", "email": "tess@example.com", **signer}]})
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": template_id,
+            "send_email": False,
+            "submitters": [{"role": "Tenant", "email": "tess@example.com", **signer}],
+        },
+    )
     return reply
 
 
-@pytest.mark.parametrize("override,error", [
-    ({"name": "Code", "validation": {"pattern": "(?=a)a"}},
-     "validation.pattern is invalid: it has a lookaround at 1, which is not supported in `submitters[0].fields[1]`."),
-    ({"name": "Code", "validation_pattern": "\\pL"},
-     "validation.pattern is invalid: it has \\p at 1 without {...}: write \\p{L} in `submitters[0].fields[1]`."),
-    ({"name": "Code", "validation": {"pattern": 7}},
-     "validation.pattern must be a String in `submitters[0].fields[1]`."),
-])
+@pytest.mark.parametrize(
+    "override,error",
+    [
+        (
+            {"name": "Code", "validation": {"pattern": "(?=a)a"}},
+            "validation.pattern is invalid: it has a lookaround at 1, which is not supported in `submitters[0].fields[1]`.",
+        ),
+        (
+            {"name": "Code", "validation_pattern": "\\pL"},
+            "validation.pattern is invalid: it has \\p at 1 without {...}: write \\p{L} in `submitters[0].fields[1]`.",
+        ),
+        (
+            {"name": "Code", "validation": {"pattern": 7}},
+            "validation.pattern must be a String in `submitters[0].fields[1]`.",
+        ),
+    ],
+)
 async def test_a_submissions_field_with_a_refused_pattern_is_422_naming_the_field(api, override, error):
     template = await created(api, code("[0-9]+"))
     reply = await send(api, template["id"], fields=[{"name": "Code", "default_value": "12"}, override])
@@ -126,10 +155,16 @@ async def test_a_submissions_field_with_a_refused_pattern_is_422_naming_the_fiel
 
 async def test_a_submissions_field_pattern_replaces_the_templates_for_its_signer(api):
     template = await created(api, code("[0-9]+"))
-    tess = (await send(api, template["id"], fields=[
-        {"name": "Code", "validation_pattern": "[A-Z]{3}", "invalid_message": "Three capitals"}])).json[0]
-    assert (await act(api, tess["slug"], "values", {"values": {"Code": "123"}})).json == \
-        {"error": "Code: Three capitals"}
+    tess = (
+        await send(
+            api,
+            template["id"],
+            fields=[{"name": "Code", "validation_pattern": "[A-Z]{3}", "invalid_message": "Three capitals"}],
+        )
+    ).json[0]
+    assert (await act(api, tess["slug"], "values", {"values": {"Code": "123"}})).json == {
+        "error": "Code: Three capitals"
+    }
     assert (await act(api, tess["slug"], "values", {"values": {"Code": "ABC"}})).status == 200
     page = await api.with_key(None).get(f"/s/{tess['slug']}", headers={"Accept": "text/html"})
     assert 'data-pattern="[A-Z]{3}"' in page.body.decode()
@@ -150,8 +185,7 @@ async def test_values_too_long_to_check_against_their_patterns_are_refused_befor
     template = await created(api, code("[ab]*a[ab]{999}"))
     tess = await invite(api, template["id"])
     reply = await act(api, tess["slug"], "values", {"values": {"Code": "a" * 100_000}})
-    assert (reply.status, reply.json) == (422, {"error": "values are too long to check against their fields' "
-                                                         "patterns"})
+    assert (reply.status, reply.json) == (422, {"error": "values are too long to check against their fields' patterns"})
 
 
 async def test_a_stored_pattern_now_refused_is_no_pattern_for_the_page_and_the_service(api, db):
@@ -171,8 +205,10 @@ async def test_a_template_whose_new_patterns_cost_too_much_to_compile_is_422_and
     # tests/process/test_pattern_stall.py's).
     fields = [code(rf"\p{{L}}{{20}}{n}", f"Code {n}") for n in range(1000)]
     reply = await api.post("/api/templates", json=template_body(*fields))
-    assert (reply.status, reply.json) == (422, {"error": "fields have too many costly patterns to read in one "
-                                                         "request: send fewer or simpler patterns"})
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": "fields have too many costly patterns to read in one request: send fewer or simpler patterns"},
+    )
     assert (await api.get("/api/templates")).json["data"] == []
 
 

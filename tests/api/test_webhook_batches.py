@@ -38,8 +38,7 @@ async def test_a_batch_sends_each_delivery_once_and_logs_each_attempt(api, recei
         assert [(a["number"], a["response_status"], a["error"]) for a in delivery["attempts"]] == [(1, 200, None)]
     for delivery in await log(api, down["id"]):
         assert (delivery["status"], delivery["next_attempt_at"]) == ("pending", "2026-01-01T12:01:00.000Z")
-        assert [(a["number"], a["response_status"], a["error"]) for a in delivery["attempts"]] == [
-            (1, 500, "HTTP 500")]
+        assert [(a["number"], a["response_status"], a["error"]) for a in delivery["attempts"]] == [(1, 500, "HTTP 500")]
 
 
 async def test_a_delivery_deleted_while_its_batch_sends_fails_none_of_the_others(api, receiver, db):
@@ -77,8 +76,14 @@ async def test_a_batch_cut_short_by_a_crash_loses_and_repeats_nothing(api, recei
     for n in range(6):
         await create_template(api, name=f"NDA {n}")
     # A worker claims the six jobs and dies after sending three: the deliveries say so, the jobs stay leased.
-    await stored_jobs.claim_jobs(db, kind=endpoints.DELIVER, limit=100, worker="a-worker-that-died",
-                                 now=clock.now(), lease_until=clock.now() + LEASE)
+    await stored_jobs.claim_jobs(
+        db,
+        kind=endpoints.DELIVER,
+        limit=100,
+        worker="a-worker-that-died",
+        now=clock.now(),
+        lease_until=clock.now() + LEASE,
+    )
     ids = await pending_deliveries(db, endpoint["id"])
     await api.app[DELIVERER].deliver_batch([{"delivery_id": delivery_id} for delivery_id in ids[:3]])
     worker = api.app[WORKER]
@@ -93,5 +98,14 @@ async def test_a_batch_cut_short_by_a_crash_loses_and_repeats_nothing(api, recei
     assert len(event_ids) == len(set(event_ids)) == 6, "each delivery arrived once"
     assert [d["status"] for d in await log(api, endpoint["id"])] == ["delivered"] * 6
     assert all(len(d["attempts"]) == 1 for d in await log(api, endpoint["id"]))
-    assert await stored_jobs.claim_jobs(db, kind=endpoints.DELIVER, limit=100, worker="w", now=clock.now() + LEASE,
-                                        lease_until=clock.now() + 2 * LEASE) == [], "no delivery job is left"
+    assert (
+        await stored_jobs.claim_jobs(
+            db,
+            kind=endpoints.DELIVER,
+            limit=100,
+            worker="w",
+            now=clock.now() + LEASE,
+            lease_until=clock.now() + 2 * LEASE,
+        )
+        == []
+    ), "no delivery job is left"

@@ -30,8 +30,9 @@ async def add_endpoint(api, url, events=("template.created", "template.updated")
 
 
 async def create_template(api, name="NDA"):
-    reply = await api.post("/api/templates", json={"name": name, "documents": [{"name": "nda.pdf",
-                                                                                "file": b64(pdf())}]})
+    reply = await api.post(
+        "/api/templates", json={"name": name, "documents": [{"name": "nda.pdf", "file": b64(pdf())}]}
+    )
     assert reply.status == 201, reply.json
     return reply.json
 
@@ -57,8 +58,10 @@ async def test_a_delivery_is_the_signed_envelope_byte_for_byte(api, worker, rece
     [event] = await stored_events.list_events_of_record(db, "template", template["id"])
     record = (await api.get(f"/api/templates/{template['id']}")).body
     timestamp = str(int(START.timestamp()))
-    assert received.body == (b'{"event_id":"%s","event_type":"template.created","timestamp":"2026-01-01T12:00:00.000Z",'
-                             b'"data":%s}' % (event.uuid.encode(), record))
+    assert received.body == (
+        b'{"event_id":"%s","event_type":"template.created","timestamp":"2026-01-01T12:00:00.000Z",'
+        b'"data":%s}' % (event.uuid.encode(), record)
+    )
     signature = hmac.new(SECRET.encode(), f"{timestamp}.".encode() + received.body, hashlib.sha256).hexdigest()
     headers = received.headers
     assert headers["Content-Type"] == "application/json"
@@ -100,8 +103,7 @@ async def test_test_mode_events_go_only_to_test_mode_endpoints(api, worker, rece
     assert [r.path for r in receiver.received] == ["/test"]
 
 
-async def test_failures_are_retried_after_1_then_2_minutes_and_the_log_shows_the_success(api, worker, receiver,
-                                                                                        clock):
+async def test_failures_are_retried_after_1_then_2_minutes_and_the_log_shows_the_success(api, worker, receiver, clock):
     receiver.script("/hook", 500, 500, 200)
     await add_endpoint(api, receiver.url())
     await create_template(api)
@@ -123,7 +125,8 @@ async def test_failures_are_retried_after_1_then_2_minutes_and_the_log_shows_the
     assert [(a["number"], a["attempted_at"], a["response_status"], a["error"]) for a in delivery["attempts"]] == [
         (1, "2026-01-01T12:00:00.000Z", 500, "HTTP 500"),
         (2, "2026-01-01T12:01:00.000Z", 500, "HTTP 500"),
-        (3, "2026-01-01T12:03:00.000Z", 200, None)]
+        (3, "2026-01-01T12:03:00.000Z", 200, None),
+    ]
     assert all(a["duration_ms"] >= 0 for a in delivery["attempts"])
     clock.advance(timedelta(days=7))
     await worker.drain()
@@ -142,7 +145,8 @@ async def test_retries_stop_after_the_last_scheduled_attempt_and_the_delivery_fa
         clock.set(clock.now().fromisoformat(delivery["next_attempt_at"]))
     assert (delivery["status"], len(delivery["attempts"]), len(receiver.received)) == ("failed", 12, 12)
     assert delivery["attempts"][-1]["attempted_at"] == (START + timedelta(minutes=2047)).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z"), "the last attempt 34.1 hours after the first"
+        timespec="milliseconds"
+    ).replace("+00:00", "Z"), "the last attempt 34.1 hours after the first"
     clock.advance(timedelta(days=30))
     await worker.drain()
     assert len(receiver.received) == 12
@@ -197,8 +201,7 @@ async def test_a_receiver_that_is_not_listening_is_a_connection_failure(api, wor
     assert delivery["attempts"][0]["response_status"] is None
 
 
-async def test_private_addresses_are_refused_when_only_public_ones_are_allowed(api, make_app, aiohttp_client,
-                                                                              receiver):
+async def test_private_addresses_are_refused_when_only_public_ones_are_allowed(api, make_app, aiohttp_client, receiver):
     await add_endpoint(api, receiver.url())  # before the setting was turned on: it is checked again when sent
     await create_template(api)
     public_only = Api(await aiohttp_client(make_app(webhook_public_only=True)))
@@ -280,8 +283,9 @@ async def test_an_event_and_its_deliveries_commit_together_or_not_at_all(api, wo
     await add_endpoint(api, receiver.url())
     with pytest.raises(RuntimeError):
         async with db.transaction() as tx:
-            event = await events.record(tx, clock, account_id=1, event_type="template.created", record_type="template",
-                                        record_id=1)
+            event = await events.record(
+                tx, clock, account_id=1, event_type="template.created", record_type="template", record_id=1
+            )
             assert await stored.list_deliveries(tx, 1, status=None, limit=10)
             raise RuntimeError("the change failed")
     assert await stored.list_deliveries(db, 1, status=None, limit=10) == []

@@ -18,8 +18,11 @@ SECRET = "whsec-" + "s" * 40
 @pytest.fixture
 async def hooked(make_app, aiohttp_client, receiver) -> Api:
     """A service with SIGNSVC_WEBHOOK_URL pointing at the receiver: every event type, signed."""
-    api = Api(await aiohttp_client(make_app(webhook_url=receiver.url(), webhook_secret_header="X-Secret",
-                                            webhook_secret=SECRET)))
+    api = Api(
+        await aiohttp_client(
+            make_app(webhook_url=receiver.url(), webhook_secret_header="X-Secret", webhook_secret=SECRET)
+        )
+    )
     await api.app[WORKER].drain()
     return api
 
@@ -45,8 +48,14 @@ async def test_a_submission_signed_to_the_end_sends_every_event_signed(hooked, r
     await act(hooked, submitters[1]["slug"], "complete", {"values": BOB_VALUES})
     envelopes = await received(hooked, receiver)
     assert [e["event_type"] for e in envelopes if not e["event_type"].startswith("template.")] == [
-        "submission.created", "form.viewed", "form.started", "form.completed", "form.started", "form.completed",
-        "submission.completed"]
+        "submission.created",
+        "form.viewed",
+        "form.started",
+        "form.completed",
+        "form.started",
+        "form.completed",
+        "submission.completed",
+    ]
     assert len({e["event_id"] for e in envelopes}) == len(envelopes)
 
 
@@ -61,8 +70,12 @@ async def test_submission_events_carry_the_submission_as_get_answers_it(hooked, 
 
 
 async def test_form_events_carry_the_submitter_with_link_slug_order_and_submission_status(hooked, receiver):
-    submitters = await send(hooked, await template(hooked), {"email": "ann@example.com", "external_id": "u-1",
-                                                          "metadata": {"deal": 9}}, {"email": "bob@example.com"})
+    submitters = await send(
+        hooked,
+        await template(hooked),
+        {"email": "ann@example.com", "external_id": "u-1", "metadata": {"deal": 9}},
+        {"email": "bob@example.com"},
+    )
     await act(hooked, submitters[0]["slug"], "complete", {"values": ANN_VALUES}, **{"User-Agent": "Browser/1"})
     [data] = of_type(await received(hooked, receiver), "form.completed")
     assert data["id"] == submitters[0]["id"] and data["link_slug"] == submitters[0]["slug"]
@@ -80,8 +93,9 @@ async def test_form_events_carry_the_template_with_external_id_and_folder_name(h
     await act(hooked, submitters[0]["slug"], "view")
     [data] = of_type(await received(hooked, receiver), "form.viewed")
     record = (await hooked.get(f"/api/templates/{template_id}")).json
-    assert data["template"] == {key: record[key] for key in ("id", "name", "external_id", "folder_name",
-                                                             "created_at", "updated_at")}
+    assert data["template"] == {
+        key: record[key] for key in ("id", "name", "external_id", "folder_name", "created_at", "updated_at")
+    }
 
 
 async def test_template_events_carry_an_empty_variables_schema(hooked, receiver):
@@ -127,7 +141,8 @@ async def test_submission_expired_is_sent_when_the_timer_runs(hooked, receiver, 
 
 
 async def test_the_test_webhook_is_a_form_completed_of_the_latest_completed_submitter_without_event_id(
-        hooked, receiver):
+    hooked, receiver
+):
     submitters = await send(hooked, await template(hooked), {"email": "ann@example.com", "completed": True})
     await received(hooked, receiver)
     receiver.received.clear()
@@ -152,7 +167,8 @@ async def test_form_completed_is_retried_for_almost_six_days(api, worker, receiv
         clock.set(clock.now().fromisoformat(delivery["next_attempt_at"]))
     assert (delivery["status"], len(delivery["attempts"])) == ("failed", 14)
     assert delivery["attempts"][-1]["attempted_at"] == (START + timedelta(minutes=8191)).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z"), "the last attempt 5.7 days after the first"
+        timespec="milliseconds"
+    ).replace("+00:00", "Z"), "the last attempt 5.7 days after the first"
 
 
 async def test_a_signers_payload_built_while_they_act_keeps_their_place_among_the_signers(hooked, db, clock):

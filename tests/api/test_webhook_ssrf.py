@@ -23,8 +23,10 @@ PUBLIC_URL = "https://93.184.215.14/hook"  # an address literal: nothing to reso
 
 def private(host: str, *, resolves: bool = False) -> str:
     verb = "resolves to" if resolves else "is"
-    return (f"url must point to a public address: {host} {verb} a private or local network address "
-            "(SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)")
+    return (
+        f"url must point to a public address: {host} {verb} a private or local network address "
+        "(SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
+    )
 
 
 async def add(api, url):
@@ -65,9 +67,13 @@ async def tcp_services() -> AsyncIterator[dict[str, str]]:
 
     servers = [await asyncio.start_server(handle, "127.0.0.1", 0) for handle in (hang_up, banner, silent)]
     ports = [server.sockets[0].getsockname()[1] for server in servers]
-    yield {"closed": f"http://127.0.0.1:{closed_port()}/hook", "hang_up": f"http://127.0.0.1:{ports[0]}/hook",
-           "banner": f"http://127.0.0.1:{ports[1]}/hook", "tls_to_banner": f"https://127.0.0.1:{ports[1]}/hook",
-           "silent": f"http://127.0.0.1:{ports[2]}/hook"}
+    yield {
+        "closed": f"http://127.0.0.1:{closed_port()}/hook",
+        "hang_up": f"http://127.0.0.1:{ports[0]}/hook",
+        "banner": f"http://127.0.0.1:{ports[1]}/hook",
+        "tls_to_banner": f"https://127.0.0.1:{ports[1]}/hook",
+        "silent": f"http://127.0.0.1:{ports[2]}/hook",
+    }
     done.set()
     for server in servers:
         server.close()
@@ -92,8 +98,9 @@ async def test_the_test_webhook_does_not_tell_a_closed_port_from_an_open_one(mak
     api = Api(await aiohttp_client(make_app(webhook_timeout_seconds=0.5)))
     await with_a_completed_signer(api)
     outcomes = {name: await outcome_of_the_test_webhook(api, url) for name, url in tcp_services.items()}
-    assert {name: (o["delivered"], o["response_status"], o["error"]) for name, o in outcomes.items()} == \
-        dict.fromkeys(tcp_services, (False, None, NO_ANSWER))
+    assert {name: (o["delivered"], o["response_status"], o["error"]) for name, o in outcomes.items()} == dict.fromkeys(
+        tcp_services, (False, None, NO_ANSWER)
+    )
 
 
 async def test_the_delivery_log_does_not_keep_what_a_service_said(api, tcp_services):
@@ -104,17 +111,20 @@ async def test_the_delivery_log_does_not_keep_what_a_service_said(api, tcp_servi
     assert [(a["response_status"], a["error"]) for a in delivery["attempts"]] == [(None, NO_ANSWER)]
 
 
-@pytest.mark.parametrize("url,message", [
-    ("http://127.0.0.1:8080/hook", private("127.0.0.1")),
-    ("http://10.0.0.5/hook", private("10.0.0.5")),
-    ("http://169.254.169.254/latest/meta-data/", private("169.254.169.254")),
-    ("http://[::1]:8080/hook", private("::1")),
-    ("http://[::ffff:10.0.0.5]/hook", private("::ffff:a00:5")),
-    ("http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", private("64:ff9b::a9fe:a9fe")),
-    ("http://[2002:c0a8:10a::]/hook", private("2002:c0a8:10a::")),
-    ("http://localhost:8080/hook", private("localhost", resolves=True)),
-    ("http://2130706433/hook", private("2130706433", resolves=True)),  # 127.0.0.1 as one number
-])
+@pytest.mark.parametrize(
+    "url,message",
+    [
+        ("http://127.0.0.1:8080/hook", private("127.0.0.1")),
+        ("http://10.0.0.5/hook", private("10.0.0.5")),
+        ("http://169.254.169.254/latest/meta-data/", private("169.254.169.254")),
+        ("http://[::1]:8080/hook", private("::1")),
+        ("http://[::ffff:10.0.0.5]/hook", private("::ffff:a00:5")),
+        ("http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", private("64:ff9b::a9fe:a9fe")),
+        ("http://[2002:c0a8:10a::]/hook", private("2002:c0a8:10a::")),
+        ("http://localhost:8080/hook", private("localhost", resolves=True)),
+        ("http://2130706433/hook", private("2130706433", resolves=True)),  # 127.0.0.1 as one number
+    ],
+)
 async def test_public_only_refuses_a_private_url_at_creation_naming_the_rule(make_app, aiohttp_client, url, message):
     api = Api(await aiohttp_client(make_app(webhook_public_only=True)))
     reply = await add(api, url)
@@ -134,8 +144,10 @@ async def test_public_only_refuses_a_name_that_resolves_to_nothing_and_stores_no
     api = Api(await aiohttp_client(make_app(webhook_public_only=True)))
     reply = await add(api, "https://nothing.invalid/hook")
     assert reply.status == 422
-    assert reply.json == {"error": "url must point to a public address: nothing.invalid does not resolve to any "
-                                   "address (looked up for at most 5 seconds)"}
+    assert reply.json == {
+        "error": "url must point to a public address: nothing.invalid does not resolve to any "
+        "address (looked up for at most 5 seconds)"
+    }
     assert (await api.get("/api/webhooks")).json["data"] == []
     endpoint = (await add(api, PUBLIC_URL)).json
     reply = await api.put(f"/api/webhooks/{endpoint['id']}", json={"url": "https://hooks.nothing.invalid/hook"})
@@ -150,18 +162,26 @@ async def public_site(config, clock, db, pdf_pool, aiohttp_client, **changes) ->
 
 
 async def test_public_only_is_on_by_default_for_a_site_that_is_not_on_a_loopback_address(
-        config, clock, db, pdf_pool, aiohttp_client):
+    config, clock, db, pdf_pool, aiohttp_client
+):
     api = await public_site(config, clock, db, pdf_pool, aiohttp_client, site_url="https://sign.example.com")
     reply = await add(api, "http://127.0.0.1:8080/hook")
     assert (reply.status, reply.json) == (422, {"error": private("127.0.0.1")})
 
 
-@pytest.mark.parametrize("changes", [{"site_url": "http://127.0.0.1:3000"}, {"site_url": "http://localhost:3000"},
-                                     {"site_url": "http://[::1]:3000"},
-                                     {"site_url": "https://sign.example.com", "testing": True}],
-                         ids=["ipv4", "localhost", "ipv6", "testing"])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"site_url": "http://127.0.0.1:3000"},
+        {"site_url": "http://localhost:3000"},
+        {"site_url": "http://[::1]:3000"},
+        {"site_url": "https://sign.example.com", "testing": True},
+    ],
+    ids=["ipv4", "localhost", "ipv6", "testing"],
+)
 async def test_public_only_is_off_by_default_on_a_loopback_site_or_with_the_testing_extension(
-        config, clock, db, pdf_pool, aiohttp_client, changes):
+    config, clock, db, pdf_pool, aiohttp_client, changes
+):
     api = await public_site(config, clock, db, pdf_pool, aiohttp_client, **changes)
     assert (await add(api, "http://127.0.0.1:8080/hook")).status == 200
 

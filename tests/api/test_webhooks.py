@@ -52,30 +52,47 @@ async def test_a_secret_shorter_than_recommended_is_accepted_with_a_warning(api)
     assert endpoint["warnings"] == ["secret.value has 20 characters; 32 or more random characters are recommended"]
 
 
-@pytest.mark.parametrize("body,message", [
-    ({"url": "ftp://hooks.example.com/x"}, "url must be an http:// or https:// URL with a host"),
-    ({"url": "hooks.example.com/x"}, "url must be an http:// or https:// URL with a host"),
-    ({"url": "http://"}, "url must be an http:// or https:// URL with a host"),
-    ({"url": None}, "url is required: an http:// or https:// URL"),
-    ({"url": "http://hooks example.com/x"}, "url must be an http:// or https:// URL with a host (RFC 3986"),
-    ({"url": " http://hooks.example.com/x"}, "url must be an http:// or https:// URL with a host (RFC 3986"),
-    ({"url": "http://hooks.example.com:65536/x"}, "url must be an http:// or https:// URL with a host (RFC 3986"),
-    ({"url": "http://xn--.com/x"}, "url must be an http:// or https:// URL with a host (RFC 3986"),
-    ({"url": URL, "events": ["form.signed"]}, "events[0] 'form.signed' is not an event type; use one of: form.viewed"),
-    ({"url": URL, "events": []}, 'events must be "all" or a non-empty array of event types'),
-    ({"url": URL, "events": "form.completed"}, 'events must be "all" or a non-empty array of event types'),
-    ({"url": URL, "secret": {"header": "X-Secret", "value": "short"}},
-     "secret.value must have 16 to 255 characters (32 or more random characters are recommended)"),
-    ({"url": URL, "secret": {"header": "X-Secret", "value": "with spaces in the secret value"}},
-     "secret.value must be printable ASCII without spaces"),
-    ({"url": URL, "secret": {"header": "Content-Type", "value": "s" * 32}},
-     "secret.header Content-Type is a header every delivery sets itself"),
-    ({"url": URL, "secret": {"header": "X-Service-Signature", "value": "s" * 32}},
-     "secret.header X-Service-Signature is a header every delivery sets itself"),
-    ({"url": URL, "secret": {"header": "X Secret", "value": "s" * 32}}, "secret.header must be an HTTP header name"),
-    ({"url": URL, "secret": {"value": "s" * 32}}, "secret.header must be an HTTP header name"),
-    ({"url": URL, "secret": "s" * 32}, "secret must be an object with header and value, or null"),
-])
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ({"url": "ftp://hooks.example.com/x"}, "url must be an http:// or https:// URL with a host"),
+        ({"url": "hooks.example.com/x"}, "url must be an http:// or https:// URL with a host"),
+        ({"url": "http://"}, "url must be an http:// or https:// URL with a host"),
+        ({"url": None}, "url is required: an http:// or https:// URL"),
+        ({"url": "http://hooks example.com/x"}, "url must be an http:// or https:// URL with a host (RFC 3986"),
+        ({"url": " http://hooks.example.com/x"}, "url must be an http:// or https:// URL with a host (RFC 3986"),
+        ({"url": "http://hooks.example.com:65536/x"}, "url must be an http:// or https:// URL with a host (RFC 3986"),
+        ({"url": "http://xn--.com/x"}, "url must be an http:// or https:// URL with a host (RFC 3986"),
+        (
+            {"url": URL, "events": ["form.signed"]},
+            "events[0] 'form.signed' is not an event type; use one of: form.viewed",
+        ),
+        ({"url": URL, "events": []}, 'events must be "all" or a non-empty array of event types'),
+        ({"url": URL, "events": "form.completed"}, 'events must be "all" or a non-empty array of event types'),
+        (
+            {"url": URL, "secret": {"header": "X-Secret", "value": "short"}},
+            "secret.value must have 16 to 255 characters (32 or more random characters are recommended)",
+        ),
+        (
+            {"url": URL, "secret": {"header": "X-Secret", "value": "with spaces in the secret value"}},
+            "secret.value must be printable ASCII without spaces",
+        ),
+        (
+            {"url": URL, "secret": {"header": "Content-Type", "value": "s" * 32}},
+            "secret.header Content-Type is a header every delivery sets itself",
+        ),
+        (
+            {"url": URL, "secret": {"header": "X-Service-Signature", "value": "s" * 32}},
+            "secret.header X-Service-Signature is a header every delivery sets itself",
+        ),
+        (
+            {"url": URL, "secret": {"header": "X Secret", "value": "s" * 32}},
+            "secret.header must be an HTTP header name",
+        ),
+        ({"url": URL, "secret": {"value": "s" * 32}}, "secret.header must be an HTTP header name"),
+        ({"url": URL, "secret": "s" * 32}, "secret must be an object with header and value, or null"),
+    ],
+)
 async def test_bad_configuration_is_a_clear_422(api, body, message):
     reply = await api.post("/api/webhooks", json=body)
     assert reply.status == 422 and reply.json["error"].startswith(message), reply.json
@@ -98,8 +115,11 @@ async def test_update_changes_what_it_names_and_null_removes_the_secret(api, db)
     await add(api, secret=SECRET)
     reply = await api.put("/api/webhooks/1", json={"events": ["template.created"]})
     assert reply.status == 200
-    assert (reply.json["events"], reply.json["secret"], reply.json["url"]) == (["template.created"],
-                                                                               {"header": "X-Webhook-Secret"}, URL)
+    assert (reply.json["events"], reply.json["secret"], reply.json["url"]) == (
+        ["template.created"],
+        {"header": "X-Webhook-Secret"},
+        URL,
+    )
     reply = await api.put("/api/webhooks/1", json={"url": URL + "/v2", "secret": None})
     assert (reply.json["url"], reply.json["secret"]) == (URL + "/v2", None)
     assert (await stored.get_endpoint(db, 1)).secret is None
@@ -131,17 +151,23 @@ async def test_live_and_test_keys_each_manage_their_own_endpoints(api):
     assert (await test_api.get("/api/webhooks")).json["data"] == []
     reply = await test_api.get("/api/webhooks/1")
     assert reply.status == 404
-    assert reply.json["error"] == ("Webhook endpoint 1 not found using testing API key; Use production API key to "
-                                   "access production webhook endpoints.")
+    assert reply.json["error"] == (
+        "Webhook endpoint 1 not found using testing API key; Use production API key to "
+        "access production webhook endpoints."
+    )
     assert (await test_api.post("/api/webhooks", json={"url": URL})).status == 200, "a url per account"
 
 
 async def test_another_accounts_endpoint_is_not_authorized(api, other_account):
     await add(api)
     other = api.with_key(other_account.live)
-    for reply in (await other.get("/api/webhooks/1"), await other.put("/api/webhooks/1", json={}),
-                  await other.delete("/api/webhooks/1"), await other.get("/api/webhooks/1/deliveries"),
-                  await other.post("/api/webhooks/1/test")):
+    for reply in (
+        await other.get("/api/webhooks/1"),
+        await other.put("/api/webhooks/1", json={}),
+        await other.delete("/api/webhooks/1"),
+        await other.get("/api/webhooks/1/deliveries"),
+        await other.post("/api/webhooks/1/test"),
+    ):
         assert (reply.status, reply.json) == (403, {"error": "Not authorized"})
 
 
@@ -160,8 +186,16 @@ async def test_the_test_webhook_needs_a_completed_submitter(api):
 
 
 async def test_configured_endpoints_have_every_event_type_in_their_own_account(make_app, aiohttp_client):
-    api = Api(await aiohttp_client(make_app(webhook_url="http://127.0.0.1:9/live", webhook_secret_header="X-Secret",
-                                            webhook_secret="k" * 32, test_webhook_url="http://127.0.0.1:9/test")))
+    api = Api(
+        await aiohttp_client(
+            make_app(
+                webhook_url="http://127.0.0.1:9/live",
+                webhook_secret_header="X-Secret",
+                webhook_secret="k" * 32,
+                test_webhook_url="http://127.0.0.1:9/test",
+            )
+        )
+    )
     [live] = (await api.get("/api/webhooks")).json["data"]
     [test] = (await api.with_key(TEST_KEY).get("/api/webhooks")).json["data"]
     assert (live["url"], test["url"]) == ("http://127.0.0.1:9/live", "http://127.0.0.1:9/test")
@@ -176,20 +210,34 @@ async def test_the_configured_endpoint_follows_the_variable_from_start_to_start(
     await configure_webhooks(WebhookEndpoints(db, clock), config.replace(webhook_url="http://127.0.0.1:9/a"))
     assert [e.url for e in await stored.list_endpoints(db, 1, limit=10)] == ["http://127.0.0.1:9/a"]
     async with db.transaction() as tx:
-        await stored.insert_endpoint(tx, account_id=1, url="http://127.0.0.1:9/own", events=["form.viewed"],
-                                     secret_header=None, secret=None, now=clock.now())
+        await stored.insert_endpoint(
+            tx,
+            account_id=1,
+            url="http://127.0.0.1:9/own",
+            events=["form.viewed"],
+            secret_header=None,
+            secret=None,
+            now=clock.now(),
+        )
     await configure_webhooks(WebhookEndpoints(db, clock), config.replace(webhook_url="http://127.0.0.1:9/b"))
-    assert [e.url for e in await stored.list_endpoints(db, 1, limit=10)] == ["http://127.0.0.1:9/b",
-                                                                            "http://127.0.0.1:9/own"]
+    assert [e.url for e in await stored.list_endpoints(db, 1, limit=10)] == [
+        "http://127.0.0.1:9/b",
+        "http://127.0.0.1:9/own",
+    ]
     await configure_webhooks(WebhookEndpoints(db, clock), config)
     assert [e.url for e in await stored.list_endpoints(db, 1, limit=10)] == ["http://127.0.0.1:9/own"]
 
 
-@pytest.mark.parametrize("changes,message", [
-    ({"webhook_url": "ftp://127.0.0.1/x"}, "url must be an http:// or https:// URL"),
-    ({"webhook_url": "http://127.0.0.1/x", "webhook_secret_header": "X-Secret", "webhook_secret": "short"},
-     "secret.value must have 16 to 255 characters"),
-])
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        ({"webhook_url": "ftp://127.0.0.1/x"}, "url must be an http:// or https:// URL"),
+        (
+            {"webhook_url": "http://127.0.0.1/x", "webhook_secret_header": "X-Secret", "webhook_secret": "short"},
+            "secret.value must have 16 to 255 characters",
+        ),
+    ],
+)
 async def test_bad_configured_endpoints_stop_the_start(db, clock, config, changes, message):
     await Accounts(db, clock).bootstrap()
     with pytest.raises(ConfigError, match=f"SIGNSVC_WEBHOOK_.* settings: {message}"):

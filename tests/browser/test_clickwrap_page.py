@@ -20,10 +20,16 @@ from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
-TERMS = {"name": "Terms of Service", "kind": "no_document", "content": "1. Be kind.\n2. No <script>spam</script>.",
-         "button_text": "Accept the terms", "require_name": True, "require_email": True, "publish": True,
-         "checkboxes": [{"text": "I read the privacy notice", "required": True},
-                        {"text": "I am over 18", "required": True}]}
+TERMS = {
+    "name": "Terms of Service",
+    "kind": "no_document",
+    "content": "1. Be kind.\n2. No <script>spam</script>.",
+    "button_text": "Accept the terms",
+    "require_name": True,
+    "require_email": True,
+    "publish": True,
+    "checkboxes": [{"text": "I read the privacy notice", "required": True}, {"text": "I am over 18", "required": True}],
+}
 FRAMING = """<!doctype html><html><body>
 <iframe id="clickwrap" src="{site}/c/{clickwrap}" width="600" height="300"></iframe>
 <iframe id="link" src="{site}/d/{template}" width="600" height="300"></iframe>
@@ -99,8 +105,11 @@ async def test_a_person_agrees_with_the_keyboard_and_receives_the_certificate_by
     assert verified.json["issued_by_service"] is True
 
     [consent] = (await site.get(f"/api/clickwraps/{terms['id']}/consents")).json["data"]
-    assert (consent["clickwrap_version_number"], consent["name"], consent["email"]) == \
-        (1, "Ada Lovelace", "ada@example.com")
+    assert (consent["clickwrap_version_number"], consent["name"], consent["email"]) == (
+        1,
+        "Ada Lovelace",
+        "ada@example.com",
+    )
     assert consent["certificate_url"] and "Chrome" in consent["user_agent"]
     assert [box["checked"] for box in consent["checkboxes"]] == [True, True]
 
@@ -126,8 +135,9 @@ async def test_requires_signature_continues_to_signing_and_completes(site, page:
 async def test_clickwrap_and_public_template_link_pages_refuse_to_be_framed(site, host, page: Page):
     terms = await clickwrap(site)
     template_slug = (await site.get(f"/api/templates/{await every_field_template(site, ONE_FIELD)}")).json["slug"]
-    host["/frames"] = FRAMING.format(site=str(site.client.make_url("")).rstrip("/"), clickwrap=terms["slug"],
-                                     template=template_slug)
+    host["/frames"] = FRAMING.format(
+        site=str(site.client.make_url("")).rstrip("/"), clickwrap=terms["slug"], template=template_slug
+    )
     await page.goto(host["origin"] + "/frames")
     await page.wait_for_load_state("load")
     assert len(page.frames) == 3

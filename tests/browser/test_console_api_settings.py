@@ -15,7 +15,6 @@ from tests.support.system import CHROMIUM
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 
-
 def url(site, path: str) -> str:
     return str(site.client.make_url(path))
 
@@ -50,7 +49,8 @@ async def test_sign_in_rotate_the_live_key_with_confirmation_and_the_old_key_is_
     await page.get_by_role("button", name="Rotate the key").click()
 
     await expect(page.get_by_role("status").first).to_have_text(
-        "Your live key was rotated: the old one no longer works. Copy the new one below.")
+        "Your live key was rotated: the old one no longer works. Copy the new one below."
+    )
     await live.get_by_text("Show the key").click()
     new_key = (await live.locator("#key-live-value").text_content()).strip()
     assert new_key != LIVE_KEY and re.fullmatch(r"\w{43}", new_key)
@@ -59,8 +59,9 @@ async def test_sign_in_rotate_the_live_key_with_confirmation_and_the_old_key_is_
 
 
 async def test_the_copy_buttons_copy_the_key_and_the_request_of_the_current_mode(site, browser: Browser):
-    context = await browser.new_context(viewport={"width": 1280, "height": 900},
-                                        permissions=["clipboard-read", "clipboard-write"])
+    context = await browser.new_context(
+        viewport={"width": 1280, "height": 900}, permissions=["clipboard-read", "clipboard-write"]
+    )
     page = await context.new_page()
     try:
         await sign_in_browser(site, page)
@@ -76,8 +77,7 @@ async def test_the_copy_buttons_copy_the_key_and_the_request_of_the_current_mode
         await expect(page.get_by_text("Test mode is on")).to_be_visible()
         await page.get_by_role("button", name="Copy the request").click()
         site_url = url(site, "/api/user")
-        assert await page.evaluate("navigator.clipboard.readText()") == \
-            f'curl -H "X-Auth-Token: {TEST_KEY}" {site_url}'
+        assert await page.evaluate("navigator.clipboard.readText()") == f'curl -H "X-Auth-Token: {TEST_KEY}" {site_url}'
         await page.get_by_text("Show the request with the key").click()
         await expect(page.get_by_text(f"X-Auth-Token: {TEST_KEY}")).to_be_visible()
     finally:

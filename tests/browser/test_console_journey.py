@@ -55,7 +55,8 @@ async def test_a_self_hoster_uploads_places_fields_sends_to_two_signers_and_down
     await sign_in_browser(site, page)
     await page.get_by_role("link", name="Upload a document").click()
     await page.get_by_label("Document").set_input_files(
-        files=[{"name": "Lease.pdf", "mimeType": "application/pdf", "buffer": pdf(1)}])
+        files=[{"name": "Lease.pdf", "mimeType": "application/pdf", "buffer": pdf(1)}]
+    )
     await page.get_by_role("button", name="Upload").click()
     await expect(page.get_by_role("heading", name="Lease", exact=True)).to_be_visible()
 
@@ -80,8 +81,12 @@ async def test_a_self_hoster_uploads_places_fields_sends_to_two_signers_and_down
     submission = page.url.split("?")[0]
 
     signer = await page.context.new_page()
-    await sign(signer, await page.get_by_label("Signing link of Ann Smith").input_value(), "Signature 1",
-               text="Flat 4, Elm Street")
+    await sign(
+        signer,
+        await page.get_by_label("Signing link of Ann Smith").input_value(),
+        "Signature 1",
+        text="Flat 4, Elm Street",
+    )
     await page.goto(submission)
     await sign(signer, await page.get_by_label("Signing link of Ted Tenant").input_value(), "Signature 2")
     await signer.close()

@@ -98,8 +98,9 @@ async def test_a_user_sends_a_template_copies_a_link_and_sees_the_first_signer_c
     await site.app[WORKER].settle()
     await page.goto(submission_path)
     downloads = page.get_by_role("region", name="Signed documents")
-    await expect(downloads.get_by_role("link")).to_have_text([
-        "Signed document: nda", "Audit log", "Combined document (documents and audit log)"])
+    await expect(downloads.get_by_role("link")).to_have_text(
+        ["Signed document: nda", "Audit log", "Combined document (documents and audit log)"]
+    )
     await shot(page, "completed-1280")
 
 

@@ -23,8 +23,9 @@ def url(site, path: str) -> str:
 
 
 async def api_template(site, name: str, folder: str) -> dict:
-    reply = await site.post("/api/templates", json={"name": name, "folder_name": folder,
-                                                    "documents": [{"name": name, "file": b64(pdf())}]})
+    reply = await site.post(
+        "/api/templates", json={"name": name, "folder_name": folder, "documents": [{"name": name, "file": b64(pdf())}]}
+    )
     assert reply.status == 201, reply.json
     return reply.json
 
@@ -42,8 +43,12 @@ async def test_the_list_is_searched_filtered_by_folder_and_fits_a_phone(site, br
             await page.goto(url(site, "/console/templates"))
             table = page.get_by_role("table", name="Your templates, newest first")
             await expect(table.locator("td.name a")).to_have_text(
-                ["Garage lease with a rather long name that has to wrap on a phone", "Non-disclosure agreement",
-                 "Apartment lease"])
+                [
+                    "Garage lease with a rather long name that has to wrap on a phone",
+                    "Non-disclosure agreement",
+                    "Apartment lease",
+                ]
+            )
             await page.screenshot(path=SCREENS / f"templates-list-{width}.png", full_page=True)
             assert await page.evaluate("document.documentElement.scrollWidth") <= width, "no sideways scrolling"
 
@@ -51,7 +56,8 @@ async def test_the_list_is_searched_filtered_by_folder_and_fits_a_phone(site, br
             await page.get_by_label("Folder").select_option("Housing")
             await page.get_by_role("button", name="Show").click()
             await expect(table.locator("td.name a")).to_have_text(
-                ["Garage lease with a rather long name that has to wrap on a phone", "Apartment lease"])
+                ["Garage lease with a rather long name that has to wrap on a phone", "Apartment lease"]
+            )
             await page.get_by_label("Search by name").fill("apartment")
             await page.get_by_label("Search by name").press("Enter")
             await expect(table.locator("td.name a")).to_have_text(["Apartment lease"])
@@ -112,7 +118,8 @@ async def test_the_upload_shows_its_progress_then_opens_the_editor(site, page: P
 
     await page.route("**/console/templates/new", hold)
     await page.get_by_label("Document").set_input_files(
-        files=[{"name": "Lease.pdf", "mimeType": "application/pdf", "buffer": pdf()}])
+        files=[{"name": "Lease.pdf", "mimeType": "application/pdf", "buffer": pdf()}]
+    )
     await page.get_by_label("Name").fill("Flat lease")
     await page.get_by_role("button", name="Upload").click()
     await held.wait()
@@ -136,7 +143,8 @@ async def test_a_refused_file_shows_the_services_message_on_the_form_and_keeps_i
         await page.goto(url(site, "/console/templates/new"))
         document = page.get_by_label("Document")
         await document.set_input_files(
-            files=[{"name": "broken.pdf", "mimeType": "application/pdf", "buffer": BROKEN_PDF}])
+            files=[{"name": "broken.pdf", "mimeType": "application/pdf", "buffer": BROKEN_PDF}]
+        )
         await page.get_by_role("button", name="Upload").click()
 
         await expect(page.get_by_role("alert")).to_have_text(refused.json["error"])
@@ -158,7 +166,8 @@ async def test_the_upload_form_works_without_script(site, browser: Browser):
         await sign_in_browser(site, page)
         await page.goto(url(site, "/console/templates/new"))
         await page.get_by_label("Document").set_input_files(
-            files=[{"name": "Lease.pdf", "mimeType": "application/pdf", "buffer": pdf()}])
+            files=[{"name": "Lease.pdf", "mimeType": "application/pdf", "buffer": pdf()}]
+        )
         await page.get_by_label("Folder").fill("Housing")
         await page.get_by_role("button", name="Upload").click()
         await expect(page).to_have_url(re.compile(r"/console/templates/\d+\?done=template_uploaded$"))

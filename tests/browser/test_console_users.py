@@ -1,7 +1,6 @@
 """The console's users in chromium: inviting a user with the form's labels, deactivating one after the
 confirmation, the instance administrator's approval of an account's API access; the page at a phone's width."""
 
-
 from playwright.async_api import Browser, expect
 
 from signsvc.http.appkeys import ACCOUNTS, CONSOLE_USERS
@@ -11,7 +10,6 @@ from tests.support.screens import screen
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
-
 
 
 def url(site, path: str) -> str:
@@ -64,8 +62,12 @@ async def test_the_administrator_approves_an_accounts_api_access(site, page):
 async def test_the_users_page_fits_a_phone(site, browser: Browser):
     users = site.app[CONSOLE_USERS]
     admin = await users.find_by_email("admin@example.com")
-    await users.invite(admin, email="maximiliane.mustermann-schmidt@example.com", first_name="Maximiliane",
-                       last_name="Mustermann-Schmidt")
+    await users.invite(
+        admin,
+        email="maximiliane.mustermann-schmidt@example.com",
+        first_name="Maximiliane",
+        last_name="Mustermann-Schmidt",
+    )
     carol = await users.invite(admin, email="carol@example.com", first_name=None, last_name=None)
     await users.deactivate(admin, carol.id)
     await site.app[ACCOUNTS].create_account(name="A company with a rather long name", email="ops@long.test")

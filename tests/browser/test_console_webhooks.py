@@ -40,8 +40,9 @@ async def screenshot(page: Page, name: str) -> None:
 
 
 async def fits(page: Page) -> None:
-    assert await page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"], \
+    assert await page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"], (
         "no sideways scrolling"
+    )
 
 
 async def add_endpoint(page: Page, address: str) -> str:
@@ -64,7 +65,8 @@ async def add_endpoint(page: Page, address: str) -> str:
 
 
 async def test_a_webhook_added_in_the_console_takes_the_test_event_and_its_deliveries_appear_in_the_log(
-        site, page, hooks):
+    site, page, hooks
+):
     await send(site, await template(site), {"email": "ann@example.com", "completed": True})
     await sign_in_browser(site, page)
     await page.context.grant_permissions(["clipboard-read", "clipboard-write"])

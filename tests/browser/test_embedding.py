@@ -41,8 +41,9 @@ def site_url(site) -> str:
 
 
 async def test_an_embedded_form_tells_the_host_page_load_and_completed_and_never_navigates(site, host, page: Page):
-    tess = await invite(site, await every_field_template(site, ONE_FIELD),
-                        completed_redirect_url="https://example.com/thanks")
+    tess = await invite(
+        site, await every_field_template(site, ONE_FIELD), completed_redirect_url="https://example.com/thanks"
+    )
     host["/sign"] = EMBEDDING.format(site=site_url(site), slug=tess["slug"])
     await page.goto(host["origin"] + "/sign")
     frame = page.frame_locator("service-embed iframe")

@@ -25,8 +25,9 @@ def url(site, path: str) -> str:
 
 
 async def template_with(site, fields: list | None = None, pages: int = 1) -> dict:
-    reply = await site.post("/api/templates", json={"name": "Lease",
-                                                    "documents": [{"name": "Lease", "file": b64(pdf(pages))}]})
+    reply = await site.post(
+        "/api/templates", json={"name": "Lease", "documents": [{"name": "Lease", "file": b64(pdf(pages))}]}
+    )
     assert reply.status == 201, reply.json
     if fields is not None:
         document = reply.json["documents"][0]["uuid"]
@@ -51,8 +52,11 @@ async def drag(page: Page, figure: Locator, start: tuple[float, float], end: tup
     frame = await figure.bounding_box()
     await page.mouse.move(frame["x"] + start[0] * frame["width"], frame["y"] + start[1] * frame["height"])
     await page.mouse.down()
-    await page.mouse.move(frame["x"] + (start[0] + end[0]) / 2 * frame["width"],
-                          frame["y"] + (start[1] + end[1]) / 2 * frame["height"], steps=4)
+    await page.mouse.move(
+        frame["x"] + (start[0] + end[0]) / 2 * frame["width"],
+        frame["y"] + (start[1] + end[1]) / 2 * frame["height"],
+        steps=4,
+    )
     await page.mouse.move(frame["x"] + end[0] * frame["width"], frame["y"] + end[1] * frame["height"], steps=4)
     await page.mouse.up()
 
@@ -65,7 +69,8 @@ async def test_a_pdf_uploaded_gets_fields_for_two_roles_placed_moved_and_saved(s
     await sign_in_browser(site, page)
     await page.goto(url(site, "/console/templates/new"))
     await page.get_by_label("Document").set_input_files(
-        files=[{"name": "Lease.pdf", "mimeType": "application/pdf", "buffer": pdf(2)}])
+        files=[{"name": "Lease.pdf", "mimeType": "application/pdf", "buffer": pdf(2)}]
+    )
     await page.get_by_role("button", name="Upload").click()
     await expect(page).to_have_url(re.compile(r"/console/templates/\d+\?done=template_uploaded$"))
     await expect(page.get_by_role("heading", name="Lease", exact=True)).to_be_visible()
@@ -106,8 +111,11 @@ async def test_a_pdf_uploaded_gets_fields_for_two_roles_placed_moved_and_saved(s
     assert [role["name"] for role in saved["submitters"]] == ["First Party", "Tenant"]
     [text, signature] = saved["fields"]
     assert (text["name"], text["type"], text["submitter_uuid"]) == ("Text 1", "text", saved["submitters"][0]["uuid"])
-    assert (signature["name"], signature["type"], signature["submitter_uuid"]) == \
-        ("Signature 1", "signature", saved["submitters"][1]["uuid"])
+    assert (signature["name"], signature["type"], signature["submitter_uuid"]) == (
+        "Signature 1",
+        "signature",
+        saved["submitters"][1]["uuid"],
+    )
     [area] = text["areas"]
     assert area["page"] == 0 and area["attachment_uuid"] == saved["documents"][0]["uuid"]
     assert abs(area["x"] - (0.1 + 2 * SMALL_STEP)) < 0.01 and abs(area["y"] - (0.2 + LARGE_STEP)) < 0.01
@@ -194,8 +202,9 @@ async def test_a_save_the_service_refuses_shows_its_message_and_selects_the_fiel
 
 
 async def test_an_edit_made_while_a_save_is_on_its_way_is_kept_and_saved_next(site, page):
-    template = await template_with(site, [{"name": "Landlord", "type": "text",
-                                           "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.03, "page": 0}]}])
+    template = await template_with(
+        site, [{"name": "Landlord", "type": "text", "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.03, "page": 0}]}]
+    )
     await open_editor(site, page, template)
     held, release = asyncio.Event(), asyncio.Event()
 
@@ -255,8 +264,14 @@ async def test_a_save_from_a_page_that_has_expired_says_so_and_keeps_the_edits(s
 
 
 async def test_five_hundred_fields_on_one_page_are_shown_moved_and_saved(site, page):
-    fields = [{"name": f"Box {n}", "type": "text", "areas": [{"x": (n % 20) * 0.05, "y": (n // 20) * 0.04, "w": 0.04,
-                                                            "h": 0.03, "page": 0}]} for n in range(500)]
+    fields = [
+        {
+            "name": f"Box {n}",
+            "type": "text",
+            "areas": [{"x": (n % 20) * 0.05, "y": (n // 20) * 0.04, "w": 0.04, "h": 0.03, "page": 0}],
+        }
+        for n in range(500)
+    ]
     template = await template_with(site, fields)
     await open_editor(site, page, template)
     await expect(page.locator(".fbox")).to_have_count(500)
@@ -273,9 +288,15 @@ async def test_five_hundred_fields_on_one_page_are_shown_moved_and_saved(site, p
 
 
 async def test_the_editor_fits_a_phone_and_shows_the_fields_without_script(site, browser: Browser):
-    fields = [{"name": "Landlord", "type": "text", "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.03, "page": 0}]},
-              {"name": "Tenant signs", "type": "signature", "role": "Tenant",
-               "areas": [{"x": 0.5, "y": 0.8, "w": 0.3, "h": 0.06, "page": 0}]}]
+    fields = [
+        {"name": "Landlord", "type": "text", "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.03, "page": 0}]},
+        {
+            "name": "Tenant signs",
+            "type": "signature",
+            "role": "Tenant",
+            "areas": [{"x": 0.5, "y": 0.8, "w": 0.3, "h": 0.06, "page": 0}],
+        },
+    ]
     template = await template_with(site, fields, pages=2)
     SCREENS.mkdir(parents=True, exist_ok=True)
     for width, height in ((1280, 900), (360, 740)):
@@ -304,4 +325,3 @@ async def test_the_editor_fits_a_phone_and_shows_the_fields_without_script(site,
         await page.screenshot(path=SCREENS / "field-editor-without-script.png", full_page=True)
     finally:
         await context.close()
-

@@ -22,17 +22,19 @@ async def test_the_signing_forms_own_check_answers_every_shared_case_as_the_serv
     await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
     await expect(page.get_by_label("Code")).to_be_visible()
     # The module the page's script imports (the same instance: a module is evaluated once per page).
-    answers = await page.evaluate("""async (cases) => {
+    answers = await page.evaluate(
+        """async (cases) => {
         const signing = document.querySelector('script[src*="signing.js"]').src;
         const { matches } = await import(new URL("patterns.js", signing));
         return cases.map((c) => matches(c.pattern, c.text));
-    }""", TABLE["cases"])
+    }""",
+        TABLE["cases"],
+    )
     wrong = [case for case, answer in zip(TABLE["cases"], answers, strict=True) if answer is not case["match"]]
     assert wrong == [] and len(answers) == len(TABLE["cases"])
 
 
-async def test_a_backtracking_pattern_holds_the_signer_with_its_message_and_the_page_stays_responsive(
-        site, page: Page):
+async def test_a_backtracking_pattern_holds_the_signer_with_its_message_and_the_page_stays_responsive(site, page: Page):
     tess = await invite(site, await every_field_template(site, [CODE]))
     await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
     code = page.get_by_label("Code")

@@ -98,10 +98,20 @@ async def test_a_signer_fills_every_field_type_by_keyboard_and_mouse_and_complet
     submitter = (await site.get(f"/api/submitters/{tess['id']}")).json
     values = {value["field"]: value["value"] for value in submitter["values"]}
     assert submitter["status"] == "completed"
-    assert {key: values[key] for key in ("Full name", "Reference", "Age", "I agree", "Plan", "Country",
-                                         "Extras", "Postcode", "Phone")} == {
-        "Full name": "Tess Tenant", "Reference": "REF-42", "Age": 30, "I agree": True,
-        "Plan": "Pro", "Country": "France", "Extras": ["Parking"], "Postcode": "10115", "Phone": "+49 30 1234567"}
+    assert {
+        key: values[key]
+        for key in ("Full name", "Reference", "Age", "I agree", "Plan", "Country", "Extras", "Postcode", "Phone")
+    } == {
+        "Full name": "Tess Tenant",
+        "Reference": "REF-42",
+        "Age": 30,
+        "I agree": True,
+        "Plan": "Pro",
+        "Country": "France",
+        "Extras": ["Parking"],
+        "Postcode": "10115",
+        "Phone": "+49 30 1234567",
+    }
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", values["Signed on"])
     for picture in ("Signature", "Initials", "Photo"):  # typed initials are drawn in the signature font
         assert values[picture].endswith(".png")

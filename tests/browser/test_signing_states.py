@@ -124,8 +124,10 @@ async def test_the_form_fits_a_360_px_screen_and_works_by_touch(site, browser: B
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def mailing_site(database_url, clock, pdf_pool, tmp_path):
-    async with SmtpServer() as smtp_server, serving(database_url, clock, pdf_pool, tmp_path / "data",
-                                                     smtp_url=smtp_server.url) as api:
+    async with (
+        SmtpServer() as smtp_server,
+        serving(database_url, clock, pdf_pool, tmp_path / "data", smtp_url=smtp_server.url) as api,
+    ):
         yield api, smtp_server
 
 

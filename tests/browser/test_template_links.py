@@ -46,8 +46,9 @@ async def test_a_visitor_opens_the_link_types_name_and_email_signs_and_completes
     assert (signer["name"], signer["email"], signer["status"]) == ("Ann Smith", "ann@example.com", "completed")
 
 
-async def test_the_link_page_fits_a_phone_and_shows_errors_beside_inputs_without_script(site, browser: Browser,
-                                                                                         tmp_path):
+async def test_the_link_page_fits_a_phone_and_shows_errors_beside_inputs_without_script(
+    site, browser: Browser, tmp_path
+):
     address = await link(site)
     context = await browser.new_context(viewport={"width": 360, "height": 740}, java_script_enabled=False)
     page = await context.new_page()

@@ -23,8 +23,12 @@ from schemathesis.specs.openapi.checks import ensure_resource_availability
 from tests.fuzz import clickwraps, records, scenarios, submissions, templates
 from tests.fuzz.records import PDF as _PDF
 
-_PDF_INPUTS = {"createTemplate": "documents", "createTemplateFromPdf": "documents", "mergePdfs": "files",
-               "verifyPdf": "file"}
+_PDF_INPUTS = {
+    "createTemplate": "documents",
+    "createTemplateFromPdf": "documents",
+    "mergePdfs": "files",
+    "verifyPdf": "file",
+}
 _LOG_LOCK = threading.Lock()
 _RECORDS = records.from_environment()
 _ON_RECORDS = {  # operation: what names the record its valid cases act on
@@ -95,8 +99,12 @@ def _give_pdfs(body: dict[str, Any], key: str) -> None:
 
 @schemathesis.hook
 def before_call(context: Any, case: Any, kwargs: Any) -> None:
-    if _RECORDS is not None and case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE \
-            and _in_scenario(case):
+    if (
+        _RECORDS is not None
+        and case.meta is not None
+        and case.meta.generation.mode == GenerationMode.POSITIVE
+        and _in_scenario(case)
+    ):
         scenarios.prepare(_operation_id(case), _RECORDS)
 
 
@@ -115,8 +123,10 @@ def _reset_between(ctx: Any, first: str, last: str) -> bool:
     """Whether a reset succeeded after step `first` of the scenario and before step `last`."""
     steps = list(ctx.internals.find_all_cases())  # in the order they ran
     ids = [step.id for step in steps]
-    return any(_operation_id(step) == "resetTestingData" and _succeeded(ctx.internals.find_response(case_id=step.id))
-               for step in steps[ids.index(first) + 1:ids.index(last)])
+    return any(
+        _operation_id(step) == "resetTestingData" and _succeeded(ctx.internals.find_response(case_id=step.id))
+        for step in steps[ids.index(first) + 1 : ids.index(last)]
+    )
 
 
 def _succeeded(response: Any) -> bool:
@@ -129,10 +139,17 @@ def after_call(context: Any, case: Any, response: Any) -> None:
     if not path:
         return
     phase = case.meta.phase.name.value if case.meta is not None else "explicit"
-    line = json.dumps({"operation": _operation_id(case), "phase": phase, "status": response.status_code,
-                       "url": str(response.request.url)[:200],
-                       "answer": response.content[:200].decode(errors="replace"),
-                       "request": response.request.body[:200].decode(errors="replace")
-                       if isinstance(response.request.body, bytes) else repr(response.request.body)[:200]})
+    line = json.dumps(
+        {
+            "operation": _operation_id(case),
+            "phase": phase,
+            "status": response.status_code,
+            "url": str(response.request.url)[:200],
+            "answer": response.content[:200].decode(errors="replace"),
+            "request": response.request.body[:200].decode(errors="replace")
+            if isinstance(response.request.body, bytes)
+            else repr(response.request.body)[:200],
+        }
+    )
     with _LOG_LOCK, open(path, "a") as log:
         log.write(line + "\n")

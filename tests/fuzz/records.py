@@ -22,8 +22,12 @@ from typing import Any
 from tests.support.documents import pdf
 
 PDF = base64.b64encode(pdf()).decode()  # one page
-_FIELD = {"name": "Note", "type": "text", "required": False,
-          "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}]}
+_FIELD = {
+    "name": "Note",
+    "type": "text",
+    "required": False,
+    "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}],
+}
 
 
 class Api:
@@ -32,8 +36,11 @@ class Api:
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         request = urllib.request.Request(
-            self.base + path, method=method, data=None if body is None else json.dumps(body).encode(),
-            headers={"X-Auth-Token": self.key, "Content-Type": "application/json"})
+            self.base + path,
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"X-Auth-Token": self.key, "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())
 
@@ -54,9 +61,15 @@ class Records:
 
     def signer(self) -> dict[str, Any]:
         """A signer who has not signed yet, of a new submission (send_email: an email in the outbox)."""
-        return self.api.call("POST", "/submissions", {
-            "template_id": self._template(), "send_email": True,
-            "submitters": [{"email": "signer@example.com", "name": "Signer"}]})[0]
+        return self.api.call(
+            "POST",
+            "/submissions",
+            {
+                "template_id": self._template(),
+                "send_email": True,
+                "submitters": [{"email": "signer@example.com", "name": "Signer"}],
+            },
+        )[0]
 
     def completed_submission(self) -> int:
         def make() -> tuple[str, int]:
@@ -64,6 +77,7 @@ class Records:
             self.api.call("POST", f"/_testing/submitters/{signer['id']}/complete", {"values": {"Note": "Done"}})
             self.run_jobs()
             return f"/submissions/{signer['submission_id']}", signer["submission_id"]
+
         return self._kept("completed", make)
 
     def run_jobs(self) -> None:
@@ -74,6 +88,7 @@ class Records:
         def make() -> tuple[str, int]:
             created = self.api.call("POST", "/webhooks", {"url": "http://127.0.0.1:9/records", "events": "all"})
             return f"/webhooks/{created['id']}", created["id"]
+
         return self._kept("endpoint", make)
 
     def delivery(self) -> tuple[int, int]:
@@ -87,15 +102,20 @@ class Records:
 
     def clickwrap(self) -> int:
         def make() -> tuple[str, int]:
-            created = self.api.call("POST", "/clickwraps", {"name": "Terms", "kind": "no_document",
-                                                            "content": "The terms.", "publish": True})
+            created = self.api.call(
+                "POST",
+                "/clickwraps",
+                {"name": "Terms", "kind": "no_document", "content": "The terms.", "publish": True},
+            )
             return f"/clickwraps/{created['id']}", created["id"]
+
         return self._kept("clickwrap", make)
 
     def consent(self) -> int:
         def make() -> tuple[str, int]:
             created = self.api.call("POST", f"/clickwraps/{self.clickwrap()}/consents", {"name": "Ann"})
             return f"/consents/{created['id']}", created["id"]
+
         return self._kept("consent", make)
 
     def signer_fields(self, submitter_id: Any) -> list[dict[str, Any]]:
@@ -120,9 +140,13 @@ class Records:
 
     def _template(self) -> int:
         def make() -> tuple[str, int]:
-            created = self.api.call("POST", "/templates", {"name": "Fuzzing", "documents": [
-                {"name": "form", "file": PDF, "fields": [_FIELD]}]})
+            created = self.api.call(
+                "POST",
+                "/templates",
+                {"name": "Fuzzing", "documents": [{"name": "form", "file": PDF, "fields": [_FIELD]}]},
+            )
             return f"/templates/{created['id']}", created["id"]
+
         return self._kept("template", make)
 
     def _kept(self, name: str, make: Any) -> int:

@@ -41,7 +41,8 @@ def _lists_and_linked_query() -> tuple[set[str], dict[str, set[str]]]:
             for response in operation["responses"].values():
                 for link in response.get("links", {}).values():
                     linked.setdefault(link["operationId"], set()).update(
-                        key.removeprefix("query.") for key in link.get("parameters", {}) if key.startswith("query."))
+                        key.removeprefix("query.") for key in link.get("parameters", {}) if key.startswith("query.")
+                    )
     return lists, linked
 
 

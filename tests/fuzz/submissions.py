@@ -10,8 +10,17 @@ from tests.support.documents import b64, png
 _FUTURE = "9990-01-01T00:00:00Z"
 _EMAIL_KEYS = ("email", "reply_to", "bcc_completed")
 _IMAGE = b64(png(20, 10))
-_BY_TYPE = {"text": "Done", "cells": "Done", "phone": "+1 555 0100", "checkbox": True, "date": "2026-01-01",
-            "signature": "Signer", "initials": "SI", "image": _IMAGE, "file": _IMAGE}
+_BY_TYPE = {
+    "text": "Done",
+    "cells": "Done",
+    "phone": "+1 555 0100",
+    "checkbox": True,
+    "date": "2026-01-01",
+    "signature": "Signer",
+    "initials": "SI",
+    "image": _IMAGE,
+    "file": _IMAGE,
+}
 
 
 def repair(operation: str, case: Any) -> None:
@@ -36,9 +45,14 @@ def repair(operation: str, case: Any) -> None:
 def completing_values(fields: list[dict[str, Any]]) -> dict[str, Any]:
     """A value for each field the signer must fill (required, editable, without a default), fit for its type.
     A text field's pattern is not followed: the template's author wrote it for browsers, in any syntax."""
-    return {field["uuid"]: _value(field) for field in fields
-            if field["required"] and not field.get("readonly") and field.get("default_value") in (None, "")
-            and field["type"] != "stamp"}  # a stamp is made at completion
+    return {
+        field["uuid"]: _value(field)
+        for field in fields
+        if field["required"]
+        and not field.get("readonly")
+        and field.get("default_value") in (None, "")
+        and field["type"] != "stamp"
+    }  # a stamp is made at completion
 
 
 def _value(field: dict[str, Any]) -> Any:
@@ -94,13 +108,11 @@ def _emails(body: dict[str, Any]) -> None:
 def _short(emails: str) -> str:
     """Each address is at most 254 characters: a bound on each item of a list in one text, which a pattern
     could only state with lookaheads that make generating from it fail."""
-    return re.sub(r"[^,\n]+", lambda m: m.group() if len(m.group().strip()) <= 254 else " signer@example.com",
-                  emails)
+    return re.sub(r"[^,\n]+", lambda m: m.group() if len(m.group().strip()) <= 254 else " signer@example.com", emails)
 
 
 def _printable(text: str) -> str:
     """Beyond ASCII the document's email pattern allows any character but whitespace; the server also refuses
     control, format, private-use and unassigned ones (Unicode categories C and Z), which no pattern that
     schemathesis reads can name."""
-    return re.sub(r"[^\x00-\x7f]", lambda m: m.group() if unicodedata.category(m.group())[0] not in "ZC" else "e",
-                  text)
+    return re.sub(r"[^\x00-\x7f]", lambda m: m.group() if unicodedata.category(m.group())[0] not in "ZC" else "e", text)

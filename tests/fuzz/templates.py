@@ -37,8 +37,11 @@ def _signable(case: Any, body: dict[str, Any]) -> None:
     """In the stateful phase, a template someone can sign: one without fields is valid, but no submission of
     it is, and the scenarios that follow a template to its submissions would stop at it."""
     documents = [document for document in body.get("documents") or [] if isinstance(document, dict)]
-    if case.meta.phase.name.value == "stateful" and documents \
-            and not any(document.get("fields") for document in documents):
+    if (
+        case.meta.phase.name.value == "stateful"
+        and documents
+        and not any(document.get("fields") for document in documents)
+    ):
         documents[0]["fields"] = [{"name": "Name", "role": "First Party"}]
 
 

@@ -35,18 +35,33 @@ STATEFUL_ROUNDS = 3
 
 
 async def test_schemathesis_finds_nothing_and_every_operation_answers(database_url, tmp_path):
-    settings = {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data"),
-                "SIGNSVC_TESTING": "1", "SIGNSVC_API_KEY": KEY, "SIGNSVC_RATE_LIMIT_PER_KEY": "0",
-                "SIGNSVC_RATE_LIMIT_PER_IP": "0", "SIGNSVC_WEBHOOK_TIMEOUT_SECONDS": "1"}
+    settings = {
+        "SIGNSVC_DATABASE_URL": database_url,
+        "SIGNSVC_DATA_DIR": str(tmp_path / "data"),
+        "SIGNSVC_TESTING": "1",
+        "SIGNSVC_API_KEY": KEY,
+        "SIGNSVC_RATE_LIMIT_PER_KEY": "0",
+        "SIGNSVC_RATE_LIMIT_PER_IP": "0",
+        "SIGNSVC_WEBHOOK_TIMEOUT_SECONDS": "1",
+    }
     calls = tmp_path / "calls.jsonl"
     await _run(settings, calls, "--phases", "examples,coverage,fuzzing")
     assert [operation for operation in _operations() if not _answered(calls).get(operation)] == []
     # The links reach every operation: each answers a valid request in a scenario.
     for round_ in range(STATEFUL_ROUNDS):
-        await _run(settings, calls, "--phases", "stateful", "--max-time", str(STATEFUL_SECONDS),
-                   "--seed", str(SEED + 1000 * round_))
-        unreached = [operation for operation in _operations()
-                     if not _answered(calls).get(operation, {}).get("stateful")]
+        await _run(
+            settings,
+            calls,
+            "--phases",
+            "stateful",
+            "--max-time",
+            str(STATEFUL_SECONDS),
+            "--seed",
+            str(SEED + 1000 * round_),
+        )
+        unreached = [
+            operation for operation in _operations() if not _answered(calls).get(operation, {}).get("stateful")
+        ]
         if not unreached:
             break
     assert unreached == []
@@ -66,11 +81,26 @@ async def _run(settings: dict[str, str], calls: Path, *arguments: str) -> None:
 
 async def _schemathesis(server: service.Service, calls: Path, *arguments: str) -> tuple[int, str]:
     fuzzer = await asyncio.create_subprocess_exec(
-        SCHEMATHESIS, "--config-file", CONFIG, "--no-color", "run", f"{server.site}/openapi.json",
-        "--header", f"X-Auth-Token: {KEY}", *arguments, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+        SCHEMATHESIS,
+        "--config-file",
+        CONFIG,
+        "--no-color",
+        "run",
+        f"{server.site}/openapi.json",
+        "--header",
+        f"X-Auth-Token: {KEY}",
+        *arguments,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "SCHEMATHESIS_HOOKS": "tests.fuzz.hooks", "SIGNSVC_FUZZ_LOG": str(calls),
-             "SIGNSVC_FUZZ_API": server.api, "SIGNSVC_FUZZ_KEY": KEY})
+        env={
+            **os.environ,
+            "SCHEMATHESIS_HOOKS": "tests.fuzz.hooks",
+            "SIGNSVC_FUZZ_LOG": str(calls),
+            "SIGNSVC_FUZZ_API": server.api,
+            "SIGNSVC_FUZZ_KEY": KEY,
+        },
+    )
     output = (await asyncio.wait_for(fuzzer.communicate(), 600))[0].decode()
     assert fuzzer.returncode is not None
     return fuzzer.returncode, output
@@ -88,5 +118,9 @@ def _answered(calls: Path) -> dict[str, dict[str, int]]:
 
 def _operations() -> list[str]:
     document = json.loads(OPENAPI_PATH.read_text())
-    return [operation["operationId"] for item in document["paths"].values() for method, operation in item.items()
-            if method != "parameters"]
+    return [
+        operation["operationId"]
+        for item in document["paths"].values()
+        for method, operation in item.items()
+        if method != "parameters"
+    ]

@@ -21,13 +21,21 @@ SIGNED_LINK = re.compile(r"/(file|e)/([0-9A-Za-z]+)\.\d+\.[^/\"]+")
 
 
 def environment(database_url: str, data_dir: Path, **variables: str) -> dict[str, str]:
-    return {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(data_dir), "SIGNSVC_API_KEY": KEY,
-            "SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0", **variables}
+    return {
+        "SIGNSVC_DATABASE_URL": database_url,
+        "SIGNSVC_DATA_DIR": str(data_dir),
+        "SIGNSVC_API_KEY": KEY,
+        "SIGNSVC_RATE_LIMIT_PER_KEY": "0",
+        "SIGNSVC_RATE_LIMIT_PER_IP": "0",
+        **variables,
+    }
 
 
 async def create_template(http: aiohttp.ClientSession, api: str, number: int) -> int:
-    body = {"name": f"NDA {number}", "documents": [{"name": "nda", "file": b64(pdf(text=f"Agreement {number}")),
-                                                     "fields": FIELDS}]}
+    body = {
+        "name": f"NDA {number}",
+        "documents": [{"name": "nda", "file": b64(pdf(text=f"Agreement {number}")), "fields": FIELDS}],
+    }
     async with http.post(f"{api}/templates", json=body) as reply:
         assert reply.status == 201, await reply.text()
         return (await reply.json())["id"]
@@ -35,9 +43,13 @@ async def create_template(http: aiohttp.ClientSession, api: str, number: int) ->
 
 async def complete_submission(http: aiohttp.ClientSession, api: str, template_id: int) -> None:
     """A submission both signers complete, once its result documents and audit log exist."""
-    body = {"template_id": template_id, "submitters": [
-        {"email": "ann@example.com", "values": ANN_VALUES, "completed": True},
-        {"email": "bob@example.com", "values": BOB_VALUES, "completed": True}]}
+    body = {
+        "template_id": template_id,
+        "submitters": [
+            {"email": "ann@example.com", "values": ANN_VALUES, "completed": True},
+            {"email": "bob@example.com", "values": BOB_VALUES, "completed": True},
+        ],
+    }
     async with http.post(f"{api}/submissions", json=body) as reply:
         assert reply.status == 200, await reply.text()
         submission_id = (await reply.json())[0]["submission_id"]
@@ -76,8 +88,10 @@ class Shown:
     async def by(cls, http: aiohttp.ClientSession, server: service.Service) -> "Shown":
         shown = cls()
         templates = await every(http, server.api, "templates")
-        submissions = [await get(http, f"{server.api}/submissions/{found['id']}")
-                       for found in await every(http, server.api, "submissions")]
+        submissions = [
+            await get(http, f"{server.api}/submissions/{found['id']}")
+            for found in await every(http, server.api, "submissions")
+        ]
         for kind, found in (("templates", templates), ("submissions", submissions)):
             texts = {record["id"]: json.dumps(record, sort_keys=True) for record in found}
             shown.records[kind] = {id: same_anywhere(text, server) for id, text in texts.items()}
@@ -125,7 +139,8 @@ async def emptied(backend: str, database_url: str, tmp_path: Path) -> str:
 
 
 async def test_a_backup_taken_while_requests_run_restores_every_record_and_file_there_was_before(
-        backend, database_url, tmp_path):
+    backend, database_url, tmp_path
+):
     live = environment(database_url, tmp_path / "live")
     server = await service.start(**live)
     try:
@@ -141,8 +156,11 @@ async def test_a_backup_taken_while_requests_run_restores_every_record_and_file_
     finally:
         await server.stop()
     assert code == 0, err
-    assert re.fullmatch(rf"backup of the {backend} database \(.*migration \d+\) made in \S+: "
-                        rf"(signsvc.sqlite3|postgres.dump), \d+ files\n", out), out
+    assert re.fullmatch(
+        rf"backup of the {backend} database \(.*migration \d+\) made in \S+: "
+        rf"(signsvc.sqlite3|postgres.dump), \d+ files\n",
+        out,
+    ), out
 
     restored = environment(await emptied(backend, database_url, tmp_path), tmp_path / "restored")
     code, out, err = await service.run("restore", str(tmp_path / "backup"), **restored)
@@ -161,7 +179,7 @@ async def test_a_backup_taken_while_requests_run_restores_every_record_and_file_
     # Of the templates created while the backup ran, the first ones (with their files, downloaded above): the
     # database was copied at one moment, while the requests went on.
     later = sorted(set(after.records["templates"]) - set(before.records["templates"]))
-    assert later and later == created[:len(later)]
+    assert later and later == created[: len(later)]
     assert {link: after.files.get(link) for link in before.files} == before.files
     assert len(before.files) >= 6  # the templates' documents and previews, the results and the audit log
 
@@ -212,8 +230,10 @@ async def test_a_restore_refuses_a_database_that_is_not_empty(backend, database_
 
     code, out, err = await service.run("restore", str(tmp_path / "backup"), **env)
     assert (code, out) == (1, "")
-    refusal = {"sqlite": r"there is a database at \S+ already: restore into a new path, or move it away first",
-               "postgres": r"the schema \w+ is not empty \(\d+ tables, views or sequences\): restore into an empty one"}
+    refusal = {
+        "sqlite": r"there is a database at \S+ already: restore into a new path, or move it away first",
+        "postgres": r"the schema \w+ is not empty \(\d+ tables, views or sequences\): restore into an empty one",
+    }
     assert re.fullmatch(f"signsvc: {refusal[backend]}\n", err), err
 
 
@@ -221,8 +241,11 @@ async def test_a_restore_refuses_a_directory_that_is_not_a_finished_backup(tmp_p
     env = environment(f"sqlite:///{tmp_path / 'signsvc.sqlite3'}", tmp_path / "data")
     (tmp_path / "unfinished").mkdir()
     code, out, err = await service.run("restore", str(tmp_path / "unfinished"), **env)
-    assert (code, out, err) == (1, "", f"signsvc: {tmp_path / 'unfinished'} is not a finished backup: "
-                                       f"it has no backup.json\n")
+    assert (code, out, err) == (
+        1,
+        "",
+        f"signsvc: {tmp_path / 'unfinished'} is not a finished backup: it has no backup.json\n",
+    )
     assert not (tmp_path / "signsvc.sqlite3").exists()
 
 
@@ -230,8 +253,10 @@ async def test_a_postgres_backup_without_pg_dump_says_which_package_to_install(t
     env = environment("postgresql://signsvc@127.0.0.1:9/signsvc", tmp_path / "data", PATH=str(tmp_path))
     code, out, err = await service.run("backup", str(tmp_path / "backup"), **env)
     assert (code, out) == (1, "")
-    assert err == ("signsvc: pg_dump is not installed (or not on PATH): install the PostgreSQL client tools "
-                   "(Debian and Ubuntu: apt install postgresql-client)\n")
+    assert err == (
+        "signsvc: pg_dump is not installed (or not on PATH): install the PostgreSQL client tools "
+        "(Debian and Ubuntu: apt install postgresql-client)\n"
+    )
     assert not (tmp_path / "backup").exists()
 
 
@@ -249,8 +274,9 @@ async def test_files_kept_in_the_database_are_restored_with_it(tmp_path):
     assert out.endswith(": signsvc.sqlite3, 2 files within the database\n")
     assert sorted(path.name for path in (tmp_path / "backup").iterdir()) == ["backup.json", "signsvc.sqlite3"]
 
-    restored = environment(f"sqlite:///{tmp_path / 'restored.sqlite3'}", tmp_path / "restored",
-                           SIGNSVC_FILE_STORE="database")
+    restored = environment(
+        f"sqlite:///{tmp_path / 'restored.sqlite3'}", tmp_path / "restored", SIGNSVC_FILE_STORE="database"
+    )
     assert (await service.run("restore", str(tmp_path / "backup"), **restored))[0] == 0
     server = await service.start(**restored)
     try:
@@ -267,6 +293,8 @@ async def test_a_backup_with_files_in_object_storage_says_the_bucket_is_backed_u
     env["SIGNSVC_STORAGE_URL"] = "s3://signsvc-files/live"  # never reached: the backup reads the database only
     code, out, err = await service.run("backup", str(tmp_path / "backup"), **env)
     assert code == 0, err
-    assert out.splitlines()[1] == ("files: in object storage at s3://signsvc-files/live, not copied: the bucket is "
-                                   "backed up by the object store's own means (versioning, replication)")
+    assert out.splitlines()[1] == (
+        "files: in object storage at s3://signsvc-files/live, not copied: the bucket is "
+        "backed up by the object store's own means (versioning, replication)"
+    )
     assert sorted(path.name for path in (tmp_path / "backup").iterdir()) == ["backup.json", "signsvc.sqlite3"]

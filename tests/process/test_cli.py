@@ -16,8 +16,10 @@ def key_in(output: str, mode: str) -> str:
 
 
 async def status_with(server: service.Service, key: str) -> int:
-    async with aiohttp.ClientSession() as session, session.get(f"{server.api}/user",
-                                                               headers={"X-Auth-Token": key}) as response:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"{server.api}/user", headers={"X-Auth-Token": key}) as response,
+    ):
         return response.status
 
 
@@ -30,11 +32,18 @@ async def test_help_lists_every_command():
 
 async def test_management_commands_load_neither_the_web_stack_nor_the_pdf_engines(database_url):
     """So that a command answers in a fraction of a second: only `serve` needs them."""
-    loaded = "import sys; print(sorted(m for m in ('aiohttp', 'jinja2', 'pypdf', 'pyhanko', 'fpdf') if m in sys.modules))"
+    loaded = (
+        "import sys; print(sorted(m for m in ('aiohttp', 'jinja2', 'pypdf', 'pyhanko', 'fpdf') if m in sys.modules))"
+    )
     for command in (["migrate"], ["webhooks", "list"], ["users", "list"]):
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", f"from signsvc.cli import main; main({command!r}); {loaded}", cwd=ROOT,
-            env=service.environment(SIGNSVC_DATABASE_URL=database_url), stdout=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-c",
+            f"from signsvc.cli import main; main({command!r}); {loaded}",
+            cwd=ROOT,
+            env=service.environment(SIGNSVC_DATABASE_URL=database_url),
+            stdout=asyncio.subprocess.PIPE,
+        )
         out, _ = await asyncio.wait_for(process.communicate(), 60)
         assert (process.returncode, out.decode().splitlines()[-1]) == (0, "[]"), (command, out.decode())
 
@@ -79,8 +88,10 @@ async def test_accounts_create_and_list(database_url):
     code, out, _ = await service.run("accounts", "create", "--name", "Acme", "--email", "ops@acme.test", **env)
     assert code == 0 and "account 3 created with user 2 <ops@acme.test>" in out
     code, out, _ = await service.run("accounts", "list", **env)
-    assert out.splitlines()[-2:] == ["1\tsignsvc\tAPI access approved\ttest account 2",
-                                     "3\tAcme\tAPI access not approved\ttest account 4"]
+    assert out.splitlines()[-2:] == [
+        "1\tsignsvc\tAPI access approved\ttest account 2",
+        "3\tAcme\tAPI access not approved\ttest account 4",
+    ]
     code, out, _ = await service.run("users", "list", "--account", "3", **env)
     assert out == "2\tops@acme.test\n"
 
@@ -96,8 +107,9 @@ async def test_commands_on_missing_records_fail_clearly(database_url):
 
 
 def setup_path(output: str) -> str:
-    return re.search(r"^Console setup link .*: https://sign\.example\.test(/console/setup/\S+)$", output,
-                     re.MULTILINE)[1]
+    return re.search(r"^Console setup link .*: https://sign\.example\.test(/console/setup/\S+)$", output, re.MULTILINE)[
+        1
+    ]
 
 
 async def page_status(server: service.Service, path: str) -> tuple[int, str]:
@@ -106,11 +118,16 @@ async def page_status(server: service.Service, path: str) -> tuple[int, str]:
 
 
 async def test_the_first_start_by_a_command_prints_the_first_users_setup_link_with_the_keys(database_url):
-    code, out, _ = await service.run("migrate", SIGNSVC_DATABASE_URL=database_url,
-                                     SIGNSVC_SITE_URL="https://sign.example.test")
+    code, out, _ = await service.run(
+        "migrate", SIGNSVC_DATABASE_URL=database_url, SIGNSVC_SITE_URL="https://sign.example.test"
+    )
     assert code == 0 and key_in(out, "live") and key_in(out, "test")
-    assert re.search(r"^Console setup link \(sets the password of admin@example\.com\): "
-                     r"https://sign\.example\.test/console/setup/\w+$", out, re.MULTILINE)
+    assert re.search(
+        r"^Console setup link \(sets the password of admin@example\.com\): "
+        r"https://sign\.example\.test/console/setup/\w+$",
+        out,
+        re.MULTILINE,
+    )
 
 
 async def test_users_setup_link_prints_a_new_link_on_the_configured_site_that_sets_the_password(database_url):
@@ -118,8 +135,9 @@ async def test_users_setup_link_prints_a_new_link_on_the_configured_site_that_se
     _, first_start, _ = await service.run("migrate", **env)
     code, out, err = await service.run("users", "setup-link", "Admin@Example.com", **env)
     assert (code, err) == (0, "")
-    assert out.startswith("Console setup link of admin@example.com (works once, for 7 days; earlier ones stop "
-                          "working): ")
+    assert out.startswith(
+        "Console setup link of admin@example.com (works once, for 7 days; earlier ones stop working): "
+    )
     server = await service.start(**{**env, "SIGNSVC_SITE_URL": ""})
     try:
         status, page = await page_status(server, setup_path(out))
@@ -145,8 +163,10 @@ async def test_users_deactivate_stops_the_users_keys_and_setup_links(database_ur
     bob_live, bob_link = key_in(out, "live"), setup_path(out)
     assert "bob@example.com" in out.splitlines()[-1]
     code, out, _ = await service.run("users", "deactivate", "bob@example.com", **env)
-    assert (code, out) == (0, "user 2 <bob@example.com> deactivated: their API keys and console sessions no longer "
-                              "work\n")
+    assert (code, out) == (
+        0,
+        "user 2 <bob@example.com> deactivated: their API keys and console sessions no longer work\n",
+    )
     server = await service.start(**{**env, "SIGNSVC_SITE_URL": ""})
     try:
         assert await status_with(server, bob_live) == 401

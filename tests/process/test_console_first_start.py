@@ -48,7 +48,8 @@ async def test_the_setup_link_printed_at_first_start_opens_the_console_once(tmp_
 @pytest.mark.skipif(not POSTGRES_URL, reason=NO_POSTGRES)
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "sqlite"], indirect=True)
 async def test_a_console_session_begun_on_one_process_works_on_another_and_signing_out_ends_it_on_both(
-        database_url, tmp_path):
+    database_url, tmp_path
+):
     """Several processes behind a proxy share one Postgres: the secret key (kept in the database) opens the
     session cookie in each, and signing out on one ends the session on all."""
     env = {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data")}
@@ -58,15 +59,17 @@ async def test_a_console_session_begun_on_one_process_works_on_another_and_signi
         async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as browser:
             await set_password(browser, first.setup_link)
             cookie = browser.cookie_jar.filter_cookies(URL(first.site + "/console"))["signsvc_console"].value
-            async with browser.get(f"{second.site}/console", headers={"Cookie": f"signsvc_console={cookie}"},
-                                   allow_redirects=False) as page:
+            async with browser.get(
+                f"{second.site}/console", headers={"Cookie": f"signsvc_console={cookie}"}, allow_redirects=False
+            ) as page:
                 assert page.status == 200 and "Welcome, Admin" in await page.text()
             async with browser.get(f"{first.site}/console") as home:
                 csrf = re.search(r'name="csrf" value="([^"]+)"', await home.text()).group(1)
             async with browser.post(f"{first.site}/console/sign-out", data={"csrf": csrf}) as signed_out:
                 assert signed_out.url.path == "/console/sign-in"
-            async with browser.get(f"{second.site}/console", headers={"Cookie": f"signsvc_console={cookie}"},
-                                   allow_redirects=False) as page:
+            async with browser.get(
+                f"{second.site}/console", headers={"Cookie": f"signsvc_console={cookie}"}, allow_redirects=False
+            ) as page:
                 assert page.status == 303
     finally:
         await asyncio.gather(first.stop(), second.stop())

@@ -23,8 +23,17 @@ KEY = "no-system-fonts-key-000000000000000000000000"
 SIGNERS = ["山田 太郎", "محمد", "דוד"]
 FONTS = "/usr/share/fonts"
 # Runs the server in a mount namespace of its own (private: nothing leaks out) with a tmpfs over the fonts.
-HIDDEN = ("unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-          f'if [ -d {FONTS} ]; then mount -t tmpfs -o size=1m tmpfs {FONTS} || exit 97; fi; exec "$@"', "sh")
+HIDDEN = (
+    "unshare",
+    "--mount",
+    "--propagation",
+    "private",
+    "--",
+    "sh",
+    "-c",
+    f'if [ -d {FONTS} ]; then mount -t tmpfs -o size=1m tmpfs {FONTS} || exit 97; fi; exec "$@"',
+    "sh",
+)
 
 
 def can_hide_fonts() -> str | None:
@@ -44,9 +53,14 @@ def hidden_fonts():
 
 
 async def test_a_server_without_system_fonts_signs_documents_for_signers_in_any_script(hidden_fonts, tmp_path):
-    server = await service.start(prefix=HIDDEN, SIGNSVC_DATABASE_URL=f"sqlite:///{tmp_path / 'signsvc.db'}",
-                                 SIGNSVC_DATA_DIR=str(tmp_path / "data"), SIGNSVC_API_KEY=KEY,
-                                 SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0")
+    server = await service.start(
+        prefix=HIDDEN,
+        SIGNSVC_DATABASE_URL=f"sqlite:///{tmp_path / 'signsvc.db'}",
+        SIGNSVC_DATA_DIR=str(tmp_path / "data"),
+        SIGNSVC_API_KEY=KEY,
+        SIGNSVC_RATE_LIMIT_PER_KEY="0",
+        SIGNSVC_RATE_LIMIT_PER_IP="0",
+    )
     try:
         # What the server's own mount namespace shows (the process is the server: `sh` exec'd it).
         assert os.listdir(f"/proc/{server.process.pid}/root{FONTS}") == []
@@ -68,16 +82,30 @@ async def test_a_server_without_system_fonts_signs_documents_for_signers_in_any_
 async def completed(session: aiohttp.ClientSession, api: str) -> dict:
     """A submission of a template with a name field per signer, every signer completed with their name."""
     roles = [f"Party {number}" for number in range(1, len(SIGNERS) + 1)]
-    fields = [{"name": f"Name {number}", "type": "text", "role": role,
-               "areas": [{"x": 0.1, "y": 0.1 * number, "w": 0.5, "h": 0.05, "page": 1}]}
-              for number, role in enumerate(roles, 1)]
-    async with session.post(f"{api}/templates", json={"name": "NDA", "documents": [
-            {"name": "nda", "file": b64(pdf()), "fields": fields}]}) as reply:
+    fields = [
+        {
+            "name": f"Name {number}",
+            "type": "text",
+            "role": role,
+            "areas": [{"x": 0.1, "y": 0.1 * number, "w": 0.5, "h": 0.05, "page": 1}],
+        }
+        for number, role in enumerate(roles, 1)
+    ]
+    async with session.post(
+        f"{api}/templates", json={"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": fields}]}
+    ) as reply:
         assert reply.status == 201, await reply.text()
         template_id = (await reply.json())["id"]
-    submitters = [{"role": role, "name": name, "email": f"signer{number}@example.com", "completed": True,
-                   "values": {f"Name {number}": name}}
-                  for number, (role, name) in enumerate(zip(roles, SIGNERS, strict=True), 1)]
+    submitters = [
+        {
+            "role": role,
+            "name": name,
+            "email": f"signer{number}@example.com",
+            "completed": True,
+            "values": {f"Name {number}": name},
+        }
+        for number, (role, name) in enumerate(zip(roles, SIGNERS, strict=True), 1)
+    ]
     async with session.post(f"{api}/submissions", json={"template_id": template_id, "submitters": submitters}) as reply:
         assert reply.status == 200, await reply.text()
         submission_id = (await reply.json())[0]["submission_id"]

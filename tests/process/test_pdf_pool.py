@@ -58,11 +58,13 @@ async def until_gone(pids: set[int], seconds: float) -> set[int]:
 def pool_of(pid: int) -> set[int]:
     """The process's forkserver and the workers it forked (which run the same command); not the resource
     tracker, which multiprocessing starts with the pool's queues."""
+
     def forked(child: int) -> bool:
         try:
             return b"multiprocessing.forkserver" in Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             return False
+
     return {child for child in descendants(pid) if forked(child)}
 
 
@@ -76,8 +78,12 @@ async def until_started(pid: int, processes: int, seconds: float) -> set[int]:
 
 
 def start(tmp_path: Path, **variables: str) -> Awaitable[service.Service]:
-    return service.start(SIGNSVC_DATABASE_URL=f"sqlite:///{tmp_path / 'signsvc.sqlite3'}",
-                         SIGNSVC_DATA_DIR=str(tmp_path / "data"), SIGNSVC_API_KEY=KEY, **variables)
+    return service.start(
+        SIGNSVC_DATABASE_URL=f"sqlite:///{tmp_path / 'signsvc.sqlite3'}",
+        SIGNSVC_DATA_DIR=str(tmp_path / "data"),
+        SIGNSVC_API_KEY=KEY,
+        **variables,
+    )
 
 
 async def upload(server: service.Service) -> None:

@@ -17,8 +17,9 @@ KEY = "live-key-of-the-restart"
 HANG_SECONDS = 10
 # A connection cut in the middle of a query is left in a state of its own; several restarts meet most of them.
 RESTARTS = 3
-POSTGRES_SERVER = requirement("a Postgres server of the test's own (initdb, pg_ctl)", package="postgresql",
-                              present=available)
+POSTGRES_SERVER = requirement(
+    "a Postgres server of the test's own (initdb, pg_ctl)", package="postgresql", present=available
+)
 
 
 @pytest.fixture
@@ -31,13 +32,19 @@ async def own_postgres():
 @POSTGRES_SERVER
 async def test_requests_fail_fast_while_postgres_restarts_and_the_service_recovers_by_itself(own_postgres, tmp_path):
     receiver = await Receiver().start()
-    server = await service.start(SIGNSVC_DATABASE_URL=own_postgres.url, SIGNSVC_DATA_DIR=str(tmp_path / "data"),
-                                 SIGNSVC_API_KEY=KEY, SIGNSVC_WEBHOOK_URL=receiver.url(),
-                                 SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0")
+    server = await service.start(
+        SIGNSVC_DATABASE_URL=own_postgres.url,
+        SIGNSVC_DATA_DIR=str(tmp_path / "data"),
+        SIGNSVC_API_KEY=KEY,
+        SIGNSVC_WEBHOOK_URL=receiver.url(),
+        SIGNSVC_RATE_LIMIT_PER_KEY="0",
+        SIGNSVC_RATE_LIMIT_PER_IP="0",
+    )
     stderr = server.stderr
     statuses: list[int] = []
     try:
         async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session:
+
             async def status(path: str) -> int:
                 async with session.get(server.api + path) as reply:
                     return reply.status
@@ -61,8 +68,10 @@ async def test_requests_fail_fast_while_postgres_restarts_and_the_service_recove
             finally:
                 stopping.set()
                 await asyncio.gather(*loads)
-            async with session.post(f"{server.api}/templates", json={"name": "After the restart",
-                                                                       "documents": [{"name": "d", "file": b64(pdf())}]}) as reply:
+            async with session.post(
+                f"{server.api}/templates",
+                json={"name": "After the restart", "documents": [{"name": "d", "file": b64(pdf())}]},
+            ) as reply:
                 assert reply.status == 201
             delivered = await receiver.wait_for(1, timeout=30)
             assert delivered[0].headers["X-Service-Event-Type"] == "template.created"

@@ -21,13 +21,19 @@ KEY = "service-test-key-0000000000000000000000000"
 PAGES = 150
 # The fields of tests/support/signing.py with an area on every page: drawing the values on each page makes the
 # completion jobs take a couple of seconds, while the template is made in a few.
-EVERY_PAGE = [{**field, "areas": [{**field["areas"][0], "page": page} for page in range(1, PAGES + 1)]}
-              for field in FIELDS]
+EVERY_PAGE = [
+    {**field, "areas": [{**field["areas"][0], "page": page} for page in range(1, PAGES + 1)]} for field in FIELDS
+]
 
 
 def environment(database_url, tmp_path):
-    return {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data"),
-            "SIGNSVC_API_KEY": KEY, "SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0"}
+    return {
+        "SIGNSVC_DATABASE_URL": database_url,
+        "SIGNSVC_DATA_DIR": str(tmp_path / "data"),
+        "SIGNSVC_API_KEY": KEY,
+        "SIGNSVC_RATE_LIMIT_PER_KEY": "0",
+        "SIGNSVC_RATE_LIMIT_PER_IP": "0",
+    }
 
 
 class Peek:
@@ -50,34 +56,51 @@ class Peek:
             await conn.close()
 
     async def jobs(self) -> list[dict]:
-        found = await self.rows("SELECT id, kind, payload, status, attempts, last_error FROM jobs "
-                                "WHERE kind = 'results.produce' ORDER BY id")
-        return [{**job, "payload": json.loads(job["payload"]) if isinstance(job["payload"], str) else job["payload"]}
-                for job in found]
+        found = await self.rows(
+            "SELECT id, kind, payload, status, attempts, last_error FROM jobs "
+            "WHERE kind = 'results.produce' ORDER BY id"
+        )
+        return [
+            {**job, "payload": json.loads(job["payload"]) if isinstance(job["payload"], str) else job["payload"]}
+            for job in found
+        ]
 
     async def results(self) -> list[dict]:
-        return await self.rows("SELECT submission_id, submitter_id, kind, position, name, blob_id, sha256 "
-                               "FROM result_documents ORDER BY id")
+        return await self.rows(
+            "SELECT submission_id, submitter_id, kind, position, name, blob_id, sha256 "
+            "FROM result_documents ORDER BY id"
+        )
 
     async def events(self) -> list[dict]:
-        return await self.rows("SELECT event_type, record_type, record_id FROM events "
-                               "WHERE event_type IN ('form.completed', 'submission.completed') ORDER BY id")
+        return await self.rows(
+            "SELECT event_type, record_type, record_id FROM events "
+            "WHERE event_type IN ('form.completed', 'submission.completed') ORDER BY id"
+        )
 
 
 async def create_template(session: aiohttp.ClientSession, api: str) -> int:
-    body = {"name": "NDA", "documents": [
-        {"name": "nda", "file": b64(pdf(PAGES)), "fields": EVERY_PAGE},
-        {"name": "annex", "file": b64(pdf(2, text="Annex"))}]}
+    body = {
+        "name": "NDA",
+        "documents": [
+            {"name": "nda", "file": b64(pdf(PAGES)), "fields": EVERY_PAGE},
+            {"name": "annex", "file": b64(pdf(2, text="Annex"))},
+        ],
+    }
     async with session.post(f"{api}/templates", json=body) as reply:
         assert reply.status == 201, await reply.text()
         return (await reply.json())["id"]
 
 
-async def create_completed_submission(session: aiohttp.ClientSession, api: str,
-                                      template_id: int) -> tuple[int, list[int]]:
-    body = {"template_id": template_id, "submitters": [
-        {"email": "ann@example.com", "name": "Ann", "values": ANN_VALUES, "completed": True},
-        {"email": "bob@example.com", "name": "Bob", "values": BOB_VALUES, "completed": True}]}
+async def create_completed_submission(
+    session: aiohttp.ClientSession, api: str, template_id: int
+) -> tuple[int, list[int]]:
+    body = {
+        "template_id": template_id,
+        "submitters": [
+            {"email": "ann@example.com", "name": "Ann", "values": ANN_VALUES, "completed": True},
+            {"email": "bob@example.com", "name": "Bob", "values": BOB_VALUES, "completed": True},
+        ],
+    }
     async with session.post(f"{api}/submissions", json=body) as reply:
         assert reply.status == 200, await reply.text()
         submitters = await reply.json()
@@ -98,8 +121,7 @@ async def wait_for_last_job_running(peek: Peek, timeout: float = 30) -> dict:
     raise AssertionError(f"the last signer's job never ran within {timeout} s: {await peek.jobs()}")
 
 
-async def wait_for_audit_log(session: aiohttp.ClientSession, api: str, submission_id: int,
-                            timeout: float = 90) -> dict:
+async def wait_for_audit_log(session: aiohttp.ClientSession, api: str, submission_id: int, timeout: float = 90) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         async with session.get(f"{api}/submissions/{submission_id}") as reply:
@@ -119,7 +141,8 @@ async def download(session: aiohttp.ClientSession, site: str, url: str) -> bytes
 
 
 async def test_documents_exist_exactly_once_after_the_service_is_killed_during_the_completion_job(
-        database_url, tmp_path):
+    database_url, tmp_path
+):
     env = environment(database_url, tmp_path)
     peek = Peek(database_url)
     async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session:
@@ -135,8 +158,9 @@ async def test_documents_exist_exactly_once_after_the_service_is_killed_during_t
         # The kill came while the job ran, else this test proves nothing: the job is still there, running,
         # and nothing of the last submitter is recorded, the audit log above all.
         last = [job for job in await peek.jobs() if job["payload"].get("last")]
-        assert [(job["id"], job["status"]) for job in last] == [(running["id"], "running")], \
+        assert [(job["id"], job["status"]) for job in last] == [(running["id"], "running")], (
             f"the last signer's job finished before the kill: make the document longer ({last})"
+        )
         assert running["payload"]["submitter_id"] == bob
         before = await peek.results()
         assert {(r["kind"], r["submitter_id"]) for r in before} <= {("submitter", ann)}, before
@@ -150,7 +174,9 @@ async def test_documents_exist_exactly_once_after_the_service_is_killed_during_t
             assert found["combined_document_url"]
             assert [document["name"] for document in found["documents"]] == ["nda", "annex"]
             for url in [document["url"] for document in found["documents"]] + [
-                    found["audit_log_url"], found["combined_document_url"]]:
+                found["audit_log_url"],
+                found["combined_document_url"],
+            ]:
                 assert (await download(session, second.site, url)).startswith(b"%PDF-"), url
         finally:
             await second.stop()  # lets a job under way finish, so a duplicate would be counted below
@@ -161,15 +187,30 @@ async def test_documents_exist_exactly_once_after_the_service_is_killed_during_t
 
     slots = Counter((r["kind"], r["submitter_id"], r["position"]) for r in results)
     assert [slot for slot, count in slots.items() if count > 1] == []
-    assert slots == Counter({("submitter", ann, 0): 1, ("submitter", ann, 1): 1, ("submitter", bob, 0): 1,
-                             ("submitter", bob, 1): 1, ("final", None, 0): 1, ("final", None, 1): 1,
-                             ("audit_log", None, 0): 1, ("combined", None, 0): 1})
+    assert slots == Counter(
+        {
+            ("submitter", ann, 0): 1,
+            ("submitter", ann, 1): 1,
+            ("submitter", bob, 0): 1,
+            ("submitter", bob, 1): 1,
+            ("final", None, 0): 1,
+            ("final", None, 1): 1,
+            ("audit_log", None, 0): 1,
+            ("combined", None, 0): 1,
+        }
+    )
     assert {r["submission_id"] for r in results} == {submission_id}
-    assert Counter((e["event_type"], e["record_type"], e["record_id"]) for e in events) == Counter({
-        ("form.completed", "submitter", ann): 1, ("form.completed", "submitter", bob): 1,
-        ("submission.completed", "submission", submission_id): 1})
+    assert Counter((e["event_type"], e["record_type"], e["record_id"]) for e in events) == Counter(
+        {
+            ("form.completed", "submitter", ann): 1,
+            ("form.completed", "submitter", bob): 1,
+            ("submission.completed", "submission", submission_id): 1,
+        }
+    )
     assert sorted((e["submitter_id"], e["to_address"]) for e in emails) == [
-        (ann, "ann@example.com"), (bob, "bob@example.com")]
+        (ann, "ann@example.com"),
+        (bob, "bob@example.com"),
+    ]
     stored = {path.name for path in (tmp_path / "data" / "files").rglob("*") if path.is_file()}
     assert {r["sha256"] for r in results} <= stored
     assert jobs == []  # both jobs done, none left failed or waiting for a retry

@@ -12,8 +12,10 @@ from tests.support import service
 
 
 async def get_user(api_base: str, key: str) -> tuple[int, dict]:
-    async with aiohttp.ClientSession() as session, session.get(f"{api_base}/user",
-                                                               headers={"X-Auth-Token": key}) as response:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"{api_base}/user", headers={"X-Auth-Token": key}) as response,
+    ):
         return response.status, await response.json()
 
 
@@ -40,12 +42,15 @@ async def test_later_starts_print_no_keys_and_keep_the_old_ones(database_url):
 
 
 async def test_fixed_keys_from_the_environment_are_the_default_users_keys(database_url):
-    server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_API_KEY="fixed-live",
-                                 SIGNSVC_TEST_API_KEY="fixed-test")
+    server = await service.start(
+        SIGNSVC_DATABASE_URL=database_url, SIGNSVC_API_KEY="fixed-live", SIGNSVC_TEST_API_KEY="fixed-test"
+    )
     try:
         assert server.keys == {}
-        assert await get_user(server.api, "fixed-live") == (200, {"id": 1, "first_name": "Admin",
-                                                                  "last_name": "User", "email": "admin@example.com"})
+        assert await get_user(server.api, "fixed-live") == (
+            200,
+            {"id": 1, "first_name": "Admin", "last_name": "User", "email": "admin@example.com"},
+        )
         assert (await get_user(server.api, "fixed-test"))[0] == 200
     finally:
         await server.stop()
@@ -63,8 +68,14 @@ async def test_changing_a_fixed_key_revokes_the_previous_one(database_url):
 
 
 async def test_flags_override_the_environment():
-    server = await service.start("--database", "sqlite:///:memory:", "--host", "127.0.0.1",
-                                 SIGNSVC_DATABASE_URL="sqlite:////nonexistent/dir/x.db", SIGNSVC_PORT="1")
+    server = await service.start(
+        "--database",
+        "sqlite:///:memory:",
+        "--host",
+        "127.0.0.1",
+        SIGNSVC_DATABASE_URL="sqlite:////nonexistent/dir/x.db",
+        SIGNSVC_PORT="1",
+    )
     try:
         assert server.keys
     finally:
@@ -72,7 +83,9 @@ async def test_flags_override_the_environment():
 
 
 async def test_site_url_sets_the_public_address_in_the_ready_line():
-    server = await service.start(SIGNSVC_DATABASE_URL="sqlite:///:memory:", SIGNSVC_SITE_URL="https://sign.example.com/")
+    server = await service.start(
+        SIGNSVC_DATABASE_URL="sqlite:///:memory:", SIGNSVC_SITE_URL="https://sign.example.com/"
+    )
     try:
         assert (server.site, server.api) == ("https://sign.example.com", "https://sign.example.com/api")
     finally:
@@ -106,8 +119,9 @@ async def test_invalid_configuration_fails_the_start_naming_the_variable():
 
 
 async def test_access_log_has_one_line_per_request_and_never_the_key():
-    server = await service.start(SIGNSVC_DATABASE_URL="sqlite:///:memory:", SIGNSVC_LOG_LEVEL="INFO",
-                                 SIGNSVC_API_KEY="secret-key-never-logged")
+    server = await service.start(
+        SIGNSVC_DATABASE_URL="sqlite:///:memory:", SIGNSVC_LOG_LEVEL="INFO", SIGNSVC_API_KEY="secret-key-never-logged"
+    )
     await get_user(server.api, "secret-key-never-logged")
     await get_user(server.api, "wrong-key")
     await server.stop()

@@ -26,16 +26,21 @@ async def servers(database_url: str, tmp_path, backend: str, **env: str) -> list
 
 
 async def test_a_key_rotated_by_the_command_is_refused_on_the_next_request_by_every_serving_process(
-        backend, database_url, tmp_path):
+    backend, database_url, tmp_path
+):
     running = await servers(database_url, tmp_path, backend)
     old_key = running[0].keys["live"]
     try:
         async with aiohttp.ClientSession() as session:
             for server in running:
                 assert [await status_with(session, server, old_key) for _ in range(3)] == [200, 200, 200]
-            code, out, _ = await service.run("keys", "rotate", "admin@example.com",
-                                             SIGNSVC_DATABASE_URL=database_url,
-                                             SIGNSVC_DATA_DIR=str(tmp_path / "data"))
+            code, out, _ = await service.run(
+                "keys",
+                "rotate",
+                "admin@example.com",
+                SIGNSVC_DATABASE_URL=database_url,
+                SIGNSVC_DATA_DIR=str(tmp_path / "data"),
+            )
             assert code == 0
             new_key = re.fullmatch(r"API key \(live\) of admin@example.com: (\S+)\n", out)[1]
             for server in running:
@@ -52,8 +57,9 @@ async def test_two_processes_never_admit_more_than_the_limit_between_them(backen
     key = running[0].keys["live"]
     try:
         async with aiohttp.ClientSession() as session:
-            statuses = await asyncio.gather(*(status_with(session, server, key)
-                                              for _ in range(40) for server in running))
+            statuses = await asyncio.gather(
+                *(status_with(session, server, key) for _ in range(40) for server in running)
+            )
     finally:
         await asyncio.gather(*(server.stop() for server in running))
     assert set(statuses) == {200, 429}

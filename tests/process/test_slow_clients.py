@@ -19,12 +19,18 @@ from tests.support.documents import b64, pdf
 HEALTH_WITHIN = 1.0  # seconds
 MIB = 1024 * 1024
 KEY = "live-key-of-the-slow-client-000000000000"
-HEAD_CUT = re.compile(r"WARNING signsvc\.http\.connection_deadlines: cut a slow connection from 127\.0\.0\.1: "
-                      r"request head not complete within 1 s; (\d+) bytes read$")
-SILENT_CUT = re.compile(r"cut a slow connection from 127\.0\.0\.1: no request within 1 s of the connection's "
-                        r"opening; 0 bytes read$")
-BODY_CUT = re.compile(r"WARNING signsvc\.http\.connection_deadlines: cut a slow connection from 127\.0\.0\.1: "
-                      r"request body below 1024 bytes/s \(\d+ bytes in 1 s\); (\d+) bytes read$")
+HEAD_CUT = re.compile(
+    r"WARNING signsvc\.http\.connection_deadlines: cut a slow connection from 127\.0\.0\.1: "
+    r"request head not complete within 1 s; (\d+) bytes read$"
+)
+SILENT_CUT = re.compile(
+    r"cut a slow connection from 127\.0\.0\.1: no request within 1 s of the connection's "
+    r"opening; 0 bytes read$"
+)
+BODY_CUT = re.compile(
+    r"WARNING signsvc\.http\.connection_deadlines: cut a slow connection from 127\.0\.0\.1: "
+    r"request body below 1024 bytes/s \(\d+ bytes in 1 s\); (\d+) bytes read$"
+)
 
 
 class Connection:
@@ -82,8 +88,10 @@ class Connection:
 
 
 def post_head(path: str, key: str, length: int) -> bytes:
-    return (f"POST {path} HTTP/1.1\r\nHost: signsvc\r\nX-Auth-Token: {key}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {length}\r\n\r\n").encode()
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: signsvc\r\nX-Auth-Token: {key}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {length}\r\n\r\n"
+    ).encode()
 
 
 async def health(server: service.Service) -> None:
@@ -112,28 +120,40 @@ def upload(size: int) -> bytes:
 
 async def post(server: service.Service, key: str, body: bytes) -> int:
     headers = {"X-Auth-Token": key, "Content-Type": "application/json"}
-    async with aiohttp.ClientSession() as session, session.post(f"{server.api}/templates", data=io.BytesIO(body),
-                                                                headers=headers) as response:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(f"{server.api}/templates", data=io.BytesIO(body), headers=headers) as response,
+    ):
         return response.status
 
 
 async def another_account(database_url: str) -> str:
     """The live key of a second account, made with the command line."""
-    code, out, _ = await service.run("accounts", "create", "--name", "Other", "--email", "other@example.com",
-                                     "--approve", SIGNSVC_DATABASE_URL=database_url, SIGNSVC_API_KEY=KEY)
+    code, out, _ = await service.run(
+        "accounts",
+        "create",
+        "--name",
+        "Other",
+        "--email",
+        "other@example.com",
+        "--approve",
+        SIGNSVC_DATABASE_URL=database_url,
+        SIGNSVC_API_KEY=KEY,
+    )
     assert code == 0, out
     return re.search(r"^API key \(live\): (\S+)$", out, re.MULTILINE)[1]
 
 
-async def test_request_heads_not_whole_within_the_header_timeout_are_cut_and_logged_while_health_answers(
-        database_url):
+async def test_request_heads_not_whole_within_the_header_timeout_are_cut_and_logged_while_health_answers(database_url):
     server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_HEADER_TIMEOUT_SECONDS="1")
     try:
         await health(server)
         slow = [await Connection.to(server) for _ in range(50)]
         silent = await Connection.to(server)
-        trickles = [asyncio.create_task(c.trickle(b"GET /health HTTP/1.1\r\nHost: signsvc\r\nX-Slow: " + b"x" * 100,
-                                                  0.1)) for c in slow]
+        trickles = [
+            asyncio.create_task(c.trickle(b"GET /health HTTP/1.1\r\nHost: signsvc\r\nX-Slow: " + b"x" * 100, 0.1))
+            for c in slow
+        ]
         closed = asyncio.gather(*(c.closed_after(within=5) for c in [*slow, silent]))
         await health_answers_while(server, closed)
         for seconds, data in await closed:
@@ -164,9 +184,13 @@ async def test_a_kept_alive_connection_idle_longer_than_the_header_timeout_serve
 
 async def test_a_body_below_the_minimum_rate_is_cut_logged_and_frees_its_share_of_the_body_budget(database_url):
     # A budget of 8 MiB: a key's share is 2 MiB, and its first body always fits.
-    server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_BODY_RATE_WINDOW_SECONDS="1",
-                                 SIGNSVC_MAX_BODY_BYTES=str(4 * MIB), SIGNSVC_BODY_BUDGET_BYTES=str(8 * MIB),
-                                 SIGNSVC_LOG_LEVEL="INFO")
+    server = await service.start(
+        SIGNSVC_DATABASE_URL=database_url,
+        SIGNSVC_BODY_RATE_WINDOW_SECONDS="1",
+        SIGNSVC_MAX_BODY_BYTES=str(4 * MIB),
+        SIGNSVC_BODY_BUDGET_BYTES=str(8 * MIB),
+        SIGNSVC_LOG_LEVEL="INFO",
+    )
     key = server.keys["live"]
     try:
         slow = await Connection.to(server)
@@ -191,8 +215,9 @@ async def test_a_body_below_the_minimum_rate_is_cut_logged_and_frees_its_share_o
 async def test_four_slow_bodies_of_one_key_leave_room_for_another_accounts_2_mib_upload(database_url):
     other = await another_account(database_url)
     # The default body budget (256 MiB) and body limit (64 MiB); slow bodies are held for the whole test.
-    server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_API_KEY=KEY,
-                                 SIGNSVC_BODY_RATE_WINDOW_SECONDS="60")
+    server = await service.start(
+        SIGNSVC_DATABASE_URL=database_url, SIGNSVC_API_KEY=KEY, SIGNSVC_BODY_RATE_WINDOW_SECONDS="60"
+    )
     await health(server)
     slow = [await Connection.to(server) for _ in range(4)]
     trickles = []
@@ -205,8 +230,11 @@ async def test_four_slow_bodies_of_one_key_leave_room_for_another_accounts_2_mib
         assert len(refused) == 3
         for status, headers, body in refused:
             assert (status, headers["retry-after"]) == (503, "2") and b"other large requests" in body
-        trickles = [asyncio.create_task(connection.trickle(b" " * 100, 1.0))
-                    for connection, answer in zip(slow, answers, strict=True) if answer is None]
+        trickles = [
+            asyncio.create_task(connection.trickle(b" " * 100, 1.0))
+            for connection, answer in zip(slow, answers, strict=True)
+            if answer is None
+        ]
         await health_answers_while(server, asyncio.ensure_future(asyncio.sleep(2)))
         assert await post(server, other, upload(2 * MIB)) == 201
         await health_answers_while(server, asyncio.ensure_future(asyncio.sleep(1)))
@@ -219,16 +247,17 @@ async def test_four_slow_bodies_of_one_key_leave_room_for_another_accounts_2_mib
         await server.stop()
 
 
-async def test_a_client_that_closes_the_connection_mid_body_is_one_info_line_not_a_500_with_a_traceback(
-        database_url):
+async def test_a_client_that_closes_the_connection_mid_body_is_one_info_line_not_a_500_with_a_traceback(database_url):
     server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_LOG_LEVEL="INFO")
     try:
         connection = await Connection.to(server)
         await connection.send(post_head("/api/templates", server.keys["live"], 4 * MIB) + b'{"name": "' + b"x" * 5000)
         await asyncio.sleep(0.3)
         connection.close()
-        await server.stderr.wait_for(r"INFO signsvc\.http\.middleware: POST /api/templates: the client closed the "
-                                     r"connection before its request was read")
+        await server.stderr.wait_for(
+            r"INFO signsvc\.http\.middleware: POST /api/templates: the client closed the "
+            r"connection before its request was read"
+        )
         await server.stderr.wait_for(r"INFO signsvc\.access: POST /api/templates 400")
         log = "\n".join(server.stderr.lines)
         assert "Traceback" not in log and "unhandled error" not in log and "Error handling request" not in log
@@ -237,10 +266,10 @@ async def test_a_client_that_closes_the_connection_mid_body_is_one_info_line_not
         await server.stop()
 
 
-@pytest.mark.parametrize("framing, body_end", [(b"Content-Length: 5", b"12345"),
-                                               (b"Transfer-Encoding: chunked", b"5\r\n12345\r\n0\r\n\r\n")])
-async def test_a_head_begun_in_the_chunk_that_ends_a_body_is_cut_at_the_header_timeout(database_url, framing,
-                                                                                       body_end):
+@pytest.mark.parametrize(
+    "framing, body_end", [(b"Content-Length: 5", b"12345"), (b"Transfer-Encoding: chunked", b"5\r\n12345\r\n0\r\n\r\n")]
+)
+async def test_a_head_begun_in_the_chunk_that_ends_a_body_is_cut_at_the_header_timeout(database_url, framing, body_end):
     server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_HEADER_TIMEOUT_SECONDS="1")
     try:
         connection = await Connection.to(server)

@@ -42,7 +42,8 @@ def environment(database_url, tmp_path) -> dict[str, str]:
 
 
 async def test_every_content_moves_to_object_storage_and_the_service_serves_it_from_there(
-        environment, tmp_path, s3_url):
+    environment, tmp_path, s3_url
+):
     await moved_and_served(environment, tmp_path, s3_url)
 
 
@@ -63,8 +64,10 @@ async def moved_and_served(environment: dict[str, str], tmp_path, place: str) ->
     assert (code, err) == (0, "")
     setting = f"SIGNSVC_STORAGE_URL={place}" if target == "s3" else "SIGNSVC_FILE_STORE=database"
     unset = " (and unset SIGNSVC_FILE_STORE)" if target == "s3" else ""
-    assert out.splitlines()[-1] == f"to use it, set {setting}{unset} and restart the service (run this again " \
-                                   f"first if it served meanwhile)"
+    assert (
+        out.splitlines()[-1] == f"to use it, set {setting}{unset} and restart the service (run this again "
+        f"first if it served meanwhile)"
+    )
     assert "4 copied, 0 there already" in out  # two documents and their page previews
     shutil.rmtree(tmp_path / "data" / "files")
     moved = await service.start(**environment, **dict([setting.split("=", 1)]))
@@ -102,9 +105,12 @@ async def test_a_content_missing_from_the_store_is_named_and_the_run_fails(envir
     assert "1 contents could not be copied to" in out
 
 
-@pytest.mark.parametrize("place,message", [
-    ("ftp://files", "signsvc: --to ftp://files: use directory, database or s3://bucket/prefix\n"),
-    ("directory", "signsvc: --to directory: the files are kept there already\n"),
-])
+@pytest.mark.parametrize(
+    "place,message",
+    [
+        ("ftp://files", "signsvc: --to ftp://files: use directory, database or s3://bucket/prefix\n"),
+        ("directory", "signsvc: --to directory: the files are kept there already\n"),
+    ],
+)
 async def test_a_place_that_is_not_a_store_is_refused_in_one_line(environment, place, message):
     assert await service.run("storage", "migrate", "--to", place, **environment) == (1, "", message)

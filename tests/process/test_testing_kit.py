@@ -24,19 +24,27 @@ FIELDS = [{"name": "Full Name", "role": "Buyer", "areas": [{"x": 0.1, "y": 0.1, 
 def api_call(kit, method: str, path: str, body: dict | None = None, key: str | None = None) -> dict:
     import json
 
-    request = urllib.request.Request(f"{kit.api_url}{path}", method=method, data=json.dumps(body).encode()
-                                     if body is not None else None,
-                                     headers={"X-Auth-Token": key or kit.key, "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{kit.api_url}{path}",
+        method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"X-Auth-Token": key or kit.key, "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())
 
 
 def sent(kit) -> dict:
     """A template with one Buyer field, sent to one submitter."""
-    template = api_call(kit, "POST", "/templates", {"name": "Order", "documents": [
-        {"name": "order", "file": b64(pdf()), "fields": FIELDS}]})
-    return api_call(kit, "POST", "/submissions", {"template_id": template["id"],
-                                                 "submitters": [{"email": "bo@example.com"}]})[0]
+    template = api_call(
+        kit,
+        "POST",
+        "/templates",
+        {"name": "Order", "documents": [{"name": "order", "file": b64(pdf()), "fields": FIELDS}]},
+    )
+    return api_call(
+        kit, "POST", "/submissions", {"template_id": template["id"], "submitters": [{"email": "bo@example.com"}]}
+    )[0]
 
 
 def test_the_in_process_service_has_fixed_keys_and_captures_every_webhook():
@@ -48,8 +56,13 @@ def test_the_in_process_service_has_fixed_keys_and_captures_every_webhook():
         assert signed["status"] == "completed"
         assert kit.wait_for_webhook("submission.completed")["data"]["id"] == submitter["submission_id"]
         assert [hook["event_type"] for hook in kit.webhooks()] == [
-            "template.created", "submission.created", "form.viewed", "form.started", "form.completed",
-            "submission.completed"]
+            "template.created",
+            "submission.created",
+            "form.viewed",
+            "form.started",
+            "form.completed",
+            "submission.completed",
+        ]
         assert kit.webhooks("form.viewed")[0]["data"]["id"] == submitter["id"]
 
 
@@ -57,8 +70,11 @@ def test_waiting_for_a_webhook_that_never_comes_fails_naming_what_came():
     with running() as kit:
         sent(kit)
         kit.drain()
-        with pytest.raises(TimeoutError, match=r"no form.completed webhook within 0.2 s; received: "
-                                               r"\['template.created', 'submission.created'\]"):
+        with pytest.raises(
+            TimeoutError,
+            match=r"no form.completed webhook within 0.2 s; received: "
+            r"\['template.created', 'submission.created'\]",
+        ):
             kit.wait_for_webhook("form.completed", timeout=0.2)
 
 
@@ -97,8 +113,9 @@ def test_settings_change_the_in_process_service():
 
 
 async def test_connect_drives_a_service_started_as_a_process_with_signsvc_testing():
-    started = await service.start(SIGNSVC_TESTING="1", SIGNSVC_API_KEY="process-key",
-                                  SIGNSVC_DATABASE_URL="sqlite:///:memory:")
+    started = await service.start(
+        SIGNSVC_TESTING="1", SIGNSVC_API_KEY="process-key", SIGNSVC_DATABASE_URL="sqlite:///:memory:"
+    )
     try:
         kit = connect(started.site, "process-key")
 
@@ -126,9 +143,28 @@ async def test_the_testing_extension_is_off_in_a_process_without_signsvc_testing
 
 def test_the_sample_suite_of_the_docs_passes_with_the_pytest_plugin(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNSVC_", "PYTEST_"))}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
-                           "--rootdir", str(tmp_path), "-c", os.devnull, str(EXAMPLES)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "0",
+            "--rootdir",
+            str(tmp_path),
+            "-c",
+            os.devnull,
+            str(EXAMPLES),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "3 passed" in done.stdout
 
@@ -136,16 +172,22 @@ def test_the_sample_suite_of_the_docs_passes_with_the_pytest_plugin(tmp_path):
 @NODE
 @NPM_CLIENT
 async def test_the_npm_sample_suite_of_the_docs_passes_against_a_service_started_with_signsvc_testing(tmp_path):
-    started = await service.start(SIGNSVC_TESTING="1", SIGNSVC_API_KEY="npm-suite-key",
-                                  SIGNSVC_DATABASE_URL="sqlite:///:memory:")
+    started = await service.start(
+        SIGNSVC_TESTING="1", SIGNSVC_API_KEY="npm-suite-key", SIGNSVC_DATABASE_URL="sqlite:///:memory:"
+    )
     try:
         (tmp_path / "node_modules").symlink_to(NPM_DIR / "node_modules")
         suite = tmp_path / "contract_flow.test.mjs"
         suite.write_text((EXAMPLES / "contract_flow.test.mjs").read_text())
         node = await asyncio.create_subprocess_exec(
-            "node", "--test", str(suite), cwd=tmp_path, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env={**os.environ, "SIGNSVC_URL": started.site,
-                                                 "SIGNSVC_KEY": "npm-suite-key"})
+            "node",
+            "--test",
+            str(suite),
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "SIGNSVC_URL": started.site, "SIGNSVC_KEY": "npm-suite-key"},
+        )
         out, err = await asyncio.wait_for(node.communicate(), 120)
         assert node.returncode == 0, out.decode()[-3000:] + err.decode()[-2000:]
         assert "# pass 2" in out.decode()

@@ -20,9 +20,14 @@ KEY = "service-test-key-0000000000000000000000000"
 
 
 def environment(database_url, tmp_path, receiver):
-    return {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data"),
-            "SIGNSVC_API_KEY": KEY, "SIGNSVC_RATE_LIMIT_PER_KEY": "0", "SIGNSVC_RATE_LIMIT_PER_IP": "0",
-            "SIGNSVC_WEBHOOK_URL": receiver.url("/hook")}
+    return {
+        "SIGNSVC_DATABASE_URL": database_url,
+        "SIGNSVC_DATA_DIR": str(tmp_path / "data"),
+        "SIGNSVC_API_KEY": KEY,
+        "SIGNSVC_RATE_LIMIT_PER_KEY": "0",
+        "SIGNSVC_RATE_LIMIT_PER_IP": "0",
+        "SIGNSVC_WEBHOOK_URL": receiver.url("/hook"),
+    }
 
 
 async def create_template(api: str) -> int:
@@ -36,6 +41,7 @@ async def create_template(api: str) -> int:
 async def update_template(apis: list[str], template_id: int, count: int) -> None:
     """`count` template.updated events, spread over the given API bases, 25 requests at a time."""
     async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session:
+
         async def update(n: int) -> None:
             async with session.put(f"{apis[n % len(apis)]}/templates/{template_id}", json={"name": f"v{n}"}) as reply:
                 assert reply.status == 200, await reply.text()
@@ -67,8 +73,7 @@ def event_ids(requests) -> set[str]:
     return {request.headers["X-Service-Event-Id"] for request in requests}
 
 
-async def test_deliveries_pending_when_the_service_is_killed_go_out_after_a_restart(database_url, tmp_path,
-                                                                                   receiver):
+async def test_deliveries_pending_when_the_service_is_killed_go_out_after_a_restart(database_url, tmp_path, receiver):
     env = environment(database_url, tmp_path, receiver)
     # The template comes from an earlier run without the endpoint: the process that is killed then
     # starts no PDF workers, which would outlive it.
@@ -96,24 +101,26 @@ async def test_deliveries_pending_when_the_service_is_killed_go_out_after_a_rest
 
 @pytest.mark.skipif(not POSTGRES_URL, reason=NO_POSTGRES)
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "sqlite"], indirect=True)
-async def test_two_processes_on_one_postgres_deliver_each_event_once_to_each_endpoint(database_url, tmp_path,
-                                                                                      receiver):
+async def test_two_processes_on_one_postgres_deliver_each_event_once_to_each_endpoint(database_url, tmp_path, receiver):
     env = environment(database_url, tmp_path, receiver)
     receiver.pause = 0.02
     first = await service.start(**env)
     second = await service.start(**env)
     try:
         hook = {"url": receiver.url("/other"), "events": ["template.updated"]}
-        async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session, session.post(
-                f"{second.api}/webhooks", json=hook) as reply:
+        async with (
+            aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session,
+            session.post(f"{second.api}/webhooks", json=hook) as reply,
+        ):
             assert reply.status == 200
         await update_template([first.api, second.api], await create_template(first.api), 150)
         await receiver.wait_for(151 + 150, timeout=60)
     finally:
         # Stopping lets every attempt under way finish, so a duplicate would be counted below.
         await asyncio.gather(first.stop(), second.stop())
-    hook, other = [[r.headers["X-Service-Event-Id"] for r in receiver.received if r.path == path]
-                   for path in ("/hook", "/other")]
+    hook, other = [
+        [r.headers["X-Service-Event-Id"] for r in receiver.received if r.path == path] for path in ("/hook", "/other")
+    ]
     assert (len(hook), len(set(hook)), len(other), len(set(other))) == (151, 151, 150, 150)
     assert receiver.overlapping == []
 
@@ -121,8 +128,9 @@ async def test_two_processes_on_one_postgres_deliver_each_event_once_to_each_end
 async def test_management_commands_for_webhook_endpoints(database_url, tmp_path):
     env = {"SIGNSVC_DATABASE_URL": database_url, "SIGNSVC_DATA_DIR": str(tmp_path / "data")}
     run = service.run
-    code, out, err = await run("webhooks", "create", "https://hooks.example.com/a", "--secret-header", "X-Secret",
-                               "--secret", "s" * 20, **env)
+    code, out, err = await run(
+        "webhooks", "create", "https://hooks.example.com/a", "--secret-header", "X-Secret", "--secret", "s" * 20, **env
+    )
     assert code == 0, err
     assert "webhook endpoint 1 created: https://hooks.example.com/a (form.viewed, form.started" in out
     assert err == "warning: secret.value has 20 characters; 32 or more random characters are recommended\n"
@@ -132,7 +140,8 @@ async def test_management_commands_for_webhook_endpoints(database_url, tmp_path)
     assert code == 0 and "(form.completed, template.updated)" in out
     code, out, _ = await run("webhooks", "list", **env)
     assert re.findall(r"^\d+\t.*$", out, re.MULTILINE) == [
-        "1\thttps://hooks.example.com/a\tform.completed,template.updated\tsecret in X-Secret"]
+        "1\thttps://hooks.example.com/a\tform.completed,template.updated\tsecret in X-Secret"
+    ]
     code, out, _ = await run("webhooks", "list", "--test", **env)
     assert out.startswith("2\thttps://hooks.example.com/t\tform.viewed,")
     code, out, _ = await run("webhooks", "deliveries", "1", **env)
@@ -152,13 +161,19 @@ async def test_management_commands_for_webhook_endpoints(database_url, tmp_path)
 async def test_the_commands_refuse_a_private_url_when_only_public_ones_are_allowed(tmp_path):
     env = {"SIGNSVC_DATABASE_URL": f"sqlite:///{tmp_path / 'signsvc.sqlite3'}", "SIGNSVC_WEBHOOK_PUBLIC_ONLY": "true"}
     code, _, err = await service.run("webhooks", "create", "http://10.0.0.5/hook", **env)
-    assert (code, err) == (1, "signsvc: url must point to a public address: 10.0.0.5 is a private or local network "
-                              "address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)\n")
+    assert (code, err) == (
+        1,
+        "signsvc: url must point to a public address: 10.0.0.5 is a private or local network "
+        "address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)\n",
+    )
     code, _, _ = await service.run("webhooks", "create", "https://93.184.215.14/hook", **env)
     assert code == 0
     code, _, err = await service.run("webhooks", "update", "1", "--url", "http://localhost/hook", **env)
-    assert (code, err) == (1, "signsvc: url must point to a public address: localhost resolves to a private or local "
-                              "network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)\n")
+    assert (code, err) == (
+        1,
+        "signsvc: url must point to a public address: localhost resolves to a private or local "
+        "network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)\n",
+    )
 
 
 async def test_a_management_command_leaves_the_configured_endpoint_alone(database_url, tmp_path):

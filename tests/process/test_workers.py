@@ -26,9 +26,16 @@ def access_pids(stderr: Stderr) -> set[int]:
 
 
 async def start_workers(database_url: str, tmp_path: Path, **env: str) -> tuple[service.Service, Stderr]:
-    server = await service.start("--workers", "2", SIGNSVC_DATABASE_URL=database_url,
-                                 SIGNSVC_DATA_DIR=str(tmp_path / "data"), SIGNSVC_LOG_LEVEL="INFO",
-                                 SIGNSVC_RATE_LIMIT_PER_KEY="0", SIGNSVC_RATE_LIMIT_PER_IP="0", **env)
+    server = await service.start(
+        "--workers",
+        "2",
+        SIGNSVC_DATABASE_URL=database_url,
+        SIGNSVC_DATA_DIR=str(tmp_path / "data"),
+        SIGNSVC_LOG_LEVEL="INFO",
+        SIGNSVC_RATE_LIMIT_PER_KEY="0",
+        SIGNSVC_RATE_LIMIT_PER_IP="0",
+        **env,
+    )
     return server, server.stderr
 
 
@@ -53,12 +60,17 @@ async def until_gone(pids: set[int], timeout: float = 30) -> None:
             await asyncio.sleep(0.05)
 
 
-async def answering_pids(server: service.Service, stderr: Stderr, key: str, wanted: int,
-                         timeout: float = 30) -> set[int]:
+async def answering_pids(
+    server: service.Service, stderr: Stderr, key: str, wanted: int, timeout: float = 30
+) -> set[int]:
     """Sends GET /api/user, each on a new connection, until `wanted` processes have answered with 200; the kernel
     hands each new connection to one of the listening workers. Answers the pids that answered."""
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True),
-                                     headers={"X-Auth-Token": key}) as session, asyncio.timeout(timeout):
+    async with (
+        aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(force_close=True), headers={"X-Auth-Token": key}
+        ) as session,
+        asyncio.timeout(timeout),
+    ):
         while len(pids := access_pids(stderr)) < wanted:
             logged = len(stderr.matches(ACCESS))
             async with session.get(f"{server.api}/user") as reply:
@@ -75,7 +87,8 @@ async def stop(server: service.Service) -> tuple[int, str]:
 
 
 async def test_two_workers_serve_with_the_keys_of_the_one_ready_line_and_one_killed_is_started_again(
-        database_url, tmp_path):
+    database_url, tmp_path
+):
     server, stderr = await start_workers(database_url, tmp_path)
     supervisor = server.process.pid
     try:
@@ -101,23 +114,30 @@ async def test_two_workers_serve_with_the_keys_of_the_one_ready_line_and_one_kil
 
 
 async def test_a_submission_made_through_the_workers_completes_and_its_webhook_is_delivered_once(
-        database_url, tmp_path, receiver):
-    server, stderr = await start_workers(database_url, tmp_path, SIGNSVC_API_KEY=KEY,
-                                         SIGNSVC_WEBHOOK_URL=receiver.url("/hook"))
+    database_url, tmp_path, receiver
+):
+    server, stderr = await start_workers(
+        database_url, tmp_path, SIGNSVC_API_KEY=KEY, SIGNSVC_WEBHOOK_URL=receiver.url("/hook")
+    )
     try:
         async with aiohttp.ClientSession(headers={"X-Auth-Token": KEY}) as session:
             body = {"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": FIELDS}]}
             async with session.post(f"{server.api}/templates", json=body) as reply:
                 assert reply.status == 201, await reply.text()
                 template_id = (await reply.json())["id"]
-            body = {"template_id": template_id, "submitters": [
-                {"email": "ann@example.com", "name": "Ann", "values": ANN_VALUES, "completed": True},
-                {"email": "bob@example.com", "name": "Bob", "values": BOB_VALUES, "completed": True}]}
+            body = {
+                "template_id": template_id,
+                "submitters": [
+                    {"email": "ann@example.com", "name": "Ann", "values": ANN_VALUES, "completed": True},
+                    {"email": "bob@example.com", "name": "Bob", "values": BOB_VALUES, "completed": True},
+                ],
+            }
             async with session.post(f"{server.api}/submissions", json=body) as reply:
                 assert reply.status == 200, await reply.text()
                 submission_id = (await reply.json())[0]["submission_id"]
-        await receiver.wait_until(lambda received: any(r.json["event_type"] == "submission.completed"
-                                                       for r in received), timeout=60)
+        await receiver.wait_until(
+            lambda received: any(r.json["event_type"] == "submission.completed" for r in received), timeout=60
+        )
     finally:
         code, _ = await stop(server)  # every attempt under way finishes: a duplicate would be counted below
     completed = [r.json for r in receiver.at("/hook") if r.json["event_type"] == "submission.completed"]
@@ -137,16 +157,21 @@ async def test_the_workers_leave_when_their_supervisor_is_killed(tmp_path):
 async def test_workers_are_refused_on_a_database_in_memory():
     code, out, err = await service.run("--workers", "2", "--port", "0", "--database", "sqlite:///:memory:")
     assert (code, out) == (1, "")
-    assert err == ("signsvc: --workers 2 needs a database the workers share: sqlite:///:memory: belongs to one "
-                   "process (use a SQLite file or Postgres)\n")
+    assert err == (
+        "signsvc: --workers 2 needs a database the workers share: sqlite:///:memory: belongs to one "
+        "process (use a SQLite file or Postgres)\n"
+    )
 
 
 async def test_workers_are_refused_with_the_testing_extension(tmp_path):
-    code, out, err = await service.run("--workers", "2", "--port", "0", "--database",
-                                       f"sqlite:///{tmp_path / 'signsvc.sqlite3'}", SIGNSVC_TESTING="1")
+    code, out, err = await service.run(
+        "--workers", "2", "--port", "0", "--database", f"sqlite:///{tmp_path / 'signsvc.sqlite3'}", SIGNSVC_TESTING="1"
+    )
     assert (code, out) == (1, "")
-    assert err == ("signsvc: --workers 2 cannot be used with SIGNSVC_TESTING: the testing extension keeps the "
-                   "service clock in its process, and each worker would have its own\n")
+    assert err == (
+        "signsvc: --workers 2 cannot be used with SIGNSVC_TESTING: the testing extension keeps the "
+        "service clock in its process, and each worker would have its own\n"
+    )
 
 
 async def test_zero_workers_is_a_usage_error():

@@ -41,13 +41,22 @@ class Api:
     def with_key(self, key: str | None) -> Api:
         return Api(self.client, key)
 
-    async def request(self, method: str, path: str, *, json: Any = None, data: Any = None,
-                      headers: dict[str, str] | None = None, allow_redirects: bool = True) -> Reply:
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        data: Any = None,
+        headers: dict[str, str] | None = None,
+        allow_redirects: bool = True,
+    ) -> Reply:
         headers = dict(headers or {})
         if self.key is not None:
             headers.setdefault("X-Auth-Token", self.key)
-        async with self.client.request(method, path, json=json, data=data, headers=headers,
-                                       allow_redirects=allow_redirects) as response:
+        async with self.client.request(
+            method, path, json=json, data=data, headers=headers, allow_redirects=allow_redirects
+        ) as response:
             reply = Reply(response.status, response.headers, await response.read())
         if response.url.path == "/api" or response.url.path.startswith("/api/"):
             self.checker.check(method, response.url.path, reply.status, reply.headers, reply.body)

@@ -26,8 +26,15 @@ class Console:
         self.csrf: str | None = None
         self.cookies: dict[str, str] = {}
 
-    async def request(self, method: str, path: str, *, allow_redirects: bool = False,
-                      headers: dict[str, str] | None = None, **kwargs: Any) -> Reply:
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        allow_redirects: bool = False,
+        headers: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> Reply:
         """One request with this browser's cookies, keeping the cookies it sets; redirects followed as a
         browser does (a GET after a 303) when asked."""
         for _ in range(10):
@@ -47,11 +54,23 @@ class Console:
         return reply
 
     async def get(self, path: str, *, allow_redirects: bool = True, **kwargs: Any) -> Reply:
-        return await self.request("GET", path, allow_redirects=allow_redirects,
-                                  headers={"Accept": "text/html", **kwargs.pop("headers", {})}, **kwargs)
+        return await self.request(
+            "GET",
+            path,
+            allow_redirects=allow_redirects,
+            headers={"Accept": "text/html", **kwargs.pop("headers", {})},
+            **kwargs,
+        )
 
-    async def post(self, path: str, form: dict[str, Any] | None = None, *, csrf: bool = True,
-                   allow_redirects: bool = False, **kwargs: Any) -> Reply:
+    async def post(
+        self,
+        path: str,
+        form: dict[str, Any] | None = None,
+        *,
+        csrf: bool = True,
+        allow_redirects: bool = False,
+        **kwargs: Any,
+    ) -> Reply:
         """Posts the form (with the last page's CSRF token unless `csrf=False`); redirects are not followed
         unless asked, so a test sees where a post sends the browser (`location`)."""
         data = dict(form or {})

@@ -151,8 +151,9 @@ class _Schema:
         self.namespace = await conn.fetchval("SELECT $1::regnamespace::oid", self.name)
         rows = await conn.fetch(_RELATIONS, self.namespace)
         self.relations = [row["oid"] for row in rows]
-        self.table_of = {row["oid"]: row["table_name"] for row in rows
-                         if row["table_name"] not in (None, "schema_migrations")}
+        self.table_of = {
+            row["oid"]: row["table_name"] for row in rows if row["table_name"] not in (None, "schema_migrations")
+        }
         self.sequences = [row["oid"] for row in rows if row["relkind"] == "S"]
         tables = [row["oid"] for row in rows if row["relkind"] == "r"]
         self.sizes = {row["oid"]: row["size"] for row in await conn.fetch(_SIZES, tables)}
@@ -178,14 +179,22 @@ class _Schema:
                 await conn.execute("SET LOCAL lock_timeout = '5s'")
                 if await self._definition(conn) != self.definition:
                     return False
-                if await conn.fetchval("SELECT EXISTS (SELECT FROM pg_statistic WHERE starelid = ANY ($1::oid[]))",
-                                       self.relations):
+                if await conn.fetchval(
+                    "SELECT EXISTS (SELECT FROM pg_statistic WHERE starelid = ANY ($1::oid[]))", self.relations
+                ):
                     return False  # analyzed: TRUNCATE keeps statistics, a fresh table has none
-                changed = [row["oid"] for row in await conn.fetch(_SIZES, list(self.sizes))
-                           if self.sizes[row["oid"]] != row["size"]]
-                changed += [row[0] for row in await conn.fetch(
-                    "SELECT s FROM unnest($1::oid[]) AS s WHERE pg_sequence_last_value(s) IS NOT NULL",
-                    self.sequences)]
+                changed = [
+                    row["oid"]
+                    for row in await conn.fetch(_SIZES, list(self.sizes))
+                    if self.sizes[row["oid"]] != row["size"]
+                ]
+                changed += [
+                    row[0]
+                    for row in await conn.fetch(
+                        "SELECT s FROM unnest($1::oid[]) AS s WHERE pg_sequence_last_value(s) IS NOT NULL",
+                        self.sequences,
+                    )
+                ]
                 if any(oid not in self.table_of for oid in changed):
                     return False  # schema_migrations, or a sequence no table owns
                 dirty = {self.table_of[oid] for oid in changed}

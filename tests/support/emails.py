@@ -9,6 +9,13 @@ LINK = "http://signsvc.test/s/sLuG123"
 
 
 def invite(**changes) -> mail.Composed:
-    arguments = dict(account_name="Acme", template_name="NDA", submitter_name="Bob Stone",
-                     submitter_email="bob@example.com", link=LINK, expire_at=None, message=None)
+    arguments = dict(
+        account_name="Acme",
+        template_name="NDA",
+        submitter_name="Bob Stone",
+        submitter_email="bob@example.com",
+        link=LINK,
+        expire_at=None,
+        message=None,
+    )
     return invitations.compose(**{**arguments, **changes})

@@ -31,17 +31,20 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def serving(database_url: str, clock: ManualClock, pool: PdfPool, data_dir: Path,
-                  **changes: Any) -> AsyncIterator[Api]:
+async def serving(
+    database_url: str, clock: ManualClock, pool: PdfPool, data_dir: Path, **changes: Any
+) -> AsyncIterator[Api]:
     """The app on a fresh database, its site URL the port it listens on; an API client of it."""
     db = await open_db(database_url)
     await migrate(db)
     port = free_port()
-    config = Config(api_key=LIVE_KEY, test_api_key=TEST_KEY, site_url=f"http://127.0.0.1:{port}",
-                    data_dir=str(data_dir), **changes)
+    config = Config(
+        api_key=LIVE_KEY, test_api_key=TEST_KEY, site_url=f"http://127.0.0.1:{port}", data_dir=str(data_dir), **changes
+    )
     try:
-        async with TestClient(TestServer(create_app(config, clock=clock, db=db, pool=pool), host="127.0.0.1",
-                                         port=port)) as client:
+        async with TestClient(
+            TestServer(create_app(config, clock=clock, db=db, pool=pool), host="127.0.0.1", port=port)
+        ) as client:
             yield Api(client)
     finally:
         await db.close()

@@ -19,8 +19,10 @@ class OpenApiChecker:
     def __init__(self, path: Path = OPENAPI_PATH) -> None:
         self.doc = json.loads(path.read_text())
         self.base = self.doc["servers"][0]["url"]
-        self.paths = [(re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", template) + "$"), item)
-                      for template, item in self.doc["paths"].items()]
+        self.paths = [
+            (re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", template) + "$"), item)
+            for template, item in self.doc["paths"].items()
+        ]
 
     def check(self, method: str, path: str, status: int, headers: Any, body: bytes) -> None:
         data = json.loads(body) if body else None
@@ -53,7 +55,7 @@ class OpenApiChecker:
     def _path_item(self, path: str) -> dict[str, Any] | None:
         if not path.startswith(self.base + "/"):
             return None
-        relative = path[len(self.base):]
+        relative = path[len(self.base) :]
         return next((item for pattern, item in self.paths if pattern.match(relative)), None)
 
     def _resolve(self, node: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +67,8 @@ class OpenApiChecker:
         return node
 
     def _validate(self, schema: dict[str, Any], data: Any, where: str) -> None:
-        validator = OAS31Validator({**schema, "components": self.doc["components"]},
-                                   format_checker=OAS31Validator.FORMAT_CHECKER)
+        validator = OAS31Validator(
+            {**schema, "components": self.doc["components"]}, format_checker=OAS31Validator.FORMAT_CHECKER
+        )
         errors = sorted(validator.iter_errors(data), key=str)
         assert not errors, f"{where}: response does not match the OpenAPI document: {errors[0].message}"

@@ -10,8 +10,11 @@ import socket
 import tempfile
 from pathlib import Path
 
-BIN = Path("/usr/lib/postgresql") / (sorted(os.listdir("/usr/lib/postgresql"))[-1] if Path(
-    "/usr/lib/postgresql").is_dir() else "") / "bin"
+BIN = (
+    Path("/usr/lib/postgresql")
+    / (sorted(os.listdir("/usr/lib/postgresql"))[-1] if Path("/usr/lib/postgresql").is_dir() else "")
+    / "bin"
+)
 
 
 def available() -> bool:
@@ -39,8 +42,9 @@ class OwnPostgres:
 
     async def start(self) -> None:
         options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 -c fsync=off"
-        await self._run(BIN / "pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.directory / "log"),
-                        "-w", "start")
+        await self._run(
+            BIN / "pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.directory / "log"), "-w", "start"
+        )
 
     async def stop(self) -> None:
         await self._run(BIN / "pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
@@ -53,7 +57,8 @@ class OwnPostgres:
 
     async def _run(self, *command: str | Path) -> None:
         prefix = ("runuser", "-u", "postgres", "--") if os.geteuid() == 0 else ()
-        process = await asyncio.create_subprocess_exec(*prefix, *map(str, command), stdout=asyncio.subprocess.PIPE,
-                                                       stderr=asyncio.subprocess.STDOUT)
+        process = await asyncio.create_subprocess_exec(
+            *prefix, *map(str, command), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        )
         out, _ = await asyncio.wait_for(process.communicate(), 60)
         assert process.returncode == 0, out.decode()

@@ -9,6 +9,7 @@ async def draw(page: Page, canvas: Locator) -> None:
     await page.mouse.move(box["x"] + box["width"] * 0.1, box["y"] + box["height"] * 0.6)
     await page.mouse.down()
     for step in range(1, 12):
-        await page.mouse.move(box["x"] + box["width"] * (0.1 + step * 0.07),
-                              box["y"] + box["height"] * (0.6 - 0.3 * (step % 2)), steps=3)
+        await page.mouse.move(
+            box["x"] + box["width"] * (0.1 + step * 0.07), box["y"] + box["height"] * (0.6 - 0.3 * (step % 2)), steps=3
+        )
     await page.mouse.up()

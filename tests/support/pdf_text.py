@@ -30,6 +30,11 @@ def pdftotext(pdf: bytes) -> str:
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "document.pdf"
         path.write_bytes(pdf)
-        text = subprocess.run([program, "-layout", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
-                              check=True, timeout=60).stdout
+        text = subprocess.run(
+            [program, "-layout", "-enc", "UTF-8", str(path), "-"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout
     return text.translate({mark: None for mark in range(0x202A, 0x202F)})

@@ -30,8 +30,9 @@ def _user(user: stored.User) -> dict:
 
 async def list_users(request: web.Request) -> web.Response:
     page = Page.from_query(Query(request))
-    users = await stored.list_users(request.app[DB], principal(request).account_id,
-                                    limit=page.limit, after=page.after, before=page.before)
+    users = await stored.list_users(
+        request.app[DB], principal(request).account_id, limit=page.limit, after=page.after, before=page.before
+    )
     return json_response(paginated(users, _user))
 
 
@@ -57,4 +58,3 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/api/probe/echo", echo)
     app.router.add_get("/api/probe/slow", slow)
     app[STARTED], app[RELEASE] = asyncio.Event(), asyncio.Event()
-

@@ -7,8 +7,10 @@ from urllib.parse import urlsplit
 from tests.support.signing import ANN_VALUES, BOB_VALUES, send, submission, template
 
 # Two submitters who complete at creation; Bob's name needs the CJK fallback font in the audit log.
-BOTH_COMPLETED = ({"email": "ann@example.com", "name": "Zoë Łukasz", "values": ANN_VALUES, "completed": True},
-                  {"email": "bob@example.com", "name": "山田 太郎", "values": BOB_VALUES, "completed": True})
+BOTH_COMPLETED = (
+    {"email": "ann@example.com", "name": "Zoë Łukasz", "values": ANN_VALUES, "completed": True},
+    {"email": "bob@example.com", "name": "山田 太郎", "values": BOB_VALUES, "completed": True},
+)
 
 
 async def fetch(api, url: str) -> bytes:

@@ -36,8 +36,13 @@ class Emulator:
     def client(self):
         import boto3
 
-        return boto3.client("s3", endpoint_url=self.endpoint, region_name=CREDENTIALS["AWS_DEFAULT_REGION"],
-                            aws_access_key_id="testing", aws_secret_access_key="testing")
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            region_name=CREDENTIALS["AWS_DEFAULT_REGION"],
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
 
     def new_bucket(self) -> str:
         name = f"signsvc-{uuid.uuid4().hex[:16]}"

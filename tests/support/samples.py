@@ -107,10 +107,17 @@ class Form:
             boxes = " ".join(f"{x0} {y0} {x1 - x0} {y1 - y0} re f" for x0, y0, x1, y1 in self.drawn[index])
             content = pdf.stream(f"0 g {boxes}".encode())
             parent = middle if index == 4 else root
-            pages.append(pdf.add(f"<< /Type /Page /Parent {parent} 0 R {entries} /Contents {content} 0 R "
-                                 f"/Annots [{refs(self.annots[index])}] >>"))
-        pdf.put(middle, f"<< /Type /Pages /Parent {root} 0 R /Kids [{pages[4]} 0 R] /Count 1 /Rotate 180 "
-                        f"/MediaBox [0 0 400 600] >>")
+            pages.append(
+                pdf.add(
+                    f"<< /Type /Page /Parent {parent} 0 R {entries} /Contents {content} 0 R "
+                    f"/Annots [{refs(self.annots[index])}] >>"
+                )
+            )
+        pdf.put(
+            middle,
+            f"<< /Type /Pages /Parent {root} 0 R /Kids [{pages[4]} 0 R] /Count 1 /Rotate 180 "
+            f"/MediaBox [0 0 400 600] >>",
+        )
         pdf.put(root, f"<< /Type /Pages /Kids [{refs([*pages[:4], middle])}] /Count 5 >>")
         pdf.put(catalog, f"<< /Type /Catalog /Pages {root} 0 R /AcroForm << /Fields [{refs(self.fields)}] >> >>")
         return pdf.output(catalog)
@@ -120,20 +127,32 @@ def form_pdf() -> bytes:
     form = Form()
     form.field(0, (72, 720, 300, 744), "/FT /Tx /T (full_name) /Ff 2")
     form.field(0, (72, 680, 172, 700), f"/FT /Tx /T (zip) /Ff {1 << 24} /MaxLen 5")
-    form.field(0, (320, 720, 450, 744), '/FT /Tx /T (birth_date) /AA << /F << /S /JavaScript '
-                                        '/JS (AFDate_FormatEx\\("mm/dd/yyyy"\\);) >> >>')
+    form.field(
+        0,
+        (320, 720, 450, 744),
+        '/FT /Tx /T (birth_date) /AA << /F << /S /JavaScript /JS (AFDate_FormatEx\\("mm/dd/yyyy"\\);) >> >>',
+    )
     script = form.pdf.stream(b'AFDate_KeystrokeEx("dd.mm.yyyy");')
     form.field(0, (320, 760, 450, 784), f"/FT /Tx /T (start_date) /AA << /K << /S /JavaScript /JS {script} 0 R >> >>")
     form.field(0, (72, 640, 86, 654), f"/FT /Btn /T (agree) /V /Off {form.states('Yes')}")
     colors = ["red", "green", "blue"]
-    form.parent(f"/FT /Btn /Ff {RADIO} /T (color)", [
-        (0, (72 + 28 * i, 600, 86 + 28 * i, 614), form.states(color)) for i, color in enumerate(colors)])
-    form.parent(f"/FT /Btn /Ff {RADIO} /T (gender) /Opt [(Female) (Male)]", [
-        (0, (200 + 28 * i, 600, 214 + 28 * i, 614), form.states(str(i))) for i in range(2)])
-    form.parent("/FT /Btn /T (plan)", [
-        (0, (72 + 28 * i, 570, 86 + 28 * i, 584), form.states(name)) for i, name in enumerate(["basic", "pro"])])
-    form.field(0, (320, 680, 450, 700), f"/FT /Ch /Ff {COMBO} /T (country) "
-                                        "/Opt [(Select one...) [(de) (Germany)] [(fr) (France)] (Spain) ()]")
+    form.parent(
+        f"/FT /Btn /Ff {RADIO} /T (color)",
+        [(0, (72 + 28 * i, 600, 86 + 28 * i, 614), form.states(color)) for i, color in enumerate(colors)],
+    )
+    form.parent(
+        f"/FT /Btn /Ff {RADIO} /T (gender) /Opt [(Female) (Male)]",
+        [(0, (200 + 28 * i, 600, 214 + 28 * i, 614), form.states(str(i))) for i in range(2)],
+    )
+    form.parent(
+        "/FT /Btn /T (plan)",
+        [(0, (72 + 28 * i, 570, 86 + 28 * i, 584), form.states(name)) for i, name in enumerate(["basic", "pro"])],
+    )
+    form.field(
+        0,
+        (320, 680, 450, 700),
+        f"/FT /Ch /Ff {COMBO} /T (country) /Opt [(Select one...) [(de) (Germany)] [(fr) (France)] (Spain) ()]",
+    )
     form.field(0, (320, 560, 450, 620), f"/FT /Ch /Ff {MULTI} /T (toppings) /Opt [(Cheese) (Ham) (Olives)]")
     form.field(0, (460, 560, 540, 620), "/FT /Ch /T (size) /Opt [(S) (M) (L)]")
     form.field(0, (460, 680, 540, 700), f"/FT /Ch /Ff {COMBO | EDIT} /T (city)")

@@ -39,6 +39,7 @@ class Stderr:
 
     async def wait_for(self, pattern: str, timeout: float = 30) -> re.Match[str]:
         """The first line that matches `pattern`, once it has been written."""
+
         def found() -> re.Match[str] | None:
             return next((match for line in self.lines if (match := re.search(pattern, line))), None)
 
@@ -57,8 +58,14 @@ class Stderr:
 
 
 class Service:
-    def __init__(self, process: asyncio.subprocess.Process, site: str, api: str, keys: dict[str, str],
-                 setup_link: str | None = None) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        site: str,
+        api: str,
+        keys: dict[str, str],
+        setup_link: str | None = None,
+    ) -> None:
         self.process, self.site, self.api, self.keys = process, site, api, keys
         self.setup_link = setup_link
         assert process.stdout is not None and process.stderr is not None
@@ -75,8 +82,9 @@ class Service:
             self.process.kill()
             await self.process.wait()
             tail = "\n".join(self.stderr.lines[-20:])
-            raise AssertionError(f"the server did not stop within 30 s of signal {signum}; it was killed. "
-                                 f"The end of its stderr:\n{tail}") from None
+            raise AssertionError(
+                f"the server did not stop within 30 s of signal {signum}; it was killed. The end of its stderr:\n{tail}"
+            ) from None
 
     async def stdout(self) -> str:
         """What the server wrote to stdout after the ready block, once its stdout has closed."""
@@ -100,8 +108,14 @@ def environment(**variables: str) -> dict[str, str]:
 async def run(*args: str, **variables: str) -> tuple[int, str, str]:
     """Runs a command to its end; answers exit code, stdout and stderr."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "run.py", *args, cwd=ROOT, env=environment(**variables),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        "run.py",
+        *args,
+        cwd=ROOT,
+        env=environment(**variables),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(process.communicate(), 60)
     return process.returncode, out.decode(), err.decode()
 
@@ -111,8 +125,17 @@ async def start(*args: str, prefix: tuple[str, ...] = (), **variables: str) -> S
     (written together with the ready line, so they are in the pipe when it is). `prefix` is a command that
     runs the server (such as `unshare`), exec-ing it in the end so that the process is the server's."""
     process = await asyncio.create_subprocess_exec(
-        *prefix, sys.executable, "run.py", "--port", "0", *args, cwd=ROOT, env=environment(**variables),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        *prefix,
+        sys.executable,
+        "run.py",
+        "--port",
+        "0",
+        *args,
+        cwd=ROOT,
+        env=environment(**variables),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert process.stdout is not None
     block = await asyncio.wait_for(_first_lines(process.stdout), 30)
     line, *rest = block.decode().split("\n")

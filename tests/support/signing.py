@@ -22,9 +22,14 @@ FIELDS = [
 
 
 async def template(api, fields: list[dict[str, Any]] | None = None, **changes: Any) -> int:
-    reply = await api.post("/api/templates", json={
-        "name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": FIELDS if fields is None else fields}],
-        **changes})
+    reply = await api.post(
+        "/api/templates",
+        json={
+            "name": "NDA",
+            "documents": [{"name": "nda", "file": b64(pdf()), "fields": FIELDS if fields is None else fields}],
+            **changes,
+        },
+    )
     assert reply.status == 201, reply.json
     return reply.json["id"]
 
@@ -44,8 +49,13 @@ VIC = {"email": "vic@example.com", "name": "Vic", "role": "Viewer"}
 
 async def send(api, template_id: int, *submitters: dict[str, Any], **body: Any) -> list[dict[str, Any]]:
     """Creates a submission; answers its signers."""
-    submitters = submitters or ({"email": "ann@example.com", "name": "Ann"}, {"email": "bob@example.com", "name": "Bob"})
-    reply = await api.post("/api/submissions", json={"template_id": template_id, "submitters": list(submitters), **body})
+    submitters = submitters or (
+        {"email": "ann@example.com", "name": "Ann"},
+        {"email": "bob@example.com", "name": "Bob"},
+    )
+    reply = await api.post(
+        "/api/submissions", json={"template_id": template_id, "submitters": list(submitters), **body}
+    )
     assert reply.status == 200, reply.json
     return reply.json
 

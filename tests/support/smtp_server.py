@@ -62,8 +62,9 @@ class SmtpServer:
         auth: dict[str, Any] = {"authenticator": self._authenticate, "auth_require_tls": False} if self.users else {}
         return SMTP(self, hostname="smtp.test", loop=asyncio.get_running_loop(), **auth)
 
-    def _authenticate(self, server: SMTP, session: Session, envelope: Envelope, mechanism: str,
-                      data: LoginPassword) -> AuthResult:
+    def _authenticate(
+        self, server: SMTP, session: Session, envelope: Envelope, mechanism: str, data: LoginPassword
+    ) -> AuthResult:
         login, password = data.login.decode(), data.password.decode()
         return AuthResult(success=self.users.get(login) == password, auth_data=login)
 

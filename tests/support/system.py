@@ -75,20 +75,28 @@ SOFFICE = requires("soffice", package="libreoffice-writer-nogui libreoffice-calc
 PDFSIG = requires("pdfsig", package="poppler-utils")
 # Found the way the PDF engines find it (signsvc/pdf/font_files.py): a Python dependency, so always there
 # once the project is installed; kept as a mark so that a broken install says what is missing.
-CJK_FONT = requirement("the CJK font of the Python package noto-cjk-sans-otc (pip install -e .)",
-                       package="nothing: it is a Python dependency",
-                       present=lambda: font_files.packaged_cjk_font() is not None)
+CJK_FONT = requirement(
+    "the CJK font of the Python package noto-cjk-sans-otc (pip install -e .)",
+    package="nothing: it is a Python dependency",
+    present=lambda: font_files.packaged_cjk_font() is not None,
+)
 NODE = requires("node", package="nodejs")
-NPM_CLIENT = requirement("the npm client @docuseal/api (tests/npm/node_modules)", package="npm",
-                         present=lambda: (NPM_DIR / "node_modules" / "@docuseal" / "api").is_dir(),
-                         then="run `npm ci --prefix tests/npm`")
+NPM_CLIENT = requirement(
+    "the npm client @docuseal/api (tests/npm/node_modules)",
+    package="npm",
+    present=lambda: (NPM_DIR / "node_modules" / "@docuseal" / "api").is_dir(),
+    then="run `npm ci --prefix tests/npm`",
+)
 CHROMIUM = requires("chromium", package="chromium")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "requires(requirement): the test needs software outside Python; skipped "
-                                       f"when it is missing, failed instead with {REQUIRE_SYSTEM}=1 "
-                                       "(tests/support/system.py)")
+    config.addinivalue_line(
+        "markers",
+        "requires(requirement): the test needs software outside Python; skipped "
+        f"when it is missing, failed instead with {REQUIRE_SYSTEM}=1 "
+        "(tests/support/system.py)",
+    )
 
 
 def missing(item: pytest.Item) -> str:

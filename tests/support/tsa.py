@@ -29,13 +29,18 @@ def tsa() -> Iterator[dict[str, Any]]:
     """The server's `url`, the pyHanko `stamper` behind it and its certificate (`cert_pem`); every
     timestamp it gives is SIGNED_AT plus two seconds."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    certificate = self_signed(key, "signsvc test TSA",
-                              (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), True))
+    certificate = self_signed(
+        key, "signsvc test TSA", (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), True)
+    )
     stamper = timestamps.DummyTimeStamper(
         tsa_cert=asn1_x509.Certificate.load(certificate.public_bytes(serialization.Encoding.DER)),
-        tsa_key=asn1_keys.PrivateKeyInfo.load(key.private_bytes(
-            serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())),
-        fixed_dt=SIGNED_AT + timedelta(seconds=2))
+        tsa_key=asn1_keys.PrivateKeyInfo.load(
+            key.private_bytes(
+                serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        ),
+        fixed_dt=SIGNED_AT + timedelta(seconds=2),
+    )
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -54,8 +59,11 @@ def tsa() -> Iterator[dict[str, Any]]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield {"url": f"http://127.0.0.1:{server.server_address[1]}/tsa", "stamper": stamper,
-           "cert_pem": certificate.public_bytes(serialization.Encoding.PEM).decode()}
+    yield {
+        "url": f"http://127.0.0.1:{server.server_address[1]}/tsa",
+        "stamper": stamper,
+        "cert_pem": certificate.public_bytes(serialization.Encoding.PEM).decode(),
+    }
     server.shutdown()
     server.server_close()
     thread.join()

@@ -74,5 +74,6 @@ def test_a_typed_signature_with_characters_no_font_has_is_still_drawn(no_fallbac
 
 
 def test_drawable_scripts_include_every_script_the_packaged_fonts_bring():
-    assert {"Latin", "Greek", "Cyrillic", "Hebrew", "Arabic", "Devanagari", "Thai", "CJK", "Kana", "Hangul"} <= \
-        set(fonts.drawable_scripts())
+    assert {"Latin", "Greek", "Cyrillic", "Hebrew", "Arabic", "Devanagari", "Thai", "CJK", "Kana", "Hangul"} <= set(
+        fonts.drawable_scripts()
+    )

@@ -23,8 +23,16 @@ EXE = b"MZ\x90\x00" + b"\x00" * 60
 
 
 def field(type, name="Answer"):
-    return {"uuid": "f", "submitter_uuid": "r", "name": name, "type": type, "required": True, "readonly": False,
-            "preferences": {}, "areas": []}
+    return {
+        "uuid": "f",
+        "submitter_uuid": "r",
+        "name": name,
+        "type": type,
+        "required": True,
+        "readonly": False,
+        "preferences": {},
+        "areas": [],
+    }
 
 
 @pytest.fixture
@@ -36,8 +44,13 @@ async def ingest(pdf_pool, client_ssl):
 @pytest.fixture
 async def remote(certificate, tmp_path):
     """A real HTTPS server on localhost serving files by name; `remote.requests` lists the paths asked for."""
-    served = {"/sign.png": png(), "/files/lease.pdf": pdf(), "/notes.txt": b"plain notes", "/download": pdf(),
-              "/tool.exe": EXE}
+    served = {
+        "/sign.png": png(),
+        "/files/lease.pdf": pdf(),
+        "/notes.txt": b"plain notes",
+        "/download": pdf(),
+        "/tool.exe": EXE,
+    }
     requests = []
 
     async def serve(request):
@@ -74,10 +87,15 @@ async def test_a_typed_signature_is_stored_as_a_png_named_after_the_field_type(i
     assert Image.open(io.BytesIO(file.data)).getchannel("A").getbbox() is not None
 
 
-@pytest.mark.parametrize("type, format, filename, content_type", [
-    ("signature", "PNG", "signature.png", "image/png"), ("image", "JPEG", "image.jpg", "image/jpeg"),
-    ("stamp", "WEBP", "stamp.webp", "image/webp"), ("initials", "GIF", "initials.gif", "image/gif"),
-])
+@pytest.mark.parametrize(
+    "type, format, filename, content_type",
+    [
+        ("signature", "PNG", "signature.png", "image/png"),
+        ("image", "JPEG", "image.jpg", "image/jpeg"),
+        ("stamp", "WEBP", "stamp.webp", "image/webp"),
+        ("initials", "GIF", "initials.gif", "image/gif"),
+    ],
+)
 async def test_a_base64_image_is_stored_unchanged(ingest, type, format, filename, content_type):
     data = image_bytes(format)
     file = await attachments.store(ingest, Upload(b64(data)), field(type), WHERE)
@@ -95,19 +113,22 @@ async def test_a_data_uri_prefix_is_dropped(ingest):
 @pytest.mark.parametrize("type", ["signature", "image", "stamp"])
 async def test_an_image_field_refuses_anything_but_png_jpeg_webp_or_gif(ingest, data, type):
     assert await refusal(ingest, Upload(b64(data)), type) == (
-        "Answer: The file is not an image: send a PNG, JPEG, WebP or GIF in `submitters[0].values`.")
+        "Answer: The file is not an image: send a PNG, JPEG, WebP or GIF in `submitters[0].values`."
+    )
 
 
 async def test_a_broken_image_is_refused(ingest):
     broken = png()[:40]
     assert await refusal(ingest, Upload(b64(broken)), "signature") == (
-        "Answer: The image can't be read in `submitters[0].values`.")
+        "Answer: The image can't be read in `submitters[0].values`."
+    )
 
 
 async def test_text_that_is_not_base64_is_refused(ingest):
     assert await refusal(ingest, Upload("not*base64" * 10), "image", "Photo") == (
         "Photo: the value is neither valid base64 nor an https:// URL ('*' at character 4 is not a base64 "
-        "character) in `submitters[0].values`.")
+        "character) in `submitters[0].values`."
+    )
 
 
 async def test_an_image_url_is_downloaded_over_https(ingest, remote):
@@ -117,7 +138,8 @@ async def test_an_image_url_is_downloaded_over_https(ingest, remote):
 
 async def test_a_failed_download_is_422_naming_the_field(ingest, remote):
     assert await refusal(ingest, Upload(remote.url("/gone.png")), "signature", "Sign here") == (
-        "Sign here: The document URL answered with HTTP status 404 (Not Found) in `submitters[0].values`.")
+        "Sign here: The document URL answered with HTTP status 404 (Not Found) in `submitters[0].values`."
+    )
 
 
 async def test_a_url_on_a_private_address_is_refused(pdf_pool):
@@ -125,41 +147,60 @@ async def test_a_url_on_a_private_address_is_refused(pdf_pool):
         ingest = Ingest(pdf_pool, OfficeConverter(), downloader)
         assert await refusal(ingest, Upload("https://127.0.0.1:9/sign.png"), "signature") == (
             "Answer: The document URL points to a private or local network address; only public addresses are "
-            "allowed in `submitters[0].values`.")
+            "allowed in `submitters[0].values`."
+        )
 
 
-@pytest.mark.parametrize("path, filename, content_type", [
-    ("/files/lease.pdf", "lease.pdf", "application/pdf"), ("/download", "download.pdf", "application/pdf"),
-    ("/notes.txt", "notes.txt", "application/octet-stream"),
-])
-async def test_a_downloaded_file_keeps_its_url_name_with_the_extension_its_content_shows(ingest, remote, path,
-                                                                                         filename, content_type):
+@pytest.mark.parametrize(
+    "path, filename, content_type",
+    [
+        ("/files/lease.pdf", "lease.pdf", "application/pdf"),
+        ("/download", "download.pdf", "application/pdf"),
+        ("/notes.txt", "notes.txt", "application/octet-stream"),
+    ],
+)
+async def test_a_downloaded_file_keeps_its_url_name_with_the_extension_its_content_shows(
+    ingest, remote, path, filename, content_type
+):
     file = await attachments.store(ingest, Upload(remote.url(path)), field("file"), WHERE)
     assert (file.filename, file.content_type) == (filename, content_type)
 
 
-@pytest.mark.parametrize("data, filename, content_type", [
-    (pdf(), "file.pdf", "application/pdf"), (png(), "file.png", "image/png"),
-    (b"a,b\n1,2\n", "file", "application/octet-stream"),
-])
+@pytest.mark.parametrize(
+    "data, filename, content_type",
+    [
+        (pdf(), "file.pdf", "application/pdf"),
+        (png(), "file.png", "image/png"),
+        (b"a,b\n1,2\n", "file", "application/octet-stream"),
+    ],
+)
 async def test_a_base64_file_is_named_by_its_content(ingest, data, filename, content_type):
     file = await attachments.store(ingest, Upload(b64(data)), field("file"), WHERE)
     assert (file.data, file.filename, file.content_type) == (data, filename, content_type)
 
 
-@pytest.mark.parametrize("data, kind", [(EXE, "'.exe'"), (b"\x7fELF\x02\x01\x01" + b"\x00" * 20, "'ELF executable'"),
-                                        (b"#!/bin/sh\nrm -rf /\n", "'script'")])
+@pytest.mark.parametrize(
+    "data, kind",
+    [
+        (EXE, "'.exe'"),
+        (b"\x7fELF\x02\x01\x01" + b"\x00" * 20, "'ELF executable'"),
+        (b"#!/bin/sh\nrm -rf /\n", "'script'"),
+    ],
+)
 async def test_an_executable_file_is_refused_by_its_content(ingest, data, kind):
     assert await refusal(ingest, Upload(b64(data)), "file", "Attachment") == (
-        f"Attachment: File type {kind} is not allowed in `submitters[0].values`.")
+        f"Attachment: File type {kind} is not allowed in `submitters[0].values`."
+    )
 
 
 async def test_a_dangerous_file_name_is_refused_before_downloading(ingest, remote):
     assert await refusal(ingest, Upload(remote.url("/tool.exe")), "file") == (
-        "Answer: File type '.exe' is not allowed in `submitters[0].values`.")
+        "Answer: File type '.exe' is not allowed in `submitters[0].values`."
+    )
     assert remote.requests == []
 
 
 async def test_an_executable_given_for_an_image_field_is_refused_too(ingest):
     assert await refusal(ingest, Upload(b64(EXE)), "image") == (
-        "Answer: File type '.exe' is not allowed in `submitters[0].values`.")
+        "Answer: File type '.exe' is not allowed in `submitters[0].values`."
+    )

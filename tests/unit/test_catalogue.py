@@ -13,12 +13,23 @@ from signsvc.http.web import catalogue, signing
 from signsvc.submissions import signing_form
 
 ENGLISH = catalogue.strings("en")
-SOURCES = [*Path(pages.TEMPLATES_DIR).rglob("*.html"), *Path(signing.__file__).parent.rglob("*.py"),
-           *Path(pages.STATIC_DIR).glob("*.js")]
+SOURCES = [
+    *Path(pages.TEMPLATES_DIR).rglob("*.html"),
+    *Path(signing.__file__).parent.rglob("*.py"),
+    *Path(pages.STATIC_DIR).glob("*.js"),
+]
 # Keys a page builds from a value: the signing form's states, the documents page's statuses.
-BUILT = ({f"{state}.{part}" for state in (signing_form.AWAITING, signing_form.COMPLETED, signing_form.DECLINED,
-                                          signing_form.EXPIRED, signing_form.ARCHIVED) for part in ("title", "body")}
-         | {f"documents.status.{status}" for status in ("pending", "completed", "declined", "expired")})
+BUILT = {
+    f"{state}.{part}"
+    for state in (
+        signing_form.AWAITING,
+        signing_form.COMPLETED,
+        signing_form.DECLINED,
+        signing_form.EXPIRED,
+        signing_form.ARCHIVED,
+    )
+    for part in ("title", "body")
+} | {f"documents.status.{status}" for status in ("pending", "completed", "declined", "expired")}
 # Prefixes of keys the console builds from a value: what a post did (`?done=`), why a link is unusable.
 BUILT_PREFIXES = ("console.done.", "console.link.")
 
@@ -31,28 +42,33 @@ def placeholders(text: str) -> set[str]:
 def test_every_catalogue_has_every_english_string_with_the_same_placeholders(language):
     translated = catalogue.own(language)
     assert translated.keys() == ENGLISH.keys()
-    assert {key: placeholders(text) for key, text in translated.items()} == \
-        {key: placeholders(text) for key, text in ENGLISH.items()}
+    assert {key: placeholders(text) for key, text in translated.items()} == {
+        key: placeholders(text) for key, text in ENGLISH.items()
+    }
 
 
 def test_every_string_of_the_catalogue_is_used_and_every_string_used_is_in_it():
     text = "\n".join(path.read_text() for path in SOURCES)
     quoted = set(re.findall(r"""["'`]([a-z_]+(?:\.[a-z_]+)+)["'`]""", text))
-    assert {key for key in ENGLISH if key not in BUILT and not key.startswith(BUILT_PREFIXES)
-            and key not in quoted} == set()
+    assert {
+        key for key in ENGLISH if key not in BUILT and not key.startswith(BUILT_PREFIXES) and key not in quoted
+    } == set()
     families = {key.split(".")[0] for key in ENGLISH}
     used = {key for key in quoted if key.split(".")[0] in families and not key.endswith((".html", ".js", ".css"))}
     assert used - ENGLISH.keys() == set()
 
 
-@pytest.mark.parametrize("preferred,accept,expected", [
-    (("de",), "en", "de"),
-    ((None, "de-AT"), "", "de"),
-    ((), "fr;q=0.9, de;q=0.8", "de"),
-    ((), "fr, en;q=0.5, de;q=0.7", "de"),
-    ((), "de;q=0, fr", "en"),
-    (("xx",), "", "en"),
-])
+@pytest.mark.parametrize(
+    "preferred,accept,expected",
+    [
+        (("de",), "en", "de"),
+        ((None, "de-AT"), "", "de"),
+        ((), "fr;q=0.9, de;q=0.8", "de"),
+        ((), "fr, en;q=0.5, de;q=0.7", "de"),
+        ((), "de;q=0, fr", "en"),
+        (("xx",), "", "en"),
+    ],
+)
 def test_the_language_is_the_submitters_then_the_browsers_by_weight_then_english(preferred, accept, expected):
     request = make_mocked_request("GET", "/s/x", headers={"Accept-Language": accept})
     assert catalogue.language(request, preferred) == expected

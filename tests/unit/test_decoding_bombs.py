@@ -19,11 +19,16 @@ BOMB_SIDE = 9400  # 88 megapixels: just under Pillow's own warning, 1.4 GB to de
 
 def png_header(width: int, height: int, rows: bytes = b"") -> bytes:
     """A grey PNG of that size whose picture data is `rows`, compressed (none: a header and nothing to decode)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", rows) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", rows)
+        + chunk(b"IEND", b"")
+    )
 
 
 @functools.cache
@@ -62,8 +67,11 @@ def test_the_png_bomb_is_small_and_whole():
 
 
 def test_an_image_over_the_pixel_limit_is_refused_from_its_header():
-    with pytest.raises(PdfError, match=r"^The image is 9400x9400 pixels \(88\.4 megapixels\); "
-                                       r"at most 50 megapixels are allowed$"):
+    with pytest.raises(
+        PdfError,
+        match=r"^The image is 9400x9400 pixels \(88\.4 megapixels\); "
+        r"at most 50 megapixels are allowed$",
+    ):
         images.image_to_pdf(png_bomb())
 
 
@@ -73,7 +81,7 @@ def test_an_image_beyond_pillows_own_limit_is_refused_with_its_size_too():
 
 
 def test_an_image_at_the_pixel_limit_is_not_refused_for_its_size():
-    side = int(images.MAX_PIXELS ** 0.5)
+    side = int(images.MAX_PIXELS**0.5)
     with pytest.raises(PdfError, match=r"^The image can't be read$"):  # it has no picture data
         images.image_to_pdf(png_header(side, side))
 
@@ -91,8 +99,9 @@ def test_an_image_value_over_the_pixel_limit_is_refused():
 
 
 def test_an_upload_has_at_most_the_pages_that_can_be_rendered():
-    with pytest.raises(pdf_calls.EngineError, match=f"^The PDF has 1000 pages; at most {previews.MAX_PAGES} "
-                                                    "are allowed$"):
+    with pytest.raises(
+        pdf_calls.EngineError, match=f"^The PDF has 1000 pages; at most {previews.MAX_PAGES} are allowed$"
+    ):
         pdf_calls.prepare(blank_pages(1000))
 
 

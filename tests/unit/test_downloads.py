@@ -59,11 +59,18 @@ def document_app(release: asyncio.Event) -> web.Application:
         return response
 
     app = web.Application()
-    app.router.add_routes([
-        web.get("/document", document), web.get("/redirects/{left}", redirects), web.get("/to", to),
-        web.get("/sized/{size}", sized), web.get("/declared-large", declared_large),
-        web.get("/chunked/{chunks}", chunked), web.get("/slow", slow), web.get("/slow-body", slow_body),
-    ])
+    app.router.add_routes(
+        [
+            web.get("/document", document),
+            web.get("/redirects/{left}", redirects),
+            web.get("/to", to),
+            web.get("/sized/{size}", sized),
+            web.get("/declared-large", declared_large),
+            web.get("/chunked/{chunks}", chunked),
+            web.get("/slow", slow),
+            web.get("/slow-body", slow_body),
+        ]
+    )
     return app
 
 
@@ -120,19 +127,29 @@ async def test_a_document_downloads_from_an_https_url(server, downloader):
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
 async def test_a_loopback_host_is_refused_unless_private_addresses_are_allowed(server, downloader, host):
     assert await refused(downloader(allow_private=False), server.url("/document", host)) == (
-        "The document URL points to a private or local network address; only public addresses are allowed")
+        "The document URL points to a private or local network address; only public addresses are allowed"
+    )
     assert await downloader(allow_private=True).fetch(server.url("/document", host)) == DOCUMENT
 
 
-@pytest.mark.parametrize("host", ["[::1]", "[::ffff:127.0.0.1]", "[fe80::1%25eth0]", "0x7f000001", "127.1",
-                                  "2130706433"])
+@pytest.mark.parametrize(
+    "host", ["[::1]", "[::ffff:127.0.0.1]", "[fe80::1%25eth0]", "0x7f000001", "127.1", "2130706433"]
+)
 async def test_a_loopback_address_in_disguise_is_refused(downloader, host):
     message = await refused(downloader(allow_private=False), f"https://{host}/document")
     assert message in (PRIVATE, "The document URL is not a valid URL")
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1/document", "ftp://example.com/a.pdf", "file:///etc/passwd",
-                                 "example.com/a.pdf", "https:///a.pdf"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/document",
+        "ftp://example.com/a.pdf",
+        "file:///etc/passwd",
+        "example.com/a.pdf",
+        "https:///a.pdf",
+    ],
+)
 async def test_only_https_urls_are_downloaded(downloader, url):
     assert await refused(downloader(), url) == "The document URL must be an https:// URL"
 

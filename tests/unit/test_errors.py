@@ -25,8 +25,11 @@ def test_an_invalid_email_of_the_second_signer_has_its_location_as_parts_and_the
 
 def test_a_located_message_is_the_message_alone_at_the_top_of_the_body():
     invalid = errors.located("expire_at must be in the future", (), "expire_at")
-    assert (invalid.message, invalid.location, invalid.field) == ("expire_at must be in the future", ("expire_at",),
-                                                                  "expire_at")
+    assert (invalid.message, invalid.location, invalid.field) == (
+        "expire_at must be in the future",
+        ("expire_at",),
+        "expire_at",
+    )
 
 
 def test_a_refusal_about_a_whole_entry_has_the_entry_as_its_location_and_no_field():
@@ -37,8 +40,11 @@ def test_a_refusal_about_a_whole_entry_has_the_entry_as_its_location_and_no_fiel
 
 def test_a_refusal_named_by_its_path_first_writes_the_path_as_the_api_does():
     invalid = errors.at(("events", 2), "'x' is not an event type")
-    assert (invalid.message, invalid.field, invalid.path) == ("events[2] 'x' is not an event type", "events",
-                                                              "events[2]")
+    assert (invalid.message, invalid.field, invalid.path) == (
+        "events[2] 'x' is not an event type",
+        "events",
+        "events[2]",
+    )
 
 
 def test_a_refusal_of_no_one_value_has_an_empty_location():
@@ -46,7 +52,8 @@ def test_a_refusal_of_no_one_value_has_an_empty_location():
     assert (invalid.location, invalid.field, invalid.path) == ((), "", "")
 
 
-@pytest.mark.parametrize("expected,wording", [(str, "must be a String"), (list, "must be a Array"),
-                                              (dict, "must be a Object")])
+@pytest.mark.parametrize(
+    "expected,wording", [(str, "must be a String"), (list, "must be a Array"), (dict, "must be a Object")]
+)
 def test_types_are_named_as_the_reference_names_them(expected, wording):
     assert errors.must_be(expected) == wording

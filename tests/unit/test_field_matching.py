@@ -33,12 +33,15 @@ def counted_texts(budget: int) -> type[str]:
 
 
 def fields(count: int, text: type[str] = str, **extra: Any) -> list[dict[str, Any]]:
-    return [{"uuid": text(f"uuid-{n}"), "submitter_uuid": "role", "name": text(f"Field {n}"), "type": "text",
-             **extra} for n in range(count)]
+    return [
+        {"uuid": text(f"uuid-{n}"), "submitter_uuid": "role", "name": text(f"Field {n}"), "type": "text", **extra}
+        for n in range(count)
+    ]
 
 
-@pytest.mark.parametrize("key", ["uuid-{n}", "Field {n}", "field_{n}", "FIELD {n}"],
-                         ids=["uuid", "name", "snake_case", "any case"])
+@pytest.mark.parametrize(
+    "key", ["uuid-{n}", "Field {n}", "field_{n}", "FIELD {n}"], ids=["uuid", "name", "snake_case", "any case"]
+)
 def test_matching_10000_keys_compares_each_with_one_field_not_every_field(key):
     text = counted_texts(budget=2 * 10_000)
     index = FieldIndex(fields(10_000, text))
@@ -75,13 +78,18 @@ def test_more_values_than_a_template_may_have_fields_are_refused_before_any_is_m
     with pytest.raises(errors.Invalid) as refused:
         field_values.prefill(fields(10, text), values, WHERE)
     assert refused.value.message == (
-        "Too many values: 10000, at most 1000 (a template has at most 1000 fields) in `values`.")
+        "Too many values: 10000, at most 1000 (a template has at most 1000 fields) in `values`."
+    )
 
 
 def test_choosing_1000_options_of_a_multiple_field_compares_each_with_one_option():
     text = counted_texts(budget=2 * 1000)
-    field = {"uuid": "m", "name": "Choices", "type": "multiple",
-             "options": [{"uuid": f"o{n}", "value": text(f"Option {n}")} for n in range(1000)]}
+    field = {
+        "uuid": "m",
+        "name": "Choices",
+        "type": "multiple",
+        "options": [{"uuid": f"o{n}", "value": text(f"Option {n}")} for n in range(1000)],
+    }
     chosen = field_values.normalize(field, [f"option {n}" for n in range(1000)], WHERE)
     assert chosen == [f"Option {n}" for n in range(1000)]
 

@@ -11,11 +11,21 @@ PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDw
 
 
 def field(type="text", name="", uuid=None, **extra):
-    result = {"uuid": uuid or f"{type}-{name or 'unnamed'}", "submitter_uuid": "role", "name": name, "type": type,
-              "required": True, "readonly": False, "preferences": {}, "areas": []}
+    result = {
+        "uuid": uuid or f"{type}-{name or 'unnamed'}",
+        "submitter_uuid": "role",
+        "name": name,
+        "type": type,
+        "required": True,
+        "readonly": False,
+        "preferences": {},
+        "areas": [],
+    }
     if type in ("select", "radio", "multiple"):
-        result["options"] = [{"uuid": f"o{i}", "value": value} for i, value in
-                             enumerate(extra.pop("options", ["Red", "Green", "Blue, light"]))]
+        result["options"] = [
+            {"uuid": f"o{i}", "value": value}
+            for i, value in enumerate(extra.pop("options", ["Red", "Green", "Blue, light"]))
+        ]
     return {**result, **extra}
 
 
@@ -36,6 +46,7 @@ def refusal(type, value, **extra):
 
 # Matching keys to fields
 
+
 @pytest.mark.parametrize("key", ["full-name-uuid", "Full Name", "full_name", "full name", "FULL NAME"])
 def test_a_value_is_matched_by_uuid_exact_name_snake_case_name_or_name_in_any_case(key):
     fields = [field("text", "Full Name", uuid="full-name-uuid")]
@@ -48,8 +59,12 @@ def test_snake_case_matching_follows_rails_parameterize():
 
 
 def test_an_unnamed_field_is_reached_by_its_display_name_counted_per_type():
-    fields = [field("text", "Name", uuid="a"), field("text", uuid="b"), field("date", uuid="c"),
-              field("text", uuid="d")]
+    fields = [
+        field("text", "Name", uuid="a"),
+        field("text", uuid="b"),
+        field("date", uuid="c"),
+        field("text", uuid="d"),
+    ]
     values = {"Text Field 2": "second", "Text Field 3": "third", "Date Field 1": "2024-05-01"}
     assert field_values.prefill(fields, values, WHERE) == {"b": "second", "d": "third", "c": "2024-05-01"}
 
@@ -66,19 +81,22 @@ def test_a_name_shared_by_several_fields_fills_each():
 
 def test_an_unknown_key_is_422_naming_it():
     assert invalid(field_values.prefill, [field("text", "Name")], {"Foo": "x"}, WHERE) == (
-        "Unknown field: Foo in `submitters[0].values`.")
+        "Unknown field: Foo in `submitters[0].values`."
+    )
 
 
 def test_one_field_given_under_two_keys_is_422():
     fields = [field("text", "Full Name", uuid="u")]
     assert invalid(field_values.prefill, fields, {"u": "a", "full_name": "b"}, WHERE) == (
-        "Full Name is given twice in `submitters[0].values`.")
+        "Full Name is given twice in `submitters[0].values`."
+    )
 
 
 @pytest.mark.parametrize("values", [[], "x", 3])
 def test_values_that_are_not_an_object_are_422(values):
     assert invalid(field_values.prefill, [], values, ("submitters", 2, "values")) == (
-        "values must be a Object in `submitters[2]`.")
+        "values must be a Object in `submitters[2]`."
+    )
 
 
 def test_absent_values_prefill_nothing_and_null_means_no_value():
@@ -89,10 +107,12 @@ def test_absent_values_prefill_nothing_and_null_means_no_value():
 def test_a_refused_value_names_an_unnamed_field_by_its_display_name():
     fields = [field("number", uuid="a"), field("number", uuid="b")]
     assert invalid(field_values.prefill, fields, {"Number Field 2": "many"}, WHERE) == (
-        "Number Field 2 must be a number in `submitters[0].values`.")
+        "Number Field 2 must be a number in `submitters[0].values`."
+    )
 
 
 # Checkbox
+
 
 @pytest.mark.parametrize("value", [True, 1, "1", "true", "TRUE", "True", "yes", "YES", "Yes"])
 def test_checkbox_true_values(value):
@@ -110,6 +130,7 @@ def test_checkbox_refuses_anything_else(value):
 
 
 # Text, cells, phone
+
 
 @pytest.mark.parametrize("type", ["text", "cells", "phone"])
 @pytest.mark.parametrize("value, stored", [("12", "12"), (12, "12"), (12.5, "12.5")])
@@ -131,13 +152,27 @@ def test_a_phone_number_may_hold_digits_spaces_plus_dashes_and_parentheses(value
 @pytest.mark.parametrize("value", ["call me", "+49 151 ext. 5", "+"])
 def test_a_phone_number_with_other_characters_is_422(value):
     assert refusal("phone", value) == (
-        "Answer must be a phone number: digits, spaces, +, - and parentheses in `submitters[0].values`.")
+        "Answer must be a phone number: digits, spaces, +, - and parentheses in `submitters[0].values`."
+    )
 
 
 # Number
 
-@pytest.mark.parametrize("value, stored", [(12, 12), (12.0, 12), (12.5, 12.5), ("12", 12), (" -3 ", -3),
-                                           ("12.5", 12.5), ("12.0", 12), ("1e3", 1000), (".5", 0.5)])
+
+@pytest.mark.parametrize(
+    "value, stored",
+    [
+        (12, 12),
+        (12.0, 12),
+        (12.5, 12.5),
+        ("12", 12),
+        (" -3 ", -3),
+        ("12.5", 12.5),
+        ("12.0", 12),
+        ("1e3", 1000),
+        (".5", 0.5),
+    ],
+)
 def test_a_number_is_an_int_when_integral_else_a_float(value, stored):
     result = normalized("number", value)
     assert result == stored and type(result) is type(stored)
@@ -150,17 +185,35 @@ def test_anything_but_a_number_or_numeric_string_is_422(value):
 
 # Date
 
-@pytest.mark.parametrize("value", ["2024-05-03", "2024-05-03T10:00:00", "2024-05-03T10:00:00Z",
-                                   "2024-05-02T23:30:00-02:00", "2024-05-04T01:00:00+02:00", 1714736400])
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2024-05-03",
+        "2024-05-03T10:00:00",
+        "2024-05-03T10:00:00Z",
+        "2024-05-02T23:30:00-02:00",
+        "2024-05-04T01:00:00+02:00",
+        1714736400,
+    ],
+)
 def test_a_date_is_stored_as_yyyy_mm_dd_from_an_iso_date_timestamp_in_utc_or_unix_seconds(value):
     assert normalized("date", value) == "2024-05-03"
 
 
-@pytest.mark.parametrize("format, value", [
-    ("DD/MM/YYYY", "03/05/2024"), ("MM/DD/YYYY", "05/03/2024"), ("DD.MM.YYYY", "3.5.2024"),
-    ("YYYY-MM-DD", "2024-05-03"), ("D MMMM YYYY", "3 May 2024"), ("MMMM D, YYYY", "May 3, 2024"),
-    ("DD-MM-YYYY", "03-05-2024"), ("MMM D, YYYY", "May 3, 2024"),
-])
+@pytest.mark.parametrize(
+    "format, value",
+    [
+        ("DD/MM/YYYY", "03/05/2024"),
+        ("MM/DD/YYYY", "05/03/2024"),
+        ("DD.MM.YYYY", "3.5.2024"),
+        ("YYYY-MM-DD", "2024-05-03"),
+        ("D MMMM YYYY", "3 May 2024"),
+        ("MMMM D, YYYY", "May 3, 2024"),
+        ("DD-MM-YYYY", "03-05-2024"),
+        ("MMM D, YYYY", "May 3, 2024"),
+    ],
+)
 def test_a_date_may_be_given_in_the_fields_format(format, value):
     assert normalized("date", value, preferences={"format": format}) == "2024-05-03"
 
@@ -182,10 +235,12 @@ def test_the_literal_date_placeholder_is_kept_for_completion():
 def test_an_invalid_date_is_422_naming_the_accepted_forms(value):
     assert refusal("date", value, preferences={"format": "DD/MM/YYYY"}) == (
         "Answer must be a date as YYYY-MM-DD or DD/MM/YYYY (or an ISO timestamp, or Unix seconds) "
-        "in `submitters[0].values`.")
+        "in `submitters[0].values`."
+    )
 
 
 # Select, radio, multiple
+
 
 @pytest.mark.parametrize("type", ["select", "radio"])
 @pytest.mark.parametrize("value, stored", [("Green", "Green"), ("green", "Green"), ("GREEN", "Green")])
@@ -207,10 +262,16 @@ def test_a_choice_that_is_no_option_is_422_listing_the_options(type, value):
     assert refusal(type, value) == "Answer must be one of: Red, Green, Blue, light in `submitters[0].values`."
 
 
-@pytest.mark.parametrize("value, stored", [
-    (["Red", "green"], ["Red", "Green"]), ("Red, Green", ["Red", "Green"]), ("Blue, light", ["Blue, light"]),
-    ([], []), (["Red", "red"], ["Red"]),
-])
+@pytest.mark.parametrize(
+    "value, stored",
+    [
+        (["Red", "green"], ["Red", "Green"]),
+        ("Red, Green", ["Red", "Green"]),
+        ("Blue, light", ["Blue, light"]),
+        ([], []),
+        (["Red", "red"], ["Red"]),
+    ],
+)
 def test_multiple_takes_an_array_or_a_comma_separated_string_of_options(value, stored):
     assert normalized("multiple", value) == stored
 
@@ -222,14 +283,17 @@ def test_multiple_refuses_values_that_are_no_option(value):
 
 def test_multiple_that_is_neither_array_nor_string_is_422():
     assert refusal("multiple", {"Red": True}) == (
-        "Answer must be an array of options or a comma-separated string in `submitters[0].values`.")
+        "Answer must be an array of options or a comma-separated string in `submitters[0].values`."
+    )
 
 
 # Signature, initials, image, stamp, file
 
+
 @pytest.mark.parametrize("type", ["signature", "initials", "image", "stamp"])
-@pytest.mark.parametrize("value", ["https://example.com/sign.png", PNG_BASE64,
-                                   f"data:image/png;base64,{PNG_BASE64}", f"  {PNG_BASE64}\n"])
+@pytest.mark.parametrize(
+    "value", ["https://example.com/sign.png", PNG_BASE64, f"data:image/png;base64,{PNG_BASE64}", f"  {PNG_BASE64}\n"]
+)
 def test_an_image_value_is_an_upload_of_an_https_url_or_base64(type, value):
     assert normalized(type, value) == Upload(value.strip())
 
@@ -243,19 +307,22 @@ def test_a_typed_signature_is_shorter_than_60_characters():
     assert normalized("signature", "x" * 59) == Typed("x" * 59)
     assert refusal("signature", "Bob Smith " * 6 + "!") == (
         "Answer: Invalid value, url, base64 or text < 60 chars is expected: "
-        "Bob Smith Bob Smith Bob Smith Bob Smith Bob Smith ... in `submitters[0].values`.")
+        "Bob Smith Bob Smith Bob Smith Bob Smith Bob Smith ... in `submitters[0].values`."
+    )
 
 
 @pytest.mark.parametrize("value", ["", "   ", 42, ["https://example.com/a.png"]])
 def test_a_signature_that_is_no_url_base64_or_text_is_422(value):
     assert refusal("signature", value) == (
-        f"Answer: Invalid value, url, base64 or text < 60 chars is expected: {value} in `submitters[0].values`.")
+        f"Answer: Invalid value, url, base64 or text < 60 chars is expected: {value} in `submitters[0].values`."
+    )
 
 
 @pytest.mark.parametrize("type", ["image", "stamp", "file"])
 def test_an_image_stamp_or_file_is_never_typed(type):
     assert refusal(type, "Bob Smith") == (
-        "Answer: Invalid value, url or base64 is expected: Bob Smith in `submitters[0].values`.")
+        "Answer: Invalid value, url or base64 is expected: Bob Smith in `submitters[0].values`."
+    )
 
 
 @pytest.mark.parametrize("type", ["signature", "image", "file"])
@@ -268,7 +335,9 @@ def test_only_https_urls_are_allowed(type, url):
 def test_a_file_is_one_upload_or_a_list_of_them():
     assert normalized("file", "https://example.com/a.pdf") == [Upload("https://example.com/a.pdf")]
     assert normalized("file", ["https://example.com/a.pdf", f"data:application/pdf;base64,{PNG_BASE64}"]) == [
-        Upload("https://example.com/a.pdf"), Upload(f"data:application/pdf;base64,{PNG_BASE64}")]
+        Upload("https://example.com/a.pdf"),
+        Upload(f"data:application/pdf;base64,{PNG_BASE64}"),
+    ]
 
 
 FILE_ID = "0c792e72bacc4c3d9590ec33601b1d67"
@@ -280,8 +349,10 @@ def test_a_stored_files_id_is_a_file_id_whose_owner_is_checked_when_stored(type)
 
 
 def test_a_file_field_takes_file_ids_among_its_uploads():
-    assert normalized("file", [FILE_ID, "https://example.com/a.pdf"]) == [FileId(FILE_ID),
-                                                                         Upload("https://example.com/a.pdf")]
+    assert normalized("file", [FILE_ID, "https://example.com/a.pdf"]) == [
+        FileId(FILE_ID),
+        Upload("https://example.com/a.pdf"),
+    ]
 
 
 @pytest.mark.parametrize("text", [FILE_ID.upper(), FILE_ID[:31], FILE_ID + "0"])
@@ -302,6 +373,7 @@ def test_an_upload_knows_whether_it_is_a_url():
 
 # Display
 
+
 def link(uuid):
     return f"https://signsvc.test/file/{uuid}"
 
@@ -321,8 +393,17 @@ def test_a_file_the_link_function_will_not_link_is_shown_as_nothing():
     assert field_values.display(field("file"), ["b1", "b2"], only_b1) == [link("b1")]
 
 
-@pytest.mark.parametrize("type, stored", [("checkbox", True), ("number", 12.5), ("multiple", ["Red"]),
-                                          ("date", "2024-05-03"), ("text", "Bob"), ("signature", None)])
+@pytest.mark.parametrize(
+    "type, stored",
+    [
+        ("checkbox", True),
+        ("number", 12.5),
+        ("multiple", ["Red"]),
+        ("date", "2024-05-03"),
+        ("text", "Bob"),
+        ("signature", None),
+    ],
+)
 def test_other_values_are_shown_as_stored(type, stored):
     assert field_values.display(field(type), stored, link) == stored
 
@@ -338,6 +419,7 @@ def test_named_copies_fields_giving_unnamed_ones_their_display_name():
 
 
 # Required fields
+
 
 def test_the_first_required_editable_field_without_a_value_is_missing():
     fields = [field("text", "A", uuid="a"), field("text", "B", uuid="b"), field("text", "C", uuid="c")]
@@ -364,9 +446,12 @@ def test_a_stamp_is_never_missing_as_it_is_made_at_completion():
 
 
 def test_only_texts_of_fields_with_a_pattern_are_checked_against_it():
-    fields = [field("text", "Code", uuid="c", validation={"pattern": "[a-z]+"}), field("text", "Free", uuid="f"),
-              field("text", "Empty", uuid="e", validation={"pattern": ""}), field("number", "N", uuid="n",
-                                                                                 validation={"pattern": "1"})]
+    fields = [
+        field("text", "Code", uuid="c", validation={"pattern": "[a-z]+"}),
+        field("text", "Free", uuid="f"),
+        field("text", "Empty", uuid="e", validation={"pattern": ""}),
+        field("number", "N", uuid="n", validation={"pattern": "1"}),
+    ]
     values = {"c": "abc", "f": "x", "e": "anything", "n": 2}
     assert field_values.pattern_checks(fields, values) == [(fields[0], "[a-z]+", "abc")]
     assert field_values.pattern_checks(fields, {"c": ""}) == []  # an empty text is the required rule's
@@ -375,8 +460,10 @@ def test_only_texts_of_fields_with_a_pattern_are_checked_against_it():
 def test_a_text_that_did_not_match_is_refused_with_the_fields_message_or_the_default_one():
     code = field("text", "Code", validation={"pattern": "(a|aa)+", "message": "Letters a"})
     assert field_values.broken_rule(code, "a" * 60 + "b", matched=False) == "Letters a"
-    assert field_values.broken_rule(field("text", "X", validation={"pattern": "a"}), "b", matched=False) == \
-        "does not have the expected format"
+    assert (
+        field_values.broken_rule(field("text", "X", validation={"pattern": "a"}), "b", matched=False)
+        == "does not have the expected format"
+    )
     assert field_values.broken_rule(code, "aaaa") is None
 
 

@@ -12,8 +12,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 WIRING = ("signsvc.app", "signsvc.preparation", "signsvc.cli", "signsvc.testing")
 EDGE_AND_WIRING = ("signsvc.http", *WIRING)
-DOMAIN = ("signsvc.accounts", "signsvc.templates", "signsvc.submissions", "signsvc.results", "signsvc.webhooks",
-          "signsvc.clickwraps")
+DOMAIN = (
+    "signsvc.accounts",
+    "signsvc.templates",
+    "signsvc.submissions",
+    "signsvc.results",
+    "signsvc.webhooks",
+    "signsvc.clickwraps",
+)
 
 
 @functools.cache
@@ -35,17 +41,20 @@ def _imported(path: Path, module: str) -> list[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join([*package.split(".")[:len(package.split(".")) - node.level + 1], base]).strip(".")
+                base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base]).strip(".")
             names += [base] + [f"{base}.{alias.name}" for alias in node.names]
     return names
 
 
-def importers(target: str, *, among: tuple[str, ...] = ("signsvc", "storage"),
-              besides: tuple[str, ...] = ()) -> list[str]:
+def importers(
+    target: str, *, among: tuple[str, ...] = ("signsvc", "storage"), besides: tuple[str, ...] = ()
+) -> list[str]:
     """The modules within `among`, less those within `besides`, that import `target` or a module in it."""
-    return sorted(module for module, names in imports().items()
-                  if _within(module, among) and not _within(module, besides)
-                  and any(_within(name, (target,)) for name in names))
+    return sorted(
+        module
+        for module, names in imports().items()
+        if _within(module, among) and not _within(module, besides) and any(_within(name, (target,)) for name in names)
+    )
 
 
 def _within(name: str, prefixes: tuple[str, ...]) -> bool:
@@ -83,8 +92,12 @@ def test_the_wire_formats_import_only_the_record_types_of_storage_and_no_loader(
     loader."""
     for module, names in imports().items():
         if _within(module, ("signsvc.wire",)):
-            reads = [name for name in names if _within(name, ("storage", "signsvc.loaders"))
-                     and not _within(name, ("storage.records", "storage.shapes"))]
+            reads = [
+                name
+                for name in names
+                if _within(name, ("storage", "signsvc.loaders"))
+                and not _within(name, ("storage.records", "storage.shapes"))
+            ]
             assert reads == [], module
 
 
@@ -99,8 +112,9 @@ def test_the_domain_and_the_wire_formats_import_no_edge_and_no_wiring():
 
 
 def test_no_module_imports_another_in_a_circle():
-    graph = {module: {name for name in names if name in imports() and name != module}
-             for module, names in imports().items()}
+    graph = {
+        module: {name for name in names if name in imports() and name != module} for module, names in imports().items()
+    }
     assert _cycles(graph) == []
 
 

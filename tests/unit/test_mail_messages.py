@@ -15,21 +15,36 @@ from tests.support.emails import LINK, invite
 
 # Composition
 
-@pytest.mark.parametrize(("value", "header"), [
-    ("NDA\r\nBcc: eve@example.com", "NDA Bcc: eve@example.com"), ("A\x00B\x1bC\x7fD\x85E", "A B C D E"),
-    ("Terms\u2028of\u2029Service", "Terms of Service"), ("  Lease \t agreement  ", "Lease agreement"),
-    ("Vertrag für Müller", "Vertrag für Müller")])
+
+@pytest.mark.parametrize(
+    ("value", "header"),
+    [
+        ("NDA\r\nBcc: eve@example.com", "NDA Bcc: eve@example.com"),
+        ("A\x00B\x1bC\x7fD\x85E", "A B C D E"),
+        ("Terms\u2028of\u2029Service", "Terms of Service"),
+        ("  Lease \t agreement  ", "Lease agreement"),
+        ("Vertrag für Müller", "Vertrag für Müller"),
+    ],
+)
 def test_a_header_value_is_one_line_without_control_characters(value, header):
     assert mail.header_text(value) == header
-    composed = emails.compose(account_name="Acme", template_name=value, submitter_names=["Ann"], documents=[],
-                              audit_log_url=None, public=True)
+    composed = emails.compose(
+        account_name="Acme", template_name=value, submitter_names=["Ann"], documents=[], audit_log_url=None, public=True
+    )
     assert composed.subject == f"{header} has been completed"
 
 
 def test_the_completed_copy_of_a_public_page_names_the_template_only_in_its_subject():
-    composed = emails.compose(account_name="Acme", template_name="NDA", submitter_names=["Visit spam.example"],
-                              documents=[], audit_log_url=None, public=True)
+    composed = emails.compose(
+        account_name="Acme",
+        template_name="NDA",
+        submitter_names=["Visit spam.example"],
+        documents=[],
+        audit_log_url=None,
+        public=True,
+    )
     assert composed.subject == "NDA has been completed" and "Visit spam.example" in composed.text
+
 
 def test_an_invitation_has_the_default_subject_and_names_the_template_and_link():
     composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=UTC))
@@ -40,9 +55,13 @@ def test_an_invitation_has_the_default_subject_and_names_the_template_and_link()
 
 
 def test_custom_message_variables_are_substituted_in_any_case_with_spaces_inside_braces():
-    composed = invite(expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=UTC), message={
-        "subject": "Please sign {{ Template.Name }} for {{account.name}}",
-        "body": "Dear {{SUBMITTER.NAME}} <{{ submitter.email }}>,\n{{submitter.link}}\nby {{submission.expire_at}}"})
+    composed = invite(
+        expire_at=datetime(2026, 2, 3, 4, 5, tzinfo=UTC),
+        message={
+            "subject": "Please sign {{ Template.Name }} for {{account.name}}",
+            "body": "Dear {{SUBMITTER.NAME}} <{{ submitter.email }}>,\n{{submitter.link}}\nby {{submission.expire_at}}",
+        },
+    )
     assert composed.subject == "Please sign NDA for Acme"
     assert composed.text == f"Dear Bob Stone <bob@example.com>,\n{LINK}\nby February 3, 2026 at 04:05 UTC\n"
 
@@ -72,14 +91,20 @@ def test_a_custom_body_without_the_link_gets_it_appended_in_text():
 
 
 def test_a_subject_stays_on_one_line_whatever_the_values():
-    assert invite(message={"subject": "Sign {{submitter.name}}"}, submitter_name="Bob\r\nBcc: x@y").subject == \
-        "Sign Bob Bcc: x@y"
+    assert (
+        invite(message={"subject": "Sign {{submitter.name}}"}, submitter_name="Bob\r\nBcc: x@y").subject
+        == "Sign Bob Bcc: x@y"
+    )
 
 
 def test_a_completed_copy_says_who_completed_it_with_links_to_documents_and_audit_log():
-    composed = emails.compose(account_name="Acme", template_name="NDA", submitter_names=["Bob", "<Ann>"],
-                                   documents=[("nda", "http://signsvc.test/file/t/nda.pdf")],
-                                   audit_log_url="http://signsvc.test/file/a/audit.pdf")
+    composed = emails.compose(
+        account_name="Acme",
+        template_name="NDA",
+        submitter_names=["Bob", "<Ann>"],
+        documents=[("nda", "http://signsvc.test/file/t/nda.pdf")],
+        audit_log_url="http://signsvc.test/file/a/audit.pdf",
+    )
     assert composed.subject == "NDA has been completed by Bob, <Ann>"
     assert "NDA has been completed by Bob, <Ann>." in composed.text
     assert "http://signsvc.test/file/t/nda.pdf" in composed.text and "audit.pdf" in composed.text
@@ -88,6 +113,7 @@ def test_a_completed_copy_says_who_completed_it_with_links_to_documents_and_audi
 
 
 # SMTP URL
+
 
 def test_an_smtp_url_gives_host_port_and_percent_decoded_credentials():
     server = smtp.parse_smtp_url("smtp://ada%40example.com:p%40ss%3Aword@mail.example.com:2525")
@@ -102,8 +128,18 @@ def test_an_smtp_url_without_port_uses_the_port_of_its_kind():
     assert smtp.parse_smtp_url("smtp://localhost").port == 25
 
 
-@pytest.mark.parametrize("url", ["http://mail.example.com", "smtp://", "smtp://host:port", "smtp://host:99999",
-                                 "smtp://:secret@host", "smtp://host/path", "mail.example.com:25"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://mail.example.com",
+        "smtp://",
+        "smtp://host:port",
+        "smtp://host:99999",
+        "smtp://:secret@host",
+        "smtp://host/path",
+        "mail.example.com:25",
+    ],
+)
 def test_a_bad_smtp_url_is_a_clear_error_without_its_password(url):
     with pytest.raises(ValueError, match="SIGNSVC_SMTP_URL") as raised:
         smtp.parse_smtp_url(url)

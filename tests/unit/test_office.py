@@ -44,16 +44,20 @@ def make_pptx(text: str) -> bytes:
 
 def make_odt(text: str) -> bytes:
     """The smallest ODF text document: a stored mimetype first, a manifest and the content."""
-    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content office:version="1.2" '
-               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
-               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>'
-               f'<text:p>{text}</text:p></office:text></office:body></office:document-content>')
-    manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest manifest:version="1.2" '
-                'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
-                '<manifest:file-entry manifest:full-path="/" '
-                'manifest:media-type="application/vnd.oasis.opendocument.text"/>'
-                '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
-                '</manifest:manifest>')
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?><office:document-content office:version="1.2" '
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>'
+        f"<text:p>{text}</text:p></office:text></office:body></office:document-content>"
+    )
+    manifest = (
+        '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest manifest:version="1.2" '
+        'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+        '<manifest:file-entry manifest:full-path="/" '
+        'manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+        "</manifest:manifest>"
+    )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("mimetype", "application/vnd.oasis.opendocument.text", zipfile.ZIP_STORED)
@@ -124,14 +128,17 @@ def test_libreoffice_is_installed():
 
 
 @SOFFICE
-@pytest.mark.parametrize("kind,make,text", [
-    ("docx", make_docx, "Hello from a DOCX file"),
-    ("xlsx", make_xlsx, "Hello from an XLSX cell"),
-    ("pptx", make_pptx, "Hello from a PPTX title"),
-    ("odt", make_odt, "Hello from an ODT file"),
-    ("rtf", make_rtf, "Hello from an RTF file"),
-    ("doc", make_doc, "Word 97 keeps this sentence."),
-])
+@pytest.mark.parametrize(
+    "kind,make,text",
+    [
+        ("docx", make_docx, "Hello from a DOCX file"),
+        ("xlsx", make_xlsx, "Hello from an XLSX cell"),
+        ("pptx", make_pptx, "Hello from a PPTX title"),
+        ("odt", make_odt, "Hello from an ODT file"),
+        ("rtf", make_rtf, "Hello from an RTF file"),
+        ("doc", make_doc, "Word 97 keeps this sentence."),
+    ],
+)
 async def test_each_office_kind_becomes_a_pdf_with_its_text(converter, kind, make, text):
     result = await converter.to_pdf(make(text), kind)
     assert result.startswith(b"%PDF-")
@@ -141,8 +148,10 @@ async def test_each_office_kind_becomes_a_pdf_with_its_text(converter, kind, mak
 @SOFFICE
 async def test_two_conversions_run_in_parallel_each_in_its_own_profile_until_close(tmp_path):
     converter = OfficeConverter(max_parallel=2, workdir=str(tmp_path))
-    first, second = await asyncio.gather(converter.to_pdf(make_docx("The first document"), "docx"),
-                                         converter.to_pdf(make_docx("The second document"), "docx"))
+    first, second = await asyncio.gather(
+        converter.to_pdf(make_docx("The first document"), "docx"),
+        converter.to_pdf(make_docx("The second document"), "docx"),
+    )
     assert "The first document" in pdf_text(first)
     assert "The second document" in pdf_text(second)
     [root] = tmp_path.iterdir()
@@ -155,16 +164,18 @@ async def test_two_conversions_run_in_parallel_each_in_its_own_profile_until_clo
 async def test_bytes_that_are_not_a_docx_fail_with_a_plain_message(converter):
     with pytest.raises(ConversionFailed) as failure:
         await converter.to_pdf(os.urandom(4000), "docx")
-    assert failure.value.message == ("The DOCX document could not be converted to PDF: "
-                                     "the file is damaged or is not a DOCX document")
+    assert failure.value.message == (
+        "The DOCX document could not be converted to PDF: the file is damaged or is not a DOCX document"
+    )
 
 
 async def test_without_libreoffice_conversion_is_unavailable(tmp_path):
     async with OfficeConverter(soffice=str(tmp_path / "no-such-soffice"), workdir=str(tmp_path)) as converter:
         with pytest.raises(ConversionUnavailable) as failure:
             await converter.to_pdf(make_rtf("Hello"), "rtf")
-    assert failure.value.message == ("Office documents cannot be converted: "
-                                     "LibreOffice is not installed on this server")
+    assert failure.value.message == (
+        "Office documents cannot be converted: LibreOffice is not installed on this server"
+    )
     assert failure.value.status == 422
     assert list(tmp_path.iterdir()) == [], "nothing is created before LibreOffice is found"
 

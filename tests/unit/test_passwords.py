@@ -38,6 +38,12 @@ async def test_an_old_scrypt_hash_still_verifies_and_is_outdated():
 
 async def test_no_hash_or_a_garbled_one_never_verifies():
     assert not await passwords.verify(PASSWORD, None)
-    for garbled in ("", "$argon2id$v=19$m=19456,t=2$x$y", "scrypt$1$8$1$AA==$AA==", "plain text",
-                    "$argon2id$v=19$m=99999999,t=2,p=1$c2FsdHNhbHQ$ZGlnZXN0", "scrypt$16384$8$1$!!$AA=="):
+    for garbled in (
+        "",
+        "$argon2id$v=19$m=19456,t=2$x$y",
+        "scrypt$1$8$1$AA==$AA==",
+        "plain text",
+        "$argon2id$v=19$m=99999999,t=2,p=1$c2FsdHNhbHQ$ZGlnZXN0",
+        "scrypt$16384$8$1$!!$AA==",
+    ):
         assert not await passwords.verify(PASSWORD, garbled), garbled

@@ -114,8 +114,12 @@ def test_a_checks_cost_counts_the_bytes_re2_reads():
 
 
 def test_the_patterns_of_a_body_are_found_in_the_order_they_are_written():
-    body = {"documents": [{"fields": [{"validation": {"pattern": "a"}}, {"validation_pattern": "b"}]},
-                          {"fields": [{"validation": {"pattern": "a"}, "x": {"validation": {"pattern": "c"}}}]}]}
+    body = {
+        "documents": [
+            {"fields": [{"validation": {"pattern": "a"}}, {"validation_pattern": "b"}]},
+            {"fields": [{"validation": {"pattern": "a"}, "x": {"validation": {"pattern": "c"}}}]},
+        ]
+    }
     assert patterns.found_in(body) == ["a", "b", "c"]
 
 

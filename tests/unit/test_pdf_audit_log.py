@@ -16,8 +16,10 @@ from signsvc.pdf.errors import PdfError
 from tests.support.pdf_text import page_texts
 from tests.support.system import CJK_FONT
 
-USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-              "Version/17.2 Safari/605.1.15")
+USER_AGENT = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.2 Safari/605.1.15"
+)
 
 
 def png(color=(16, 24, 64, 255), size=(600, 200)):
@@ -27,11 +29,19 @@ def png(color=(16, 24, 64, 255), size=(600, 200)):
 
 
 def submitter(name="Ann Lee", email="ann@example.com", **details):
-    return {"role": "First Party", "name": name, "email": email, "phone": "+1 555 0100", "ip": "203.0.113.7",
-            "user_agent": USER_AGENT, "completed_at": "2026-01-01T12:00:00+00:00", "status": "completed",
-            "images": [{"label": "Signature", "png": png()}],
-            "values": [{"field": "Company", "value": "Acme Inc."}, {"field": "Start date", "value": "2026-02-01"}],
-            **details}
+    return {
+        "role": "First Party",
+        "name": name,
+        "email": email,
+        "phone": "+1 555 0100",
+        "ip": "203.0.113.7",
+        "user_agent": USER_AGENT,
+        "completed_at": "2026-01-01T12:00:00+00:00",
+        "status": "completed",
+        "images": [{"label": "Signature", "png": png()}],
+        "values": [{"field": "Company", "value": "Acme Inc."}, {"field": "Start date", "value": "2026-02-01"}],
+        **details,
+    }
 
 
 def event(minute, text):
@@ -39,14 +49,27 @@ def event(minute, text):
 
 
 def make_log(**changes):
-    return {"title": "NDA", "envelope_id": "5f0c6c4e-9a43-4c2a-8d55-0b6f5a3c1e11", "test_mode": False,
-            "generated_at": "2026-01-02T09:30:00Z", "verify_url": "https://sign.example.com/tools/verify",
-            "documents": [{"name": "NDA.pdf", "original_sha256": hashlib.sha256(b"original").hexdigest(),
-                           "result_sha256": hashlib.sha256(b"result").hexdigest()}],
-            "submitters": [submitter()],
-            "events": [event(0, "Email sent to ann@example.com"), event(5, "Form opened by ann@example.com"),
-                       event(9, "Form completed by ann@example.com")],
-            **changes}
+    return {
+        "title": "NDA",
+        "envelope_id": "5f0c6c4e-9a43-4c2a-8d55-0b6f5a3c1e11",
+        "test_mode": False,
+        "generated_at": "2026-01-02T09:30:00Z",
+        "verify_url": "https://sign.example.com/tools/verify",
+        "documents": [
+            {
+                "name": "NDA.pdf",
+                "original_sha256": hashlib.sha256(b"original").hexdigest(),
+                "result_sha256": hashlib.sha256(b"result").hexdigest(),
+            }
+        ],
+        "submitters": [submitter()],
+        "events": [
+            event(0, "Email sent to ann@example.com"),
+            event(5, "Form opened by ann@example.com"),
+            event(9, "Form completed by ann@example.com"),
+        ],
+        **changes,
+    }
 
 
 def pages_text(pdf):
@@ -69,29 +92,48 @@ def image_xobjects(pdf):
 
 
 def font_names(pdf):
-    return {str(font.get_object()["/BaseFont"]) for page in pypdf.PdfReader(io.BytesIO(pdf)).pages
-            for font in page["/Resources"]["/Font"].values()}
+    return {
+        str(font.get_object()["/BaseFont"])
+        for page in pypdf.PdfReader(io.BytesIO(pdf)).pages
+        for font in page["/Resources"]["/Font"].values()
+    }
 
 
 def test_every_item_of_the_log_appears_in_the_audit_log():
     log = make_log()
     text = flat(audit_log.render(log))
     document, details = log["documents"][0], log["submitters"][0]
-    expected = ["Audit Log", "NDA", "Envelope ID", log["envelope_id"], "2026-01-02 09:30:00 UTC", log["verify_url"],
-                document["name"], document["original_sha256"], document["result_sha256"],
-                *(details[key] for key in ("role", "name", "email", "phone", "ip", "user_agent", "status")),
-                "Completed at 2026-01-01 12:00:00 UTC", "Signature", "Company Acme Inc.", "Start date 2026-02-01"]
+    expected = [
+        "Audit Log",
+        "NDA",
+        "Envelope ID",
+        log["envelope_id"],
+        "2026-01-02 09:30:00 UTC",
+        log["verify_url"],
+        document["name"],
+        document["original_sha256"],
+        document["result_sha256"],
+        *(details[key] for key in ("role", "name", "email", "phone", "ip", "user_agent", "status")),
+        "Completed at 2026-01-01 12:00:00 UTC",
+        "Signature",
+        "Company Acme Inc.",
+        "Start date 2026-02-01",
+    ]
     assert [item for item in expected if item not in text] == []
 
 
 def test_events_are_listed_in_time_order_with_utc_times():
-    events = [{"time": "2026-01-01T14:05:00+02:00", "text": "Form opened by ann@example.com"},
-              {"time": "2026-01-01T12:00:00", "text": "Email sent to ann@example.com"},
-              {"time": "2026-01-01T12:09:30.123456Z", "text": "Form completed by ann@example.com"}]
+    events = [
+        {"time": "2026-01-01T14:05:00+02:00", "text": "Form opened by ann@example.com"},
+        {"time": "2026-01-01T12:00:00", "text": "Email sent to ann@example.com"},
+        {"time": "2026-01-01T12:09:30.123456Z", "text": "Form completed by ann@example.com"},
+    ]
     text = flat(audit_log.render(make_log(events=events)))
-    rows = ["2026-01-01 12:00:00 UTC Email sent to ann@example.com",
-            "2026-01-01 12:05:00 UTC Form opened by ann@example.com",
-            "2026-01-01 12:09:30 UTC Form completed by ann@example.com"]
+    rows = [
+        "2026-01-01 12:00:00 UTC Email sent to ann@example.com",
+        "2026-01-01 12:05:00 UTC Form opened by ann@example.com",
+        "2026-01-01 12:09:30 UTC Form completed by ann@example.com",
+    ]
     assert all(row in text for row in rows)
     assert [text.index(row) for row in rows] == sorted(text.index(row) for row in rows)
 
@@ -102,8 +144,7 @@ def test_events_of_the_same_second_keep_their_given_order():
     assert text.index("Submission created via API") < text.index("Email sent to ann@example.com")
 
 
-@pytest.mark.parametrize("name", ["Zoë Łukasz", "Иван Петров", "José Muñoz",
-                                  pytest.param("山田 太郎", marks=CJK_FONT)])
+@pytest.mark.parametrize("name", ["Zoë Łukasz", "Иван Петров", "José Muñoz", pytest.param("山田 太郎", marks=CJK_FONT)])
 def test_unicode_names_are_extractable(name):
     text = flat(audit_log.render(make_log(submitters=[submitter(name=name, email="zoe@example.com")])))
     assert f"Name {name}" in text
@@ -129,12 +170,15 @@ def test_a_live_audit_log_carries_no_test_mark():
 
 
 def test_200_events_flow_onto_several_pages_with_the_table_heading_repeated_and_numbered():
-    events = [{"time": f"2026-01-01T{10 + number // 60}:{number % 60:02d}:00Z", "text": f"Event number {number}"}
-              for number in range(200)]
+    events = [
+        {"time": f"2026-01-01T{10 + number // 60}:{number % 60:02d}:00Z", "text": f"Event number {number}"}
+        for number in range(200)
+    ]
     pages = pages_text(audit_log.render(make_log(events=events)))
     assert len(pages) >= 4
-    assert [re.search(r"Page (\d+) of (\d+)", page).groups() for page in pages] == \
-        [(str(number), str(len(pages))) for number in range(1, len(pages) + 1)]
+    assert [re.search(r"Page (\d+) of (\d+)", page).groups() for page in pages] == [
+        (str(number), str(len(pages))) for number in range(1, len(pages) + 1)
+    ]
     with_events = [page for page in pages if "Event number" in page]
     assert len(with_events) >= 3 and all(re.search(r"Time\s*Event", page) for page in with_events)
     numbers = [int(number) for number in re.findall(r"Event number (\d+)", " ".join(pages))]
@@ -143,8 +187,10 @@ def test_200_events_flow_onto_several_pages_with_the_table_heading_repeated_and_
 
 def test_long_values_wrap_inside_the_page():
     long_value = "word " * 300 + "x" * 400
-    log = make_log(submitters=[submitter(values=[{"field": "Notes", "value": long_value}], user_agent="UA/" + "y" * 300)],
-                   events=[event(1, "Comment: " + "long text " * 80)])
+    log = make_log(
+        submitters=[submitter(values=[{"field": "Notes", "value": long_value}], user_agent="UA/" + "y" * 300)],
+        events=[event(1, "Comment: " + "long text " * 80)],
+    )
     pdf = audit_log.render(log)
     compact = "".join(" ".join(pages_text(pdf)).split())
     assert "".join(long_value.split()) in compact and "UA/" + "y" * 300 in compact
@@ -163,23 +209,32 @@ def test_signature_images_are_embedded_fitted_and_upright():
     exif = Image.Exif()
     exif[0x0112] = 6  # a phone photo taken turned: shown upright it is 200 wide, 300 tall
     Image.new("RGB", (300, 200), "navy").save(portrait, "JPEG", exif=exif.tobytes())
-    images = [{"label": "Signature", "png": png((16, 24, 64, 255))}, {"label": "Initials", "png": png((64, 0, 0, 255))},
-              {"label": "Stamp", "png": portrait.getvalue()}]
+    images = [
+        {"label": "Signature", "png": png((16, 24, 64, 255))},
+        {"label": "Initials", "png": png((64, 0, 0, 255))},
+        {"label": "Stamp", "png": portrait.getvalue()},
+    ]
     found = image_xobjects(audit_log.render(make_log(submitters=[submitter(images=images)])))
     assert sorted(found) == sorted([(600, 200), (600, 200), (200, 300)])
 
 
 def test_a_broken_image_is_replaced_by_a_note_and_the_log_is_still_produced():
-    images = [{"label": "Signature", "png": b"\x89PNG\r\n\x1a\nnot really"}, {"label": "Initials", "png": None},
-              {"label": "Stamp", "png": png()}]
+    images = [
+        {"label": "Signature", "png": b"\x89PNG\r\n\x1a\nnot really"},
+        {"label": "Initials", "png": None},
+        {"label": "Stamp", "png": png()},
+    ]
     pdf = audit_log.render(make_log(submitters=[submitter(images=images)]))
     assert flat(pdf).count(audit_log.UNREADABLE_IMAGE) == 2
     assert len(image_xobjects(pdf)) == 1
 
 
 def test_missing_submitter_details_are_left_out():
-    text = flat(audit_log.render(make_log(submitters=[submitter(phone=None, ip="", completed_at=None, images=[],
-                                                          status="declined")])))
+    text = flat(
+        audit_log.render(
+            make_log(submitters=[submitter(phone=None, ip="", completed_at=None, images=[], status="declined")])
+        )
+    )
     assert "Phone" not in text and "IP address" not in text and "Completed at" not in text
     assert "Status declined" in text
 
@@ -193,9 +248,15 @@ def test_the_same_log_renders_the_same_bytes():
     assert audit_log.render(make_log()) == audit_log.render(make_log())
 
 
-@pytest.mark.parametrize("changes", [{"envelope_id": ""}, {"generated_at": "yesterday"},
-                                     {"events": [{"time": None, "text": "Email sent"}]},
-                                     {"submitters": [submitter(completed_at="2026-13-01")]}])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"envelope_id": ""},
+        {"generated_at": "yesterday"},
+        {"events": [{"time": None, "text": "Email sent"}]},
+        {"submitters": [submitter(completed_at="2026-13-01")]},
+    ],
+)
 def test_a_log_without_an_envelope_id_or_with_a_time_that_is_not_iso_8601_is_refused(changes):
     with pytest.raises(PdfError):
         audit_log.render(make_log(**changes))

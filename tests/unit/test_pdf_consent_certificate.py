@@ -11,25 +11,43 @@ from signsvc.pdf.errors import PdfError
 from tests.support.pdf_text import page_texts
 from tests.support.system import CJK_FONT
 
-USER_AGENT = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-              "Version/17.2 Safari/605.1.15")
+USER_AGENT = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/17.2 Safari/605.1.15"
+)
 
 
 def person(**changes):
-    return {"name": "Ann Lee", "email": "ann@example.com", "external_id": "cust-42", "ip": "203.0.113.7",
-            "user_agent": USER_AGENT, **changes}
+    return {
+        "name": "Ann Lee",
+        "email": "ann@example.com",
+        "external_id": "cust-42",
+        "ip": "203.0.113.7",
+        "user_agent": USER_AGENT,
+        **changes,
+    }
 
 
 def make_data(**changes):
-    return {"consent_id": "7f3c2a10-4b6e-4d1f-9a8e-2c5b7d9e0f12", "title": "Terms of Service", "version": 3,
-            "test_mode": False, "generated_at": "2026-01-02T09:30:00Z", "agreed_at": "2026-01-02T10:29:12+01:00",
-            "button_text": "I agree", "content": "1. Be nice.\n2. Pay on time.", "documents": [],
-            "person": person(),
-            "checkboxes": [{"text": "I have read the terms", "required": True, "checked": True},
-                           {"text": "Send me product news", "required": False, "checked": False}],
-            "submission": {"envelope_id": "5f0c6c4e-9a43-4c2a-8d55-0b6f5a3c1e11"},
-            "events": [{"time": "2026-01-02T09:29:12Z", "text": "Version 3 agreed to by Ann Lee"}],
-            **changes}
+    return {
+        "consent_id": "7f3c2a10-4b6e-4d1f-9a8e-2c5b7d9e0f12",
+        "title": "Terms of Service",
+        "version": 3,
+        "test_mode": False,
+        "generated_at": "2026-01-02T09:30:00Z",
+        "agreed_at": "2026-01-02T10:29:12+01:00",
+        "button_text": "I agree",
+        "content": "1. Be nice.\n2. Pay on time.",
+        "documents": [],
+        "person": person(),
+        "checkboxes": [
+            {"text": "I have read the terms", "required": True, "checked": True},
+            {"text": "Send me product news", "required": False, "checked": False},
+        ],
+        "submission": {"envelope_id": "5f0c6c4e-9a43-4c2a-8d55-0b6f5a3c1e11"},
+        "events": [{"time": "2026-01-02T09:29:12Z", "text": "Version 3 agreed to by Ann Lee"}],
+        **changes,
+    }
 
 
 def pages_text(pdf):
@@ -44,21 +62,40 @@ def flat(pdf):
 def test_every_section_of_the_consent_appears_in_the_certificate():
     data = make_data()
     text = flat(consent_certificate.render(data))
-    expected = ["Consent Certificate", "Terms of Service", f"Consent ID {data['consent_id']}", "Version 3",
-                "Agreed at 2026-01-02 09:29:12 UTC", "Button clicked I agree", "Generated at 2026-01-02 09:30:00 UTC",
-                "Agreed by", "Name Ann Lee", "Email ann@example.com", "External ID cust-42",
-                "IP address 203.0.113.7", f"User agent {USER_AGENT}", "Agreement", "1. Be nice. 2. Pay on time.",
-                "Checkboxes", "Checked I have read the terms (required)", "Not checked Send me product news",
-                "Signing", "Envelope ID 5f0c6c4e-9a43-4c2a-8d55-0b6f5a3c1e11",
-                "Event Log", "2026-01-02 09:29:12 UTC Version 3 agreed to by Ann Lee",
-                f"Consent ID: {data['consent_id']}"]
+    expected = [
+        "Consent Certificate",
+        "Terms of Service",
+        f"Consent ID {data['consent_id']}",
+        "Version 3",
+        "Agreed at 2026-01-02 09:29:12 UTC",
+        "Button clicked I agree",
+        "Generated at 2026-01-02 09:30:00 UTC",
+        "Agreed by",
+        "Name Ann Lee",
+        "Email ann@example.com",
+        "External ID cust-42",
+        "IP address 203.0.113.7",
+        f"User agent {USER_AGENT}",
+        "Agreement",
+        "1. Be nice. 2. Pay on time.",
+        "Checkboxes",
+        "Checked I have read the terms (required)",
+        "Not checked Send me product news",
+        "Signing",
+        "Envelope ID 5f0c6c4e-9a43-4c2a-8d55-0b6f5a3c1e11",
+        "Event Log",
+        "2026-01-02 09:29:12 UTC Version 3 agreed to by Ann Lee",
+        f"Consent ID: {data['consent_id']}",
+    ]
     assert [item for item in expected if item not in text] == []
     assert "(required)" not in text.split("Send me product news")[1]
 
 
 def test_the_documents_agreed_to_are_listed_with_their_pages_and_hashes():
-    documents = [{"name": "Terms.pdf", "sha256": hashlib.sha256(b"terms").hexdigest(), "pages": 4},
-                 {"name": "Privacy.pdf", "sha256": hashlib.sha256(b"privacy").hexdigest(), "pages": 2}]
+    documents = [
+        {"name": "Terms.pdf", "sha256": hashlib.sha256(b"terms").hexdigest(), "pages": 4},
+        {"name": "Privacy.pdf", "sha256": hashlib.sha256(b"privacy").hexdigest(), "pages": 2},
+    ]
     text = flat(consent_certificate.render(make_data(content=None, documents=documents)))
     assert all(f"Document {d['name']} Pages {d['pages']} SHA-256 {d['sha256']}" in text for d in documents)
 
@@ -67,8 +104,9 @@ def test_a_long_text_keeps_its_line_breaks_and_runs_over_numbered_pages():
     content = "\n".join(f"Clause {number} of the agreement." for number in range(1, 301))
     pages = pages_text(consent_certificate.render(make_data(content=content)))
     assert len(pages) >= 5
-    assert [re.search(r"Page (\d+) of (\d+)", page).groups() for page in pages] == \
-        [(str(number), str(len(pages))) for number in range(1, len(pages) + 1)]
+    assert [re.search(r"Page (\d+) of (\d+)", page).groups() for page in pages] == [
+        (str(number), str(len(pages))) for number in range(1, len(pages) + 1)
+    ]
     clauses = re.findall(r"^Clause (\d+) of the agreement\.$", "\n".join(pages), re.MULTILINE)
     assert clauses == [str(number) for number in range(1, 301)]
 
@@ -79,11 +117,18 @@ def test_markup_in_the_text_is_shown_as_written():
 
 
 def test_details_that_are_missing_are_left_out():
-    data = make_data(person=person(external_id=None, ip="", user_agent=None), button_text=None, submission=None,
-                     checkboxes=None, events=None)
+    data = make_data(
+        person=person(external_id=None, ip="", user_agent=None),
+        button_text=None,
+        submission=None,
+        checkboxes=None,
+        events=None,
+    )
     text = flat(consent_certificate.render(data))
-    assert all(gone not in text for gone in ("External ID", "IP address", "User agent", "Button clicked",
-                                             "Signing", "Checkboxes"))
+    assert all(
+        gone not in text
+        for gone in ("External ID", "IP address", "User agent", "Button clicked", "Signing", "Checkboxes")
+    )
     assert "Name Ann Lee" in text and "Event Log" in text
 
 
@@ -113,10 +158,18 @@ def test_the_same_consent_renders_the_same_bytes():
     assert consent_certificate.render(make_data()) == consent_certificate.render(make_data())
 
 
-@pytest.mark.parametrize(("changes", "named"), [
-    ({"consent_id": None}, "consent_id"), ({"consent_id": " "}, "consent_id"), ({"version": None}, "version"),
-    ({"version": "3"}, "version"), ({"agreed_at": "yesterday"}, "agreed_at"), ({"generated_at": None}, "generated_at"),
-    ({"events": [{"time": "2026-13-01", "text": "Agreed"}]}, r"events\[0\]\.time")])
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"consent_id": None}, "consent_id"),
+        ({"consent_id": " "}, "consent_id"),
+        ({"version": None}, "version"),
+        ({"version": "3"}, "version"),
+        ({"agreed_at": "yesterday"}, "agreed_at"),
+        ({"generated_at": None}, "generated_at"),
+        ({"events": [{"time": "2026-13-01", "text": "Agreed"}]}, r"events\[0\]\.time"),
+    ],
+)
 def test_a_consent_without_a_required_key_or_with_a_bad_time_is_refused_naming_the_key(changes, named):
     with pytest.raises(PdfError, match=named):
         consent_certificate.render(make_data(**changes))

@@ -43,10 +43,20 @@ def sample_pdf(content: bytes = b"0.8 g 60 120 200 300 re f 0 0 1 rg 300 400 50 
 
 def field(kind, *areas, **extra):
     """A stored field (template_fields' shape) with areas given as (page, x, y, w, h[, extra area keys])."""
-    return {"uuid": f"{kind}-{next(_numbers)}", "submitter_uuid": "role-1", "name": kind, "type": kind,
-            "required": True, "readonly": False, "preferences": extra.pop("preferences", {}),
-            "areas": [{"x": x, "y": y, "w": w, "h": h, "attachment_uuid": DOC, "page": page, **dict(*more)}
-                      for page, x, y, w, h, *more in areas], **extra}
+    return {
+        "uuid": f"{kind}-{next(_numbers)}",
+        "submitter_uuid": "role-1",
+        "name": kind,
+        "type": kind,
+        "required": True,
+        "readonly": False,
+        "preferences": extra.pop("preferences", {}),
+        "areas": [
+            {"x": x, "y": y, "w": w, "h": h, "attachment_uuid": DOC, "page": page, **dict(*more)}
+            for page, x, y, w, h, *more in areas
+        ],
+        **extra,
+    }
 
 
 def filled(pdf, *pairs, files=None, **options):
@@ -70,8 +80,12 @@ def pixels(image: Image.Image, area: tuple, slack: int = 0) -> tuple[int, int, i
     """The pixel box of a relative (x, y, w, h) area on a rendered page, widened by `slack`."""
     x, y, w, h = area
     width, height = image.size
-    return (max(0, int(x * width) - slack), max(0, int(y * height) - slack),
-            min(width, int((x + w) * width) + 1 + slack), min(height, int((y + h) * height) + 1 + slack))
+    return (
+        max(0, int(x * width) - slack),
+        max(0, int(y * height) - slack),
+        min(width, int((x + w) * width) + 1 + slack),
+        min(height, int((y + h) * height) + 1 + slack),
+    )
 
 
 def changes(before: Image.Image, after: Image.Image) -> Image.Image:
@@ -107,8 +121,13 @@ def png(size=(300, 100), bar=True) -> bytes:
 def test_values_land_inside_their_areas_on_upright_rotated_and_cropped_pages(page):
     pdf = sample_pdf()
     text, check, picture = (0.1, 0.1, 0.5, 0.06), (0.7, 0.1, 0.08, 0.06), (0.2, 0.6, 0.6, 0.2)
-    result = filled(pdf, (field("text", (page, *text)), "Zoë Łukasz"), (field("checkbox", (page, *check)), True),
-                    (field("signature", (page, *picture)), "sig"), files={"sig": png()})
+    result = filled(
+        pdf,
+        (field("text", (page, *text)), "Zoë Łukasz"),
+        (field("checkbox", (page, *check)), True),
+        (field("signature", (page, *picture)), "sig"),
+        files={"sig": png()},
+    )
     assert changed_only_inside(render(pdf, page), render(result, page), [text, check, picture])
     others = [index for index in range(len(PAGES)) if index != page]
     assert all(render(pdf, index) == render(result, index) for index in others[:2])
@@ -157,12 +176,18 @@ def form_with_filled_fields() -> bytes:
     black = raw.stream(b"0 g 0 0 100 20 re f", "/Type /XObject /Subtype /Form /BBox [0 0 100 20]")
     blank = raw.stream(b"", "/Type /XObject /Subtype /Form /BBox [0 0 100 20]")
     widgets = [
-        raw.add(f"<< /Type /Annot /Subtype /Widget /FT /Tx /T (company) /V (ACME) /Rect [100 700 300 740] "
-                f"/AP << /N {black} 0 R >> >>"),
-        raw.add(f"<< /Type /Annot /Subtype /Widget /FT /Btn /T (agree) /V /Yes /AS /Yes /Rect [100 600 120 620] "
-                f"/AP << /N << /Yes {black} 0 R /Off {blank} 0 R >> >> >>"),
-        raw.add(f"<< /Type /Annot /Subtype /Widget /FT /Tx /T (secret) /V (x) /F 2 /Rect [300 300 400 320] "
-                f"/AP << /N {black} 0 R >> >>"),
+        raw.add(
+            f"<< /Type /Annot /Subtype /Widget /FT /Tx /T (company) /V (ACME) /Rect [100 700 300 740] "
+            f"/AP << /N {black} 0 R >> >>"
+        ),
+        raw.add(
+            f"<< /Type /Annot /Subtype /Widget /FT /Btn /T (agree) /V /Yes /AS /Yes /Rect [100 600 120 620] "
+            f"/AP << /N << /Yes {black} 0 R /Off {blank} 0 R >> >> >>"
+        ),
+        raw.add(
+            f"<< /Type /Annot /Subtype /Widget /FT /Tx /T (secret) /V (x) /F 2 /Rect [300 300 400 320] "
+            f"/AP << /N {black} 0 R >> >>"
+        ),
     ]
     catalog, root = raw.reserve(), raw.reserve()
     page = raw.add(f"<< /Type /Page /Parent {root} 0 R /MediaBox [0 0 595 842] /Annots [{refs(widgets)}] >>")
@@ -272,8 +297,9 @@ def test_a_jpeg_is_drawn_as_its_exif_orientation_shows_it(orientation):
     expected = ImageOps.exif_transpose(Image.open(io.BytesIO(jpeg)))
     width = 0.2
     area = (0.3, 0.3, width, width * 600 / 800 * expected.height / expected.width)
-    after = render(filled(pages_pdf("/MediaBox [0 0 600 800]"), (field("image", (0, *area)), "photo"),
-                          files={"photo": jpeg}))
+    after = render(
+        filled(pages_pdf("/MediaBox [0 0 600 800]"), (field("image", (0, *area)), "photo"), files={"photo": jpeg})
+    )
     left, top, right, bottom = pixels(after, area)
     for x, y in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)]:
         shown = after.getpixel((int(left + x * (right - left)), int(top + y * (bottom - top))))
@@ -293,15 +319,22 @@ def huge_png() -> bytes:
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 30_000, 30_000, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 30_000, 30_000, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b""))
+        + chunk(b"IEND", b"")
+    )
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"\x89PNG\r\n\x1a\nnot really", "The image can't be read"),
-    (png()[:120], "The image can't be read"),
-    (huge_png(), r"The image is 30000x30000 pixels \(900.0 megapixels\); at most 50 megapixels are allowed"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\x89PNG\r\n\x1a\nnot really", "The image can't be read"),
+        (png()[:120], "The image can't be read"),
+        (huge_png(), r"The image is 30000x30000 pixels \(900.0 megapixels\); at most 50 megapixels are allowed"),
+    ],
+)
 def test_a_broken_or_enormous_image_is_refused_with_pdf_error(data, message):
     with pytest.raises(PdfError, match=message):
         filled(sample_pdf(), (field("signature", (0, 0.1, 0.1, 0.3, 0.1)), "sig"), files={"sig": data})
@@ -312,20 +345,37 @@ def test_an_image_value_without_its_file_is_refused():
         filled(sample_pdf(), (field("image", (0, 0.1, 0.1, 0.3, 0.1)), "gone"))
 
 
-@pytest.mark.parametrize("format, text", [
-    (None, "05/03/2026"), ("DD/MM/YYYY", "05/03/2026"), ("MM/DD/YYYY", "03/05/2026"), ("YYYY-MM-DD", "2026-03-05"),
-    ("DD.MM.YYYY", "05.03.2026"), ("MMMM D, YYYY", "March 5, 2026"), ("D MMM YYYY", "5 Mar 2026"),
-])
+@pytest.mark.parametrize(
+    "format, text",
+    [
+        (None, "05/03/2026"),
+        ("DD/MM/YYYY", "05/03/2026"),
+        ("MM/DD/YYYY", "03/05/2026"),
+        ("YYYY-MM-DD", "2026-03-05"),
+        ("DD.MM.YYYY", "05.03.2026"),
+        ("MMMM D, YYYY", "March 5, 2026"),
+        ("D MMM YYYY", "5 Mar 2026"),
+    ],
+)
 def test_a_date_is_written_in_the_fields_format(format, text):
     date = field("date", (0, 0.1, 0.1, 0.5, 0.05), preferences={"format": format} if format else {})
     assert text in text_of(filled(sample_pdf(), (date, "2026-03-05")))
 
 
-@pytest.mark.parametrize("format, value, text", [
-    (None, 1000.5, "1000.5"), ("usd", 1000, "$1,000.00"), ("eur", 1234.5, "€1,234.50"), ("gbp", -2, "-£2.00"),
-    ("comma", 1000.5, "1,000.5"), ("dot", 1000.5, "1.000,5"), ("space", 1000.5, "1 000,5"),
-    ("percent", 50, "50%"), ("percent_space", 12.5, "12.5 %"),
-])
+@pytest.mark.parametrize(
+    "format, value, text",
+    [
+        (None, 1000.5, "1000.5"),
+        ("usd", 1000, "$1,000.00"),
+        ("eur", 1234.5, "€1,234.50"),
+        ("gbp", -2, "-£2.00"),
+        ("comma", 1000.5, "1,000.5"),
+        ("dot", 1000.5, "1.000,5"),
+        ("space", 1000.5, "1 000,5"),
+        ("percent", 50, "50%"),
+        ("percent_space", 12.5, "12.5 %"),
+    ],
+)
 def test_a_number_is_written_in_the_fields_format(format, value, text):
     assert value_text.format_number(value, format) == text
 
@@ -337,8 +387,14 @@ def test_a_number_field_shows_its_formatted_value():
 
 def test_a_stamp_without_a_value_shows_the_submitter_name_role_and_time():
     stamp = field("stamp", (0, 0.1, 0.1, 0.4, 0.1))
-    result = fill_pdf(sample_pdf(), DOC, [stamp], {}, {}, stamp={"name": "Zoë Łukasz", "role": "Buyer",
-                                                                 "time": "2026-03-05 10:00 UTC"})
+    result = fill_pdf(
+        sample_pdf(),
+        DOC,
+        [stamp],
+        {},
+        {},
+        stamp={"name": "Zoë Łukasz", "role": "Buyer", "time": "2026-03-05 10:00 UTC"},
+    )
     assert "Zoë Łukasz" in text_of(result) and "Buyer 2026-03-05 10:00 UTC" in text_of(result)
 
 

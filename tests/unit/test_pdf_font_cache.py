@@ -10,8 +10,13 @@ from fpdf import FPDF
 
 from signsvc.pdf import font_cache, font_files, fonts, record_pages
 
-TEXTS = ["Anna Müller 山田 太郎", "Zoë Łukasz 鈴木 花子 Иван Петров", "Ωmega אבג محمد \u25a1", "Anna Müller 山田 太郎",
-         "鈴木 花子 𠮷"]
+TEXTS = [
+    "Anna Müller 山田 太郎",
+    "Zoë Łukasz 鈴木 花子 Иван Петров",
+    "Ωmega אבג محمد \u25a1",
+    "Anna Müller 山田 太郎",
+    "鈴木 花子 𠮷",
+]
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +62,9 @@ def lent(pdf, family, path, style):
 def test_each_document_is_the_one_fpdf2_writes_with_the_fonts_parsed_for_it_alone(paths):
     expected = [bytes(document(text, paths, fpdf2_parsing).output()) for text in TEXTS]
     for order in (TEXTS, TEXTS[::-1]):
-        assert [bytes(document(text, paths, lent).output()) for text in order] == \
-            [expected[TEXTS.index(text)] for text in order]
+        assert [bytes(document(text, paths, lent).output()) for text in order] == [
+            expected[TEXTS.index(text)] for text in order
+        ]
 
 
 def test_a_shaped_document_is_the_one_fpdf2_writes_too(paths):

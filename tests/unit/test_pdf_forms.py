@@ -32,12 +32,26 @@ EXPECTED = [
     field("birth_date", "date", on_a4(320, 720, 450, 744), preferences={"format": "MM/DD/YYYY"}),
     field("start_date", "date", on_a4(320, 760, 450, 784), preferences={"format": "DD.MM.YYYY"}),
     field("agree", "checkbox", on_a4(72, 640, 86, 654)),
-    field("color", "radio", *[on_a4(72 + 28 * i, 600, 86 + 28 * i, 614, option=color)
-                              for i, color in enumerate(["red", "green", "blue"])], options=["red", "green", "blue"]),
-    field("gender", "radio", on_a4(200, 600, 214, 614, option="Female"), on_a4(228, 600, 242, 614, option="Male"),
-          options=["Female", "Male"]),
-    field("plan", "radio", on_a4(72, 570, 86, 584, option="basic"), on_a4(100, 570, 114, 584, option="pro"),
-          options=["basic", "pro"]),
+    field(
+        "color",
+        "radio",
+        *[on_a4(72 + 28 * i, 600, 86 + 28 * i, 614, option=color) for i, color in enumerate(["red", "green", "blue"])],
+        options=["red", "green", "blue"],
+    ),
+    field(
+        "gender",
+        "radio",
+        on_a4(200, 600, 214, 614, option="Female"),
+        on_a4(228, 600, 242, 614, option="Male"),
+        options=["Female", "Male"],
+    ),
+    field(
+        "plan",
+        "radio",
+        on_a4(72, 570, 86, 584, option="basic"),
+        on_a4(100, 570, 114, 584, option="pro"),
+        options=["basic", "pro"],
+    ),
     field("country", "select", on_a4(320, 680, 450, 700), options=["Germany", "France", "Spain"]),
     field("toppings", "multiple", on_a4(320, 560, 450, 620), options=["Cheese", "Ham", "Olives"]),
     field("size", "select", on_a4(460, 560, 540, 620), options=["S", "M", "L"]),
@@ -83,8 +97,7 @@ def test_every_fillable_widget_becomes_a_field_with_relative_areas():
     assert rounded(forms.inspect_pdf(form_pdf())["fields"]) == rounded(EXPECTED)
 
 
-@pytest.mark.parametrize("name", ["reset", "hidden_note", "company", "subscribed", "total", "old_signature",
-                                  "outside"])
+@pytest.mark.parametrize("name", ["reset", "hidden_note", "company", "subscribed", "total", "old_signature", "outside"])
 def test_widgets_no_submitter_fills_are_left_out(name):
     """Push buttons, hidden widgets, filled or read-only fields, signed signatures, widgets off the page."""
     assert name not in [field["name"] for field in forms.inspect_pdf(form_pdf())["fields"]]
@@ -104,8 +117,12 @@ def assert_boxed(image, place):
     left, top = place["x"] * width, place["y"] * height
     right, bottom = left + place["w"] * width, top + place["h"] * height
     assert mean(image, left + 3, top + 3, right - 3, bottom - 3) < 40
-    for box in [(left - 5, top, left - 2, bottom), (right + 2, top, right + 5, bottom),
-                (left, top - 5, right, top - 2), (left, bottom + 2, right, bottom + 5)]:
+    for box in [
+        (left - 5, top, left - 2, bottom),
+        (right + 2, top, right + 5, bottom),
+        (left, top - 5, right, top - 2),
+        (left, bottom + 2, right, bottom + 5),
+    ]:
         if box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height:
             assert mean(image, *box) > 215
 

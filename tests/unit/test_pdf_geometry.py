@@ -19,8 +19,10 @@ def test_a_box_drawn_through_the_matrix_reads_back_as_the_same_area(rotate):
     frame = geometry.Frame(*BOX, rotate=rotate)
     a, b, c, d, e, f = frame.matrix
     left, top, width, height = 0.1, 0.2, 0.3, 0.05  # relative, from the top-left
-    corners = [(left * frame.width, (1 - top - height) * frame.height),
-               ((left + width) * frame.width, (1 - top) * frame.height)]
+    corners = [
+        (left * frame.width, (1 - top - height) * frame.height),
+        ((left + width) * frame.width, (1 - top) * frame.height),
+    ]
     (x0, y0), (x1, y1) = [(a * x + c * y + e, b * x + d * y + f) for x, y in corners]
     assert frame.relative([x0, y0, x1, y1]) == pytest.approx({"x": left, "y": top, "w": width, "h": height})
 

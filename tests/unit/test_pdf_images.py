@@ -50,7 +50,10 @@ def test_the_page_shows_the_photo_as_a_camera_app_would(orientation):
     assert shown.size == expected.size
     for x, y in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)]:
         point = (int(x * expected.width), int(y * expected.height))
-        assert sum(abs(a - b) for a, b in zip(shown.convert("RGB").getpixel(point), expected.getpixel(point), strict=True)) < 60
+        assert (
+            sum(abs(a - b) for a, b in zip(shown.convert("RGB").getpixel(point), expected.getpixel(point), strict=True))
+            < 60
+        )
 
 
 def test_the_first_frame_of_an_animated_gif():
@@ -75,14 +78,17 @@ def test_a_multi_picture_jpeg_stays_small():
     assert len(images.image_to_pdf(output.getvalue())) < len(output.getvalue())
 
 
-@pytest.mark.parametrize("data", [
-    b"not an image",
-    b"\x89PNG\r\n\x1a\n" + bytes(50),
-    image_bytes("JPEG", size=(400, 300))[:-200],  # whole header, part of the picture
-    image_bytes("PNG", size=(400, 300))[:100],
-    b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n",  # Pillow could, through Ghostscript
-    image_bytes("BMP"),
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"not an image",
+        b"\x89PNG\r\n\x1a\n" + bytes(50),
+        image_bytes("JPEG", size=(400, 300))[:-200],  # whole header, part of the picture
+        image_bytes("PNG", size=(400, 300))[:100],
+        b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n",  # Pillow could, through Ghostscript
+        image_bytes("BMP"),
+    ],
+)
 def test_an_unreadable_or_unaccepted_image(data):
     with pytest.raises(PdfError, match=r"^The image can't be read$"):
         images.image_to_pdf(data)
@@ -92,7 +98,13 @@ def test_an_image_claiming_a_huge_size_is_refused_before_decoding():
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 30_000, 30_000, 8, 2, 0, 0, 0))
-           + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b""))
-    with pytest.raises(PdfError, match=r"^The image is 30000x30000 pixels \(900\.0 megapixels\); at most 50 megapixels are allowed$"):
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 30_000, 30_000, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b""))
+        + chunk(b"IEND", b"")
+    )
+    with pytest.raises(
+        PdfError, match=r"^The image is 30000x30000 pixels \(900\.0 megapixels\); at most 50 megapixels are allowed$"
+    ):
         images.image_to_pdf(png)

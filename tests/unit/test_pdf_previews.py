@@ -23,8 +23,9 @@ def test_one_jpeg_per_page_at_the_preview_width_keeping_the_displayed_aspect():
 
 
 def test_a_cropped_page_shows_only_its_cropbox():
-    jpegs = previews.render_pages(pages_pdf("/MediaBox [0 0 600 800] /CropBox [100 100 400 700] /Rotate 270"),
-                                  width=600)
+    jpegs = previews.render_pages(
+        pages_pdf("/MediaBox [0 0 600 800] /CropBox [100 100 400 700] /Rotate 270"), width=600
+    )
     assert sizes(jpegs) == [(600, 300)]
 
 
@@ -36,12 +37,16 @@ def test_a_strip_shaped_page_is_not_rendered_enormous():
     assert sizes(previews.render_pages(pages_pdf("/MediaBox [0 0 10 10000]"), width=100)) == [(1, 400)]
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"no pdf", "The file is not a PDF"),
-    (encrypted(text_pdf("x"), user="secret"), "The PDF is protected by a password; upload it without the password"),
-    (text_pdf("x")[:400], "The PDF is damaged and can't be read"),
-    (text_pdf(*"abcd"), "The PDF has 4 pages; at most 3 are allowed"),
-], ids=["not a pdf", "password", "truncated", "too many pages"])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"no pdf", "The file is not a PDF"),
+        (encrypted(text_pdf("x"), user="secret"), "The PDF is protected by a password; upload it without the password"),
+        (text_pdf("x")[:400], "The PDF is damaged and can't be read"),
+        (text_pdf(*"abcd"), "The PDF has 4 pages; at most 3 are allowed"),
+    ],
+    ids=["not a pdf", "password", "truncated", "too many pages"],
+)
 def test_unusable_pdfs_raise_the_same_errors_as_reading(data, message):
     with pytest.raises(PdfError) as caught:
         previews.render_pages(data, max_pages=3)

@@ -25,8 +25,10 @@ def test_bytes_that_are_not_a_pdf(data):
 
 
 def test_a_pdf_that_needs_a_password():
-    fails_quickly(encrypted(text_pdf("secret"), user="secret"), "The PDF is protected by a password; "
-                                                                  "upload it without the password")
+    fails_quickly(
+        encrypted(text_pdf("secret"), user="secret"),
+        "The PDF is protected by a password; upload it without the password",
+    )
 
 
 def test_a_pdf_with_only_an_owner_password_opens_like_in_any_viewer():
@@ -40,7 +42,7 @@ def test_a_pdf_without_pages():
 @pytest.mark.parametrize("fraction", [0.3, 0.6, 0.95])
 def test_a_truncated_pdf(fraction):
     data = text_pdf("one", "two")
-    fails_quickly(data[:int(len(data) * fraction)], "The PDF is damaged and can't be read")
+    fails_quickly(data[: int(len(data) * fraction)], "The PDF is damaged and can't be read")
 
 
 def test_garbage_after_a_pdf_header():
@@ -53,8 +55,10 @@ def test_too_many_pages():
 
 def test_deeply_nested_objects_are_refused_without_blowing_the_stack():
     depth = 100_000
-    fails_quickly(pages_pdf("/MediaBox [0 0 100 100] /Annots " + "[" * depth + "]" * depth),
-                  "The PDF is nested too deeply to be read")
+    fails_quickly(
+        pages_pdf("/MediaBox [0 0 100 100] /Annots " + "[" * depth + "]" * depth),
+        "The PDF is nested too deeply to be read",
+    )
 
 
 def test_a_page_tree_that_reuses_its_nodes_is_not_expanded():

@@ -43,19 +43,25 @@ def render(data: bytes) -> Image.Image:
 def darkest_in(image: Image.Image, rect: tuple[float, float, float, float], page_height: float = 842) -> int:
     """The darkest pixel inside a rect given in PDF points of an upright page."""
     x0, y0, x1, y1 = rect
-    box = (round(x0 * SCALE) + 1, round((page_height - y1) * SCALE) + 1, round(x1 * SCALE) - 1,
-           round((page_height - y0) * SCALE) - 1)
+    box = (
+        round(x0 * SCALE) + 1,
+        round((page_height - y1) * SCALE) + 1,
+        round(x1 * SCALE) - 1,
+        round((page_height - y0) * SCALE) - 1,
+    )
     return image.crop(box).getextrema()[0]
 
 
 def accepted(data: bytes) -> list[dict]:
     """The PDF's fields as template creation checks them."""
     pages = [template_fields.Page("document", len(forms.inspect_pdf(data)["pages"]))]
-    return template_fields.fields(forms.inspect_pdf(data)["fields"], template_fields.Roles(), pages, "form fields",
-                                  first_page=0)
+    return template_fields.fields(
+        forms.inspect_pdf(data)["fields"], template_fields.Roles(), pages, "form fields", first_page=0
+    )
 
 
 # A radio option without a name
+
 
 def test_a_radio_option_without_a_name_is_called_by_its_place_and_logged(caplog):
     with caplog.at_level(logging.WARNING, logger="signsvc.pdf.forms"):
@@ -65,7 +71,8 @@ def test_a_radio_option_without_a_name_is_called_by_its_place_and_logged(caplog)
     assert fields["answer"]["options"] == ["Yes", "Option 2"]
     assert [record.getMessage() for record in caplog.records] == [
         "PDF form: option 1 of the radio field 'payment' has no name; it is called 'Option 1'",
-        "PDF form: option 2 of the radio field 'answer' has no name; it is called 'Option 2'"]
+        "PDF form: option 2 of the radio field 'answer' has no name; it is called 'Option 2'",
+    ]
 
 
 def test_a_name_given_to_an_unnamed_option_is_not_one_another_option_has():
@@ -89,27 +96,38 @@ def test_the_sample_forms_fields_pass_template_creations_checks():
 
 
 def test_control_characters_in_names_and_options_are_dropped():
-    data = one_page_form(["/FT /Tx /T (na\\000me\\t) /Rect [72 700 272 720]",
-                          "/FT /Ch /T (pick) /Opt [(A\\000) (B)] /Rect [72 600 272 620]"])
+    data = one_page_form(
+        [
+            "/FT /Tx /T (na\\000me\\t) /Rect [72 700 272 720]",
+            "/FT /Ch /T (pick) /Opt [(A\\000) (B)] /Rect [72 600 272 620]",
+        ]
+    )
     fields = fields_of(data)
     assert set(fields) == {"name", "pick"} and fields["pick"]["options"] == ["A", "B"]
 
 
 def test_a_field_that_cannot_be_understood_is_left_out_and_logged_not_the_pdf(caplog):
     raw = RawPdf()
-    script = raw.stream(b"AFDate_FormatEx(\"dd.mm.yyyy\");", "/Filter /NoSuchFilter")  # no reader can decode it
-    data = one_page_form([
-        f"/FT /Tx /T (date) /AA << /F << /S /JavaScript /JS {script} 0 R >> >> /Rect [72 700 272 720]",
-        f"/FT /Tx /T (note) /V {script} 0 R /Rect [72 650 272 670]",
-        "/FT /Tx /T (good) /Rect [72 600 272 620]"], raw=raw)
+    script = raw.stream(b'AFDate_FormatEx("dd.mm.yyyy");', "/Filter /NoSuchFilter")  # no reader can decode it
+    data = one_page_form(
+        [
+            f"/FT /Tx /T (date) /AA << /F << /S /JavaScript /JS {script} 0 R >> >> /Rect [72 700 272 720]",
+            f"/FT /Tx /T (note) /V {script} 0 R /Rect [72 650 272 670]",
+            "/FT /Tx /T (good) /Rect [72 600 272 620]",
+        ],
+        raw=raw,
+    )
     with caplog.at_level(logging.WARNING, logger="signsvc.pdf.forms"):
         assert list(fields_of(data)) == ["good"]
         assert "Form" in text_of(flattened(data))
     assert [record.getMessage().split(", it")[0] for record in caplog.records] == [
-        "PDF form: the field 'date' is left out", "PDF form: the value of a widget on page 1 is left out"]
+        "PDF form: the field 'date' is left out",
+        "PDF form: the value of a widget on page 1 is left out",
+    ]
 
 
 # Values filled before upload that their widgets don't show
+
 
 def test_values_without_an_appearance_or_with_an_empty_one_are_drawn():
     text = text_of(flattened(odd_pdfs.prefilled_without_appearances()))
@@ -148,10 +166,13 @@ def test_a_radio_button_chosen_by_an_empty_state_without_its_appearance_shown_ge
 def test_a_value_its_appearance_shows_is_not_drawn_again():
     raw = RawPdf()
     font = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
-    shown = raw.stream(b"BT /Helv 12 Tf 2 5 Td (ACME Ltd) Tj ET",
-                       f"/Type /XObject /Subtype /Form /BBox [0 0 200 20] /Resources << /Font << /Helv {font} >> >>")
-    data = one_page_form([f"/FT /Tx /T (company) /V (ACME Ltd) /Rect [72 720 272 740] /AP << /N {shown} 0 R >>"],
-                         raw=raw)
+    shown = raw.stream(
+        b"BT /Helv 12 Tf 2 5 Td (ACME Ltd) Tj ET",
+        f"/Type /XObject /Subtype /Form /BBox [0 0 200 20] /Resources << /Font << /Helv {font} >> >>",
+    )
+    data = one_page_form(
+        [f"/FT /Tx /T (company) /V (ACME Ltd) /Rect [72 720 272 740] /AP << /N {shown} 0 R >>"], raw=raw
+    )
     assert text_of(flattened(data)).count("ACME Ltd") == 1
 
 
@@ -161,9 +182,10 @@ def test_a_prefilled_field_is_not_a_field_for_the_signer():
 
 # The corpus of odd shapes
 
+
 def xref_points_at_its_objects(data: bytes) -> bool:
     """Whether each entry of the (only) xref table gives where its object starts."""
-    table = data[data.rindex(b"\nxref\n"):]
+    table = data[data.rindex(b"\nxref\n") :]
     entries = [int(offset) for offset in re.findall(rb"(\d{10}) 00000 n", table)]
     return all(data[offset:].startswith(b"%d 0 obj" % number) for number, offset in enumerate(entries, 1))
 
@@ -171,8 +193,10 @@ def xref_points_at_its_objects(data: bytes) -> bool:
 ODDITIES = {  # that each odd PDF really has its oddity, which a reader would otherwise never meet
     "rotated pages": lambda data: b"/Count 1 /Rotate 270" in data,
     "tiny page": lambda data: b"/MediaBox [0 0 10 10]" in data,
-    "inherited attributes": lambda data: b"/Count 2 /MediaBox [0 0 300 400] /Resources" in data
-                                         and b"/Type /Page /Parent 2 0 R /Contents 5 0 R >>" in data,
+    "inherited attributes": lambda data: (
+        b"/Count 2 /MediaBox [0 0 300 400] /Resources" in data
+        and b"/Type /Page /Parent 2 0 R /Contents 5 0 R >>" in data
+    ),
     "broken xref": lambda data: not xref_points_at_its_objects(data),
     "object streams": lambda data: b"/Type /ObjStm" in data and b"/T (name)" not in data and b"\nxref\n" not in data,
     "incremental update": lambda data: data.count(b"%%EOF") == 2 and b"/Prev" in data,
@@ -196,8 +220,11 @@ def test_each_odd_pdf_gives_its_pages_and_fields(name):
 @pytest.mark.parametrize("name", list(CORPUS))
 def test_each_odd_pdf_is_filled_with_its_text_and_every_value(name):
     odd, data = CORPUS[name], CORPUS[name].build()
-    areas = [{**area, "attachment_uuid": "document"} for field in forms.inspect_pdf(data)["fields"]
-             for area in field["areas"][:1]]
+    areas = [
+        {**area, "attachment_uuid": "document"}
+        for field in forms.inspect_pdf(data)["fields"]
+        for area in field["areas"][:1]
+    ]
     fields = [{"uuid": str(index), "type": "text", "areas": [area]} for index, area in enumerate(areas)]
     result = fill.fill_pdf(data, "document", fields, {str(index): f"Value {index}" for index in range(len(areas))}, {})
     text = text_of(result)
@@ -213,13 +240,19 @@ def test_the_second_revision_of_an_updated_file_is_the_one_read():
 
 def test_rotated_pages_measure_as_displayed_even_when_the_turn_is_inherited():
     assert forms.inspect_pdf(odd_pdfs.rotated_pages())["pages"] == [
-        {"width": 792, "height": 612}, {"width": 612, "height": 792}, {"width": 792, "height": 612}]
+        {"width": 792, "height": 612},
+        {"width": 612, "height": 792},
+        {"width": 792, "height": 612},
+    ]
 
 
 def test_inherited_boxes_and_resources_survive_filling():
     data = odd_pdfs.inherited_attributes()
     assert forms.inspect_pdf(data)["pages"] == [{"width": 300, "height": 400}] * 2
-    field = {"uuid": "1", "type": "text", "areas": [{"x": 0.1, "y": 0.1, "w": 0.5, "h": 0.1, "page": 1,
-                                                     "attachment_uuid": "document"}]}
+    field = {
+        "uuid": "1",
+        "type": "text",
+        "areas": [{"x": 0.1, "y": 0.1, "w": 0.5, "h": 0.1, "page": 1, "attachment_uuid": "document"}],
+    }
     text = text_of(fill.fill_pdf(data, "document", [field], {"1": "Drawn"}, {}))
     assert "Inherited page 2" in text and "Drawn" in text

@@ -61,7 +61,7 @@ def cert(pem: str) -> x509.Certificate:
 
 
 def pyhanko_status(data: bytes, root_pem: str) -> Any:
-    signature, = PdfFileReader(io.BytesIO(data), strict=False).embedded_signatures
+    (signature,) = PdfFileReader(io.BytesIO(data), strict=False).embedded_signatures
     assert signature.docmdp_level == fields.MDPPerm.NO_CHANGES
     root = asn1_x509.Certificate.load(certificates.der(root_pem))
     return validate_pdf_signature(signature, ValidationContext(trust_roots=[root], allow_fetching=False))
@@ -113,8 +113,10 @@ def test_the_fingerprint_is_the_sha256_of_the_certificate(chain):
 def test_a_pkcs12_file_gives_back_its_chain(chain):
     key = serialization.load_pem_private_key(chain["key_pem"].encode(), None)
     roots = [cert(pem) for pem in chain["chain_pems"]]
-    for password, encryption in [("s3cret", serialization.BestAvailableEncryption(b"s3cret")),
-                                 (None, serialization.NoEncryption())]:
+    for password, encryption in [
+        ("s3cret", serialization.BestAvailableEncryption(b"s3cret")),
+        (None, serialization.NoEncryption()),
+    ]:
         data = pkcs12.serialize_key_and_certificates(b"signsvc", key, cert(chain["cert_pem"]), roots, encryption)
         assert certificates.load_p12(data, password) == chain
 
@@ -122,9 +124,12 @@ def test_a_pkcs12_file_gives_back_its_chain(chain):
 @pytest.mark.parametrize("password", ["wrong", None])
 def test_a_pkcs12_file_with_the_wrong_password_is_refused_clearly(chain, password):
     key = serialization.load_pem_private_key(chain["key_pem"].encode(), None)
-    data = pkcs12.serialize_key_and_certificates(b"signsvc", key, cert(chain["cert_pem"]), None,
-                                                 serialization.BestAvailableEncryption(b"s3cret"))
-    with pytest.raises(PdfError, match=r"^The PKCS#12 file can't be read: the password is wrong or the file is not PKCS#12$"):
+    data = pkcs12.serialize_key_and_certificates(
+        b"signsvc", key, cert(chain["cert_pem"]), None, serialization.BestAvailableEncryption(b"s3cret")
+    )
+    with pytest.raises(
+        PdfError, match=r"^The PKCS#12 file can't be read: the password is wrong or the file is not PKCS#12$"
+    ):
         certificates.load_p12(data, password)
 
 
@@ -134,19 +139,29 @@ def test_a_file_that_is_not_pkcs12_is_refused_clearly():
 
 
 def test_a_pkcs12_file_without_a_key_is_refused_clearly(chain):
-    data = pkcs12.serialize_key_and_certificates(None, None, None, [cert(chain["cert_pem"])],
-                                                 serialization.NoEncryption())
+    data = pkcs12.serialize_key_and_certificates(
+        None, None, None, [cert(chain["cert_pem"])], serialization.NoEncryption()
+    )
     with pytest.raises(PdfError, match=r"^The PKCS#12 file must hold a private key and its certificate$"):
         certificates.load_p12(data, None)
 
 
 def test_a_pkcs12_certificate_that_may_not_sign_documents_is_refused():
     key = ec.generate_private_key(ec.SECP256R1())
-    only_encipher = x509.KeyUsage(digital_signature=False, content_commitment=False, key_encipherment=True,
-                                  data_encipherment=False, key_agreement=False, key_cert_sign=False,
-                                  crl_sign=False, encipher_only=False, decipher_only=False)
-    data = pkcs12.serialize_key_and_certificates(b"x", key, self_signed(key, "x", (only_encipher, True)), None,
-                                                 serialization.NoEncryption())
+    only_encipher = x509.KeyUsage(
+        digital_signature=False,
+        content_commitment=False,
+        key_encipherment=True,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=False,
+        crl_sign=False,
+        encipher_only=False,
+        decipher_only=False,
+    )
+    data = pkcs12.serialize_key_and_certificates(
+        b"x", key, self_signed(key, "x", (only_encipher, True)), None, serialization.NoEncryption()
+    )
     with pytest.raises(PdfError, match="key usage does not allow signing documents"):
         certificates.load_p12(data, None)
 
@@ -174,7 +189,7 @@ def test_sealing_appends_to_the_original_bytes(sealed):
 
 
 def test_a_hundred_page_document_is_sealed(chain, ours):
-    report, = verify.verify(seal.sign(pdf(100), chain, reason=REASON, name=None, signing_time=SIGNED_AT), ours)
+    (report,) = verify.verify(seal.sign(pdf(100), chain, reason=REASON, name=None, signing_time=SIGNED_AT), ours)
     assert report["issued_by_service"]
 
 
@@ -184,7 +199,7 @@ def test_the_signing_key_is_parsed_once_per_process(chain):
 
 def test_a_naive_signing_time_is_utc(chain, ours):
     data = seal.sign(pdf(), chain, reason=REASON, name="Zoë Łukasz", signing_time=SIGNED_AT.replace(tzinfo=None))
-    report, = verify.verify(data, ours)
+    (report,) = verify.verify(data, ours)
     assert report["signing_time"] == "2026-01-02T09:30:15.000Z"
     assert report["signer_name"] == "Zoë Łukasz"
 
@@ -196,14 +211,22 @@ def test_a_certified_pdf_cannot_be_sealed_again(chain, sealed):
 
 def test_a_chain_whose_key_is_unusable_is_refused(chain):
     other = certificates.generate(now=NOW)
-    for pems, message in [({**chain, "key_pem": "nope"}, "^The signing key is not an unencrypted PEM private key$"),
-                          ({**chain, "key_pem": other["key_pem"]}, "^The signing key does not belong to the signing certificate$")]:
+    for pems, message in [
+        ({**chain, "key_pem": "nope"}, "^The signing key is not an unencrypted PEM private key$"),
+        ({**chain, "key_pem": other["key_pem"]}, "^The signing key does not belong to the signing certificate$"),
+    ]:
         with pytest.raises(PdfError, match=message):
             seal.sign(pdf(), pems, reason=REASON, name=None, signing_time=SIGNED_AT)
 
 
-@pytest.mark.parametrize("data, message", [(b"not a pdf", reading.NOT_PDF), (b"%PDF-1.7\ngarbage", reading.DAMAGED),
-                                           (encrypted(pdf(), user="user"), reading.ENCRYPTED)])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"not a pdf", reading.NOT_PDF),
+        (b"%PDF-1.7\ngarbage", reading.DAMAGED),
+        (encrypted(pdf(), user="user"), reading.ENCRYPTED),
+    ],
+)
 def test_an_unusable_pdf_is_not_sealed(chain, data, message):
     with pytest.raises(PdfError, match=f"^{re.escape(message)}$"):
         seal.sign(data, chain, reason=REASON, name=None, signing_time=SIGNED_AT)
@@ -213,11 +236,22 @@ def test_an_unusable_pdf_is_not_sealed(chain, data, message):
 
 
 def test_verify_reports_the_service_seal(chain, ours, sealed):
-    assert verify.verify(sealed, ours) == [{
-        "field": "signsvc", "signer_name": "signsvc test", "reason": REASON,
-        "signing_time": "2026-01-02T09:30:15.000Z", "timestamp": None, "type": "certification",
-        "intact": True, "valid": True, "trusted": True, "coverage": "entire_file",
-        "certificate_sha256": certificates.fingerprint(chain["cert_pem"]), "issued_by_service": True}]
+    assert verify.verify(sealed, ours) == [
+        {
+            "field": "signsvc",
+            "signer_name": "signsvc test",
+            "reason": REASON,
+            "signing_time": "2026-01-02T09:30:15.000Z",
+            "timestamp": None,
+            "type": "certification",
+            "intact": True,
+            "valid": True,
+            "trusted": True,
+            "coverage": "entire_file",
+            "certificate_sha256": certificates.fingerprint(chain["cert_pem"]),
+            "issued_by_service": True,
+        }
+    ]
 
 
 def test_flipping_any_signed_byte_makes_the_seal_not_intact_and_not_issued(ours, sealed):
@@ -231,29 +265,47 @@ def test_flipping_any_signed_byte_makes_the_seal_not_intact_and_not_issued(ours,
 
 def test_a_seal_by_a_foreign_self_signed_certificate_is_not_trusted_and_not_issued(ours, caplog):
     key = ec.generate_private_key(ec.SECP256R1())
-    usage = x509.KeyUsage(digital_signature=True, content_commitment=True, key_encipherment=False,
-                          data_encipherment=False, key_agreement=False, key_cert_sign=False, crl_sign=False,
-                          encipher_only=False, decipher_only=False)
+    usage = x509.KeyUsage(
+        digital_signature=True,
+        content_commitment=True,
+        key_encipherment=False,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=False,
+        crl_sign=False,
+        encipher_only=False,
+        decipher_only=False,
+    )
     foreign = pem_of(key, self_signed(key, "signsvc", (usage, True)))  # the same name does not help it
     data = seal.sign(pdf(), foreign, reason=REASON, name=None, signing_time=SIGNED_AT)
     with caplog.at_level(logging.DEBUG):
-        report, = verify.verify(data, ours)
-    assert (report["intact"], report["valid"], report["trusted"], report["issued_by_service"]) == (True, True, False, False)
+        (report,) = verify.verify(data, ours)
+    assert (report["intact"], report["valid"], report["trusted"], report["issued_by_service"]) == (
+        True,
+        True,
+        False,
+        False,
+    )
     assert report["certificate_sha256"] == certificates.fingerprint(foreign["cert_pem"])
     assert not [record for record in caplog.records if record.levelno >= logging.WARNING]
 
 
 def test_a_signature_without_docmdp_is_an_approval(chain, ours):
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf()), strict=False)
-    data = signers.sign_pdf(writer, signers.PdfSignatureMetadata(field_name="Approval", reason="Seen"),
-                            signer=seal.signer_for(chain)).getvalue()
-    report, = verify.verify(data, ours)
+    data = signers.sign_pdf(
+        writer, signers.PdfSignatureMetadata(field_name="Approval", reason="Seen"), signer=seal.signer_for(chain)
+    ).getvalue()
+    (report,) = verify.verify(data, ours)
     assert (report["field"], report["type"], report["reason"], report["issued_by_service"]) == (
-        "Approval", "approval", "Seen", True)
+        "Approval",
+        "approval",
+        "Seen",
+        True,
+    )
 
 
 def test_a_later_incremental_update_leaves_the_seal_intact_but_no_longer_issued(ours, sealed):
-    report, = verify.verify(appended(sealed), ours)
+    (report,) = verify.verify(appended(sealed), ours)
     assert (report["intact"], report["valid"], report["trusted"]) == (True, True, True)
     assert report["coverage"] == "entire_revision"
     assert not report["issued_by_service"]
@@ -284,11 +336,21 @@ def test_a_document_timestamp_is_reported_as_a_timestamp(chain, ours, sealed, ts
     stamped = signers.PdfTimeStamper(tsa["stamper"]).timestamp_pdf(writer, md_algorithm="sha256").getvalue()
     certification, timestamp = verify.verify(stamped, ours)
     assert (certification["type"], certification["coverage"], certification["issued_by_service"]) == (
-        "certification", "entire_revision", False)
+        "certification",
+        "entire_revision",
+        False,
+    )
     assert (timestamp["type"], timestamp["intact"], timestamp["valid"], timestamp["trusted"]) == (
-        "timestamp", True, True, False)
+        "timestamp",
+        True,
+        True,
+        False,
+    )
     assert (timestamp["signer_name"], timestamp["coverage"], timestamp["issued_by_service"]) == (
-        "signsvc test TSA", "entire_file", False)
+        "signsvc test TSA",
+        "entire_file",
+        False,
+    )
     assert timestamp["signing_time"] == timestamp["timestamp"] == "2026-01-02T09:30:17.000Z"
 
 
@@ -298,7 +360,7 @@ def test_a_document_timestamp_is_reported_as_a_timestamp(chain, ours, sealed, ts
 @PDFSIG
 def test_a_seal_with_a_timestamp_server_carries_its_timestamp(chain, ours, tsa, tmp_path):
     data = seal.sign(pdf(), chain, reason=REASON, name=None, signing_time=SIGNED_AT, tsa_url=tsa["url"])
-    report, = verify.verify(data, ours)
+    (report,) = verify.verify(data, ours)
     assert report["timestamp"] == "2026-01-02T09:30:17.000Z"
     assert (report["signing_time"], report["issued_by_service"]) == ("2026-01-02T09:30:15.000Z", True)
     assert pyhanko_status(data, chain["chain_pems"][-1]).timestamp_validity.intact
@@ -309,8 +371,14 @@ def test_a_timestamp_server_that_does_not_answer_is_a_connection_error(chain):
     server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
     server.server_close()  # the port is now one nobody listens on
     with pytest.raises(ConnectionError, match=r"^The timestamp server http://127\.0\.0\.1:"):
-        seal.sign(pdf(), chain, reason=REASON, name=None, signing_time=SIGNED_AT,
-                  tsa_url=f"http://127.0.0.1:{server.server_address[1]}/")
+        seal.sign(
+            pdf(),
+            chain,
+            reason=REASON,
+            name=None,
+            signing_time=SIGNED_AT,
+            tsa_url=f"http://127.0.0.1:{server.server_address[1]}/",
+        )
 
 
 # The calls the process pool runs

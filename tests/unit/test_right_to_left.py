@@ -23,8 +23,9 @@ def flat(text: str) -> str:
 
 @PDFTOTEXT
 def test_the_audit_log_names_signers_of_every_script_in_reading_order():
-    log = make_log(submitters=[submitter(name=name, values=[{"field": "Company", "value": "شركة محمد"}])
-                               for name in SIGNERS])
+    log = make_log(
+        submitters=[submitter(name=name, values=[{"field": "Company", "value": "شركة محمد"}]) for name in SIGNERS]
+    )
     text = flat(pdftotext(audit_log.render(log)))
     for name in SIGNERS:
         assert f"Name {name}" in text
@@ -56,8 +57,11 @@ def test_only_text_in_a_right_to_left_or_complex_script_is_shaped():
 
 
 def test_every_script_the_documents_need_is_drawn_by_a_packaged_font():
-    packaged = [font_files.packaged(*font_files.PACKAGED_TEXT),
-                *(font_files.packaged(*each) for each in font_files.PACKAGED_FALLBACKS), font_files.packaged_cjk_font()]
+    packaged = [
+        font_files.packaged(*font_files.PACKAGED_TEXT),
+        *(font_files.packaged(*each) for each in font_files.PACKAGED_FALLBACKS),
+        font_files.packaged_cjk_font(),
+    ]
     assert all(packaged) and [fonts.text_font(), *fonts.fallback_fonts()] == packaged
     drawn = frozenset[int]().union(*(fonts.coverage(path) for path in packaged))
     for sample in ("Ł", "Ж", "Ω", "م", "א", "क", "ก", "山", "あ", "한"):
@@ -67,7 +71,9 @@ def test_every_script_the_documents_need_is_drawn_by_a_packaged_font():
 def test_the_font_packages_and_harfbuzz_are_install_requirements():
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
-    required = {line.split(">")[0].split("=")[0].split("<")[0].strip().lower()
-                for line in config["options"]["install_requires"].splitlines() if line.strip()
-                and not line.strip().startswith("#")}
+    required = {
+        line.split(">")[0].split("=")[0].split("<")[0].strip().lower()
+        for line in config["options"]["install_requires"].splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    }
     assert set(font_files.FONT_PACKAGES) <= required

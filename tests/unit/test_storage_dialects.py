@@ -26,7 +26,9 @@ async def test_configured_but_unreachable_postgres_fails_clearly():
 
 def test_named_parameters_become_numbered_for_postgres():
     assert numbered("SELECT * FROM t WHERE a = :a AND b::text = :b OR c = :a") == (
-        "SELECT * FROM t WHERE a = $1 AND b::text = $2 OR c = $1", ("a", "b"))
+        "SELECT * FROM t WHERE a = $1 AND b::text = $2 OR c = $1",
+        ("a", "b"),
+    )
 
 
 def test_sqlite_scripts_split_into_whole_statements():

@@ -7,12 +7,15 @@ from signsvc.infra.config import Config
 from signsvc.infra.urls import Urls, file_path
 
 
-@pytest.mark.parametrize("site_url, site", [
-    ("https://sign.example.com", "https://sign.example.com"),
-    ("https://sign.example.com/", "https://sign.example.com"),
-    ("https://example.com/sign", "https://example.com/sign"),
-    ("https://example.com/sign/", "https://example.com/sign"),
-])
+@pytest.mark.parametrize(
+    "site_url, site",
+    [
+        ("https://sign.example.com", "https://sign.example.com"),
+        ("https://sign.example.com/", "https://sign.example.com"),
+        ("https://example.com/sign", "https://example.com/sign"),
+        ("https://example.com/sign/", "https://example.com/sign"),
+    ],
+)
 def test_every_public_address_is_built_under_the_site_url(site_url, site):
     for urls in (Urls(site_url), Urls(Config(site_url=site_url).site)):
         assert urls.site == site
@@ -31,5 +34,7 @@ def test_a_file_path_is_relative_to_the_site_and_quotes_the_name():
 
 def test_the_host_names_the_emails_sender_and_https_marks_cookies_secure():
     assert (Urls("https://sign.example.com:8443/x").host, Urls("https://sign.example.com").secure) == (
-        "sign.example.com", True)
+        "sign.example.com",
+        True,
+    )
     assert (Urls("http://127.0.0.1:3000").host, Urls("http://127.0.0.1:3000").secure) == ("127.0.0.1", False)

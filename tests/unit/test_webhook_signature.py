@@ -62,17 +62,22 @@ def test_any_change_fails_verification(change):
 
 def test_headers_are_found_in_any_case_and_one_matching_signature_of_several_is_enough():
     vector = vectors()[0]
-    given = {"x-service-timestamp": vector["timestamp"],
-             "x-service-signature": "v1=" + "0" * 64 + ", " + vector["signature"]}
+    given = {
+        "x-service-timestamp": vector["timestamp"],
+        "x-service-signature": "v1=" + "0" * 64 + ", " + vector["signature"],
+    }
     assert verify(vector["secret"], vector["body"].encode(), given, now=int(vector["timestamp"]))
     assert verify(vector["secret"], vector["body"].encode(), CIMultiDict(given), now=int(vector["timestamp"]))
 
 
-@pytest.mark.parametrize("given,message", [
-    ({}, "are required"),
-    ({"X-Service-Timestamp": "1767268800"}, "are required"),
-    ({"X-Service-Timestamp": "soon", "X-Service-Signature": "v1=00"}, "not a Unix time"),
-])
+@pytest.mark.parametrize(
+    "given,message",
+    [
+        ({}, "are required"),
+        ({"X-Service-Timestamp": "1767268800"}, "are required"),
+        ({"X-Service-Timestamp": "soon", "X-Service-Signature": "v1=00"}, "not a Unix time"),
+    ],
+)
 def test_missing_or_malformed_headers_fail(given, message):
     with pytest.raises(InvalidSignature, match=message):
         verify("secret", b"{}", given, now=1767268800)

@@ -16,8 +16,13 @@ from storage.records import Clickwrap
 async def index(request: web.Request) -> web.Response:
     query = Query(request)
     page = Page.from_query(query)
-    found = await request.app[CLICKWRAPS].page(principal(request), archived=query.boolean("archived") or False,
-                                               limit=page.limit, after=page.after, before=page.before)
+    found = await request.app[CLICKWRAPS].page(
+        principal(request),
+        archived=query.boolean("archived") or False,
+        limit=page.limit,
+        after=page.after,
+        before=page.before,
+    )
     urls = request.app[SETTINGS].urls
     return json_response(paginated(found, lambda clickwrap: clickwrap_json.clickwrap_json(urls, clickwrap)))
 
@@ -41,16 +46,21 @@ async def publish(request: web.Request) -> web.Response:
 
 async def consents(request: web.Request) -> web.Response:
     page = Page.from_query(Query(request))
-    found = await request.app[CLICKWRAPS].consents(principal(request), record_id(request), limit=page.limit,
-                                                   after=page.after, before=page.before)
+    found = await request.app[CLICKWRAPS].consents(
+        principal(request), record_id(request), limit=page.limit, after=page.after, before=page.before
+    )
     files = request.app[FILES]
     return json_response(paginated(found, lambda consent: clickwrap_json.consent_json(files, consent)))
 
 
 async def create_consent(request: web.Request) -> web.Response:
-    consent = await request.app[CLICKWRAPS].consent(principal(request), record_id(request), await read_json(request),
-                                                    caller_ip=client_address(request),
-                                                    caller_user_agent=request.headers.get("User-Agent"))
+    consent = await request.app[CLICKWRAPS].consent(
+        principal(request),
+        record_id(request),
+        await read_json(request),
+        caller_ip=client_address(request),
+        caller_user_agent=request.headers.get("User-Agent"),
+    )
     return json_response(clickwrap_json.consent_json(request.app[FILES], consent))
 
 

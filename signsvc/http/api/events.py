@@ -16,12 +16,21 @@ from signsvc.wire import submission_json
 async def form_completed(request: web.Request) -> web.Response:
     query = Query(request)
     page = await request.app[SUBMISSIONS].completed_feed(
-        principal(request), limit=pagination.limit(query.string("limit")), after=query.any_integer("after"),
-        before=query.any_integer("before"))
+        principal(request),
+        limit=pagination.limit(query.string("limit")),
+        after=query.any_integer("after"),
+        before=query.any_integer("before"),
+    )
     files, now = request.app[FILES], request.app[CLOCK].now()
-    related = await loaders.submitters(request.app[DB], files, principal(request).account_id, page.submitters,
-                                       siblings=True)
-    items = [{"event_type": "form.completed", "timestamp": submitter.completed_at,
-              "data": submission_json.webhook_submitter(files, now, related, submitter)}
-             for submitter in page.submitters]
+    related = await loaders.submitters(
+        request.app[DB], files, principal(request).account_id, page.submitters, siblings=True
+    )
+    items = [
+        {
+            "event_type": "form.completed",
+            "timestamp": submitter.completed_at,
+            "data": submission_json.webhook_submitter(files, now, related, submitter),
+        }
+        for submitter in page.submitters
+    ]
     return json_response({"data": items, "pagination": {"count": len(items), "next": page.next, "prev": page.prev}})

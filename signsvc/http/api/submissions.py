@@ -36,15 +36,22 @@ async def create(request: web.Request) -> web.Response:
 async def init(request: web.Request) -> web.Response:
     """POST /submissions/init, as the official clients create submissions."""
     submission, submitters = await request.app[SUBMISSIONS].create(principal(request), await read_json(request))
-    return json_response({"id": submission.id, "submitters": await _created(request, submission, submitters),
-                          "expire_at": submission.expire_at, "created_at": submission.created_at})
+    return json_response(
+        {
+            "id": submission.id,
+            "submitters": await _created(request, submission, submitters),
+            "expire_at": submission.expire_at,
+            "created_at": submission.created_at,
+        }
+    )
 
 
 async def from_emails(request: web.Request) -> web.Response:
     """POST /submissions/emails: one submission for each address, its first role signed by it."""
     made = await request.app[SUBMISSIONS].create_for_emails(principal(request), await read_json(request))
-    return json_response([item for submission, submitters in made
-                          for item in await _created(request, submission, submitters)])
+    return json_response(
+        [item for submission, submitters in made for item in await _created(request, submission, submitters)]
+    )
 
 
 async def show(request: web.Request) -> web.Response:
@@ -78,15 +85,17 @@ async def destroy(request: web.Request) -> web.Response:
         submission = await submissions.delete(who, record_id(request))
     else:
         submission = await submissions.archive(who, record_id(request))
-    return json_response({"id": submission.id, "envelope_id": submission.envelope_id,
-                          "archived_at": submission.archived_at})
+    return json_response(
+        {"id": submission.id, "envelope_id": submission.envelope_id, "archived_at": submission.archived_at}
+    )
 
 
 async def _record(request: web.Request, submission: Submission, *, with_events: bool) -> dict[str, Any]:
     files = request.app[FILES]
     related = await loaders.records(request.app[DB], files, submission.account_id, [submission], events=with_events)
-    return submission_json.submission_record(files, request.app[CLOCK].now(), related, submission,
-                                             with_events=with_events)
+    return submission_json.submission_record(
+        files, request.app[CLOCK].now(), related, submission, with_events=with_events
+    )
 
 
 async def _created(request: web.Request, submission: Submission, submitters: list[Submitter]) -> list[dict[str, Any]]:
@@ -98,12 +107,26 @@ async def _created(request: web.Request, submission: Submission, submitters: lis
 async def _page(request: web.Request, template_id: int | None) -> web.Response:
     query = Query(request)
     page = Page.from_query(query)
-    created, completed = (Range.from_query(query, "created_at_from", "created_at_to"),
-                          Range.from_query(query, "completed_at_from", "completed_at_to"))
-    found = await request.app[SUBMISSIONS].page(principal(request), SubmissionFilters(
-        template_id=template_id, archived=query.boolean("archived"), status=query.string("status"),
-        q=query.string("q"), created_from=created.start, created_until=created.end, completed_from=completed.start,
-        completed_until=completed.end, limit=page.limit, after=page.after, before=page.before))
+    created, completed = (
+        Range.from_query(query, "created_at_from", "created_at_to"),
+        Range.from_query(query, "completed_at_from", "completed_at_to"),
+    )
+    found = await request.app[SUBMISSIONS].page(
+        principal(request),
+        SubmissionFilters(
+            template_id=template_id,
+            archived=query.boolean("archived"),
+            status=query.string("status"),
+            q=query.string("q"),
+            created_from=created.start,
+            created_until=created.end,
+            completed_from=completed.start,
+            completed_until=completed.end,
+            limit=page.limit,
+            after=page.after,
+            before=page.before,
+        ),
+    )
     related = await loaders.page(request.app[DB], principal(request).account_id, found)
     items = submission_json.submission_page(request.app[FILES], request.app[CLOCK].now(), related, found)
     by_id = {item["id"]: item for item in items}

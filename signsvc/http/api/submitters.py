@@ -22,11 +22,19 @@ async def index(request: web.Request) -> web.Response:
     query = Query(request)
     page = Page.from_query(query)
     completed = Range.from_query(query, "completed_after", "completed_before")
-    found = await request.app[SUBMITTERS].page(principal(request), SubmitterFilters(
-        submission_id=query.integer("submission_id"),
-        external_id=query.string("external_id") or query.string("application_key"), q=query.string("q"),
-        completed_from=completed.start, completed_until=completed.end, limit=page.limit, after=page.after,
-        before=page.before))
+    found = await request.app[SUBMITTERS].page(
+        principal(request),
+        SubmitterFilters(
+            submission_id=query.integer("submission_id"),
+            external_id=query.string("external_id") or query.string("application_key"),
+            q=query.string("q"),
+            completed_from=completed.start,
+            completed_until=completed.end,
+            limit=page.limit,
+            after=page.after,
+            before=page.before,
+        ),
+    )
     files, now = request.app[FILES], request.app[CLOCK].now()
     related = await loaders.submitters(request.app[DB], files, principal(request).account_id, found, events=True)
     return json_response(paginated(found, lambda s: submission_json.submitter_record(files, now, related, s)))

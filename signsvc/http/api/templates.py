@@ -17,10 +17,18 @@ from storage.filters import TemplateFilters
 async def index(request: web.Request) -> web.Response:
     query, templates, who = Query(request), request.app[TEMPLATES], principal(request)
     page = Page.from_query(query)
-    found = await templates.page(who, TemplateFilters(
-        archived=bool(query.boolean("archived")), q=query.string("q"),
-        external_id=query.string("external_id") or query.string("application_key"), folder=query.string("folder"),
-        limit=page.limit, after=page.after, before=page.before))
+    found = await templates.page(
+        who,
+        TemplateFilters(
+            archived=bool(query.boolean("archived")),
+            q=query.string("q"),
+            external_id=query.string("external_id") or query.string("application_key"),
+            folder=query.string("folder"),
+            limit=page.limit,
+            after=page.after,
+            before=page.before,
+        ),
+    )
     documents = await loaders.documents(request.app[DB], who.account_id, found)
     files = request.app[FILES]
     return json_response(paginated(found, lambda t: template_json.template_json(files, t, documents[t.id])))
@@ -66,5 +74,6 @@ async def _shown(request: web.Request, template_id: int, status: int = 200) -> w
     templates = request.app[TEMPLATES]
     template = await templates.find(principal(request), template_id)
     documents = await loaders.documents(request.app[DB], template.account_id, [template])
-    return json_response(template_json.template_json(request.app[FILES], template, documents[template.id]),
-                         status=status)
+    return json_response(
+        template_json.template_json(request.app[FILES], template, documents[template.id]), status=status
+    )

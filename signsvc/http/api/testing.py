@@ -36,8 +36,10 @@ MAX_ADVANCE = timedelta(days=365 * 100)
 LATEST = datetime(9001, 1, 1, tzinfo=UTC)
 # An RFC 3339 date-time (`T` and `Z` in either case, no leap second) of a year from 1970 to 8999; the OpenAPI
 # document states the same pattern with `format: date-time` (TestingSetTimeInput.time).
-TIME_PATTERN = (r"^(?:19[7-9][0-9]|[2-8][0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
-                r"[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$")
+TIME_PATTERN = (
+    r"^(?:19[7-9][0-9]|[2-8][0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"
+)
 _TIME = re.compile(TIME_PATTERN)
 
 
@@ -66,8 +68,9 @@ async def set_time(request: web.Request) -> web.Response:
             raise ValueError(text)
         moment = datetime.fromisoformat(text.upper()).astimezone(UTC)  # refuses a day or an hour out of range
     except ValueError:
-        raise errors.Invalid("time is required: an RFC 3339 time of a year from 1970 to 8999, as "
-                             "2026-05-01T12:00:00Z") from None
+        raise errors.Invalid(
+            "time is required: an RFC 3339 time of a year from 1970 to 8999, as 2026-05-01T12:00:00Z"
+        ) from None
     request.app[TESTING_CLOCK].set(moment)
     return await _settled_clock(request)
 
@@ -122,8 +125,7 @@ async def emails(request: web.Request) -> web.Response:
     user listed without its text and link, as the console's outbox shows it."""
     page, caller = Page.from_query(Query(request)), principal(request)
     found = await request.app[KIT].emails(caller.account_id, limit=page.limit, after=page.after, before=page.before)
-    return json_response(paginated([_readable(caller.email, captured) for captured in found],
-                                   testing_json.email_json))
+    return json_response(paginated([_readable(caller.email, captured) for captured in found], testing_json.email_json))
 
 
 async def email(request: web.Request) -> web.Response:
@@ -154,8 +156,11 @@ async def deliveries(request: web.Request) -> web.Response:
     deadline = time.monotonic() + wait
     while True:
         found = await request.app[WEBHOOKS].account_deliveries(
-            principal(request).account_id, event_type=event_type, status=DeliveryStatus(status) if status else None,
-            limit=limit)
+            principal(request).account_id,
+            event_type=event_type,
+            status=DeliveryStatus(status) if status else None,
+            limit=limit,
+        )
         if found or time.monotonic() >= deadline:
             return json_response(paginated(found, webhook_json.delivery_json))
         await asyncio.sleep(POLL_SECONDS)

@@ -10,5 +10,6 @@ from signsvc.http.responses import json_response
 
 async def show(request: web.Request) -> web.Response:
     user = principal(request)
-    return json_response({"id": user.user_id, "first_name": user.first_name, "last_name": user.last_name,
-                          "email": user.email})
+    return json_response(
+        {"id": user.user_id, "first_name": user.first_name, "last_name": user.last_name, "email": user.email}
+    )

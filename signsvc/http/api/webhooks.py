@@ -17,15 +17,17 @@ from storage.records import DeliveryStatus
 
 async def index(request: web.Request) -> web.Response:
     page = Page.from_query(Query(request))
-    found = await request.app[WEBHOOKS].page(principal(request).account_id, limit=page.limit, after=page.after,
-                                             before=page.before)
+    found = await request.app[WEBHOOKS].page(
+        principal(request).account_id, limit=page.limit, after=page.after, before=page.before
+    )
     return json_response(paginated(found, webhook_json.endpoint_json))
 
 
 async def create(request: web.Request) -> web.Response:
     body = await read_json(request)
-    return json_response(webhook_json.changed_json(await request.app[WEBHOOKS].create(principal(request).account_id,
-                                                                                      body)))
+    return json_response(
+        webhook_json.changed_json(await request.app[WEBHOOKS].create(principal(request).account_id, body))
+    )
 
 
 async def show(request: web.Request) -> web.Response:
@@ -51,14 +53,20 @@ async def deliveries(request: web.Request) -> web.Response:
     if status is not None and status not in {s.value for s in DeliveryStatus}:
         raise errors.Invalid(f"status must be one of: {', '.join(DeliveryStatus)}")
     found = await request.app[WEBHOOKS].deliveries(
-        principal(request), record_id(request), status=DeliveryStatus(status) if status else None, limit=page.limit,
-        after=page.after, before=page.before)
+        principal(request),
+        record_id(request),
+        status=DeliveryStatus(status) if status else None,
+        limit=page.limit,
+        after=page.after,
+        before=page.before,
+    )
     return json_response(paginated(found, webhook_json.delivery_json))
 
 
 async def resend(request: web.Request) -> web.Response:
-    delivered = await request.app[WEBHOOKS].resend(principal(request), record_id(request),
-                                                   record_id(request, "delivery_id"))
+    delivered = await request.app[WEBHOOKS].resend(
+        principal(request), record_id(request), record_id(request, "delivery_id")
+    )
     return json_response(webhook_json.delivery_json(delivered))
 
 

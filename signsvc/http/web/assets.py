@@ -44,12 +44,13 @@ async def show(request: web.Request) -> web.Response:
         raise web.HTTPNotFound()
     content_type = _content_type(request.match_info["name"])
     caching = LONG_CACHE if request.match_info["hash"] == digest else "no-cache"
-    return web.Response(body=data, content_type=content_type, headers={
-        "Cache-Control": caching, "X-Content-Type-Options": "nosniff"})
+    return web.Response(
+        body=data, content_type=content_type, headers={"Cache-Control": caching, "X-Content-Type-Options": "nosniff"}
+    )
 
 
 def _content_type(name: str) -> str:
-    suffix = name[name.rfind("."):]
+    suffix = name[name.rfind(".") :]
     return CONTENT_TYPES.get(suffix) or mimetypes.guess_type(name)[0] or "application/octet-stream"
 
 
@@ -59,6 +60,12 @@ async def embed_script(request: web.Request) -> web.Response:
     data = _files()[1].get("embed.js")
     if data is None:
         raise web.HTTPNotFound()
-    return web.Response(body=data, content_type="text/javascript", headers={
-        "Cache-Control": "public, max-age=300", "X-Content-Type-Options": "nosniff",
-        "Access-Control-Allow-Origin": "*"})
+    return web.Response(
+        body=data,
+        content_type="text/javascript",
+        headers={
+            "Cache-Control": "public, max-age=300",
+            "X-Content-Type-Options": "nosniff",
+            "Access-Control-Allow-Origin": "*",
+        },
+    )

@@ -22,13 +22,17 @@ USER_AGENT_LIMIT = CONSENT_LENGTHS["user_agent"]
 _VERSION = re.compile(r"[0-9]{1,9}")
 PREFILLED = ("name", "email", "external_id")
 # The message beside an input for the rule it breaks.
-PROBLEMS = {("name", "missing"): "clickwrap.problem.name.missing", ("name", "too_long"): "public.problem.too_long",
-            ("name", "invalid"): "public.problem.name.invalid",
-            ("email", "missing"): "public.problem.email.missing", ("email", "invalid"): "public.problem.email.invalid",
-            ("email", "too_long"): "public.problem.too_long",
-            ("external_id", "too_long"): "clickwrap.problem.external_id",
-            ("external_id", "invalid"): "clickwrap.problem.external_id",
-            ("checkbox", "missing"): "clickwrap.problem.checkbox.missing"}
+PROBLEMS = {
+    ("name", "missing"): "clickwrap.problem.name.missing",
+    ("name", "too_long"): "public.problem.too_long",
+    ("name", "invalid"): "public.problem.name.invalid",
+    ("email", "missing"): "public.problem.email.missing",
+    ("email", "invalid"): "public.problem.email.invalid",
+    ("email", "too_long"): "public.problem.too_long",
+    ("external_id", "too_long"): "clickwrap.problem.external_id",
+    ("external_id", "invalid"): "clickwrap.problem.external_id",
+    ("checkbox", "missing"): "clickwrap.problem.checkbox.missing",
+}
 
 
 async def page(request: web.Request) -> web.Response:
@@ -66,8 +70,9 @@ async def agree(request: web.Request) -> web.Response:
     version = int(form["version"]) if _VERSION.fullmatch(form["version"]) else 0
     browser = Browser(client_address(request), request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None)
     try:
-        agreed = await request.app[CONSENT_PAGES].agree(view, Agreement(version, checked=checked, **answers),
-                                                        browser, token)
+        agreed = await request.app[CONSENT_PAGES].agree(
+            view, Agreement(version, checked=checked, **answers), browser, token
+        )
     except Refused as refused:
         return await _form(request, view, answers, checked=checked, problems=refused.problems, status=422)
     except Changed:
@@ -83,8 +88,14 @@ async def agree(request: web.Request) -> web.Response:
     if agreed.signing_slug:
         raise web.HTTPSeeOther(f"/s/{agreed.signing_slug}")
     consent = agreed.consent
-    return rendering.render(request, "clickwrap/agreed.html", language=catalogue.language(request), view=view,
-                            consent=consent, agreed_on=mail.format_time(consent.agreed_at))
+    return rendering.render(
+        request,
+        "clickwrap/agreed.html",
+        language=catalogue.language(request),
+        view=view,
+        consent=consent,
+        agreed_on=mail.format_time(consent.agreed_at),
+    )
 
 
 async def _changed(request: web.Request, slug: str, answers: dict[str, str]) -> web.Response:
@@ -95,15 +106,32 @@ async def _changed(request: web.Request, slug: str, answers: dict[str, str]) -> 
     return _closed(request, view) or await _form(request, view, answers, notice="clickwrap.changed", status=409)
 
 
-async def _form(request: web.Request, view: ConsentPage, answers: dict[str, str], *,
-                checked: list[bool] | None = None, problems: dict[str, str] | None = None, notice: str | None = None,
-                status: int = 200) -> web.Response:
+async def _form(
+    request: web.Request,
+    view: ConsentPage,
+    answers: dict[str, str],
+    *,
+    checked: list[bool] | None = None,
+    problems: dict[str, str] | None = None,
+    notice: str | None = None,
+    status: int = 200,
+) -> web.Response:
     t = catalogue.translator(catalogue.language(request))
-    messages = {where: t(PROBLEMS[where.partition("-")[0], rule], limit=CONSENT_LENGTHS["name"])
-                for where, rule in (problems or {}).items()}
-    return await public_forms.render(request, "clickwrap/page.html", status=status, view=view, answers=answers,
-                                     checked=checked or [], problems=messages, notice=notice,
-                                     limits=CONSENT_LENGTHS)
+    messages = {
+        where: t(PROBLEMS[where.partition("-")[0], rule], limit=CONSENT_LENGTHS["name"])
+        for where, rule in (problems or {}).items()
+    }
+    return await public_forms.render(
+        request,
+        "clickwrap/page.html",
+        status=status,
+        view=view,
+        answers=answers,
+        checked=checked or [],
+        problems=messages,
+        notice=notice,
+        limits=CONSENT_LENGTHS,
+    )
 
 
 def _closed(request: web.Request, view: ConsentPage) -> web.Response | None:

@@ -16,8 +16,11 @@ _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 # viewers (and Firefox's) run no script of the file on the site's origin. The link is a credential: not kept,
 # not passed on.
 _FILE_POLICY, _PDF_POLICY = "default-src 'none'; sandbox", "default-src 'none'"
-_FILE_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                 "Cache-Control": "private, no-store"}
+_FILE_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "private, no-store",
+}
 
 
 async def show(request: web.Request) -> web.Response:
@@ -28,8 +31,12 @@ async def show(request: web.Request) -> web.Response:
     blob = await files.open_link(token)
     if presigned := await files.presigned_link(token, blob, _disposition(blob.filename)):
         raise web.HTTPFound(presigned, headers=_FILE_HEADERS)
-    headers = {"Content-Disposition": _disposition(blob.filename), "Accept-Ranges": "bytes", **_FILE_HEADERS,
-               "Content-Security-Policy": _PDF_POLICY if blob.content_type == "application/pdf" else _FILE_POLICY}
+    headers = {
+        "Content-Disposition": _disposition(blob.filename),
+        "Accept-Ranges": "bytes",
+        **_FILE_HEADERS,
+        "Content-Security-Policy": _PDF_POLICY if blob.content_type == "application/pdf" else _FILE_POLICY,
+    }
     wanted = _range(request.headers.get("Range", ""), blob.byte_size)
     if wanted is None:
         status, start, end = 200, 0, blob.byte_size - 1

@@ -10,5 +10,10 @@ from signsvc.http.web import catalogue, rendering
 
 
 async def show(request: web.Request) -> web.Response:
-    return rendering.render(request, "home.html", language=catalogue.language(request),
-                            api_url=request.app[SETTINGS].urls.api(), version=__version__)
+    return rendering.render(
+        request,
+        "home.html",
+        language=catalogue.language(request),
+        api_url=request.app[SETTINGS].urls.api(),
+        version=__version__,
+    )

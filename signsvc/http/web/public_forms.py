@@ -60,8 +60,15 @@ async def within_caps(request: web.Request, *, consent: bool, slug: str) -> web.
 async def render(request: web.Request, template: str, *, status: int = 200, **context: Any) -> web.Response:
     """The page with its form, the form carrying a new token bound to the browser's form cookie."""
     token, cookie = await form_tokens.issue(request)
-    response = rendering.render(request, template, language=catalogue.language(request), status=status,
-                                token=token, token_field=form_tokens.FIELD, **context)
+    response = rendering.render(
+        request,
+        template,
+        language=catalogue.language(request),
+        status=status,
+        token=token,
+        token_field=form_tokens.FIELD,
+        **context,
+    )
     form_tokens.keep(response, cookie, secure=request.app[SETTINGS].urls.secure)
     return response
 
@@ -74,5 +81,11 @@ def refusal(request: web.Request, unreadable: Unreadable) -> web.Response:
 
 
 def message(request: web.Request, title_key: str, body_key: str, status: int) -> web.Response:
-    return rendering.render(request, "message.html", language=catalogue.language(request), status=status,
-                            title_key=title_key, body_key=body_key)
+    return rendering.render(
+        request,
+        "message.html",
+        language=catalogue.language(request),
+        status=status,
+        title_key=title_key,
+        body_key=body_key,
+    )

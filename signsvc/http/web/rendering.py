@@ -11,21 +11,30 @@ from aiohttp import web
 import pages
 from signsvc.http.web import assets, catalogue
 
-_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-           "connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors {frames}")
+_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors {frames}"
+)
 
 
-def render(request: web.Request, template: str, *, language: str, status: int = 200, framable: bool = False,
-           **context: Any) -> web.Response:
-    html = pages.page_templates().get_template(template).render(
-        t=catalogue.translator(language), language=language, asset=assets.url, **context)
+def render(
+    request: web.Request, template: str, *, language: str, status: int = 200, framable: bool = False, **context: Any
+) -> web.Response:
+    html = (
+        pages.page_templates()
+        .get_template(template)
+        .render(t=catalogue.translator(language), language=language, asset=assets.url, **context)
+    )
     return web.Response(text=html, status=status, content_type="text/html", headers=headers(framable))
 
 
 def headers(framable: bool = False) -> dict[str, str]:
-    found = {"Content-Security-Policy": _POLICY.format(frames="*" if framable else "'none'"),
-             "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-             "Cache-Control": "private, no-store"}
+    found = {
+        "Content-Security-Policy": _POLICY.format(frames="*" if framable else "'none'"),
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "private, no-store",
+    }
     if not framable:
         found["X-Frame-Options"] = "DENY"
     return found
@@ -44,5 +53,12 @@ def protect(path: str, response: web.StreamResponse) -> None:
 def not_found(request: web.Request, *, framable: bool = False) -> web.Response:
     """The page for a link that names nothing: a human page, not JSON."""
     language = catalogue.language(request)
-    return render(request, "message.html", language=language, status=404, framable=framable,
-                  title_key="not_found.title", body_key="not_found.body")
+    return render(
+        request,
+        "message.html",
+        language=language,
+        status=404,
+        framable=framable,
+        title_key="not_found.title",
+        body_key="not_found.body",
+    )

@@ -16,10 +16,26 @@ from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 from storage.shapes import Area, Field
 
 # Strings the form's script shows, sent with the page in the chosen language.
-SCRIPT_STRINGS = ("form.progress", "form.missing", "form.pattern", "form.minimum", "form.maximum", "form.saving",
-                  "form.saved", "form.not_saved", "form.failed", "form.offline", "form.completing", "form.too_large",
-                  "decline.missing", "completed.title", "completed.body", "completed.preparing", "declined.title",
-                  "declined.body")
+SCRIPT_STRINGS = (
+    "form.progress",
+    "form.missing",
+    "form.pattern",
+    "form.minimum",
+    "form.maximum",
+    "form.saving",
+    "form.saved",
+    "form.not_saved",
+    "form.failed",
+    "form.offline",
+    "form.completing",
+    "form.too_large",
+    "decline.missing",
+    "completed.title",
+    "completed.body",
+    "completed.preparing",
+    "declined.title",
+    "declined.body",
+)
 BODY_OVERHEAD = 4096  # the JSON around a file's base64 in a request
 TICK = "\u2713"
 
@@ -37,8 +53,14 @@ async def documents(request: web.Request) -> web.Response:
     try:
         page = await request.app[RESULTS].page(request.match_info["token"])
     except errors.NotAuthorized:
-        return rendering.render(request, "message.html", language=language, status=403,
-                                title_key="link_expired.title", body_key="link_expired.body")
+        return rendering.render(
+            request,
+            "message.html",
+            language=language,
+            status=403,
+            title_key="link_expired.title",
+            body_key="link_expired.body",
+        )
     except errors.NotFound:
         return rendering.not_found(request)
     return rendering.render(request, "documents.html", language=language, page=page)
@@ -48,14 +70,23 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
     view = await request.app[SIGNING_FORMS].open(request.match_info["slug"])
     if view is None:
         return rendering.not_found(request, framable=embedded)
-    language = catalogue.language(request, (view.submitter.preferences.get("language"),
-                                            view.submission.preferences.get("language")))
+    language = catalogue.language(
+        request, (view.submitter.preferences.get("language"), view.submission.preferences.get("language"))
+    )
     template = "signing/form.html" if view.state == FORM else "signing/state.html"
     expire_at = view.submission.expire_at
-    return rendering.render(request, template, language=language, framable=embedded, view=view, embedded=embedded,
-                            expired_on=mail.format_time(expire_at) if view.state == EXPIRED and expire_at else "",
-                            box_content=box_content, option_value=option_value,
-                            data=_script_data(request, view, language, embedded))
+    return rendering.render(
+        request,
+        template,
+        language=language,
+        framable=embedded,
+        view=view,
+        embedded=embedded,
+        expired_on=mail.format_time(expire_at) if view.state == EXPIRED and expire_at else "",
+        box_content=box_content,
+        option_value=option_value,
+        data=_script_data(request, view, language, embedded),
+    )
 
 
 def box_content(field: Field, area: Area, value: Any) -> tuple[str | None, str]:
@@ -90,11 +121,23 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
     """What the form's script needs besides the page: where to send the actions, the fields' rules, the
     largest file a request can carry (as base64, a third larger), the strings it shows."""
     t = catalogue.translator(language)
-    return {"actions": f"/s/{view.submitter.slug}", "embedded": embedded,
-            "state": view.state, "view_only": view.view_only,
-            "upload_limit": submitter_actions.body_limit(request.app[SETTINGS].max_body_bytes) * 3 // 4 - BODY_OVERHEAD,
-            "fields": [{"uuid": f["uuid"], "name": f["name"], "type": f["type"], "required": bool(f.get("required")),
-                        "readonly": bool(f.get("readonly")), "validation": f.get("validation") or {},
-                        "format": _format(f)}
-                       for f in view.fields],
-            "strings": {key: t(key) for key in SCRIPT_STRINGS}}
+    return {
+        "actions": f"/s/{view.submitter.slug}",
+        "embedded": embedded,
+        "state": view.state,
+        "view_only": view.view_only,
+        "upload_limit": submitter_actions.body_limit(request.app[SETTINGS].max_body_bytes) * 3 // 4 - BODY_OVERHEAD,
+        "fields": [
+            {
+                "uuid": f["uuid"],
+                "name": f["name"],
+                "type": f["type"],
+                "required": bool(f.get("required")),
+                "readonly": bool(f.get("readonly")),
+                "validation": f.get("validation") or {},
+                "format": _format(f),
+            }
+            for f in view.fields
+        ],
+        "strings": {key: t(key) for key in SCRIPT_STRINGS},
+    }

@@ -75,17 +75,18 @@ async def _admitted(request: web.Request, *, per_link: bool = True) -> str:
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
-    return await read_json(request, max_bytes=body_limit(request.app[SETTINGS].max_body_bytes),
-                           max_values=VALUES_LIMIT)
+    return await read_json(request, max_bytes=body_limit(request.app[SETTINGS].max_body_bytes), max_values=VALUES_LIMIT)
 
 
 async def _state(request: web.Request, submitter: Submitter, event: str | None = None) -> web.Response:
     """The submitter as the form shows it; after completing or declining, where to send them next."""
     files = request.app[FILES]
-    related = await loaders.submitters(request.app[DB], files, submitter.account_id, [submitter], templates=False,
-                                       results=False)
-    data = submission_json.updated_submitter(files, request.app[CLOCK].now(), related, submitter, embed=False,
-                                             documents=False)
+    related = await loaders.submitters(
+        request.app[DB], files, submitter.account_id, [submitter], templates=False, results=False
+    )
+    data = submission_json.updated_submitter(
+        files, request.app[CLOCK].now(), related, submitter, embed=False, documents=False
+    )
     if event and (redirect := await request.app[SUBMITTERS].redirect_url(submitter, event)):
         data["redirect_url"] = redirect
     return json_response(data)

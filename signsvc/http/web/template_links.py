@@ -18,9 +18,13 @@ from signsvc.submissions.template_links import LENGTH_LIMIT, CannotStart, LinkPa
 from signsvc.submissions.visitors import INVALID, MISSING, TOO_LONG, Refused, Unavailable
 
 ANSWERS = ("name", "email", "phone")
-PROBLEMS = {("email", MISSING): "public.problem.email.missing", ("email", INVALID): "public.problem.email.invalid",
-            ("phone", MISSING): "link.problem.phone.missing", ("phone", INVALID): "link.problem.phone.invalid",
-            ("name", INVALID): "public.problem.name.invalid"}
+PROBLEMS = {
+    ("email", MISSING): "public.problem.email.missing",
+    ("email", INVALID): "public.problem.email.invalid",
+    ("phone", MISSING): "link.problem.phone.missing",
+    ("phone", INVALID): "link.problem.phone.invalid",
+    ("name", INVALID): "public.problem.name.invalid",
+}
 
 
 @dataclass(frozen=True)
@@ -97,13 +101,30 @@ def _inputs(view: LinkPage) -> list[Input]:
     return [name, Input("phone", "link.phone", "tel", "tel", required=True, hint="link.phone_hint"), email]
 
 
-async def _form(request: web.Request, view: LinkPage, visitor: Visitor, *, problems: dict[str, str] | None = None,
-                notice: str | None = None, status: int = 200) -> web.Response:
-    messages = {key: "public.problem.too_long" if rule == TOO_LONG else PROBLEMS[(key, rule)]
-                for key, rule in (problems or {}).items()}
-    return await public_forms.render(request, "link.html", status=status, view=view, inputs=_inputs(view),
-                                     answers=dataclasses.asdict(visitor), problems=messages, notice=notice,
-                                     limit=LENGTH_LIMIT)
+async def _form(
+    request: web.Request,
+    view: LinkPage,
+    visitor: Visitor,
+    *,
+    problems: dict[str, str] | None = None,
+    notice: str | None = None,
+    status: int = 200,
+) -> web.Response:
+    messages = {
+        key: "public.problem.too_long" if rule == TOO_LONG else PROBLEMS[(key, rule)]
+        for key, rule in (problems or {}).items()
+    }
+    return await public_forms.render(
+        request,
+        "link.html",
+        status=status,
+        view=view,
+        inputs=_inputs(view),
+        answers=dataclasses.asdict(visitor),
+        problems=messages,
+        notice=notice,
+        limit=LENGTH_LIMIT,
+    )
 
 
 def _closed(request: web.Request, view: LinkPage) -> web.Response | None:

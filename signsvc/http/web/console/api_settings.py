@@ -16,8 +16,15 @@ PAGE = "/console/settings/api"
 async def page(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     keys = await request.app[ACCOUNTS].keys(console.user.id)
-    return shell.render(request, "console/api_settings.html", console.session, console=console, keys=keys,
-                        current=console.principal.mode, base_url=request.app[SETTINGS].urls.api())
+    return shell.render(
+        request,
+        "console/api_settings.html",
+        console.session,
+        console=console,
+        keys=keys,
+        current=console.principal.mode,
+        base_url=request.app[SETTINGS].urls.api(),
+    )
 
 
 async def rotate_page(request: web.Request) -> web.Response:
@@ -44,9 +51,12 @@ async def _rotation(request: web.Request, console: shell.Console) -> confirm.Ste
     return confirm.Step(
         title="console.api.rotate.title_live" if live else "console.api.rotate.title_test",
         body="console.api.rotate.body_live" if live else "console.api.rotate.body_test",
-        check="console.api.rotate.confirm", submit="console.api.rotate.submit", back=PAGE,
+        check="console.api.rotate.confirm",
+        submit="console.api.rotate.submit",
+        back=PAGE,
         back_label="console.api.rotate.cancel",
-        note="console.api.rotate.fixed" if await _fixed(request, console, mode) else None)
+        note="console.api.rotate.fixed" if await _fixed(request, console, mode) else None,
+    )
 
 
 async def _fixed(request: web.Request, console: shell.Console, mode: KeyMode) -> bool:

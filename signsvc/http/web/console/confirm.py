@@ -34,15 +34,23 @@ class Step:
     instead: str | None = None
 
 
-def page(request: web.Request, console: shell.Console, step: Step, *, status: int = 200,
-         **shown: Any) -> web.Response:
+def page(request: web.Request, console: shell.Console, step: Step, *, status: int = 200, **shown: Any) -> web.Response:
     """The step's page; `unticked=True` after a post without the box, `problem` with the domain's message."""
-    return shell.render(request, "console/confirm.html", console.session, console=console, status=status, step=step,
-                        confirmed=CONFIRMED, **shown)
+    return shell.render(
+        request,
+        "console/confirm.html",
+        console.session,
+        console=console,
+        status=status,
+        step=step,
+        confirmed=CONFIRMED,
+        **shown,
+    )
 
 
-def unticked(request: web.Request, console: shell.Console, step: Step,
-             form: MultiDictProxy[Any]) -> web.Response | None:
+def unticked(
+    request: web.Request, console: shell.Console, step: Step, form: MultiDictProxy[Any]
+) -> web.Response | None:
     """The page again (422, asking for the box) when the step has a box the posted form did not tick; else None."""
     if step.check is None or form.get("confirm") == CONFIRMED:
         return None

@@ -30,13 +30,20 @@ from storage.shapes import Area, Field
 # What the editor sends; anything else of the template is changed elsewhere (its name and folder by a form).
 SAVED_KEYS = ("fields", "submitters")
 TYPE_NAMES = {
-    "text": "console.templates.type.text", "signature": "console.templates.type.signature",
-    "initials": "console.templates.type.initials", "date": "console.templates.type.date",
-    "number": "console.templates.type.number", "checkbox": "console.templates.type.checkbox",
-    "radio": "console.templates.type.radio", "select": "console.templates.type.select",
-    "multiple": "console.templates.type.multiple", "image": "console.templates.type.image",
-    "file": "console.templates.type.file", "phone": "console.templates.type.phone",
-    "stamp": "console.templates.type.stamp", "cells": "console.templates.type.cells",
+    "text": "console.templates.type.text",
+    "signature": "console.templates.type.signature",
+    "initials": "console.templates.type.initials",
+    "date": "console.templates.type.date",
+    "number": "console.templates.type.number",
+    "checkbox": "console.templates.type.checkbox",
+    "radio": "console.templates.type.radio",
+    "select": "console.templates.type.select",
+    "multiple": "console.templates.type.multiple",
+    "image": "console.templates.type.image",
+    "file": "console.templates.type.file",
+    "phone": "console.templates.type.phone",
+    "stamp": "console.templates.type.stamp",
+    "cells": "console.templates.type.cells",
 }
 SCRIPT_PREFIX = "console.templates.editor."
 ROLE_COLOURS = 8  # role-0 … role-7 in console-editor.css
@@ -61,9 +68,14 @@ async def rename(request: web.Request) -> web.Response:
     try:  # a folder cleared is the default folder, as for `PUT /api/templates/{id}` with an empty folder_name
         await templates.update(console.principal, template.id, {"name": name, "folder_name": folder})
     except errors.Invalid as refused:
-        return await _editor(request, console, template, status=422,
-                             refused=forms.Refusal.of(refused, forms.by_key(INPUTS)),
-                             values={"name": name, "folder": folder})
+        return await _editor(
+            request,
+            console,
+            template,
+            status=422,
+            refused=forms.Refusal.of(refused, forms.by_key(INPUTS)),
+            values={"name": name, "folder": folder},
+        )
     raise shell.done(f"/console/templates/{template.id}", "template_renamed")
 
 
@@ -77,10 +89,12 @@ async def save_fields(request: web.Request) -> web.Response:
         return json_response({"error": message}, status=403)
     shell.check_header(request, console.session)
     body = await read_json(request, max_bytes=request.app[SETTINGS].max_body_bytes or None)
-    template = await request.app[TEMPLATES].update(console.principal, record_id(request),
-                                                   {key: body[key] for key in SAVED_KEYS if key in body})
-    return json_response({"id": template.id, "updated_at": template.updated_at, "fields": template.fields,
-                          "submitters": template.roles})
+    template = await request.app[TEMPLATES].update(
+        console.principal, record_id(request), {key: body[key] for key in SAVED_KEYS if key in body}
+    )
+    return json_response(
+        {"id": template.id, "updated_at": template.updated_at, "fields": template.fields, "submitters": template.roles}
+    )
 
 
 def _is_json(request: web.Request) -> bool:
@@ -88,20 +102,37 @@ def _is_json(request: web.Request) -> bool:
     return request.content_type == "application/json" or "application/json" in request.headers.get("Accept", "")
 
 
-async def _editor(request: web.Request, console: shell.Console, template: Template, *, status: int = 200,
-                  refused: forms.Refusal | None = None, values: dict[str, str] | None = None) -> web.Response:
+async def _editor(
+    request: web.Request,
+    console: shell.Console,
+    template: Template,
+    *,
+    status: int = 200,
+    refused: forms.Refusal | None = None,
+    values: dict[str, str] | None = None,
+) -> web.Response:
     templates = request.app[TEMPLATES]
     documents = await templates.documents_of(template)
     language = catalogue.language(request)
     return shell.render(
-        request, "console/templates_editor.html", console.session, console=console, status=status,
-        record=template, archived=ARCHIVED, pages=pages(request.app[FILES], documents), refused=refused,
+        request,
+        "console/templates_editor.html",
+        console.session,
+        console=console,
+        status=status,
+        record=template,
+        archived=ARCHIVED,
+        pages=pages(request.app[FILES], documents),
+        refused=refused,
         values=values or {"name": template.name, "folder": template.folder_name},
-        folders=await templates.folder_names(console.principal), types=TYPE_NAMES,
+        folders=await templates.folder_names(console.principal),
+        types=TYPE_NAMES,
         role_index={role["uuid"]: index % ROLE_COLOURS for index, role in enumerate(template.roles)},
         role_names={role["uuid"]: role["name"] for role in template.roles},
-        areas=_areas_by_page(template.fields), page_numbers=page_numbers,
-        data=_script_data(console, template, documents, language))
+        areas=_areas_by_page(template.fields),
+        page_numbers=page_numbers,
+        data=_script_data(console, template, documents, language),
+    )
 
 
 def pages(files: Files, documents: list[TemplateDocument]) -> list[Page]:
@@ -112,8 +143,9 @@ def pages(files: Files, documents: list[TemplateDocument]) -> list[Page]:
         for index, size in enumerate(document.pages):
             preview = document.previews[index] if index < len(document.previews) else None
             image = files.path(preview["uuid"], preview["filename"]) if preview else None
-            found.append(Page(document.uuid, document.name, index, image, size["width"], size["height"],
-                              size.get("text", "")))
+            found.append(
+                Page(document.uuid, document.name, index, image, size["width"], size["height"], size.get("text", ""))
+            )
     return found
 
 
@@ -130,14 +162,17 @@ def _areas_by_page(fields: list[Field]) -> dict[tuple[str, int], list[tuple[Fiel
     return found
 
 
-def _script_data(console: shell.Console, template: Template, documents: list[TemplateDocument],
-                 language: str) -> dict[str, Any]:
+def _script_data(
+    console: shell.Console, template: Template, documents: list[TemplateDocument], language: str
+) -> dict[str, Any]:
     """What the editor's script starts from: the stored roles and fields as they are (so whatever the
     editor does not show is saved back unchanged), the documents' pages, and its strings."""
     t, strings = catalogue.translator(language), catalogue.strings(language)
     return {
-        "save": f"/console/templates/{template.id}/fields", "csrf": console.session.csrf,
-        "roles": template.roles, "fields": template.fields,
+        "save": f"/console/templates/{template.id}/fields",
+        "csrf": console.session.csrf,
+        "roles": template.roles,
+        "fields": template.fields,
         "documents": [{"uuid": d.uuid, "name": d.name, "pages": len(d.pages)} for d in documents],
         "types": {kind: t(TYPE_NAMES[kind]) for kind in FIELD_TYPES},
         "strings": {key: text for key, text in strings.items() if key.startswith(SCRIPT_PREFIX)},

@@ -19,21 +19,32 @@ from signsvc.infra.mail import Status
 
 HOME = "/console/outbox"
 PAGE = 20
-STATUSES = {Status.PENDING: Badge("console.outbox.status.pending", "wait"),
-            Status.SENT: Badge("console.outbox.status.sent", "good"), Status.KEPT: Badge("console.outbox.status.kept"),
-            Status.FAILED: Badge("console.outbox.status.failed", "bad")}
-KINDS = {"invitation": "console.outbox.kind.invitation", "completed_copy": "console.outbox.kind.completed_copy",
-         "consent_certificate": "console.outbox.kind.consent_certificate",
-         "console_setup": "console.outbox.kind.console_setup", "console_reset": "console.outbox.kind.console_reset"}
+STATUSES = {
+    Status.PENDING: Badge("console.outbox.status.pending", "wait"),
+    Status.SENT: Badge("console.outbox.status.sent", "good"),
+    Status.KEPT: Badge("console.outbox.status.kept"),
+    Status.FAILED: Badge("console.outbox.status.failed", "bad"),
+}
+KINDS = {
+    "invitation": "console.outbox.kind.invitation",
+    "completed_copy": "console.outbox.kind.completed_copy",
+    "consent_certificate": "console.outbox.kind.consent_certificate",
+    "console_setup": "console.outbox.kind.console_setup",
+    "console_reset": "console.outbox.kind.console_reset",
+}
 # A console user's setup or reset link works once and signs in as that user: only its recipient may read it,
 # not every user of the account; the console shows it to no one.
 SEALED_KINDS = SEALED_EMAIL_KINDS
 # The email's own document: its inline styles and pictures written into it, nothing else; a sandbox with an
 # origin of its own and no script, forms or navigation of the console; framed by the console only.
-HTML_HEADERS = {"Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-                                           "form-action 'none'; base-uri 'none'; frame-ancestors 'self'",
-                "X-Frame-Options": "SAMEORIGIN", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                "Cache-Control": "private, no-store"}
+HTML_HEADERS = {
+    "Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "form-action 'none'; base-uri 'none'; frame-ancestors 'self'",
+    "X-Frame-Options": "SAMEORIGIN",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "private, no-store",
+}
 
 
 async def index(request: web.Request) -> web.Response:
@@ -43,16 +54,32 @@ async def index(request: web.Request) -> web.Response:
     only = Status(chosen) if chosen in STATUSES else None
     after = newest_first.after(request)
     found = await request.app[OUTBOX].page(console.principal.account_id, status=only, limit=PAGE + 1, after=after)
-    return shell.render(request, "console/outbox.html", console.session, console=console,
-                        listing=newest_first.listing(found, PAGE, after), only=only, statuses=STATUSES, kinds=KINDS)
+    return shell.render(
+        request,
+        "console/outbox.html",
+        console.session,
+        console=console,
+        listing=newest_first.listing(found, PAGE, after),
+        only=only,
+        statuses=STATUSES,
+        kinds=KINDS,
+    )
 
 
 async def show(request: web.Request) -> web.Response:
     """GET /console/outbox/{id}: one email, its text and (framed) its HTML version."""
     console = await shell.signed_in(request)
     email = await request.app[OUTBOX].find(console.principal.account_id, record_id(request))
-    response = shell.render(request, "console/outbox_email.html", console.session, console=console, email=email,
-                            sealed=email.kind in SEALED_KINDS, statuses=STATUSES, kinds=KINDS)
+    response = shell.render(
+        request,
+        "console/outbox_email.html",
+        console.session,
+        console=console,
+        email=email,
+        sealed=email.kind in SEALED_KINDS,
+        statuses=STATUSES,
+        kinds=KINDS,
+    )
     # The page frames the email's HTML document (this site's, sandboxed), and nothing else.
     response.headers["Content-Security-Policy"] += "; frame-src 'self'"
     return response

@@ -50,17 +50,30 @@ class SendForm:
     @classmethod
     def posted(cls, template: Template, form: MultiDictProxy[Any]) -> SendForm:
         """The posted values, one signer for each of the template's roles (by position)."""
-        signers = [Signer(role["name"], **{key: text(form, f"{key}-{index}") for key in CONTACT})
-                   for index, role in enumerate(template.roles)]
-        return cls(signers, order=text(form, "order") or "preserved", send_email=text(form, "send_email") == "on",
-                   subject=text(form, "subject"), body=text(form, "body"), expire_at=text(form, "expire_at"))
+        signers = [
+            Signer(role["name"], **{key: text(form, f"{key}-{index}") for key in CONTACT})
+            for index, role in enumerate(template.roles)
+        ]
+        return cls(
+            signers,
+            order=text(form, "order") or "preserved",
+            send_email=text(form, "send_email") == "on",
+            subject=text(form, "subject"),
+            body=text(form, "body"),
+            expire_at=text(form, "expire_at"),
+        )
 
     def request(self, template_id: int) -> dict[str, Any]:
         """The body of POST /api/submissions: every role with its signer (an empty one is the API's to refuse)."""
         body: dict[str, Any] = {
-            "template_id": template_id, "order": self.order, "send_email": self.send_email,
-            "submitters": [{"role": signer.role, **{key: getattr(signer, key) for key in CONTACT
-                                                    if getattr(signer, key)}} for signer in self.signers]}
+            "template_id": template_id,
+            "order": self.order,
+            "send_email": self.send_email,
+            "submitters": [
+                {"role": signer.role, **{key: getattr(signer, key) for key in CONTACT if getattr(signer, key)}}
+                for signer in self.signers
+            ],
+        }
         if self.subject or self.body:
             body["message"] = {"subject": self.subject, "body": self.body}
         if self.expire_at:
@@ -95,18 +108,35 @@ async def send(request: web.Request) -> web.Response:
     template = await request.app[TEMPLATES].find(console.principal, record_id(request))
     filled = SendForm.posted(template, form)
     try:
-        submission, _ = await request.app[SUBMISSIONS].create(console.principal, filled.request(template.id),
-                                                              source=SOURCE)
+        submission, _ = await request.app[SUBMISSIONS].create(
+            console.principal, filled.request(template.id), source=SOURCE
+        )
     except errors.Invalid as refused:
         return _form(request, console, template, filled, status=422, refused=Refusal.of(refused, input_of))
-    raise shell.done(f"/console/submissions/{submission.id}",
-                     "submission_sent" if filled.send_email else "submission_created")
+    raise shell.done(
+        f"/console/submissions/{submission.id}", "submission_sent" if filled.send_email else "submission_created"
+    )
 
 
-def _form(request: web.Request, console: Console, template: Template, filled: SendForm, *, status: int = 200,
-          refused: Refusal | None = None) -> web.Response:
-    return shell.render(request, "console/send.html", console.session, console=console, status=status,
-                        chosen=template, form=filled, refused=refused)
+def _form(
+    request: web.Request,
+    console: Console,
+    template: Template,
+    filled: SendForm,
+    *,
+    status: int = 200,
+    refused: Refusal | None = None,
+) -> web.Response:
+    return shell.render(
+        request,
+        "console/send.html",
+        console.session,
+        console=console,
+        status=status,
+        chosen=template,
+        form=filled,
+        refused=refused,
+    )
 
 
 ROUTES = [

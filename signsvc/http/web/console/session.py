@@ -74,8 +74,15 @@ class Sessions:
 
     def keep(self, response: web.StreamResponse, session: Session) -> None:
         value = self.fernet.encrypt(json.dumps(dataclasses.asdict(session)).encode()).decode()
-        response.set_cookie(COOKIE, value, path=PATH, httponly=True, samesite="Lax", secure=self.secure,
-                            max_age=int(LIFETIME.total_seconds()))
+        response.set_cookie(
+            COOKIE,
+            value,
+            path=PATH,
+            httponly=True,
+            samesite="Lax",
+            secure=self.secure,
+            max_age=int(LIFETIME.total_seconds()),
+        )
 
     def _expired(self, session: Session) -> bool:
         return not 0 <= self.now() - session.signed_in_at < LIFETIME.total_seconds()

@@ -54,13 +54,13 @@ async def signed_in(request: web.Request) -> Console:
     anything else is refused with 401."""
     session = request.app[SESSIONS].read(request)
     users = request.app[CONSOLE_USERS]
-    user = await users.session_user(session.user_id, session.password_mark, session.epoch) \
-        if session.user_id else None
+    user = await users.session_user(session.user_id, session.password_mark, session.epoch) if session.user_id else None
     if user is None:
         if request.content_type == "application/json":
             raise errors.NotAuthenticated("Your console session ended: sign in again")
-        raise web.HTTPSeeOther(f"{SIGN_IN}?next={quote(request.path_qs, safe='/')}" if request.method == "GET"
-                               else SIGN_IN)
+        raise web.HTTPSeeOther(
+            f"{SIGN_IN}?next={quote(request.path_qs, safe='/')}" if request.method == "GET" else SIGN_IN
+        )
     account = await users.account(user)
     mode = KeyMode.TEST if session.test_mode else KeyMode.LIVE
     return Console(session, user, account, auth.console_principal(account, user, mode))
@@ -101,15 +101,30 @@ def check_header(request: web.Request, session: Session) -> None:
         raise CsrfRefused()
 
 
-def render(request: web.Request, template: str, session: Session, *, console: Console | None = None,
-           status: int = 200, **context: Any) -> web.Response:
+def render(
+    request: web.Request,
+    template: str,
+    session: Session,
+    *,
+    console: Console | None = None,
+    status: int = 200,
+    **context: Any,
+) -> web.Response:
     """A console page (`console/*.html`) with the session kept; `console` for pages of a signed-in user."""
     done = request.query.get("done", "")
     strings = catalogue.strings(catalogue.language(request))
     response = rendering.render(
-        request, template, language=catalogue.language(request), status=status, console=console,
-        csrf=session.csrf, csrf_field=CSRF_FIELD, path=request.path,
-        done=f"console.done.{done}" if f"console.done.{done}" in strings else None, **context)
+        request,
+        template,
+        language=catalogue.language(request),
+        status=status,
+        console=console,
+        csrf=session.csrf,
+        csrf_field=CSRF_FIELD,
+        path=request.path,
+        done=f"console.done.{done}" if f"console.done.{done}" in strings else None,
+        **context,
+    )
     request.app[SESSIONS].keep(response, session)
     return response
 
@@ -121,8 +136,14 @@ def done(path: str, what: str) -> web.HTTPSeeOther:
 
 def refused(request: web.Request, session: Session) -> web.Response:
     """The page for a post without the session's CSRF token."""
-    return render(request, "console/message.html", session, status=403, title_key="console.csrf.title",
-                  body_key="console.csrf.body")
+    return render(
+        request,
+        "console/message.html",
+        session,
+        status=403,
+        title_key="console.csrf.title",
+        body_key="console.csrf.body",
+    )
 
 
 @web.middleware
@@ -137,14 +158,25 @@ async def middleware(request: web.Request, handler: Handler) -> web.StreamRespon
     except CsrfRefused:
         return refused(request, request.app[SESSIONS].read(request))
     except Busy:
-        response = render(request, "console/message.html", request.app[SESSIONS].read(request), status=503,
-                          title_key="console.busy.title", body_key="console.busy.body")
+        response = render(
+            request,
+            "console/message.html",
+            request.app[SESSIONS].read(request),
+            status=503,
+            title_key="console.busy.title",
+            body_key="console.busy.body",
+        )
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
     except FormUnreadable as unreadable:
-        return render(request, "console/message.html", request.app[SESSIONS].read(request),
-                      status=unreadable.status, title_key="console.unreadable.title",
-                      body_key=UNREADABLE[unreadable.status])
+        return render(
+            request,
+            "console/message.html",
+            request.app[SESSIONS].read(request),
+            status=unreadable.status,
+            title_key="console.unreadable.title",
+            body_key=UNREADABLE[unreadable.status],
+        )
     except (errors.NotFound, errors.NotAuthorized):
         return rendering.not_found(request)
 

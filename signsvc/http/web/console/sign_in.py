@@ -17,8 +17,11 @@ from storage.records import User
 HOME = "/console"
 TITLES = {SETUP: "console.password.setup.title", RESET: "console.password.reset.title"}
 MISMATCH = "mismatch"
-PASSWORD_PROBLEMS = {passwords.TOO_SHORT: "console.password.too_short", passwords.TOO_LONG: "console.password.too_long",
-                     MISMATCH: "console.password.mismatch"}
+PASSWORD_PROBLEMS = {
+    passwords.TOO_SHORT: "console.password.too_short",
+    passwords.TOO_LONG: "console.password.too_long",
+    MISMATCH: "console.password.mismatch",
+}
 
 
 async def home(request: web.Request) -> web.Response:
@@ -43,13 +46,20 @@ async def sign_in(request: web.Request) -> web.Response:
         user = await request.app[CONSOLE_USERS].sign_in(email, password, client=client_address(request))
     except LockedOut as locked:
         minutes = -(-locked.retry_after // 60)
-        response = _sign_in_form(request, session, email=email, next_path=next_path, status=429,
-                                 problem=("console.sign_in.locked", {"minutes": minutes}))
+        response = _sign_in_form(
+            request,
+            session,
+            email=email,
+            next_path=next_path,
+            status=429,
+            problem=("console.sign_in.locked", {"minutes": minutes}),
+        )
         response.headers["Retry-After"] = str(locked.retry_after)
         return response
     except SignInRefused:
-        return _sign_in_form(request, session, email=email, next_path=next_path, status=401,
-                             problem=("console.sign_in.refused", {}))
+        return _sign_in_form(
+            request, session, email=email, next_path=next_path, status=401, problem=("console.sign_in.refused", {})
+        )
     response = web.HTTPSeeOther(_next(next_path))
     sessions.keep(response, _session_of(request, session, user))
     raise response
@@ -81,8 +91,9 @@ async def link_page(request: web.Request) -> web.Response:
         user = await request.app[CONSOLE_USERS].open_link(request.match_info["token"], _purpose(request))
     except LinkUnusable as unusable:
         return _unusable(request, session, unusable)
-    return shell.render(request, "console/password.html", session, title_key=TITLES[_purpose(request)],
-                        email=user.email)
+    return shell.render(
+        request, "console/password.html", session, title_key=TITLES[_purpose(request)], email=user.email
+    )
 
 
 async def set_password(request: web.Request) -> web.Response:
@@ -100,8 +111,15 @@ async def set_password(request: web.Request) -> web.Response:
     except LinkUnusable as unusable:
         return _unusable(request, session, unusable)
     except PasswordRefused as refused:
-        return shell.render(request, "console/password.html", session, status=422, title_key=TITLES[purpose],
-                            email=user.email, problem=PASSWORD_PROBLEMS[refused.problem])
+        return shell.render(
+            request,
+            "console/password.html",
+            session,
+            status=422,
+            title_key=TITLES[purpose],
+            email=user.email,
+            problem=PASSWORD_PROBLEMS[refused.problem],
+        )
     response = web.HTTPSeeOther(f"{HOME}?done=password_set")
     sessions.keep(response, _session_of(request, session, user))
     raise response
@@ -117,24 +135,48 @@ async def request_reset(request: web.Request) -> web.Response:
     try:
         await request.app[CONSOLE_USERS].request_reset(str(form.get("email", "")), client=client_address(request))
     except LockedOut as locked:
-        response = shell.render(request, "console/reset.html", session, status=429,
-                                problem=("console.sign_in.locked", {"minutes": -(-locked.retry_after // 60)}))
+        response = shell.render(
+            request,
+            "console/reset.html",
+            session,
+            status=429,
+            problem=("console.sign_in.locked", {"minutes": -(-locked.retry_after // 60)}),
+        )
         response.headers["Retry-After"] = str(locked.retry_after)
         return response
-    return shell.render(request, "console/message.html", session, title_key="console.reset.sent.title",
-                        body_key="console.reset.sent.body")
+    return shell.render(
+        request,
+        "console/message.html",
+        session,
+        title_key="console.reset.sent.title",
+        body_key="console.reset.sent.body",
+    )
 
 
-def _sign_in_form(request: web.Request, session: Session, *, next_path: str | None, email: str = "",
-                  status: int = 200, problem: tuple[str, dict[str, int]] | None = None) -> web.Response:
-    return shell.render(request, "console/sign_in.html", session, status=status, email=email, problem=problem,
-                        next=_next(next_path))
+def _sign_in_form(
+    request: web.Request,
+    session: Session,
+    *,
+    next_path: str | None,
+    email: str = "",
+    status: int = 200,
+    problem: tuple[str, dict[str, int]] | None = None,
+) -> web.Response:
+    return shell.render(
+        request, "console/sign_in.html", session, status=status, email=email, problem=problem, next=_next(next_path)
+    )
 
 
 def _unusable(request: web.Request, session: Session, unusable: LinkUnusable) -> web.Response:
-    return shell.render(request, "console/message.html", session, status=410,
-                        title_key=f"console.link.{unusable.reason}.title",
-                        body_key=f"console.link.{unusable.reason}.body", reset_link=True)
+    return shell.render(
+        request,
+        "console/message.html",
+        session,
+        status=410,
+        title_key=f"console.link.{unusable.reason}.title",
+        body_key=f"console.link.{unusable.reason}.body",
+        reset_link=True,
+    )
 
 
 async def _still_valid(request: web.Request, session: Session) -> bool:
@@ -145,8 +187,9 @@ async def _still_valid(request: web.Request, session: Session) -> bool:
 def _session_of(request: web.Request, session: Session, user: User) -> Session:
     """A new session of the user who just signed in."""
     sessions = request.app[SESSIONS]
-    return session.signed_in(user.id, request.app[CONSOLE_USERS].password_mark(user), user.session_epoch,
-                             sessions.now())
+    return session.signed_in(
+        user.id, request.app[CONSOLE_USERS].password_mark(user), user.session_epoch, sessions.now()
+    )
 
 
 def _purpose(request: web.Request) -> str:

@@ -66,8 +66,11 @@ def submission_badge(submission: Submission, now: datetime) -> Badge:
 
 
 def row(submission: Submission, submitters: list[Submitter], now: datetime) -> Row:
-    return Row(submission, submission_badge(submission, now),
-               [(who(s), SUBMITTER_STATUSES[statuses.submitter_status(s)]) for s in submitters])
+    return Row(
+        submission,
+        submission_badge(submission, now),
+        [(who(s), SUBMITTER_STATUSES[statuses.submitter_status(s)]) for s in submitters],
+    )
 
 
 @dataclass(frozen=True)
@@ -89,19 +92,30 @@ def signers(submission: Submission, submitters: list[Submitter], now: datetime, 
     found = []
     for submitter in submitters:
         signing = open_ and not (submitter.completed_at or submitter.declined_at)
-        found.append(Signer(submitter, SUBMITTER_STATUSES[statuses.submitter_status(submitter)],
-                            link[submitter.id] if signing else None, _times(submitter),
-                            resend_refusal(submission, submitter, submitters, now) is None))
+        found.append(
+            Signer(
+                submitter,
+                SUBMITTER_STATUSES[statuses.submitter_status(submitter)],
+                link[submitter.id] if signing else None,
+                _times(submitter),
+                resend_refusal(submission, submitter, submitters, now) is None,
+            )
+        )
     return found
 
 
 def _times(submitter: Submitter) -> list[tuple[str, datetime]]:
     """When the signer was invited, opened the form, completed or declined: those that happened."""
-    return [(key, moment) for key, moment in (
-        ("console.submissions.signer.sent_at", submitter.sent_at),
-        ("console.submissions.signer.opened_at", submitter.opened_at),
-        ("console.submissions.signer.completed_at", submitter.completed_at),
-        ("console.submissions.signer.declined_at", submitter.declined_at)) if moment]
+    return [
+        (key, moment)
+        for key, moment in (
+            ("console.submissions.signer.sent_at", submitter.sent_at),
+            ("console.submissions.signer.opened_at", submitter.opened_at),
+            ("console.submissions.signer.completed_at", submitter.completed_at),
+            ("console.submissions.signer.declined_at", submitter.declined_at),
+        )
+        if moment
+    ]
 
 
 @dataclass(frozen=True)
@@ -119,9 +133,17 @@ def timeline(submission: Submission, submitters: list[Submitter], events: list[S
     entries = [Entry(submission.created_at, "console.submissions.event.created")]
     for event in events:
         submitter = by_id.get(event.submitter_id or 0)
-        entries.append(Entry(event.event_timestamp, EVENTS.get(event.event_type, UNKNOWN_EVENT), {
-            "who": who(submitter) if submitter else "", "reason": str(event.data.get("reason", "")),
-            "type": event.event_type}))
+        entries.append(
+            Entry(
+                event.event_timestamp,
+                EVENTS.get(event.event_type, UNKNOWN_EVENT),
+                {
+                    "who": who(submitter) if submitter else "",
+                    "reason": str(event.data.get("reason", "")),
+                    "type": event.event_type,
+                },
+            )
+        )
     if submission.completed_at:
         entries.append(Entry(submission.completed_at, "console.submissions.event.completed"))
     if submission.archived_at:
@@ -139,12 +161,18 @@ class Download:
 def downloads(completed: Completed, link: Callable[[str, str], str]) -> list[Download]:
     """The signed documents, the audit log and the combined document; `link(uuid, filename)` is a file's
     signed link (`Files.path`)."""
-    found = [Download("console.submissions.download.document", d.name, link(d.blob_uuid, d.filename))
-             for d in completed.documents]
+    found = [
+        Download("console.submissions.download.document", d.name, link(d.blob_uuid, d.filename))
+        for d in completed.documents
+    ]
     if audit_log := completed.audit_log:
-        found.append(Download("console.submissions.download.audit_log", audit_log.name,
-                              link(audit_log.blob_uuid, audit_log.filename)))
+        found.append(
+            Download(
+                "console.submissions.download.audit_log", audit_log.name, link(audit_log.blob_uuid, audit_log.filename)
+            )
+        )
     combined = completed.combined
-    found.append(Download("console.submissions.download.combined", combined.name,
-                          link(combined.blob_uuid, combined.filename)))
+    found.append(
+        Download("console.submissions.download.combined", combined.name, link(combined.blob_uuid, combined.filename))
+    )
     return found

@@ -49,8 +49,13 @@ class Filters:
 
     def link(self, **changes: Any) -> str:
         """The list's first page with these filters changed."""
-        values = {"view": "archived" if self.archived else None, "status": self.status, "q": self.q,
-                  "template_id": self.template_id, **changes}
+        values = {
+            "view": "archived" if self.archived else None,
+            "status": self.status,
+            "q": self.q,
+            "template_id": self.template_id,
+            **changes,
+        }
         query = urlencode({key: value for key, value in values.items() if value is not None})
         return f"{LIST}?{query}" if query else LIST
 
@@ -68,10 +73,18 @@ async def index(request: web.Request) -> web.Response:
     related = await loaders.page(request.app[DB], console.principal.account_id, list(listing.items))
     now = request.app[CLOCK].now()
     return shell.render(
-        request, "console/submissions.html", console.session, console=console, status=422 if problem else 200,
-        filters=filters, problem=problem, listing=listing,
+        request,
+        "console/submissions.html",
+        console.session,
+        console=console,
+        status=422 if problem else 200,
+        filters=filters,
+        problem=problem,
+        listing=listing,
         rows=[views.row(s, related.submitters[s.id], now) for s in listing.items],
-        status_keys=views.SUBMISSION_STATUSES, templates=await _templates(request, console))
+        status_keys=views.SUBMISSION_STATUSES,
+        templates=await _templates(request, console),
+    )
 
 
 async def show(request: web.Request) -> web.Response:
@@ -98,10 +111,18 @@ async def archive_page(request: web.Request) -> web.Response:
     """GET /console/submissions/{id}/archive: the confirmation step (no box: restoring undoes it)."""
     console = await shell.signed_in(request)
     submission = await request.app[SUBMISSIONS].find(console.principal, record_id(request))
-    return confirm.page(request, console, confirm.Step(
-        title="console.submissions.archive_title", body="console.submissions.archive_body",
-        subject=views.title(submission), submit="console.submissions.archive_confirm",
-        back=f"{LIST}/{submission.id}", back_label="console.submissions.archive_cancel"))
+    return confirm.page(
+        request,
+        console,
+        confirm.Step(
+            title="console.submissions.archive_title",
+            body="console.submissions.archive_body",
+            subject=views.title(submission),
+            submit="console.submissions.archive_confirm",
+            back=f"{LIST}/{submission.id}",
+            back_label="console.submissions.archive_cancel",
+        ),
+    )
 
 
 async def archive(request: web.Request) -> web.Response:
@@ -132,9 +153,17 @@ async def _page(request: web.Request, console: Console, archived: bool, after: i
     """One more than a page, to know whether there are older ones; the filters read as the API reads them
     (errors.Invalid, its message, for a value it refuses)."""
     query = Query(request)
-    return await request.app[SUBMISSIONS].page(console.principal, SubmissionFilters(
-        template_id=query.integer("template_id"), archived=archived, status=query.string("status"),
-        q=query.string("q"), limit=PAGE_SIZE + 1, after=after))
+    return await request.app[SUBMISSIONS].page(
+        console.principal,
+        SubmissionFilters(
+            template_id=query.integer("template_id"),
+            archived=archived,
+            status=query.string("status"),
+            q=query.string("q"),
+            limit=PAGE_SIZE + 1,
+            after=after,
+        ),
+    )
 
 
 async def _templates(request: web.Request, console: Console) -> list[tuple[int, str]]:
@@ -143,19 +172,29 @@ async def _templates(request: web.Request, console: Console) -> list[tuple[int, 
     return [(template.id, template.name) for template in found]
 
 
-async def _submission_page(request: web.Request, console: Console, submission: Submission, *, status: int = 200,
-                           problem: str | None = None) -> web.Response:
+async def _submission_page(
+    request: web.Request, console: Console, submission: Submission, *, status: int = 200, problem: str | None = None
+) -> web.Response:
     submissions, now = request.app[SUBMISSIONS], request.app[CLOCK].now()
     submitters = await submissions.submitters_of(submission)
     invitations = request.app[SUBMITTERS].invitations
     downloads, waiting = await _downloads(request, submission)
     return shell.render(
-        request, "console/submissions_detail.html", console.session, console=console, status=status,
-        problem=problem, submission=submission, title=views.title(submission),
+        request,
+        "console/submissions_detail.html",
+        console.session,
+        console=console,
+        status=status,
+        problem=problem,
+        submission=submission,
+        title=views.title(submission),
         badge=views.submission_badge(submission, now),
         signers=views.signers(submission, submitters, now, {s.id: invitations.link(s) for s in submitters}),
         timeline=views.timeline(submission, submitters, await submissions.events_of(submission)),
-        downloads=downloads, waiting=waiting, who=views.who)
+        downloads=downloads,
+        waiting=waiting,
+        who=views.who,
+    )
 
 
 async def _downloads(request: web.Request, submission: Submission) -> tuple[list[views.Download], str | None]:

@@ -17,8 +17,10 @@ from signsvc.infra import errors
 
 NEW = "/console/templates/new"
 # What the file input offers; the service recognises files by content, whatever they are called.
-ACCEPTED = (".pdf,.png,.jpg,.jpeg,.webp,.gif,.tif,.tiff,.docx,.doc,.odt,.rtf,.xlsx,.pptx,application/pdf,image/*,"
-            "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+ACCEPTED = (
+    ".pdf,.png,.jpg,.jpeg,.webp,.gif,.tif,.tiff,.docx,.doc,.odt,.rtf,.xlsx,.pptx,application/pdf,image/*,"
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+)
 
 
 async def form(request: web.Request) -> web.Response:
@@ -37,16 +39,21 @@ async def upload(request: web.Request) -> web.Response:
     except shell.FormUnreadable as unreadable:
         if unreadable.status != 413:
             raise
-        return await _refused(request, console, wants_json, {}, ("console.templates.upload.too_large",
-                                                           {"megabytes": _megabytes(request)}))
+        return await _refused(
+            request, console, wants_json, {}, ("console.templates.upload.too_large", {"megabytes": _megabytes(request)})
+        )
     values = {key: forms.text(posted, key) for key in ("name", "folder")}
     file = posted.get("file")
     if not isinstance(file, web.FileField) or not (data := file.file.read()):
         return await _refused(request, console, wants_json, values, ("console.templates.upload.no_file", {}))
     try:
-        template = await request.app[TEMPLATES].upload(console.principal, data, file.filename or "document",
-                                                       name=values["name"] or None,
-                                                       folder_name=values["folder"] or None)
+        template = await request.app[TEMPLATES].upload(
+            console.principal,
+            data,
+            file.filename or "document",
+            name=values["name"] or None,
+            folder_name=values["folder"] or None,
+        )
     except errors.Invalid as refused:
         return await _refused(request, console, wants_json, values, refused.message)
     editor = f"/console/templates/{template.id}?done=template_uploaded"
@@ -55,15 +62,30 @@ async def upload(request: web.Request) -> web.Response:
     raise web.HTTPSeeOther(editor)
 
 
-async def _form(request: web.Request, console: shell.Console, *, status: int = 200,
-                values: dict[str, str] | None = None, problem: Any = None) -> web.Response:
-    return shell.render(request, "console/templates_new.html", console.session, console=console, status=status,
-                        values=values or {}, problem=problem, accepted=ACCEPTED,
-                        folders=await request.app[TEMPLATES].folder_names(console.principal))
+async def _form(
+    request: web.Request,
+    console: shell.Console,
+    *,
+    status: int = 200,
+    values: dict[str, str] | None = None,
+    problem: Any = None,
+) -> web.Response:
+    return shell.render(
+        request,
+        "console/templates_new.html",
+        console.session,
+        console=console,
+        status=status,
+        values=values or {},
+        problem=problem,
+        accepted=ACCEPTED,
+        folders=await request.app[TEMPLATES].folder_names(console.principal),
+    )
 
 
-async def _refused(request: web.Request, console: shell.Console, wants_json: bool, values: dict[str, str],
-                   problem: Any) -> web.Response:
+async def _refused(
+    request: web.Request, console: shell.Console, wants_json: bool, values: dict[str, str], problem: Any
+) -> web.Response:
     """The form again with the problem: a catalogue key and its values, or the API's own message."""
     if not wants_json:
         return await _form(request, console, status=422, values=values, problem=problem)

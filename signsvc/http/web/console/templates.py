@@ -50,22 +50,44 @@ async def index(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     templates = request.app[TEMPLATES]
     filters, after = Filters.of(request), newest_first.after(request)
-    found = await templates.page(console.principal, TemplateFilters(
-        archived=filters.archived, q=filters.q or None, folder=filters.folder or None, limit=PAGE_SIZE + 1,
-        after=after))
+    found = await templates.page(
+        console.principal,
+        TemplateFilters(
+            archived=filters.archived,
+            q=filters.q or None,
+            folder=filters.folder or None,
+            limit=PAGE_SIZE + 1,
+            after=after,
+        ),
+    )
     return shell.render(
-        request, "console/templates.html", console.session, console=console,
-        listing=newest_first.listing(found, PAGE_SIZE, after), filters=filters,
-        folders=await templates.folder_names(console.principal), author=author)
+        request,
+        "console/templates.html",
+        console.session,
+        console=console,
+        listing=newest_first.listing(found, PAGE_SIZE, after),
+        filters=filters,
+        folders=await templates.folder_names(console.principal),
+        author=author,
+    )
 
 
 async def archive_page(request: web.Request) -> web.Response:
     """GET /console/templates/{id}/archive: the confirmation step (no box: restoring undoes it)."""
     console = await shell.signed_in(request)
     template = await request.app[TEMPLATES].find(console.principal, record_id(request))
-    return confirm.page(request, console, confirm.Step(
-        title="console.templates.archive_title", body="console.templates.archive_explain", subject=template.name,
-        submit="console.templates.archive_confirm", back=LIST, back_label="console.templates.archive_cancel"))
+    return confirm.page(
+        request,
+        console,
+        confirm.Step(
+            title="console.templates.archive_title",
+            body="console.templates.archive_explain",
+            subject=template.name,
+            submit="console.templates.archive_confirm",
+            back=LIST,
+            back_label="console.templates.archive_cancel",
+        ),
+    )
 
 
 async def archive(request: web.Request) -> web.Response:

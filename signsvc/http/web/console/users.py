@@ -21,9 +21,11 @@ from storage.records import User
 
 PAGE = "/console/users"
 PAGE_SIZE = 50
-STATES = {"active": Badge("console.users.state.active", "good"),
-          "invited": Badge("console.users.state.invited", "wait"),
-          "deactivated": Badge("console.users.state.deactivated", "bad")}
+STATES = {
+    "active": Badge("console.users.state.active", "good"),
+    "invited": Badge("console.users.state.invited", "wait"),
+    "deactivated": Badge("console.users.state.deactivated", "bad"),
+}
 ADMIN = Badge("console.users.state.admin")
 ACCESS = {True: Badge("console.users.access.approved", "good"), False: Badge("console.users.access.waiting", "wait")}
 
@@ -39,11 +41,16 @@ async def invite(request: web.Request) -> web.Response:
     invited = {name: forms.text(form, name) for name in ("email", "first_name", "last_name")}
     users = request.app[CONSOLE_USERS]
     try:
-        await users.invite(console.user, email=invited["email"], first_name=invited["first_name"] or None,
-                           last_name=invited["last_name"] or None)
+        await users.invite(
+            console.user,
+            email=invited["email"],
+            first_name=invited["first_name"] or None,
+            last_name=invited["last_name"] or None,
+        )
     except errors.Invalid as invalid:
-        return await _users_page(request, console, status=422, invited=invited,
-                                 refused=forms.Refusal(invalid.message, "invite-email"))
+        return await _users_page(
+            request, console, status=422, invited=invited, refused=forms.Refusal(invalid.message, "invite-email")
+        )
     raise shell.done(PAGE, "user_invited")
 
 
@@ -77,8 +84,9 @@ async def reactivate(request: web.Request) -> web.Response:
     return await _acted_on_user(request, ConsoleUsers.reactivate, "user_reactivated")
 
 
-async def _acted_on_user(request: web.Request, action: Callable[[ConsoleUsers, User, int], Awaitable[User]],
-                         done: str) -> web.Response:
+async def _acted_on_user(
+    request: web.Request, action: Callable[[ConsoleUsers, User, int], Awaitable[User]], done: str
+) -> web.Response:
     """A post that takes one action on the path's user: back to the list saying `done`, or the list with the
     domain's refusal (422)."""
     console = await shell.signed_in(request)
@@ -105,14 +113,25 @@ async def to_the_list(request: web.Request) -> web.Response:
     raise web.HTTPSeeOther(PAGE)
 
 
-async def _users_page(request: web.Request, console: shell.Console, *, status: int = 200,
-                      **context: Any) -> web.Response:
+async def _users_page(
+    request: web.Request, console: shell.Console, *, status: int = 200, **context: Any
+) -> web.Response:
     after = newest_first.after(request)
     found = await request.app[ACCOUNTS].list_users(console.account.id, limit=PAGE_SIZE + 1, after=after)
     accounts = await request.app[CONSOLE_USERS].live_accounts(console.user) if console.user.is_admin else []
-    return shell.render(request, "console/users.html", console.session, console=console, status=status,
-                        listing=newest_first.listing(found, PAGE_SIZE, after), accounts=accounts, access=ACCESS,
-                        badges=_badges, display_name=display_name, **{"invited": {}, **context})
+    return shell.render(
+        request,
+        "console/users.html",
+        console.session,
+        console=console,
+        status=status,
+        listing=newest_first.listing(found, PAGE_SIZE, after),
+        accounts=accounts,
+        access=ACCESS,
+        badges=_badges,
+        display_name=display_name,
+        **{"invited": {}, **context},
+    )
 
 
 def _badges(user: User) -> list[Badge]:
@@ -123,10 +142,15 @@ def _badges(user: User) -> list[Badge]:
 
 def _deactivation(user: User) -> confirm.Step:
     return confirm.Step(
-        title="console.users.deactivate.title", values={"email": user.email}, body="console.users.deactivate.body",
-        check="console.users.deactivate.confirm", submit="console.users.deactivate.submit", back=PAGE,
+        title="console.users.deactivate.title",
+        values={"email": user.email},
+        body="console.users.deactivate.body",
+        check="console.users.deactivate.confirm",
+        submit="console.users.deactivate.submit",
+        back=PAGE,
         back_label="console.users.deactivate.cancel",
-        instead="console.users.deactivate.already" if user.archived_at else None)
+        instead="console.users.deactivate.already" if user.archived_at else None,
+    )
 
 
 ROUTES: list[web.RouteDef] = [

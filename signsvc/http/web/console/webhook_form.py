@@ -14,8 +14,13 @@ from storage.records import WebhookEndpoint
 
 # The form's input for each field of the body a refusal of the endpoints may be about (`forms.by_key`); a refusal
 # about no field (the most endpoints an account may have) is about the form as a whole.
-INPUTS = {"url": "url", "events": "events", "secret": "secret_value", "secret.header": "secret_header",
-          "secret.value": "secret_value"}
+INPUTS = {
+    "url": "url",
+    "events": "events",
+    "secret": "secret_value",
+    "secret.header": "secret_header",
+    "secret.value": "secret_value",
+}
 
 
 @dataclass(frozen=True)
@@ -30,9 +35,13 @@ class Entered:
 
     @classmethod
     def posted(cls, form: MultiDictProxy[Any]) -> Entered:
-        return cls(url=text(form, "url"), events=[str(value) for value in form.getall("events", [])],
-                   secret_header=text(form, "secret_header"), secret_value=text(form, "secret_value", strip=False),
-                   remove_secret=form.get("remove_secret") == "on")
+        return cls(
+            url=text(form, "url"),
+            events=[str(value) for value in form.getall("events", [])],
+            secret_header=text(form, "secret_header"),
+            secret_value=text(form, "secret_value", strip=False),
+            remove_secret=form.get("remove_secret") == "on",
+        )
 
     @classmethod
     def of(cls, endpoint: WebhookEndpoint) -> Entered:

@@ -25,7 +25,8 @@ LOG_PAGE = 10
 # What each event type means, beside its checkbox (keyed without the dot: the catalogue's check reads
 # every dotted word in quotes as a key of its own).
 EVENT_HINTS = {
-    "form_viewed": "console.webhooks.event.form_viewed", "form_started": "console.webhooks.event.form_started",
+    "form_viewed": "console.webhooks.event.form_viewed",
+    "form_started": "console.webhooks.event.form_started",
     "form_completed": "console.webhooks.event.form_completed",
     "form_declined": "console.webhooks.event.form_declined",
     "submission_created": "console.webhooks.event.submission_created",
@@ -36,9 +37,11 @@ EVENT_HINTS = {
     "template_updated": "console.webhooks.event.template_updated",
     "consent_created": "console.webhooks.event.consent_created",
 }
-STATUSES = {"pending": Badge("console.webhooks.status.pending", "wait"),
-            "delivered": Badge("console.webhooks.status.delivered", "good"),
-            "failed": Badge("console.webhooks.status.failed", "bad")}
+STATUSES = {
+    "pending": Badge("console.webhooks.status.pending", "wait"),
+    "delivered": Badge("console.webhooks.status.delivered", "good"),
+    "failed": Badge("console.webhooks.status.failed", "bad"),
+}
 
 
 async def index(request: web.Request) -> web.Response:
@@ -47,9 +50,15 @@ async def index(request: web.Request) -> web.Response:
     endpoints, account_id = request.app[WEBHOOKS], console.principal.account_id
     after = newest_first.after(request)
     found = await endpoints.page(account_id, limit=MAX_ENDPOINTS + 1, after=after)
-    return shell.render(request, "console/webhooks.html", console.session, console=console,
-                        listing=newest_first.listing(found, MAX_ENDPOINTS, after),
-                        latest=await endpoints.latest_deliveries(account_id), statuses=STATUSES)
+    return shell.render(
+        request,
+        "console/webhooks.html",
+        console.session,
+        console=console,
+        listing=newest_first.listing(found, MAX_ENDPOINTS, after),
+        latest=await endpoints.latest_deliveries(account_id),
+        statuses=STATUSES,
+    )
 
 
 async def new(request: web.Request) -> web.Response:
@@ -134,46 +143,77 @@ async def resend(request: web.Request) -> web.Response:
     raise shell.done(f"{HOME}/{endpoint_id}", "webhook_resent")
 
 
-async def _saved(request: web.Request, console: Console, changed: Changed, entered: Entered,
-                 what: str) -> web.Response:
+async def _saved(request: web.Request, console: Console, changed: Changed, entered: Entered, what: str) -> web.Response:
     """After a save: the endpoint's page; with a secret just set, that page shows its value this once (it is
     never shown again), so it is rendered for this answer rather than reached by a redirect."""
     if not entered.sets_secret:
         raise shell.done(f"{HOME}/{changed.endpoint.id}", what)
-    return await _endpoint_page(request, console, changed.endpoint.id, saved=f"console.done.{what}",
-                                secret_value=entered.secret_value, warnings=changed.warnings)
+    return await _endpoint_page(
+        request,
+        console,
+        changed.endpoint.id,
+        saved=f"console.done.{what}",
+        secret_value=entered.secret_value,
+        warnings=changed.warnings,
+    )
 
 
-async def _endpoint_page(request: web.Request, console: Console, endpoint_id: int, *, status: int = 200,
-                         **shown: Any) -> web.Response:
+async def _endpoint_page(
+    request: web.Request, console: Console, endpoint_id: int, *, status: int = 200, **shown: Any
+) -> web.Response:
     endpoints = request.app[WEBHOOKS]
     endpoint = await endpoints.find(console.principal, endpoint_id)
     chosen = request.query.get("status", "")
     only = DeliveryStatus(chosen) if chosen in STATUSES else None
     after = newest_first.after(request)
     found = await endpoints.deliveries(console.principal, endpoint.id, status=only, limit=LOG_PAGE + 1, after=after)
-    return shell.render(request, "console/webhooks_endpoint.html", console.session, console=console, status=status,
-                        endpoint=endpoint, log=newest_first.listing(found, LOG_PAGE, after), only=only,
-                        statuses=STATUSES,
-                        **shown)
+    return shell.render(
+        request,
+        "console/webhooks_endpoint.html",
+        console.session,
+        console=console,
+        status=status,
+        endpoint=endpoint,
+        log=newest_first.listing(found, LOG_PAGE, after),
+        only=only,
+        statuses=STATUSES,
+        **shown,
+    )
 
 
-def _form(request: web.Request, console: Console, entered: Entered, *, endpoint: WebhookEndpoint | None = None,
-          refused: errors.Invalid | None = None) -> web.Response:
+def _form(
+    request: web.Request,
+    console: Console,
+    entered: Entered,
+    *,
+    endpoint: WebhookEndpoint | None = None,
+    refused: errors.Invalid | None = None,
+) -> web.Response:
     """The form to add an endpoint, or to change `endpoint`; after a refusal its message beside its input."""
-    return shell.render(request, "console/webhooks_form.html", console.session, console=console,
-                        status=422 if refused else 200, entered=entered, endpoint=endpoint,
-                        event_types=[(event_type, EVENT_HINTS[event_type.replace(".", "_")])
-                                     for event_type in EVENT_TYPES],
-                        refused=Refusal.of(refused, by_key(INPUTS)) if refused else None)
+    return shell.render(
+        request,
+        "console/webhooks_form.html",
+        console.session,
+        console=console,
+        status=422 if refused else 200,
+        entered=entered,
+        endpoint=endpoint,
+        event_types=[(event_type, EVENT_HINTS[event_type.replace(".", "_")]) for event_type in EVENT_TYPES],
+        refused=Refusal.of(refused, by_key(INPUTS)) if refused else None,
+    )
 
 
 def _deletion(endpoint: WebhookEndpoint) -> confirm.Step:
     """Deleting cannot be undone: the endpoint's delivery log goes with it."""
     return confirm.Step(
-        title="console.webhooks.delete_page.title", body="console.webhooks.delete_page.body", subject=endpoint.url,
-        check="console.webhooks.delete_page.check", submit="console.webhooks.delete_page.confirm",
-        back=f"{HOME}/{endpoint.id}", back_label="console.webhooks.delete_page.keep")
+        title="console.webhooks.delete_page.title",
+        body="console.webhooks.delete_page.body",
+        subject=endpoint.url,
+        check="console.webhooks.delete_page.check",
+        submit="console.webhooks.delete_page.confirm",
+        back=f"{HOME}/{endpoint.id}",
+        back_label="console.webhooks.delete_page.keep",
+    )
 
 
 ROUTES: list[web.RouteDef] = [
