@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -250,8 +250,8 @@ class _Parts:
         config, clock = self.config, self.clock
         if problem := await asyncio.to_thread(font_files.no_text_font, config.font_dir):
             raise ConfigError(problem)
-        # In a thread while the start goes on (HarfBuzz and the fonts' files: tens of milliseconds), not awaited here.
-        app[appkeys.FONT_SCRIPTS] = asyncio.ensure_future(asyncio.to_thread(font_files.scripts, config.font_dir))
+        scripts: Callable[[], asyncio.Future[tuple[str, ...]]] = _FontScripts(config.font_dir)
+        app[appkeys.FONT_SCRIPTS] = scripts
         mail = outbox(db, clock, files, config)
         invitations = Invitations(db, clock, mail, files.urls)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
@@ -322,10 +322,26 @@ class _Parts:
 
 
 def serving_started(app: web.Application) -> None:
-    """Called once the app serves and has said so (its ready line is out): starts the PDF workers' warm-up,
-    when there is one. A document sent before the workers are warm waits for them."""
+    """Called once the app serves and has said so (its ready line is out): starts working out the fonts' scripts
+    and the PDF workers' warm-up, when there is one. A document sent before the workers are warm waits for them."""
+    if (scripts := app.get(appkeys.FONT_SCRIPTS)) is not None:
+        scripts()
     if (warm_up := app.get(_WARM_UP)) is not None:
         warm_up.start()
+
+
+class _FontScripts:
+    """The scripts the fonts draw (`font_files.scripts`: HarfBuzz over the fonts' files, tens of milliseconds of
+    CPU), worked out once, in a thread: begun after the ready line (`serving_started`), or by the first caller."""
+
+    def __init__(self, font_dir: str | None) -> None:
+        self.font_dir = font_dir
+        self._future: asyncio.Future[tuple[str, ...]] | None = None
+
+    def __call__(self) -> asyncio.Future[tuple[str, ...]]:
+        if self._future is None:
+            self._future = asyncio.ensure_future(asyncio.to_thread(font_files.scripts, self.font_dir))
+        return self._future
 
 
 class _WarmUp:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from signsvc.cli.database import group, with_database
 from signsvc.infra.config import Config, ConfigError, check_store_url
 from storage import Database
-from storage.content_moves import Moved, move
 from storage.contents import open_store
+
+if TYPE_CHECKING:  # the command imports it when it runs: a server's start does without it
+    from storage.content_moves import Moved
 
 PLACES = "directory, database or s3://bucket/prefix"
 
@@ -36,6 +38,8 @@ async def _migrate(config: Config, args: argparse.Namespace) -> int | None:
         raise ConfigError(f"--to {args.to}: the files are kept there already")
 
     async def action(db: Database) -> int:
+        from storage.content_moves import move
+
         async with contextlib.AsyncExitStack() as stores:
             source = await open_store(config.content_store, db, config.data_dir)
             stores.push_async_callback(source.close)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -63,8 +64,9 @@ SESSIONS = web.AppKey("sessions", Sessions)
 SETUP_LINK: web.AppKey[str | None] = web.AppKey("setup_link")
 RATE_LIMITS = web.AppKey("rate_limits", RateLimits)
 INGEST = web.AppKey("ingest", Ingest)
-# The scripts the fonts draw (`font_files.scripts`), worked out in a thread from the start on: /health awaits them.
-FONT_SCRIPTS: web.AppKey[asyncio.Future[tuple[str, ...]]] = web.AppKey("font_scripts")
+# The scripts the fonts draw (`font_files.scripts`), worked out once in a thread, begun after the ready line or by
+# the first call: /health awaits them.
+FONT_SCRIPTS: web.AppKey[Callable[[], asyncio.Future[tuple[str, ...]]]] = web.AppKey("font_scripts")
 TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)

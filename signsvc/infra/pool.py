@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from concurrent.futures import BrokenExecutor, Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # imported with the first task (`_new_executor`): the start imports no multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
 T = TypeVar("T")
 # Imported once by the forkserver, before it forks a worker: the engines' libraries and the fonts, which
@@ -52,7 +53,7 @@ class PdfPool:
         try:
             executor, future = await loop.run_in_executor(self._submitter, self._submit, function, args)
             return await asyncio.wrap_future(future)
-        except BrokenProcessPool:
+        except BrokenExecutor:  # a BrokenProcessPool, named by its base: its module is imported with the first task
             # A worker died (killed for memory, or a crash in PDFium): the executor takes no more work.
             if executor is not None:
                 await loop.run_in_executor(self._submitter, self._renew_broken, executor)
@@ -68,7 +69,7 @@ class PdfPool:
         executor = self._renew() if self._executor is None or self._tasks > self._budget else self._executor
         try:
             return executor, executor.submit(function, *args)
-        except BrokenProcessPool:
+        except BrokenExecutor:  # a BrokenProcessPool
             self._renew_broken(executor)
             raise
 
@@ -92,6 +93,9 @@ class PdfPool:
         return self._executor
 
     def _new_executor(self) -> ProcessPoolExecutor:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOADED)  # read when the forkserver starts: with the first task
         return ProcessPoolExecutor(

@@ -12,12 +12,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
-
-import re2
+from typing import TYPE_CHECKING, TypeVar
 
 from signsvc.infra import errors
 from signsvc.templates import pattern_syntax
+
+if TYPE_CHECKING:  # imported where the first pattern is compiled: a start compiles none
+    import re2
 
 # Instructions of RE2's program: at most what a pattern costs for each character it reads (`.{1000}` is 21,004).
 MAX_PROGRAM = 25_000
@@ -44,9 +45,6 @@ MAX_QUEUED = 16
 RETRY_AFTER_SECONDS = 2
 
 Refused = pattern_syntax.Refused
-_OPTIONS = re2.Options()
-_OPTIONS.log_errors = False
-_OPTIONS.max_mem = MAX_MEMORY
 _PROPERTY = re.compile(r"\\[pP]\{(\w+)\}")
 _CACHE: OrderedDict[str, re2._Regexp | str] = OrderedDict()
 _CACHE_LOCK = threading.Lock()  # the cache is filled from the patterns' thread and the event loop
@@ -205,8 +203,10 @@ def _compile(pattern: str) -> re2._Regexp | str:
         return str(translated)
     if (estimate := _estimate(translated)) > MAX_ESTIMATE:
         return f"is too large: it would make a program of about {estimate} steps, at most {MAX_PROGRAM}"
+    import re2
+
     try:
-        compiled = re2.compile(translated, _OPTIONS)
+        compiled = re2.compile(translated, _options())
     except re2.error as error:
         reason = error.args[0] if error.args else ""
         return f"cannot be read: {reason.decode() if isinstance(reason, bytes) else reason}"
@@ -259,7 +259,20 @@ def _estimate(translated: str) -> int:
 @functools.lru_cache(maxsize=512)  # the categories and scripts, with room for names that are neither
 def _property_size(name: str) -> int:
     """The program size of one `\\p{name}` (0 for a name RE2 does not know: the pattern is refused)."""
+    import re2
+
     try:
-        return int(re2.compile(f"\\p{{{name}}}", _OPTIONS).programsize)
+        return int(re2.compile(f"\\p{{{name}}}", _options()).programsize)
     except re2.error:
         return 0
+
+
+@functools.cache
+def _options() -> re2.Options:
+    """The options every pattern is compiled with."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = MAX_MEMORY
+    return options

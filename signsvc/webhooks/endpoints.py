@@ -10,6 +10,7 @@ with a job that sends it (`signsvc/webhooks/delivery.py`). Endpoints are managed
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import socket
 from dataclasses import dataclass, replace
@@ -90,7 +91,6 @@ HTTP_URL_PATTERN = (
     f"(?:\\[{_IPV6}\\]|[{_UNRESERVED}]+){_PORT}(?:/{_PCHAR}*)*(?:\\?(?:{_PCHAR}|[/?])*)?"
     f"(?:#(?:{_PCHAR}|[/?])*)?$"
 )
-HTTP_URL = re.compile(HTTP_URL_PATTERN)
 PRIVATE_ADDRESS = "a private or local network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
 # A host name of a new URL is looked up this long at most (public-only); one that does not answer in time is refused.
 RESOLVE_SECONDS = 5
@@ -277,8 +277,14 @@ def _job_key(delivery_id: int) -> str:
     return f"webhook-delivery:{delivery_id}"
 
 
+@functools.cache
+def _http_url() -> re.Pattern[str]:
+    """`HTTP_URL_PATTERN` compiled at its first use (milliseconds that a start without webhook URLs does without)."""
+    return re.compile(HTTP_URL_PATTERN)
+
+
 def _url(value: Any) -> str:
-    """An absolute http(s) URL as RFC 3986 writes it (the document's pattern is `HTTP_URL`): no spaces or other
+    """An absolute http(s) URL as RFC 3986 writes it (the document's pattern is `HTTP_URL_PATTERN`): no spaces or other
     characters a URL must percent-encode, a host name of letters, digits and `-._~` or a bracketed IPv6 address,
     a port up to 65535, and a host name yarl can decode (an `xn--` label must be valid punycode)."""
     if not isinstance(value, str) or not value.strip():
@@ -286,7 +292,7 @@ def _url(value: Any) -> str:
     if len(value) > MAX_URL_LENGTH:
         raise errors.at(("url",), f"is too long: at most {MAX_URL_LENGTH} characters")
     try:
-        valid = HTTP_URL.match(value) is not None and bool(URL(value).host)
+        valid = _http_url().match(value) is not None and bool(URL(value).host)
     except ValueError:  # UnicodeError too: a host label `xn--...` that is not punycode
         valid = False
     if not valid:
