@@ -10,7 +10,6 @@ API may still mark a viewer completed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,16 +19,15 @@ from signsvc.infra import errors, json_fields
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import produce
-from signsvc.submissions import field_values, inputs, statuses, values
+from signsvc.submissions import field_values, inputs, signer_rules, statuses, values
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.values import DEFAULT_UPLOADS_LIMIT, Namer, PreparedValues
-from signsvc.templates import patterns
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.filters import SubmitterFilters
 from storage.records import Principal, Submission, Submitter
-from storage.shapes import Field, FieldValues, Preferences
+from storage.shapes import Preferences
 
 LINK_NOT_FOUND = "Signing link not found"
 _PUT_KEYS = {
@@ -104,7 +102,7 @@ class Submitters:
         now = self.clock.now()
         through_api = browser is None
         completed_values = {
-            **_with_defaults(submission, submitter, now),
+            **signer_rules.with_defaults(submission, submitter, now),
             **await values.defaults_stored(tx, self.clock, self.files, submission, submitter),
         }
         submitter = await stored.update_submitter(
@@ -145,13 +143,13 @@ class Submitters:
             raise errors.Invalid(f"Unknown key: {unknown[0]}")
         submitter = await self.find(principal, submitter_id)
         submission = await stored.submission_of(self.db, submitter)
-        _refuse_finished_by_api(submission, submitter)
+        signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await _locked(tx, submitter.submission_id, submitter.id)
-                _refuse_finished_by_api(submission, submitter)
+                signer_rules.refuse_finished_by_api(submission, submitter)
                 submitter = await self._changes_applied(tx, submission, submitter, submitters, body, prepared)
                 if json_fields.flag(body, "completed", False):  # the changes are written with the completion
                     return await self.complete(
@@ -179,7 +177,7 @@ class Submitters:
         submitter = await self.find(principal, submitter_id)
         async with self.db.transaction() as tx:
             submission, submitter, submitters = await _locked(tx, submitter.submission_id, submitter.id)
-            if refusal := resend_refusal(submission, submitter, submitters, self.clock.now()):
+            if refusal := signer_rules.resend_refusal(submission, submitter, submitters, self.clock.now()):
                 raise errors.Invalid(refusal)
             return await self.invitations.invite(tx, submission, submitter, again=True)
 
@@ -216,7 +214,7 @@ class Submitters:
             raise errors.at(("reason",), "is required: say why the form is declined")
         async with self.db.transaction() as tx:
             submission, submitter, _ = await self._acting(tx, slug)
-            _refuse_viewer(submission, submitter)
+            signer_rules.refuse_viewer(submission, submitter)
             now = self.clock.now()
             submitter = await stored.update_submitter(
                 tx,
@@ -249,11 +247,11 @@ class Submitters:
         # transaction checks everything again.
         submission, submitter, _ = await self._acting(self.db, slug)
         named = submitter
-        _refuse_viewer(submission, submitter)
+        signer_rules.refuse_viewer(submission, submitter)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
-        _refuse_readonly(fields, prepared)
-        await _refuse_broken_rules(fields, prepared)
+        signer_rules.refuse_readonly(fields, prepared)
+        await signer_rules.refuse_broken_rules(fields, prepared)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
@@ -261,7 +259,7 @@ class Submitters:
                 submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
                 if finish is None:
                     return await stored.update_submitter(tx, submitter, self.clock.now())
-                _require_fields(submission, submitter)  # the values are written with the completion
+                signer_rules.require_fields(submission, submitter)  # the values are written with the completion
                 return await self.complete(tx, submission, submitter, browser=finish, submitters=submitters)
         except BaseException:
             await self.files.discard(prepared.files)
@@ -393,78 +391,3 @@ async def _locked(
     if submission is None or submitter is None:
         raise errors.NotFound(not_found)
     return submission, submitter, submitters
-
-
-def _refuse_finished_by_api(submission: Submission, submitter: Submitter) -> None:
-    """A completed submitter, or any submitter of a completed submission (a viewer who never completed)."""
-    if submitter.completed_at or submission.completed_at:
-        raise errors.Invalid("Submitter has already completed the submission.")
-    if submitter.declined_at:
-        raise errors.Invalid("Submitter has already declined the submission.")
-
-
-def resend_refusal(
-    submission: Submission, submitter: Submitter, submitters: list[Submitter], now: datetime
-) -> str | None:
-    """Why the submitter cannot be sent their invitation again now (`Submitters.resend`), if anything: the
-    console offers it to the others."""
-    if submitter.completed_at or submission.completed_at:
-        return "Submitter has already completed the submission."
-    if submitter.declined_at:
-        return "Submitter has already declined the submission."
-    if submission.archived_at:
-        return "Submission has been archived."
-    if (status := statuses.submission_status(submission, now)) != "pending":
-        return f"Submission has been {status}."
-    if not submitter.email:
-        return "Submitter has no email address to send the invitation to."
-    if not statuses.turn_has_come(submission, submitter, submitters):
-        return "It is not this signer's turn yet: the signers before them have not completed"
-    return None
-
-
-def _refuse_viewer(submission: Submission, submitter: Submitter) -> None:
-    """The signing form's values, completion and decline are not for a viewer."""
-    if statuses.is_viewer(submission, submitter):
-        raise errors.Invalid("Form is view only.")
-
-
-def _refuse_readonly(fields: list[Field], prepared: PreparedValues) -> None:
-    for field in fields:
-        if field.get("readonly") and field["uuid"] in prepared.values:
-            raise errors.Invalid(f"{field['name']} is a read-only field")
-
-
-async def _refuse_broken_rules(fields: list[Field], prepared: PreparedValues) -> None:
-    """The form checks the fields' rules as the signer types; a page that skipped them is refused here.
-    Patterns run in RE2 (linear time) within one budget for the request, off the event loop when costly."""
-    checks = field_values.pattern_checks(fields, prepared.values)
-    try:
-        failed = await patterns.first_mismatch([(pattern, text) for _, pattern, text in checks])
-    except patterns.Refused as refused:
-        raise errors.Invalid(str(refused)) from None
-    mismatched = checks[failed][0]["uuid"] if failed is not None else None
-    for field in fields:
-        value = prepared.values.get(field["uuid"])
-        if problem := field_values.broken_rule(field, value, matched=field["uuid"] != mismatched):
-            raise errors.Invalid(f"{field['name']}: {problem}")
-
-
-def _require_fields(submission: Submission, submitter: Submitter) -> None:
-    fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-    missing = field_values.missing_required(fields, submitter.field_values)
-    if missing is not None:
-        raise errors.Invalid(f"{missing['name']} is required")
-
-
-def _with_defaults(submission: Submission, submitter: Submitter, now: datetime) -> FieldValues:
-    """The submitter's values with the fields' defaults under them and `{{date}}` as the completion day. Defaults
-    that name files are not here: `values.defaults_stored` makes them the submission's own."""
-    fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-    defaults: FieldValues = {
-        f["uuid"]: f["default_value"]
-        for f in fields
-        if f.get("default_value") not in (None, "") and f["type"] not in field_values.FILE_TYPES
-    }
-    defaults.update(submitter.field_values)
-    return {uuid: now.date().isoformat() if value == "{{date}}" else value for uuid, value in defaults.items()}

@@ -12,7 +12,7 @@ from signsvc.http.web.console.badges import Badge
 from signsvc.http.web.console.people import display_name
 from signsvc.results.results import Completed
 from signsvc.submissions import statuses
-from signsvc.submissions.submitters import resend_refusal
+from signsvc.submissions.signer_rules import resend_refusal
 from storage.records import Submission, SubmissionEvent, Submitter
 
 SUBMISSION_STATUSES = {

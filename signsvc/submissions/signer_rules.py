@@ -1,0 +1,88 @@
+"""What a signer may do now, as rules of records: refusals of the API's and the signing form's changes, whether an
+invitation can go again, and the values a completion stores."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from signsvc.infra import errors
+from signsvc.submissions import field_values, statuses
+from signsvc.submissions.values import PreparedValues
+from signsvc.templates import patterns
+from storage.records import Submission, Submitter
+from storage.shapes import Field, FieldValues
+
+
+def refuse_finished_by_api(submission: Submission, submitter: Submitter) -> None:
+    """A completed submitter, or any submitter of a completed submission (a viewer who never completed)."""
+    if submitter.completed_at or submission.completed_at:
+        raise errors.Invalid("Submitter has already completed the submission.")
+    if submitter.declined_at:
+        raise errors.Invalid("Submitter has already declined the submission.")
+
+
+def resend_refusal(
+    submission: Submission, submitter: Submitter, submitters: list[Submitter], now: datetime
+) -> str | None:
+    """Why the submitter cannot be sent their invitation again now (`Submitters.resend`), if anything: the
+    console offers it to the others."""
+    if submitter.completed_at or submission.completed_at:
+        return "Submitter has already completed the submission."
+    if submitter.declined_at:
+        return "Submitter has already declined the submission."
+    if submission.archived_at:
+        return "Submission has been archived."
+    if (status := statuses.submission_status(submission, now)) != "pending":
+        return f"Submission has been {status}."
+    if not submitter.email:
+        return "Submitter has no email address to send the invitation to."
+    if not statuses.turn_has_come(submission, submitter, submitters):
+        return "It is not this signer's turn yet: the signers before them have not completed"
+    return None
+
+
+def refuse_viewer(submission: Submission, submitter: Submitter) -> None:
+    """The signing form's values, completion and decline are not for a viewer."""
+    if statuses.is_viewer(submission, submitter):
+        raise errors.Invalid("Form is view only.")
+
+
+def refuse_readonly(fields: list[Field], prepared: PreparedValues) -> None:
+    for field in fields:
+        if field.get("readonly") and field["uuid"] in prepared.values:
+            raise errors.Invalid(f"{field['name']} is a read-only field")
+
+
+async def refuse_broken_rules(fields: list[Field], prepared: PreparedValues) -> None:
+    """The form checks the fields' rules as the signer types; a page that skipped them is refused here.
+    Patterns run in RE2 (linear time) within one budget for the request, off the event loop when costly."""
+    checks = field_values.pattern_checks(fields, prepared.values)
+    try:
+        failed = await patterns.first_mismatch([(pattern, text) for _, pattern, text in checks])
+    except patterns.Refused as refused:
+        raise errors.Invalid(str(refused)) from None
+    mismatched = checks[failed][0]["uuid"] if failed is not None else None
+    for field in fields:
+        value = prepared.values.get(field["uuid"])
+        if problem := field_values.broken_rule(field, value, matched=field["uuid"] != mismatched):
+            raise errors.Invalid(f"{field['name']}: {problem}")
+
+
+def require_fields(submission: Submission, submitter: Submitter) -> None:
+    fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+    missing = field_values.missing_required(fields, submitter.field_values)
+    if missing is not None:
+        raise errors.Invalid(f"{missing['name']} is required")
+
+
+def with_defaults(submission: Submission, submitter: Submitter, now: datetime) -> FieldValues:
+    """The submitter's values with the fields' defaults under them and `{{date}}` as the completion day. Defaults
+    that name files are not here: `values.defaults_stored` makes them the submission's own."""
+    fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+    defaults: FieldValues = {
+        f["uuid"]: f["default_value"]
+        for f in fields
+        if f.get("default_value") not in (None, "") and f["type"] not in field_values.FILE_TYPES
+    }
+    defaults.update(submitter.field_values)
+    return {uuid: now.date().isoformat() if value == "{{date}}" else value for uuid, value in defaults.items()}
