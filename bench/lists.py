@@ -33,7 +33,7 @@ from typing import Any
 import aiohttp
 from harness import arguments, databases, report, servers, wrk
 from harness.client import api_session, create_template
-from harness.samples import b64, one_page_pdf
+from harness.samples import one_page_template
 from harness.usage import cpu_seconds
 
 SUBMISSIONS = 100
@@ -76,25 +76,14 @@ class Figures:
 
 
 def template_body() -> dict[str, Any]:
-    def field(name: str, role: str, y: float) -> dict[str, Any]:
-        return {
-            "name": name,
-            "type": "text",
-            "role": role,
-            "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": 0.04, "page": 1}],
-        }
-
     fields = [
-        field("Full Name", "First Party", 0.1),
-        field("Company", "First Party", 0.2),
-        field("Title", "First Party", 0.3),
-        field("Buyer", "Second Party", 0.5),
-        field("Address", "Second Party", 0.6),
+        ("Full Name", "First Party", 0.1),
+        ("Company", "First Party", 0.2),
+        ("Title", "First Party", 0.3),
+        ("Buyer", "Second Party", 0.5),
+        ("Address", "Second Party", 0.6),
     ]
-    return {
-        "name": "Bench services agreement",
-        "documents": [{"name": "agreement", "file": b64(one_page_pdf()), "fields": fields}],
-    }
+    return one_page_template("Bench services agreement", "agreement", fields, height=0.04)
 
 
 def person(n: int) -> tuple[str, str]:

@@ -87,7 +87,7 @@ from typing import Any, ClassVar
 import aiohttp
 from harness import arguments, databases, report, servers, usage, use_repo
 from harness.client import Sample, api_session, closed_loop, create_template, timed
-from harness.samples import b64, one_page_pdf
+from harness.samples import one_page_template
 from harness.usage import CpuTimes
 
 use_repo()  # the server's named queries
@@ -256,24 +256,8 @@ class Http(Subject):
 
 
 def template_body() -> dict[str, Any]:
-    def field(name: str, role: str, y: float) -> dict[str, Any]:
-        return {
-            "name": name,
-            "type": "text",
-            "role": role,
-            "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": 0.05, "page": 1}],
-        }
-
-    return {
-        "name": "Bench NDA",
-        "documents": [
-            {
-                "name": "nda",
-                "file": b64(one_page_pdf()),
-                "fields": [field("Full Name", "First Party", 0.1), field("Buyer", "Second Party", 0.3)],
-            }
-        ],
-    }
+    fields = [("Full Name", "First Party", 0.1), ("Buyer", "Second Party", 0.3)]
+    return one_page_template("Bench NDA", "nda", fields, height=0.05)
 
 
 async def bench_signsvc(name: str, server: servers.Server, args: argparse.Namespace, round_number: int) -> list[Phase]:

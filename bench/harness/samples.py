@@ -100,3 +100,26 @@ class RawPdf:
 def refs(numbers: list[int]) -> str:
     """Indirect references to the numbered objects: `3 0 R 4 0 R`."""
     return " ".join(f"{number} 0 R" for number in numbers)
+
+
+def one_page_template(name: str, document: str, fields: list[tuple[str, str, float]], *, height: float) -> dict:
+    """A template body of one plain page whose text fields (`(name, role, y)`) sit one under another, each
+    `height` high: for a bench whose measurement does not depend on the document."""
+    return {
+        "name": name,
+        "documents": [
+            {
+                "name": document,
+                "file": b64(one_page_pdf()),
+                "fields": [
+                    {
+                        "name": field,
+                        "type": "text",
+                        "role": role,
+                        "areas": [{"x": 0.1, "y": y, "w": 0.3, "h": height, "page": 1}],
+                    }
+                    for field, role, y in fields
+                ],
+            }
+        ],
+    }
