@@ -1,23 +1,36 @@
 """The command line: `serve` (the default), `migrate`, management of accounts, users, keys, access, webhook
 endpoints, signing certificates and the files' store (`storage migrate`), `backup` and `restore`. Each group of
-commands is a module of this package."""
+commands is a module of this package. Installed as the `signsvc` command; `python run.py` is the same.
+
+Options may come before the command or after it (`--database X users list` and `users list --database X` are
+one command); the listening options before a command other than `serve` are refused, since only `serve` listens.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 
+import signsvc
 from signsvc.cli import accounts, backup, serve, signing, storage, webhooks
 from signsvc.infra import config as configuration
 from signsvc.infra import errors
 from signsvc.infra.config import ConfigError
 from storage import StorageError
 
+# The options every command takes, and those only `serve` takes; given before the command, each is parsed into
+# `before_<name>` and then settled with the same option given after it.
+COMMON = ("database",)
+LISTEN = ("host", "port", "workers")
+
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    top = parser()
+    args = top.parse_args(argv)
     try:
+        settle(top, args)
         port = None if args.port is None else configuration.checked_port(args.port, "--port")
         config = configuration.from_env().replace(
             host=args.host, port=port, database_url=args.database, workers=args.workers
@@ -34,29 +47,35 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def settle(top: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One value per option, wherever it was written; the parser exits with one line for a contradiction or a
+    listening option before a command that does not listen."""
+    serving = getattr(args, "run", serve.serve_command) is serve.serve_command
+    for name in COMMON + LISTEN:
+        before, after = getattr(args, f"before_{name}"), getattr(args, name, None)
+        flag = f"--{name}"
+        if before is not None and name in LISTEN and not serving:
+            top.error(f"{flag} applies to serve only: {top.prog} serve {flag} {before}")
+        if before is not None and after is not None and before != after:
+            top.error(f"{flag} is given twice, as {before} before the command and {after} after it: give it once")
+        setattr(args, name, after if after is not None else before)
 
 
 def parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--database", default=argparse.SUPPRESS, help="database URL (SIGNSVC_DATABASE_URL)")
+    _common_options(common)
     listen = argparse.ArgumentParser(add_help=False)
-    listen.add_argument("--host", default=argparse.SUPPRESS, help="listen address (SIGNSVC_HOST)")
-    listen.add_argument("--port", type=int, default=argparse.SUPPRESS, help="listen port (SIGNSVC_PORT)")
-    listen.add_argument(
-        "--workers",
-        type=_worker_count,
-        default=argparse.SUPPRESS,
-        metavar="N",
-        help="serving processes sharing the port and the database, for more cores; "
-        "1 (the default) is one process (SIGNSVC_WORKERS)",
-    )
+    _listen_options(listen)
 
-    top = argparse.ArgumentParser(
-        prog="python run.py",
-        parents=[common, listen],
-        description="signsvc, a self-hostable electronic-signature service.",
-    )
-    top.set_defaults(host=None, port=None, database=None, workers=None)
+    top = argparse.ArgumentParser(prog=_program(), description="signsvc, a self-hostable electronic-signature service.")
+    top.add_argument("--version", action="version", version=f"signsvc {signsvc.__version__}")
+    _common_options(top, prefix="before_")
+    _listen_options(top, prefix="before_")
     commands = top.add_subparsers(title="commands", metavar="COMMAND")
     serve.add_commands(commands, common, listen)
     accounts.add_commands(commands, common)
@@ -65,6 +84,43 @@ def parser() -> argparse.ArgumentParser:
     backup.add_commands(commands, common)
     storage.add_commands(commands, common)
     return top
+
+
+def _common_options(parser: argparse.ArgumentParser, prefix: str = "") -> None:
+    parser.add_argument(
+        "--database",
+        dest=f"{prefix}database",
+        metavar="URL",
+        help="database URL (SIGNSVC_DATABASE_URL)",
+        **_unset(prefix),
+    )
+
+
+def _listen_options(parser: argparse.ArgumentParser, prefix: str = "") -> None:
+    unset = _unset(prefix)
+    parser.add_argument("--host", dest=f"{prefix}host", metavar="HOST", help="listen address (SIGNSVC_HOST)", **unset)
+    parser.add_argument(
+        "--port", dest=f"{prefix}port", type=int, metavar="PORT", help="listen port (SIGNSVC_PORT)", **unset
+    )
+    parser.add_argument(
+        "--workers",
+        dest=f"{prefix}workers",
+        type=_worker_count,
+        metavar="N",
+        help="serving processes sharing the port and the database, for more cores; "
+        "1 (the default) is one process (SIGNSVC_WORKERS)",
+        **unset,
+    )
+
+
+def _unset(prefix: str) -> dict[str, object]:
+    """Options after the command leave no attribute when absent, so that they never hide the same option given
+    before it (argparse copies a subcommand's defaults over the values parsed before the subcommand)."""
+    return {"default": None} if prefix else {"default": argparse.SUPPRESS}
+
+
+def _program() -> str:
+    return "python run.py" if os.path.basename(sys.argv[0]) == "run.py" else "signsvc"
 
 
 def _worker_count(value: str) -> int:

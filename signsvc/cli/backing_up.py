@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from signsvc.cli.database import announce
 from signsvc.infra.config import Config
 from storage import backup
 from storage.backup import BackupError
@@ -52,6 +53,7 @@ class Manifest:
 
 async def run_backup(config: Config, args: argparse.Namespace) -> int:
     os.umask(0o077)  # every file it writes holds secrets (the secret key, signing keys, documents): the owner's only
+    announce(config)
     backup.check_tools(config.database_url, "pg_dump")  # before anything is made
     made = _new_directory(args.path)
     try:
@@ -97,6 +99,7 @@ async def _make(path: Path, config: Config) -> Manifest:
 
 async def run_restore(config: Config, args: argparse.Namespace) -> int:
     os.umask(0o077)
+    announce(config)
     manifest = _read_manifest(args.path)
     _check_matches(manifest, config)
     backup.check_tools(config.database_url, "pg_restore")

@@ -4,6 +4,7 @@ command calls, and a group of subcommands that prints its help when called witho
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -16,11 +17,13 @@ from signsvc.infra.config import Config
 from signsvc.infra.urls import Urls
 from signsvc.preparation import open_configured_database, prepare
 from storage import Database
+from storage.contents import DirectoryStore
 
 
 async def with_database(config: Config, action: Callable[[Database], Awaitable[int | None]]) -> int | None:
     """Runs `action` on the database, migrated and with its default account (whose keys and console setup link
     are printed on the first start)."""
+    announce(config)
     db = await open_configured_database(config)
     try:
         issued = await prepare(db, SystemClock(), config)
@@ -46,6 +49,30 @@ def group(commands: Any, name: str, help_text: str, common: argparse.ArgumentPar
     found = commands.add_parser(name, parents=[common], help=help_text)
     found.set_defaults(run=lambda config, args: _usage(found))
     return found.add_subparsers(title="commands", metavar="COMMAND")
+
+
+def announce(config: Config) -> None:
+    """Says on stderr which database and file store a command works on, so that a setting that did not apply
+    shows before anything is changed."""
+    print(f"signsvc: {where(config)}", file=sys.stderr, flush=True)
+
+
+def where(config: Config) -> str:
+    store = config.content_store
+    if store == "directory":
+        files = f"files in {DirectoryStore.in_data_dir(config.data_dir).root}"
+    else:
+        files = "files in the database" if store == "database" else f"files in {store}"
+    return f"database {shown_url(config.database_url)}, {files}"
+
+
+def shown_url(url: str) -> str:
+    """A database URL as it can be printed: its password hidden."""
+    scheme, separator, rest = url.partition("://")
+    credentials, at, place = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    return f"{scheme}{separator}{credentials.split(':', 1)[0]}:***@{place}"
 
 
 def print_keys(issued: IssuedKeys) -> None:

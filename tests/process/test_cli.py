@@ -3,6 +3,7 @@
 import asyncio
 import re
 import sys
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -206,3 +207,43 @@ async def test_keys_made_by_commands_are_shown_in_the_console(database_url):
         assert f'id="key-test-value">{key_in(first_start, "test")}<' in page
     finally:
         await server.stop()
+
+
+async def test_options_before_a_command_apply_to_it_as_after_it(database_url, tmp_path):
+    """`--database X users list` lists the users of X, not of the configured database."""
+    configured = {"SIGNSVC_DATABASE_URL": f"sqlite:///{tmp_path / 'configured.sqlite3'}"}
+    code, _, err = await service.run_whole(
+        "--database", database_url, "users", "create", "--email", "b@x.test", **configured
+    )
+    assert code == 0 and err.startswith(f"signsvc: database {database_url}, "), err
+    _, before, _ = await service.run("--database", database_url, "users", "list", **configured)
+    _, after, _ = await service.run("users", "list", "--database", database_url, **configured)
+    _, elsewhere, _ = await service.run("users", "list", **configured)
+    assert before == after and "b@x.test" in before
+    assert "b@x.test" not in elsewhere
+
+
+async def test_every_data_command_names_its_database_and_file_store_first_on_stderr(database_url):
+    code, out, err = await service.run_whole(
+        "accounts", "list", SIGNSVC_DATABASE_URL=database_url, SIGNSVC_DATA_DIR="/srv/x"
+    )
+    assert code == 0 and out.splitlines()[-1].startswith("1\tsignsvc\t")
+    assert err == f"signsvc: database {database_url}, files in /srv/x/files\n"
+
+
+async def test_a_listening_option_before_a_command_that_does_not_listen_is_refused_in_one_line():
+    code, out, err = await service.run("--port", "0", "users", "list")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == "python run.py: error: --port applies to serve only: python run.py serve --port 0"
+
+
+async def test_the_console_command_and_version_print_the_installed_version():
+    import signsvc
+
+    command = str(Path(sys.executable).with_name("signsvc"))
+    for argv in ([command, "--version"], [sys.executable, "run.py", "--version"]):
+        process = await asyncio.create_subprocess_exec(
+            *argv, cwd=ROOT, env=service.environment(), stdout=asyncio.subprocess.PIPE
+        )
+        out, _ = await asyncio.wait_for(process.communicate(), 60)
+        assert (process.returncode, out.decode()) == (0, f"signsvc {signsvc.__version__}\n"), argv

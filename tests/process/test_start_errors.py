@@ -33,7 +33,9 @@ async def start_error(*args: str, prefix: tuple[str, ...] = (), **variables: str
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert (process.returncode, out) == (1, b""), err.decode()
     assert b"Traceback" not in err, err.decode()
-    [line] = err.decode().splitlines()
+    text = err.decode()
+    where = service.WHERE.match(text)  # a command names its database first
+    [line] = text[where.end() if where else 0 :].splitlines()
     return line
 
 
