@@ -16,7 +16,7 @@ from signsvc.infra.clock import Clock
 from signsvc.infra.config import Config, ConfigError
 from storage import Database, open_database
 from storage.contents import DirectoryStore
-from storage.migrations import migrate
+from storage.migrations import Migration, migrate
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +24,22 @@ log = logging.getLogger(__name__)
 async def prepare(db: Database, clock: Clock, config: Config) -> IssuedKeys | None:
     """What every process does before it serves or manages: brings the schema up to date and the default
     account in place; answers the keys made on first start."""
-    for migration in await migrate(db):
-        log.info("applied migration %04d_%s", migration.version, migration.name)
+    log_migrations(await migrate(db))
     accounts = Accounts(db, clock, KeySeal(await secret_key.load(db, config.secret_key)))
     return await accounts.bootstrap(live_key=config.api_key, test_key=config.test_api_key)
+
+
+def log_migrations(applied: list[Migration]) -> None:
+    """One line for what the schema went through; each migration at debug level."""
+    for migration in applied:
+        log.debug("applied migration %04d_%s", migration.version, migration.name)
+    if not applied:
+        return
+    newest = applied[-1].version
+    if applied[0].version == 1:
+        log.info("database created at version %d", newest)
+    else:
+        log.info("database migrated from version %d to %d", applied[0].version - 1, newest)
 
 
 async def open_configured_database(config: Config, *, single_process: bool = True) -> Database:

@@ -13,12 +13,15 @@ from aiohttp import web
 
 from signsvc.accounts.accounts import DEFAULT_EMAIL, IssuedKeys
 from signsvc.app import create_app, serving_started
+from signsvc.cli.database import where
 from signsvc.http.access_log import AccessLogger
 from signsvc.http.appkeys import ISSUED_KEYS, SETUP_LINK
 from signsvc.http.connection_deadlines import GuardedSite, Limits
 from signsvc.infra import metrics
 from signsvc.infra.config import Config, ConfigError
 from signsvc.infra.urls import Urls
+
+log = logging.getLogger(__name__)
 
 # In-flight requests get this long to finish once a stop is asked for.
 SHUTDOWN_TIMEOUT_SECONDS = 30.0
@@ -40,6 +43,7 @@ async def serve(config: Config) -> None:
     try:
         stop = stop_signals()  # before the ready line: whoever reads it may signal at once
         print_ready(config, runner.app[ISSUED_KEYS], runner.app[SETUP_LINK])
+        log.info("serving %s", where(config))
         serving_started(runner.app)
         await stop.wait()
         print(STOPPING, file=sys.stderr, flush=True)
