@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import os
 import sys
+from typing import Any
 
 import signsvc
 from signsvc.cli import accounts, backup, serve, signing, storage, webhooks
@@ -92,15 +93,17 @@ def _common_options(parser: argparse.ArgumentParser, prefix: str = "") -> None:
         dest=f"{prefix}database",
         metavar="URL",
         help="database URL (SIGNSVC_DATABASE_URL)",
-        **_unset(prefix),
+        default=_unset(prefix),
     )
 
 
 def _listen_options(parser: argparse.ArgumentParser, prefix: str = "") -> None:
     unset = _unset(prefix)
-    parser.add_argument("--host", dest=f"{prefix}host", metavar="HOST", help="listen address (SIGNSVC_HOST)", **unset)
     parser.add_argument(
-        "--port", dest=f"{prefix}port", type=int, metavar="PORT", help="listen port (SIGNSVC_PORT)", **unset
+        "--host", dest=f"{prefix}host", metavar="HOST", help="listen address (SIGNSVC_HOST)", default=unset
+    )
+    parser.add_argument(
+        "--port", dest=f"{prefix}port", type=int, metavar="PORT", help="listen port (SIGNSVC_PORT)", default=unset
     )
     parser.add_argument(
         "--workers",
@@ -109,14 +112,14 @@ def _listen_options(parser: argparse.ArgumentParser, prefix: str = "") -> None:
         metavar="N",
         help="serving processes sharing the port and the database, for more cores; "
         "1 (the default) is one process (SIGNSVC_WORKERS)",
-        **unset,
+        default=unset,
     )
 
 
-def _unset(prefix: str) -> dict[str, object]:
+def _unset(prefix: str) -> Any:
     """Options after the command leave no attribute when absent, so that they never hide the same option given
     before it (argparse copies a subcommand's defaults over the values parsed before the subcommand)."""
-    return {"default": None} if prefix else {"default": argparse.SUPPRESS}
+    return None if prefix else argparse.SUPPRESS
 
 
 def _program() -> str:
