@@ -21,11 +21,13 @@ _SENTENCES = {
     "click_email": "Email link clicked by {}",
     "view_form": "Form viewed by {}",
     "start_form": "Submission started by {}",
-    "complete_form": "Submission completed by {}",
-    "api_complete_form": "Submission completed via API by {}",
+    "complete_form": "Form completed by {}",
+    "api_complete_form": "Form of {} marked completed via API",
     "decline_form": "Form declined by {}",
     "invite_party": "Invitation prepared for {}",
 }
+
+COMPLETED = "Submission completed: every signer completed their part"
 
 
 def log(
@@ -45,6 +47,12 @@ def log(
         "time": submission.created_at.isoformat(),
         "text": f"Submission created via {'API' if submission.source == 'api' else submission.source}",
     }
+    events_shown = [created] + [
+        {"time": event.event_timestamp.isoformat(), "text": _sentence(event, by_id)} for event in events
+    ]
+    if submission.completed_at:  # each signer's completion is their part; this line is the whole submission's
+        events_shown.append({"time": submission.completed_at.isoformat(), "text": COMPLETED})
+    events_shown.sort(key=lambda shown: datetime.fromisoformat(shown["time"]))  # stable: same times keep their order
     return {
         "title": submission.name or submission.template_name,
         "envelope_id": submission.envelope_id,
@@ -52,8 +60,7 @@ def log(
         "generated_at": generated_at.isoformat(),
         "documents": documents,
         "submitters": [_submitter(submission, submitter, images, filenames) for submitter in submitters],
-        "events": [created]
-        + [{"time": event.event_timestamp.isoformat(), "text": _sentence(event, by_id)} for event in events],
+        "events": events_shown,
     }
 
 
