@@ -15,29 +15,27 @@ still pending and due.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-import aiohttp
-from yarl import URL
-
 import storage.webhooks as stored
-from signsvc.infra import addresses, downloads, errors, jobs, retries
+from signsvc.infra import errors, jobs, retries
 from signsvc.infra.clock import Clock
 from signsvc.webhooks import endpoints, signature
 from signsvc.webhooks.payloads import Payloads
+from signsvc.webhooks.poster import InvalidUrl, NoAddress, Poster
 from signsvc.wire.encoding import encoded, iso
 from storage import Database
 from storage.outbound_records import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 
 USER_AGENT = "signsvc-webhooks/1"
-# Connections open at once across every endpoint, kept alive between deliveries (one pool per host).
+# Deliveries in flight at once across every endpoint, each on its own connection, kept alive between
+# deliveries. The test webhook, which someone waits for, goes beside them and never queues behind a backlog.
 CONNECTIONS = 100
-# Beside them, for the test webhook, which someone waits for and which never queues behind a backlog.
-UNQUEUED_CONNECTIONS = 4
 NO_ANSWER = "No HTTP answer: the connection failed, broke off or timed out"
 
 
@@ -54,16 +52,14 @@ class Outcome:
 
 
 class Sender:
-    """One HTTP client for every delivery: redirects are not followed, no cookies, no proxy from the
-    environment, one time limit per attempt, nothing of the answer read but its status.
+    """One HTTP client for every delivery (`signsvc/webhooks/poster.py`): redirects are not followed, no
+    cookies, no proxy from the environment, one time limit per attempt, nothing of the answer read but its
+    status. `public_only` refuses private and local addresses: a host name is connected to only through the
+    public addresses its lookup answered."""
 
-    `public_only` refuses private and local addresses (the resolver answers only public ones, so a
-    name that changes its answer between check and connection gets nowhere).
-    """
-
-    def __init__(self, *, timeout: float, public_only: bool) -> None:
-        self.timeout, self.public_only = timeout, public_only
-        self._client: aiohttp.ClientSession | None = None
+    def __init__(self, *, timeout: float, public_only: bool, tls: ssl.SSLContext | None = None) -> None:
+        self.timeout = timeout
+        self._poster = Poster(public_only=public_only, tls=tls)
         self._connections = asyncio.Semaphore(CONNECTIONS)
 
     async def post(
@@ -71,7 +67,7 @@ class Sender:
     ) -> Outcome:
         """A delivery waits for a free connection before its attempt begins, so that a batch queued behind
         slow endpoints does not spend its time limit waiting; `queued=False` (someone waiting for the test
-        webhook's outcome) goes at once, on one of the connections kept beside the deliveries'."""
+        webhook's outcome) goes at once, beside the deliveries' connections."""
         if not queued:
             return await self._post(clock, url, body, headers)
         async with self._connections:
@@ -79,17 +75,20 @@ class Sender:
 
     async def _post(self, clock: Clock, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
         attempted_at, started = clock.now(), time.monotonic()
-        if refused := self._refused(url):
-            return Outcome(False, attempted_at, error=refused)
         status, error = None, None
         try:
             async with asyncio.timeout(self.timeout):
-                async with self._session().post(url, data=body, headers=headers, allow_redirects=False) as response:
-                    status = response.status
+                status = await self._poster.post(url, body, headers)
         except TimeoutError:
             error = NO_ANSWER
-        except aiohttp.ClientError as exc:
-            error = _explain(exc)
+        except InvalidUrl:
+            error = "The URL is not valid"
+        except NoAddress:
+            error = _PRIVATE
+        except ValueError as exc:  # a header the endpoint's settings made that HTTP cannot carry
+            error = f"Not sent: {exc}"
+        except OSError:
+            error = NO_ANSWER
         duration_ms = round((time.monotonic() - started) * 1000)
         if status is None:
             return Outcome(False, attempted_at, None, error, duration_ms)
@@ -98,31 +97,8 @@ class Sender:
             return Outcome(True, attempted_at, status, None, duration_ms)
         return Outcome(False, attempted_at, status, f"HTTP {status}", duration_ms)
 
-    def _refused(self, url: str) -> str | None:
-        # An address written in the URL is never resolved, so the resolver never sees it.
-        if not self.public_only:
-            return None  # without parsing the URL: a backlog sends thousands a second
-        host = URL(url).host or ""
-        return _PRIVATE if addresses.is_ip(host) and not addresses.is_public(host) else None
-
-    def _session(self) -> aiohttp.ClientSession:
-        if self._client is None:
-            connector = aiohttp.TCPConnector(
-                resolver=downloads.PublicResolver() if self.public_only else None,
-                limit=CONNECTIONS + UNQUEUED_CONNECTIONS,
-            )
-            self._client = aiohttp.ClientSession(
-                connector=connector,
-                cookie_jar=aiohttp.DummyCookieJar(),
-                trust_env=False,
-                timeout=aiohttp.ClientTimeout(total=None),
-            )
-        return self._client
-
     async def close(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        await self._poster.close()
 
 
 class Deliverer:
@@ -271,13 +247,3 @@ def signed(
 
 
 _PRIVATE = "The URL points to a private or local network address (refused by SIGNSVC_WEBHOOK_PUBLIC_ONLY)"
-
-
-def _explain(exc: aiohttp.ClientError) -> str:
-    """Why no answer came, in words for the delivery log: whether signsvc refused the URL, never what the
-    connection met (see the module's note)."""
-    if isinstance(exc, aiohttp.InvalidURL):
-        return "The URL is not valid"
-    if isinstance(exc, aiohttp.ClientConnectorDNSError) and isinstance(exc.os_error, downloads.Refused):
-        return _PRIVATE
-    return NO_ANSWER
