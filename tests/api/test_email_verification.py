@@ -18,6 +18,7 @@ import storage.emails as stored_emails
 import storage.submissions as stored_submissions
 from signsvc.results import audit_log
 from tests.support.app import Api
+from tests.support.console import signed_in
 from tests.support.signing import ANN_VALUES, FIELDS, act, send, template
 
 ANN = {"email": "ann.smith@example.com", "name": "Ann", "role": "First Party"}
@@ -294,7 +295,7 @@ async def test_an_embedded_signer_who_types_the_code_is_sent_to_the_form_with_th
     assert opened.status == 200 and ">Complete<" in opened.body.decode()
 
 
-async def test_the_events_and_the_audit_log_record_the_code_sent_and_the_email_verified(api, db, ann):
+async def test_the_events_the_audit_log_and_the_console_record_the_code_sent_and_the_email_verified(api, db, ann):
     await verified(api, db, ann["slug"])
     shown = (await api.get(f"/api/submissions/{ann['submission_id']}")).json["submission_events"]
     assert [e["event_type"] for e in shown if e["event_type"] in ("send_2fa_email", "email_verified")] == [
@@ -317,6 +318,9 @@ async def test_the_events_and_the_audit_log_record_the_code_sent_and_the_email_v
     lines = [event["text"] for event in log["events"]]
     assert f"Verification code sent to {ANN['email']}" in lines
     assert f"Email address verified by {ANN['email']}" in lines
+    console = await signed_in(api)
+    timeline = (await console.get(f"/console/submissions/{ann['submission_id']}")).body.decode()
+    assert "Verification code sent to Ann" in timeline and "Ann verified their email address" in timeline
 
 
 async def test_the_testing_kits_actions_act_for_a_signer_who_must_verify(aiohttp_client, make_app):
