@@ -101,6 +101,7 @@ async def test_the_right_code_opens_the_form_and_keeps_this_browser_verified_wit
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Max-Age=43200" in cookie and "Path=/" in cookie
     opened = await page(api, f"/s/{ann['slug']}")
     assert opened.status == 200 and ">Complete<" in opened.body.decode()
+    assert "two_factor_token" not in opened.body.decode()  # the HttpOnly cookie's pass stays out of the page
     events = await stored_submissions.events_of(db, ann["submission_id"])
     assert [e.data for e in events if e.event_type == "email_verified"] == [{"email": ANN["email"]}]
     new_browser(api)

@@ -39,9 +39,8 @@ PROBLEMS = {
 
 def presented(request: web.Request, submitter: Submitter) -> str | None:
     """The pass for the submitter the request carries (cookie, query or header), if one is valid now."""
-    passes = request.app[VERIFICATION_PASSES]
-    carried = (request.cookies.get(_cookie(submitter)), request.query.get(QUERY), request.headers.get(HEADER))
-    return next((token for token in carried if passes.admits(submitter, token)), None)
+    cookie = request.cookies.get(_cookie(submitter))
+    return cookie if request.app[VERIFICATION_PASSES].admits(submitter, cookie) else _carried(request, submitter)
 
 
 def refuse_unverified(request: web.Request, submitter: Submitter) -> None:
@@ -60,17 +59,28 @@ async def gate(request: web.Request, view: FormView, *, embedded: bool) -> web.R
 
 
 def action_query(request: web.Request, submitter: Submitter) -> str:
-    """What the form's script appends to its actions' paths: the pass the page was opened with."""
-    token = presented(request, submitter) if email_verification.required(submitter) else None
+    """What the form's script appends to its actions' paths: the pass the page was opened with from its address
+    or a header (a pass in the cookie goes with the actions by itself, and stays out of the page's reach)."""
+    token = _given(request, submitter)
     return "?" + urlencode({QUERY: token}) if token else ""
 
 
 def keep(request: web.Request, response: web.Response, submitter: Submitter) -> None:
-    """A pass that opened the page from the query or a header is kept in the cookie too, until it expires, so
+    """A pass that opened the page from its address or a header is kept in the cookie too, until it expires, so
     that the page opens again without it."""
-    token = presented(request, submitter) if email_verification.required(submitter) else None
-    if token and token != request.cookies.get(_cookie(submitter)):
+    if (token := _given(request, submitter)) and token != request.cookies.get(_cookie(submitter)):
         _set_cookie(request, response, submitter, token)
+
+
+def _given(request: web.Request, submitter: Submitter) -> str | None:
+    """A valid pass from the query or the header, for a signer who must verify."""
+    return _carried(request, submitter) if email_verification.required(submitter) else None
+
+
+def _carried(request: web.Request, submitter: Submitter) -> str | None:
+    passes = request.app[VERIFICATION_PASSES]
+    carried = (request.query.get(QUERY), request.headers.get(HEADER))
+    return next((token for token in carried if passes.admits(submitter, token)), None)
 
 
 async def send(request: web.Request) -> web.Response:
@@ -105,14 +115,22 @@ async def _subject(
 ) -> tuple[Submission, Submitter, dict[str, str]] | web.Response:
     """The submission and submitter a post names, and the form posted; else the answer to give. A signer who
     has nothing to verify (any more) is sent to their page."""
+    try:
+        form = await public_forms.read(request, keys)  # counted against the caller's address first
+    except public_forms.Unreadable as unreadable:
+        too_many = unreadable.status == 429
+        return rendering.render(
+            request,
+            "message.html",
+            language=catalogue.language(request),
+            status=unreadable.status,
+            framable=_embedded(request),
+            title_key="public.too_many.title" if too_many else "public.bad_post.title",
+            body_key="public.too_many.body" if too_many else "public.bad_post.body",
+        )
     view = await request.app[SIGNING_FORMS].open(request.match_info["slug"])
     if view is None:
         return rendering.not_found(request, framable=_embedded(request))
-    try:
-        form = await public_forms.read(request, keys)
-    except public_forms.Unreadable as unreadable:
-        notice = "verify.too_many" if unreadable.status == 429 else "verify.bad_post"
-        return await _page(request, view.submission, view.submitter, notice=notice, status=unreadable.status)
     if not email_verification.required(view.submitter) or view.state not in GATED:
         raise web.HTTPSeeOther(_base(request, view.submitter))
     return view.submission, view.submitter, form
