@@ -331,3 +331,11 @@ async def test_the_testing_kits_actions_act_for_a_signer_who_must_verify(aiohttp
     ann, _ = await send(kit, await template(kit), {**ANN, "require_email_2fa": True}, BOB)
     reply = await kit.post(f"/api/_testing/submitters/{ann['id']}/complete", json={"values": ANN_VALUES})
     assert reply.status == 200 and reply.json["status"] == "completed"
+
+
+async def test_a_post_that_is_no_form_of_the_page_sends_nothing(api, db, ann):
+    reply = await api.with_key(None).post(f"/s/{ann['slug']}/verification/send", json={"resend": True})
+    assert reply.status == 415 and "The form could not be read" in text(reply)
+    missing = await post(api, "/s/nosuchslug0000/verification/send")
+    assert missing.status == 404
+    assert [e.kind for e in await stored_emails.list_emails(db, 1, limit=5)] == ["invitation"]
