@@ -64,9 +64,9 @@ def body_limit(max_body_bytes: int) -> int:
 
 async def _admitted(request: web.Request, *, per_link: bool = True) -> str:
     """The slug, once the caller is within the pages' rate limits, the slug names a submitter, and the browser
-    verified their email address when they must (`email_verification`). Saves
-    count per address only: the form saves as the signer types, pauses and ticks, many times a minute on
-    a long form, so a per-link count would stop a real signer."""
+    verified their email address when they must (`email_verification`). Saves count per address only: the form
+    saves as the signer types, pauses and ticks, many times a minute on a long form, so a per-link count would
+    stop a real signer."""
     slug = request.match_info["slug"]
     found = await request.app[SUBMITTERS].by_slug(slug)
     if not await within_page_limits(request, found.id if found and per_link else None):
