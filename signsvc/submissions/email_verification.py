@@ -17,7 +17,7 @@ import hmac
 import re
 import secrets
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import storage.email_codes as stored_codes
 import storage.submissions as stored
@@ -26,7 +26,7 @@ from signsvc.infra import mail
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Outbox
 from signsvc.submissions.inputs import SubmissionInput
-from storage import Database
+from storage import Connection, Database
 from storage.records import Submission, Submitter, Template
 from storage.shapes import Preferences
 
@@ -105,17 +105,10 @@ class EmailCodes:
                 composed=compose(submission.name or submission.template_name, code),
                 submitter_id=submitter.id,
             )
-            await stored.insert_event(
-                tx,
-                submission_id=submission.id,
-                submitter_id=submitter.id,
-                event_type="send_2fa_email",
-                data={"email": submitter.email},
-                now=now,
-            )
+            await _event(tx, submitter, "send_2fa_email", now)
         return Outcome.SENT
 
-    async def check(self, submission: Submission, submitter: Submitter, typed: str) -> Outcome:
+    async def check(self, submitter: Submitter, typed: str) -> Outcome:
         """Whether `typed` is the code last sent to the submitter (spaces and dashes ignored), still working."""
         code = re.sub(r"[\s-]", "", typed)
         if not code:
@@ -130,20 +123,25 @@ class EmailCodes:
             return Outcome.EXPIRED
         async with self.db.transaction() as tx:
             if await stored_codes.forget(tx, submitter.id):  # typed twice at once: one event
-                await stored.insert_event(
-                    tx,
-                    submission_id=submission.id,
-                    submitter_id=submitter.id,
-                    event_type="email_verified",
-                    data={"email": submitter.email},
-                    now=now,
-                )
+                await _event(tx, submitter, "email_verified", now)
         return Outcome.VERIFIED
 
     def _digest(self, submitter: Submitter, code: str) -> str:
         """The code bound to the submitter and the address it went to: a changed address makes it stop working."""
         signed = f"{submitter.id}|{(submitter.email or '').lower()}|{code}".encode()
         return hmac.new(self.key, signed, hashlib.sha256).hexdigest()
+
+
+async def _event(tx: Connection, submitter: Submitter, event_type: str, now: datetime) -> None:
+    """The submission's event, naming the address the code went to or that was verified."""
+    await stored.insert_event(
+        tx,
+        submission_id=submitter.submission_id,
+        submitter_id=submitter.id,
+        event_type=event_type,
+        data={"email": submitter.email},
+        now=now,
+    )
 
 
 def compose(title: str, code: str) -> mail.Composed:

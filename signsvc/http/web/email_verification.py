@@ -101,7 +101,7 @@ async def check(request: web.Request) -> web.Response:
     if isinstance(found, web.Response):
         return found
     submission, submitter, form = found
-    outcome = await request.app[EMAIL_CODES].check(submission, submitter, form["code"])
+    outcome = await request.app[EMAIL_CODES].check(submitter, form["code"])
     if outcome == Outcome.VERIFIED:
         return _verified(request, submitter)
     if outcome == Outcome.TOO_MANY:
