@@ -50,11 +50,13 @@ from signsvc.results.produce import Producer
 from signsvc.results.results import Results
 from signsvc.results.sealing import Sealer
 from signsvc.results.signing_identity import SigningIdentity
+from signsvc.submissions.email_verification import EmailCodes
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.template_links import TemplateLinks
+from signsvc.submissions.verification_passes import Passes
 from signsvc.templates.documents import Ingest
 from signsvc.templates.templates import Templates
 from signsvc.webhooks.delivery import Deliverer, Sender
@@ -283,6 +285,8 @@ class _Parts:
         app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
         app[appkeys.SIGNING_FORMS] = SigningForms(db, clock, files)
+        app[appkeys.EMAIL_CODES] = EmailCodes(db, clock, mail, rate_limits, files.secret_key)
+        app[appkeys.VERIFICATION_PASSES] = Passes(files.secret_key, clock)
         app[appkeys.TEMPLATE_LINKS] = TemplateLinks(db, clock, submissions)
         app[appkeys.FORM_NONCES] = FormNonces(db, clock)
         app[appkeys.RESULTS] = Results(db, clock, files, pool, identity, previews)

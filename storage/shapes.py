@@ -121,7 +121,10 @@ class Preferences(TypedDict, total=False):
     language: str
     send_copy_email: bool  # a submitter's only
     send_email: bool  # a submitter's only
+    require_email_2fa: bool  # a submission's applies to those of its submitters that don't say
 
 
 class TemplatePreferences(TypedDict, total=False):
-    """A template's settings: none yet, always stored as `{}`."""
+    """A template's settings (`PUT /templates/{id}` with `preferences`)."""
+
+    require_email_2fa: bool  # its submissions' signers prove their email address before the form opens

@@ -251,7 +251,7 @@ function start() {
     }
     if (Object.keys(values).length === 0) return;
     const body = new Blob([JSON.stringify({ values })], { type: "application/json" });
-    navigator.sendBeacon(`${data.actions}/values`, body);
+    navigator.sendBeacon(`${data.actions}/values${data.action_query}`, body);
   }
 
   function problemOf(step) {
@@ -380,7 +380,7 @@ function message(title, body) {
 async function action(name, body = {}) {
   let response;
   try {
-    response = await fetch(`${data.actions}/${name}`, {
+    response = await fetch(`${data.actions}/${name}${data.action_query}`, {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
   } catch {

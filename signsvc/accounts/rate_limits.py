@@ -1,8 +1,9 @@
 """Rate limits: requests per API key and per client address in 5-minute windows, the hosted pages'
 actions (a signer's form, a public form's post) per client address and per signing link, the public pages'
 caps (new submissions per template's public link and consents per clickwrap page, each also per client address),
-and console sign-ins per client address and per email (with `SignInBackoff` per email and address); the sign-ins
-count an IPv6 address by its /64, which one client usually holds whole.
+verification codes sent to and typed by each signer, and console sign-ins per client address and per email (with
+`SignInBackoff` per email and address); the sign-ins count an IPv6 address by its /64, which one client usually
+holds whole.
 
 Windows are fixed, aligned to multiples of five minutes of the injected clock, and counted in the
 database, so every process sharing the database shares the counts; each process counts in blocks
@@ -37,6 +38,10 @@ ACTIONS_PER_SIGNER = 300
 # out, and per email from all addresses are capped generously: a guess spread over many addresses stays bounded,
 # and only one made from several addresses at once can hold the owner off, for the rest of the window.
 SIGN_INS_PER_ADDRESS = 20
+# Verification codes (`require_email_2fa`) per signer: sent (a resend after an email that went astray), and
+# typed (a typo or two): a code is one of a million, so five tries in five minutes make guessing hopeless.
+CODES_SENT_PER_SIGNER = 3
+CODES_TYPED_PER_SIGNER = 5
 SIGN_INS_PER_EMAIL = 100
 RESETS_PER_EMAIL = 10
 
@@ -112,6 +117,13 @@ class RateLimits:
         if submitter_id is not None:
             limits[f"signer:{submitter_id}"] = ACTIONS_PER_SIGNER
         return await self._take(limits)
+
+    async def take_email_code(self, *, submitter_id: int, typed: bool) -> Quota:
+        """Counts one verification code sent to a signer or, `typed`, one code they typed; these limits hold
+        even where the API's are lifted."""
+        if typed:
+            return await self._take({f"code-typed:{submitter_id}": CODES_TYPED_PER_SIGNER})
+        return await self._take({f"code-sent:{submitter_id}": CODES_SENT_PER_SIGNER})
 
     async def take_public_start(self, *, client: str, slug: str) -> Quota:
         """Counts one new submission asked of a template's public link against the link and the client address."""

@@ -24,10 +24,12 @@ from signsvc.infra.mail import Outbox
 from signsvc.infra.metrics import Metrics
 from signsvc.infra.urls import Urls
 from signsvc.results.results import Results
+from signsvc.submissions.email_verification import EmailCodes
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.template_links import TemplateLinks
+from signsvc.submissions.verification_passes import Passes
 from signsvc.templates.documents import Ingest
 from signsvc.templates.templates import Templates
 from signsvc.webhooks.delivery import Deliverer
@@ -71,6 +73,8 @@ TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)
 SIGNING_FORMS = web.AppKey("signing_forms", SigningForms)
+EMAIL_CODES = web.AppKey("email_codes", EmailCodes)
+VERIFICATION_PASSES = web.AppKey("verification_passes", Passes)
 TEMPLATE_LINKS = web.AppKey("template_links", TemplateLinks)
 FORM_NONCES = web.AppKey("form_nonces", FormNonces)
 RESULTS = web.AppKey("results", Results)

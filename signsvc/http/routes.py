@@ -16,9 +16,19 @@ from signsvc.http.api import (
     testing,
     tools,
     users,
+    verification_passes,
     webhooks,
 )
-from signsvc.http.web import assets, clickwrap_page, files, home, signing, submitter_actions, template_links
+from signsvc.http.web import (
+    assets,
+    clickwrap_page,
+    email_verification,
+    files,
+    home,
+    signing,
+    submitter_actions,
+    template_links,
+)
 from signsvc.http.web.console import routes as console_routes
 
 
@@ -36,6 +46,10 @@ def setup(app: web.Application) -> None:
     app.router.add_post("/s/{slug}/values", submitter_actions.save)
     app.router.add_post("/s/{slug}/complete", submitter_actions.complete)
     app.router.add_post("/s/{slug}/decline", submitter_actions.decline)
+    app.router.add_post("/s/{slug}/verification/send", email_verification.send)
+    app.router.add_post("/s/{slug}/verification/check", email_verification.check)
+    app.router.add_post("/apiemb/{slug}/verification/send", email_verification.send)
+    app.router.add_post("/apiemb/{slug}/verification/check", email_verification.check)
     app.router.add_get("/d/{slug}", template_links.page)
     app.router.add_post("/d/{slug}", template_links.start)
     app.router.add_get("/c/{slug}", clickwrap_page.page)
@@ -67,6 +81,7 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/api/submitters", submitters.index)
     app.router.add_get(r"/api/submitters/{id:\d{1,18}}", submitters.show)
     app.router.add_put(r"/api/submitters/{id:\d{1,18}}", submitters.update)
+    app.router.add_post(r"/api/submitters/{id:\d{1,18}}/two_factor_token", verification_passes.issue)
 
     app.router.add_get("/api/events/form/completed", events.form_completed)
 

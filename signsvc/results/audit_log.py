@@ -25,6 +25,8 @@ _SENTENCES = {
     "api_complete_form": "Form of {} marked completed via API",
     "decline_form": "Form declined by {}",
     "invite_party": "Invitation prepared for {}",
+    "send_2fa_email": "Verification code sent to {}",
+    "email_verified": "Email address verified by {}",
 }
 
 COMPLETED = "Submission completed: every signer completed their part"

@@ -49,6 +49,7 @@ _TOP_KEYS = {
     "variables",
     "emails",
     "language",
+    "require_email_2fa",
 }
 _SUBMITTER_KEYS = {
     "role",
@@ -184,7 +185,8 @@ def submitter(raw: Any, index: int) -> SubmitterInput:
 
 def preferences(raw: dict[str, Any], where: errors.Location) -> Preferences:
     """The invitation settings of a submission or a submitter: message, reply_to, bcc_completed, redirect,
-    the language of the signing page, and whether a submitter gets the completed copy."""
+    the language of the signing page, whether a submitter gets the completed copy, and whether they prove their
+    email address with a code before the form opens (`require_email_2fa`)."""
     found: Preferences = {}
     if where and raw.get("send_copy_email") is not None:
         found["send_copy_email"] = _flag(raw, "send_copy_email", True, where)
@@ -200,6 +202,8 @@ def preferences(raw: dict[str, Any], where: errors.Location) -> Preferences:
                 "completed_redirect_url must be an http:// or https:// URL", where, "completed_redirect_url"
             )
         found["completed_redirect_url"] = url
+    if raw.get("require_email_2fa") is not None:
+        found["require_email_2fa"] = _flag(raw, "require_email_2fa", False, where)
     if (language := _text(raw, "language", where, limit=35)) is not None:
         if not _LANGUAGE.match(language):
             raise errors.located("language must be a language tag such as en or de-AT", where, "language")

@@ -19,7 +19,7 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
-from signsvc.submissions import feed, field_values, inputs, values
+from signsvc.submissions import email_verification, feed, field_values, inputs, values
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
@@ -47,6 +47,7 @@ class Submissions:
         await patterns.prepare(patterns.found_in(body))
         request = inputs.parse(body, self.clock.now())
         template = await self._template(principal, request.template_id)
+        request = email_verification.applied(request, template)
         assigned = _assign_roles(template, request.submitters)
         fields = _fields_with_readonly(template, assigned)
         prepared = [

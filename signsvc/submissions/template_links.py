@@ -1,9 +1,10 @@
 """A template's public link (`/d/{slug}`): whoever holds it starts a submission of the template and signs its
 first role, as DocuSeal's shared link does.
 
-The link is open while the template is shared (`shared_link`) and not archived. It starts a submission only
-when the first role is the one with fields: the other roles carry no address, so no one could ever invite
-them, and a submission waiting for them would never complete. The visitor signs at once, so no invitation
+The link is open while the template is shared (`shared_link`), not archived, and does not require its signers to
+verify their email address (`require_email_2fa`). It starts a submission only when the first role is the one with
+fields: the other roles carry no address, so no one could ever invite them, and a submission waiting for them
+would never complete. The visitor signs at once, so no invitation
 is sent. Each page's form posts once: a second post of the same form finds the first one's submission.
 """
 
@@ -16,7 +17,7 @@ import storage.form_posts as form_posts
 import storage.template_links as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
-from signsvc.submissions import inputs, visitors
+from signsvc.submissions import email_verification, inputs, visitors
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.visitors import INVALID, MISSING, Refused, Unavailable
 from storage import Connection, Database
@@ -68,9 +69,10 @@ class TemplateLinks:
         self.db, self.clock, self.submissions = db, clock, submissions
 
     async def open(self, slug: str) -> LinkPage | None:
-        """The page of a shared template (archived or not); None for a slug that names none, or one not shared."""
+        """The page of a shared template (archived or not); None for a slug that names none, one not shared, or
+        one whose signers must verify their email address: the link's visitor types any address they like."""
         template = await stored.template_by_slug(self.db, slug)
-        if template is None or not template.shared_link:
+        if template is None or not template.shared_link or email_verification.required_by(template):
             return None
         account = await stored_accounts.required_account(self.db, template.account_id)
         return LinkPage(template, account.name)

@@ -9,6 +9,7 @@ DELETE FROM result_documents;
 DELETE FROM emails;
 DELETE FROM submission_attachments;
 DELETE FROM submission_events;
+DELETE FROM email_codes;
 DELETE FROM submitters;
 DELETE FROM submissions;
 DELETE FROM form_posts;

@@ -78,6 +78,20 @@ def test_waiting_for_a_webhook_that_never_comes_fails_naming_what_came():
             kit.wait_for_webhook("form.completed", timeout=0.2)
 
 
+def test_sign_as_acts_for_a_signer_who_must_verify_their_email_without_the_code():
+    with running() as kit:
+        template = api_call(
+            kit,
+            "POST",
+            "/templates",
+            {"name": "Order", "documents": [{"name": "order", "file": b64(pdf()), "fields": FIELDS}]},
+        )
+        body = {"template_id": template["id"], "submitters": [{"email": "bo@example.com"}], "require_email_2fa": True}
+        [submitter] = api_call(kit, "POST", "/submissions", body)
+        assert submitter["preferences"]["require_email_2fa"] is True
+        assert kit.sign_as(submitter, {"Full Name": "Bo"})["status"] == "completed"
+
+
 def test_a_reset_forgets_the_data_and_the_captured_webhooks_but_not_the_keys():
     with running() as kit:
         sent(kit)

@@ -1,5 +1,6 @@
-"""The signing form (`/s/{slug}`, and `/apiemb/{slug}` to embed in another site's page), and a
-submission's documents page (`/e/{token}`, a signed link from webhooks and the events feed)."""
+"""The signing form (`/s/{slug}`, and `/apiemb/{slug}` to embed in another site's page; first the page that
+verifies the signer's email address, when they must), and a submission's documents page (`/e/{token}`, a signed
+link from webhooks and the events feed)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 from aiohttp import web
 
 from signsvc.http.appkeys import RESULTS, SETTINGS, SIGNING_FORMS
-from signsvc.http.web import catalogue, rendering, submitter_actions
+from signsvc.http.web import catalogue, email_verification, rendering, submitter_actions
 from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
 from signsvc.submissions import field_values
@@ -70,12 +71,14 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
     view = await request.app[SIGNING_FORMS].open(request.match_info["slug"])
     if view is None:
         return rendering.not_found(request, framable=embedded)
+    if verification := await email_verification.gate(request, view, embedded=embedded):
+        return verification
     language = catalogue.language(
         request, (view.submitter.preferences.get("language"), view.submission.preferences.get("language"))
     )
     template = "signing/form.html" if view.state == FORM else "signing/state.html"
     expire_at = view.submission.expire_at
-    return rendering.render(
+    response = rendering.render(
         request,
         template,
         language=language,
@@ -87,6 +90,8 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
         option_value=option_value,
         data=_script_data(request, view, language, embedded),
     )
+    email_verification.keep(request, response, view.submitter)
+    return response
 
 
 def box_content(field: Field, area: Area, value: Any) -> tuple[str | None, str]:
@@ -123,6 +128,7 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
     t = catalogue.translator(language)
     return {
         "actions": f"/s/{view.submitter.slug}",
+        "action_query": email_verification.action_query(request, view.submitter),
         "embedded": embedded,
         "state": view.state,
         "view_only": view.view_only,

@@ -16,6 +16,7 @@ from signsvc.http.appkeys import CLOCK, DB, FILES, SETTINGS, SUBMITTERS
 from signsvc.http.middleware import client_address, within_page_limits
 from signsvc.http.params import read_json
 from signsvc.http.responses import json_response
+from signsvc.http.web import email_verification
 from signsvc.infra import errors
 from signsvc.loaders import submissions as loaders
 from signsvc.submissions.submitters import Browser
@@ -62,15 +63,17 @@ def body_limit(max_body_bytes: int) -> int:
 
 
 async def _admitted(request: web.Request, *, per_link: bool = True) -> str:
-    """The slug, once the caller is within the pages' rate limits and the slug names a submitter. Saves
-    count per address only: the form saves as the signer types, pauses and ticks, many times a minute on
-    a long form, so a per-link count would stop a real signer."""
+    """The slug, once the caller is within the pages' rate limits, the slug names a submitter, and the browser
+    verified their email address when they must (`email_verification`). Saves count per address only: the form
+    saves as the signer types, pauses and ticks, many times a minute on a long form, so a per-link count would
+    stop a real signer."""
     slug = request.match_info["slug"]
     found = await request.app[SUBMITTERS].by_slug(slug)
     if not await within_page_limits(request, found.id if found and per_link else None):
         raise errors.TooManyRequests()
     if found is None:
         raise errors.NotFound("Signing link not found")
+    email_verification.refuse_unverified(request, found)
     return slug
 
 

@@ -31,6 +31,7 @@ KINDS = {
     "consent_certificate": "console.outbox.kind.consent_certificate",
     "console_setup": "console.outbox.kind.console_setup",
     "console_reset": "console.outbox.kind.console_reset",
+    "verification_code": "console.outbox.kind.verification_code",
 }
 # A console user's setup or reset link works once and signs in as that user: only its recipient may read it,
 # not every user of the account; the console shows it to no one.

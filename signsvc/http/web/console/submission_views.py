@@ -35,6 +35,8 @@ EVENTS = {
     "complete_form": "console.submissions.event.complete_form",
     "api_complete_form": "console.submissions.event.api_complete_form",
     "decline_form": "console.submissions.event.decline_form",
+    "send_2fa_email": "console.submissions.event.code_sent",
+    "email_verified": "console.submissions.event.email_verified",
 }
 UNKNOWN_EVENT = "console.submissions.event.other"
 
