@@ -44,17 +44,7 @@ class Submissions:
         self, principal: Principal, body: dict[str, Any], *, source: str = "api", along: Along | None = None
     ) -> tuple[Submission, list[Submitter]]:
         """`along` writes what goes with the submission (a consent, a public form's post) in its transaction."""
-        await patterns.prepare(patterns.found_in(body))
-        request = inputs.parse(body, self.clock.now())
-        template = await self._template(principal, request.template_id)
-        assigned = _assign_roles(template, request.submitters)
-        fields = _fields_with_readonly(template, assigned)
-        prepared = [
-            await values.prepare(
-                self.ingest, _fields_of(field_values.named(fields), role), given.values, (*given.where, "values")
-            )
-            for given, role in assigned
-        ]
+        request, template, assigned, fields, prepared = await self._checked(principal, body)
         files = [file for found in prepared for file in found.files]
         await self.files.write(files)
         try:
@@ -70,6 +60,29 @@ class Submissions:
         except BaseException:
             await self.files.discard(files)
             raise
+
+    async def check(self, principal: Principal, body: dict[str, Any]) -> None:
+        """Refuses `body` as `create` would, nothing written: a bulk file's rows are each checked before any is
+        created. Values that are files are made (not stored) to be checked, as `create` makes them."""
+        await self._checked(principal, body)
+
+    async def _checked(
+        self, principal: Principal, body: dict[str, Any]
+    ) -> tuple[SubmissionInput, Template, list[tuple[SubmitterInput, Role]], list[Field], list[PreparedValues]]:
+        """The request read, its template, each submitter with its role, the submission's fields and each
+        submitter's values prepared: everything `create` checks before it writes."""
+        await patterns.prepare(patterns.found_in(body))
+        request = inputs.parse(body, self.clock.now())
+        template = await self._template(principal, request.template_id)
+        assigned = _assign_roles(template, request.submitters)
+        fields = _fields_with_readonly(template, assigned)
+        prepared = [
+            await values.prepare(
+                self.ingest, _fields_of(field_values.named(fields), role), given.values, (*given.where, "values")
+            )
+            for given, role in assigned
+        ]
+        return request, template, assigned, fields, prepared
 
     async def create_for_emails(
         self, principal: Principal, body: dict[str, Any]
@@ -94,6 +107,10 @@ class Submissions:
         if filters.status is not None and filters.status not in STATUSES:
             raise errors.Invalid(f"status must be one of {', '.join(STATUSES)}")
         return await stored.list_submissions(self.db, principal.account_id, filters, self.clock.now())
+
+    async def bulk_progress(self, principal: Principal, template_id: int, first: int, last: int) -> stored.BulkProgress:
+        """How far a bulk send of the account's template that made submissions `first` to `last` has got."""
+        return await stored.bulk_progress(self.db, principal.account_id, template_id, first, last)
 
     async def submitters_of(self, submission: Submission) -> list[Submitter]:
         """The submission's submitters in the template's order of roles."""
