@@ -10,7 +10,6 @@ import io
 import json
 import re
 
-import openpyxl
 from aiohttp import FormData
 
 import storage.emails as stored_emails
@@ -19,47 +18,13 @@ from signsvc.http.appkeys import WORKER
 from signsvc.http.web.console import bulk_table
 from signsvc.submissions import invitations
 from storage.outbound_records import JobStatus
+from tests.support.bulk_files import GOOD_CSV, SIGNER_FIELDS, csv_of, xlsx_of
 from tests.support.console import Console, location, signed_in
 from tests.support.signing import template
-
-SIGNER_FIELDS = [
-    {
-        "name": "Full Name",
-        "type": "text",
-        "role": "Signer",
-        "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}],
-    },
-    {
-        "name": "Amount",
-        "type": "number",
-        "role": "Signer",
-        "areas": [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.05, "page": 1}],
-    },
-    {
-        "name": "Signature",
-        "type": "signature",
-        "role": "Signer",
-        "areas": [{"x": 0.1, "y": 0.3, "w": 0.3, "h": 0.05, "page": 1}],
-    },
-]
-GOOD_CSV = "Email,Name,Amount,Notes\nann@example.com,Ann Smith,12,first\nbob@example.com,Bob Jones,7,\n"
 
 
 def text(reply) -> str:
     return reply.body.decode()
-
-
-def csv_of(rows: list[list[str]]) -> bytes:
-    return "\n".join(",".join(row) for row in rows).encode() + b"\n"
-
-
-def xlsx_of(rows: list[list[object]]) -> bytes:
-    workbook = openpyxl.Workbook()
-    for row in rows:
-        workbook.active.append(row)
-    data = io.BytesIO()
-    workbook.save(data)
-    return data.getvalue()
 
 
 async def upload(console: Console, template_id: int, data: bytes, name: str = "people.csv"):
