@@ -249,3 +249,25 @@ async def test_a_bulk_post_without_the_csrf_token_is_refused(api):
     form.add_field("file", GOOD_CSV.encode(), filename="people.csv")
     reply = await console.request("POST", f"/console/templates/{template_id}/bulk", data=form)
     assert reply.status == 403
+
+
+async def test_many_refused_rows_show_the_first_fifty_and_count_the_rest(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    page = await upload(console, template_id, csv_of([["Email"]] + [[f"bad{n}"] for n in range(60)]))
+    body = html.unescape(text(page))
+    assert page.status == 422
+    assert body.count("email is invalid.") == 50 and "And 10 more problems." in body
+    assert "Row 51," in body and "Row 52," not in body
+
+
+async def test_an_archived_template_refuses_the_send_as_a_whole_not_row_by_row(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    mapping = mapping_of(text(await upload(console, template_id, GOOD_CSV.encode())))
+    assert (await api.delete(f"/api/templates/{template_id}")).status == 200
+    reply = await post_mapping(console, template_id, mapping, "send")
+    assert reply.status == 422
+    body = html.unescape(text(reply))
+    assert "Template has been archived" in body and "Row 2" not in body
+    assert await submissions_of(api, template_id) == []

@@ -26,6 +26,8 @@ from storage.records import Template
 
 PREVIEW_ROWS = 5
 SHOWN_PROBLEMS = 50
+# The table carried back by the mapping form, as JSON: a file's bytes with room for the escaping of quotes.
+CARRIED_LIMIT = 2 * bulk_table.MAX_BYTES
 
 
 async def bulk(request: web.Request) -> web.Response:
@@ -62,6 +64,8 @@ async def _read(form: Any, template: Template) -> tuple[Mapping, Table]:
         return guessed(table, template), table
     if not (carried := text(form, "table", strip=False)):
         raise TableUnreadable("console.bulk.file.none")
+    if len(carried) > CARRIED_LIMIT:
+        raise TableUnreadable("console.bulk.file.too_large", megabytes=bulk_table.MAX_BYTES // (1024 * 1024))
     try:
         table = Table.of_data(json.loads(carried))
     except ValueError:
