@@ -1,21 +1,57 @@
 """Bulk send in chromium: a user uploads a CSV and an XLSX with a bad row on a template's send page and sees each
 refused by its row number with nothing sent, then uploads a good file, checks the columns and the first rows, and
-sends; the page after it counts the submissions made. The mapping page at 1280 and 360 px."""
+sends; the page after it counts the submissions made, and with a mail server the invitations as they leave (its
+script). The mapping page at 1280 and 360 px."""
 
+import asyncio
 import re
+from collections.abc import AsyncIterator
 
+import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
 
+from signsvc.infra.clock import ManualClock
+from signsvc.infra.pool import PdfPool
+from tests.support.app import Api
 from tests.support.bulk_files import GOOD_CSV, SIGNER_FIELDS, csv_of, xlsx_of
 from tests.support.console import sign_in_browser
-from tests.support.live_site import BROWSER_LOOP
+from tests.support.live_site import BROWSER_LOOP, serving
 from tests.support.screens import SCREENS
 from tests.support.signing import template
+from tests.support.smtp_server import SmtpServer
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+class HeldSmtp(SmtpServer):
+    """A mail server that takes no message until `release` is set: the invitations stay on their way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def handle_DATA(self, server, session, envelope) -> str:
+        await self.release.wait()
+        return await super().handle_DATA(server, session, envelope)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def held_smtp() -> AsyncIterator[HeldSmtp]:
+    async with HeldSmtp() as server:
+        yield server
+        server.release.set()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def mailing_site(
+    database_url: str, clock: ManualClock, pdf_pool: PdfPool, tmp_path, held_smtp: HeldSmtp
+) -> AsyncIterator[Api]:
+    """The live site with its worker sending email through `held_smtp`."""
+    async with serving(database_url, clock, pdf_pool, tmp_path / "data", smtp_url=held_smtp.url) as api:
+        yield api
 
 
 def url(site, path: str) -> str:
@@ -96,3 +132,21 @@ async def test_the_mapping_page_fits_a_phone_and_works_with_the_keyboard(site, b
     finally:
         await context.close()
     assert await submissions(site, template_id) == []
+
+
+async def test_the_page_after_sending_counts_the_invitations_as_they_leave(mailing_site, held_smtp, page: Page):
+    site = mailing_site
+    template_id = await template(site, SIGNER_FIELDS)
+    await sign_in_browser(site, page)
+    await read_file(page, site, template_id, "people.csv", GOOD_CSV.encode())
+    await page.get_by_role("button", name="Send 2 submissions").click()
+
+    await expect(page.get_by_role("heading", name="“NDA” sent to many signers")).to_be_visible()
+    await expect(page.locator("#invitations-count")).to_have_text("0 of 2 invitations sent.")
+    await expect(page.get_by_label("Invitations sent")).to_have_attribute("max", "2")
+    await page.screenshot(path=SCREENS / "bulk-sending-1280.png", full_page=True)
+    held_smtp.release.set()
+    await expect(page.locator("#invitations-count")).to_have_text("2 of 2 invitations sent.", timeout=15_000)
+    await expect(page.get_by_role("status").filter(has_text="All invitations have been sent.")).to_be_visible()
+    await expect(page.get_by_role("link", name="Check again")).to_have_count(0)
+    assert len(held_smtp.received) == 2
