@@ -1,6 +1,6 @@
 """Sending a template to the rows of a file: every row checked by the rules of POST /submissions first (so the
 console refuses what the API would, with the row's number), and only when none is refused, one submission for
-each row. Each submission queues its invitations as jobs in its own transaction, as POST /submissions does:
+each row, fifty to a transaction. Each submission queues its invitations as jobs as POST /submissions does:
 nothing is sent while the request runs."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ async def check(submissions: Submissions, principal: Principal, table: Table, ma
 
 async def send(submissions: Submissions, principal: Principal, bodies: list[dict[str, Any]]) -> list[Submission]:
     """One submission for each body, in order."""
-    return [(await submissions.create(principal, body, source=SOURCE))[0] for body in bodies]
+    return await submissions.create_many(principal, bodies, source=SOURCE)
 
 
 def _row_refusal(number: int, body: dict[str, Any], refused: errors.Invalid) -> Problem:
