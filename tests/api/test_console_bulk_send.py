@@ -9,6 +9,7 @@ import html
 import io
 import json
 import re
+import zipfile
 
 from aiohttp import FormData
 
@@ -25,6 +26,19 @@ from tests.support.signing import template
 
 def text(reply) -> str:
     return reply.body.decode()
+
+
+def unpacking_to(size: int) -> bytes:
+    """A small archive whose one part unpacks to `size` bytes (of zeros): a workbook that would fill memory."""
+    packed = io.BytesIO()
+    with (
+        zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive,
+        archive.open("xl/sharedStrings.xml", "w") as part,
+    ):
+        for _ in range(size // (1 << 20)):
+            part.write(bytes(1 << 20))
+        part.write(bytes(size % (1 << 20)))
+    return packed.getvalue()
 
 
 async def upload(console: Console, template_id: int, data: bytes, name: str = "people.csv"):
@@ -181,6 +195,8 @@ async def test_files_that_are_not_tables_or_too_large_are_refused_on_the_send_pa
         b"\xd0\xcf\x11\xe0old": "old Excel file",
         "Email\nänn@example.com\n".encode("latin-1"): "not UTF-8",
         b"PK\x03\x04broken": "cannot be read as CSV or XLSX",
+        xlsx_of([["Email"], ["ann@example.com"]])[:2000]: "cannot be read as CSV or XLSX",
+        unpacking_to(bulk_table.MAX_UNPACKED + 1): "too large",
         csv_of([["Email"]] + [[f"p{n}@example.com"] for n in range(bulk_table.MAX_ROWS + 1)]): "too many rows",
         b"Email\n" + b"x" * bulk_table.MAX_BYTES: "too large",
     }

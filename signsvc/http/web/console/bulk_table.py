@@ -20,6 +20,7 @@ MAX_BYTES = 5 * 1024 * 1024
 MAX_ROWS = 2000  # rows of signers, the header not counted
 MAX_COLUMNS = 100
 MAX_CELL = 10_000  # characters; far beyond any value a field or a signer's contact takes
+MAX_UNPACKED = 20 * MAX_BYTES  # an XLSX file's parts, unpacked: its XML is about five times its size
 MAX_LINES = 50 * MAX_ROWS  # blank ones included: a sheet of a million empty rows is not read to its end
 _XLSX = b"PK\x03\x04"
 _OLD_EXCEL = b"\xd0\xcf\x11\xe0"  # .xls, the format before XLSX
@@ -98,20 +99,36 @@ def _dialect(text: str) -> type[csv.Dialect]:
 
 
 def _xlsx(data: bytes) -> Table:
-    """The first sheet of a workbook; read-only mode streams its rows, so a large sheet is never held whole."""
+    """The first sheet of a workbook; read-only mode streams its rows, so a large sheet is never held whole (its
+    shared strings are: the unpacked size is bounded first)."""
     import openpyxl  # imported here: only a bulk send needs it, and it takes a while to load
 
+    _bounded_unpacked(data)
     try:
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, TypeError):
+    except Exception:  # a damaged or foreign file fails anywhere in zlib, zipfile, XML or openpyxl
         raise TableUnreadable("console.bulk.file.unreadable") from None
     try:
         sheet = workbook.worksheets[0]
         return _table([_text(value) for value in values] for values in sheet.iter_rows(values_only=True))
-    except (zipfile.BadZipFile, KeyError, ValueError, TypeError):
+    except TableUnreadable:
+        raise
+    except Exception:
         raise TableUnreadable("console.bulk.file.unreadable") from None
     finally:
         workbook.close()
+
+
+def _bounded_unpacked(data: bytes) -> None:
+    """Refuses a workbook whose parts would unpack to more than MAX_UNPACKED bytes (zipfile reads no part past
+    the size it declares, so the declared sizes bound what is read)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(part.file_size for part in archive.infolist())
+    except Exception:  # as in `_xlsx`: any way a damaged archive fails
+        raise TableUnreadable("console.bulk.file.unreadable") from None
+    if unpacked > MAX_UNPACKED:
+        raise TableUnreadable("console.bulk.file.too_large", megabytes=MAX_BYTES // (1024 * 1024))
 
 
 def _text(value: Any) -> str:
