@@ -287,3 +287,16 @@ async def test_an_archived_template_refuses_the_send_as_a_whole_not_row_by_row(a
     body = html.unescape(text(reply))
     assert "Template has been archived" in body and "Row 2" not in body
     assert await submissions_of(api, template_id) == []
+
+
+async def test_the_bulk_pages_open_only_for_the_accounts_template_and_the_mapping_address_leads_to_send(
+    api, other_account
+):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    reply = await console.get(f"/console/templates/{template_id}/bulk", allow_redirects=False)
+    assert reply.status == 303 and location(reply) == f"/console/templates/{template_id}/send#bulk-title"
+    theirs = await template(api.with_key(other_account.live), SIGNER_FIELDS)
+    assert (await console.get(f"/console/templates/{theirs}/bulk", allow_redirects=False)).status == 404
+    assert (await console.get(f"/console/templates/{theirs}/bulk/sent?first=1&last=9&count=9")).status == 404
+    assert (await console.get(f"/console/templates/{template_id}/bulk/sent?first=x&last=9&count=9")).status == 404

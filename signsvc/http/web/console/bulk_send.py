@@ -146,7 +146,16 @@ def _example(table: Table, column: int) -> str:
     return next((cell for row in table.rows if (cell := row.cell(column))), "")
 
 
+async def bulk_page(request: web.Request) -> web.Response:
+    """GET /console/templates/{id}/bulk (the mapping page's address, opened again): the send page, whose form
+    reads a file."""
+    console = await shell.signed_in(request)
+    template = await request.app[TEMPLATES].find(console.principal, record_id(request))
+    raise web.HTTPSeeOther(f"/console/templates/{template.id}/send#bulk-title")
+
+
 ROUTES = [
+    web.get(f"/console/templates/{ID}/bulk", bulk_page),
     web.post(f"/console/templates/{ID}/bulk", bulk),
     web.get(f"/console/templates/{ID}/bulk/sent", sent),
 ]
