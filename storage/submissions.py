@@ -278,3 +278,22 @@ async def attachments_of_many(conn: Connection, submission_ids: list[int]) -> di
 
 async def delete_attachment(conn: Connection, submission_id: int, blob_id: int) -> None:
     await conn.execute("delete_attachment", submission_id=submission_id, blob_id=blob_id)
+
+
+@dataclasses.dataclass(frozen=True)
+class BulkProgress:
+    created: int  # submissions
+    invited: int  # signers whose invitation is queued
+    sent: int  # signers whose invitation has been sent
+
+    @property
+    def done(self) -> bool:
+        return self.sent >= self.invited
+
+
+async def bulk_progress(conn: Connection, account_id: int, template_id: int, first: int, last: int) -> BulkProgress:
+    """How far the bulk send of the template that made submissions `first` to `last` has got."""
+    row = (
+        await conn.fetch_all("bulk_progress", account_id=account_id, template_id=template_id, first=first, last=last)
+    )[0]
+    return BulkProgress(created=int(row["created"]), invited=int(row["invited"]), sent=int(row["sent"]))

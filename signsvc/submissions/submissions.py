@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid as uuids
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +18,7 @@ import storage.templates as stored_templates
 from signsvc.accounts import auth
 from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files
+from signsvc.infra.files import Files, NewFile
 from signsvc.submissions import email_verification, feed, field_values, inputs, values
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
@@ -36,6 +36,22 @@ Along = Callable[[Connection, Submission], Awaitable[None]]
 STATUSES = ("pending", "completed", "declined", "expired")
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """A creation's request read, its template, each submitter with its role, the submission's fields and each
+    submitter's values prepared (their new files made, not yet stored)."""
+
+    request: SubmissionInput
+    template: Template
+    assigned: list[tuple[SubmitterInput, Role]]
+    fields: list[Field]
+    prepared: list[PreparedValues]
+
+    @property
+    def files(self) -> list[NewFile]:
+        return [file for found in self.prepared for file in found.files]
+
+
 class Submissions:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, submitters: Submitters) -> None:
         self.db, self.clock, self.files, self.ingest, self.submitters = db, clock, files, ingest, submitters
@@ -44,6 +60,41 @@ class Submissions:
         self, principal: Principal, body: dict[str, Any], *, source: str = "api", along: Along | None = None
     ) -> tuple[Submission, list[Submitter]]:
         """`along` writes what goes with the submission (a consent, a public form's post) in its transaction."""
+        checked = await self._checked(principal, body)
+        await self.files.write(checked.files)
+        try:
+            async with self.db.transaction() as tx:
+                return await self._written(tx, principal, checked, source, along)
+        except BaseException:
+            await self.files.discard(checked.files)
+            raise
+
+    async def create_many(
+        self, principal: Principal, bodies: list[dict[str, Any]], *, source: str, batch: int = 50
+    ) -> list[Submission]:
+        """Each body created as `create` creates it, `batch` of them in one transaction: a bulk send's thousand
+        submissions in twenty commits, each short enough not to hold other writers up. A batch that fails leaves
+        the batches before it made (the caller checked every body first)."""
+        made = []
+        for start in range(0, len(bodies), batch):
+            checked = [await self._checked(principal, body) for body in bodies[start : start + batch]]
+            files = [file for one in checked for file in one.files]
+            await self.files.write(files)
+            try:
+                async with self.db.transaction() as tx:
+                    made += [(await self._written(tx, principal, one, source, None))[0] for one in checked]
+            except BaseException:
+                await self.files.discard(files)
+                raise
+        return made
+
+    async def check(self, principal: Principal, body: dict[str, Any]) -> None:
+        """Refuses `body` as `create` would, nothing written: a bulk file's rows are each checked before any is
+        created. Values that are files are made (not stored) to be checked, as `create` makes them."""
+        await self._checked(principal, body)
+
+    async def _checked(self, principal: Principal, body: dict[str, Any]) -> _Checked:
+        """Everything `create` checks before it writes."""
         await patterns.prepare(patterns.found_in(body))
         request = inputs.parse(body, self.clock.now())
         template = await self._template(principal, request.template_id)
@@ -56,21 +107,20 @@ class Submissions:
             )
             for given, role in assigned
         ]
-        files = [file for found in prepared for file in found.files]
-        await self.files.write(files)
-        try:
-            async with self.db.transaction() as tx:
-                submission = await self._insert(tx, principal, template, request, fields, source)
-                submitters = await self._insert_submitters(tx, submission, assigned, prepared)
-                current = await self._started(tx, submission, submitters, principal.account_name)
-                if along:
-                    await along(tx, submission)
-                if current is None or along:
-                    return submission, await stored.submitters_of(tx, submission.id)
-                return submission, current
-        except BaseException:
-            await self.files.discard(files)
-            raise
+        return _Checked(request, template, assigned, fields, prepared)
+
+    async def _written(
+        self, tx: Connection, principal: Principal, checked: _Checked, source: str, along: Along | None
+    ) -> tuple[Submission, list[Submitter]]:
+        """The submission, its submitters, its events, invitations and expiry timer, written in `tx`."""
+        submission = await self._insert(tx, principal, checked.template, checked.request, checked.fields, source)
+        submitters = await self._insert_submitters(tx, submission, checked.assigned, checked.prepared)
+        current = await self._started(tx, submission, submitters, principal.account_name)
+        if along:
+            await along(tx, submission)
+        if current is None or along:
+            return submission, await stored.submitters_of(tx, submission.id)
+        return submission, current
 
     async def create_for_emails(
         self, principal: Principal, body: dict[str, Any]
@@ -95,6 +145,10 @@ class Submissions:
         if filters.status is not None and filters.status not in STATUSES:
             raise errors.Invalid(f"status must be one of {', '.join(STATUSES)}")
         return await stored.list_submissions(self.db, principal.account_id, filters, self.clock.now())
+
+    async def bulk_progress(self, principal: Principal, template_id: int, first: int, last: int) -> stored.BulkProgress:
+        """How far a bulk send of the account's template that made submissions `first` to `last` has got."""
+        return await stored.bulk_progress(self.db, principal.account_id, template_id, first, last)
 
     async def submitters_of(self, submission: Submission) -> list[Submitter]:
         """The submission's submitters in the template's order of roles."""

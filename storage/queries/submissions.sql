@@ -206,3 +206,19 @@ SELECT submission_attachments.submission_id, submission_attachments.blob_id, blo
        submission_attachments.submitter_id, blobs.byte_size
 FROM submission_attachments JOIN blobs ON blobs.id = submission_attachments.blob_id
 WHERE submission_attachments.submission_id IN (SELECT value FROM json_each(:ids))
+
+-- bulk_progress --
+-- How far a bulk send has got: an account's submissions of a template made from a file, with ids from :first to
+-- :last; their signers whose invitation is queued, and those whose invitation has been sent.
+SELECT
+  (SELECT COUNT(*) FROM submissions
+   WHERE account_id = :account_id AND template_id = :template_id AND source = 'bulk'
+     AND id BETWEEN :first AND :last) AS created,
+  (SELECT COUNT(*) FROM submitters JOIN submissions ON submissions.id = submitters.submission_id
+   WHERE submissions.account_id = :account_id AND submissions.template_id = :template_id
+     AND submissions.source = 'bulk' AND submissions.id BETWEEN :first AND :last
+     AND submitters.invited_at IS NOT NULL) AS invited,
+  (SELECT COUNT(*) FROM submitters JOIN submissions ON submissions.id = submitters.submission_id
+   WHERE submissions.account_id = :account_id AND submissions.template_id = :template_id
+     AND submissions.source = 'bulk' AND submissions.id BETWEEN :first AND :last
+     AND submitters.sent_at IS NOT NULL) AS sent

@@ -12,7 +12,8 @@ from multidict import MultiDictProxy
 
 from signsvc.http.appkeys import SUBMISSIONS, TEMPLATES
 from signsvc.http.params import record_id
-from signsvc.http.web.console import shell
+from signsvc.http.web.console import bulk_table, shell
+from signsvc.http.web.console.bulk_mapping import Problem
 from signsvc.http.web.console.forms import Refusal, text
 from signsvc.http.web.console.paths import ID
 from signsvc.http.web.console.shell import Console
@@ -98,7 +99,7 @@ async def send_page(request: web.Request) -> web.Response:
     """GET /console/templates/{id}/send."""
     console = await shell.signed_in(request)
     template = await request.app[TEMPLATES].find(console.principal, record_id(request))
-    return _form(request, console, template, SendForm.blank(template))
+    return form_page(request, console, template, SendForm.blank(template))
 
 
 async def send(request: web.Request) -> web.Response:
@@ -112,13 +113,13 @@ async def send(request: web.Request) -> web.Response:
             console.principal, filled.request(template.id), source=SOURCE
         )
     except errors.Invalid as refused:
-        return _form(request, console, template, filled, status=422, refused=Refusal.of(refused, input_of))
+        return form_page(request, console, template, filled, status=422, refused=Refusal.of(refused, input_of))
     raise shell.done(
         f"/console/submissions/{submission.id}", "submission_sent" if filled.send_email else "submission_created"
     )
 
 
-def _form(
+def form_page(
     request: web.Request,
     console: Console,
     template: Template,
@@ -126,7 +127,9 @@ def _form(
     *,
     status: int = 200,
     refused: Refusal | None = None,
+    bulk_problem: Problem | None = None,
 ) -> web.Response:
+    """The send page, with the form filled as `filled`, a refusal of it, or a refusal of a bulk file."""
     return shell.render(
         request,
         "console/send.html",
@@ -136,6 +139,8 @@ def _form(
         chosen=template,
         form=filled,
         refused=refused,
+        bulk_problem=bulk_problem,
+        bulk_accepted=bulk_table.ACCEPTED,
     )
 
 
