@@ -161,6 +161,7 @@ async def test_https_checks_the_receivers_certificate(certificate: Certificate, 
     (tmp_path / "key.pem").write_bytes(certificate.key_pem)
     server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_tls.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+
     async def accepted(request: web.Request) -> web.Response:
         return web.Response(status=202)
 
