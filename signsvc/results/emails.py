@@ -24,7 +24,7 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
     `bcc_completed` when the submission sends email."""
     submitters = await stored_submissions.submitters_of(tx, submission.id)
     recipients: list[tuple[str, int | None]] = [
-        (s.email, s.id) for s in submitters if s.email and _gets_copy(submission, s)
+        (s.email, s.id) for s in submitters if s.email and gets_copy(submission, s)
     ]
     if submission.send_email and (bcc := submission.preferences.get("bcc_completed")):
         recipients.append((bcc, None))
@@ -58,7 +58,7 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
         )
 
 
-def _gets_copy(submission: Submission, submitter: Submitter) -> bool:
+def gets_copy(submission: Submission, submitter: Submitter) -> bool:
     """`send_copy_email` when given (a visitor of a public page asks for no invitation, but for the copy),
     else as the invitation: not when the submission or the submitter sends no email."""
     if (asked := submitter.preferences.get("send_copy_email")) is not None:
