@@ -306,10 +306,10 @@ async def test_the_page_shows_the_signers_statuses_links_and_timeline_after_one_
         line
         for line in (
             "Submission created",
-            "Invitation sent to Ann",
+            "Invitation to Ann kept in the outbox",  # no SMTP server
             "Ann opened the form",
             "Ann completed the form",
-            "Invitation sent to Bob",
+            "Invitation to Bob kept in the outbox",
         )
     ]
     assert [timeline.index(line) for line in lines] == sorted(timeline.index(line) for line in lines)

@@ -8,7 +8,7 @@ from html import unescape
 
 import pytest
 
-from signsvc.http.appkeys import CONSOLE_USERS
+from signsvc.http.appkeys import CONSOLE_USERS, WORKER
 from tests.api.test_clickwrap_page import agree, clickwrap
 from tests.support.app import Api
 from tests.support.console import Console, location, signed_in
@@ -43,13 +43,14 @@ async def page(api, path: str):
 
 
 async def sent_from_console(console: Console, template_id: int):
-    """Sends the template from the console with emails on; answers the page the browser lands on."""
+    """Sends the template from the console with emails on; answers the submission's page as the browser lands
+    on it, and its address."""
     await console.get(f"/console/templates/{template_id}/send")
     reply = await console.post(
         f"/console/templates/{template_id}/send", {**SIGNERS, "order": "preserved", "send_email": "on"}
     )
     assert reply.status == 303 and "done=submission_sent" in location(reply), text(reply)
-    return await console.get(location(reply))
+    return await console.get(location(reply)), location(reply).partition("?")[0]
 
 
 async def invited_user(console: Console):
@@ -63,15 +64,17 @@ async def invited_user(console: Console):
 
 
 async def test_without_smtp_a_sent_submission_says_the_invitations_are_kept_in_the_outbox_with_its_link(api):
-    landed = await sent_from_console(await signed_in(api), await template(api))
+    landed, _ = await sent_from_console(await signed_in(api), await template(api))
     notice = flash(landed)
     assert "no email was sent" in notice and "kept in the outbox" in notice and OUTBOX_LINK in notice
     assert "each signer gets an email" not in text(landed)
+    assert "Invitation to Ann kept in the outbox (not sent: no SMTP server)" in text(landed)
+    assert "Invitation sent to" not in text(landed)
 
 
 async def test_without_smtp_inviting_a_signer_again_says_the_invitation_is_kept_in_the_outbox(api):
     console = await signed_in(api)
-    landed = await sent_from_console(console, await template(api))
+    landed, _ = await sent_from_console(console, await template(api))
     ann_id = re.search(r'action="/console/submitters/(\d+)/resend"', landed.body.decode()).group(1)
     reply = await console.post(f"/console/submitters/{ann_id}/resend", allow_redirects=True)
     notice = flash(reply)
@@ -118,8 +121,10 @@ async def test_without_smtp_asking_for_a_password_reset_says_no_email_was_sent(a
 
 async def test_with_smtp_the_console_says_the_emails_are_on_their_way_without_an_outbox_link(mailing):
     console = await signed_in(mailing)
-    landed = await sent_from_console(console, await template(mailing))
+    landed, submission_page = await sent_from_console(console, await template(mailing))
     assert flash(landed) == "Sent: each signer gets an email with their link when it is their turn."
+    await mailing.app[WORKER].drain()
+    assert "Invitation sent to Ann" in text(await console.get(submission_page))
     assert flash(await invited_user(console)) == "The invitation is on its way."
     assert "kept in the outbox" not in text(await console.get("/console"))
     assert "They get an email with a link" in text(await console.get("/console/users"))
