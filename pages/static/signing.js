@@ -30,6 +30,9 @@ function start() {
   const pads = new Map();
   const changed = new Set();
   const edits = new Map(); // by field: how many times it was edited, so a late save can't mark newer edits saved
+  // By field: the save under way and the edit it sends. Enter fires "change" and submits the form, and a
+  // typing pause can end during a slow save: each would save the same edit again.
+  const saving = new Map();
   let current = 0;
   let completing = false;
 
@@ -98,7 +101,7 @@ function start() {
     const uuid = step.dataset.field;
     let timer;
     const pad = new Pad(canvas, () => {
-      changed.add(uuid);
+      edited(uuid);
       clearTimeout(timer);
       timer = setTimeout(() => save(step), 700);
     });
@@ -152,9 +155,20 @@ function start() {
     return changed.has(step.dataset.field) ? save(step) : true;
   }
 
-  async function save(step) {
+  function save(step) {
     const uuid = step.dataset.field;
     const version = edits.get(uuid);
+    const pending = saving.get(uuid);
+    if (pending && pending.version === version) return pending.saved;
+    const saved = send(step, version).finally(() => {
+      if (saving.get(uuid)?.saved === saved) saving.delete(uuid);
+    });
+    saving.set(uuid, { version, saved });
+    return saved;
+  }
+
+  async function send(step, version) {
+    const uuid = step.dataset.field;
     const value = await valueOf(step);
     if (value === undefined) return true;
     status(say("form.saving"));

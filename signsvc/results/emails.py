@@ -1,11 +1,13 @@
 """The completed email: once a submission is completed, its signed documents and audit log go to each
-submitter, viewers too (and to `bcc_completed`), attached, or linked when they are too big to attach."""
+submitter, viewers too (and to `bcc_completed` and the account's extra recipients), attached, or linked when
+they are too big to attach; each address once."""
 
 from __future__ import annotations
 
 import storage.accounts as stored_accounts
 import storage.results as stored
 import storage.submissions as stored_submissions
+from signsvc.accounts import completed_recipients
 from signsvc.infra import mail
 from signsvc.infra.files import Files
 from signsvc.infra.mail import Composed, Outbox
@@ -21,13 +23,12 @@ PUBLIC_SOURCES = frozenset({"link", "clickwrap"})
 
 async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submission, produced: list[Produced]) -> None:
     """In the transaction that records the documents: to each submitter who gets a copy, and to
-    `bcc_completed` when the submission sends email."""
+    `bcc_completed` and the account's extra recipients when the submission sends email."""
     submitters = await stored_submissions.submitters_of(tx, submission.id)
-    recipients: list[tuple[str, int | None]] = [
-        (s.email, s.id) for s in submitters if s.email and _gets_copy(submission, s)
-    ]
-    if submission.send_email and (bcc := submission.preferences.get("bcc_completed")):
-        recipients.append((bcc, None))
+    recipients = _once(
+        [(s.email, s.id) for s in submitters if s.email and gets_copy(submission, s)]
+        + [(address, None) for address in await _copied(tx, submission)]
+    )
     if not recipients:
         return
     results = [r for r in await stored.results_of(tx, submission.id) if r.kind in ("final", "audit_log")]
@@ -58,7 +59,26 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
         )
 
 
-def _gets_copy(submission: Submission, submitter: Submitter) -> bool:
+async def _copied(tx: Connection, submission: Submission) -> list[str]:
+    """The addresses that get a copy besides the submitters: none when the submission sends no email."""
+    if not submission.send_email:
+        return []
+    bcc = submission.preferences.get("bcc_completed")
+    return ([bcc] if bcc else []) + await completed_recipients.of(tx, submission.account_id)
+
+
+def _once(recipients: list[tuple[str, int | None]]) -> list[tuple[str, int | None]]:
+    """Each address once (its first, a submitter's before the copies'): one person, one email."""
+    seen: set[str] = set()
+    kept = []
+    for address, submitter_id in recipients:
+        if address.lower() not in seen:
+            seen.add(address.lower())
+            kept.append((address, submitter_id))
+    return kept
+
+
+def gets_copy(submission: Submission, submitter: Submitter) -> bool:
     """`send_copy_email` when given (a visitor of a public page asks for no invitation, but for the copy),
     else as the invitation: not when the submission or the submitter sends no email."""
     if (asked := submitter.preferences.get("send_copy_email")) is not None:

@@ -17,6 +17,7 @@ import storage.submissions as stored
 import storage.templates as stored_templates
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
+from signsvc.results import emails as completed_email
 from signsvc.submissions import field_values, statuses
 from signsvc.templates import patterns
 from storage import Database
@@ -91,6 +92,11 @@ class FormView:
     def invited_by_email(self) -> bool:
         """Whether the submitter gets an email when their turn comes."""
         return bool(self.submitter.email) and self.submitter.preferences.get("send_email") is not False
+
+    @property
+    def gets_copy_by_email(self) -> bool:
+        """Whether the completed documents are emailed to the submitter (when the service sends email)."""
+        return bool(self.submitter.email) and completed_email.gets_copy(self.submission, self.submitter)
 
     @property
     def view_only(self) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 from aiohttp import web
 
 import pages
-from signsvc.http.web import assets, catalogue
+from signsvc.http.web import assets, catalogue, notices
 
 _POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
@@ -23,7 +23,13 @@ def render(
     html = (
         pages.page_templates()
         .get_template(template)
-        .render(t=catalogue.translator(language), language=language, asset=assets.url, **context)
+        .render(
+            t=catalogue.translator(language),
+            language=language,
+            asset=assets.url,
+            mail_kept=notices.mail_kept(request.app),
+            **context,
+        )
     )
     return web.Response(text=html, status=status, content_type="text/html", headers=headers(framable))
 

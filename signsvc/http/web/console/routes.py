@@ -7,6 +7,7 @@ from aiohttp import web
 from signsvc.http.web.console import (
     api_settings,
     bulk_send,
+    completed_copies,
     outbox,
     sign_in,
     submissions,
@@ -32,5 +33,5 @@ SIGN_IN = [
 
 def setup(app: web.Application) -> None:
     app.router.add_routes(SIGN_IN)
-    for module in (api_settings, users, webhooks, templates, submissions, bulk_send, outbox):
+    for module in (api_settings, users, webhooks, templates, submissions, bulk_send, completed_copies, outbox):
         app.router.add_routes(module.ROUTES)

@@ -20,7 +20,7 @@ from multidict import MultiDictProxy
 from signsvc.accounts import auth
 from signsvc.http.appkeys import CONSOLE_USERS, SESSIONS
 from signsvc.http.body_budget import RETRY_AFTER_SECONDS, Busy
-from signsvc.http.web import catalogue, rendering
+from signsvc.http.web import catalogue, notices, rendering
 from signsvc.http.web.console.session import CSRF_FIELD, CSRF_HEADER, Session
 from signsvc.infra import errors
 from storage.records import Account, KeyMode, Principal, User
@@ -111,8 +111,9 @@ def render(
     **context: Any,
 ) -> web.Response:
     """A console page (`console/*.html`) with the session kept; `console` for pages of a signed-in user."""
-    done = request.query.get("done", "")
+    done_key = notices.done_key(request.app, request.query.get("done", ""))
     strings = catalogue.strings(catalogue.language(request))
+    done = done_key if done_key in strings else None
     response = rendering.render(
         request,
         template,
@@ -122,7 +123,8 @@ def render(
         csrf=session.csrf,
         csrf_field=CSRF_FIELD,
         path=request.path,
-        done=f"console.done.{done}" if f"console.done.{done}" in strings else None,
+        done=done,
+        done_outbox=notices.OUTBOX_PAGE if notices.links_outbox(done) else None,
         **context,
     )
     request.app[SESSIONS].keep(response, session)
