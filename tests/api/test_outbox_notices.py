@@ -170,3 +170,17 @@ async def test_the_consent_page_says_the_certificate_is_on_its_way_only_with_smt
     kept = "No email was sent to ada@example.com: this agreement\u2019s server does not send email."
     assert (kept in shown) is (mode == "kept")
     assert "/console/outbox" not in shown
+
+
+async def test_the_email_verification_page_says_the_code_is_kept_in_the_senders_outbox_only_without_smtp(service):
+    kind, api = service
+    ann, _bob = await send(api, await template(api), order="random", require_email_2fa=True)
+    opened = text(await page(api, f"/s/{ann['slug']}"))
+    sent = text(await api.with_key(None).post(f"/s/{ann['slug']}/verification/send", data={}))
+    email = re.escape(ann["email"][:2])
+    if kind == "kept":
+        assert "the 6-digit code is kept in the sender\u2019s outbox, so ask the sender for it" in opened
+        assert re.search(f"A code for {email}\\*+@example.com is ready in the sender\u2019s outbox", sent), sent
+    else:
+        assert "We email a 6-digit code to that address." in opened and "outbox" not in opened
+        assert re.search(f"We sent a code to {email}\\*+@example.com", sent) and "outbox" not in sent
