@@ -5,9 +5,11 @@ client spent about two thirds of the service's CPU per delivery on what a delive
 response objects, cookies, tracing, redirects, streaming), so deliveries use this instead: HTTP/1.1 over
 asyncio's transports, with keep-alive connections per origin as aiohttp's connector had them.
 
-- The answer's head is read whole (at most `MAX_HEAD` bytes) and its status returned. Its body is read only
-  as far as it has arrived with the head: a connection whose answer came whole goes back to the pool, any
-  other is closed. 1xx answers before the final one are skipped.
+- The answer's head is read whole (at most `MAX_HEAD` bytes) and its status returned at once. A connection
+  goes back to the pool only when the answer's body, framed by Content-Length or chunked, came whole with its
+  head and the receiver keeps the connection; any other is closed. 1xx answers before the final one are
+  skipped. Idle connections are closed after `IDLE_SECONDS`, at most `IDLE_PER_ORIGIN` kept for each origin.
+- Credentials in the URL (`https://user:pass@host/`) are sent as Basic authorization, as before.
 - A kept connection that the receiver closed before answering (it closes idle connections after a few
   seconds) is replaced by a new one and the request sent once more. Deliveries are at least once; receivers
   tell repeats by the event id.
@@ -18,6 +20,7 @@ asyncio's transports, with keep-alive connections per origin as aiohttp's connec
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import re
 import socket
@@ -31,7 +34,11 @@ from signsvc.infra.addresses import is_public
 
 MAX_HEAD = 64 * 1024
 IDLE_SECONDS = 15.0  # a kept connection unused for longer is closed rather than reused
-_STATUS_LINE = re.compile(rb"HTTP/1\.([01]) (\d{3})(?: |$)")
+IDLE_PER_ORIGIN = 32
+_STATUS_LINE = re.compile(rb"HTTP/1\.([01]) (\d{3})(?: [^\r\n]*)?")
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")
+# Headers this client writes itself: a caller's would change how the request is framed or where it goes.
+_OWN_HEADERS = frozenset({"host", "content-length", "transfer-encoding", "connection"})
 _HEADER_VALUE = re.compile(r"[^\x00-\x08\x0a-\x1f\x7f]*")  # tabs allowed; other controls, CR and LF not
 _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
@@ -57,6 +64,7 @@ class Target:
     tls: bool
     host_header: str
     request_target: str
+    authorization: str | None  # from credentials in the URL
 
     @property
     def origin(self) -> tuple[str, int, bool]:
@@ -75,15 +83,25 @@ def target(url: str) -> Target:
     shown_host = f"[{host}]" if ":" in host else host
     default = 443 if parsed.scheme == "https" else 80
     host_header = shown_host if parsed.port == default else f"{shown_host}:{parsed.port}"
-    return Target(host, parsed.port, parsed.scheme == "https", host_header, parsed.raw_path_qs or "/")
+    authorization = None
+    if parsed.user is not None:
+        credentials = f"{parsed.user}:{parsed.password or ''}".encode()
+        authorization = "Basic " + base64.b64encode(credentials).decode("ascii")
+    return Target(host, parsed.port, parsed.scheme == "https", host_header, parsed.raw_path_qs or "/", authorization)
 
 
 def request_head(found: Target, headers: dict[str, str], length: int) -> bytes:
     """The request line and headers; a header that would break the request's framing is refused."""
     lines = [f"POST {found.request_target} HTTP/1.1", f"Host: {found.host_header}"]
+    if found.authorization:
+        lines.append(f"Authorization: {found.authorization}")
     for name, value in headers.items():
         if not _HEADER_NAME.fullmatch(name) or not _HEADER_VALUE.fullmatch(value):
             raise ValueError(f"header {name!r} has characters a header cannot have")
+        if name.lower() in _OWN_HEADERS:
+            raise ValueError(f"header {name!r} is written by the client itself")
+        if found.authorization and name.lower() == "authorization":
+            raise ValueError("header 'Authorization' and credentials in the URL cannot both be sent")
         lines.append(f"{name}: {value}")
     lines += [f"Content-Length: {length}", "Connection: keep-alive", "", ""]
     return "\r\n".join(lines).encode("utf-8")
@@ -97,6 +115,7 @@ class Poster:
         self.public_only = public_only
         self._tls = tls
         self._idle: dict[tuple[str, int, bool], list[tuple[_Connection, float]]] = {}
+        self._swept = time.monotonic()
         self._closed = False
 
     async def post(self, url: str, body: bytes, headers: dict[str, str]) -> int:
@@ -125,11 +144,31 @@ class Poster:
         except BaseException:
             connection.close()
             raise
-        if connection.reusable and not self._closed:
-            self._idle.setdefault(found.origin, []).append((connection, time.monotonic()))
+        kept = self._idle.setdefault(found.origin, [])
+        if connection.reusable and not self._closed and len(kept) < IDLE_PER_ORIGIN:
+            kept.append((connection, time.monotonic()))
         else:
             connection.close()
+        self._sweep()
         return status
+
+    def _sweep(self) -> None:
+        """Closes the connections idle for too long, of every origin, once a second at most."""
+        now = time.monotonic()
+        if now - self._swept < 1.0:
+            return
+        self._swept = now
+        for origin, kept in list(self._idle.items()):
+            fresh = []
+            for connection, since in kept:
+                if connection.lost or now - since >= IDLE_SECONDS:
+                    connection.close()
+                else:
+                    fresh.append((connection, since))
+            if fresh:
+                self._idle[origin] = fresh
+            else:
+                del self._idle[origin]
 
     def _take(self, found: Target) -> _Connection | None:
         kept = self._idle.get(found.origin)
@@ -187,15 +226,17 @@ class _Connection(asyncio.Protocol):
         self.reusable = False
         self.lost = False
         self.used = False  # an earlier request was answered on it
+        self._scanned = 0  # how far the buffer was searched for the end of a head
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
 
     def send(self, message: bytes) -> asyncio.Future[int]:
-        if self.lost or self.transport is None:
+        if self.lost or self.transport is None or self.transport.is_closing():
             raise _Stale() if self.used else NoAnswer("the connection is closed")
         self.answer = asyncio.get_running_loop().create_future()
         self.reusable = False
+        self._scanned = 0
         self.transport.write(message)
         return self.answer
 
@@ -227,18 +268,20 @@ class _Connection(asyncio.Protocol):
     def _parse(self) -> int | None:
         """The final answer's status once its head is whole; skips 1xx answers before it."""
         while True:
-            end = self.buffer.find(b"\r\n\r\n")
+            end = self.buffer.find(b"\r\n\r\n", max(0, self._scanned - 3))
             if end < 0:
+                self._scanned = len(self.buffer)
                 if len(self.buffer) > MAX_HEAD:
                     raise NoAnswer("the answer's head is too long")
                 return None
             head = bytes(self.buffer[:end])
-            match = _STATUS_LINE.match(head)
+            match = _STATUS_LINE.fullmatch(head.split(b"\r\n", 1)[0])
             if match is None:
                 raise NoAnswer("not an HTTP answer")
             status = int(match[2])
             if 100 <= status < 200 and status != 101:
                 del self.buffer[: end + 4]
+                self._scanned = 0
                 continue
             self._settle(head, end + 4, status, match[1] == b"1")
             return status
@@ -246,7 +289,7 @@ class _Connection(asyncio.Protocol):
     def _settle(self, head: bytes, body_start: int, status: int, http11: bool) -> None:
         """Whether the connection can carry another request: the answer came whole and the peer keeps it."""
         fields = _fields(head)
-        connection = fields.get(b"connection", b"").lower()
+        connection = b",".join(fields.get(b"connection", [])).lower()
         keep = b"close" not in connection if http11 else b"keep-alive" in connection
         body_end = _body_end(fields, status, self.buffer, body_start)
         self.reusable = keep and status != 101 and body_end == len(self.buffer)
@@ -254,42 +297,50 @@ class _Connection(asyncio.Protocol):
         self.buffer.clear()
 
 
-def _fields(head: bytes) -> dict[bytes, bytes]:
-    found: dict[bytes, bytes] = {}
+def _fields(head: bytes) -> dict[bytes, list[bytes]]:
+    found: dict[bytes, list[bytes]] = {}
     for line in head.split(b"\r\n")[1:]:
         name, separator, value = line.partition(b":")
         if separator:
-            found[name.strip().lower()] = value.strip()
+            found.setdefault(name.strip().lower(), []).append(value.strip())
     return found
 
 
-def _body_end(fields: dict[bytes, bytes], status: int, buffer: bytearray, start: int) -> int | None:
-    """Where the answer's body ends in `buffer`, or None when it is not all there (or never ends: read to the
-    connection's close)."""
+def _body_end(fields: dict[bytes, list[bytes]], status: int, buffer: bytearray, start: int) -> int | None:
+    """Where the answer's body ends in `buffer`, or None when it is not all there, or its framing is not one
+    this client reads (then the connection is not reused)."""
     if status in (204, 304):
         return start
-    if b"chunked" in fields.get(b"transfer-encoding", b"").lower():
-        return _chunks_end(buffer, start)
-    length = fields.get(b"content-length")
-    if length is None or not length.isdigit():
+    encodings = b",".join(fields.get(b"transfer-encoding", [])).lower()
+    if encodings:
+        last = encodings.rsplit(b",", 1)[-1].strip()
+        return _chunks_end(buffer, start) if last == b"chunked" else None
+    lengths = set(fields.get(b"content-length", []))
+    if len(lengths) != 1:
+        return None
+    [length] = lengths
+    if not length.isdigit() or len(length) > 15:
         return None
     end = start + int(length)
     return end if end <= len(buffer) else None
 
 
 def _chunks_end(buffer: bytearray, position: int) -> int | None:
+    """Where a chunked body ends, or None when it is not all there or not well framed."""
     while True:
         line_end = buffer.find(b"\r\n", position)
         if line_end < 0:
             return None
-        size_text = bytes(buffer[position:line_end]).split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError:
+        size_text = bytes(buffer[position:line_end]).split(b";", 1)[0].strip(b" \t")
+        if not _CHUNK_SIZE.fullmatch(size_text):
             return None
+        size = int(size_text, 16)
         if size == 0:  # then trailer fields, if any, and an empty line
             end = buffer.find(b"\r\n\r\n", line_end)
             return end + 4 if end >= 0 else None
-        position = line_end + 2 + size + 2
-        if position > len(buffer):
+        data_end = line_end + 2 + size
+        if data_end + 2 > len(buffer):
             return None
+        if buffer[data_end : data_end + 2] != b"\r\n":
+            return None
+        position = data_end + 2

@@ -180,3 +180,63 @@ async def test_https_checks_the_receivers_certificate(certificate: Certificate, 
             await Poster(public_only=False).post(url, b"{}", {})
     finally:
         await runner.cleanup()
+
+
+@pytest.mark.parametrize("size", [b"-6", b"+5", b"0x5", b"5_0", b" ", b"fffffffffffffffff"])
+async def test_a_chunk_size_that_is_not_plain_hex_ends_the_connection_without_stalling(serve, size):
+    """A receiver's `-6` once sent the parser back where it started, forever, on the event loop."""
+    answer = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + size + b"\r\nabcdef\r\n0\r\n\r\n"
+    scripted = Scripted(lambda n: answer)
+    url = await serve(scripted)
+    poster = Poster(public_only=False)
+    assert [await asyncio.wait_for(poster.post(url, b"{}", {}), 5) for _ in range(2)] == [200, 200]
+    assert scripted.connections == 2
+    await poster.close()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokXX0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunkedX\r\n\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok",
+        b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+    ],
+    ids=["chunk without its CRLF", "not chunked", "chunked not last", "two lengths", "negative length"],
+)
+async def test_an_answer_framed_in_a_way_this_client_does_not_read_closes_its_connection(serve, answer):
+    scripted = Scripted(lambda n: answer)
+    url = await serve(scripted)
+    poster = Poster(public_only=False)
+    assert [await poster.post(url, b"{}", {}) for _ in range(2)] == [200, 200]
+    assert scripted.connections == 2
+    await poster.close()
+
+
+async def test_a_status_line_without_a_reason_phrase_is_an_answer(serve):
+    url = await serve(Scripted(lambda n: b"HTTP/1.1 200\r\nContent-Length: 0\r\n\r\n"))
+    assert await Poster(public_only=False).post(url, b"{}", {}) == 200
+
+
+async def test_credentials_in_the_url_are_sent_as_basic_authorization(serve):
+    scripted = Scripted(lambda n: OK)
+    url = (await serve(scripted)).replace("http://", "http://hook%40user:p%3Ass@")
+    assert await Poster(public_only=False).post(url, b"{}", {}) == 200
+    assert b"\r\nAuthorization: Basic aG9va0B1c2VyOnA6c3M=\r\n" in scripted.requests[0]  # hook@user:p:ss
+    with pytest.raises(ValueError, match="Authorization"):
+        await Poster(public_only=False).post(url, b"{}", {"Authorization": "Bearer x"})
+
+
+async def test_an_authorization_header_of_the_endpoint_is_sent_as_given(serve):
+    scripted = Scripted(lambda n: OK)
+    url = await serve(scripted)
+    assert await Poster(public_only=False).post(url, b"{}", {"Authorization": "Bearer x"}) == 200
+    assert b"\r\nAuthorization: Bearer x\r\n" in scripted.requests[0]
+
+
+@pytest.mark.parametrize("name", ["Host", "content-length", "Transfer-Encoding", "Connection"])
+async def test_headers_that_frame_the_request_are_the_clients_own(serve, name):
+    url = await serve(Scripted(lambda n: OK))
+    with pytest.raises(ValueError, match="written by the client"):
+        await Poster(public_only=False).post(url, b"{}", {name: "x"})
