@@ -103,6 +103,11 @@ class SubmissionDocument(TypedDict):
     previews: NotRequired[list[Preview]]  # absent in submissions made before they kept their own
 
 
+# A reminder schedule: `first_duration`, `second_duration`, `third_duration` (each optional), each a duration key
+# of `signsvc.submissions.reminder_schedule.DURATIONS`.
+ReminderSchedule = dict[str, str]
+
+
 class Message(TypedDict):
     """A custom invitation: it replaces the default wording."""
 
@@ -121,7 +126,11 @@ class Preferences(TypedDict, total=False):
     language: str
     send_copy_email: bool  # a submitter's only
     send_email: bool  # a submitter's only
+    reminders: ReminderSchedule  # a submission's only, when it sends reminders
 
 
 class TemplatePreferences(TypedDict, total=False):
-    """A template's settings: none yet, always stored as `{}`."""
+    """A template's settings (`signsvc.templates.template_preferences`)."""
+
+    invitation_reminder_email_subject: str  # the wording of its reminders, over the account's
+    invitation_reminder_email_body: str

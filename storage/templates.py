@@ -106,7 +106,7 @@ def _dictionary_order(name: str) -> tuple[str, str, str]:
 async def update_template(conn: Connection, template: Template, changes: dict[str, Any], now: datetime) -> None:
     state = {
         name: changes.get(name, getattr(template, name))
-        for name in ("name", "external_id", "folder_id", "roles", "fields", "shared_link", "archived_at")
+        for name in ("name", "external_id", "folder_id", "roles", "fields", "preferences", "shared_link", "archived_at")
     }
     await conn.execute("update_template", id=template.id, updated_at=now, **state)
 

@@ -24,6 +24,7 @@ from signsvc.infra.mail import Outbox
 from signsvc.infra.metrics import Metrics
 from signsvc.infra.urls import Urls
 from signsvc.results.results import Results
+from signsvc.submissions.reminders import Reminders
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
@@ -70,6 +71,7 @@ FONT_SCRIPTS: web.AppKey[Callable[[], asyncio.Future[tuple[str, ...]]]] = web.Ap
 TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)
+REMINDERS = web.AppKey("reminders", Reminders)
 SIGNING_FORMS = web.AppKey("signing_forms", SigningForms)
 TEMPLATE_LINKS = web.AppKey("template_links", TemplateLinks)
 FORM_NONCES = web.AppKey("form_nonces", FormNonces)

@@ -16,7 +16,7 @@ from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.submissions import field_values
-from signsvc.templates import patterns, template_fields
+from signsvc.templates import patterns, template_fields, template_preferences
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
@@ -251,6 +251,8 @@ class Templates:
             changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name or DEFAULT_FOLDER, now)).id
         if "shared_link" in body:
             changes["shared_link"] = json_fields.flag(body, "shared_link", template.shared_link)
+        if "preferences" in body:
+            changes["preferences"] = template_preferences.changed(template.preferences, body["preferences"])
         if "archived" in body:
             archived = json_fields.flag(body, "archived")
             changes["archived_at"] = (template.archived_at or now) if archived else None

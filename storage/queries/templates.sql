@@ -44,7 +44,7 @@ WHERE template_folders.account_id = :account_id
 -- Writes a template's editable state.
 UPDATE templates
 SET name = :name, external_id = :external_id, folder_id = :folder_id, roles = :roles, fields = :fields,
-    shared_link = :shared_link, archived_at = :archived_at, updated_at = :updated_at
+    preferences = :preferences, shared_link = :shared_link, archived_at = :archived_at, updated_at = :updated_at
 WHERE id = :id
 RETURNING *
 
