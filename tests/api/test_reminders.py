@@ -268,6 +268,8 @@ async def test_the_console_saves_the_accounts_reminder_delays_and_console_sends_
     html = page.body.decode()
     for slot in reminder_schedule.SLOTS:
         assert f'<label for="{slot}"' in html and f'<select id="{slot}" name="{slot}"' in html
+    for key in reminder_schedule.DURATIONS:  # each of the reference's durations, in each of the three selects
+        assert html.count(f'<option value="{key}"') == 3
     reply = await console.post(
         "/console/settings/reminders",
         {"first_duration": "one_hour", "second_duration": "", "third_duration": "two_days", "subject": "", "body": ""},
@@ -286,4 +288,4 @@ async def test_the_console_refuses_delays_out_of_order_beside_the_select(api):
     )
     assert reply.status == 422
     html = reply.body.decode()
-    assert 'aria-describedby="second_duration-error"' in html and "must be longer than" in html
+    assert 'aria-describedby="second_duration-problem"' in html and "must be longer than" in html

@@ -7,6 +7,7 @@ from aiohttp import web
 from signsvc.http.web.console import (
     api_settings,
     outbox,
+    reminder_settings,
     sign_in,
     submissions,
     templates,
@@ -31,5 +32,5 @@ SIGN_IN = [
 
 def setup(app: web.Application) -> None:
     app.router.add_routes(SIGN_IN)
-    for module in (api_settings, users, webhooks, templates, submissions, outbox):
+    for module in (api_settings, reminder_settings, users, webhooks, templates, submissions, outbox):
         app.router.add_routes(module.ROUTES)
