@@ -39,11 +39,11 @@ class Reminders:
     def __init__(self, db: Database, clock: Clock, outbox: Outbox, invitations: Invitations) -> None:
         self.db, self.clock, self.outbox, self.invitations = db, clock, outbox, invitations
 
-    async def settings(self, account_id: int) -> tuple[ReminderSchedule, Message]:
-        """The account's reminder schedule and reminder email (empty when it has none)."""
+    async def settings(self, account_id: int) -> tuple[ReminderSchedule, dict[str, str]]:
+        """The account's reminder schedule and reminder email's `subject` and `body` (empty when it has none)."""
         schedule = await stored_settings.get(self.db, account_id, SCHEDULE_SETTING)
         email = await stored_settings.get(self.db, account_id, EMAIL_SETTING)
-        return schedule or {}, email or Message(subject="", body="")
+        return schedule or {}, email or {}
 
     async def change_settings(self, account_id: int, raw_schedule: Any, email: dict[str, str]) -> None:
         """Stores the account's schedule (checked: `reminder_schedule.parse`) and reminder email; empty ones are
