@@ -11,7 +11,6 @@ from signsvc.http.appkeys import REMINDERS, WORKER
 from signsvc.infra import jobs
 from signsvc.results import audit_log
 from signsvc.submissions import reminder_schedule
-from tests.support.app import TEST_KEY
 from tests.support.console import signed_in
 from tests.support.signing import ANN_VALUES, act, send, submission, template
 from tests.support.smtp_server import SmtpServer
@@ -255,8 +254,6 @@ async def test_without_smtp_a_reminder_is_kept_in_the_outbox_and_recorded(api, c
 
 async def test_the_accounts_of_a_key_keep_their_own_settings(api):
     await api.app[REMINDERS].change_settings(1, HOUR, {"subject": "Live", "body": ""})
-    testing = api.with_key(TEST_KEY)
-    assert testing  # the test account (2) has none
     assert await api.app[REMINDERS].settings(2) == ({}, {})
     assert await api.app[REMINDERS].settings(1) == (HOUR, {"subject": "Live"})
 
