@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 from harness import arguments, client, databases, probe, report, servers, wrk
 from harness.samples import one_page_template
 
