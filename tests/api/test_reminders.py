@@ -258,7 +258,7 @@ async def test_the_accounts_of_a_key_keep_their_own_settings(api):
     assert await api.app[REMINDERS].settings(1) == (HOUR, {"subject": "Live"})
 
 
-async def test_the_console_saves_the_accounts_reminder_delays_and_console_sends_use_them(api, clock):
+async def test_the_console_saves_the_accounts_reminder_delays_in_three_selects(api, clock):
     console = await signed_in(api)
     page = await console.get("/console/settings/reminders")
     assert page.status == 200
@@ -286,3 +286,17 @@ async def test_the_console_refuses_delays_out_of_order_beside_the_select(api):
     assert reply.status == 422
     html = reply.body.decode()
     assert 'aria-describedby="second_duration-problem"' in html and "must be longer than" in html
+
+
+async def test_a_submission_sent_from_the_console_follows_the_accounts_schedule(api, clock):
+    await api.app[REMINDERS].change_settings(1, {"first_duration": "two_hours"}, {})
+    console = await signed_in(api)
+    template_id = await template(api)
+    await console.get(f"/console/templates/{template_id}/send")
+    form = {"email-0": "ann@example.com", "email-1": "bob@example.com", "order": "preserved", "send_email": "on"}
+    reply = await console.post(f"/console/templates/{template_id}/send", form)
+    assert reply.status == 303, reply.body
+    await api.app[WORKER].drain()
+    await moved(api, clock, timedelta(hours=2))
+    events = (await submission(api, 1))["submission_events"]
+    assert [e["event_type"] for e in events] == ["send_email", "send_reminder_email"]
