@@ -39,9 +39,10 @@ PREFIX = "Reminder: "
 class Reminders:
     def __init__(self, db: Database, clock: Clock, outbox: Outbox, invitations: Invitations) -> None:
         self.db, self.clock, self.outbox, self.invitations = db, clock, outbox, invitations
-        # One reminder at a time in this process, whatever the batches under way: thousands falling due at once
-        # take one chain of the event loop's turns (and one connection), and requests keep the rest.
-        self._one_at_a_time = asyncio.Lock()
+        # One batch of reminders at a time in this process, whatever the batches under way: thousands falling due
+        # at once take one chain of the event loop's turns (and one connection), and requests keep the rest. A
+        # whole batch, not each reminder: batches taking turns reminder by reminder would all finish late.
+        self._one_batch_at_a_time = asyncio.Lock()
 
     async def settings(self, account_id: int) -> tuple[ReminderSchedule, dict[str, str]]:
         """The account's reminder schedule and reminder email's `subject` and `body` (empty when it has none)."""
@@ -65,19 +66,20 @@ class Reminders:
         """Due reminders claimed together (thousands may fall due at once): one transaction each, in turn, so
         they never hold more than one connection and requests are served between them."""
         answers: list[datetime | Exception | None] = []
-        for payload in payloads:
-            try:
-                await self._send(payload)
-                answers.append(None)
-            except Exception as exc:
-                answers.append(exc)
-            await asyncio.sleep(0)  # requests that came in meanwhile go first
+        async with self._one_batch_at_a_time:
+            for payload in payloads:
+                try:
+                    await self._send(payload)
+                    answers.append(None)
+                except Exception as exc:
+                    answers.append(exc)
+                await asyncio.sleep(0)  # requests that came in meanwhile go first
         return answers
 
     async def _send(self, payload: dict[str, Any]) -> None:
         """The job of one reminder: sends it if the signer still has to act now, else nothing."""
         number = int(payload["number"])
-        async with self._one_at_a_time, self.db.transaction() as tx:
+        async with self.db.transaction() as tx:
             submitter = await stored.get_submitter(tx, payload["submitter_id"])
             # Locked: a completion, a decline or another process's run of this job waits for this one.
             submission = await stored.lock_submission(tx, submitter.submission_id) if submitter else None
