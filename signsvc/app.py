@@ -52,6 +52,7 @@ from signsvc.results.sealing import Sealer
 from signsvc.results.signing_identity import SigningIdentity
 from signsvc.submissions.email_verification import EmailCodes
 from signsvc.submissions.invitations import Invitations
+from signsvc.submissions.reminders import Reminders
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
@@ -256,6 +257,7 @@ class _Parts:
         app[appkeys.FONT_SCRIPTS] = scripts
         mail = outbox(db, clock, files, config)
         invitations = Invitations(db, clock, mail, files.urls)
+        app[appkeys.REMINDERS] = reminders = Reminders(db, clock, mail, invitations)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
         identity = await signing_identity(db, clock, pool, config)
         previews = Previews(db, clock, files, pool, config.font_dir)
@@ -301,6 +303,7 @@ class _Parts:
             + app[appkeys.CONSOLE_USERS].kinds()
             + mail.kinds()
             + invitations.kinds()
+            + reminders.kinds()
             + submissions.kinds()
             + producer.kinds()
             + certificates.kinds()

@@ -103,6 +103,11 @@ class SubmissionDocument(TypedDict):
     previews: NotRequired[list[Preview]]  # absent in submissions made before they kept their own
 
 
+# A reminder schedule: `first_duration`, `second_duration`, `third_duration` (each optional), each a duration key
+# of `signsvc.submissions.reminder_schedule.DURATIONS`.
+ReminderSchedule = dict[str, str]
+
+
 class Message(TypedDict):
     """A custom invitation: it replaces the default wording."""
 
@@ -122,9 +127,12 @@ class Preferences(TypedDict, total=False):
     send_copy_email: bool  # a submitter's only
     send_email: bool  # a submitter's only
     require_email_2fa: bool  # a submission's applies to those of its submitters that don't say
+    reminders: ReminderSchedule  # a submission's only, when it sends reminders
 
 
 class TemplatePreferences(TypedDict, total=False):
-    """A template's settings (`PUT /templates/{id}` with `preferences`)."""
+    """A template's settings (`PUT /templates/{id}` with `preferences`: signsvc.templates.template_preferences)."""
 
     require_email_2fa: bool  # its submissions' signers prove their email address before the form opens
+    invitation_reminder_email_subject: str  # the wording of its reminders, over the account's
+    invitation_reminder_email_body: str

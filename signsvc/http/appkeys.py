@@ -25,6 +25,7 @@ from signsvc.infra.metrics import Metrics
 from signsvc.infra.urls import Urls
 from signsvc.results.results import Results
 from signsvc.submissions.email_verification import EmailCodes
+from signsvc.submissions.reminders import Reminders
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Submitters
@@ -72,6 +73,7 @@ FONT_SCRIPTS: web.AppKey[Callable[[], asyncio.Future[tuple[str, ...]]]] = web.Ap
 TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)
+REMINDERS = web.AppKey("reminders", Reminders)
 SIGNING_FORMS = web.AppKey("signing_forms", SigningForms)
 EMAIL_CODES = web.AppKey("email_codes", EmailCodes)
 VERIFICATION_PASSES = web.AppKey("verification_passes", Passes)

@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from signsvc.infra import errors, json_fields
+from signsvc.submissions import reminder_schedule
 from signsvc.templates import template_fields
 from signsvc.templates.template_fields import MAX_FIELDS
 from storage.records import MAX_ID
-from storage.shapes import Message, Preferences, Validation
+from storage.shapes import Message, Preferences, ReminderSchedule, Validation
 
 MAX_SUBMITTERS = 100
 ORDERS = ("preserved", "random")
@@ -50,6 +51,7 @@ _TOP_KEYS = {
     "emails",
     "language",
     "require_email_2fa",
+    "reminders",
 }
 _SUBMITTER_KEYS = {
     "role",
@@ -111,6 +113,8 @@ class SubmissionInput:
     expire_at: datetime | None
     preferences: Preferences
     variables: dict[str, Any]
+    # A schedule of its own, True for the account's (`reminder_schedule`), False for none: an extension.
+    reminders: ReminderSchedule | bool = False
 
 
 def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
@@ -133,7 +137,15 @@ def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
         expire_at=expire_at(body.get("expire_at"), now),
         preferences=preferences(body, ()),
         variables=_object(body, "variables", ()),
+        reminders=reminders(body.get("reminders")),
     )
+
+
+def reminders(raw: Any) -> ReminderSchedule | bool:
+    """`reminders`: false or null (none, the API's default), true (the account's setting), or a schedule."""
+    if raw is None or isinstance(raw, bool):
+        return bool(raw)
+    return reminder_schedule.parse(raw, ("reminders",))
 
 
 def _order(body: dict[str, Any], key: str) -> str | None:

@@ -18,7 +18,7 @@ from signsvc.infra import jobs, mail, retries
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Composed, Outbox
 from signsvc.infra.urls import Urls
-from signsvc.submissions import statuses
+from signsvc.submissions import reminder_schedule, statuses
 from storage import Connection, Database
 from storage.records import Submission, Submitter
 from storage.shapes import Message, Preferences
@@ -97,7 +97,7 @@ class Invitations:
         )
         now = self.clock.now()
         if email.sent_at:  # kept in the outbox: it counts as sent now
-            return await _mark_sent(tx, stored.changed(submitter, invited_at=now), email.sent_at)
+            return await self._mark_sent(tx, submission, stored.changed(submitter, invited_at=now), email.sent_at)
         return await stored.update_submitter(tx, stored.changed(submitter, invited_at=now), now)
 
     def kinds(self) -> list[jobs.Kind]:
@@ -109,7 +109,26 @@ class Invitations:
         async with self.db.transaction() as tx:
             submitter = await stored.get_submitter(tx, email.submitter_id) if email.submitter_id else None
             if submitter:
-                await _mark_sent(tx, submitter, email.sent_at or self.clock.now())
+                submission = await stored.submission_of(tx, submitter)
+                await self._mark_sent(tx, submission, submitter, email.sent_at or self.clock.now())
+
+    async def _mark_sent(
+        self, tx: Connection, submission: Submission, submitter: Submitter, sent_at: datetime
+    ) -> Submitter:
+        """Moves the submitter to `sent` with its `send_email` event, and queues its reminders, once."""
+        if submitter.sent_at:
+            return submitter
+        submitter = await stored.update_submitter(tx, stored.changed(submitter, sent_at=sent_at), sent_at)
+        await stored.insert_event(
+            tx,
+            submission_id=submitter.submission_id,
+            submitter_id=submitter.id,
+            event_type="send_email",
+            data={},
+            now=sent_at,
+        )
+        await reminder_schedule.schedule(tx, self.clock, submission, submitter, sent_at)
+        return submitter
 
 
 def _invitable(submitter: Submitter, *, again: bool = False) -> bool:
@@ -162,18 +181,3 @@ def _paragraphs(body: str | None) -> list[list[str]]:
     if not body:
         return []
     return [paragraph.splitlines() for paragraph in re.split(r"\n\s*\n", body)]
-
-
-async def _mark_sent(tx: Connection, submitter: Submitter, sent_at: datetime) -> Submitter:
-    if submitter.sent_at:
-        return submitter
-    submitter = await stored.update_submitter(tx, stored.changed(submitter, sent_at=sent_at), sent_at)
-    await stored.insert_event(
-        tx,
-        submission_id=submitter.submission_id,
-        submitter_id=submitter.id,
-        event_type="send_email",
-        data={},
-        now=sent_at,
-    )
-    return submitter

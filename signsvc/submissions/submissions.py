@@ -19,7 +19,7 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
-from signsvc.submissions import email_verification, feed, field_values, inputs, values
+from signsvc.submissions import email_verification, feed, field_values, inputs, reminders, values
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
@@ -132,7 +132,9 @@ class Submissions:
         addresses = list(dict.fromkeys(a.strip() for a in emails.replace("\n", ",").split(",") if a.strip()))
         if not addresses:  # commas alone would create nothing, and check nothing else of the request
             raise errors.at(("emails",), "is required: addresses separated by commas")
-        common: dict[str, Any] = {key: body[key] for key in ("template_id", "send_email", "message") if key in body}
+        common: dict[str, Any] = {
+            key: body[key] for key in ("template_id", "send_email", "message", "reminders") if key in body
+        }
         if not all(inputs.is_email(address) for address in addresses):  # checked before creating anything
             raise errors.at(("emails",), "are invalid")
         return [await self.create(principal, {**common, "submitters": [{"email": address}]}) for address in addresses]
@@ -259,6 +261,7 @@ class Submissions:
                     "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
                 }
             )
+        schedule = await reminders.schedule_for(tx, principal.account_id, request.reminders)
         return await stored.insert_submission(
             tx,
             account_id=principal.account_id,
@@ -274,7 +277,7 @@ class Submissions:
             roles=template.roles,
             fields=fields,
             documents=documents,
-            preferences=request.preferences,
+            preferences={**request.preferences, "reminders": schedule} if schedule else request.preferences,
             variables=request.variables,
             expire_at=request.expire_at,
             now=self.clock.now(),

@@ -9,6 +9,7 @@ from signsvc.http.web.console import (
     bulk_send,
     completed_copies,
     outbox,
+    reminder_settings,
     sign_in,
     submissions,
     templates,
@@ -33,5 +34,15 @@ SIGN_IN = [
 
 def setup(app: web.Application) -> None:
     app.router.add_routes(SIGN_IN)
-    for module in (api_settings, users, webhooks, templates, submissions, bulk_send, completed_copies, outbox):
+    for module in (
+        api_settings,
+        reminder_settings,
+        users,
+        webhooks,
+        templates,
+        submissions,
+        bulk_send,
+        completed_copies,
+        outbox,
+    ):
         app.router.add_routes(module.ROUTES)

@@ -70,6 +70,7 @@ class SendForm:
             "template_id": template_id,
             "order": self.order,
             "send_email": self.send_email,
+            "reminders": True,  # the account's schedule (console, Reminders)
             "submitters": [
                 {"role": signer.role, **{key: getattr(signer, key) for key in CONTACT if getattr(signer, key)}}
                 for signer in self.signers
