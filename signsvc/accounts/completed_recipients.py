@@ -1,10 +1,10 @@
 """An account's extra recipients of completed documents: addresses that get the completed email (the signed
 documents and the audit log) of each of the account's submissions that sends email, as its signers do. Kept
-in the settings store under a name of the account's own."""
+with the account's settings (`storage.account_settings`)."""
 
 from __future__ import annotations
 
-import storage.settings as stored
+import storage.account_settings as stored
 from signsvc.infra import errors
 from signsvc.submissions.inputs import is_email
 from storage import Connection
@@ -12,24 +12,20 @@ from storage import Connection
 LIMIT = 5  # a few people who keep the signed copies, not a mailing list
 
 
-def _name(account_id: int) -> str:
-    return f"account:{account_id}:completed_recipients"
+SETTING = "completed_recipients"
 
 
 async def of(conn: Connection, account_id: int) -> list[str]:
     """The account's extra recipients, as set."""
-    found = await stored.get(conn, _name(account_id))
-    return found.split(",") if found else []
+    found = await stored.get(conn, account_id, SETTING)
+    return list(found) if found else []
 
 
 async def set_from_text(conn: Connection, account_id: int, text: str) -> list[str]:
     """Replaces the account's extra recipients with the addresses in `text` (separated by commas, spaces or
     lines; none clears them); 422 naming an address that is not one, or when there are too many."""
     addresses = parsed(text)
-    if addresses:
-        await stored.put(conn, _name(account_id), ",".join(addresses))
-    else:
-        await stored.delete(conn, _name(account_id))
+    await stored.put(conn, account_id, SETTING, addresses or None)
     return addresses
 
 

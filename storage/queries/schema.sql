@@ -33,11 +33,3 @@ SELECT value FROM settings WHERE name = :name
 -- add_setting --
 -- Stores a setting unless another process stored it first.
 INSERT INTO settings (name, value) VALUES (:name, :value) ON CONFLICT (name) DO NOTHING
-
--- put_setting --
--- Stores a setting, replacing its value.
-INSERT INTO settings (name, value) VALUES (:name, :value) ON CONFLICT (name) DO UPDATE SET value = excluded.value
-
--- delete_setting --
--- Forgets a setting.
-DELETE FROM settings WHERE name = :name

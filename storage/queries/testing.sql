@@ -1,6 +1,6 @@
 -- reset_service_data --
 -- Forgets what the accounts made (templates, submissions, clickwraps, webhook endpoints, events, emails,
--- files, jobs, rate-limit windows, sign-in failures); keeps accounts, users, keys, settings, signing certificates, the
+-- files, jobs, rate-limit windows, sign-in failures, account settings); keeps accounts, users, keys, settings, signing certificates, the
 -- endpoints configured at start and the periodic jobs. Ids of emptied tables start again from 1.
 DELETE FROM webhook_attempts;
 DELETE FROM webhook_deliveries;
@@ -10,6 +10,7 @@ DELETE FROM emails;
 DELETE FROM submission_attachments;
 DELETE FROM submission_events;
 DELETE FROM email_codes;
+DELETE FROM account_settings;
 DELETE FROM submitters;
 DELETE FROM submissions;
 DELETE FROM form_posts;

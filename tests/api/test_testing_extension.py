@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 
+import storage.account_settings as account_settings
 import storage.events as stored_events
 from signsvc.accounts.accounts import DEFAULT_EMAIL
 from tests.api.test_console_users import BOB, invite
@@ -168,6 +169,16 @@ async def test_reset_forgets_what_every_account_made_and_keeps_accounts_users_an
     assert (await kit.get(f"{TESTING}/emails")).json["data"] == []
     assert await stored_events.list_events_of_record(db, "template", template_id) == []
     assert (await kit.get("/api/user")).status == 200 and (await kit.with_key(TEST_KEY).get("/api/user")).status == 200
+
+
+async def test_reset_forgets_the_accounts_settings_so_defaults_apply_again(kit, db):
+    await account_settings.put(db, 1, "submitter_reminders", {"first_duration": "one_hour"})
+    await account_settings.put(db, 1, "completed_recipients", ["keeper@example.com"])
+    assert await post(kit, "reset") == {"reset": True}
+    assert [await account_settings.get(db, 1, name) for name in ("submitter_reminders", "completed_recipients")] == [
+        None,
+        None,
+    ]
 
 
 async def test_after_a_reset_ids_start_again_from_1_and_files_are_served(kit):
