@@ -4,6 +4,7 @@ command calls, and a group of subcommands that prints its help when called witho
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -18,6 +19,8 @@ from signsvc.infra.urls import Urls
 from signsvc.preparation import open_configured_database, prepare
 from storage import Database
 from storage.contents import DirectoryStore
+
+_PASSWORD_PARAMETER = re.compile(r"((?:^|&)password=)[^&]*")
 
 
 async def with_database(config: Config, action: Callable[[Database], Awaitable[int | None]]) -> int | None:
@@ -67,12 +70,15 @@ def where(config: Config) -> str:
 
 
 def shown_url(url: str) -> str:
-    """A database URL as it can be printed: its password hidden."""
+    """A database URL as it can be printed: a password in it, before the host or as a parameter, hidden."""
     scheme, separator, rest = url.partition("://")
-    credentials, at, place = rest.rpartition("@")
-    if not at or ":" not in credentials:
-        return url
-    return f"{scheme}{separator}{credentials.split(':', 1)[0]}:***@{place}"
+    place, question, query = rest.partition("?")
+    authority, slash, path = place.partition("/")
+    credentials, at, host = authority.rpartition("@")
+    if at and ":" in credentials:
+        authority = f"{credentials.split(':', 1)[0]}:***@{host}"
+    query = _PASSWORD_PARAMETER.sub(r"\1***", query)
+    return f"{scheme}{separator}{authority}{slash}{path}{question}{query}"
 
 
 def print_keys(issued: IssuedKeys) -> None:

@@ -86,3 +86,9 @@ def test_a_database_urls_password_is_not_printed():
     assert shown_url("postgresql://app:s3cret@db:5432/sign") == "postgresql://app:***@db:5432/sign"
     assert shown_url("postgresql://postgres@127.0.0.1/test") == "postgresql://postgres@127.0.0.1/test"
     assert shown_url("sqlite:///data/signsvc.sqlite3") == "sqlite:///data/signsvc.sqlite3"
+    assert (
+        shown_url("postgresql:///sign?host=/run/pg&password=s3cret") == "postgresql:///sign?host=/run/pg&password=***"
+    )
+    assert shown_url("postgresql://app@db/sign?password=s3cret&x=1") == "postgresql://app@db/sign?password=***&x=1"
+    assert shown_url("postgresql://u@h/db?application_name=a@b") == "postgresql://u@h/db?application_name=a@b"
+    assert shown_url("postgresql://a:p@ss@h/db") == "postgresql://a:***@h/db"
