@@ -49,7 +49,7 @@ async def test_a_delay_out_of_order_is_refused_beside_its_select_at_a_phones_wid
         second = page.get_by_label("Second reminder")
         await expect(second).to_have_attribute("aria-invalid", "true")
         await expect(second).to_be_focused()
-        await expect(page.get_by_role("alert")).to_contain_text("must be longer than first_duration")
+        await expect(page.get_by_role("alert")).to_contain_text("Choose a delay longer than the reminder before it")
         assert await fits_the_width(page)
         await page.screenshot(path=screen("reminders-360-refused.png"), full_page=True)
     finally:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from aiohttp import web
 
 from signsvc.http.appkeys import REMINDERS
+from signsvc.http.web import catalogue
 from signsvc.http.web.console import shell
-from signsvc.http.web.console.forms import Refusal, by_key, text
+from signsvc.http.web.console.forms import InputOf, Refusal, by_key, text
 from signsvc.infra import errors
 from signsvc.submissions import reminder_schedule
 
@@ -56,8 +57,18 @@ async def save(request: web.Request) -> web.Response:
         )
     except errors.Invalid as refused:
         inputs = {f"reminders.{slot}": slot for slot in reminder_schedule.SLOTS}
-        return _form(request, console, entered, status=422, refused=Refusal.of(refused, by_key(inputs)))
+        return _form(request, console, entered, status=422, refused=_in_words(request, refused, by_key(inputs)))
     raise shell.done(PAGE, "reminders_saved")
+
+
+def _in_words(request: web.Request, refused: errors.Invalid, input_of: InputOf) -> Refusal:
+    """The refusal beside its select, in the page's words: a delay not after the one before it is the only one
+    the selects can make."""
+    found = Refusal.of(refused, input_of)
+    if found.input not in SLOT_LABELS:
+        return found
+    t = catalogue.translator(catalogue.language(request))
+    return Refusal(t("console.reminders.not_later"), found.input)
 
 
 def _form(
