@@ -11,7 +11,8 @@ from storage.database import Connection
 from storage.filters import SubmissionFilters, SubmitterFilters
 from storage.queries import like_pattern
 from storage.records import Attachment, Blob, Submission, SubmissionEvent, Submitter
-from storage.rows import record, records, required
+from storage.rows import from_json, record, records, required
+from storage.shapes import TemplatePreferences
 
 _JSON_COLUMNS = ("metadata", "preferences", "field_values")  # a JSON column's value is sent as its JSON text
 _SUBMITTER_STATE = (
@@ -160,6 +161,18 @@ async def get_submitter(conn: Connection, submitter_id: int) -> Submitter | None
 
 async def find_submitter_by_slug(conn: Connection, slug: str) -> Submitter | None:
     return record(Submitter, await conn.fetch_one("find_submitter_by_slug", slug=slug))
+
+
+async def find_signer_by_slug(conn: Connection, slug: str) -> tuple[Submitter, TemplatePreferences] | None:
+    """The signer a signing link names, with their submission's template's settings as they are now ({} once the
+    template is gone): one statement."""
+    row = await conn.fetch_one("find_signer_by_slug", slug=slug)
+    if row is None:
+        return None
+    settings = row["template_preferences"]
+    return required(Submitter, row), TemplatePreferences(
+        **(from_json(settings) if isinstance(settings, str) else settings or {})
+    )
 
 
 async def submitters_of(conn: Connection, submission_id: int) -> list[Submitter]:

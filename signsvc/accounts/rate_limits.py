@@ -39,7 +39,8 @@ ACTIONS_PER_SIGNER = 300
 # and only one made from several addresses at once can hold the owner off, for the rest of the window.
 SIGN_INS_PER_ADDRESS = 20
 # Verification codes (`require_email_2fa`) per signer: sent (a resend after an email that went astray), and
-# typed (a typo or two): a code is one of a million, so five tries in five minutes make guessing hopeless.
+# typed (a typo or two). These windows only slow guessing down; what bounds it is kept with the codes
+# (`email_verification`): a code goes after five wrong tries, and a signer gets ten codes a day.
 CODES_SENT_PER_SIGNER = 3
 CODES_TYPED_PER_SIGNER = 5
 SIGN_INS_PER_EMAIL = 100

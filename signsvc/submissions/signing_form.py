@@ -18,7 +18,7 @@ import storage.templates as stored_templates
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import emails as completed_email
-from signsvc.submissions import field_values, statuses
+from signsvc.submissions import email_verification, field_values, statuses
 from signsvc.templates import patterns
 from storage import Database
 from storage.records import Submission, Submitter
@@ -61,6 +61,7 @@ class FormView:
     submission: Submission
     submitter: Submitter
     submitters: list[Submitter]
+    must_verify: bool  # the signer proves their email address before the form opens (`email_verification`)
     fields: list[Field] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)  # by field uuid, file values as paths on the site
     pages: list[Page] = field(default_factory=list)
@@ -127,16 +128,18 @@ class SigningForms:
 
     async def open(self, slug: str) -> FormView | None:
         """The form behind a signing link; None when no submitter has that slug."""
-        submitter = await stored.find_submitter_by_slug(self.db, slug)
-        if submitter is None:
+        signer = await email_verification.signer(self.db, slug)
+        if signer is None:
             return None
+        submitter, must_verify = signer
         submission = await stored.submission_of(self.db, submitter)
         submitters = await stored.submitters_of(self.db, submission.id)
         state = self._state(submission, submitter, submitters)
         if state == COMPLETED:
-            return FormView(state, submission, submitter, submitters, documents=await self._own_copy(submitter))
+            documents = await self._own_copy(submitter)
+            return FormView(state, submission, submitter, submitters, must_verify, documents=documents)
         if state != FORM:
-            return FormView(state, submission, submitter, submitters)
+            return FormView(state, submission, submitter, submitters, must_verify)
         attachments = await self._linkable(submission)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         await patterns.prepare(patterns.found_in(fields), checked=False)  # off the event loop when not compiled yet
@@ -147,6 +150,7 @@ class SigningForms:
             submission,
             submitter,
             submitters,
+            must_verify,
             fields,
             self._values(submitter, fields, attachments),
             await self._pages(submission),

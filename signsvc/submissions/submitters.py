@@ -19,7 +19,7 @@ from signsvc.infra import errors, json_fields
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import produce
-from signsvc.submissions import field_values, inputs, signer_rules, statuses, values
+from signsvc.submissions import email_verification, field_values, inputs, signer_rules, statuses, values
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.values import DEFAULT_UPLOADS_LIMIT, Namer, PreparedValues
 from signsvc.templates.documents import Ingest
@@ -181,9 +181,10 @@ class Submitters:
                 raise errors.Invalid(refusal)
             return await self.invitations.invite(tx, submission, submitter, again=True)
 
-    async def by_slug(self, slug: str) -> Submitter | None:
-        """The submitter a signing link names, if any; read without a lock (the actions check it again)."""
-        return await stored.find_submitter_by_slug(self.db, slug)
+    async def by_slug(self, slug: str) -> email_verification.Signer | None:
+        """The submitter a signing link names, if any, and whether they must verify their email address; read
+        without a lock (the actions check it again)."""
+        return await email_verification.signer(self.db, slug)
 
     async def view(self, slug: str) -> Submitter:
         """The submitter opened the form: `opened` at the first visit (a later one keeps that time), and

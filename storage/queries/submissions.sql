@@ -90,6 +90,14 @@ SELECT * FROM submitters WHERE id = :id
 -- The signer a signing link names.
 SELECT * FROM submitters WHERE slug = :slug
 
+-- find_signer_by_slug --
+-- The signer a signing link names, with the preferences of their submission's template (null once it is gone).
+SELECT submitters.*, templates.preferences AS template_preferences
+FROM submitters
+JOIN submissions ON submissions.id = submitters.submission_id
+LEFT JOIN templates ON templates.id = submissions.template_id
+WHERE submitters.slug = :slug
+
 -- list_submitters_of --
 -- A submission's signers in role order.
 SELECT * FROM submitters WHERE submission_id = :submission_id ORDER BY position, id

@@ -7,6 +7,7 @@ The code is read from the outbox, where every email the service sends is kept.""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import datetime, timedelta
 from html import unescape
@@ -43,6 +44,11 @@ async def last_code(db) -> str:
     [email] = await stored_emails.list_emails(db, 1, limit=1)
     assert email.kind == "verification_code"
     return re.search(r"\b(\d{6})\b", email.text_body).group(1)
+
+
+async def wrong_code(db) -> str:
+    """A code that is not the one last sent."""
+    return f"{(int(await last_code(db)) + 1) % 1_000_000:06d}"
 
 
 def new_browser(api: Api) -> None:
@@ -153,16 +159,65 @@ async def test_sends_are_limited_to_three_per_signer_in_five_minutes(api, db, cl
     assert (await post(api, f"/s/{ann['slug']}/verification/send")).status == 200
 
 
-async def test_tries_are_limited_to_five_per_signer_in_five_minutes_even_with_the_right_code(api, db, clock, ann):
+async def test_tries_are_limited_to_five_per_signer_in_five_minutes_across_codes_even_with_the_right_code(
+    api, db, clock, ann
+):
     await post(api, f"/s/{ann['slug']}/verification/send")
+    for _ in range(3):
+        assert (await post(api, f"/s/{ann['slug']}/verification/check", code=await wrong_code(db))).status == 422
+    await post(api, f"/s/{ann['slug']}/verification/send")  # a new code: the tries in this window still count
     code = await last_code(db)
-    wrong = f"{(int(code) + 1) % 1_000_000:06d}"
-    for _ in range(5):
-        assert (await post(api, f"/s/{ann['slug']}/verification/check", code=wrong)).status == 422
+    for _ in range(2):
+        assert (await post(api, f"/s/{ann['slug']}/verification/check", code=await wrong_code(db))).status == 422
     refused = await post(api, f"/s/{ann['slug']}/verification/check", code=code)
     assert refused.status == 429 and "Too many attempts." in text(refused)
     clock.advance(timedelta(minutes=5))  # the next window; the code works for ten minutes
     assert (await post(api, f"/s/{ann['slug']}/verification/check", code=code)).status == 303
+
+
+async def test_a_code_is_deleted_after_five_wrong_tries_and_the_page_says_to_send_a_new_one(api, db, clock, ann):
+    await post(api, f"/s/{ann['slug']}/verification/send")
+    code, wrong = await last_code(db), await wrong_code(db)
+    for _ in range(4):
+        reply = await post(api, f"/s/{ann['slug']}/verification/check", code=wrong)
+        assert reply.status == 422 and "That code is not right." in text(reply)
+    fifth = await post(api, f"/s/{ann['slug']}/verification/check", code=wrong)
+    assert fifth.status == 422 and "That code no longer works" in text(fifth) and "Send a new code." in text(fifth)
+    assert 'name="code"' not in fifth.body.decode() and "Send code" in text(fifth)  # no code works: no input
+    clock.advance(timedelta(minutes=5))  # past the window's limit, well within the code's ten minutes
+    late = await post(api, f"/s/{ann['slug']}/verification/check", code=code)
+    assert late.status == 422 and "That code no longer works" in text(late)
+    assert 'name="code"' not in (await page(api, f"/s/{ann['slug']}")).body.decode()
+    assert (await verified(api, db, ann["slug"])).status == 303  # a new code has tries of its own
+
+
+async def test_a_signer_is_sent_at_most_ten_codes_a_day_and_the_code_before_still_works(api, db, clock, ann):
+    for sent in range(10):
+        if sent and sent % 3 == 0:
+            clock.advance(timedelta(minutes=5))  # past the limit of three sends in five minutes
+        assert (await post(api, f"/s/{ann['slug']}/verification/send")).status == 200
+    clock.advance(timedelta(minutes=5))
+    code = await last_code(db)
+    refused = await post(api, f"/s/{ann['slug']}/verification/send")
+    assert refused.status == 429 and "as many codes as a day allows" in text(refused)
+    assert len(await stored_emails.list_emails(db, 1, limit=20)) == 1 + 10  # Ann's invitation, ten codes
+    events = await stored_submissions.events_of(db, ann["submission_id"])
+    assert sum(e.event_type == "send_2fa_email" for e in events) == 10
+    assert (await post(api, f"/s/{ann['slug']}/verification/check", code=code)).status == 303
+    new_browser(api)
+    clock.advance(timedelta(hours=24) - timedelta(minutes=20, seconds=1))  # the day since the first codes
+    assert (await post(api, f"/s/{ann['slug']}/verification/send")).status == 429
+    clock.advance(timedelta(seconds=1))  # a day after the first three were sent: three more may go
+    assert (await post(api, f"/s/{ann['slug']}/verification/send")).status == 200
+
+
+async def test_two_concurrent_checks_of_one_code_pass_exactly_once(api, db, ann):
+    await post(api, f"/s/{ann['slug']}/verification/send")
+    code = await last_code(db)
+    replies = await asyncio.gather(*(post(api, f"/s/{ann['slug']}/verification/check", code=code) for _ in range(2)))
+    assert sorted(reply.status for reply in replies) == [303, 422]
+    events = await stored_submissions.events_of(db, ann["submission_id"])
+    assert [e.event_type for e in events].count("email_verified") == 1
 
 
 async def test_a_verified_browser_stays_verified_for_twelve_hours_then_is_asked_again(api, db, clock, ann):
@@ -240,6 +295,24 @@ async def test_a_templates_require_email_2fa_applies_to_its_submissions_and_clos
     assert (await page(api, f"/d/{slug}")).status == 404
     started = await api.with_key(None).post(f"/d/{slug}", data={"name": "Eve", "email": "eve@example.com"})
     assert started.status == 404
+
+
+async def test_a_templates_require_email_2fa_set_later_gates_its_pending_signers_and_no_signer_lifts_it(api, db):
+    one_role = await template(api, FIELDS[:3])
+    [ann] = await send(api, one_role, ANN)
+    assert ">Complete<" in (await page(api, f"/s/{ann['slug']}")).body.decode()
+    await api.put(f"/api/templates/{one_role}", json={"preferences": {"require_email_2fa": True}})
+    assert "Verify your email address" in text(await page(api, f"/s/{ann['slug']}"))
+    assert (await act(api, ann["slug"], "view")).status == 403
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"require_email_2fa": False})).status == 200
+    assert "Verify your email address" in text(await page(api, f"/s/{ann['slug']}"))  # the template's still holds
+    assert (await act(api, ann["slug"], "values", {"values": {"Full Name": "Ann"}})).status == 403
+    assert (await verified(api, db, ann["slug"])).status == 303
+    assert (await act(api, ann["slug"], "view")).status == 200
+    new_browser(api)
+    assert (await api.delete(f"/api/templates/{one_role}?permanently=true")).status == 200
+    assert ">Complete<" in (await page(api, f"/s/{ann['slug']}")).body.decode()  # gone: the signer's own setting
+    assert (await act(api, ann["slug"], "view")).status == 200
 
 
 async def test_template_preferences_refuse_what_is_no_setting(api, nda):

@@ -62,3 +62,22 @@ async def test_the_verification_page_fits_a_small_screen(site, browser: Browser)
         await page.screenshot(path=screen("email-verification-sent-360.png"), full_page=True)
     finally:
         await context.close()
+
+
+async def test_a_code_typed_wrong_five_times_stops_working_and_the_page_offers_a_new_one(site, page: Page):
+    tess = await invite(site, await every_field_template(site), require_email_2fa=True)
+    await page.goto(url(site, f"/s/{tess['slug']}"))
+    await page.get_by_role("button", name="Send code").click()
+    wrong = "000000" if await emailed_code(site) != "000000" else "111111"
+    for _ in range(5):
+        await page.get_by_label("Verification code").fill(wrong)
+        async with page.expect_navigation():
+            await page.get_by_label("Verification code").press("Enter")
+    await expect(page.get_by_role("alert")).to_have_text(re.compile("That code no longer works"))
+    await expect(page.get_by_label("Verification code")).to_have_count(0)
+    await page.screenshot(path=screen("email-verification-used-up-1280.png"), full_page=True)
+    await page.set_viewport_size({"width": 360, "height": 740})
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 360
+    await page.screenshot(path=screen("email-verification-used-up-360.png"), full_page=True)
+    await page.get_by_role("button", name="Send code").click()
+    await expect(page.get_by_label("Verification code")).to_be_focused()

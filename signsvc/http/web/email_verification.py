@@ -35,6 +35,7 @@ PROBLEMS = {
     Outcome.WRONG: ("verify.wrong", 422),
     Outcome.EXPIRED: ("verify.expired", 422),
 }
+SEND_REFUSALS = {Outcome.TOO_MANY: "verify.too_many", Outcome.TOO_MANY_TODAY: "verify.too_many_today"}
 
 
 def presented(request: web.Request, submitter: Submitter) -> str | None:
@@ -43,38 +44,38 @@ def presented(request: web.Request, submitter: Submitter) -> str | None:
     return cookie if request.app[VERIFICATION_PASSES].admits(submitter, cookie) else _carried(request, submitter)
 
 
-def refuse_unverified(request: web.Request, submitter: Submitter) -> None:
+def refuse_unverified(request: web.Request, signer: email_verification.Signer) -> None:
     """The form's actions: refused (403) to a browser that has not verified the signer's email address."""
-    if email_verification.required(submitter) and presented(request, submitter) is None:
+    if signer.must_verify and presented(request, signer.submitter) is None:
         raise errors.NotAuthorized(email_verification.REQUIRED)
 
 
 async def gate(request: web.Request, view: FormView, *, embedded: bool) -> web.Response | None:
     """The verification page when the signer must verify and this browser has not; None to show the page."""
-    if view.state not in GATED or not email_verification.required(view.submitter):
+    if view.state not in GATED or not view.must_verify:
         return None
     if presented(request, view.submitter) is not None:
         return None
     return await _page(request, view.submission, view.submitter)
 
 
-def action_query(request: web.Request, submitter: Submitter) -> str:
+def action_query(request: web.Request, view: FormView) -> str:
     """What the form's script appends to its actions' paths: the pass the page was opened with from its address
     or a header (a pass in the cookie goes with the actions by itself, and stays out of the page's reach)."""
-    token = _given(request, submitter)
+    token = _given(request, view)
     return "?" + urlencode({QUERY: token}) if token else ""
 
 
-def keep(request: web.Request, response: web.Response, submitter: Submitter) -> None:
+def keep(request: web.Request, response: web.Response, view: FormView) -> None:
     """A pass that opened the page from its address or a header is kept in the cookie too, until it expires, so
     that the page opens again without it."""
-    if (token := _given(request, submitter)) and token != request.cookies.get(_cookie(submitter)):
-        _set_cookie(request, response, submitter, token)
+    if (token := _given(request, view)) and token != request.cookies.get(_cookie(view.submitter)):
+        _set_cookie(request, response, view.submitter, token)
 
 
-def _given(request: web.Request, submitter: Submitter) -> str | None:
+def _given(request: web.Request, view: FormView) -> str | None:
     """A valid pass from the query or the header, for a signer who must verify."""
-    return _carried(request, submitter) if email_verification.required(submitter) else None
+    return _carried(request, view.submitter) if view.must_verify else None
 
 
 def _carried(request: web.Request, submitter: Submitter) -> str | None:
@@ -90,8 +91,8 @@ async def send(request: web.Request) -> web.Response:
         return found
     submission, submitter, _ = found
     outcome = await request.app[EMAIL_CODES].send(submission, submitter)
-    if outcome == Outcome.TOO_MANY:
-        return await _page(request, submission, submitter, notice="verify.too_many", status=429)
+    if outcome in SEND_REFUSALS:
+        return await _page(request, submission, submitter, notice=SEND_REFUSALS[outcome], status=429)
     return await _page(request, submission, submitter, notice="verify.sent")
 
 
@@ -106,6 +107,8 @@ async def check(request: web.Request) -> web.Response:
         return _verified(request, submitter)
     if outcome == Outcome.TOO_MANY:
         return await _page(request, submission, submitter, notice="verify.too_many", status=429, pending=True)
+    if outcome == Outcome.USED_UP:  # no input: no code works any more
+        return await _page(request, submission, submitter, notice="verify.used_up", status=422, pending=False)
     problem, status = PROBLEMS[outcome]
     return await _page(request, submission, submitter, problem=problem, status=status, pending=True)
 
@@ -131,7 +134,7 @@ async def _subject(
     view = await request.app[SIGNING_FORMS].open(request.match_info["slug"])
     if view is None:
         return rendering.not_found(request, framable=_embedded(request))
-    if not email_verification.required(view.submitter) or view.state not in GATED:
+    if not view.must_verify or view.state not in GATED:
         raise web.HTTPSeeOther(_base(request, view.submitter))
     return view.submission, view.submitter, form
 
@@ -172,7 +175,7 @@ async def _page(
         framable=embedded,
         title=submission.name or submission.template_name,
         email=email_verification.masked(submitter.email) if submitter.email else None,
-        minutes=email_verification.CODE_LIFETIME.seconds // 60,
+        minutes=email_verification.minutes(),
         base=_base(request, submitter),
         embedded=embedded,
         pending=pending,

@@ -90,7 +90,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
         option_value=option_value,
         data=_script_data(request, view, language, embedded),
     )
-    email_verification.keep(request, response, view.submitter)
+    email_verification.keep(request, response, view)
     return response
 
 
@@ -128,7 +128,7 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
     t = catalogue.translator(language)
     return {
         "actions": f"/s/{view.submitter.slug}",
-        "action_query": email_verification.action_query(request, view.submitter),
+        "action_query": email_verification.action_query(request, view),
         "embedded": embedded,
         "state": view.state,
         "view_only": view.view_only,

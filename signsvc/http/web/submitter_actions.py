@@ -69,7 +69,7 @@ async def _admitted(request: web.Request, *, per_link: bool = True) -> str:
     stop a real signer."""
     slug = request.match_info["slug"]
     found = await request.app[SUBMITTERS].by_slug(slug)
-    if not await within_page_limits(request, found.id if found and per_link else None):
+    if not await within_page_limits(request, found.submitter.id if found and per_link else None):
         raise errors.TooManyRequests()
     if found is None:
         raise errors.NotFound("Signing link not found")
