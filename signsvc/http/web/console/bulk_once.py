@@ -41,8 +41,8 @@ async def valid(request: web.Request, token: str) -> bool:
 
 
 async def earlier(request: web.Request, token: str) -> Made | None:
-    """What an earlier post of the token made, if it made anything."""
-    if not token:
+    """What an earlier post of the token, issued for this address, made, if it made anything."""
+    if not await valid(request, token):
         return None
     db = request.app[DB]
     first = await form_posts.made_by(db, token, FIRST)
