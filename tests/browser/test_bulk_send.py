@@ -105,6 +105,16 @@ async def test_files_with_a_bad_row_are_refused_by_row_number_and_a_good_one_is_
     await expect(preview.get_by_role("row")).to_have_count(3)
     await page.screenshot(path=SCREENS / "bulk-mapping-1280.png", full_page=True)
 
+    await page.locator("input[name=send_token]").evaluate("input => input.value = 'not-issued'")
+    await page.get_by_role("button", name="Send 2 submissions").click()
+    await expect(page.get_by_role("alert").filter(has_text="too old to send from")).to_be_visible()
+    assert await submissions(site, template_id) == []
+    await page.screenshot(path=SCREENS / "bulk-send-stale-1280.png", full_page=True)
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await page.screenshot(path=SCREENS / "bulk-send-stale-360.png", full_page=True)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scrolling"
+    await page.set_viewport_size({"width": 1280, "height": 720})
+
     await page.get_by_role("button", name="Send 2 submissions").click()
     await expect(page.get_by_role("heading", name="“NDA” sent to many signers")).to_be_visible()
     await expect(page.get_by_text("2 of 2 submissions created.")).to_be_visible()
