@@ -5,6 +5,7 @@ jobs (nothing is sent inside the request), and a page that says how far they hav
 
 from __future__ import annotations
 
+import asyncio
 import html
 import io
 import json
@@ -419,3 +420,25 @@ async def test_a_bulk_send_refused_partway_keeps_the_batches_before_and_names_th
         await api.app[SUBMISSIONS].create_many(principal, [*good, refused, good[0]], source="bulk", batch=2)
     assert [s.id for s in stopped.value.made] == sorted(s["id"] for s in await submissions_of(api, template_id))
     assert len(stopped.value.made) == 2 and isinstance(stopped.value.refused, errors.Invalid)
+
+
+async def test_a_send_stopped_partway_by_archiving_says_how_many_were_made_and_a_repost_leads_to_them(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    rows = [["Email"]] + [[f"signer{n}@example.com"] for n in range(300)]
+    mapping = mapping_of(text(await upload(console, template_id, csv_of(rows))))
+    sending = asyncio.ensure_future(post_mapping(console, template_id, mapping, "send"))
+    while not sending.done() and not await submissions_of(api, template_id):
+        pass  # each look is a request: the send goes on meanwhile, until its first fifty are committed
+    assert (await api.delete(f"/api/templates/{template_id}")).status == 200
+    reply = await sending
+
+    assert reply.status == 422, text(reply)[:500]
+    stopped = re.search(r"Sending stopped: (\d+) submissions were made .* the other (\d+) were not made", text(reply))
+    made, rest = int(stopped.group(1)), int(stopped.group(2))
+    assert made + rest == 300 and 0 < made < 300 and made % 50 == 0
+    assert "Template has been archived" in html.unescape(text(reply))
+    assert 'name="send"' not in text(reply), "the rest cannot be sent from the page again"
+    again = await post_mapping(console, template_id, mapping, "send")
+    assert again.status == 303
+    assert f"{made} of {made} submissions created." in text(await console.get(location(again)))
