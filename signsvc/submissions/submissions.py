@@ -52,6 +52,15 @@ class _Checked:
         return [file for found in self.prepared for file in found.files]
 
 
+class PartlyMade(Exception):
+    """A batch of `Submissions.create_many` was refused: `made` are the submissions of the batches before it,
+    `refused` the refusal; none of the bodies from the refused batch on were made."""
+
+    def __init__(self, made: list[Submission], refused: errors.ServiceError) -> None:
+        super().__init__(refused.message)
+        self.made, self.refused = made, refused
+
+
 class Submissions:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, submitters: Submitters) -> None:
         self.db, self.clock, self.files, self.ingest, self.submitters = db, clock, files, ingest, submitters
@@ -73,20 +82,28 @@ class Submissions:
         self, principal: Principal, bodies: list[dict[str, Any]], *, source: str, batch: int = 50
     ) -> list[Submission]:
         """Each body created as `create` creates it, `batch` of them in one transaction: a bulk send's thousand
-        submissions in twenty commits, each short enough not to hold other writers up. A batch that fails leaves
-        the batches before it made (the caller checked every body first)."""
-        made = []
+        submissions in twenty commits, each short enough not to hold other writers up. A batch refused (the
+        template archived since the caller checked every body) leaves the batches before it made: PartlyMade
+        says which they are."""
+        made: list[Submission] = []
         for start in range(0, len(bodies), batch):
-            checked = [await self._checked(principal, body) for body in bodies[start : start + batch]]
-            files = [file for one in checked for file in one.files]
-            await self.files.write(files)
             try:
-                async with self.db.transaction() as tx:
-                    made += [(await self._written(tx, principal, one, source, None))[0] for one in checked]
-            except BaseException:
-                await self.files.discard(files)
-                raise
+                made += await self._made_together(principal, bodies[start : start + batch], source)
+            except errors.ServiceError as refused:
+                raise PartlyMade(made, refused) from refused
         return made
+
+    async def _made_together(self, principal: Principal, bodies: list[dict[str, Any]], source: str) -> list[Submission]:
+        """The bodies created in one transaction, all or none."""
+        checked = [await self._checked(principal, body) for body in bodies]
+        files = [file for one in checked for file in one.files]
+        await self.files.write(files)
+        try:
+            async with self.db.transaction() as tx:
+                return [(await self._written(tx, principal, one, source, None))[0] for one in checked]
+        except BaseException:
+            await self.files.discard(files)
+            raise
 
     async def check(self, principal: Principal, body: dict[str, Any]) -> None:
         """Refuses `body` as `create` would, nothing written: a bulk file's rows are each checked before any is

@@ -5,20 +5,27 @@ jobs (nothing is sent inside the request), and a page that says how far they hav
 
 from __future__ import annotations
 
+import asyncio
 import html
 import io
 import json
 import re
+import sys
 import zipfile
 
+import pytest
 from aiohttp import FormData
 
+import storage.accounts as stored_accounts
 import storage.emails as stored_emails
 import storage.jobs as stored_jobs
-from signsvc.http.appkeys import WORKER
+from signsvc.http.appkeys import SUBMISSIONS, WORKER
 from signsvc.http.web.console import bulk_table
+from signsvc.infra import errors, tokens
 from signsvc.submissions import invitations
+from signsvc.submissions.submissions import PartlyMade
 from storage.outbound_records import JobStatus
+from tests.support.app import LIVE_KEY
 from tests.support.bulk_files import GOOD_CSV, SIGNER_FIELDS, csv_of, xlsx_of
 from tests.support.console import Console, location, signed_in
 from tests.support.signing import template
@@ -51,8 +58,10 @@ async def upload(console: Console, template_id: int, data: bytes, name: str = "p
 
 
 def mapping_of(page: str) -> dict[str, str]:
-    """The mapping page's form as shown: the carried table and the chosen target of each column."""
+    """The mapping page's form as shown: the carried table, its one-time send token and the chosen target of each
+    column."""
     found = {"table": html.unescape(re.search(r'name="table" value="([^"]*)"', page).group(1))}
+    found["send_token"] = re.search(r'name="send_token" value="([^"]*)"', page).group(1)
     for column, options in re.findall(r'<select id="(column-\d+)"[^>]*>(.*?)</select>', page, re.DOTALL):
         chosen = re.search(r'<option value="([^"]*)" selected>', options)
         found[column] = html.unescape(chosen.group(1)) if chosen else ""
@@ -300,3 +309,136 @@ async def test_the_bulk_pages_open_only_for_the_accounts_template_and_the_mappin
     assert (await console.get(f"/console/templates/{theirs}/bulk", allow_redirects=False)).status == 404
     assert (await console.get(f"/console/templates/{theirs}/bulk/sent?first=1&last=9&count=9")).status == 404
     assert (await console.get(f"/console/templates/{template_id}/bulk/sent?first=x&last=9&count=9")).status == 404
+
+
+def declaring(data: bytes, dimension: str, extra_rows: str = "") -> bytes:
+    """The workbook with its sheet's <dimension> replaced, and `extra_rows` (XML) added after its rows."""
+    source, packed = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info in source.infolist():
+            part = source.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                part = re.sub(rb'<dimension ref="[^"]*"/>', f'<dimension ref="{dimension}"/>'.encode(), part)
+                part = part.replace(b"</sheetData>", extra_rows.encode() + b"</sheetData>")
+            archive.writestr(info.filename, part)
+    return packed.getvalue()
+
+
+def test_an_xlsx_declaring_the_widest_sheet_has_only_its_own_cells_read_not_sixteen_thousand_a_row():
+    rows = [["Email", "Name"]] + [[f"a{n}@example.com", f"N {n}"] for n in range(20)]
+    data = declaring(xlsx_of(rows), "A1:XFD1048576")
+    converted = 0
+
+    def count_conversions(frame, event, arg):
+        nonlocal converted
+        converted += event == "call" and frame.f_code is bulk_table._text.__code__
+
+    sys.setprofile(count_conversions)
+    try:
+        table = bulk_table._xlsx(data)
+    finally:
+        sys.setprofile(None)
+    assert table.headers == ("Email", "Name") and len(table.rows) == 20
+    assert converted <= len(rows) * 2, f"{converted} cells converted to text for a sheet of {len(rows) * 2}"
+
+
+async def test_a_sheet_of_many_empty_row_elements_is_refused_for_its_blank_rows(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    empties = "".join(f'<row r="{n}"/>' for n in range(10, 10 + bulk_table.MAX_BLANK_ROWS + 1))
+    data = declaring(xlsx_of([["Email"], ["ann@example.com"]]), "A1:XFD1048576", empties)
+    page = await upload(console, template_id, data, "people.xlsx")
+    assert page.status == 422
+    assert f"too many blank rows: at most {bulk_table.MAX_BLANK_ROWS}" in text(page)
+
+
+async def test_an_xlsx_wider_than_the_columns_taken_is_refused_for_its_columns_whatever_it_declares(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    header = ["Email"] + [f"Column {n}" for n in range(bulk_table.MAX_COLUMNS + 5)]
+    data = declaring(xlsx_of([header, ["ann@example.com"]]), "A1:B2")
+    page = await upload(console, template_id, data, "people.xlsx")
+    assert page.status == 422
+    assert f"too many columns: at most {bulk_table.MAX_COLUMNS}" in text(page)
+
+
+async def test_a_malformed_carried_table_is_refused_with_a_page_never_a_500(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    mapping = mapping_of(text(await upload(console, template_id, GOOD_CSV.encode())))
+    for carried in [
+        '{"headers":["a"],"rows":[[Infinity,["x"]]]}',
+        '{"headers":["a"],"rows":[[2,[NaN]]]}',
+        "[" * 200_000,
+        '{"headers":["a"],"rows":[[2.0,["x"]]]}',
+        '{"headers":["a"],"rows":[[true,["x"]]]}',
+        '{"headers":["a"],"rows":[[2,[1]]]}',
+        '{"headers":["a"],"rows":[[2,["x"],3]]}',
+        '{"headers":[1],"rows":[[2,["x"]]]}',
+        '{"headers":["a"],"rows":[[2,["x"]]],"more":1}',
+        '{"headers":["a"],"rows":[[' + "9" * 5000 + ',["x"]]]}',
+        '["headers","rows"]',
+    ]:
+        reply = await post_mapping(console, template_id, {**mapping, "table": carried}, "check")
+        assert reply.status == 422, (carried[:60], reply.status)
+        assert "cannot be read as CSV or XLSX" in text(reply), carried[:60]
+    many = json.dumps({"headers": ["a"], "rows": [[n, ["x"]] for n in range(2, bulk_table.MAX_ROWS + 3)]})
+    reply = await post_mapping(console, template_id, {**mapping, "table": many}, "check")
+    assert reply.status == 422 and "too many rows" in text(reply)
+
+
+async def test_a_send_posted_twice_makes_its_submissions_once_and_leads_to_the_first_sends_progress(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    mapping = mapping_of(text(await upload(console, template_id, GOOD_CSV.encode())))
+    first = await post_mapping(console, template_id, mapping, "send")
+    again = await post_mapping(console, template_id, mapping, "send")
+    assert (first.status, again.status) == (303, 303), text(again)
+    assert location(again) == location(first)
+    assert len(await submissions_of(api, template_id)) == 2
+
+
+async def test_a_send_without_the_forms_one_time_token_makes_nothing(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    mapping = mapping_of(text(await upload(console, template_id, GOOD_CSV.encode())))
+    for token in ["", "not-a-token-we-issued"]:
+        reply = await post_mapping(console, template_id, {**mapping, "send_token": token}, "send")
+        assert reply.status == 422
+        assert "too old to send from" in text(reply)
+    assert await submissions_of(api, template_id) == []
+
+
+async def test_a_bulk_send_refused_partway_keeps_the_batches_before_and_names_them(api, db):
+    template_id = await template(api, SIGNER_FIELDS)
+    principal = await stored_accounts.find_principal(db, tokens.digest(LIVE_KEY))
+    good = [
+        {"template_id": template_id, "submitters": [{"role": "Signer", "email": f"s{n}@example.com"}]} for n in range(2)
+    ]
+    refused = {"template_id": template_id, "submitters": []}
+    with pytest.raises(PartlyMade) as stopped:
+        await api.app[SUBMISSIONS].create_many(principal, [*good, refused, good[0]], source="bulk", batch=2)
+    assert [s.id for s in stopped.value.made] == sorted(s["id"] for s in await submissions_of(api, template_id))
+    assert len(stopped.value.made) == 2 and isinstance(stopped.value.refused, errors.Invalid)
+
+
+async def test_a_send_stopped_partway_by_archiving_says_how_many_were_made_and_a_repost_leads_to_them(api):
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    rows = [["Email"]] + [[f"signer{n}@example.com"] for n in range(300)]
+    mapping = mapping_of(text(await upload(console, template_id, csv_of(rows))))
+    sending = asyncio.ensure_future(post_mapping(console, template_id, mapping, "send"))
+    while not sending.done() and not await submissions_of(api, template_id):
+        pass  # each look is a request: the send goes on meanwhile, until its first fifty are committed
+    assert (await api.delete(f"/api/templates/{template_id}")).status == 200
+    reply = await sending
+
+    assert reply.status == 422, text(reply)[:500]
+    stopped = re.search(r"Sending stopped: (\d+) submissions were made .* the other (\d+) were not made", text(reply))
+    made, rest = int(stopped.group(1)), int(stopped.group(2))
+    assert made + rest == 300 and 0 < made < 300 and made % 50 == 0
+    assert "Template has been archived" in html.unescape(text(reply))
+    assert 'name="send"' not in text(reply), "the rest cannot be sent from the page again"
+    again = await post_mapping(console, template_id, mapping, "send")
+    assert again.status == 303
+    assert f"{made} of {made} submissions created." in text(await console.get(location(again)))

@@ -6,6 +6,7 @@ script). The mapping page at 1280 and 360 px."""
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from urllib.parse import urlsplit
 
 import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
@@ -104,6 +105,16 @@ async def test_files_with_a_bad_row_are_refused_by_row_number_and_a_good_one_is_
     await expect(preview.get_by_role("row")).to_have_count(3)
     await page.screenshot(path=SCREENS / "bulk-mapping-1280.png", full_page=True)
 
+    await page.locator("input[name=send_token]").evaluate("input => input.value = 'not-issued'")
+    await page.get_by_role("button", name="Send 2 submissions").click()
+    await expect(page.get_by_role("alert").filter(has_text="too old to send from")).to_be_visible()
+    assert await submissions(site, template_id) == []
+    await page.screenshot(path=SCREENS / "bulk-send-stale-1280.png", full_page=True)
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await page.screenshot(path=SCREENS / "bulk-send-stale-360.png", full_page=True)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scrolling"
+    await page.set_viewport_size({"width": 1280, "height": 720})
+
     await page.get_by_role("button", name="Send 2 submissions").click()
     await expect(page.get_by_role("heading", name="“NDA” sent to many signers")).to_be_visible()
     await expect(page.get_by_text("2 of 2 submissions created.")).to_be_visible()
@@ -150,3 +161,28 @@ async def test_the_page_after_sending_counts_the_invitations_as_they_leave(maili
     await expect(page.get_by_role("status").filter(has_text="All invitations have been sent.")).to_be_visible()
     await expect(page.get_by_role("link", name="Check again")).to_have_count(0)
     assert len(held_smtp.received) == 2
+
+
+async def test_the_page_after_sending_stops_asking_once_signed_out_and_says_so(mailing_site, page: Page):
+    site = mailing_site
+    template_id = await template(site, SIGNER_FIELDS)
+    await sign_in_browser(site, page)
+    await read_file(page, site, template_id, "people.csv", GOOD_CSV.encode())
+    await page.clock.install()  # the page's timer runs only as the test moves its clock
+    await page.get_by_role("button", name="Send 2 submissions").click()
+    await expect(page.locator("#invitations-count")).to_have_text("0 of 2 invitations sent.")
+    asked: list[str] = []
+    page.on(
+        "request",
+        lambda request: asked.append(request.url) if urlsplit(request.url).path.endswith("/bulk/sent") else None,
+    )
+
+    await page.context.clear_cookies()  # signed out, as by another tab
+    await page.clock.run_for(2_000)
+    status = page.get_by_role("status").filter(has_text="This page has stopped updating")
+    await expect(status).to_be_visible()
+    await page.screenshot(path=SCREENS / "bulk-sent-stopped-1280.png", full_page=True)
+    asked_before = len(asked)
+    await page.clock.run_for(20_000)
+    await expect(status).to_be_visible()
+    assert len(asked) == asked_before == 1, asked

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import json
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -20,9 +21,11 @@ ACCEPTED = ".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.sp
 MAX_BYTES = 5 * 1024 * 1024
 MAX_ROWS = 2000  # rows of signers, the header not counted
 MAX_COLUMNS = 100
+MAX_ROW_NUMBER = 1_048_576  # a spreadsheet's last row
 MAX_CELL = 10_000  # characters; far beyond any value a field or a signer's contact takes
 MAX_UNPACKED = 20 * MAX_BYTES  # an XLSX file's parts, unpacked: its XML is about five times its size
-MAX_LINES = 50 * MAX_ROWS  # blank ones included: a sheet of a million empty rows is not read to its end
+# Blank rows, wherever they are: a sheet of a million empty <row/> elements is refused, not read to its end.
+MAX_BLANK_ROWS = MAX_ROWS
 _XLSX = b"PK\x03\x04"
 _OLD_EXCEL = b"\xd0\xcf\x11\xe0"  # .xls, the format before XLSX
 
@@ -55,13 +58,48 @@ class Table:
 
     @classmethod
     def of_data(cls, data: Any) -> Table:
-        """A table from `as_data`'s form, checked as a file's is (TableUnreadable otherwise)."""
-        try:
-            headers, rows = data["headers"], data["rows"]
-            read = [(int(number), [str(cell) for cell in cells]) for number, cells in rows]
-            return _bounded([str(header) for header in headers], read)
-        except (KeyError, TypeError, ValueError):
-            raise TableUnreadable("console.bulk.file.unreadable") from None
+        """A table from `as_data`'s form, its types checked strictly and bounded as a file's are (TableUnreadable
+        otherwise): the form that carried it may have been changed."""
+        if not (isinstance(data, dict) and set(data) == {"headers", "rows"}):
+            raise TableUnreadable("console.bulk.file.unreadable")
+        headers, rows = data["headers"], data["rows"]
+        if not (_texts(headers) and isinstance(rows, list)):
+            raise TableUnreadable("console.bulk.file.unreadable")
+        if len(rows) > MAX_ROWS:
+            raise TableUnreadable("console.bulk.file.too_many_rows", rows=MAX_ROWS)
+        if not all(_carried_row(row) for row in rows):
+            raise TableUnreadable("console.bulk.file.unreadable")
+        return _bounded(headers, [(number, cells) for number, cells in rows])
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and len(value) <= MAX_COLUMNS and all(isinstance(cell, str) for cell in value)
+
+
+def _carried_row(row: Any) -> bool:
+    """[number, [cell, ...]]: the number a row's as the spreadsheet shows it, its cells text."""
+    if not (isinstance(row, list) and len(row) == 2):
+        return False
+    number, cells = row
+    return type(number) is int and 1 < number <= MAX_ROW_NUMBER and _texts(cells)
+
+
+def carried_json(table: Table) -> str:
+    """The table as the mapping form carries it."""
+    return json.dumps(table.as_data(), ensure_ascii=False, separators=(",", ":"))
+
+
+def of_carried_json(carried: str) -> Table:
+    """The table the mapping form carried back: JSON of plain lists and text, no NaN or Infinity, no deeper
+    than `as_data` makes it (TableUnreadable otherwise)."""
+    try:
+        return Table.of_data(json.loads(carried, parse_constant=_refused_constant))
+    except (ValueError, RecursionError):
+        raise TableUnreadable("console.bulk.file.unreadable") from None
+
+
+def _refused_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a value of a table")
 
 
 async def read(data: bytes) -> Table:
@@ -109,7 +147,9 @@ def _xlsx(data: bytes) -> Table:
         raise TableUnreadable("console.bulk.file.unreadable") from None
     try:
         sheet = workbook.worksheets[0]
-        return _table([_text(value) for value in values] for values in sheet.iter_rows(values_only=True))
+        # The <dimension> a sheet declares is not trusted: read-only mode would pad every row to its width.
+        sheet.reset_dimensions()
+        return _table(_sheet_lines(sheet.iter_rows(max_col=MAX_COLUMNS + 1, values_only=True)))
     except TableUnreadable:
         raise
     except Exception:
@@ -130,6 +170,22 @@ def _bounded_unpacked(data: bytes) -> None:
         raise TableUnreadable("console.bulk.file.too_large", megabytes=MAX_BYTES // (1024 * 1024))
 
 
+def _sheet_lines(rows: Iterable[tuple[Any, ...]]) -> Iterator[list[str]]:
+    """Each row of a sheet (read no wider than MAX_COLUMNS + 1) trimmed of its empty cells, then as text; a row
+    with a value past MAX_COLUMNS refuses the file there."""
+    for values in rows:
+        end = len(values)
+        while end and _blank(values[end - 1]):
+            end -= 1
+        if end > MAX_COLUMNS:
+            raise TableUnreadable("console.bulk.file.too_many_columns", columns=MAX_COLUMNS)
+        yield [_text(value) for value in values[:end]]
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def _text(value: Any) -> str:
     """A cell as text: a whole number without its ".0", a date as ISO 8601 (2026-09-01), nothing as ""."""
     if value is None:
@@ -147,18 +203,25 @@ def _text(value: Any) -> str:
 
 def _table(lines: Iterable[list[str]]) -> Table:
     """The header and the rows under it, blank rows left out (their numbers kept for the rows after them); stops
-    reading as soon as the file has more rows than a bulk send takes."""
-    numbered: Iterator[tuple[int, list[str]]] = ((n, _trimmed(cells)) for n, cells in enumerate(lines, start=1))
-    header = next(((number, cells) for number, cells in numbered if cells), None)
+    reading as soon as the file has more rows, or more blank rows, than a bulk send takes."""
+    header: list[str] | None = None
+    rows: list[tuple[int, list[str]]] = []
+    blank = 0
+    for number, line in enumerate(lines, start=1):
+        cells = _trimmed(line)
+        if not cells:
+            blank += 1
+            if blank > MAX_BLANK_ROWS:
+                raise TableUnreadable("console.bulk.file.too_many_blank_rows", rows=MAX_BLANK_ROWS)
+        elif header is None:
+            header = cells
+        else:
+            rows.append((number, cells))
+            if len(rows) > MAX_ROWS:
+                raise TableUnreadable("console.bulk.file.too_many_rows", rows=MAX_ROWS)
     if header is None:
         raise TableUnreadable("console.bulk.file.empty")
-    rows = []
-    for number, cells in numbered:
-        if cells:
-            rows.append((number, cells))
-        if len(rows) > MAX_ROWS or number > MAX_LINES:
-            raise TableUnreadable("console.bulk.file.too_many_rows", rows=MAX_ROWS)
-    return _bounded(header[1], rows)
+    return _bounded(header, rows)
 
 
 def _trimmed(cells: list[str]) -> list[str]:
