@@ -286,7 +286,9 @@ async def test_the_console_refuses_delays_out_of_order_beside_the_select(api):
     assert reply.status == 422
     html = reply.body.decode()
     assert 'aria-describedby="second_duration-problem"' in html
-    assert "Choose a delay longer than the reminder before it" in html and "(each counts from the invitation)" not in html
+    assert (
+        "Choose a delay longer than the reminder before it" in html and "(each counts from the invitation)" not in html
+    )
 
 
 async def test_a_submission_sent_from_the_console_follows_the_accounts_schedule(api, clock):
