@@ -160,7 +160,9 @@ function start() {
     const version = edits.get(uuid);
     const pending = saving.get(uuid);
     if (pending && pending.version === version) return pending.saved;
-    const saved = send(step, version).finally(() => {
+    // One save of a field at a time, in the order of its edits: the server keeps whichever save it gets last.
+    const before = pending ? pending.saved.catch(() => false) : Promise.resolve();
+    const saved = before.then(() => send(step, version)).finally(() => {
       if (saving.get(uuid)?.saved === saved) saving.delete(uuid);
     });
     saving.set(uuid, { version, saved });

@@ -6,7 +6,7 @@ import re
 from datetime import timedelta
 
 import pytest_asyncio
-from playwright.async_api import Browser, Page, Response, expect
+from playwright.async_api import Browser, Page, Response, Route, expect
 
 from tests.support.every_field import ONE_FIELD, box, every_field_template, field, invite
 from tests.support.live_site import BROWSER_LOOP, serving
@@ -76,6 +76,41 @@ async def test_text_typed_is_saved_when_typing_pauses_without_leaving_the_field(
     await expect(page.locator("#status")).to_have_text("Saved")
     await page.reload()
     await expect(page.get_by_label("Full name")).to_have_value("Tess Tenant")
+
+
+async def test_a_newer_value_is_saved_after_an_older_save_still_under_way_never_before_it(site, page: Page):
+    """Two saves of one field never race: the second goes once the first is answered, so the server keeps the
+    newer value whatever the network does with the first."""
+    tess = await invite(site, await every_field_template(site))
+    held: list[Route] = []
+    first_held = asyncio.Event()
+
+    async def hold_the_first_save(route: Route) -> None:
+        if not held:
+            held.append(route)
+            first_held.set()
+        else:
+            await route.continue_()
+
+    answered: list[str] = []
+    page.on(
+        "response",
+        lambda response: (
+            answered.append(response.request.post_data or "") if response.url.endswith("/values") else None
+        ),
+    )
+    await page.route("**/values", hold_the_first_save)
+    await page.goto(url(site, f"/s/{tess['slug']}"))
+    await page.get_by_label("Full name").fill("Old Name")
+    await page.get_by_label("Full name").press("Enter")
+    await first_held.wait()
+    await page.get_by_label("Full name").fill("New Name")
+    await page.get_by_label("Full name").press("Enter")
+    async with page.expect_response(lambda r: r.url.endswith("/values") and "New Name" in (r.request.post_data or "")):
+        await held[0].continue_()
+    assert ["Old" in body for body in answered] == [True, False], "the older save is answered first"
+    values = (await site.get(f"/api/submitters/{tess['id']}")).json["values"]
+    assert {"field": "Full name", "value": "New Name"} in values
 
 
 async def test_a_number_shows_on_the_page_in_its_fields_format_as_it_is_entered(site, page: Page):
