@@ -26,3 +26,8 @@ async def made_by(conn: Connection, token: str, record_type: str) -> int | None:
 
 async def settle(conn: Connection, token: str, record_id: int) -> None:
     await conn.execute("settle_form_post", token=token, record_id=record_id)
+
+
+async def release(conn: Connection, token: str) -> None:
+    """Gives the token back when its post made nothing."""
+    await conn.execute("release_form_post", token=token)

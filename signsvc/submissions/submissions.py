@@ -26,7 +26,7 @@ from signsvc.submissions.values import PreparedValues
 from signsvc.templates import patterns
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
-from storage import Connection, Database
+from storage import Connection, Database, StorageError
 from storage.filters import SubmissionFilters
 from storage.records import Principal, Submission, SubmissionEvent, Submitter, Template
 from storage.shapes import Field, Preferences, Role, SubmissionDocument
@@ -53,8 +53,9 @@ class _Checked:
 
 
 class PartlyMade(Exception):
-    """A batch of `Submissions.create_many` was refused: `made` are the submissions of the batches before it,
-    `refused` the refusal; none of the bodies from the refused batch on were made."""
+    """A batch of `Submissions.create_many` failed: `made` are the submissions of the batches before it,
+    `refused` the refusal (or the database's failure: an Unavailable); none of the bodies from that batch on were
+    made."""
 
     def __init__(self, made: list[Submission], refused: errors.ServiceError) -> None:
         super().__init__(refused.message)
@@ -91,6 +92,8 @@ class Submissions:
                 made += await self._made_together(principal, bodies[start : start + batch], source)
             except errors.ServiceError as refused:
                 raise PartlyMade(made, refused) from refused
+            except StorageError as failed:  # the batches before it stay made: the caller must learn which
+                raise PartlyMade(made, errors.Unavailable()) from failed
         return made
 
     async def _made_together(self, principal: Principal, bodies: list[dict[str, Any]], source: str) -> list[Submission]:

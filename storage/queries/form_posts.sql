@@ -11,3 +11,7 @@ SELECT record_type, record_id FROM form_posts WHERE token = :token
 -- settle_form_post --
 -- Records what the post of a form's token made.
 UPDATE form_posts SET record_id = :record_id WHERE token = :token
+
+-- release_form_post --
+-- Gives a form's token back when its post made nothing, so that the form can be posted again.
+DELETE FROM form_posts WHERE token = :token AND record_id IS NULL

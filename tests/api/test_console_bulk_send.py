@@ -18,6 +18,7 @@ from aiohttp import FormData
 
 import storage.accounts as stored_accounts
 import storage.emails as stored_emails
+import storage.form_posts as form_posts
 import storage.jobs as stored_jobs
 from signsvc.http.appkeys import SUBMISSIONS, WORKER
 from signsvc.http.web.console import bulk_table
@@ -442,3 +443,20 @@ async def test_a_send_stopped_partway_by_archiving_says_how_many_were_made_and_a
     again = await post_mapping(console, template_id, mapping, "send")
     assert again.status == 303
     assert f"{made} of {made} submissions created." in text(await console.get(location(again)))
+
+
+async def test_a_send_token_whose_post_made_nothing_is_given_back_and_one_that_made_some_is_kept(db, clock):
+    """A send stopped before its first batch (the database away, the template archived meanwhile) must not leave
+    its form refused as "already being sent" for the token's whole life."""
+    async with db.transaction() as tx:
+        await form_posts.claim(tx, "nothing-made", "bulk_send", clock.now())
+        await form_posts.claim(tx, "some-made", "bulk_send", clock.now())
+        await form_posts.settle(tx, "some-made", 7)
+    async with db.transaction() as tx:
+        await form_posts.release(tx, "nothing-made")
+        await form_posts.release(tx, "some-made")
+    async with db.transaction() as tx:
+        await form_posts.claim(tx, "nothing-made", "bulk_send", clock.now())  # claimable again
+        with pytest.raises(form_posts.Taken):
+            await form_posts.claim(tx, "some-made", "bulk_send", clock.now())
+    assert await form_posts.made_by(db, "some-made", "bulk_send") == 7

@@ -61,10 +61,13 @@ async def claim(request: web.Request, token: str) -> None:
 
 
 async def settle(request: web.Request, token: str, made: list[Submission]) -> None:
-    """Records what the post made, so a second post of the same form leads to it."""
-    if not made:
-        return
+    """Records what the post made, so a second post of the same form leads to it; a post that made nothing gives
+    the token back, so that the form can be sent again."""
     db, now = request.app[DB], request.app[CLOCK].now()
+    if not made:
+        async with db.transaction() as tx:
+            await form_posts.release(tx, token)
+        return
     async with db.transaction() as tx:
         await form_posts.settle(tx, token, made[0].id)
         await form_posts.claim(tx, _last(token), LAST, now)

@@ -87,7 +87,8 @@ async def _send(
         await bulk_once.settle(request, token, partly.made)
         stopped = {"made": len(partly.made), "rest": len(checked.bodies) - len(partly.made)}
         notice = Problem(_PARTLY, {**stopped, "problem": partly.refused.message})
-        return await _page(request, console, template, table, mapping, status=422, notice=notice)
+        status = partly.refused.status if partly.refused.status >= 500 else 422
+        return await _page(request, console, template, table, mapping, status=status, notice=notice)
     await bulk_once.settle(request, token, made)
     raise web.HTTPSeeOther(_sent_path(template, made[0].id, made[-1].id, len(made)))
 
