@@ -358,7 +358,7 @@ async def test_the_accounts_reminder_wording_is_refused_beyond_the_templates_lim
     reply = await console.post("/console/settings/reminders", {field: "y" * (limit + 1)})
     assert reply.status == 422
     html = reply.body.decode()
-    assert f'aria-describedby="{field}-problem"' in html and f"must be at most {limit} characters" in html
+    assert f'aria-describedby="{field}-problem"' in html and f"Shorten this to at most {limit} characters." in html
     assert (await api.app[REMINDERS].settings(1))[1] == {field: "x" * limit}
 
 

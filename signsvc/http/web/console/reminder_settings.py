@@ -10,7 +10,7 @@ from signsvc.http.web import catalogue
 from signsvc.http.web.console import shell
 from signsvc.http.web.console.forms import InputOf, Refusal, by_key, text
 from signsvc.infra import errors
-from signsvc.submissions import reminder_schedule
+from signsvc.submissions import reminder_schedule, reminders
 
 PAGE = "/console/settings/reminders"
 WORDING = ("subject", "body")
@@ -62,12 +62,14 @@ async def save(request: web.Request) -> web.Response:
 
 
 def _in_words(request: web.Request, refused: errors.Invalid, input_of: InputOf) -> Refusal:
-    """The refusal beside its input, in the page's words: a delay not after the one before it, or one the selects
-    do not offer (only a crafted form sends that)."""
+    """The refusal beside its input, in the page's words: a delay not after the one before it, one the selects do
+    not offer, or wording longer than its limit (the last two only from a crafted form)."""
     found = Refusal.of(refused, input_of)
+    t = catalogue.translator(catalogue.language(request))
+    if found.input in reminders.WORDING_LIMITS:
+        return Refusal(t("console.reminders.too_long", limit=reminders.WORDING_LIMITS[found.input]), found.input)
     if found.input not in SLOT_LABELS:
         return found
-    t = catalogue.translator(catalogue.language(request))
     if reminder_schedule.out_of_order(refused):
         return Refusal(t("console.reminders.not_later"), found.input)
     return Refusal(t("console.reminders.not_offered"), found.input)
