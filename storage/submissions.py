@@ -257,6 +257,20 @@ async def events_of(conn: Connection, submission_id: int) -> list[SubmissionEven
     return records(SubmissionEvent, await conn.fetch_all("list_submission_events", submission_id=submission_id))
 
 
+async def reminder_sent(conn: Connection, submission_id: int, submitter_id: int, event_type: str, number: int) -> bool:
+    """Whether an event `event_type` of reminder `number` was recorded for this signer."""
+    return bool(
+        await conn.fetch_value(
+            "reminder_sent",
+            "sent",
+            submission_id=submission_id,
+            submitter_id=submitter_id,
+            event_type=event_type,
+            number=number,
+        )
+    )
+
+
 async def events_of_many(conn: Connection, submission_ids: list[int]) -> dict[int, list[SubmissionEvent]]:
     """The audit trail of each of these submissions, oldest first, by submission id."""
     found: dict[int, list[SubmissionEvent]] = {submission_id: [] for submission_id in submission_ids}

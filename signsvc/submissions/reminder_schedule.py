@@ -37,6 +37,7 @@ DURATIONS: dict[str, timedelta] = {
     "thirty_days": timedelta(days=30),
 }
 SLOTS = ("first_duration", "second_duration", "third_duration")
+OUT_OF_ORDER = "must be longer than"
 
 
 def parse(raw: Any, where: errors.Location) -> ReminderSchedule:
@@ -54,10 +55,15 @@ def parse(raw: Any, where: errors.Location) -> ReminderSchedule:
         if not isinstance(key, str) or key not in DURATIONS:
             raise errors.at((*where, slot), f"must be one of {', '.join(DURATIONS)}")
         if longest and DURATIONS[key] <= longest[1]:
-            raise errors.at((*where, slot), f"must be longer than {longest[0]} (each counts from the invitation)")
+            raise errors.at((*where, slot), f"{OUT_OF_ORDER} {longest[0]} (each counts from the invitation)")
         schedule[slot] = key
         longest = (slot, DURATIONS[key])
     return schedule
+
+
+def out_of_order(refused: errors.Invalid) -> bool:
+    """Whether `parse` refused a delay for not being longer than the one before it."""
+    return f" {OUT_OF_ORDER} " in str(refused.message)
 
 
 def delays(schedule: ReminderSchedule | None) -> list[timedelta]:
@@ -69,13 +75,14 @@ async def schedule(
     tx: Connection, clock: Clock, submission: Submission, submitter: Submitter, sent_at: datetime
 ) -> None:
     """Queues the submitter's reminders, each due its delay after `sent_at`, in the transaction that records the
-    invitation sent. The dedupe key makes each reminder one job however often this runs."""
+    invitation sent. The dedupe key makes each reminder one job however often this runs; the invited address
+    goes with it, so a signer whose email changed since gets none."""
     for number, delay in enumerate(delays(submission.preferences.get("reminders")), start=1):
         await jobs.enqueue(
             tx,
             clock,
             SEND_JOB,
-            {"submitter_id": submitter.id, "number": number},
+            {"submitter_id": submitter.id, "number": number, "email": submitter.email},
             run_at=sent_at + delay,
             dedupe_key=f"reminder:{submitter.id}:{number}",
         )

@@ -21,11 +21,12 @@ import storage.account_settings as stored_settings
 import storage.accounts as stored_accounts
 import storage.submissions as stored
 import storage.templates as stored_templates
-from signsvc.infra import jobs
+from signsvc.infra import errors, jobs
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Outbox
 from signsvc.submissions import invitations, reminder_schedule, statuses
 from signsvc.submissions.invitations import Invitations
+from signsvc.templates import template_preferences
 from storage import Connection, Database
 from storage.records import Submission, Submitter
 from storage.shapes import Message, Preferences, ReminderSchedule, TemplatePreferences
@@ -34,6 +35,11 @@ SCHEDULE_SETTING = "submitter_reminders"
 EMAIL_SETTING = "submitter_invitation_reminder_email"
 EVENT = "send_reminder_email"
 PREFIX = "Reminder: "
+# The account's reminder email is held to the limits of a template's own reminder wording.
+WORDING_LIMITS = {
+    "subject": template_preferences.TEXTS["invitation_reminder_email_subject"],
+    "body": template_preferences.TEXTS["invitation_reminder_email_body"],
+}
 
 
 class Reminders:
@@ -55,6 +61,9 @@ class Reminders:
         forgotten, so the defaults apply again."""
         schedule = reminder_schedule.parse(raw_schedule, ("reminders",))
         wording = {key: text.strip() for key, text in email.items() if text.strip()}
+        for key, limit in WORDING_LIMITS.items():
+            if len(wording.get(key, "")) > limit:
+                raise errors.at((key,), f"must be at most {limit} characters")
         async with self.db.transaction() as tx:
             await stored_settings.put(tx, account_id, SCHEDULE_SETTING, schedule or None)
             await stored_settings.put(tx, account_id, EMAIL_SETTING, wording or None)
@@ -87,17 +96,26 @@ class Reminders:
                 return
             submitters = await stored.submitters_of(tx, submission.id)
             current = next((s for s in submitters if s.id == payload["submitter_id"]), None)
-            if current and self._due(submission, current, submitters) and not await _sent(tx, current, number):
+            if (
+                current
+                and _to_the_invited_address(payload, current)
+                and self._due(submission, current, submitters)
+                and not await stored.reminder_sent(tx, current.submission_id, current.id, EVENT, number)
+            ):
                 await self._remind(tx, submission, current, number)
 
     def _due(self, submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> bool:
-        """Whether the signer still has to act now, on a submission that still waits for them."""
+        """Whether the signer still has to act now, on a submission that still waits for them and still sends
+        them email (as `Invitations.invite_due` asks); a viewer has nothing to act on."""
         return (
             statuses.submission_status(submission, self.clock.now()) == "pending"
             and not submission.archived_at
+            and submission.send_email
+            and submitter.preferences.get("send_email", True) is not False
             and bool(submitter.email and submitter.sent_at)
             and not submitter.completed_at
             and not submitter.declined_at
+            and not statuses.is_viewer(submission, submitter)
             and statuses.turn_has_come(submission, submitter, submitters)
         )
 
@@ -140,12 +158,10 @@ async def schedule_for(conn: Connection, account_id: int, chosen: ReminderSchedu
     return chosen or {}
 
 
-async def _sent(tx: Connection, submitter: Submitter, number: int) -> bool:
-    """Whether reminder `number` went to the submitter already (its job ran before, and its process died)."""
-    return any(
-        event.event_type == EVENT and event.submitter_id == submitter.id and event.data.get("number") == number
-        for event in await stored.events_of(tx, submitter.submission_id)
-    )
+def _to_the_invited_address(payload: dict[str, Any], submitter: Submitter) -> bool:
+    """Whether the signer's email is still the one invited: a changed one never got the invitation, so it gets
+    no reminder of it. Jobs queued without the address (before it was kept) go to the current one."""
+    return "email" not in payload or payload["email"] == submitter.email
 
 
 async def _wording(tx: Connection, submission: Submission, invitation: Message | None) -> Message:

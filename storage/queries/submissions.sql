@@ -230,3 +230,11 @@ SELECT
    WHERE submissions.account_id = :account_id AND submissions.template_id = :template_id
      AND submissions.source = 'bulk' AND submissions.id BETWEEN :first AND :last
      AND submitters.sent_at IS NOT NULL) AS sent
+
+-- reminder_sent --
+-- Whether reminder `number` of this signer was recorded already (one row at most, not the whole audit trail).
+SELECT EXISTS (
+    SELECT 1 FROM submission_events
+    WHERE submission_id = :submission_id AND submitter_id = :submitter_id AND event_type = :event_type
+      AND json_extract(data, '$.number') = :number
+) AS sent

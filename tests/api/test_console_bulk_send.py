@@ -12,6 +12,7 @@ import json
 import re
 import sys
 import zipfile
+from datetime import timedelta
 
 import pytest
 from aiohttp import FormData
@@ -20,7 +21,7 @@ import storage.accounts as stored_accounts
 import storage.emails as stored_emails
 import storage.form_posts as form_posts
 import storage.jobs as stored_jobs
-from signsvc.http.appkeys import SUBMISSIONS, WORKER
+from signsvc.http.appkeys import REMINDERS, SUBMISSIONS, WORKER
 from signsvc.http.web.console import bulk_table
 from signsvc.infra import errors, tokens
 from signsvc.submissions import invitations
@@ -121,6 +122,22 @@ async def test_a_good_csv_sent_makes_one_submission_for_each_row_with_its_values
     progress = await console.get(location(reply))
     assert "2 of 2 submissions created." in text(progress)
     assert "kept in the outbox" in text(progress), "without SMTP the page says the invitations stay in the outbox"
+
+
+async def test_a_bulk_send_follows_the_accounts_reminder_schedule(api, clock):
+    await api.app[REMINDERS].change_settings(1, {"first_duration": "two_hours"}, {})
+    template_id = await template(api, SIGNER_FIELDS)
+    console = await signed_in(api)
+    mapping = mapping_of(text(await upload(console, template_id, GOOD_CSV.encode())))
+    assert (await post_mapping(console, template_id, mapping, "send")).status == 303
+    await api.app[WORKER].drain()
+    clock.advance(timedelta(hours=2))
+    await api.app[WORKER].drain()
+    made_all = await submissions_of(api, template_id)
+    assert len(made_all) == 2
+    for made in made_all:
+        events = (await api.get(f"/api/submissions/{made['id']}")).json["submission_events"]
+        assert [e["event_type"] for e in events] == ["send_email", "send_reminder_email"]
 
 
 async def test_an_xlsx_is_read_as_a_csv_is_with_numbers_and_dates_as_text(api):

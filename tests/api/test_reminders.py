@@ -8,11 +8,12 @@ import pytest
 import storage.submissions as stored
 from signsvc.accounts.accounts import DEFAULT_ACCOUNT_NAME
 from signsvc.http.appkeys import REMINDERS, WORKER
-from signsvc.infra import jobs
+from signsvc.http.web.console import reminder_settings
+from signsvc.infra import errors, jobs
 from signsvc.results import audit_log
-from signsvc.submissions import reminder_schedule
+from signsvc.submissions import reminder_schedule, reminders
 from tests.support.console import signed_in
-from tests.support.signing import ANN_VALUES, act, send, submission, template
+from tests.support.signing import ANN_VALUES, VIC, act, send, submission, template, template_with_viewer
 from tests.support.smtp_server import SmtpServer
 
 THREE = {"first_duration": "one_hour", "second_duration": "two_days", "third_duration": "seven_days"}
@@ -303,3 +304,92 @@ async def test_a_submission_sent_from_the_console_follows_the_accounts_schedule(
     await moved(api, clock, timedelta(hours=2))
     events = (await submission(api, 1))["submission_events"]
     assert [e["event_type"] for e in events] == ["send_email", "send_reminder_email"]
+
+
+async def test_a_viewer_gets_no_reminders_while_the_signers_do(mailing, smtp_server, clock):
+    ann = {"email": "ann@example.com", "name": "Ann", "role": "First Party"}
+    bob = {"email": "bob@example.com", "name": "Bob", "role": "Second Party"}
+    await send(mailing, await template_with_viewer(mailing), ann, VIC, bob, reminders=THREE, order="random")
+    await mailing.app[WORKER].drain()
+    assert sorted(to for received in smtp_server.received for to in received.recipients) == [
+        "ann@example.com",
+        "bob@example.com",
+        "vic@example.com",
+    ], "the viewer is invited"
+    await moved(mailing, clock, timedelta(days=31))
+    assert sorted(reminders_to(smtp_server)) == ["ann@example.com"] * 3 + ["bob@example.com"] * 3
+
+
+async def test_after_a_signers_email_changes_no_reminder_goes_to_the_address_never_invited(mailing, smtp_server, clock):
+    signers = await sent(mailing, clock, reminders=THREE)
+    await moved(mailing, clock, timedelta(hours=1))
+    assert reminders_to(smtp_server) == ["ann@example.com"]
+    reply = await mailing.put(f"/api/submitters/{signers[0]['id']}", json={"email": "ann.new@example.com"})
+    assert reply.status == 200, reply.json
+    await moved(mailing, clock, timedelta(days=31))
+    assert reminders_to(smtp_server) == ["ann@example.com"]
+
+
+async def test_send_email_false_set_after_the_invitation_stops_the_signers_reminders(mailing, smtp_server, clock):
+    signers = await sent(mailing, clock, reminders=THREE, order="random")
+    reply = await mailing.put(f"/api/submitters/{signers[0]['id']}", json={"send_email": False})
+    assert reply.status == 200, reply.json
+    await moved(mailing, clock, timedelta(days=31))
+    assert reminders_to(smtp_server) == ["bob@example.com"] * 3
+
+
+async def test_whether_a_reminder_was_sent_is_asked_of_its_signer_and_number_alone(mailing, clock, db):
+    signers = await sent(mailing, clock, reminders=THREE, order="random")
+    await moved(mailing, clock, timedelta(hours=1))
+    ann, bob = signers[0]["id"], signers[1]["id"]
+    assert await stored.reminder_sent(db, 1, ann, reminders.EVENT, 1)
+    assert await stored.reminder_sent(db, 1, bob, reminders.EVENT, 1)
+    assert not await stored.reminder_sent(db, 1, ann, reminders.EVENT, 2)
+    assert not await stored.reminder_sent(db, 1, ann, "send_email", 1)
+
+
+@pytest.mark.parametrize(("field", "limit"), [("subject", 255), ("body", 10_000)])
+async def test_the_accounts_reminder_wording_is_refused_beyond_the_templates_limits_beside_its_field(api, field, limit):
+    with pytest.raises(errors.Invalid, match=f"^{field} must be at most {limit} characters"):
+        await api.app[REMINDERS].change_settings(1, {}, {field: "x" * (limit + 1)})
+    await api.app[REMINDERS].change_settings(1, {}, {field: "x" * limit})
+    console = await signed_in(api)
+    await console.get("/console/settings/reminders")
+    reply = await console.post("/console/settings/reminders", {field: "y" * (limit + 1)})
+    assert reply.status == 422
+    html = reply.body.decode()
+    assert f'aria-describedby="{field}-problem"' in html and f"Shorten this to at most {limit} characters." in html
+    assert (await api.app[REMINDERS].settings(1))[1] == {field: "x" * limit}
+
+
+async def test_a_delay_the_selects_do_not_offer_is_refused_in_words_of_its_own(api):
+    console = await signed_in(api)
+    await console.get("/console/settings/reminders")
+    reply = await console.post("/console/settings/reminders", {"first_duration": "ten_minutes"})
+    assert reply.status == 422
+    html = reply.body.decode()
+    assert 'aria-describedby="first_duration-problem"' in html
+    assert "Choose one of the delays offered." in html and "Choose a delay longer" not in html
+
+
+async def timeline(site, clock) -> str:
+    """The console's page of a submission whose first signer got one reminder."""
+    await sent(site, clock, reminders=HOUR)
+    await moved(site, clock, timedelta(hours=1))
+    console = await signed_in(site)
+    return (await console.get("/console/submissions/1")).body.decode()
+
+
+async def test_the_console_timeline_shows_each_reminder_sent(mailing, smtp_server, clock):
+    html = await timeline(mailing, clock)
+    assert "Reminder sent to Ann" in html and "send_reminder_email" not in html
+
+
+async def test_the_console_timeline_says_a_reminder_was_kept_in_the_outbox_without_smtp(api, clock):
+    html = await timeline(api, clock)
+    assert "Reminder to Ann kept in the outbox (not sent: no SMTP server)" in html
+    assert "send_reminder_email" not in html
+
+
+def test_the_consoles_duration_labels_are_the_schedules_durations():
+    assert list(reminder_settings.DURATION_LABELS) == list(reminder_schedule.DURATIONS)

@@ -54,3 +54,22 @@ async def test_a_delay_out_of_order_is_refused_beside_its_select_at_a_phones_wid
         await page.screenshot(path=screen("reminders-360-refused.png"), full_page=True)
     finally:
         await context.close()
+
+
+async def test_a_subject_too_long_is_refused_beside_its_input_at_a_phones_width(site, browser: Browser):
+    context = await browser.new_context(viewport={"width": 360, "height": 740})
+    page = await context.new_page()
+    try:
+        await sign_in_browser(site, page)
+        await page.goto(str(site.client.make_url("/console/settings/reminders")))
+        subject = page.get_by_label("Subject")
+        await subject.evaluate("input => input.removeAttribute('maxlength')")  # as a crafted form would send
+        await subject.fill("x" * 256)
+        await page.get_by_role("button", name="Save reminders").click()
+        await expect(subject).to_have_attribute("aria-invalid", "true")
+        await expect(subject).to_be_focused()
+        await expect(page.get_by_role("alert")).to_contain_text("Shorten this to at most 255 characters.")
+        assert await fits_the_width(page)
+        await page.screenshot(path=screen("reminders-360-subject-refused.png"), full_page=True)
+    finally:
+        await context.close()

@@ -50,3 +50,11 @@ SELECT submission_attachments.submission_id, submission_attachments.blob_id, blo
        submission_attachments.submitter_id, blobs.byte_size
 FROM submission_attachments JOIN blobs ON blobs.id = submission_attachments.blob_id
 WHERE submission_attachments.submission_id = ANY(CAST(:ids AS BIGINT[]))
+
+-- reminder_sent --
+-- Whether reminder `number` of this signer was recorded already (one row at most, not the whole audit trail).
+SELECT EXISTS (
+    SELECT 1 FROM submission_events
+    WHERE submission_id = CAST(:submission_id AS BIGINT) AND submitter_id = CAST(:submitter_id AS BIGINT)
+      AND event_type = CAST(:event_type AS TEXT) AND data -> 'number' = to_jsonb(CAST(:number AS BIGINT))
+) AS sent

@@ -162,7 +162,8 @@ class Mapping:
             submitters.append({"role": role["name"], **given, **({"values": values} if values else {})})
         if not submitters:
             return Problem("console.bulk.row.empty", {"row": row.number})
-        return {"template_id": self.template.id, "send_email": True, "submitters": submitters}
+        # Console sends follow the account's reminder schedule, as the send page's do.
+        return {"template_id": self.template.id, "send_email": True, "reminders": True, "submitters": submitters}
 
     def _header(self, column: int) -> str:
         return self.headers[column] or f"#{column + 1}"

@@ -10,7 +10,7 @@ from signsvc.http.web import catalogue
 from signsvc.http.web.console import shell
 from signsvc.http.web.console.forms import InputOf, Refusal, by_key, text
 from signsvc.infra import errors
-from signsvc.submissions import reminder_schedule
+from signsvc.submissions import reminder_schedule, reminders
 
 PAGE = "/console/settings/reminders"
 WORDING = ("subject", "body")
@@ -56,19 +56,23 @@ async def save(request: web.Request) -> web.Response:
             console.principal.account_id, schedule, {name: entered[name] for name in WORDING}
         )
     except errors.Invalid as refused:
-        inputs = {f"reminders.{slot}": slot for slot in reminder_schedule.SLOTS}
+        inputs = {f"reminders.{slot}": slot for slot in reminder_schedule.SLOTS} | {name: name for name in WORDING}
         return _form(request, console, entered, status=422, refused=_in_words(request, refused, by_key(inputs)))
     raise shell.done(PAGE, "reminders_saved")
 
 
 def _in_words(request: web.Request, refused: errors.Invalid, input_of: InputOf) -> Refusal:
-    """The refusal beside its select, in the page's words: a delay not after the one before it is the only one
-    the selects can make."""
+    """The refusal beside its input, in the page's words: a delay not after the one before it, one the selects do
+    not offer, or wording longer than its limit (the last two only from a crafted form)."""
     found = Refusal.of(refused, input_of)
+    t = catalogue.translator(catalogue.language(request))
+    if found.input in reminders.WORDING_LIMITS:
+        return Refusal(t("console.reminders.too_long", limit=reminders.WORDING_LIMITS[found.input]), found.input)
     if found.input not in SLOT_LABELS:
         return found
-    t = catalogue.translator(catalogue.language(request))
-    return Refusal(t("console.reminders.not_later"), found.input)
+    if reminder_schedule.out_of_order(refused):
+        return Refusal(t("console.reminders.not_later"), found.input)
+    return Refusal(t("console.reminders.not_offered"), found.input)
 
 
 def _form(

@@ -30,6 +30,7 @@ SUBMITTER_STATUSES = {
 }
 EVENTS = {
     "send_email": "console.submissions.event.send_email",
+    "send_reminder_email": "console.submissions.event.send_reminder_email",
     "view_form": "console.submissions.event.view_form",
     "start_form": "console.submissions.event.start_form",
     "complete_form": "console.submissions.event.complete_form",
