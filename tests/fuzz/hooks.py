@@ -37,6 +37,7 @@ _ON_RECORDS = {  # operation: what names the record its valid cases act on
     "completeTestingSubmitter": lambda r: {"id": r.signer()["id"]},
     "declineTestingSubmitter": lambda r: {"id": r.signer()["id"]},
     "updateSubmitter": lambda r: {"id": r.signer()["id"]},
+    "issueSubmitterTwoFactorToken": lambda r: {"id": r.signer()["id"]},
     "updateSubmission": lambda r: {"id": r.signer()["submission_id"]},
     "archiveSubmission": lambda r: {"id": r.signer()["submission_id"]},
     "getSubmissionDocuments": lambda r: {"id": r.completed_submission()},
