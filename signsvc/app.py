@@ -257,7 +257,7 @@ class _Parts:
         app[appkeys.FONT_SCRIPTS] = scripts
         mail = outbox(db, clock, files, config)
         invitations = Invitations(db, clock, mail, files.urls)
-        app[appkeys.REMINDERS] = reminders = Reminders(db, clock, mail, invitations)
+        app[appkeys.REMINDERS] = reminders = Reminders(db, clock, invitations)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
         identity = await signing_identity(db, clock, pool, config)
         previews = Previews(db, clock, files, pool, config.font_dir)

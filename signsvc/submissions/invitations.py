@@ -20,6 +20,7 @@ from signsvc.infra.mail import Composed, Outbox
 from signsvc.infra.urls import Urls
 from signsvc.submissions import reminder_schedule, statuses
 from storage import Connection, Database
+from storage.outbound_records import Email
 from storage.records import Submission, Submitter
 from storage.shapes import Message, Preferences
 
@@ -73,6 +74,28 @@ class Invitations:
         resend) one was queued already."""
         if not _invitable(submitter, again=again) or submitter.email is None:
             return submitter
+        email = await self.queue_email(
+            tx, submission, submitter, kind="invitation", job_kind=SEND_JOB, account_name=account_name
+        )
+        now = self.clock.now()
+        if email.sent_at:  # kept in the outbox: it counts as sent now
+            return await self._mark_sent(tx, submission, stored.changed(submitter, invited_at=now), email.sent_at)
+        return await stored.update_submitter(tx, stored.changed(submitter, invited_at=now), now)
+
+    async def queue_email(
+        self,
+        tx: Connection,
+        submission: Submission,
+        submitter: Submitter,
+        *,
+        kind: str,
+        job_kind: str = mail.SEND_JOB,
+        account_name: str | None = None,
+        message: Message | None = None,
+    ) -> Email:
+        """Puts an email to the signer with their link in the outbox: the invitation, or (`message`) other wording
+        with the invitation's variables and reply-to."""
+        assert submitter.email
         settings: Preferences = {**submission.preferences, **submitter.preferences}
         if account_name is None:
             account_name = (await stored_accounts.required_account(tx, submission.account_id)).name
@@ -83,22 +106,18 @@ class Invitations:
             submitter_email=submitter.email,
             link=self.link(submitter),
             expire_at=submission.expire_at,
-            message=settings.get("message"),
+            message=message if message is not None else settings.get("message"),
         )
-        email = await self.outbox.queue(
+        return await self.outbox.queue(
             tx,
             account_id=submission.account_id,
-            kind="invitation",
+            kind=kind,
             to=submitter.email,
             composed=composed,
             reply_to=settings.get("reply_to"),
             submitter_id=submitter.id,
-            job_kind=SEND_JOB,
+            job_kind=job_kind,
         )
-        now = self.clock.now()
-        if email.sent_at:  # kept in the outbox: it counts as sent now
-            return await self._mark_sent(tx, submission, stored.changed(submitter, invited_at=now), email.sent_at)
-        return await stored.update_submitter(tx, stored.changed(submitter, invited_at=now), now)
 
     def kinds(self) -> list[jobs.Kind]:
         return [jobs.Kind(SEND_JOB, self._send, backoff=retries.EMAILS)]

@@ -18,12 +18,10 @@ from datetime import datetime
 from typing import Any
 
 import storage.account_settings as stored_settings
-import storage.accounts as stored_accounts
 import storage.submissions as stored
 import storage.templates as stored_templates
 from signsvc.infra import errors, jobs
 from signsvc.infra.clock import Clock
-from signsvc.infra.mail import Outbox
 from signsvc.submissions import invitations, reminder_schedule, statuses
 from signsvc.submissions.invitations import Invitations
 from signsvc.templates import template_preferences
@@ -43,8 +41,8 @@ WORDING_LIMITS = {
 
 
 class Reminders:
-    def __init__(self, db: Database, clock: Clock, outbox: Outbox, invitations: Invitations) -> None:
-        self.db, self.clock, self.outbox, self.invitations = db, clock, outbox, invitations
+    def __init__(self, db: Database, clock: Clock, invitations: Invitations) -> None:
+        self.db, self.clock, self.invitations = db, clock, invitations
         # One batch of reminders at a time in this process, whatever the batches under way: thousands falling due
         # at once take one chain of the event loop's turns (and one connection), and requests keep the rest. A
         # whole batch, not each reminder: batches taking turns reminder by reminder would all finish late.
@@ -120,27 +118,9 @@ class Reminders:
         )
 
     async def _remind(self, tx: Connection, submission: Submission, submitter: Submitter, number: int) -> None:
-        assert submitter.email  # checked by _due
         settings: Preferences = {**submission.preferences, **submitter.preferences}
-        account_name = (await stored_accounts.required_account(tx, submission.account_id)).name
-        composed = invitations.compose(
-            account_name=account_name,
-            template_name=submission.template_name,
-            submitter_name=submitter.name or submitter.email,
-            submitter_email=submitter.email,
-            link=self.invitations.link(submitter),
-            expire_at=submission.expire_at,
-            message=await _wording(tx, submission, settings.get("message")),
-        )
-        email = await self.outbox.queue(
-            tx,
-            account_id=submission.account_id,
-            kind="reminder",
-            to=submitter.email,
-            composed=composed,
-            reply_to=settings.get("reply_to"),
-            submitter_id=submitter.id,
-        )
+        message = await _wording(tx, submission, settings.get("message"))
+        email = await self.invitations.queue_email(tx, submission, submitter, kind="reminder", message=message)
         await stored.insert_event(
             tx,
             submission_id=submission.id,
