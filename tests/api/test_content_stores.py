@@ -10,12 +10,13 @@ import pytest
 from storage import Database
 from storage.contents import ContentStore, DatabaseStore, DirectoryStore
 from storage.object_store import ObjectStore, ObjectStoreError
+from tests.support.system import S3_EMULATOR
 
 DATA = b"%PDF-1.7 contract of the content stores"
 SHA = hashlib.sha256(DATA).hexdigest()
 
 
-@pytest.fixture(params=["directory", "database", "s3"])
+@pytest.fixture(params=["directory", "database", pytest.param("s3", marks=S3_EMULATOR)])
 async def store(request, db: Database, tmp_path) -> AsyncIterator[ContentStore]:
     if request.param == "directory":
         opened: ContentStore = DirectoryStore(tmp_path / "files")

@@ -8,9 +8,10 @@ from yarl import URL
 from signsvc.http.appkeys import FILES
 from signsvc.infra.files import REMOVAL_GRACE, NewFile
 from tests.support.app import Api
+from tests.support.system import S3_EMULATOR
 
 
-@pytest.fixture(params=["directory", "database", "s3"])
+@pytest.fixture(params=["directory", "database", pytest.param("s3", marks=S3_EMULATOR)])
 async def files(request, aiohttp_client, make_app):
     """The file service of a running app, on each content store (S3: a local emulator)."""
     place = (

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.system import S3_EMULATOR
+
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
 
 
@@ -55,6 +57,14 @@ class Emulator:
 
     def stop(self) -> None:
         self.server.stop()
+
+
+@pytest.hookimpl(tryfirst=True)  # before tests/support/system.py reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the emulator needs it installed (the `test-full` extra)."""
+    for item in items:
+        if "s3_emulator" in getattr(item, "fixturenames", ()):
+            item.add_marker(S3_EMULATOR)
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""Software outside Python that some tests need: LibreOffice, poppler's pdfsig, fonts, Node.js, Chromium.
+"""Software outside Python that some tests need: LibreOffice, poppler's pdfsig, fonts, Node.js, Chromium,
+and the S3 emulator of the `test-full` extra.
 
 A test that needs such software carries a `requires` mark, made here:
 
@@ -21,6 +22,7 @@ Registered for every tier by tests/conftest.py (`pytest_plugins`).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from collections.abc import Callable
@@ -42,6 +44,7 @@ class Requirement:
     package: str
     check: Callable[[], bool] = field(compare=False)
     then: str = ""  # a step after installing the package, if there is one
+    installer: str = "Debian: apt-get install"
 
     def present(self) -> bool:
         if self not in _found:
@@ -50,7 +53,7 @@ class Requirement:
 
     def missing(self) -> str:
         then = f", then {self.then}" if self.then else ""
-        return f"{self.what} is not installed (Debian: apt-get install {self.package}{then})"
+        return f"{self.what} is not installed ({self.installer} {self.package}{then})"
 
 
 _found: dict[Requirement, bool] = {}
@@ -61,9 +64,11 @@ def required() -> bool:
     return os.environ.get(REQUIRE_SYSTEM, "").strip().lower() in ("1", "true", "yes")
 
 
-def requirement(what: str, *, package: str, present: Callable[[], bool], then: str = "") -> pytest.MarkDecorator:
-    """The mark of a test that needs `what`, which `present()` finds and `package` installs."""
-    return pytest.mark.requires(Requirement(what, package, present, then))
+def requirement(
+    what: str, *, package: str, present: Callable[[], bool], then: str = "", installer: str = "Debian: apt-get install"
+) -> pytest.MarkDecorator:
+    """The mark of a test that needs `what`, which `present()` finds and `installer` installs from `package`."""
+    return pytest.mark.requires(Requirement(what, package, present, then, installer))
 
 
 def requires(program: str, *, package: str, then: str = "") -> pytest.MarkDecorator:
@@ -88,6 +93,14 @@ NPM_CLIENT = requirement(
     then="run `npm ci --prefix tests/npm`",
 )
 CHROMIUM = requires("chromium", package="chromium")
+# The object-store tests' S3 emulator and the S3 client: the `test-full` extra, left out of `test` to keep its
+# install quick. Marked on every test that uses the emulator (tests/support/s3.py).
+S3_EMULATOR = requirement(
+    "the S3 emulator (moto, with the S3 client aiobotocore)",
+    package="-e '.[test-full]'",
+    present=lambda: all(importlib.util.find_spec(name) is not None for name in ("moto", "aiobotocore")),
+    installer="pip install",
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
