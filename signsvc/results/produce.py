@@ -22,7 +22,7 @@ import storage.results as stored
 import storage.submissions as stored_submissions
 from signsvc.infra import jobs, pdf_calls
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files
+from signsvc.infra.files import Files, NewFile
 from signsvc.infra.mail import Outbox
 from signsvc.infra.pdf_calls import Hashed
 from signsvc.infra.pool import PdfPool
@@ -104,8 +104,9 @@ class Producer:
         read = await inputs.read(self.db, self.files, submission, submitters)
         filled = await filling.fill(self.pool, self.font_dir, submission, completed, read)
         if not last:
+            signed_by = f"signed by {submitter.name or submitter.email or submitter.role}"
             return [
-                Produced("submitter", i, document["name"], slots.pdf_file(document["name"], pdf))
+                Produced("submitter", i, document["name"], _file(submission, document, pdf, signed_by))
                 for i, (document, pdf) in enumerate(filled)
             ]
         return await self._final(submission, submitters, filled, read)
@@ -120,7 +121,7 @@ class Producer:
         """The signed documents (each also the last submitter's own), the audit log and the combined document."""
         sealed = [(document, await self._seal(submission, pdf.data, document["name"])) for document, pdf in filled]
         produced = [
-            Produced(kind, position, document["name"], slots.pdf_file(document["name"], pdf))
+            Produced(kind, position, document["name"], _file(submission, document, pdf))
             for position, (document, pdf) in enumerate(sealed)
             for kind in ("submitter", "final")
         ]
@@ -145,7 +146,8 @@ class Producer:
         sealed_audit, combined = await asyncio.gather(
             self._seal(submission, audit_pdf.data, audit_name), self._combined(submission, filled, audit_pdf, title)
         )
-        produced.append(Produced("audit_log", 0, audit_name, slots.pdf_file(audit_name, sealed_audit)))
+        audit_file = slots.pdf_file(slots.download_name(title, part="Audit Log"), sealed_audit)
+        produced.append(Produced("audit_log", 0, audit_name, audit_file))
         produced.append(Produced("combined", 0, title, slots.pdf_file(title, combined)))
         return produced
 
@@ -198,6 +200,16 @@ class Producer:
             record_type=record_type,
             record_id=record_id,
         )
+
+
+def _file(submission: Submission, document: SubmissionDocument, pdf: Hashed, part: str | None = None) -> NewFile:
+    """A document's file, named after the submission first (the combined document alone is named just that)."""
+    title = submission.name or submission.template_name
+    return slots.pdf_file(slots.download_name(title, document["name"], part=part or _signed(title, document)), pdf)
+
+
+def _signed(title: str, document: SubmissionDocument) -> str | None:
+    return "signed" if document["name"] == title else None
 
 
 async def _legacy(payload: dict[str, Any]) -> None:

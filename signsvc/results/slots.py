@@ -38,7 +38,24 @@ def pdf_file(name: str, made: Hashed) -> NewFile:
 
 
 def filename(name: str) -> str:
-    return f"{name}.pdf"
+    return f"{_safe(name)}.pdf"
+
+
+def download_name(title: str, document: str | None = None, *, part: str | None = None) -> str:
+    """What a result file is called in a downloads folder: the submission's (or template's) title first, so one
+    submission's files sort together, then the document when it is not the title, then which part it is
+    ("Services Agreement - contract - signed by Alice.pdf", "Services Agreement - Audit Log.pdf")."""
+    words = [title]
+    if document and document != title:
+        words.append(document)
+    if part:
+        words.append(part)
+    return " - ".join(words)
+
+
+def _safe(name: str) -> str:
+    """No path separators or control characters in a name a browser saves a file under."""
+    return "".join("-" if char in "/\\" or ord(char) < 32 else char for char in name).strip() or "document"
 
 
 def digest(data: Any) -> str:

@@ -91,7 +91,7 @@ async def test_extra_recipients_get_the_completed_copy_with_the_documents_as_the
     assert copies_to(smtp_server) == ["ann@example.com", "bob@example.com", "archive@example.com", "legal@example.com"]
     for copy in [r for r in smtp_server.received if r.message["Subject"] == SUBJECT]:
         files = {part.get_filename(): part.get_content() for part in copy.message.iter_attachments()}
-        assert sorted(files) == ["Audit Log - NDA.pdf", "nda.pdf"]
+        assert sorted(files) == ["NDA - Audit Log.pdf", "NDA - nda.pdf"]
         assert all(data.startswith(b"%PDF-") for data in files.values())
 
 

@@ -153,7 +153,7 @@ async def test_submitters_and_bcc_completed_receive_the_signed_documents_and_aud
     assert [copy.recipients for copy in copies] == [["ann@example.com"], ["bob@example.com"], ["archive@example.com"]]
     for copy in copies:
         files = {part.get_filename(): part.get_content() for part in copy.message.iter_attachments()}
-        assert sorted(files) == ["Audit Log - NDA.pdf", "nda.pdf"]
+        assert sorted(files) == ["NDA - Audit Log.pdf", "NDA - nda.pdf"]
         assert all(data.startswith(b"%PDF-") for data in files.values())
         assert "The signed documents and the audit log are attached." in text_of(copy.message)
 
@@ -191,7 +191,7 @@ async def test_a_viewer_receives_the_completed_email_with_the_documents_attached
     copies = [r for r in smtp_server.received if r.message["Subject"] == "NDA has been completed by Ann, Bob"]
     assert [copy.recipients for copy in copies] == [["ann@example.com"], ["vic@example.com"], ["bob@example.com"]]
     files = {part.get_filename(): part.get_content() for part in copies[1].message.iter_attachments()}
-    assert sorted(files) == ["Audit Log - NDA.pdf", "nda.pdf"]
+    assert sorted(files) == ["NDA - Audit Log.pdf", "NDA - nda.pdf"]
 
 
 async def test_a_submitter_who_asked_for_no_email_gets_no_completed_copy(mailing, smtp_server):

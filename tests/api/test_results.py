@@ -7,7 +7,7 @@ import multiprocessing
 import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from datetime import timedelta
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pypdf
 import pytest
@@ -56,8 +56,8 @@ async def test_a_completed_submission_links_signed_documents_an_audit_log_and_a_
     found = await completed_submission(api, worker)
     assert found["status"] == "completed"
     [document] = found["documents"]
-    assert document["name"] == "nda" and "/nda.pdf" in document["url"]
-    assert "/Audit%20Log%20-%20NDA.pdf" in found["audit_log_url"]
+    assert document["name"] == "nda" and "/NDA%20-%20nda.pdf" in document["url"]
+    assert "/NDA%20-%20Audit%20Log.pdf" in found["audit_log_url"]
     assert found["combined_document_url"].endswith("/NDA.pdf")
     for url in (document["url"], found["audit_log_url"], found["combined_document_url"]):
         status = await validate(db, await fetch(api, url))
@@ -132,6 +132,31 @@ async def test_each_submitter_gets_documents_with_the_values_of_every_submitter_
     found = await submission(api, sent[0]["submission_id"])
     assert [d["name"] for d in bob["documents"]] == ["nda"]
     assert await fetch(api, bob["documents"][0]["url"]) == await fetch(api, found["documents"][0]["url"])
+
+
+async def test_downloads_are_named_after_the_submission_with_the_signers_copy_and_audit_log_told_apart(api, worker):
+    sent = await send(
+        api, await template(api), {"email": "ann@example.com", "name": "Ann Smith"}, {"email": "bob@x.org"}
+    )
+    assert (await act(api, sent[0]["slug"], "complete", {"values": ANN_VALUES})).status == 200
+    await worker.drain()
+    [copy] = (await api.get(f"/api/submitters/{sent[0]['id']}")).json["documents"]
+    assert copy["name"] == "nda" and copy["url"].endswith("/NDA%20-%20nda%20-%20signed%20by%20Ann%20Smith.pdf")
+    assert (await act(api, sent[1]["slug"], "complete", {"values": BOB_VALUES})).status == 200
+    await worker.drain()
+    found = await submission(api, sent[0]["submission_id"])
+    names = [unquote(url.rsplit("/", 1)[1]) for url in _result_urls(found)]
+    assert names == ["NDA - nda.pdf", "NDA - Audit Log.pdf", "NDA.pdf"]
+
+
+async def test_a_document_named_as_its_submission_downloads_as_the_signed_one_apart_from_the_combined(api, worker):
+    found = await completed_submission(api, worker, template={"name": "nda"})
+    names = [unquote(url.rsplit("/", 1)[1]) for url in _result_urls(found)]
+    assert names == ["nda - signed.pdf", "nda - Audit Log.pdf", "nda.pdf"]
+
+
+def _result_urls(found: dict) -> list[str]:
+    return [*(d["url"] for d in found["documents"]), found["audit_log_url"], found["combined_document_url"]]
 
 
 async def test_a_submitters_documents_hold_only_the_submitters_completed_up_to_them_however_late_the_job_runs(
@@ -262,7 +287,7 @@ async def test_pdf_of_a_completed_submission_links_everything(api, worker):
         "combined_document_url",
         "audit_log_url",
     }
-    assert body["envelope_id"] == found["envelope_id"] and body["filename"] == "nda.pdf"
+    assert body["envelope_id"] == found["envelope_id"] and body["filename"] == "NDA - nda.pdf"
     assert await fetch(api, body["pdf_url"]) == await fetch(api, body["documents"][0]["url"])
     assert body["combined_document_url"].endswith("/NDA.pdf") and "Audit%20Log" in body["audit_log_url"]
 

@@ -242,7 +242,7 @@ async def test_the_completed_email_lists_its_attachments(kit):
     await post(kit, "jobs/drain")
     completed = [e for e in (await kit.get(f"{TESTING}/emails")).json["data"] if e["kind"] == "completed_copy"]
     assert {e["to"] for e in completed} == {"ann@example.com", "bob@example.com"}
-    assert sorted(completed[0]["attachments"]) == ["Audit Log - NDA.pdf", "nda.pdf"]
+    assert sorted(completed[0]["attachments"]) == ["NDA - Audit Log.pdf", "NDA - nda.pdf"]
 
 
 async def test_deliveries_are_listed_by_event_type_and_wait_for_one_to_exist(kit):
