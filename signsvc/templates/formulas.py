@@ -108,6 +108,14 @@ def _normalised(field: Field, index: _Names) -> Field:
     return {**field, "readonly": True, "preferences": {**preferences, "formula": stored}}
 
 
+def references_of(field: Mapping[str, Any]) -> list[str]:
+    """The uuids a formula field's formula names (none when it cannot be read)."""
+    try:
+        return _references(field["type"], formula_of(field) or "")
+    except FormulaError:
+        return []
+
+
 def _references(kind: str, formula: str, owner: Field | None = None) -> list[str]:
     if kind == "text":
         return [found.group(1).strip() for found in _REFERENCE.finditer(formula)]
