@@ -102,6 +102,8 @@ def _normalised(field: Field, index: _Names) -> Field:
         raise _refused(field, f"is for number and text fields, not a {field['type']} field")
     if len(formula) > syntax.MAX_LENGTH:
         raise _refused(field, f"is longer than {syntax.MAX_LENGTH} characters")
+    if field["type"] == "number":
+        _references("number", formula, field)  # read as written: the reason's place is where the writer sees it
     stored = _REFERENCE.sub(lambda found: "{{" + index.uuid(field, found.group(1).strip()) + "}}", formula)
     for uuid in _references(field["type"], stored, field):
         _refuse_source(field, index.by_uuid[uuid])
