@@ -27,7 +27,7 @@ def evaluate(tree: Tree, lookup: Lookup) -> Any:
     """The value of a tree: a float, a text, a boolean, None or a list; `FormulaError` when it has none."""
     kind = tree[0]
     if kind == "num":
-        return _checked(tree[1])
+        return checked(tree[1])
     if kind in ("str", "bool"):
         return tree[1]
     if kind == "null":
@@ -71,7 +71,8 @@ def text(value: Any) -> str:
     return str(value)
 
 
-def _checked(number: float) -> float:
+def checked(number: float) -> float:
+    """The number, if within ±1e15 ("number out of range" otherwise), never -0."""
     if not math.isfinite(number) or abs(number) > LIMIT:
         raise FormulaError(OUT_OF_RANGE)
     return number + 0.0  # never -0.0: it would show as "-0"
@@ -114,7 +115,7 @@ def _operation(operator: str, left: Tree, right: Tree, lookup: Lookup) -> Any:
         return _COMPARE[operator](x, y)
     if operator in ("|", "&", "<<", ">>"):
         return _bits(operator, x, y)
-    return _checked(_ARITHMETIC[operator](x, y))
+    return checked(_ARITHMETIC[operator](x, y))
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -200,7 +201,7 @@ def _math(name: str, values: list[Any]) -> float:
         result = compute(*numbers)
     except OverflowError:
         raise FormulaError(OUT_OF_RANGE) from None
-    return _checked(result)
+    return checked(result)
 
 
 def _any(*_: float) -> bool:
@@ -266,7 +267,7 @@ def _rounded(name: str, values: list[Any]) -> float:
     with localcontext() as context:
         context.prec = 60
         exact = Decimal(repr(number)).quantize(Decimal(1).scaleb(-int(places)), rounding=mode)
-    return _checked(float(exact))
+    return checked(float(exact))
 
 
 def _texts(name: str, values: list[Any]) -> list[str]:
@@ -310,8 +311,8 @@ def _right(name: str, values: list[Any]) -> str:
 _FUNCTIONS: dict[str, Callable[[str, list[Any]], Any]] = {
     "min": lambda name, values: min(_numbers(name, values, fewest=1)),
     "max": lambda name, values: max(_numbers(name, values, fewest=1)),
-    "sum": lambda name, values: _checked(_added(_numbers(name, values))),
-    "avg": lambda name, values: _checked(_added(n := _numbers(name, values, fewest=1)) / len(n)),
+    "sum": lambda name, values: checked(_added(_numbers(name, values))),
+    "avg": lambda name, values: checked(_added(n := _numbers(name, values, fewest=1)) / len(n)),
     "count": lambda name, values: float(len(_flat(values))),
     "round": _rounded,
     "roundup": _rounded,

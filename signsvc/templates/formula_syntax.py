@@ -145,7 +145,7 @@ class _Parser:
                 left = self._node(("pct", left), left)
                 continue
             right = self.expression(level if operator == "^" else level + 1)
-            left = self._node(("op", _CANONICAL.get(operator, operator), left, right), left, right)
+            left = self._node(("op", _CANONICAL.get(str(operator), operator), left, right), left, right)
 
     def operand(self) -> Tree:
         self._nest()

@@ -179,7 +179,7 @@ def _refused(field: Mapping[str, Any], problem: str) -> errors.Invalid:
 # Computing
 
 
-def compute(fields: list[Field], values: Mapping[str, object], uuid: str) -> object:
+def compute(fields: list[Field], values: Mapping[str, object], uuid: str) -> int | float | str:
     """The value of the formula field `uuid` from the other fields' `values` (their defaults where none): a number
     as stored (`calculator.stored`) or a text; `FormulaError` when it has none."""
     result = _Computation(fields, values).result(uuid)
@@ -248,9 +248,9 @@ class _Computation:
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > calculator.LIMIT:
             raise FormulaError(calculator.OUT_OF_RANGE)  # an integer beyond any float, too
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return calculator.evaluate(("num", float(value)), self._number_of)
+            return calculator.checked(float(value))
         if isinstance(value, str) and _is_decimal(value):
-            return calculator.evaluate(("num", float(value)), self._number_of)
+            return calculator.checked(float(value))
         raise FormulaError(f"{_name(field)} is not a number")
 
     def _text_of(self, uuid: str) -> str:

@@ -13,7 +13,13 @@ from tests.support.signing import act, area, send, submission, template
 FIELDS = [
     {"name": "Quantity", "type": "number", "role": "Buyer", "areas": [area(0.1)]},
     {"name": "Price", "type": "number", "role": "Buyer", "areas": [area(0.2)]},
-    {"name": "Total", "type": "number", "role": "Buyer", "areas": [area(0.3)], "preferences": {"formula": "{{Quantity}} * {{Price}}"}},
+    {
+        "name": "Total",
+        "type": "number",
+        "role": "Buyer",
+        "areas": [area(0.3)],
+        "preferences": {"formula": "{{Quantity}} * {{Price}}"},
+    },
     {
         "name": "Summary",
         "type": "text",
@@ -21,8 +27,14 @@ FIELDS = [
         "areas": [area(0.4)],
         "preferences": {"formula": "{{Quantity}} pieces at {{Price}} make {{Total}}"},
     },
-    {"name": "Per piece share", "type": "number", "role": "Buyer", "required": False, "areas": [area(0.5)],
-     "preferences": {"formula": "round(100 / {{Quantity}}, 2)"}},
+    {
+        "name": "Per piece share",
+        "type": "number",
+        "role": "Buyer",
+        "required": False,
+        "areas": [area(0.5)],
+        "preferences": {"formula": "round(100 / {{Quantity}}, 2)"},
+    },
 ]
 
 
@@ -134,10 +146,15 @@ async def test_a_formula_reads_the_values_of_a_signer_who_completed_before(api, 
     fields = [
         {"name": "Rent", "type": "number", "role": "Landlord", "areas": [area(0.1)]},
         {"name": "Months", "type": "number", "role": "Tenant", "areas": [area(0.2)]},
-        {"name": "Due", "type": "number", "role": "Tenant", "areas": [area(0.3)],
-         "preferences": {"formula": "{{Rent}} * {{Months}}"}},
+        {
+            "name": "Due",
+            "type": "number",
+            "role": "Tenant",
+            "areas": [area(0.3)],
+            "preferences": {"formula": "{{Rent}} * {{Months}}"},
+        },
     ]
-    landlord, tenant = await send(
+    _, tenant = await send(
         api,
         await template(api, fields),
         {"email": "lou@example.com", "role": "Landlord", "values": {"Rent": 850}, "completed": True},
