@@ -1,20 +1,18 @@
 """Formula fields in chromium: the signing form's own reader and calculator (pages/static/formulas.js) answer every
-shared case as the service does (tests/files/formula_cases.json, also read by tests/unit/test_formulas.py), and a
-signer sees a formula's result live and read-only, on the form and on the page, while the service stores its own."""
-
-import json
+shared case as the service does (tests/files/formula_cases.json, also read by tests/unit/test_formulas.py) and every
+example of docs/formulas.md as it shows; a signer sees a formula's result live and read-only, on the form and on the
+page, while the service stores its own."""
 
 from playwright.async_api import Page, expect
 
 from tests.support.every_field import box, every_field_template, field, invite
+from tests.support.formula_cases import TABLE, documented_examples, expected
 from tests.support.live_site import BROWSER_LOOP
-from tests.support.paths import ROOT
 from tests.support.screens import screen
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
 
-TABLE = json.loads((ROOT / "tests" / "files" / "formula_cases.json").read_text())
 ORDER = [
     field("Quantity", "number", box(1, 0.10, w=0.1)),
     field("Price", "number", box(1, 0.15, w=0.1)),
@@ -27,7 +25,7 @@ ORDER = [
     ),
     field("Share", "number", box(1, 0.30, w=0.1), preferences={"formula": "round(100 / {{Quantity}}, 2)"}),
 ]
-CASES_SCRIPT = """async (table) => {
+CASES_SCRIPT = """async ([table, examples]) => {
     const signing = document.querySelector('script[src*="signing.js"]').src;
     const { calculate, compute } = await import(new URL("formulas.js", signing));
     const answer = (run) => { try { return { value: run() }; } catch (error) { return { error: error.message }; } };
@@ -36,19 +34,18 @@ CASES_SCRIPT = """async (table) => {
         calculations: table.calculations.map((c) => answer(() => calculate(c.expression))),
         formulas: table.formulas.map((c) => answer(() => compute([...table.fields, ...(c.extra ?? []), result(c)],
             c.values, "result"))),
+        examples: examples.map((formula) => answer(() => calculate(formula))),
     };
 }"""
-
-
-def expected(case: dict) -> dict:
-    return {key: case[key] for key in ("value", "error") if key in case}
 
 
 async def test_the_signing_forms_calculator_answers_every_shared_case_as_the_service_does(site, page: Page):
     tess = await invite(site, await every_field_template(site, ORDER))
     await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
     await expect(page.get_by_label("Quantity")).to_be_visible()
-    answers = await page.evaluate(CASES_SCRIPT, TABLE)
+    examples = documented_examples()
+    answers = await page.evaluate(CASES_SCRIPT, [TABLE, [formula for formula, _ in examples]])
+    assert answers["examples"] == [shown for _, shown in examples]
     for kind in ("calculations", "formulas"):
         wrong = [
             (case["rule"], answer)

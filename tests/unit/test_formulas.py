@@ -2,16 +2,12 @@
 (tests/files/formula_cases.json, also run in chromium by tests/browser/test_formulas.py), and the rules a
 template's formulas must keep when saved."""
 
-import json
-
 import pytest
 
 from signsvc.infra import errors
 from signsvc.templates import formula_calculator, formula_syntax, formulas
 from signsvc.templates.formula_syntax import FormulaError
-from tests.support.paths import ROOT
-
-TABLE = json.loads((ROOT / "tests" / "files" / "formula_cases.json").read_text())
+from tests.support.formula_cases import TABLE, documented_examples, expected
 
 
 def answer(compute) -> dict:
@@ -19,10 +15,6 @@ def answer(compute) -> dict:
         return {"value": compute()}
     except FormulaError as error:
         return {"error": error.message}
-
-
-def expected(case: dict) -> dict:
-    return {key: case[key] for key in ("value", "error") if key in case}
 
 
 def case_fields(case: dict) -> list[dict]:
@@ -76,6 +68,15 @@ def test_numbers_are_shown_plain_with_at_most_ten_decimals():
         "0",
     ]
     assert formula_calculator.stored(2.50) == 2.5 and isinstance(formula_calculator.stored(4.0), int)
+
+
+@pytest.mark.parametrize(("formula", "shown"), documented_examples())
+def test_every_example_of_the_documentation_gives_the_result_it_shows(formula, shown):
+    assert answer(lambda: formulas.calculate(formula)) == shown
+
+
+def test_the_documentation_shows_examples():
+    assert len(documented_examples()) >= 15
 
 
 # Saving: formulas.checked
