@@ -5,6 +5,7 @@ import { announce, tellParent } from "./frame.js";
 import { paint, placeBoxes } from "./boxes.js";
 import { $, $$ } from "./dom.js";
 import { matches } from "./patterns.js";
+import { showFormulas } from "./formula-fields.js";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
 const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, name) => values[name] ?? "");
@@ -40,6 +41,7 @@ function start() {
   for (const step of steps) prepare(step);
   action("view").catch(() => {});
   showStep(0, false);
+  showFormulas(data, say);
 
   $("#back")?.addEventListener("click", () => showStep(current - 1));
   $("#next")?.addEventListener("click", async () => {

@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime
 from typing import TypeGuard
 
 from signsvc.infra import errors, pdf_calls
-from signsvc.templates import patterns
+from signsvc.templates import formulas, patterns
 from signsvc.templates.template_fields import MAX_FIELDS
 from storage.shapes import Field
 
@@ -84,6 +84,8 @@ def prefill(fields: list[Field], values: object, where: errors.Location) -> dict
         if not matches:
             raise errors.located(f"Unknown field: {key}", where)
         for field in matches:
+            if formulas.is_formula(field):  # the service computes it at completion: a value given is ignored
+                continue
             if field["uuid"] in result:
                 raise errors.located(f"{field['name']} is given twice", where)
             result[field["uuid"]] = normalize(field, value, where)
@@ -165,7 +167,7 @@ def missing_required(fields: list[Field], values: Mapping[str, object]) -> Field
     """The first required, editable field with neither a value nor a default value."""
     for field in fields:
         # A stamp is made at completion: the submitter never gives it.
-        if not field.get("required") or field.get("readonly") or field["type"] == "stamp":
+        if not field.get("required") or field.get("readonly") or field["type"] == "stamp" or formulas.is_formula(field):
             continue
         if _is_empty(values.get(field["uuid"])) and _is_empty(field.get("default_value")):
             return field

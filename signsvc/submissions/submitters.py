@@ -19,7 +19,15 @@ from signsvc.infra import errors, json_fields
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import produce
-from signsvc.submissions import email_verification, field_values, inputs, signer_rules, statuses, values
+from signsvc.submissions import (
+    email_verification,
+    field_values,
+    formula_values,
+    inputs,
+    signer_rules,
+    statuses,
+    values,
+)
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.values import DEFAULT_UPLOADS_LIMIT, Namer, PreparedValues
 from signsvc.templates.documents import Ingest
@@ -101,10 +109,13 @@ class Submitters:
         submitter's documents."""
         now = self.clock.now()
         through_api = browser is None
+        if submitters is None:
+            submitters = await stored.submitters_of(tx, submission.id)
         completed_values = {
             **signer_rules.with_defaults(submission, submitter, now),
             **await values.defaults_stored(tx, self.clock, self.files, submission, submitter),
         }
+        completed_values |= formula_values.computed(submission, submitter, submitters, completed_values)
         submitter = await stored.update_submitter(
             tx,
             stored.changed(
@@ -125,8 +136,6 @@ class Submitters:
             data={},
             now=now,
         )
-        if submitters is None:
-            submitters = await stored.submitters_of(tx, submission.id)
         submitters = [submitter if s.id == submitter.id else s for s in submitters]
         finished = statuses.all_signed(submission, submitters)
         last = finished and await stored.complete_submission(tx, submission.id, now)

@@ -12,7 +12,7 @@ from signsvc.http.appkeys import RESULTS, SETTINGS, SIGNING_FORMS
 from signsvc.http.web import catalogue, email_verification, rendering, submitter_actions
 from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
-from signsvc.submissions import field_values
+from signsvc.submissions import field_values, formula_values
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 from storage.shapes import Area, Field
 
@@ -36,6 +36,7 @@ SCRIPT_STRINGS = (
     "completed.preparing",
     "declined.title",
     "declined.body",
+    "formulas.cannot_compute",
 )
 BODY_OVERHEAD = 4096  # the JSON around a file's base64 in a request
 TICK = "\u2713"
@@ -146,4 +147,5 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
             for f in view.fields
         ],
         "strings": {key: t(key) for key in SCRIPT_STRINGS},
+        "formulas": formula_values.form_data(view.submission.fields, view.fields, view.submitters),
     }
