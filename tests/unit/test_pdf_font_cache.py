@@ -60,17 +60,15 @@ def lent(pdf, family, path, style):
 
 
 def test_each_document_is_the_one_fpdf2_writes_with_the_fonts_parsed_for_it_alone(paths):
-    expected = [bytes(document(text, paths, fpdf2_parsing).output()) for text in TEXTS]
+    expected = {text: bytes(document(text, paths, fpdf2_parsing).output()) for text in set(TEXTS)}
     for order in (TEXTS, TEXTS[::-1]):
-        assert [bytes(document(text, paths, lent).output()) for text in order] == [
-            expected[TEXTS.index(text)] for text in order
-        ]
+        assert [bytes(document(text, paths, lent).output()) for text in order] == [expected[text] for text in order]
 
 
 def test_a_shaped_document_is_the_one_fpdf2_writes_too(paths):
     texts = ["شركة محمد", "Ωmega אבג محمد", "شركة محمد"]
-    expected = [bytes(document(text, paths, fpdf2_parsing, shaped=True).output()) for text in texts]
-    assert [bytes(document(text, paths, lent, shaped=True).output()) for text in texts] == expected
+    expected = {text: bytes(document(text, paths, fpdf2_parsing, shaped=True).output()) for text in set(texts)}
+    assert [bytes(document(text, paths, lent, shaped=True).output()) for text in texts] == [expected[t] for t in texts]
 
 
 def test_a_cjk_collection_font_makes_the_pdf_version_fpdf2_makes(paths):
