@@ -14,7 +14,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the pool's processes import this module: they load no storage
@@ -91,13 +91,24 @@ class Attachment:
 
 
 @dataclass(frozen=True)
+class Sealed(Hashed):
+    """A signed file with the PAdES level it reached (B-B, B-T, B-LT, B-LTA) and, when it carries a document
+    timestamp, when that timestamp's certificate expires (the archive timestamp is renewed before then)."""
+
+    level: str = "B-B"
+    timestamp_expires_at: datetime | None = None
+
+
+@dataclass(frozen=True)
 class SigningChain:
-    """A signing key (None when it stays in a PKCS#12 file) and its certificate chain, as PEM text."""
+    """A signing key (None when it stays in a PKCS#12 file) and its certificate chain, as PEM text; for a chain
+    the service generated, the root CA's key too (it issues the CRL)."""
 
     key_pem: str | None
     cert_pem: str
     chain_pems: tuple[str, ...]
     sha256: str
+    ca_key_pem: str | None = None
 
     def pems(self) -> dict[str, Any]:
         """As `signsvc.pdf.seal` takes it."""
@@ -271,18 +282,62 @@ def fill_pdf(
 
 
 def seal_pdf(
-    pdf: bytes, chain: SigningChain, reason: str, name: str | None, signing_time: datetime, tsa_url: str | None = None
-) -> Hashed:
-    """The PDF with the service's certification signature (`signsvc.pdf.seal`).
+    pdf: bytes,
+    chain: SigningChain,
+    reason: str,
+    name: str | None,
+    signing_time: datetime,
+    tsa_url: str | None = None,
+    crls: tuple[bytes, ...] = (),
+    ocsps: tuple[bytes, ...] = (),
+    archive: bool = False,
+) -> Sealed:
+    """The PDF with the service's certification signature (`signsvc.pdf.seal`): with revocation information
+    (`crls`, `ocsps`) a DSS in the signed revision (B-LT), and with `archive` and a timestamp server a document
+    timestamp after it (B-LTA).
 
     Raises EngineError for a PDF that can't be signed, ConnectionError when the timestamp server fails.
     """
-    from signsvc.pdf import seal
+    from signsvc.pdf import long_term, seal
 
     with _engine_errors():
-        return Hashed.of(
-            seal.sign(pdf, chain.pems(), reason=reason, name=name, signing_time=signing_time, tsa_url=tsa_url)
+        signed = seal.sign(
+            pdf,
+            chain.pems(),
+            reason=reason,
+            name=name,
+            signing_time=signing_time,
+            tsa_url=tsa_url,
+            crls=crls,
+            ocsps=ocsps,
         )
+        if tsa_url and archive and (crls or ocsps):
+            signed = long_term.archive_timestamp(signed, tsa_url, crls)
+            return _sealed(signed, "B-LTA", long_term.last_timestamp_expiry(signed))
+    return _sealed(signed, "B-LT" if crls or ocsps else "B-T" if tsa_url else "B-B")
+
+
+def renew_archive_timestamp(pdf: bytes, tsa_url: str, crls: tuple[bytes, ...] = ()) -> Sealed:
+    """The file with a DSS update (`crls` and the certificates of its timestamps) and a new document timestamp.
+    Raises ConnectionError when the timestamp server fails."""
+    from signsvc.pdf import long_term
+
+    with _engine_errors():
+        renewed = long_term.archive_timestamp(pdf, tsa_url, crls)
+        return _sealed(renewed, "B-LTA", long_term.last_timestamp_expiry(renewed))
+
+
+def issue_crl(chain: SigningChain, now: datetime, valid_for: timedelta) -> bytes:
+    """A CRL (DER) from the generated chain's root CA, revoking nothing, valid from `now` for `valid_for`."""
+    from signsvc.pdf import certificates
+
+    if chain.ca_key_pem is None:
+        raise EngineError("This chain has no CA key to issue a CRL with")
+    return certificates.issue_crl(chain.ca_key_pem, chain.chain_pems[-1], now=now, valid_for=valid_for)
+
+
+def _sealed(data: bytes, level: str, timestamp_expires_at: datetime | None = None) -> Sealed:
+    return Sealed(data, _sha256(data), level, timestamp_expires_at)
 
 
 def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> Verified:
@@ -303,12 +358,14 @@ def verify_base64(file: str, trusted_pems: list[str]) -> Verified:
     return verify_pdf(data, trusted_pems)
 
 
-def generate_signing_chain(common_name: str, organization: str, now: datetime) -> SigningChain:
-    """A new signing key and certificate chain."""
+def generate_signing_chain(
+    common_name: str, organization: str, now: datetime, crl_url: str | None = None
+) -> SigningChain:
+    """A new signing key and certificate chain, with the root CA's key; the leaf names its CRL under `crl_url`."""
     from signsvc.pdf import certificates
 
     with _engine_errors():
-        return _chain(certificates.generate(common_name, organization, now=now))
+        return _chain(certificates.generate(common_name, organization, now=now, crl_url=crl_url))
 
 
 def load_signing_p12(data: bytes, password: str | None) -> SigningChain:
@@ -356,7 +413,11 @@ def _chain(pems: dict[str, Any]) -> SigningChain:
     from signsvc.pdf import certificates
 
     return SigningChain(
-        pems["key_pem"], pems["cert_pem"], tuple(pems["chain_pems"]), certificates.fingerprint(pems["cert_pem"])
+        pems["key_pem"],
+        pems["cert_pem"],
+        tuple(pems["chain_pems"]),
+        certificates.fingerprint(pems["cert_pem"]),
+        pems.get("ca_key_pem"),
     )
 
 

@@ -24,7 +24,7 @@ from signsvc.infra import jobs, pdf_calls
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.infra.mail import Outbox
-from signsvc.infra.pdf_calls import Hashed
+from signsvc.infra.pdf_calls import Hashed, Sealed
 from signsvc.infra.pool import PdfPool
 from signsvc.results import audit_log, emails, filling, inputs, slots
 from signsvc.results.inputs import Inputs
@@ -120,7 +120,7 @@ class Producer:
         """The signed documents (each also the last submitter's own), the audit log and the combined document."""
         sealed = [(document, await self._seal(submission, pdf.data, document["name"])) for document, pdf in filled]
         produced = [
-            Produced(kind, position, document["name"], slots.pdf_file(document["name"], pdf))
+            self._signed(kind, position, document["name"], pdf)
             for position, (document, pdf) in enumerate(sealed)
             for kind in ("submitter", "final")
         ]
@@ -145,19 +145,23 @@ class Producer:
         sealed_audit, combined = await asyncio.gather(
             self._seal(submission, audit_pdf.data, audit_name), self._combined(submission, filled, audit_pdf, title)
         )
-        produced.append(Produced("audit_log", 0, audit_name, slots.pdf_file(audit_name, sealed_audit)))
-        produced.append(Produced("combined", 0, title, slots.pdf_file(title, combined)))
+        produced.append(self._signed("audit_log", 0, audit_name, sealed_audit))
+        produced.append(self._signed("combined", 0, title, combined))
         return produced
+
+    def _signed(self, kind: str, position: int, name: str, sealed: Sealed) -> Produced:
+        file = slots.pdf_file(name, sealed)
+        return Produced(kind, position, name, file, sealed.level, self.sealer.renew_at(sealed))
 
     async def _combined(
         self, submission: Submission, filled: list[tuple[SubmissionDocument, Hashed]], audit_pdf: Hashed, title: str
-    ) -> Hashed:
+    ) -> Sealed:
         """The filled documents and the audit log as one PDF, sealed (the parts unsealed: a sealed file can't
         be merged into another one without breaking its signature)."""
         merged = await self.pool.run(pdf_calls.merge_pdfs, [pdf.data for _, pdf in filled] + [audit_pdf.data])
         return await self._seal(submission, merged.data, title)
 
-    async def _seal(self, submission: Submission, pdf: bytes, name: str) -> Hashed:
+    async def _seal(self, submission: Submission, pdf: bytes, name: str) -> Sealed:
         return await self.sealer.seal(pdf, f"submission {submission.id}: {slots.filename(name)}")
 
     async def _record(self, submission: Submission, submitter: Submitter, produced: list[Produced], last: bool) -> None:
