@@ -22,7 +22,6 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko_certvalidator import ValidationContext
 from pyhanko.sign.diff_analysis import ModificationLevel
 from pyhanko.sign.validation import (
     DocumentSecurityStore,
@@ -31,6 +30,7 @@ from pyhanko.sign.validation import (
 )
 from pyhanko.sign.validation.errors import NoDSSFoundError
 from pyhanko.sign.validation.status import SignatureCoverageLevel
+from pyhanko_certvalidator import ValidationContext
 
 import storage.results as stored_results
 from signsvc.http.appkeys import RESULTS, WORKER
