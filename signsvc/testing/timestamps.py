@@ -125,19 +125,26 @@ def app(stamper: DummyTimeStamper) -> web.Application:
 
 @contextmanager
 def serving(stamper: DummyTimeStamper, host: str = "127.0.0.1") -> Iterator[str]:
-    """Serves the authority on a free port in a thread of its own (for test suites); yields its URL."""
+    """Serves the authority on a free port in a thread with its own event loop (for test suites, from inside a
+    running loop or not); yields its URL."""
     loop = asyncio.new_event_loop()
     runner = web.AppRunner(app(stamper), access_log=None)
-    loop.run_until_complete(runner.setup())
-    site = web.TCPSite(runner, host, 0)
-    loop.run_until_complete(site.start())
-    port = runner.addresses[0][1]
-    thread = threading.Thread(target=loop.run_forever, name="signsvc-test-tsa", daemon=True)
+    started = threading.Event()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(runner.setup())
+        loop.run_until_complete(web.TCPSite(runner, host, 0).start())
+        started.set()
+        loop.run_forever()
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
+
+    thread = threading.Thread(target=run, name="signsvc-test-tsa", daemon=True)
     thread.start()
+    started.wait()
     try:
-        yield f"http://{host}:{port}/tsa"
+        yield f"http://{host}:{runner.addresses[0][1]}/tsa"
     finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result()
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
-        loop.close()
