@@ -23,8 +23,10 @@ and `seal.sign` of it, then `merge.merge_pdfs` of the filled document and the au
 no timestamp server. Each seal embeds the chain's CRL (made once by `pdf_calls.issue_crl`, as the service makes it
 once per CA) in a DSS: PAdES B-LT, as the service signs by default.
 
---long-term-comparison: the ceiling again with seals at PAdES B-B (no DSS), its rounds taken in turns with the
-B-LT rounds, and what B-LT adds to a completion per page count and script. Requirement: at most 20%.
+--long-term-comparison (instead of everything else): the in-process completion with seals at PAdES B-B (no DSS)
+and at B-LT, in turns run by run (the order swapped every run, so drift on the machine hits both alike), and
+what B-LT adds per page count and script. Requirement: at most 20% for the 10-page completion, judged on the
+CPU time the completion used (on a busy machine wall time mostly measures the other processes; it is shown too).
 
 No storage, no HTTP, no IPC, no job queue: what the engines alone cost. The per-cell figure is the median of all
 counted runs.
@@ -591,33 +593,62 @@ def report_ceiling(docs: list[Document], ceilings: dict[tuple[int, str], Ceiling
     )
 
 
-def report_long_term(
-    docs: list[Document], long_term: dict[tuple[int, str], Ceiling], basic: dict[tuple[int, str], Ceiling]
-) -> bool:
+@dataclass
+class Compared:
+    """Counted runs of one page count and script at one PAdES level: wall and CPU seconds, file sizes."""
+
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    size: int = 0
+
+
+def long_term_comparison(docs: list[Document], repeat: int) -> dict[tuple[int, str, str], Compared]:
+    engines = {"B-B": Engines(long_term=False), "B-LT": Engines()}
+    compared: dict[tuple[int, str, str], Compared] = {}
+    for document in docs:
+        for script in SCRIPTS:
+            for run in range(repeat + 1):  # the first uncounted: fonts and caches warm
+                for level in ("B-B", "B-LT") if run % 2 else ("B-LT", "B-B"):
+                    wall, cpu = time.perf_counter(), time.process_time()
+                    engines[level].completion(document.pdf, document.pages, script, {})
+                    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                    if run:
+                        cell = compared.setdefault((document.pages, script, level), Compared())
+                        cell.wall.append(wall)
+                        cell.cpu.append(cpu)
+                        cell.size = engines[level].last_sizes["document"]
+            report.progress(f"B-B and B-LT, {document.pages} pages, {script}")
+    return compared
+
+
+def report_long_term(docs: list[Document], compared: dict[tuple[int, str, str], Compared]) -> bool:
     rows, passed = [], True
     for document in docs:
         for script in SCRIPTS:
-            lt, bb = long_term[(document.pages, script)], basic[(document.pages, script)]
-            added = lt.total / bb.total - 1
-            seals = sum(lt.step(s) - bb.step(s) for s in ("seal document", "seal audit log", "seal combined"))
+            bb, lt = compared[(document.pages, script, "B-B")], compared[(document.pages, script, "B-LT")]
+            cpu_bb, cpu_lt = statistics.median(bb.cpu), statistics.median(lt.cpu)
+            wall_bb, wall_lt = statistics.median(bb.wall), statistics.median(lt.wall)
+            added = cpu_lt / cpu_bb - 1
             ok = added <= LONG_TERM_BUDGET
             passed &= ok or document.pages != 10
             rows.append(
                 [
                     f"{document.pages} pages, {script}",
-                    ms(bb.total),
-                    ms(lt.total),
-                    f"{100 * added:+.0f}%",
-                    f"{seals * 1000:+.0f}",
-                    f"{lt.sizes['document'] - bb.sizes['document']:+,}",
+                    ms(cpu_bb),
+                    ms(cpu_lt),
+                    f"{100 * added:+.1f}%",
+                    ms(wall_bb),
+                    ms(wall_lt),
+                    f"{100 * (wall_lt / wall_bb - 1):+.1f}%",
+                    f"{lt.size - bb.size:+,}",
                     "PASS" if ok else "FAIL",
                 ]
             )
     report.print_table(
-        ["completion ceiling", "B-B ms", "B-LT ms", "B-LT adds", "of which 3 seals, ms", "bytes per file", "<= 20%"],
+        ["completion", "B-B CPU ms", "B-LT CPU ms", "B-LT adds", "B-B ms", "B-LT ms", "(wall)", "bytes", "<= 20%"],
         rows,
     )
-    print("\nThe requirement holds for the 10-page completion; the other rows are shown for information.\n")
+    print("\nMedians of the counted runs. The requirement is judged on CPU for the 10-page completion.\n")
     return passed
 
 
@@ -798,7 +829,7 @@ def main() -> int:
     parser.add_argument(
         "--long-term-comparison",
         action="store_true",
-        help="also the ceiling with seals at PAdES B-B, and what B-LT adds (requirement: at most 20%%)",
+        help="only the in-process completion at PAdES B-B and B-LT in turns, and what B-LT adds (at most 20%%)",
     )
     args = parser.parse_args()
     try:
@@ -809,7 +840,11 @@ def main() -> int:
         parser.error("--repeat, the page counts and --probe-seconds must be positive")
     if args.load_pages not in page_counts and not args.ceiling_only:
         parser.error(f"--load-pages must be one of --pages ({args.pages})")
-    kinds = [] if args.ceiling_only else {"both": ["sqlite", "postgres"]}.get(args.database, [args.database])
+    kinds = (
+        []
+        if args.ceiling_only or args.long_term_comparison
+        else {"both": ["sqlite", "postgres"]}.get(args.database, [args.database])
+    )
     if "postgres" in kinds:
         databases.require_postgres(parser, "--database sqlite")
     print(
@@ -819,21 +854,18 @@ def main() -> int:
     started = time.perf_counter()
     docs = [Document(pages, document_pdf(pages)) for pages in page_counts]
     print("Documents: " + ", ".join(f"{d.pages} pages {len(d.pdf) / 1e3:.0f} KB" for d in docs) + ".\n", flush=True)
+    if args.long_term_comparison:
+        passed = report_long_term(docs, long_term_comparison(docs, args.repeat))
+        print(f"\nTotal {time.perf_counter() - started:.0f} s.")
+        return 0 if passed else 1
     engines = Engines()
     ceilings: dict[tuple[int, str], Ceiling] = {}
-    basic = Engines(long_term=False) if args.long_term_comparison else None
-    basic_ceilings: dict[tuple[int, str], Ceiling] = {}
-
-    def rounds() -> None:
-        ceiling_round(engines, docs, ceilings, args.repeat)
-        if basic:
-            ceiling_round(basic, docs, basic_ceilings, args.repeat)
-
-    targets = between_rounds(rounds, [lambda kind=kind: run_target(kind, docs, args) for kind in kinds])
+    targets = between_rounds(
+        lambda: ceiling_round(engines, docs, ceilings, args.repeat),
+        [lambda kind=kind: run_target(kind, docs, args) for kind in kinds],
+    )
     report_ceiling(docs, ceilings)
     passed = True
-    if basic:
-        passed &= report_long_term(docs, ceilings, basic_ceilings)
     if targets:
         passed &= report_service(docs, ceilings, targets, args.poll_ms)
         passed &= report_probe(targets, args.load_pages)

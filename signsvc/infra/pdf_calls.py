@@ -97,6 +97,7 @@ class Sealed(Hashed):
 
     level: str = "B-B"
     timestamp_expires_at: datetime | None = None
+    timestamp_certificates: tuple[str, ...] = ()  # PEM, of the timestamp authorities in the file
 
 
 @dataclass(frozen=True)
@@ -290,11 +291,11 @@ def seal_pdf(
     tsa_url: str | None = None,
     crls: tuple[bytes, ...] = (),
     ocsps: tuple[bytes, ...] = (),
-    archive: bool = False,
 ) -> Sealed:
     """The PDF with the service's certification signature (`signsvc.pdf.seal`): with revocation information
-    (`crls`, `ocsps`) a DSS in the signed revision (B-LT), and with `archive` and a timestamp server a document
-    timestamp after it (B-LTA).
+    (`crls`, `ocsps`) a DSS in the signed revision (B-LT). With a timestamp server, the certificates of its
+    timestamp come back (`timestamp_certificates`), for the revocation information of the document timestamp
+    that `archive_timestamp` adds next (B-LTA).
 
     Raises EngineError for a PDF that can't be signed, ConnectionError when the timestamp server fails.
     """
@@ -311,20 +312,30 @@ def seal_pdf(
             crls=crls,
             ocsps=ocsps,
         )
-        if tsa_url and archive and (crls or ocsps):
-            signed = long_term.archive_timestamp(signed, tsa_url, crls)
-            return _sealed(signed, "B-LTA", long_term.last_timestamp_expiry(signed))
-    return _sealed(signed, "B-LT" if crls or ocsps else "B-T" if tsa_url else "B-B")
+        stampers = long_term.timestamp_certificate_pems(signed) if tsa_url else ()
+    level = "B-LT" if crls or ocsps else "B-T" if tsa_url else "B-B"
+    return Sealed(signed, _sha256(signed), level, None, stampers)
 
 
-def renew_archive_timestamp(pdf: bytes, tsa_url: str, crls: tuple[bytes, ...] = ()) -> Sealed:
-    """The file with a DSS update (`crls` and the certificates of its timestamps) and a new document timestamp.
+def archive_timestamp(pdf: bytes, tsa_url: str, crls: tuple[bytes, ...] = ()) -> Sealed:
+    """The file with a DSS update (`crls`, for the timestamp authority's chain, and the certificates of its
+    timestamps) and a document timestamp over it: B-LTA, and how a B-LTA file's archive timestamp is renewed.
     Raises ConnectionError when the timestamp server fails."""
     from signsvc.pdf import long_term
 
     with _engine_errors():
-        renewed = long_term.archive_timestamp(pdf, tsa_url, crls)
-        return _sealed(renewed, "B-LTA", long_term.last_timestamp_expiry(renewed))
+        stamped = long_term.archive_timestamp(pdf, tsa_url, crls)
+        expires_at = long_term.last_timestamp_expiry(stamped)
+        stampers = long_term.timestamp_certificate_pems(stamped)
+    return Sealed(stamped, _sha256(stamped), "B-LTA", expires_at, stampers)
+
+
+def timestamp_certificates(pdf: bytes) -> tuple[str, ...]:
+    """The certificates (PEM) of every timestamp in a signed file."""
+    from signsvc.pdf import long_term
+
+    with _engine_errors():
+        return long_term.timestamp_certificate_pems(pdf)
 
 
 def issue_crl(chain: SigningChain, now: datetime, valid_for: timedelta) -> bytes:
@@ -334,10 +345,6 @@ def issue_crl(chain: SigningChain, now: datetime, valid_for: timedelta) -> bytes
     if chain.ca_key_pem is None:
         raise EngineError("This chain has no CA key to issue a CRL with")
     return certificates.issue_crl(chain.ca_key_pem, chain.chain_pems[-1], now=now, valid_for=valid_for)
-
-
-def _sealed(data: bytes, level: str, timestamp_expires_at: datetime | None = None) -> Sealed:
-    return Sealed(data, _sha256(data), level, timestamp_expires_at)
 
 
 def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> Verified:

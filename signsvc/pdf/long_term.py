@@ -17,6 +17,7 @@ from datetime import datetime
 
 from asn1crypto import crl as asn1_crl
 from asn1crypto import ocsp as asn1_ocsp
+from asn1crypto import pem
 from asn1crypto import x509 as asn1_x509
 from pyhanko.pdf_utils import misc
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
@@ -85,6 +86,13 @@ def timestamp_certificates(reader: PdfFileReader) -> list[asn1_x509.Certificate]
         for token in tokens:
             found.extend(c.chosen for c in token["certificates"] if c.name == "certificate")
     return found
+
+
+def timestamp_certificate_pems(pdf: bytes) -> tuple[str, ...]:
+    """`timestamp_certificates` of a file, as PEM texts, each once."""
+    reader = PdfFileReader(io.BytesIO(pdf), strict=False)
+    ders = dict.fromkeys(certificate.dump() for certificate in timestamp_certificates(reader))
+    return tuple(pem.armor("CERTIFICATE", der).decode() for der in ders)
 
 
 def last_timestamp_expiry(pdf: bytes) -> datetime | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import storage.files as stored_files
 import storage.results as stored
-from signsvc.infra import jobs, pdf_calls
+from signsvc.infra import jobs
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
 from signsvc.infra.pool import PdfPool
@@ -53,7 +53,7 @@ class ArchiveTimestamps:
 
     async def _renew(self, due: TimestampDue, tsa_url: str) -> None:
         blob = await stored_files.required_blob(self.db, due.blob_id)
-        renewed = await self.pool.run(pdf_calls.renew_archive_timestamp, await self.files.read(blob), tsa_url)
+        renewed = await self.sealer.archive(await self.files.read(blob), tsa_url)
         file = NewFile(renewed.data, blob.filename, blob.content_type, renewed.sha256)
         await self.files.write([file])
         try:

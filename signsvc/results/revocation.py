@@ -1,9 +1,11 @@
-"""Revocation information for a configured (PKCS#12) signing chain: the CRLs its certificates name in their CRL
-distribution points, fetched when a document is signed, through the download rules (public addresses only, a
-size cap, a time limit), and kept per certificate until the CRL's nextUpdate, so most seals fetch nothing.
+"""Revocation information for a configured (PKCS#12) signing chain and for a timestamp authority's certificates:
+the CRLs the certificates name in their CRL distribution points, fetched when a document is signed, through the
+download rules (public addresses only, a size cap, a time limit), and kept per certificate until the CRL's
+nextUpdate, so most seals fetch nothing.
 
 When a CRL can't be had (no distribution point, the server fails or answers something that is not a CRL) the
-document is signed without it, at a lower PAdES level, and the failure is logged; the server is then left alone
+document is signed without it, at a lower PAdES level (for a timestamp authority, the DSS carries its
+certificates only), and the failure is logged; the server is then left alone
 for `FAILURE_PAUSE`, so each seal doesn't wait for its time limit. OCSP (AIA) is not asked.
 """
 
@@ -41,15 +43,18 @@ class Revocations:
     def __init__(self, clock: Clock, fetch: Fetch) -> None:
         self.clock, self.fetch = clock, fetch
         self._kept: dict[bytes, _Kept] = {}
-        self._parsed: dict[str, list[x509.Certificate]] = {}
+        self._parsed: dict[tuple[str, ...], list[x509.Certificate]] = {}
 
     async def crls(self, chain: SigningChain) -> tuple[bytes, ...] | None:
         """A CRL (DER) for each certificate of the chain but its root; None when one can't be had."""
-        if chain.sha256 not in self._parsed:
-            pems = (chain.cert_pem, *chain.chain_pems)
-            self._parsed[chain.sha256] = [x509.load_pem_x509_certificate(pem.encode()) for pem in pems]
+        return await self.crls_of((chain.cert_pem, *chain.chain_pems))
+
+    async def crls_of(self, pems: tuple[str, ...]) -> tuple[bytes, ...] | None:
+        """A CRL (DER) for each of the certificates but the self-signed ones; None when one can't be had."""
+        if pems not in self._parsed:
+            self._parsed[pems] = [x509.load_pem_x509_certificate(pem.encode()) for pem in pems]
         found = []
-        for certificate in self._parsed[chain.sha256]:
+        for certificate in self._parsed[pems]:
             if certificate.issuer == certificate.subject:
                 continue  # a trust anchor: nobody revokes it
             crl = await self._crl(certificate)
@@ -68,7 +73,7 @@ class Revocations:
                 crl = await self._fetch_first(certificate)
         except (CrlUnavailable, TimeoutError) as error:
             reason = str(error) or f"no answer within {FETCH_TIMEOUT} seconds"
-            log.warning("no revocation information for the signing certificate %s: %s", name, reason)
+            log.warning("no revocation information for the certificate %s: %s", name, reason)
             self._kept[key] = _Kept(None, now + FAILURE_PAUSE)
             return None
         next_update = crl.next_update_utc or now + FAILURE_PAUSE

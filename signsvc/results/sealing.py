@@ -54,16 +54,44 @@ class Sealer:
         crls = await self.revocation(chain)
         if crls is None:
             log.warning("%s signed without revocation information (not PAdES B-LT)", what)
-        seal = functools.partial(pdf_calls.seal_pdf, crls=crls or (), archive=True)
+        seal = functools.partial(pdf_calls.seal_pdf, crls=crls or ())
         tsa_url = self.tsa_url
         if self._tsa_failed_at and now - self._tsa_failed_at < TSA_PAUSE:
             tsa_url = None
         try:
-            return await self.pool.run(functools.partial(seal, tsa_url=tsa_url), pdf, chain, REASON, None, now)
+            sealed = await self.pool.run(functools.partial(seal, tsa_url=tsa_url), pdf, chain, REASON, None, now)
         except ConnectionError as error:
-            log.error("%s signed without a timestamp: %s", what, error)
-            self._tsa_failed_at = now
+            self._tsa_failed(what, error)
             return await self.pool.run(seal, pdf, chain, REASON, None, now)
+        if tsa_url and crls:
+            return await self._archived(sealed, tsa_url, what)
+        return sealed
+
+    async def archive(self, pdf: bytes, tsa_url: str) -> Sealed:
+        """A signed file with a DSS update (revocation information for its timestamp authorities) and a new
+        document timestamp. Raises ConnectionError when the timestamp server fails."""
+        stampers = await self.pool.run(pdf_calls.timestamp_certificates, pdf)
+        return await self.pool.run(pdf_calls.archive_timestamp, pdf, tsa_url, await self._crls_of(stampers))
+
+    async def _archived(self, sealed: Sealed, tsa_url: str, what: str) -> Sealed:
+        """B-LT with a signature timestamp made B-LTA; kept as it is when the timestamp server fails now."""
+        crls = await self._crls_of(sealed.timestamp_certificates)
+        try:
+            return await self.pool.run(pdf_calls.archive_timestamp, sealed.data, tsa_url, crls)
+        except ConnectionError as error:
+            self._tsa_failed(what, error)
+            return sealed
+
+    async def _crls_of(self, timestamp_certificates: tuple[str, ...]) -> tuple[bytes, ...]:
+        """Revocation information for timestamp authorities' certificates that name any (a self-signed one needs
+        none); without it the DSS carries their certificates only (logged by `revocation`)."""
+        if self.revocations is None or not timestamp_certificates:
+            return ()
+        return await self.revocations.crls_of(timestamp_certificates) or ()
+
+    def _tsa_failed(self, what: str, error: ConnectionError) -> None:
+        log.error("%s signed without a timestamp: %s", what, error)
+        self._tsa_failed_at = self.clock.now()
 
     async def revocation(self, chain: SigningChain) -> tuple[bytes, ...] | None:
         """The revocation information to embed for the chain; None when it can't be had."""

@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from pyhanko.sign.timestamps import DummyTimeStamper
+from pyhanko_certvalidator.registry import SimpleCertificateStore
 
 CERTIFICATE, KEY = "tsa-certificate.pem", "tsa-key.pem"
 VALIDITY = timedelta(days=10 * 365)
@@ -38,6 +39,7 @@ class Authority:
 
     certificate: x509.Certificate
     key: rsa.RSAPrivateKey
+    issuers: tuple[x509.Certificate, ...] = ()  # carried in every token, above the authority's certificate
 
     @property
     def cert_pem(self) -> str:
@@ -48,8 +50,9 @@ class Authority:
             serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
         stamper = _Stamper(
-            tsa_cert=asn1_x509.Certificate.load(self.certificate.public_bytes(serialization.Encoding.DER)),
+            tsa_cert=_asn1(self.certificate),
             tsa_key=asn1_keys.PrivateKeyInfo.load(key_der),
+            certs_to_embed=SimpleCertificateStore.from_certs([_asn1(issuer) for issuer in self.issuers]),
         )
         stamper.moment = moment
         return stamper
@@ -66,23 +69,38 @@ class _Stamper(DummyTimeStamper):
         return super().request_tsa_response(req)
 
 
-def create(common_name: str = "signsvc local TSA", *, now: datetime, valid_for: timedelta = VALIDITY) -> Authority:
-    """A new authority: an RSA key and a self-signed certificate for time stamping, valid from `now`."""
+def create(
+    common_name: str = "signsvc local TSA",
+    *,
+    now: datetime,
+    valid_for: timedelta = VALIDITY,
+    issuer: tuple[x509.Certificate, rsa.RSAPrivateKey] | None = None,
+    crl_url: str | None = None,
+) -> Authority:
+    """A new authority: an RSA key and a certificate for time stamping, valid from `now`, self-signed or issued
+    by `issuer` (a CA's certificate and key; then `crl_url` may name the CA's CRL)."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    certificate = (
+    issuer_name, signing_key = (issuer[0].subject, issuer[1]) if issuer else (name, key)
+    builder = (
         x509.CertificateBuilder()
         .subject_name(name)
-        .issuer_name(name)
+        .issuer_name(issuer_name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - timedelta(days=1))
         .not_valid_after(now + valid_for)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.TIME_STAMPING]), critical=True)
         .add_extension(x509.KeyUsage(True, True, False, False, False, False, False, False, False), critical=True)
-        .sign(key, hashes.SHA256())
     )
-    return Authority(certificate, key)
+    if crl_url:
+        point = x509.DistributionPoint([x509.UniformResourceIdentifier(crl_url)], None, None, None)
+        builder = builder.add_extension(x509.CRLDistributionPoints([point]), critical=False)
+    return Authority(builder.sign(signing_key, hashes.SHA256()), key, (issuer[0],) if issuer else ())
+
+
+def _asn1(certificate: x509.Certificate) -> asn1_x509.Certificate:
+    return asn1_x509.Certificate.load(certificate.public_bytes(serialization.Encoding.DER))
 
 
 def load_or_create(directory: Path) -> Authority:

@@ -262,6 +262,29 @@ async def test_b_lta_pdfsig_still_reports_the_certification_signature_valid(aioh
     assert "Signature Field Name: signsvc-archive-1" in second
 
 
+async def test_b_lta_the_dss_carries_revocation_information_for_a_tsa_whose_certificate_names_a_crl(
+    aiohttp_client, make_app, db, clock, client_ssl, crl_server
+):
+    ca, ca_key, crl_server.crl = certificate_authority("Example TSA CA")
+    authority = timestamps.create("Example TSA", now=clock.now(), issuer=(ca, ca_key), crl_url=crl_server.url)
+    with timestamps.serving(authority.stamper(clock.now)) as url:
+        async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
+            stamped = Api(await aiohttp_client(make_app(tsa_url=url, downloader=downloader)))
+            files = await signed_files(stamped, stamped.app[WORKER])
+    assert crl_server.asked == ["/ca.crl"], "fetched once, kept until its nextUpdate"
+    roots = [*await service_roots(db), asn1(ca.public_bytes(serialization.Encoding.PEM))]
+    for name, data in files.items():
+        reader = PdfFileReader(io.BytesIO(data))
+        [archive] = reader.embedded_timestamp_signatures
+        covered = reader.get_historical_resolver(archive.signed_revision).root["/DSS"]
+        assert crl_server.crl in [ref.get_object().data for ref in covered["/CRLs"]], name
+        context = offline(data, roots, clock.now() + timedelta(hours=1))
+        archived = await async_validate_pdf_timestamp(archive, validation_context=context)
+        assert archived.valid and archived.trusted, name
+        status = await certification_status(data, roots, clock.now() + timedelta(hours=1))
+        assert status.bottom_line, (name, status.pretty_print_details())
+
+
 @pytest.fixture
 def short_lived_tsa(clock):
     """A timestamp authority whose certificate expires 120 days after the clock's start, stamping the clock's time."""
@@ -313,30 +336,46 @@ def hashlib_sha256(data: bytes) -> str:
 # A configured PKCS#12 chain: revocation information from its own CRL distribution points
 
 
-def issuing_ca(crl_url: str) -> tuple[dict[str, Any], bytes, x509.Certificate]:
-    """A CA, a leaf it issued naming `crl_url`, as a PKCS#12 file (password "pw"), the CA's CRL (DER), its root."""
+def certificate_authority(common_name: str) -> tuple[x509.Certificate, rsa.RSAPrivateKey, bytes]:
+    """A root CA, its key and its CRL (DER, revoking nothing), around the tests' NOW."""
     from tests.support.seals import NOW
 
-    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Example Issuing CA")])
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     ca = (
         x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(NOW - timedelta(days=30))
         .not_valid_after(NOW + timedelta(days=3650))
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
-        .sign(ca_key, hashes.SHA256())
+        .sign(key, hashes.SHA256())
     )
+    crl = (
+        x509.CertificateRevocationListBuilder()
+        .issuer_name(name)
+        .last_update(NOW - timedelta(days=1))
+        .next_update(NOW + timedelta(days=30))
+        .sign(key, hashes.SHA256())
+        .public_bytes(serialization.Encoding.DER)
+    )
+    return ca, key, crl
+
+
+def issuing_ca(crl_url: str) -> tuple[dict[str, Any], bytes, x509.Certificate]:
+    """A CA, a leaf it issued naming `crl_url`, as a PKCS#12 file (password "pw"), the CA's CRL (DER), its root."""
+    from tests.support.seals import NOW
+
+    ca, ca_key, crl = certificate_authority("Example Issuing CA")
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     point = x509.DistributionPoint([x509.UniformResourceIdentifier(crl_url)], None, None, None)
     leaf = (
         x509.CertificateBuilder()
         .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Example Signer")]))
-        .issuer_name(ca_name)
+        .issuer_name(ca.subject)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(NOW - timedelta(days=30))
@@ -344,14 +383,6 @@ def issuing_ca(crl_url: str) -> tuple[dict[str, Any], bytes, x509.Certificate]:
         .add_extension(x509.KeyUsage(True, True, False, False, False, False, False, False, False), critical=True)
         .add_extension(x509.CRLDistributionPoints([point]), critical=False)
         .sign(ca_key, hashes.SHA256())
-    )
-    crl = (
-        x509.CertificateRevocationListBuilder()
-        .issuer_name(ca_name)
-        .last_update(NOW - timedelta(days=1))
-        .next_update(NOW + timedelta(days=30))
-        .sign(ca_key, hashes.SHA256())
-        .public_bytes(serialization.Encoding.DER)
     )
     p12 = pkcs12.serialize_key_and_certificates(
         b"signer", key, leaf, [ca], serialization.BestAvailableEncryption(b"pw")
