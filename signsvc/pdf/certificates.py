@@ -59,15 +59,17 @@ def issue_crl(ca_key_pem: str, ca_cert_pem: str, *, now: datetime, valid_for: ti
     know that the leaf was not revoked. Its number is the issue time, so a later one is always greater."""
     key = serialization.load_pem_private_key(ca_key_pem.encode(), password=None)
     issuer = x509.load_pem_x509_certificate(ca_cert_pem.encode())
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise PdfError("The CA key of a generated chain is an RSA key")
     builder = (
         x509.CertificateRevocationListBuilder()
         .issuer_name(issuer.subject)
         .last_update(now - BACKDATE)
         .next_update(now + valid_for)
         .add_extension(x509.CRLNumber(int(now.timestamp() * 1000)), critical=False)
-        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer.public_key()), critical=False)  # type: ignore[arg-type]
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), critical=False)
     )
-    return builder.sign(key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)  # type: ignore[arg-type]
+    return builder.sign(key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
 
 
 def load_p12(data: bytes, password: str | None) -> dict[str, Any]:
