@@ -45,9 +45,12 @@ from signsvc.infra.retention import Retention
 from signsvc.infra.urls import Urls
 from signsvc.pdf import font_files
 from signsvc.preparation import check_data_dir, open_configured_database, prepare
+from signsvc.results import revocation
+from signsvc.results.archive_timestamps import ArchiveTimestamps
 from signsvc.results.previews import Previews
 from signsvc.results.produce import Producer
 from signsvc.results.results import Results
+from signsvc.results.revocation import Revocations
 from signsvc.results.sealing import Sealer
 from signsvc.results.signing_identity import SigningIdentity
 from signsvc.submissions.email_verification import EmailCodes
@@ -154,7 +157,7 @@ def webhook_sender(config: Config) -> Sender:
 
 async def signing_identity(db: Database, clock: Clock, pool: PdfPool, config: Config) -> SigningIdentity:
     """The service's signing identity, with the configured PKCS#12 when there is one (else a start error)."""
-    identity = SigningIdentity(db, clock, pool)
+    identity = SigningIdentity(db, clock, pool, config.site)
     if config.signing_p12:
         try:
             data = Path(config.signing_p12).read_bytes()
@@ -213,8 +216,11 @@ class _Parts:
             office = await stack.enter_async_context(OfficeConverter())
             sender = webhook_sender(self.config)
             stack.push_async_callback(sender.close)
+            revocations = Revocations(
+                self.clock, (self.given_downloader or await self._revocation_downloader(stack)).fetch
+            )
             kinds = await self._domain(
-                app, db, files, pool, Ingest(pool, office, downloader, self.config.font_dir), sender
+                app, db, files, pool, Ingest(pool, office, downloader, self.config.font_dir), sender, revocations
             )
             await configure_webhooks(app[appkeys.WEBHOOKS], self.config)
             await self._worker(app, stack, db, kinds)
@@ -239,6 +245,17 @@ class _Parts:
             Downloader(max_bytes=self.config.max_body_bytes, allow_private=self.config.allow_private_downloads)
         )
 
+    async def _revocation_downloader(self, stack: contextlib.AsyncExitStack) -> Downloader:
+        # CRLs are signed and mostly published over plain http; the other download rules hold.
+        return await stack.enter_async_context(
+            Downloader(
+                max_bytes=revocation.MAX_CRL_BYTES,
+                timeout=revocation.FETCH_TIMEOUT,
+                allow_private=self.config.allow_private_downloads,
+                plain_http=True,
+            )
+        )
+
     def _own_pool(self, stack: contextlib.AsyncExitStack) -> PdfPool:
         # Workers start with the first document, not at start: a service used as a fake in test suites,
         # or never sent a document, should not spend seconds importing PDF code.
@@ -247,7 +264,14 @@ class _Parts:
         return pool
 
     async def _domain(
-        self, app: web.Application, db: Database, files: Files, pool: PdfPool, ingest: Ingest, sender: Sender
+        self,
+        app: web.Application,
+        db: Database,
+        files: Files,
+        pool: PdfPool,
+        ingest: Ingest,
+        sender: Sender,
+        revocations: Revocations,
     ) -> list[jobs.Kind]:
         """Builds the domain's objects, gives the edge the ones it calls; answers every job kind."""
         config, clock = self.config, self.clock
@@ -261,7 +285,8 @@ class _Parts:
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
         identity = await signing_identity(db, clock, pool, config)
         previews = Previews(db, clock, files, pool, config.font_dir)
-        sealer = Sealer(clock, pool, identity, config.tsa_url)
+        sealer = Sealer(clock, pool, identity, config.tsa_url, revocations)
+        archive_timestamps = ArchiveTimestamps(db, clock, files, pool, sealer)
         producer = Producer(db, clock, files, pool, sealer, mail, config.font_dir)
         certificates = Certificates(db, clock, files, pool, sealer, mail, config.font_dir)
         deliverer = Deliverer(db, clock, Payloads(clock, files), sender, fast_retries=config.testing_fast_retries)
@@ -307,6 +332,8 @@ class _Parts:
             + submissions.kinds()
             + producer.kinds()
             + certificates.kinds()
+            + identity.kinds()
+            + archive_timestamps.kinds()
             + deliverer.kinds()
             + self.job_kinds
         )

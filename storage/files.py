@@ -82,3 +82,11 @@ async def is_content_used(conn: Connection, sha256: str) -> bool:
 async def stored_contents(conn: Connection, *, after: str, limit: int) -> list[str]:
     """The hashes of stored files' contents after `after`, in order, once each: a page of what a store holds."""
     return [row["sha256"] for row in await conn.fetch_all("stored_contents", after=after, limit=limit)]
+
+
+async def replace_blob_content(conn: Connection, blob_id: int, old_sha256: str, sha256: str, byte_size: int) -> bool:
+    """The file holds new content from now on (same id and uuid); False when it is gone or changed meanwhile."""
+    row = await conn.fetch_one(
+        "replace_blob_content", id=blob_id, old_sha256=old_sha256, sha256=sha256, byte_size=byte_size
+    )
+    return row is not None

@@ -305,6 +305,7 @@ class ResultDocument:
     sha256: str
     values_sha256: str | None
     created_at: datetime
+    pades_level: str | None  # a signed file's PAdES level: B-B, B-T, B-LT or B-LTA
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -317,3 +318,23 @@ class SigningCertificate:
     source: str
     created_at: datetime
     retired_at: datetime | None
+    ca_key_pem: str | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SigningCrl:
+    """The current CRL (DER as base64) of a CA whose key the service holds, by the CA certificate's hash."""
+
+    issuer_sha256: str
+    crl: str
+    this_update: datetime
+    next_update: datetime
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TimestampDue:
+    """A stored file whose archive timestamp is due for renewal."""
+
+    blob_id: int
+    renew_at: datetime
+    account_id: int

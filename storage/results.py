@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from storage.database import Connection
-from storage.records import ResultDocument, SigningCertificate
+from storage.records import ResultDocument, SigningCertificate, SigningCrl, TimestampDue
 from storage.rows import record, records
 
 
@@ -21,9 +21,13 @@ async def insert_result_document(
     sha256: str,
     now: datetime,
     values_sha256: str | None = None,
+    pades_level: str | None = None,
+    timestamp_renew_at: datetime | None = None,
 ) -> None:
     await conn.execute(
         "insert_result_document",
+        pades_level=pades_level,
+        timestamp_renew_at=timestamp_renew_at,
         submission_id=submission_id,
         submitter_id=submitter_id,
         kind=kind,
@@ -61,9 +65,11 @@ async def insert_certificate(
     key_pem: str | None,
     source: str,
     now: datetime,
+    ca_key_pem: str | None = None,
 ) -> None:
     await conn.execute(
         "insert_signing_certificate",
+        ca_key_pem=ca_key_pem,
         sha256=sha256,
         cert_pem=cert_pem,
         chain_pems=chain_pems,
@@ -97,3 +103,39 @@ async def results_of_many(conn: Connection, submission_ids: list[int]) -> list[R
     if not submission_ids:
         return []
     return records(ResultDocument, await conn.fetch_all("list_result_documents_of_many", ids=submission_ids))
+
+
+async def retire_certificate(conn: Connection, certificate_id: int, now: datetime) -> bool:
+    """Stops the certificate from signing; False when another process retired it first."""
+    return await conn.fetch_one("retire_signing_certificate", id=certificate_id, now=now) is not None
+
+
+async def get_crl(conn: Connection, issuer_sha256: str) -> SigningCrl | None:
+    return record(SigningCrl, await conn.fetch_one("get_signing_crl", issuer_sha256=issuer_sha256))
+
+
+async def put_crl(conn: Connection, crl: SigningCrl) -> None:
+    """Keeps the CRL unless a newer one is kept already."""
+    await conn.execute(
+        "put_signing_crl",
+        issuer_sha256=crl.issuer_sha256,
+        crl=crl.crl,
+        this_update=crl.this_update,
+        next_update=crl.next_update,
+    )
+
+
+async def timestamps_due(conn: Connection, now: datetime, limit: int) -> list[TimestampDue]:
+    """Stored files whose archive timestamp is due for renewal, each file once."""
+    return records(TimestampDue, await conn.fetch_all("list_timestamps_due", now=now, limit=limit))
+
+
+async def renew_result_file(
+    conn: Connection, blob_id: int, old_sha256: str, sha256: str, renew_at: datetime | None
+) -> None:
+    """The result documents of the file hold its renewed version; the earlier one stays issued."""
+    rows = await conn.fetch_all(
+        "renew_result_file", blob_id=blob_id, old_sha256=old_sha256, sha256=sha256, renew_at=renew_at
+    )
+    for row in rows:
+        await conn.execute("insert_result_version", sha256=old_sha256, id=row["id"])

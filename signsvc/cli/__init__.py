@@ -1,5 +1,6 @@
 """The command line: `serve` (the default), `migrate`, management of accounts, users, keys, access, webhook
-endpoints, signing certificates and the files' store (`storage migrate`), `backup` and `restore`. Each group of
+endpoints, signing certificates and the files' store (`storage migrate`), `backup` and `restore`, and `tsa` (a local
+timestamp authority). Each group of
 commands is a module of this package. Installed as the `signsvc` command; `python run.py` is the same.
 
 Options may come before the command or after it (`--database X users list` and `users list --database X` are
@@ -15,7 +16,7 @@ import sys
 from typing import Any
 
 import signsvc
-from signsvc.cli import accounts, backup, serve, signing, storage, webhooks
+from signsvc.cli import accounts, backup, serve, signing, storage, timestamps, webhooks
 from signsvc.infra import config as configuration
 from signsvc.infra import errors
 from signsvc.infra.config import ConfigError
@@ -84,6 +85,7 @@ def parser() -> argparse.ArgumentParser:
     signing.add_commands(commands, common)
     backup.add_commands(commands, common)
     storage.add_commands(commands, common)
+    timestamps.add_commands(commands, common)
     return top
 
 

@@ -22,6 +22,7 @@ from signsvc.http.api import (
 from signsvc.http.web import (
     assets,
     clickwrap_page,
+    crl,
     email_verification,
     files,
     home,
@@ -39,6 +40,7 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/static/{hash}/{name}", assets.show)
     app.router.add_get("/js/embed.js", assets.embed_script)
     app.router.add_get("/file/{token}/{filename:.+}", files.show)
+    app.router.add_get("/signing/crl/{sha256:[0-9a-f]{64}}.crl", crl.show)
     app.router.add_get("/s/{slug}", signing.form)
     app.router.add_get("/apiemb/{slug}", signing.embedded)
     app.router.add_get("/e/{token}", signing.documents)

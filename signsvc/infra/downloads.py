@@ -57,6 +57,7 @@ class Downloader:
 
     `allow_private` lets URLs reach private and local addresses, for test suites that serve their
     documents from localhost. `ssl_context` verifies servers (the system's trusted CAs by default).
+    `plain_http` also takes http:// URLs: revocation information (CRLs) is signed, and published over http.
     """
 
     def __init__(
@@ -66,7 +67,9 @@ class Downloader:
         timeout: float = 30,
         allow_private: bool = False,
         ssl_context: ssl.SSLContext | None = None,
+        plain_http: bool = False,
     ) -> None:
+        self.schemes = ("https", "http") if plain_http else ("https",)
         self.max_bytes = max_bytes
         self.timeout = timeout
         self.allow_private = allow_private
@@ -110,7 +113,7 @@ class Downloader:
         raise DownloadError(f"The document URL redirects more than {MAX_REDIRECTS} times")
 
     def _check(self, url: URL, *, redirected: bool) -> None:
-        if url.scheme != "https" or not url.host:
+        if url.scheme not in self.schemes or not url.host:
             raise DownloadError(
                 "The document URL redirects to a URL that is not https://"
                 if redirected

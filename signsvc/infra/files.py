@@ -130,6 +130,15 @@ class Files:
             if sha256 := await stored.delete_blob(tx, blob_id):
                 await self._schedule_removal(tx, sha256)
 
+    async def replace(self, tx: Connection, blob: Blob, file: NewFile) -> bool:
+        """The stored file holds `file`'s content from now on, under the same id and uuid (its links stay valid);
+        its earlier content goes once no file uses it. `write` comes first. False when the file is gone or was
+        replaced meanwhile."""
+        if not await stored.replace_blob_content(tx, blob.id, blob.sha256, file.sha256, len(file.data)):
+            return False
+        await self._schedule_removal(tx, blob.sha256)
+        return True
+
     async def _schedule_removal(self, tx: Connection, sha256: str) -> None:
         await stored.schedule_content_removal(tx, sha256, due_at=self.clock.now() + REMOVAL_GRACE)
 

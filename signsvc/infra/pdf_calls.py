@@ -14,7 +14,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the pool's processes import this module: they load no storage
@@ -91,13 +91,25 @@ class Attachment:
 
 
 @dataclass(frozen=True)
+class Sealed(Hashed):
+    """A signed file with the PAdES level it reached (B-B, B-T, B-LT, B-LTA) and, when it carries a document
+    timestamp, when that timestamp's certificate expires (the archive timestamp is renewed before then)."""
+
+    level: str = "B-B"
+    timestamp_expires_at: datetime | None = None
+    timestamp_certificates: tuple[str, ...] = ()  # PEM, of the timestamp authorities in the file
+
+
+@dataclass(frozen=True)
 class SigningChain:
-    """A signing key (None when it stays in a PKCS#12 file) and its certificate chain, as PEM text."""
+    """A signing key (None when it stays in a PKCS#12 file) and its certificate chain, as PEM text; for a chain
+    the service generated, the root CA's key too (it issues the CRL)."""
 
     key_pem: str | None
     cert_pem: str
     chain_pems: tuple[str, ...]
     sha256: str
+    ca_key_pem: str | None = None
 
     def pems(self) -> dict[str, Any]:
         """As `signsvc.pdf.seal` takes it."""
@@ -271,18 +283,68 @@ def fill_pdf(
 
 
 def seal_pdf(
-    pdf: bytes, chain: SigningChain, reason: str, name: str | None, signing_time: datetime, tsa_url: str | None = None
-) -> Hashed:
-    """The PDF with the service's certification signature (`signsvc.pdf.seal`).
+    pdf: bytes,
+    chain: SigningChain,
+    reason: str,
+    name: str | None,
+    signing_time: datetime,
+    tsa_url: str | None = None,
+    crls: tuple[bytes, ...] = (),
+    ocsps: tuple[bytes, ...] = (),
+) -> Sealed:
+    """The PDF with the service's certification signature (`signsvc.pdf.seal`): with revocation information
+    (`crls`, `ocsps`) a DSS in the signed revision (B-LT). With a timestamp server, the certificates of its
+    timestamp come back (`timestamp_certificates`), for the revocation information of the document timestamp
+    that `archive_timestamp` adds next (B-LTA).
 
     Raises EngineError for a PDF that can't be signed, ConnectionError when the timestamp server fails.
     """
-    from signsvc.pdf import seal
+    from signsvc.pdf import long_term, seal
 
     with _engine_errors():
-        return Hashed.of(
-            seal.sign(pdf, chain.pems(), reason=reason, name=name, signing_time=signing_time, tsa_url=tsa_url)
+        signed = seal.sign(
+            pdf,
+            chain.pems(),
+            reason=reason,
+            name=name,
+            signing_time=signing_time,
+            tsa_url=tsa_url,
+            crls=crls,
+            ocsps=ocsps,
         )
+        stampers = long_term.timestamp_certificate_pems(signed) if tsa_url else ()
+    level = "B-LT" if crls or ocsps else "B-T" if tsa_url else "B-B"
+    return Sealed(signed, _sha256(signed), level, None, stampers)
+
+
+def archive_timestamp(pdf: bytes, tsa_url: str, crls: tuple[bytes, ...] = ()) -> Sealed:
+    """The file with a DSS update (`crls`, for the timestamp authority's chain, and the certificates of its
+    timestamps) and a document timestamp over it: B-LTA, and how a B-LTA file's archive timestamp is renewed.
+    Raises ConnectionError when the timestamp server fails."""
+    from signsvc.pdf import long_term
+
+    with _engine_errors():
+        stamped = long_term.archive_timestamp(pdf, tsa_url, crls)
+        expires_at = long_term.last_timestamp_expiry(stamped)
+        stampers = long_term.timestamp_certificate_pems(stamped)
+    return Sealed(stamped, _sha256(stamped), "B-LTA", expires_at, stampers)
+
+
+def timestamp_certificates(pdf: bytes) -> tuple[str, ...]:
+    """The certificates (PEM) of every timestamp in a signed file."""
+    from signsvc.pdf import long_term
+
+    with _engine_errors():
+        return long_term.timestamp_certificate_pems(pdf)
+
+
+def issue_crl(chain: SigningChain, now: datetime, valid_for: timedelta) -> bytes:
+    """A CRL (DER) from the generated chain's root CA, revoking nothing, valid from `now` for `valid_for`."""
+    from signsvc.pdf import certificates
+
+    if chain.ca_key_pem is None:
+        raise EngineError("This chain has no CA key to issue a CRL with")
+    return certificates.issue_crl(chain.ca_key_pem, chain.chain_pems[-1], now=now, valid_for=valid_for)
 
 
 def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> Verified:
@@ -303,12 +365,14 @@ def verify_base64(file: str, trusted_pems: list[str]) -> Verified:
     return verify_pdf(data, trusted_pems)
 
 
-def generate_signing_chain(common_name: str, organization: str, now: datetime) -> SigningChain:
-    """A new signing key and certificate chain."""
+def generate_signing_chain(
+    common_name: str, organization: str, now: datetime, crl_url: str | None = None
+) -> SigningChain:
+    """A new signing key and certificate chain, with the root CA's key; the leaf names its CRL under `crl_url`."""
     from signsvc.pdf import certificates
 
     with _engine_errors():
-        return _chain(certificates.generate(common_name, organization, now=now))
+        return _chain(certificates.generate(common_name, organization, now=now, crl_url=crl_url))
 
 
 def load_signing_p12(data: bytes, password: str | None) -> SigningChain:
@@ -356,7 +420,11 @@ def _chain(pems: dict[str, Any]) -> SigningChain:
     from signsvc.pdf import certificates
 
     return SigningChain(
-        pems["key_pem"], pems["cert_pem"], tuple(pems["chain_pems"]), certificates.fingerprint(pems["cert_pem"])
+        pems["key_pem"],
+        pems["cert_pem"],
+        tuple(pems["chain_pems"]),
+        certificates.fingerprint(pems["cert_pem"]),
+        pems.get("ca_key_pem"),
     )
 
 

@@ -1,8 +1,11 @@
 """The service's digital signature on a result PDF: a PAdES certification signature over the whole file.
 
 The signature is added as an incremental update, so the bytes before it stay as they were; DocMDP
-NO_CHANGES tells every validator that any later change breaks it. With a timestamp server (RFC 3161)
-the signature carries a timestamp token (PAdES B-T); without one the signing time is the service's claim.
+NO_CHANGES tells every validator that any later change breaks it (besides DSS and document timestamp updates,
+which PDF 2.0 allows). With a timestamp server (RFC 3161) the signature carries a timestamp token (PAdES B-T);
+without one the signing time is the service's claim. Given revocation information (CRLs, OCSP responses) for the
+chain, the revision the signature covers also holds a DSS with the chain and that information (B-LT, see
+`long_term`).
 pyHanko's sync API runs `asyncio.run`, so this runs in a pool worker, never on the server's loop.
 """
 
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import io
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,7 +30,7 @@ from pyhanko.sign.timestamps import HTTPTimeStamper
 from pyhanko_certvalidator.registry import SimpleCertificateStore
 from pyhanko_certvalidator.util import get_pyca_cryptography_hash
 
-from signsvc.pdf import certificates, kinds, reading
+from signsvc.pdf import certificates, kinds, long_term, reading
 from signsvc.pdf.errors import PdfError
 
 FIELD = "signsvc"  # the invisible signature field the seal creates
@@ -111,8 +115,11 @@ def sign(
     name: str | None,
     signing_time: datetime,
     tsa_url: str | None = None,
+    crls: Sequence[bytes] = (),
+    ocsps: Sequence[bytes] = (),
 ) -> bytes:
-    """`pdf` with the service's certification signature appended; `signing_time` naive means UTC.
+    """`pdf` with the service's certification signature appended; `signing_time` naive means UTC. With `crls` or
+    `ocsps` (DER), the signed revision carries a DSS with the signing chain and them.
 
     Raises PdfError for a PDF that can't be read or signed (encrypted, damaged, already certified), and
     ConnectionError when the timestamp server at `tsa_url` fails (worth retrying later).
@@ -131,6 +138,8 @@ def sign(
     )
     timestamper = HTTPTimeStamper(tsa_url, timeout=TSA_TIMEOUT) if tsa_url else None
     writer = _writer(pdf)
+    if crls or ocsps:
+        long_term.add_dss(writer, [signer.signing_cert, *signer.cert_registry], crls, ocsps)
     try:
         output: io.BytesIO = _Certification(meta, signer, signing_time, timestamper).sign_pdf(
             writer, bytes_reserved=signer.reserved(timestamper is not None)

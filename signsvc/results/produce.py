@@ -22,9 +22,9 @@ import storage.results as stored
 import storage.submissions as stored_submissions
 from signsvc.infra import jobs, pdf_calls
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files, NewFile
+from signsvc.infra.files import Files
 from signsvc.infra.mail import Outbox
-from signsvc.infra.pdf_calls import Hashed
+from signsvc.infra.pdf_calls import Hashed, Sealed
 from signsvc.infra.pool import PdfPool
 from signsvc.results import audit_log, emails, filling, inputs, slots
 from signsvc.results.inputs import Inputs
@@ -106,7 +106,9 @@ class Producer:
         if not last:
             signed_by = f"signed by {submitter.name or submitter.email or submitter.role}"
             return [
-                Produced("submitter", i, document["name"], _file(submission, document, pdf, signed_by))
+                Produced(
+                    "submitter", i, document["name"], slots.pdf_file(_download(submission, document, signed_by), pdf)
+                )
                 for i, (document, pdf) in enumerate(filled)
             ]
         return await self._final(submission, submitters, filled, read)
@@ -121,7 +123,7 @@ class Producer:
         """The signed documents (each also the last submitter's own), the audit log and the combined document."""
         sealed = [(document, await self._seal(submission, pdf.data, document["name"])) for document, pdf in filled]
         produced = [
-            Produced(kind, position, document["name"], _file(submission, document, pdf))
+            self._signed(kind, position, document["name"], pdf, _download(submission, document))
             for position, (document, pdf) in enumerate(sealed)
             for kind in ("submitter", "final")
         ]
@@ -146,20 +148,24 @@ class Producer:
         sealed_audit, combined = await asyncio.gather(
             self._seal(submission, audit_pdf.data, audit_name), self._combined(submission, filled, audit_pdf, title)
         )
-        audit_file = slots.pdf_file(slots.download_name(title, part="Audit Log"), sealed_audit)
-        produced.append(Produced("audit_log", 0, audit_name, audit_file))
-        produced.append(Produced("combined", 0, title, slots.pdf_file(title, combined)))
+        audit_download = slots.download_name(title, part="Audit Log")
+        produced.append(self._signed("audit_log", 0, audit_name, sealed_audit, audit_download))
+        produced.append(self._signed("combined", 0, title, combined, title))
         return produced
+
+    def _signed(self, kind: str, position: int, name: str, sealed: Sealed, download: str) -> Produced:
+        file = slots.pdf_file(download, sealed)
+        return Produced(kind, position, name, file, sealed.level, self.sealer.renew_at(sealed))
 
     async def _combined(
         self, submission: Submission, filled: list[tuple[SubmissionDocument, Hashed]], audit_pdf: Hashed, title: str
-    ) -> Hashed:
+    ) -> Sealed:
         """The filled documents and the audit log as one PDF, sealed (the parts unsealed: a sealed file can't
         be merged into another one without breaking its signature)."""
         merged = await self.pool.run(pdf_calls.merge_pdfs, [pdf.data for _, pdf in filled] + [audit_pdf.data])
         return await self._seal(submission, merged.data, title)
 
-    async def _seal(self, submission: Submission, pdf: bytes, name: str) -> Hashed:
+    async def _seal(self, submission: Submission, pdf: bytes, name: str) -> Sealed:
         return await self.sealer.seal(pdf, f"submission {submission.id}: {slots.filename(name)}")
 
     async def _record(self, submission: Submission, submitter: Submitter, produced: list[Produced], last: bool) -> None:
@@ -202,14 +208,12 @@ class Producer:
         )
 
 
-def _file(submission: Submission, document: SubmissionDocument, pdf: Hashed, part: str | None = None) -> NewFile:
-    """A document's file, named after the submission first (the combined document alone is named just that)."""
+def _download(submission: Submission, document: SubmissionDocument, part: str | None = None) -> str:
+    """A document's download name, the submission's first (the combined document alone is named just that)."""
     title = submission.name or submission.template_name
-    return slots.pdf_file(slots.download_name(title, document["name"], part=part or _signed(title, document)), pdf)
-
-
-def _signed(title: str, document: SubmissionDocument) -> str | None:
-    return "signed" if document["name"] == title else None
+    if part is None and document["name"] == title:
+        part = "signed"
+    return slots.download_name(title, document["name"], part=part)
 
 
 async def _legacy(payload: dict[str, Any]) -> None:

@@ -5,28 +5,55 @@ first warms its pool (after its ready line) or first signs, and kept in the data
 a deployment signs with the same key. A configured PKCS#12 file replaces it (read at start: a file that
 can't be used stops the start). Every certificate ever used stays in the database: files signed before a
 rotation still verify.
+
+The generated chain's root CA key is kept with it: it issues the CRL the leaf names (`{site}/signing/crl/{root
+sha256}.crl`), valid for `CRL_VALIDITY`, made once per CA and kept in the database, renewed by a job when older
+than `CRL_RENEW_AFTER`, so every process serves and embeds the same one. A chain generated before the CA key was
+kept can't have a CRL: on its first use after the upgrade a new chain replaces it (the old one stays trusted).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import logging
+import ssl
+from datetime import timedelta
+from typing import Any
 
 import storage.results as stored
-from signsvc.infra import pdf_calls
+from signsvc.infra import jobs, pdf_calls
 from signsvc.infra.clock import Clock
 from signsvc.infra.pdf_calls import SigningChain
 from signsvc.infra.pool import PdfPool
 from storage import Connection, Database
-from storage.records import SigningCertificate
+from storage.records import SigningCertificate, SigningCrl
+
+log = logging.getLogger(__name__)
 
 COMMON_NAME = "signsvc"
+CRL_PATH = "/signing/crl"  # under the site: `{CRL_PATH}/{root sha256}.crl`
+CRL_VALIDITY = timedelta(days=7)
+CRL_RENEW_AFTER = timedelta(days=1)
+CRL_JOB = "signing.crl"
+CRL_JOB_EVERY = timedelta(hours=1)
 
 
 class SigningIdentity:
-    def __init__(self, db: Database, clock: Clock, pool: PdfPool) -> None:
+    def __init__(self, db: Database, clock: Clock, pool: PdfPool, site: str | None = None) -> None:
         self.db, self.clock, self.pool = db, clock, pool
+        self.crl_url = f"{site}{CRL_PATH}" if site else None
         self._configured: SigningChain | None = None
         self._lock = asyncio.Lock()
+
+    def kinds(self) -> list[jobs.Kind]:
+        return [jobs.Kind(CRL_JOB, self.renew_crls, every=CRL_JOB_EVERY)]
+
+    @property
+    def configured(self) -> SigningChain | None:
+        """The PKCS#12 chain that signs, if one is configured."""
+        return self._configured
 
     async def use_p12(self, data: bytes, password: str | None) -> None:
         """Signs with the chain of a PKCS#12 file from now on, and records its certificate as trusted.
@@ -76,22 +103,69 @@ class SigningIdentity:
             for c in await stored.certificates(self.db)
         ]
 
+    async def crl(self, chain: SigningChain) -> bytes | None:
+        """The current CRL (DER) of a generated chain's CA, made now if it has none yet or it has expired;
+        None for a chain without a CA key."""
+        if chain.ca_key_pem is None:
+            return None
+        issuer = root_sha256(chain)
+        kept = await stored.get_crl(self.db, issuer)
+        if kept is None or kept.next_update <= self.clock.now():
+            kept = await self._issue_crl(chain)
+        return base64.b64decode(kept.crl)
+
+    async def published_crl(self, issuer_sha256: str) -> bytes | None:
+        """The CRL the service publishes for the CA with this certificate hash (None: no such CA)."""
+        kept = await stored.get_crl(self.db, issuer_sha256)
+        return base64.b64decode(kept.crl) if kept else None
+
+    async def renew_crls(self, payload: dict[str, Any]) -> None:
+        """The job: a new CRL for each CA whose key the service holds, once the kept one is `CRL_RENEW_AFTER` old."""
+        for certificate in await stored.certificates(self.db):
+            if certificate.ca_key_pem is None:
+                continue
+            chain = _chain(certificate)
+            kept = await stored.get_crl(self.db, root_sha256(chain))
+            if kept is None or self.clock.now() - kept.this_update >= CRL_RENEW_AFTER:
+                await self._issue_crl(chain)
+
+    async def _issue_crl(self, chain: SigningChain) -> SigningCrl:
+        now = self.clock.now()
+        der = await self.pool.run(pdf_calls.issue_crl, chain, now, CRL_VALIDITY)
+        issuer = root_sha256(chain)
+        await stored.put_crl(self.db, SigningCrl(issuer, base64.b64encode(der).decode(), now, now + CRL_VALIDITY))
+        kept = await stored.get_crl(self.db, issuer)  # ours, or a newer one another process made meanwhile
+        assert kept is not None, "a CRL was just kept"
+        return kept
+
     async def _generated_chain(self) -> SigningChain:
-        if current := await stored.current_generated(self.db):
+        current = await stored.current_generated(self.db)
+        if current and current.ca_key_pem:
             return _chain(current)
         async with self._lock:  # one generation per process at a time
-            if not await stored.current_generated(self.db):
+            current = await stored.current_generated(self.db)
+            if current is None or current.ca_key_pem is None:
                 new = await self._generate()
                 async with self.db.transaction() as tx:
                     # Another process may have made one meanwhile: the index keeps one current, theirs or ours.
-                    await self._insert(tx, new)
+                    if current is None or await stored.retire_certificate(tx, current.id, self.clock.now()):
+                        await self._insert(tx, new)
+                if current is not None:
+                    log.warning(
+                        "signing certificate %s has no CA key to issue its CRL: %s signs from now on, the old one "
+                        "stays trusted",
+                        current.sha256,
+                        new.sha256,
+                    )
             current = await stored.current_generated(self.db)
             if current is None:
                 raise LookupError("no current signing certificate right after one was made")
             return _chain(current)
 
     async def _generate(self) -> SigningChain:
-        return await self.pool.run(pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME, self.clock.now())
+        return await self.pool.run(
+            pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME, self.clock.now(), self.crl_url
+        )
 
     async def _insert(self, tx: Connection, chain: SigningChain) -> None:
         await stored.insert_certificate(
@@ -102,6 +176,7 @@ class SigningIdentity:
             key_pem=chain.key_pem,
             source="generated",
             now=self.clock.now(),
+            ca_key_pem=chain.ca_key_pem,
         )
 
 
@@ -111,5 +186,16 @@ def _state(certificate: SigningCertificate, signing: str | None) -> str:
     return f"retired {certificate.retired_at:%Y-%m-%d}" if certificate.retired_at else "trusted"
 
 
+def root_sha256(chain: SigningChain) -> str:
+    """The SHA-256 of the chain's root certificate: what names its CRL."""
+    return hashlib.sha256(ssl.PEM_cert_to_DER_cert(chain.chain_pems[-1])).hexdigest()
+
+
 def _chain(certificate: SigningCertificate) -> SigningChain:
-    return SigningChain(certificate.key_pem, certificate.cert_pem, tuple(certificate.chain_pems), certificate.sha256)
+    return SigningChain(
+        certificate.key_pem,
+        certificate.cert_pem,
+        tuple(certificate.chain_pems),
+        certificate.sha256,
+        certificate.ca_key_pem,
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import storage.results as stored
@@ -30,6 +31,8 @@ class Produced:
     position: int
     name: str
     file: NewFile
+    pades_level: str | None = None  # a signed file's PAdES level (signsvc.results.sealing)
+    timestamp_renew_at: datetime | None = None  # when its archive timestamp is renewed
 
 
 def pdf_file(name: str, made: Hashed) -> NewFile:
@@ -83,4 +86,6 @@ async def insert(
         sha256=item.file.sha256,
         values_sha256=values_sha256,
         now=clock.now(),
+        pades_level=item.pades_level,
+        timestamp_renew_at=item.timestamp_renew_at,
     )

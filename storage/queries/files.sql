@@ -60,3 +60,10 @@ DELETE FROM content_removals WHERE sha256 = :sha256
 -- find_account_blobs --
 -- The files of an account among the given uuids (a JSON array).
 SELECT * FROM blobs WHERE account_id = :account_id AND uuid IN (SELECT value FROM json_each(:uuids))
+
+-- replace_blob_content --
+-- A stored file's content replaced by a new version (a result whose archive timestamp was renewed); answers the
+-- file, or nothing when the file is gone or no longer holds `old_sha256`.
+UPDATE blobs SET sha256 = :sha256, byte_size = :byte_size
+WHERE id = :id AND sha256 = :old_sha256
+RETURNING id

@@ -1,8 +1,9 @@
 -- insert_result_document --
 -- A produced file in its slot; a second row for the same slot is refused by the slot index.
 INSERT INTO result_documents (submission_id, submitter_id, kind, position, name, blob_id, sha256, values_sha256,
-                              created_at)
-VALUES (:submission_id, :submitter_id, :kind, :position, :name, :blob_id, :sha256, :values_sha256, :now)
+                              created_at, pades_level, timestamp_renew_at)
+VALUES (:submission_id, :submitter_id, :kind, :position, :name, :blob_id, :sha256, :values_sha256, :now,
+        :pades_level, :timestamp_renew_at)
 
 -- list_result_documents --
 -- A submission's produced files with what a link needs, slot by slot.
@@ -18,14 +19,17 @@ DELETE FROM result_documents WHERE submission_id = :submission_id AND kind = :ki
 
 -- count_issued_with_sha256 --
 -- How many files the service issued (results and audit logs, not previews or merged copies) have this hash.
-SELECT COUNT(*) AS count FROM result_documents
-WHERE sha256 = :sha256 AND kind IN ('submitter', 'final', 'audit_log', 'combined')
+-- An earlier version of a file whose archive timestamp was renewed counts too.
+SELECT COUNT(*) AS count FROM result_documents r
+WHERE r.kind IN ('submitter', 'final', 'audit_log', 'combined')
+  AND (r.sha256 = :sha256
+       OR EXISTS (SELECT 1 FROM result_document_versions v WHERE v.result_document_id = r.id AND v.sha256 = :sha256))
 
 -- insert_signing_certificate --
 -- A certificate to sign with or to trust; the same certificate again, or a second current generated
 -- one, is ignored.
-INSERT INTO signing_certificates (sha256, cert_pem, chain_pems, key_pem, source, created_at)
-VALUES (:sha256, :cert_pem, :chain_pems, :key_pem, :source, :now)
+INSERT INTO signing_certificates (sha256, cert_pem, chain_pems, key_pem, source, created_at, ca_key_pem)
+VALUES (:sha256, :cert_pem, :chain_pems, :key_pem, :source, :now, :ca_key_pem)
 ON CONFLICT DO NOTHING
 
 -- current_generated_certificate --
@@ -54,3 +58,40 @@ SELECT r.*, b.uuid AS blob_uuid, b.filename AS filename
 FROM result_documents r JOIN blobs b ON b.id = r.blob_id
 WHERE r.submission_id IN (SELECT value FROM json_each(:ids))
 ORDER BY r.submission_id, r.kind, r.submitter_id, r.position
+
+-- retire_signing_certificate --
+-- Stops one certificate from signing (it stays for verification); answers nothing when it was retired already.
+UPDATE signing_certificates SET retired_at = :now WHERE id = :id AND retired_at IS NULL RETURNING id
+
+-- get_signing_crl --
+-- The current CRL of the CA with this certificate hash.
+SELECT * FROM signing_crls WHERE issuer_sha256 = :issuer_sha256
+
+-- put_signing_crl --
+-- A CRL of the CA; an older one than the one kept (another process renewed it meanwhile) is ignored.
+INSERT INTO signing_crls (issuer_sha256, crl, this_update, next_update)
+VALUES (:issuer_sha256, :crl, :this_update, :next_update)
+ON CONFLICT (issuer_sha256) DO UPDATE
+SET crl = excluded.crl, this_update = excluded.this_update, next_update = excluded.next_update
+WHERE signing_crls.this_update < excluded.this_update
+
+-- list_timestamps_due --
+-- Stored files whose archive timestamp is due for renewal, a file (blob) once, oldest due first.
+SELECT r.blob_id, MIN(r.timestamp_renew_at) AS renew_at, MIN(b.account_id) AS account_id
+FROM result_documents r JOIN blobs b ON b.id = r.blob_id
+WHERE r.timestamp_renew_at <= :now
+GROUP BY r.blob_id
+ORDER BY renew_at
+LIMIT :limit
+
+-- renew_result_file --
+-- The result documents of a file now hold its renewed version (the blob keeps its id and uuid, so every link
+-- stays valid); answers their ids.
+UPDATE result_documents SET sha256 = :sha256, timestamp_renew_at = :renew_at
+WHERE blob_id = :blob_id AND sha256 = :old_sha256
+RETURNING id
+
+-- insert_result_version --
+-- An earlier version of a result document (its archive timestamp was renewed since).
+INSERT INTO result_document_versions (sha256, result_document_id) VALUES (:sha256, :id)
+ON CONFLICT DO NOTHING

@@ -5,6 +5,7 @@
 DELETE FROM webhook_attempts;
 DELETE FROM webhook_deliveries;
 DELETE FROM events;
+DELETE FROM result_document_versions;
 DELETE FROM result_documents;
 DELETE FROM emails;
 DELETE FROM submission_attachments;
