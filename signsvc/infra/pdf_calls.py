@@ -311,12 +311,12 @@ def generate_signing_chain(common_name: str, organization: str, now: datetime) -
         return _chain(certificates.generate(common_name, organization, now=now))
 
 
-def load_signing_p12(data: bytes, password: str | None) -> SigningChain:
-    """The chain inside a PKCS#12 file; EngineError says what is wrong with it."""
+def load_signing_p12(data: bytes, password: str | None, now: datetime) -> SigningChain:
+    """The chain inside a PKCS#12 file, its certificate fit to sign at `now`; EngineError says what is wrong."""
     from signsvc.pdf import certificates
 
     with _engine_errors():
-        return _chain(certificates.load_p12(data, password))
+        return _chain(certificates.load_p12(data, password, now=now))
 
 
 def warm(chain: SigningChain, font_dir: str | None = None) -> None:
