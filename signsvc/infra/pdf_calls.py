@@ -112,6 +112,7 @@ class SignatureReport:
     signer_name: str | None
     reason: str | None
     signing_time: str | None
+    signing_time_source: str | None  # "timestamp" or "claimed"
     timestamp: str | None
     type: str | None
     intact: bool
@@ -120,6 +121,9 @@ class SignatureReport:
     coverage: str | None
     certificate_sha256: str | None
     issued_by_service: bool
+    pades_level: str | None  # B-B, B-T, B-LT, B-LTA (signsvc.pdf.long_term)
+    chain_validates_offline: bool
+    missing_for_long_term: list[str] | None
 
 
 @dataclass(frozen=True)
@@ -285,22 +289,23 @@ def seal_pdf(
         )
 
 
-def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> Verified:
-    """A report per signature in the PDF (`signsvc.pdf.verify`), with the file's hash to look up."""
+def verify_pdf(pdf: bytes, trusted_pems: list[str], now: datetime | None = None) -> Verified:
+    """A report per signature in the PDF (`signsvc.pdf.verify`, validating at `now` what no timestamp dates),
+    with the file's hash to look up."""
     from signsvc.pdf import verify
 
     with _engine_errors():
-        reports = verify.verify(pdf, trusted_pems)
+        reports = verify.verify(pdf, trusted_pems, now)
     return Verified([SignatureReport(**report) for report in reports], _sha256(pdf))
 
 
-def verify_base64(file: str, trusted_pems: list[str]) -> Verified:
+def verify_base64(file: str, trusted_pems: list[str], now: datetime | None = None) -> Verified:
     """The verify tool's input (base64 text) checked as `verify_pdf` does."""
     try:
         data = decode(file)
     except NotBase64 as exc:
         raise EngineError(f"file is not valid base64: {exc}") from None
-    return verify_pdf(data, trusted_pems)
+    return verify_pdf(data, trusted_pems, now)
 
 
 def generate_signing_chain(common_name: str, organization: str, now: datetime) -> SigningChain:
