@@ -13,6 +13,7 @@ from asn1crypto import keys as asn1_keys
 from asn1crypto import x509 as asn1_x509
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
+from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.sign import fields, signers
 from pyhanko.sign.timestamps import TimeStamper
@@ -109,9 +110,28 @@ def with_document_timestamp(data: bytes, stamper: TimeStamper) -> bytes:
     return out.getvalue()
 
 
+def edited(data: bytes, change) -> bytes:
+    writer = IncrementalPdfFileWriter(io.BytesIO(data))
+    change(writer)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def retitle(writer: IncrementalPdfFileWriter) -> None:
+    info = writer.trailer["/Info"].get_object()
+    info[generic.NameObject("/Title")] = generic.TextStringObject("Changed")
+    writer.update_container(info)
+
+
 def _asn1(issued: files.Issued) -> asn1_x509.Certificate:
     return asn1_x509.Certificate.load(issued.certificate.public_bytes(serialization.Encoding.DER))
 
 
 def _pem(issued: files.Issued) -> str:
     return issued.certificate.public_bytes(serialization.Encoding.PEM).decode()
+
+
+def p12(ca: TestCa, password: str = files.PASSWORD) -> bytes:
+    """The test CA's signing certificate as a PKCS#12 file, to make the service sign (and trust) with it."""
+    return files.modern([ca.leaf, ca.root], password)

@@ -7,8 +7,6 @@ names a CRL distribution point, its CRL, and the `tsa` fixture's timestamps."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
@@ -143,20 +141,6 @@ def test_a_certificate_without_revocation_pointers_validates_offline_without_rev
 # Issued by the service, after DSS and document-timestamp updates
 
 
-def edited(data: bytes, change) -> bytes:
-    writer = IncrementalPdfFileWriter(io.BytesIO(data))
-    change(writer)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
-def retitle(writer: IncrementalPdfFileWriter) -> None:
-    info = writer.trailer["/Info"].get_object()
-    info[generic.NameObject("/Title")] = generic.TextStringObject("Changed")
-    writer.update_container(info)
-
-
 def add_page_text(writer: IncrementalPdfFileWriter) -> None:
     page = writer.root["/Pages"]["/Kids"][0].get_object()
     page[generic.NameObject("/Rotate")] = generic.NumberObject(90)
@@ -173,10 +157,10 @@ def test_the_service_seal_followed_by_dss_and_document_timestamp_updates_is_stil
     assert seal_report["pades_level"] == "B-LTA" and timestamp["issued_by_service"] is False
 
 
-@pytest.mark.parametrize("change", [retitle, add_page_text], ids=["document information", "page"])
+@pytest.mark.parametrize("change", [levels.retitle, add_page_text], ids=["document information", "page"])
 def test_any_other_change_after_the_service_seal_makes_it_not_issued(made, ca, change):
     for name in ("sealed", "sealed archived"):
-        report = first(edited(made[name], change), ca)
+        report = first(levels.edited(made[name], change), ca)
         assert (report["intact"], report["issued_by_service"]) == (True, False), name
 
 
