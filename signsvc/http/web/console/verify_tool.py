@@ -69,6 +69,11 @@ def level_badge(signature: SignatureReport) -> Badge:
     return Badge(LEVEL_KEYS[signature.pades_level], _tone(signature))
 
 
+def shown_time(iso: str) -> str:
+    """An API time (`2026-01-02T09:30:17.000Z`) as people read it: `2026-01-02 09:30:17 UTC`."""
+    return f"{iso[:10]} {iso[11:19]} UTC"
+
+
 def _tone(signature: SignatureReport) -> str:
     if not signature.missing_for_long_term:
         return "good"
@@ -96,6 +101,7 @@ def _page(
         problem=problem,
         problem_text=problem_text,
         level_badge=level_badge,
+        shown_time=shown_time,
         missing_keys=MISSING_KEYS,
         source_keys=SOURCE_KEYS,
         kind_keys=KIND_KEYS,
