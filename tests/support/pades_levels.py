@@ -124,6 +124,11 @@ def retitle(writer: IncrementalPdfFileWriter) -> None:
     writer.update_container(info)
 
 
+def certificate(issued: files.Issued) -> asn1_x509.Certificate:
+    """The certificate as pyHanko takes it."""
+    return _asn1(issued)
+
+
 def _asn1(issued: files.Issued) -> asn1_x509.Certificate:
     return asn1_x509.Certificate.load(issued.certificate.public_bytes(serialization.Encoding.DER))
 

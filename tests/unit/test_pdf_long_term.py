@@ -7,9 +7,13 @@ names a CRL distribution point, its CRL, and the `tsa` fixture's timestamps."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+from pyhanko.sign import fields, signers
+from pyhanko_certvalidator import ValidationContext
 
 from signsvc.pdf import seal, verify
 from tests.support import pades_levels as levels
@@ -167,3 +171,34 @@ def test_any_other_change_after_the_service_seal_makes_it_not_issued(made, ca, c
 def test_an_approval_signature_by_a_service_certificate_followed_by_a_dss_is_not_issued(made, ca):
     report = first(made["B-LT"], ca)
     assert (report["type"], report["coverage"], report["issued_by_service"]) == ("approval", "entire_revision", False)
+
+
+def test_a_seal_made_b_lta_in_one_go_by_pyhanko_stays_issued_by_the_service(ca, tsa):
+    """pyHanko's signer embedding the validation data and adding the document timestamp itself (as a service
+    producing B-LTA would) appends a DSS revision and a timestamp revision after the certification."""
+    context = ValidationContext(
+        trust_roots=[levels.certificate(ca.root), tsa["stamper"].tsa_cert],
+        crls=[ca.crl],
+        allow_fetching=False,
+        moment=SIGNED_AT,
+    )
+    meta = signers.PdfSignatureMetadata(
+        field_name="signsvc",
+        certify=True,
+        docmdp_permissions=fields.MDPPerm.NO_CHANGES,
+        subfilter=fields.SigSeedSubFilter.PADES,
+        md_algorithm="sha256",
+        embed_validation_info=True,
+        validation_context=context,
+        use_pades_lta=True,
+    )
+    writer = IncrementalPdfFileWriter(io.BytesIO(pdf()))
+    signed = signers.PdfSigner(meta, levels.signer(ca), timestamper=tsa["stamper"]).sign_pdf(writer).getvalue()
+    seal_report, timestamp = verify.verify(signed, ca.pems(), NOW)
+    assert (seal_report["coverage"], seal_report["issued_by_service"], seal_report["pades_level"]) == (
+        "entire_revision",
+        True,
+        "B-LTA",
+    )
+    assert (seal_report["chain_validates_offline"], seal_report["missing_for_long_term"]) == (True, [])
+    assert timestamp["type"] == "timestamp"
