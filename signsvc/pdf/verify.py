@@ -12,6 +12,7 @@ but the file is then no longer the one the service issued.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import logging
@@ -77,19 +78,35 @@ def _with_long_term(
     roots: list[asn1_x509.Certificate],
     now: datetime,
 ) -> list[dict[str, Any]]:
-    timestamps = [
-        long_term.document_timestamp(signature, status.timestamp)
-        for signature, (report, status) in zip(embedded, judged, strict=True)
-        if report["type"] == "timestamp" and report["intact"] and report["valid"]
-    ]
-    reports = []
+    timestamps = []
     for signature, (report, status) in zip(embedded, judged, strict=True):
+        if report["type"] == "timestamp" and report["intact"] and report["valid"]:
+            with contextlib.suppress(Exception):  # a timestamp whose revision can't be read proves nothing here
+                timestamps.append(long_term.document_timestamp(signature, status.timestamp))
+    return [
+        {**report, **_long_term(signature, report, status, timestamps, roots, now)}
+        for signature, (report, status) in zip(embedded, judged, strict=True)
+    ]
+
+
+def _long_term(
+    signature: EmbeddedPdfSignature,
+    report: dict[str, Any],
+    status: Any,
+    timestamps: list[long_term.DocumentTimestamp],
+    roots: list[asn1_x509.Certificate],
+    now: datetime,
+) -> dict[str, Any]:
+    """The long-term fields; those of a failing report (no level, nothing judged) when the signature could not
+    be evaluated or its validation data can't be read."""
+    try:
         if status is not None and report["type"] == "timestamp":
-            report = {**report, **long_term.assess_timestamp(signature, status.signing_cert, roots, status.timestamp)}
-        elif status is not None:
-            report = {**report, **long_term.assess(signature, report, status.signing_cert, timestamps, roots, now)}
-        reports.append(report)
-    return reports
+            return long_term.assess_timestamp(signature, status.signing_cert, roots, status.timestamp)
+        if status is not None:
+            return long_term.assess(signature, report, status.signing_cert, timestamps, roots, now)
+    except Exception:  # pyHanko's and asn1crypto's errors on a DSS or a container damaged in its own way
+        pass
+    return {key: _failing(None)[key] for key in ("pades_level", "chain_validates_offline", "missing_for_long_term")}
 
 
 def _signatures(pdf: bytes) -> list[EmbeddedPdfSignature]:
