@@ -124,6 +124,7 @@ class SignatureReport:
     signer_name: str | None
     reason: str | None
     signing_time: str | None
+    signing_time_source: str | None  # "timestamp" or "claimed"
     timestamp: str | None
     type: str | None
     intact: bool
@@ -132,6 +133,9 @@ class SignatureReport:
     coverage: str | None
     certificate_sha256: str | None
     issued_by_service: bool
+    pades_level: str | None  # B-B, B-T, B-LT, B-LTA (signsvc.pdf.pades_levels)
+    chain_validates_offline: bool
+    missing_for_long_term: list[str] | None
 
 
 @dataclass(frozen=True)
@@ -347,22 +351,23 @@ def issue_crl(chain: SigningChain, now: datetime, valid_for: timedelta) -> bytes
     return certificates.issue_crl(chain.ca_key_pem, chain.chain_pems[-1], now=now, valid_for=valid_for)
 
 
-def verify_pdf(pdf: bytes, trusted_pems: list[str]) -> Verified:
-    """A report per signature in the PDF (`signsvc.pdf.verify`), with the file's hash to look up."""
+def verify_pdf(pdf: bytes, trusted_pems: list[str], now: datetime | None = None) -> Verified:
+    """A report per signature in the PDF (`signsvc.pdf.verify`, validating at `now` what no timestamp dates),
+    with the file's hash to look up."""
     from signsvc.pdf import verify
 
     with _engine_errors():
-        reports = verify.verify(pdf, trusted_pems)
+        reports = verify.verify(pdf, trusted_pems, now)
     return Verified([SignatureReport(**report) for report in reports], _sha256(pdf))
 
 
-def verify_base64(file: str, trusted_pems: list[str]) -> Verified:
+def verify_base64(file: str, trusted_pems: list[str], now: datetime | None = None) -> Verified:
     """The verify tool's input (base64 text) checked as `verify_pdf` does."""
     try:
         data = decode(file)
     except NotBase64 as exc:
         raise EngineError(f"file is not valid base64: {exc}") from None
-    return verify_pdf(data, trusted_pems)
+    return verify_pdf(data, trusted_pems, now)
 
 
 def generate_signing_chain(
@@ -375,12 +380,12 @@ def generate_signing_chain(
         return _chain(certificates.generate(common_name, organization, now=now, crl_url=crl_url))
 
 
-def load_signing_p12(data: bytes, password: str | None) -> SigningChain:
-    """The chain inside a PKCS#12 file; EngineError says what is wrong with it."""
+def load_signing_p12(data: bytes, password: str | None, now: datetime) -> SigningChain:
+    """The chain inside a PKCS#12 file, its certificate fit to sign at `now`; EngineError says what is wrong."""
     from signsvc.pdf import certificates
 
     with _engine_errors():
-        return _chain(certificates.load_p12(data, password))
+        return _chain(certificates.load_p12(data, password, now=now))
 
 
 def warm(chain: SigningChain, font_dir: str | None = None) -> None:

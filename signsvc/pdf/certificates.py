@@ -24,11 +24,11 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 
+from signsvc.pdf import p12_diagnosis, signing_fitness
 from signsvc.pdf.errors import PdfError
 
 VALIDITY = timedelta(days=100 * 365 + 25)  # 100 years: the leaf never needs renewing
 BACKDATE = timedelta(hours=1)  # tolerates a validator (or a TSA) whose clock runs a little behind ours
-UNREADABLE_P12 = "The PKCS#12 file can't be read: the password is wrong or the file is not PKCS#12"
 
 
 def generate(
@@ -72,21 +72,35 @@ def issue_crl(ca_key_pem: str, ca_cert_pem: str, *, now: datetime, valid_for: ti
     return builder.sign(key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
 
 
-def load_p12(data: bytes, password: str | None) -> dict[str, Any]:
-    """The chain inside a PKCS#12 file (`SIGNSVC_SIGNING_P12`). Raises PdfError saying what is wrong with it."""
+def load_p12(data: bytes, password: str | None, *, now: datetime) -> dict[str, Any]:
+    """The chain inside a PKCS#12 file (`SIGNSVC_SIGNING_P12`), its certificates above the signing one ordered
+    issuer first. Legacy files (RC2-40, 3DES, as older Windows and OpenSSL 1.x export them) load as modern
+    ones do. Raises PdfError with one sentence saying what is wrong with the file or its certificate."""
     try:
         key, certificate, others = pkcs12.load_key_and_certificates(data, password.encode() if password else None)
     except (ValueError, TypeError):
-        raise PdfError(UNREADABLE_P12) from None
-    if key is None or certificate is None:
-        raise PdfError("The PKCS#12 file must hold a private key and its certificate")
+        raise PdfError(p12_diagnosis.diagnose(data, password)) from None
+    if key is None:
+        raise PdfError("The PKCS#12 file holds no private key (export it with its private key)")
+    if certificate is None:
+        raise PdfError("The PKCS#12 file holds no certificate for its private key")
     if not isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
         raise PdfError("The PKCS#12 key must be an RSA or EC key")
     if key.public_key() != certificate.public_key():
         raise PdfError("The PKCS#12 private key does not belong to its certificate")
-    if not _may_sign_documents(certificate):
-        raise PdfError("The PKCS#12 certificate's key usage does not allow signing documents")
-    return _pems(key, certificate, [other for other in others if other != certificate])
+    if unfit := signing_fitness.problem(certificate, now):
+        raise PdfError(unfit)
+    return _pems(key, certificate, _issuers_first(certificate, [c for c in others if c != certificate]))
+
+
+def _issuers_first(leaf: x509.Certificate, others: list[x509.Certificate]) -> list[x509.Certificate]:
+    """The certificates above `leaf` from its issuer up to the root, then any others in the file's order."""
+    ordered, current, left = [], leaf, list(others)
+    while issuer := next((c for c in left if c.subject == current.issuer and c != current), None):
+        ordered.append(issuer)
+        left.remove(issuer)
+        current = issuer
+    return ordered + left
 
 
 def fingerprint(cert_pem: str) -> str:
@@ -154,14 +168,6 @@ def _key_usage(ca: bool) -> x509.KeyUsage:
         encipher_only=False,
         decipher_only=False,
     )
-
-
-def _may_sign_documents(certificate: x509.Certificate) -> bool:
-    try:
-        usage = certificate.extensions.get_extension_for_class(x509.KeyUsage).value
-    except x509.ExtensionNotFound:
-        return True
-    return usage.digital_signature or usage.content_commitment
 
 
 def _pems(key: Any, certificate: x509.Certificate, chain: list[x509.Certificate]) -> dict[str, Any]:

@@ -1,15 +1,18 @@
-"""What the signatures inside a PDF say: intact, valid, trusted by the service, covering the whole file.
+"""What the signatures inside a PDF say: intact, valid, trusted by the service, covering the whole file,
+and how long they can be shown valid (`pades_levels`).
 
 "Issued by the service" needs all four of: the signed bytes are unchanged (intact), the signature
 checks out against its certificate (valid), that certificate is one of the service's (its SHA-256, so
-certificates kept from before a key rotation still count), and the signature covers the entire file.
-Coverage matters on its own: pyHanko calls a later metadata-only update harmless, but the file
-is then no longer the one the service issued.
+certificates kept from before a key rotation still count), and the signature covers the entire file, or
+is the service's certification signature followed only by DSS and document-timestamp updates
+(`archival_updates`). Coverage matters on its own: pyHanko calls a later metadata-only update harmless,
+but the file is then no longer the one the service issued.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import logging
@@ -30,7 +33,7 @@ from pyhanko.sign.validation import (
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
-from signsvc.pdf import certificates, kinds, reading
+from signsvc.pdf import archival_updates, certificates, kinds, pades_levels, reading
 from signsvc.pdf.errors import PdfError
 
 COVERAGE = {
@@ -41,17 +44,19 @@ _CONTAINER = re.compile(rb"<([0-9A-Fa-f]{1024,})>")  # a signature's /Contents: 
 _DOCMDP = re.compile(rb"/TransformMethod\s*/DocMDP")
 
 # A signature by a certificate the service doesn't trust is an answer, not an error, yet these log it
-# with a full ERROR traceback; damaged files make the reader warn about every repair.
-for _name in ("pyhanko.sign.validation", "pyhanko_certvalidator", "pyhanko.pdf_utils"):
+# with a full ERROR traceback; damaged files make the reader warn about every repair; a later edit after a
+# certification signature is logged as an error by the modification analysis, though it is an answer too.
+for _name in ("pyhanko.sign.validation", "pyhanko.sign.diff_analysis", "pyhanko_certvalidator", "pyhanko.pdf_utils"):
     logging.getLogger(_name).setLevel(logging.CRITICAL)
 
 
-def verify(pdf: bytes, trusted_pems: list[str]) -> list[dict[str, Any]]:
+def verify(pdf: bytes, trusted_pems: list[str], now: datetime | None = None) -> list[dict[str, Any]]:
     """One report per signature, in signing order; [] when there is none.
 
     `trusted_pems` are the service's certificates in PEM, current and past, signing certificates as
     well as their CAs: a signature is trusted when its chain leads to one of them, and issued by the
-    service only when its signing certificate is one of them. Raises PdfError for a file that is not a
+    service only when its signing certificate is one of them. `now` (aware; the moment of the call when
+    None) is when a signature without a timestamp is validated. Raises PdfError for a file that is not a
     readable PDF, or that needs a password to open.
     """
     roots = [asn1_x509.Certificate.load(certificates.der(pem)) for pem in trusted_pems]
@@ -63,7 +68,45 @@ def verify(pdf: bytes, trusted_pems: list[str]) -> list[dict[str, Any]]:
         if error.args[0] == reading.ENCRYPTED or not (reports := _found_in_bytes(pdf, roots, ours)):
             raise
         return reports
-    return [_report(signature, roots, ours) for signature in embedded] or _found_in_bytes(pdf, roots, ours)
+    judged = [_report(signature, roots, ours) for signature in embedded]
+    return _with_long_term(embedded, judged, roots, now or datetime.now(UTC)) or _found_in_bytes(pdf, roots, ours)
+
+
+def _with_long_term(
+    embedded: list[EmbeddedPdfSignature],
+    judged: list[tuple[dict[str, Any], Any]],
+    roots: list[asn1_x509.Certificate],
+    now: datetime,
+) -> list[dict[str, Any]]:
+    timestamps = []
+    for signature, (report, status) in zip(embedded, judged, strict=True):
+        if report["type"] == "timestamp" and report["intact"] and report["valid"]:
+            with contextlib.suppress(Exception):  # a timestamp whose revision can't be read proves nothing here
+                timestamps.append(pades_levels.document_timestamp(signature, status.timestamp))
+    return [
+        {**report, **_long_term(signature, report, status, timestamps, roots, now)}
+        for signature, (report, status) in zip(embedded, judged, strict=True)
+    ]
+
+
+def _long_term(
+    signature: EmbeddedPdfSignature,
+    report: dict[str, Any],
+    status: Any,
+    timestamps: list[pades_levels.DocumentTimestamp],
+    roots: list[asn1_x509.Certificate],
+    now: datetime,
+) -> dict[str, Any]:
+    """The long-term fields; those of a failing report (no level, nothing judged) when the signature could not
+    be evaluated or its validation data can't be read."""
+    try:
+        if status is not None and report["type"] == "timestamp":
+            return pades_levels.assess_timestamp(signature, status.signing_cert, roots, status.timestamp)
+        if status is not None:
+            return pades_levels.assess(signature, report, status.signing_cert, timestamps, roots, now)
+    except Exception:  # pyHanko's and asn1crypto's errors on a DSS or a container damaged in its own way
+        pass
+    return {key: _failing(None)[key] for key in ("pades_level", "chain_validates_offline", "missing_for_long_term")}
 
 
 def _signatures(pdf: bytes) -> list[EmbeddedPdfSignature]:
@@ -82,7 +125,10 @@ def _signatures(pdf: bytes) -> list[EmbeddedPdfSignature]:
         raise PdfError(reading.DAMAGED) from error
 
 
-def _report(signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate], ours: set[str]) -> dict[str, Any]:
+def _report(
+    signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate], ours: set[str]
+) -> tuple[dict[str, Any], Any]:
+    """The signature's report, with pyHanko's status (None when the signature could not be evaluated)."""
     report = _failing(signature.field_name)
     # A fresh context per signature: pyHanko releases a context's resources after each validation.
     context = ValidationContext(trust_roots=roots, allow_fetching=False)
@@ -91,13 +137,19 @@ def _report(signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate],
         status: Any
         if report["type"] == "timestamp":
             status = validate_pdf_timestamp(signature, validation_context=context)
-            report.update(signing_time=_iso(status.timestamp), timestamp=_iso(status.timestamp))
-        else:
-            status = validate_pdf_signature(signature, signer_validation_context=context)
-            token = status.timestamp_validity
             report.update(
-                signing_time=_iso(status.signer_reported_dt),
-                timestamp=_iso(token.timestamp) if token and token.intact and token.valid else None,
+                signing_time=_iso(status.timestamp), signing_time_source="timestamp", timestamp=_iso(status.timestamp)
+            )
+        else:
+            status = validate_pdf_signature(
+                signature, signer_validation_context=context, diff_policy=archival_updates.POLICY
+            )
+            token = status.timestamp_validity
+            stamped = _iso(token.timestamp) if token and token.intact and token.valid else None
+            report.update(
+                signing_time=stamped or _iso(status.signer_reported_dt),
+                signing_time_source="timestamp" if stamped else "claimed",
+                timestamp=stamped,
             )
         coverage = COVERAGE.get(signature.coverage, "partial") if signature.coverage is not None else "partial"
         report.update(
@@ -106,8 +158,9 @@ def _report(signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate],
             signer_name=_text(signature, "/Name") or _common_name(status.signing_cert),
         )
     except Exception:  # a signature too broken to evaluate is reported as failing, not as a bad file
-        return _failing(signature.field_name)
-    return {**report, "issued_by_service": _issued(report, ours)}
+        return _failing(signature.field_name), None
+    issued = _issued(report, ours) or _issued_then_archived(report, status, ours)
+    return {**report, "issued_by_service": issued}, status
 
 
 def _found_in_bytes(pdf: bytes, roots: list[asn1_x509.Certificate], ours: set[str]) -> list[dict[str, Any]]:
@@ -141,6 +194,7 @@ def _failing(field: str | None) -> dict[str, Any]:
         "signer_name": None,
         "reason": None,
         "signing_time": None,
+        "signing_time_source": None,
         "timestamp": None,
         "type": "approval",
         "intact": False,
@@ -149,6 +203,9 @@ def _failing(field: str | None) -> dict[str, Any]:
         "coverage": "partial",
         "certificate_sha256": None,
         "issued_by_service": False,
+        "pades_level": None,
+        "chain_validates_offline": False,
+        "missing_for_long_term": None,
     }
 
 
@@ -167,6 +224,19 @@ def _issued(report: dict[str, Any], ours: set[str]) -> bool:
         and report["valid"]
         and report["coverage"] == "entire_file"
         and report["certificate_sha256"] in ours
+    )
+
+
+def _issued_then_archived(report: dict[str, Any], status: Any, ours: set[str]) -> bool:
+    """The service's certification signature over its revision, followed only by DSS and document-timestamp
+    updates: what making a document B-LT or B-LTA appends."""
+    return bool(
+        report["type"] == "certification"
+        and report["coverage"] == "entire_revision"
+        and report["intact"]
+        and report["valid"]
+        and report["certificate_sha256"] in ours
+        and archival_updates.only_archival(status)
     )
 
 

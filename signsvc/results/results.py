@@ -105,6 +105,6 @@ class Results:
         if not isinstance(file, str) or not file:
             raise errors.Invalid("file is required: a PDF as base64")
         try:
-            return await verify.verify(self.db, self.pool, self.identity, file)
+            return await verify.verify(self.db, self.pool, self.identity, file, self.clock.now())
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(str(exc)) from None

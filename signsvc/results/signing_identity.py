@@ -57,8 +57,8 @@ class SigningIdentity:
 
     async def use_p12(self, data: bytes, password: str | None) -> None:
         """Signs with the chain of a PKCS#12 file from now on, and records its certificate as trusted.
-        Raises EngineError when the file can't be used (wrong password, not PKCS#12, no key)."""
-        chain = await self.pool.run(pdf_calls.load_signing_p12, data, password)
+        Raises EngineError when the file can't be used (wrong password, not PKCS#12, no key, unfit to sign)."""
+        chain = await self.pool.run(pdf_calls.load_signing_p12, data, password, self.clock.now())
         async with self.db.transaction() as tx:
             await stored.insert_certificate(
                 tx,

@@ -4,6 +4,7 @@ service's certificates signed all of it and it is intact; with a report per sign
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 import storage.results as stored
 from signsvc.infra import pdf_calls
@@ -21,9 +22,10 @@ class Verification:
     signatures: list[SignatureReport]
 
 
-async def verify(db: Database, pool: PdfPool, identity: SigningIdentity, file: str) -> Verification:
-    """`file` is a base64 PDF. Raises EngineError for input that is not a readable PDF."""
-    verified = await pool.run(pdf_calls.verify_base64, file, await identity.trusted())
+async def verify(db: Database, pool: PdfPool, identity: SigningIdentity, file: str, now: datetime) -> Verification:
+    """`file` is a base64 PDF; signatures no timestamp dates are validated at `now`. Raises EngineError for
+    input that is not a readable PDF."""
+    verified = await pool.run(pdf_calls.verify_base64, file, await identity.trusted(), now)
     produced = await stored.issued(db, verified.sha256)
     signed = any(signature.issued_by_service for signature in verified.signatures)
     return Verification(

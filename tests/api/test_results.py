@@ -384,6 +384,7 @@ async def test_with_a_timestamp_server_every_signature_carries_its_timestamp(aio
         # The certification signature, then the document timestamp over the DSS (PAdES B-LTA).
         signature, archive = (await stamped.post("/api/tools/verify", json={"file": data})).json["signatures"]
         assert signature["timestamp"] and archive["type"] == "timestamp"
+        assert signature["issued_by_service"] and signature["pades_level"] == "B-LTA"
 
 
 @CJK_FONT

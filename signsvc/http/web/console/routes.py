@@ -14,6 +14,7 @@ from signsvc.http.web.console import (
     submissions,
     templates,
     users,
+    verify_tool,
     webhooks,
 )
 
@@ -44,5 +45,6 @@ def setup(app: web.Application) -> None:
         bulk_send,
         completed_copies,
         outbox,
+        verify_tool,
     ):
         app.router.add_routes(module.ROUTES)
