@@ -250,6 +250,7 @@ def fill_pdf(
     stamp: dict[str, Any] | None = None,
     font_dir: str | None = None,
     footer: str | None = None,
+    captions: dict[str, list[str]] | None = None,
 ) -> Hashed:
     """The document with the values drawn in and its form flattened (`signsvc.pdf.fill`)."""
     from signsvc.pdf import fill
@@ -266,6 +267,7 @@ def fill_pdf(
                 stamp=stamp,
                 font_dir=font_dir,
                 footer=footer,
+                captions=captions,
             )
         )
 

@@ -9,6 +9,7 @@ API may still mark a viewer completed.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -19,7 +20,15 @@ from signsvc.infra import errors, json_fields
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import produce
-from signsvc.submissions import email_verification, field_values, inputs, signer_rules, statuses, values
+from signsvc.submissions import (
+    email_verification,
+    field_values,
+    inputs,
+    signature_modes,
+    signer_rules,
+    statuses,
+    values,
+)
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.values import DEFAULT_UPLOADS_LIMIT, Namer, PreparedValues
 from signsvc.templates.documents import Ingest
@@ -50,6 +59,11 @@ _PUT_KEYS = {
     "go_to_last",
     "language",
 }
+
+
+# Run inside a signer's save, after the values: what must happen in the same transaction (a phone's one-time link
+# used up with the signature it gave).
+Along = Callable[[Connection, Submitter], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -201,9 +215,9 @@ class Submitters:
             await self._event(tx, submitter, "form.viewed")
             return submitter
 
-    async def save(self, slug: str, body: dict[str, Any]) -> Submitter:
-        """Saves values the submitter entered; the first save is `form.started`."""
-        return await self._with_values(slug, body, finish=None)
+    async def save(self, slug: str, body: dict[str, Any], *, along: Along | None = None) -> Submitter:
+        """Saves values the submitter entered; the first save is `form.started`. `along` runs in its transaction."""
+        return await self._with_values(slug, body, finish=None, along=along)
 
     async def finish(self, slug: str, body: dict[str, Any], browser: Browser) -> Submitter:
         """The submitter submits the form: required fields are checked, where they acted from recorded."""
@@ -243,7 +257,9 @@ class Submitters:
             return None
         return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event})
 
-    async def _with_values(self, slug: str, body: dict[str, Any], finish: Browser | None) -> Submitter:
+    async def _with_values(
+        self, slug: str, body: dict[str, Any], finish: Browser | None, along: Along | None = None
+    ) -> Submitter:
         # Read outside a transaction: only to check the values before their files are made; the
         # transaction checks everything again.
         submission, submitter, _ = await self._acting(self.db, slug)
@@ -253,14 +269,20 @@ class Submitters:
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
         signer_rules.refuse_readonly(fields, prepared)
         await signer_rules.refuse_broken_rules(fields, prepared)
+        typed = await signature_modes.typed_allowed(self.db, submission.account_id)
+        signatures = await signature_modes.given(self.db, fields, body, signer=True, typed_allowed=typed)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await self._acting(tx, slug, named=named)
                 submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
+                await signature_modes.remember(tx, signatures, submitter.field_values)
+                if along is not None:
+                    await along(tx, submitter)
                 if finish is None:
                     return await stored.update_submitter(tx, submitter, self.clock.now())
                 signer_rules.require_fields(submission, submitter)  # the values are written with the completion
+                await signature_modes.require_reasons(tx, fields, submitter.field_values)
                 return await self.complete(tx, submission, submitter, browser=finish, submitters=submitters)
         except BaseException:
             await self.files.discard(prepared.files)
