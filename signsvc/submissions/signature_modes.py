@@ -155,10 +155,11 @@ def _notes(raw: object, by_uuid: dict[str, Field]) -> dict[str, dict[str, str]]:
     if not isinstance(raw, dict):
         raise errors.located(f"signatures {errors.must_be(dict)}", (), "signatures")
     notes = {}
-    for uuid, note in raw.items():
-        target = by_uuid.get(uuid)
+    for key, note in raw.items():
+        target = next(iter(field_values.find(list(by_uuid.values()), str(key))), None)  # by uuid or name, as values
         if target is None or target["type"] not in SIGNED:
-            raise errors.located(f"Unknown signature field: {uuid}", ("signatures",))
+            raise errors.located(f"Unknown signature field: {key}", ("signatures",))
+        uuid = target["uuid"]
         if not isinstance(note, dict):
             raise errors.located(f"{target['name']} {errors.must_be(dict)}", ("signatures",))
         mode, reason = note.get("mode"), note.get("reason")
