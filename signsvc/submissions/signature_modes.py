@@ -56,7 +56,7 @@ def modes(field: Field, *, typed_allowed: bool = True) -> tuple[str, ...]:
 
 def offers_phone(field: Field, *, typed_allowed: bool = True) -> bool:
     """Whether the form offers to draw the field on a phone: where it may be drawn."""
-    return DRAWN in modes(field, typed_allowed=typed_allowed)
+    return field["type"] in SIGNED and DRAWN in modes(field, typed_allowed=typed_allowed)
 
 
 def reasons(field: Field) -> list[str]:
