@@ -23,6 +23,7 @@ from storage.shapes import Field, FieldValues
 
 DRAWN, TYPED, UPLOAD = "drawn", "typed", "upload"
 MODES = (DRAWN, TYPED, UPLOAD)
+# The reference's table, by `preferences.format` (`signature_preferences.FORMATS`; None: unset).
 FORMATS: dict[str | None, tuple[str, ...]] = {
     None: (DRAWN, TYPED, UPLOAD),
     "drawn": (DRAWN,),

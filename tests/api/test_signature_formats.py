@@ -192,3 +192,17 @@ async def test_without_with_signature_id_no_caption_is_drawn(api, worker):
     ann = await signer(api)
     await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True})
     assert "ID: " not in await signed_pdf_text(api, worker, ann["submission_id"])
+
+
+async def test_signature_preferences_the_table_does_not_know_are_refused_when_the_template_is_saved(api):
+    from tests.support.documents import pdf
+
+    for preferences, message in (
+        ({"format": "painted"}, "format must be one of: drawn, typed, drawn_or_typed, drawn_or_upload, upload, "),
+        ({"reasons": "Approved"}, "reasons must be an array of at most 20 texts of 1 to 200 characters"),
+        ({"with_signature_id": "yes"}, "with_signature_id must be true or false"),
+    ):
+        body = {"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": sign_field(**preferences)}]}
+        reply = await api.post("/api/templates", json=body)
+        assert reply.status == 422
+        assert reply.json["error"].startswith("documents[0].fields[0].preferences." + message), reply.json
