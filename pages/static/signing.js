@@ -134,7 +134,13 @@ function start() {
       $(".error", step).before(current);
     }
     current.src = picture;
-    paint(uuid, step.dataset.type, picture, rules[uuid].format);
+    for (const shown of $$(`.box[data-field="${uuid}"] .value`)) {
+      const image = document.createElement("img");
+      image.src = picture;
+      image.alt = "";
+      shown.replaceChildren(image);
+      shown.parentElement.classList.add("filled");
+    }
     showError(step, null);
     status(say("form.saved"));
     updateProgress();

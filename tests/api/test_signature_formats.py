@@ -18,7 +18,9 @@ DRAWING = "data:image/png;base64," + b64(png(300, 100))
 
 def sign_field(**preferences) -> list[dict]:
     area = {"x": 0.1, "y": 0.5, "w": 0.3, "h": 0.08, "page": 1}
-    return [{"name": "Signature", "type": "signature", "role": "First Party", "areas": [area], "preferences": preferences}]
+    return [
+        {"name": "Signature", "type": "signature", "role": "First Party", "areas": [area], "preferences": preferences}
+    ]
 
 
 async def signer(api, **preferences) -> dict:
@@ -96,7 +98,9 @@ async def test_a_typed_only_signature_refuses_a_picture_through_put_submitters(a
     ann = await signer(api, format="typed")
     reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}})
     assert reply.status == 422
-    assert reply.json == {"error": "Signature: a drawn or uploaded signature is not allowed here, only typed in `values`."}
+    assert reply.json == {
+        "error": "Signature: a drawn or uploaded signature is not allowed here, only typed in `values`."
+    }
 
 
 async def test_a_stored_signature_carries_how_it_was_made(api, db):
@@ -110,13 +114,19 @@ async def test_a_stored_signature_carries_how_it_was_made(api, db):
 
 async def test_a_signer_cannot_name_an_uploaded_file_for_a_drawn_only_field(api):
     fields = sign_field(format="upload") + [
-        {**sign_field(format="drawn")[0], "name": "Drawn", "areas": [{"x": 0.5, "y": 0.1, "w": 0.3, "h": 0.08, "page": 1}]}
+        {
+            **sign_field(format="drawn")[0],
+            "name": "Drawn",
+            "areas": [{"x": 0.5, "y": 0.1, "w": 0.3, "h": 0.08, "page": 1}],
+        }
     ]
     [ann] = await send(api, await template(api, fields), {"email": "ann@example.com"})
     body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "upload"}}}
     assert (await act(api, ann["slug"], "values", body)).status == 200
     found = await api.get(f"/api/submitters/{ann['id']}")
-    [uuid] = re.findall(r"/file/([0-9a-f]{32})", next(v["value"] for v in found.json["values"] if v["field"] == "Signature"))
+    [uuid] = re.findall(
+        r"/file/([0-9a-f]{32})", next(v["value"] for v in found.json["values"] if v["field"] == "Signature")
+    )
     reply = await act(api, ann["slug"], "values", {"values": {"Drawn": uuid}})
     assert reply.status == 422
     assert reply.json["error"] == "Drawn: a upload signature is not allowed here, only drawn in `values`."
@@ -143,7 +153,11 @@ async def test_the_typed_signature_setting_turns_typing_off_where_a_field_offers
     assert "checked" in await typed_box(console)
     assert (await console.post("/console/settings/signatures", {})).status == 303  # the box unticked
     assert "checked" not in await typed_box(console)
-    unset, either, typed_only = await signer(api), await signer(api, format="drawn_or_typed"), await signer(api, format="typed")
+    unset, either, typed_only = (
+        await signer(api),
+        await signer(api, format="drawn_or_typed"),
+        await signer(api, format="typed"),
+    )
     for ann in (unset, either):
         reply = await act(api, ann["slug"], "values", {"values": {"Signature": "Ann"}})
         assert reply.status == 422, reply.json
