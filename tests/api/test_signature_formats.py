@@ -113,12 +113,13 @@ async def test_a_stored_signature_carries_how_it_was_made(api, db):
 
 
 async def test_a_signer_cannot_name_an_uploaded_file_for_a_drawn_only_field(api):
-    fields = sign_field(format="upload") + [
+    fields = [
+        *sign_field(format="upload"),
         {
             **sign_field(format="drawn")[0],
             "name": "Drawn",
             "areas": [{"x": 0.5, "y": 0.1, "w": 0.3, "h": 0.08, "page": 1}],
-        }
+        },
     ]
     [ann] = await send(api, await template(api, fields), {"email": "ann@example.com"})
     body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "upload"}}}
