@@ -221,3 +221,11 @@ async def test_signature_preferences_the_table_does_not_know_are_refused_when_th
         reply = await api.post("/api/templates", json=body)
         assert reply.status == 422
         assert reply.json["error"].startswith("documents[0].fields[0].preferences." + message), reply.json
+
+
+async def test_a_typed_only_signature_refuses_a_picture_given_when_the_submission_is_created(api):
+    template_id = await template(api, sign_field(format="typed"))
+    body = {"template_id": template_id, "submitters": [{"email": "ann@example.com", "values": {"Signature": DRAWING}}]}
+    reply = await api.post("/api/submissions", json=body)
+    assert reply.status == 422
+    assert reply.json["error"].startswith("Signature: a drawn or uploaded signature is not allowed here, only typed")
