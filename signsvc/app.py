@@ -288,7 +288,7 @@ class _Parts:
         app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
         app[appkeys.SIGNING_FORMS] = forms = SigningForms(db, clock, files)
-        app[appkeys.PHONE_HANDOFFS] = PhoneHandoffs(db, clock, submitters, forms, files.urls)
+        app[appkeys.PHONE_HANDOFFS] = PhoneHandoffs(db, clock, submitters, forms, files.urls, pool)
         app[appkeys.EMAIL_CODES] = EmailCodes(db, clock, mail, rate_limits, files.secret_key)
         app[appkeys.VERIFICATION_PASSES] = Passes(files.secret_key, clock)
         app[appkeys.TEMPLATE_LINKS] = TemplateLinks(db, clock, submissions)

@@ -223,6 +223,13 @@ def typed_signature(text: str, font_dir: str | None = None) -> Hashed:
         return Hashed.of(engine.render_typed_signature(text, font_dir))
 
 
+def qr_code(text: str) -> str:
+    """The text as a QR code, an SVG data URI (`signsvc.pdf.qr_codes`)."""
+    from signsvc.pdf import qr_codes
+
+    return qr_codes.svg_data_uri(text)
+
+
 def audit_log(log: dict[str, Any], font_dir: str | None = None) -> Hashed:
     """The audit log PDF of a submission; `signsvc.pdf.audit_log` documents `log`."""
     from signsvc.pdf import audit_log as engine

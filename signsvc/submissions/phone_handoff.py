@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import segno
-
 import storage.submissions as stored_submissions
-from signsvc.infra import errors, json_fields, tokens
+from signsvc.infra import errors, json_fields, pdf_calls, tokens
 from signsvc.infra.clock import Clock
+from signsvc.infra.pool import PdfPool
 from signsvc.infra.urls import Urls
 from signsvc.submissions import signature_modes
 from signsvc.submissions.signing_form import FORM, FormView, SigningForms
@@ -52,8 +51,11 @@ class PhonePage:
 
 
 class PhoneHandoffs:
-    def __init__(self, db: Database, clock: Clock, submitters: Submitters, forms: SigningForms, urls: Urls) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, submitters: Submitters, forms: SigningForms, urls: Urls, pool: PdfPool
+    ) -> None:
         self.db, self.clock, self.submitters, self.forms, self.urls = db, clock, submitters, forms, urls
+        self.pool = pool  # the QR codes are made there
 
     async def start(self, slug: str, body: dict[str, Any]) -> Started:
         """A new one-time link for the field `body["field"]` of the signer's form (422 when the form cannot be
@@ -71,7 +73,7 @@ class PhoneHandoffs:
                 tx, view.submitter.id, field["uuid"], tokens.digest(token), now, now + LIFETIME
             )
         url = self.urls.phone_handoff(token)
-        return Started(made.id, url, qr_code(url), made.expires_at)
+        return Started(made.id, url, await self.pool.run(pdf_calls.qr_code, url), made.expires_at)
 
     async def status(self, slug: str, handoff_id: int) -> dict[str, Any]:
         """Whether the phone gave the drawing (`signed`, with the value as the form shows it), is still awaited,
@@ -137,8 +139,3 @@ class PhoneHandoffs:
         if view.state != FORM or view.view_only:
             raise errors.Invalid("This form cannot be signed now")
         return view
-
-
-def qr_code(url: str) -> str:
-    """The link as a QR code (error correction H, as the reference's), an SVG data URI the pages' policy allows."""
-    return str(segno.make(url, error="h", micro=False).svg_data_uri(scale=4, border=2))
