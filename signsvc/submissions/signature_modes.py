@@ -176,8 +176,9 @@ async def remember(tx: Connection, found: Given, saved: FieldValues) -> None:
     """Records how each new signature was made and the reasons chosen, on the files the saved values name."""
     for uuid in found.made_as.keys() | found.reasons.keys():
         value = saved.get(uuid)
-        if isinstance(value, str) and field_values.is_file_id(value):
-            await stored.put_origin(tx, value, found.made_as.get(uuid), found.reasons.get(uuid))
+        made_as, reason = found.made_as.get(uuid), found.reasons.get(uuid)
+        if (made_as or reason) and isinstance(value, str) and field_values.is_file_id(value):
+            await stored.put_origin(tx, value, made_as, reason)
 
 
 async def require_reasons(conn: Connection, fields: list[Field], values: FieldValues) -> None:

@@ -159,12 +159,15 @@ class Submitters:
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
+        fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        signatures = await signature_modes.given(self.db, fields, {"values": _raw_values(body)}, signer=False)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await _locked(tx, submitter.submission_id, submitter.id)
                 signer_rules.refuse_finished_by_api(submission, submitter)
                 submitter = await self._changes_applied(tx, submission, submitter, submitters, body, prepared)
+                await signature_modes.remember(tx, signatures, submitter.field_values)
                 if json_fields.flag(body, "completed", False):  # the changes are written with the completion
                     return await self.complete(
                         tx,
@@ -348,9 +351,11 @@ class Submitters:
             return PreparedValues()
         if body.get("values") is not None and not isinstance(body["values"], dict):
             raise errors.located(f"values {errors.must_be(dict)}", (), "values")
-        raw = {**inputs.fields_values(body, ("submitter",)), **(body.get("values") or {})}
         return await values.prepare(
-            self.ingest, field_values.role_fields(submission.fields, submitter.role_uuid), raw, ("values",)
+            self.ingest,
+            field_values.role_fields(submission.fields, submitter.role_uuid),
+            _raw_values(body),
+            ("values",),
         )
 
     async def _changes_applied(
@@ -401,6 +406,13 @@ class Submitters:
             record_type="submitter",
             record_id=submitter.id,
         )
+
+
+def _raw_values(body: dict[str, Any]) -> dict[str, Any]:
+    """The values a PUT gives: `values`, and `fields: [{name, default_value}]` (the other prefill route)."""
+    if body.get("values") is None and body.get("fields") is None:
+        return {}
+    return {**inputs.fields_values(body, ("submitter",)), **(body.get("values") or {})}
 
 
 async def _locked(

@@ -229,3 +229,13 @@ async def test_a_typed_only_signature_refuses_a_picture_given_when_the_submissio
     reply = await api.post("/api/submissions", json=body)
     assert reply.status == 422
     assert reply.json["error"].startswith("Signature: a drawn or uploaded signature is not allowed here, only typed")
+
+
+async def test_a_typed_signature_given_through_put_submitters_is_stored_as_typed(api, db):
+    ann = await signer(api)
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": "Ann"}})).status == 200
+    origin, _ = await stored_origin(db, api, ann["id"])
+    assert origin.made_as == "typed"
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}})).status == 200
+    origin, _ = await stored_origin(db, api, ann["id"])
+    assert origin is None  # an image through the API: drawn or uploaded, the API does not say
