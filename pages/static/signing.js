@@ -6,6 +6,8 @@ import { paint, placeBoxes } from "./boxes.js";
 import { $, $$ } from "./dom.js";
 import { matches } from "./patterns.js";
 import { showFormulas } from "./formula-fields.js";
+import { firstMode, notesOf, reasonProblem } from "./signature-modes.js";
+import { setUpHandoff } from "./handoff.js";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
 const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, name) => values[name] ?? "");
@@ -95,20 +97,22 @@ function start() {
     }
     const cells = $("input.cells", step);
     if (cells) cells.style.setProperty("--cells", cells.dataset.cells);
-    const canvas = $("canvas.pad", step);
-    if (canvas) setUpSignature(step, canvas);
+    if (step.dataset.type === "signature" || step.dataset.type === "initials") setUpSignature(step, $("canvas.pad", step));
   }
 
   function setUpSignature(step, canvas) {
     const uuid = step.dataset.field;
     let timer;
-    const pad = new Pad(canvas, () => {
-      edited(uuid);
-      clearTimeout(timer);
-      timer = setTimeout(() => save(step), 700);
-    });
-    pads.set(uuid, pad);
-    $(".clear", step).addEventListener("click", () => pad.clear());
+    if (canvas) {
+      const pad = new Pad(canvas, () => {
+        edited(uuid);
+        clearTimeout(timer);
+        timer = setTimeout(() => save(step), 700);
+      });
+      pads.set(uuid, pad);
+      $(".clear", step).addEventListener("click", () => pad.clear());
+      setUpHandoff(step, data, (picture) => drawnElsewhere(step, picture));
+    }
     for (const button of $$(".mode", step)) {
       button.addEventListener("click", () => {
         for (const other of $$(".mode", step)) other.setAttribute("aria-pressed", String(other === button));
@@ -116,7 +120,32 @@ function start() {
         step.dataset.mode = button.dataset.mode;
       });
     }
-    step.dataset.mode = "draw";
+    step.dataset.mode = firstMode(step);
+  }
+
+  // The phone gave this step's drawing (saved already): shown as the step's value, the pad's own left aside.
+  function drawnElsewhere(step, picture) {
+    const uuid = step.dataset.field;
+    pads.get(uuid).clear();
+    changed.delete(uuid);
+    let current = $("img.current", step);
+    if (!current) {
+      current = document.createElement("img");
+      current.className = "current";
+      current.alt = rules[uuid].name;
+      $(".error", step).before(current);
+    }
+    current.src = picture;
+    for (const shown of $$(`.box[data-field="${uuid}"] .value`)) {
+      const image = document.createElement("img");
+      image.src = picture;
+      image.alt = "";
+      shown.replaceChildren(image);
+      shown.parentElement.classList.add("filled");
+    }
+    showError(step, null);
+    status(say("form.saved"));
+    updateProgress();
   }
 
   function showStep(index, focus = true) {
@@ -174,12 +203,13 @@ function start() {
   async function send(step, version) {
     const uuid = step.dataset.field;
     const value = await valueOf(step);
-    if (value === undefined) return true;
+    const signatures = notesOf([step]);
+    if (value === undefined && !signatures?.[uuid]?.reason) return true;
     status(say("form.saving"));
     try {
-      await action("values", { values: { [uuid]: value } });
+      await action("values", { values: value === undefined ? {} : { [uuid]: value }, signatures });
       if (edits.get(uuid) === version) changed.delete(uuid);
-      paint(uuid, step.dataset.type, value, rules[uuid].format);
+      if (value !== undefined) paint(uuid, step.dataset.type, value, rules[uuid].format);
       showError(step, null);
       status(say("form.saved"));
       updateProgress();
@@ -212,7 +242,7 @@ function start() {
     $("#complete").disabled = true;
     status(say("form.completing"));
     try {
-      const answer = await action("complete", { values });
+      const answer = await action("complete", { values, signatures: notesOf(steps) });
       finish("completed", answer.redirect_url);
     } catch (error) {
       completing = false;
@@ -276,6 +306,8 @@ function start() {
     const rule = rules[step.dataset.field];
     if (!rule || rule.readonly || step.dataset.type === "stamp") return null;
     if (!filled(step)) return rule.required ? say("form.missing") : null;
+    const noReason = reasonProblem(step);
+    if (noReason) return noReason;
     const tooLarge = $$("input[type=file]", step).flatMap((input) => [...input.files])
       .find((file) => file.size > data.upload_limit);
     if (tooLarge) return say("form.too_large", { name: tooLarge.name, limit: Math.floor(data.upload_limit / 1048576) });
@@ -308,7 +340,7 @@ function start() {
     switch (step.dataset.mode) {
       case "type": return !!$(".typed", step).value.trim();
       case "upload": return $(".upload", step).files.length > 0;
-      default: return !pads.get(step.dataset.field).empty;
+      default: return !!pads.get(step.dataset.field) && !pads.get(step.dataset.field).empty;
     }
   }
 
@@ -319,7 +351,7 @@ function start() {
         if (step.dataset.mode === "type") return $(".typed", step).value.trim() || undefined;
         if (step.dataset.mode === "upload") return fileData($(".upload", step).files[0]);
         const pad = pads.get(step.dataset.field);
-        return pad.empty ? undefined : pad.image();
+        return !pad || pad.empty ? undefined : pad.image();
       }
       case "image": return fileData($("input[type=file]", step).files[0]);
       case "file": {

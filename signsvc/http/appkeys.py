@@ -25,6 +25,7 @@ from signsvc.infra.metrics import Metrics
 from signsvc.infra.urls import Urls
 from signsvc.results.results import Results
 from signsvc.submissions.email_verification import EmailCodes
+from signsvc.submissions.phone_handoff import PhoneHandoffs
 from signsvc.submissions.reminders import Reminders
 from signsvc.submissions.signing_form import SigningForms
 from signsvc.submissions.submissions import Submissions
@@ -75,6 +76,7 @@ SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)
 REMINDERS = web.AppKey("reminders", Reminders)
 SIGNING_FORMS = web.AppKey("signing_forms", SigningForms)
+PHONE_HANDOFFS = web.AppKey("phone_handoffs", PhoneHandoffs)
 EMAIL_CODES = web.AppKey("email_codes", EmailCodes)
 VERIFICATION_PASSES = web.AppKey("verification_passes", Passes)
 TEMPLATE_LINKS = web.AppKey("template_links", TemplateLinks)

@@ -26,6 +26,7 @@ from signsvc.http.web import (
     email_verification,
     files,
     home,
+    phone_handoff,
     signing,
     submitter_actions,
     template_links,
@@ -48,6 +49,10 @@ def setup(app: web.Application) -> None:
     app.router.add_post("/s/{slug}/values", submitter_actions.save)
     app.router.add_post("/s/{slug}/complete", submitter_actions.complete)
     app.router.add_post("/s/{slug}/decline", submitter_actions.decline)
+    app.router.add_post("/s/{slug}/phone", phone_handoff.start)
+    app.router.add_get(r"/s/{slug}/phone/{id:\d{1,18}}", phone_handoff.status)
+    app.router.add_get("/p/{token}", phone_handoff.page)
+    app.router.add_post("/p/{token}", phone_handoff.sign)
     app.router.add_post("/s/{slug}/verification/send", email_verification.send)
     app.router.add_post("/s/{slug}/verification/check", email_verification.check)
     app.router.add_post("/apiemb/{slug}/verification/send", email_verification.send)

@@ -239,6 +239,13 @@ def typed_signature(text: str, font_dir: str | None = None) -> Hashed:
         return Hashed.of(engine.render_typed_signature(text, font_dir))
 
 
+def qr_code(text: str) -> str:
+    """The text as a QR code, an SVG data URI (`signsvc.pdf.qr_codes`)."""
+    from signsvc.pdf import qr_codes
+
+    return qr_codes.svg_data_uri(text)
+
+
 def audit_log(log: dict[str, Any], font_dir: str | None = None) -> Hashed:
     """The audit log PDF of a submission; `signsvc.pdf.audit_log` documents `log`."""
     from signsvc.pdf import audit_log as engine
@@ -266,6 +273,7 @@ def fill_pdf(
     stamp: dict[str, Any] | None = None,
     font_dir: str | None = None,
     footer: str | None = None,
+    captions: dict[str, list[str]] | None = None,
 ) -> Hashed:
     """The document with the values drawn in and its form flattened (`signsvc.pdf.fill`)."""
     from signsvc.pdf import fill
@@ -282,6 +290,7 @@ def fill_pdf(
                 stamp=stamp,
                 font_dir=font_dir,
                 footer=footer,
+                captions=captions,
             )
         )
 

@@ -33,6 +33,10 @@ class Urls:
         """A submitter's signing form: whoever holds it can sign."""
         return f"{self.site}/s/{submitter_slug}"
 
+    def phone_handoff(self, token: str) -> str:
+        """A one-time page that lets a signer draw one field on a phone."""
+        return f"{self.site}/p/{token}"
+
     def embedded_form(self, submitter_slug: str) -> str:
         """The signing form to embed in another site's page."""
         return f"{self.site}/apiemb/{submitter_slug}"

@@ -79,13 +79,15 @@ def fill_pdf(
     stamp: dict[str, Any] | None = None,
     font_dir: str | None = None,
     footer: str | None = None,
+    captions: dict[str, list[str]] | None = None,
 ) -> bytes:
     """The document with every value drawn in its areas on this document, and its own form flattened.
 
     `values` are stored values by field uuid (field_values); image values name `files` by uuid, file values
     name `filenames`. `stamp` (`{name, role, time}`, or such a dict per `submitter_uuid`) is written in stamp
     fields without a value. `footer` (such as "Test document, not legally binding") is written small, in red,
-    centred at the bottom of every displayed page. Raises PdfError for an unreadable PDF or image, or without
+    centred at the bottom of every displayed page. `captions` (lines by field uuid) are written beside a
+    signature's image, as `with_signature_id` asks. Raises PdfError for an unreadable PDF or image, or without
     a text font; characters no installed font has are drawn as a substitute (`fonts.substitute`).
     """
     with reading.reading():
@@ -93,7 +95,7 @@ def fill_pdf(
         frames = [geometry.frame(page) for page in reader.pages]
         writer = pypdf.PdfWriter(clone_from=reader)
         prefilled = _prefilled_marks(writer, frames)
-    marks = _marks(fields, values, document_uuid, frames, filenames or {}, stamp)
+    marks = _marks(fields, values, document_uuid, frames, filenames or {}, stamp, captions or {})
     marks = _with_footer(_joined(prefilled, marks), frames, footer)
     overlay = _overlay(marks, frames, files, font_dir) if marks else None
     with reading.reading():
@@ -114,6 +116,7 @@ def _marks(
     frames: list[geometry.Frame],
     filenames: dict[str, str],
     stamp: dict[str, Any] | None,
+    captions: dict[str, list[str]],
 ) -> dict[int, list[Mark]]:
     marks: dict[int, list[Mark]] = {}
     for field in fields:
@@ -132,8 +135,24 @@ def _marks(
                     f"but the document has {len(frames)} pages"
                 )
             if mark := _mark(field, value, area, frames[page], filenames):
-                marks.setdefault(page, []).append(mark)
+                marks.setdefault(page, []).extend(_captioned(mark, captions.get(field["uuid"])))
     return marks
+
+
+CAPTION_SPLIT = 4.5  # an area wider than this many times its height has the caption beside the image, not below
+
+
+def _captioned(mark: Mark, caption: list[str] | None) -> list[Mark]:
+    """An image mark with its caption (the signature id, reason or signer, time): the image in the left half and the
+    text in the right half of a wide area, else the image above and the text below."""
+    if not caption or mark.kind != "image":
+        return [mark]
+    box = mark.box
+    if box.w / box.h > CAPTION_SPLIT:
+        image, text = Box(box.x, box.y, box.w / 2, box.h), Box(box.x + box.w / 2, box.y, box.w / 2, box.h)
+    else:
+        image, text = Box(box.x, box.y, box.w, box.h / 2), Box(box.x, box.y + box.h / 2, box.w, box.h / 2)
+    return [replace(mark, box=image), Mark("text", text, "\n".join(caption), {"align": "left"})]
 
 
 def _prefilled_marks(writer: pypdf.PdfWriter, frames: list[geometry.Frame]) -> dict[int, list[Mark]]:

@@ -38,6 +38,7 @@ async def fill(
         stamp=stamp,
         font_dir=font_dir,
         footer=TEST_MARK if inputs.test_mode else None,
+        captions=inputs.captions,
     )
     return [
         (

@@ -3,14 +3,14 @@ values name, and whether its account is a test account."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import storage.accounts as stored_accounts
 import storage.files as stored_files
 import storage.submissions as stored_submissions
 from signsvc.infra.files import Files
 from signsvc.results import audit_log
-from signsvc.submissions import field_values
+from signsvc.submissions import field_values, signature_modes
 from storage import Database
 from storage.records import Submission, Submitter
 from storage.shapes import SubmissionDocument
@@ -33,6 +33,7 @@ class Inputs:
     images: dict[str, bytes]
     filenames: dict[str, str]
     test_mode: bool
+    captions: dict[str, list[str]] = field(default_factory=dict)  # beside signatures, by field uuid
 
 
 async def read(db: Database, files: Files, submission: Submission, submitters: list[Submitter]) -> Inputs:
@@ -50,4 +51,5 @@ async def read(db: Database, files: Files, submission: Submission, submitters: l
         for a in attachments
         if a.uuid in wanted
     }
-    return Inputs(originals, images, {a.uuid: a.filename for a in attachments}, account.is_test)
+    captions = await signature_modes.captions(db, fields, submitters)
+    return Inputs(originals, images, {a.uuid: a.filename for a in attachments}, account.is_test, captions)

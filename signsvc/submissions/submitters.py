@@ -9,6 +9,7 @@ API may still mark a viewer completed.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -24,6 +25,7 @@ from signsvc.submissions import (
     field_values,
     formula_values,
     inputs,
+    signature_modes,
     signer_rules,
     statuses,
     values,
@@ -58,6 +60,11 @@ _PUT_KEYS = {
     "go_to_last",
     "language",
 }
+
+
+# Run inside a signer's save, after the values: what must happen in the same transaction (a phone's one-time link
+# used up with the signature it gave).
+Along = Callable[[Connection, Submitter], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -154,12 +161,15 @@ class Submitters:
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
+        fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        signatures = await signature_modes.given(self.db, fields, {"values": _raw_values(body)}, signer=False)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await _locked(tx, submitter.submission_id, submitter.id)
                 signer_rules.refuse_finished_by_api(submission, submitter)
                 submitter = await self._changes_applied(tx, submission, submitter, submitters, body, prepared)
+                await signature_modes.remember(tx, signatures, submitter.field_values)
                 if json_fields.flag(body, "completed", False):  # the changes are written with the completion
                     return await self.complete(
                         tx,
@@ -210,9 +220,9 @@ class Submitters:
             await self._event(tx, submitter, "form.viewed")
             return submitter
 
-    async def save(self, slug: str, body: dict[str, Any]) -> Submitter:
-        """Saves values the submitter entered; the first save is `form.started`."""
-        return await self._with_values(slug, body, finish=None)
+    async def save(self, slug: str, body: dict[str, Any], *, along: Along | None = None) -> Submitter:
+        """Saves values the submitter entered; the first save is `form.started`. `along` runs in its transaction."""
+        return await self._with_values(slug, body, finish=None, along=along)
 
     async def finish(self, slug: str, body: dict[str, Any], browser: Browser) -> Submitter:
         """The submitter submits the form: required fields are checked, where they acted from recorded."""
@@ -252,7 +262,9 @@ class Submitters:
             return None
         return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event})
 
-    async def _with_values(self, slug: str, body: dict[str, Any], finish: Browser | None) -> Submitter:
+    async def _with_values(
+        self, slug: str, body: dict[str, Any], finish: Browser | None, along: Along | None = None
+    ) -> Submitter:
         # Read outside a transaction: only to check the values before their files are made; the
         # transaction checks everything again.
         submission, submitter, _ = await self._acting(self.db, slug)
@@ -262,14 +274,20 @@ class Submitters:
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
         signer_rules.refuse_readonly(fields, prepared)
         await signer_rules.refuse_broken_rules(fields, prepared)
+        typed = await signature_modes.typed_allowed(self.db, submission.account_id)
+        signatures = await signature_modes.given(self.db, fields, body, signer=True, typed_allowed=typed)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await self._acting(tx, slug, named=named)
                 submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
+                await signature_modes.remember(tx, signatures, submitter.field_values)
+                if along is not None:
+                    await along(tx, submitter)
                 if finish is None:
                     return await stored.update_submitter(tx, submitter, self.clock.now())
                 signer_rules.require_fields(submission, submitter)  # the values are written with the completion
+                await signature_modes.require_reasons(tx, fields, submitter.field_values)
                 return await self.complete(tx, submission, submitter, browser=finish, submitters=submitters)
         except BaseException:
             await self.files.discard(prepared.files)
@@ -335,9 +353,11 @@ class Submitters:
             return PreparedValues()
         if body.get("values") is not None and not isinstance(body["values"], dict):
             raise errors.located(f"values {errors.must_be(dict)}", (), "values")
-        raw = {**inputs.fields_values(body, ("submitter",)), **(body.get("values") or {})}
         return await values.prepare(
-            self.ingest, field_values.role_fields(submission.fields, submitter.role_uuid), raw, ("values",)
+            self.ingest,
+            field_values.role_fields(submission.fields, submitter.role_uuid),
+            _raw_values(body),
+            ("values",),
         )
 
     async def _changes_applied(
@@ -388,6 +408,13 @@ class Submitters:
             record_type="submitter",
             record_id=submitter.id,
         )
+
+
+def _raw_values(body: dict[str, Any]) -> dict[str, Any]:
+    """The values a PUT gives: `values`, and `fields: [{name, default_value}]` (the other prefill route)."""
+    if body.get("values") is None and body.get("fields") is None:
+        return {}
+    return {**inputs.fields_values(body, ("submitter",)), **(body.get("values") or {})}
 
 
 async def _locked(

@@ -23,7 +23,7 @@ import storage.submissions as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
-from signsvc.submissions import attachments, field_values
+from signsvc.submissions import attachments, field_values, signature_modes
 from signsvc.templates.documents import Ingest
 from storage import Connection
 from storage.records import Attachment, Submission, Submitter
@@ -59,6 +59,7 @@ async def prepare(ingest: Ingest, fields: list[Field], raw: Any, where: errors.L
     prepared = PreparedValues(where=where, fields={f["uuid"]: f for f in fields})
     by_uuid = prepared.fields
     for uuid, value in field_values.prefill(fields, raw, where).items():
+        signature_modes.refuse(by_uuid[uuid], value, where)  # a mode the field's format does not take
         if isinstance(value, list) and any(isinstance(item, _SOURCES) for item in value):
             made = [await _made(ingest, item, by_uuid[uuid], where) for item in value]
             prepared.files += [item for item in made if isinstance(item, NewFile)]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from signsvc.infra import errors, json_fields
-from signsvc.templates import patterns
+from signsvc.templates import patterns, signature_preferences
 from storage.shapes import Area, Field, Option, Role, Validation
 
 FIELD_TYPES = (
@@ -100,6 +100,7 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: errors.Location,
         "readonly": json_fields.flag(raw, "readonly", False, where=where),
         "preferences": _object(raw, "preferences", where),
     }
+    signature_preferences.check(result["preferences"], kind, (*where, "preferences"))
     for key in _TEXTS:
         if (value := json_fields.text(raw, key, where=where)) is not None:
             result[key] = value

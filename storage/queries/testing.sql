@@ -11,6 +11,8 @@ DELETE FROM emails;
 DELETE FROM submission_attachments;
 DELETE FROM submission_events;
 DELETE FROM email_codes;
+DELETE FROM phone_handoffs;
+DELETE FROM signature_origins;
 DELETE FROM account_settings;
 DELETE FROM submitters;
 DELETE FROM submissions;

@@ -8,11 +8,11 @@ from typing import Any
 
 from aiohttp import web
 
-from signsvc.http.appkeys import RESULTS, SETTINGS, SIGNING_FORMS
+from signsvc.http.appkeys import DB, RESULTS, SETTINGS, SIGNING_FORMS
 from signsvc.http.web import catalogue, email_verification, rendering, submitter_actions
 from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
-from signsvc.submissions import field_values, formula_values
+from signsvc.submissions import field_values, formula_values, signature_modes
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 from storage.shapes import Area, Field
 
@@ -90,6 +90,11 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
         box_content=box_content,
         option_value=option_value,
         data=_script_data(request, view, language, embedded),
+        signature_options=await signature_modes.form_options(
+            request.app[DB], view.submission.account_id, view.fields, view.submitter.field_values
+        )
+        if view.state == FORM
+        else {},
     )
     email_verification.keep(request, response, view)
     return response

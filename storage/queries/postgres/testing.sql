@@ -5,7 +5,7 @@
 TRUNCATE webhook_attempts, webhook_deliveries, events, result_document_versions, result_documents, emails, submission_attachments,
     submission_events, submitters, submissions, consents, clickwrap_versions, clickwraps, template_documents,
     templates, template_folders, blobs, content_removals, rate_limit_hits, sign_in_failures, form_posts,
-    form_nonces, email_codes RESTART IDENTITY;
+    form_nonces, email_codes, signature_origins, phone_handoffs RESTART IDENTITY;
 DELETE FROM account_settings;
 DELETE FROM webhook_endpoints WHERE NOT configured;
 DELETE FROM jobs WHERE dedupe_key IS NULL OR dedupe_key NOT LIKE 'periodic:%';

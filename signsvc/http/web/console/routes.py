@@ -11,6 +11,7 @@ from signsvc.http.web.console import (
     outbox,
     reminder_settings,
     sign_in,
+    signature_settings,
     submissions,
     templates,
     users,
@@ -38,6 +39,7 @@ def setup(app: web.Application) -> None:
     for module in (
         api_settings,
         reminder_settings,
+        signature_settings,
         users,
         webhooks,
         templates,

@@ -1,0 +1,29 @@
+"""The console's signature settings: whether signers may type their signature where a field allows several ways
+(the account's setting; each field's own `preferences.format` always applies)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from signsvc.http.appkeys import DB
+from signsvc.http.web.console import shell
+from signsvc.submissions import signature_modes
+
+PAGE = "/console/settings/signatures"
+
+
+async def page(request: web.Request) -> web.Response:
+    console = await shell.signed_in(request)
+    typed = await signature_modes.typed_allowed(request.app[DB], console.principal.account_id)
+    return shell.render(request, "console/signature_settings.html", console.session, console=console, typed=typed)
+
+
+async def save(request: web.Request) -> web.Response:
+    console = await shell.signed_in(request)
+    form = await shell.posted(request, console.session)
+    async with request.app[DB].transaction() as tx:
+        await signature_modes.allow_typed(tx, console.principal.account_id, form.get("typed") == "on")
+    raise shell.done(PAGE, "signatures_saved")
+
+
+ROUTES: list[web.RouteDef] = [web.get(PAGE, page), web.post(PAGE, save)]

@@ -1,0 +1,236 @@
+"""How a signature may be made (`preferences.format` of a signature field, and the account's setting that allows
+typed signatures), how each one given was made, and its signing reason (`preferences.reasons`).
+
+A signature is drawn on the pad, typed (text the service draws in a handwriting-like font) or uploaded (a
+picture). Text is typed by its nature; an image may be drawn or uploaded, which only the form can tell: it says so
+in the body's `signatures` (`{field uuid: {"mode": "drawn" | "upload", "reason": "..."}}`). An image given through
+the API, which does not say, counts as either. Initials take every mode, as the reference's form offers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from signsvc.infra import errors
+from signsvc.submissions import field_values
+from signsvc.submissions.field_values import FileId, Typed, Upload
+from storage import Connection, account_settings
+from storage import signature_modes as stored
+from storage.records import Submitter
+from storage.shapes import Field, FieldValues
+
+DRAWN, TYPED, UPLOAD = "drawn", "typed", "upload"
+MODES = (DRAWN, TYPED, UPLOAD)
+# The reference's table, by `preferences.format` (`signature_preferences.FORMATS`; None: unset).
+FORMATS: dict[str | None, tuple[str, ...]] = {
+    None: (DRAWN, TYPED, UPLOAD),
+    "drawn": (DRAWN,),
+    "typed": (TYPED,),
+    "drawn_or_typed": (DRAWN, TYPED),
+    "drawn_or_upload": (DRAWN, UPLOAD),
+    "upload": (UPLOAD,),
+    "typed_or_upload": (TYPED, UPLOAD),
+}
+# Where typing also needs the account's setting: where the field offers it among others, not where it is the point.
+_TYPED_BY_SETTING = {None, "drawn_or_typed"}
+SIGNED = ("signature", "initials")
+TYPED_SETTING = "allow_typed_signature"
+REASON_LIMIT = 200
+
+
+def format_of(field: Field) -> str | None:
+    """A signature field's format; None (every mode) for initials, and for a format the table does not know."""
+    found = (field.get("preferences") or {}).get("format") if field["type"] == "signature" else None
+    return found if isinstance(found, str) and found in FORMATS else None
+
+
+def modes(field: Field, *, typed_allowed: bool = True) -> tuple[str, ...]:
+    """The modes a signature or initials field takes, in the order the form offers them (the first is shown)."""
+    format = format_of(field)
+    found = FORMATS[format]
+    if not typed_allowed and field["type"] == "signature" and format in _TYPED_BY_SETTING:
+        found = tuple(mode for mode in found if mode != TYPED)
+    return found
+
+
+def offers_phone(field: Field, *, typed_allowed: bool = True) -> bool:
+    """Whether the form offers to draw the field on a phone: where it may be drawn."""
+    return field["type"] in SIGNED and DRAWN in modes(field, typed_allowed=typed_allowed)
+
+
+def reasons(field: Field) -> list[str]:
+    """The signing reasons a signature field offers (`preferences.reasons`); none: no reason is asked."""
+    found = (field.get("preferences") or {}).get("reasons") if field["type"] == "signature" else None
+    return [str(reason) for reason in found if isinstance(reason, str) and reason.strip()] if found else []
+
+
+def with_signature_id(field: Field) -> bool:
+    return field["type"] == "signature" and (field.get("preferences") or {}).get("with_signature_id") is True
+
+
+def refuse(field: Field, value: object, where: errors.Location) -> None:
+    """A 422 naming the field when a value (as `field_values.normalize` gives it) is of a mode the field's format
+    does not take: text where a drawing or a picture is asked, a picture where typing is."""
+    if field["type"] not in SIGNED or value is None:
+        return
+    taken = modes(field)
+    if isinstance(value, Typed) and TYPED not in taken:
+        raise _not_taken(field, TYPED, taken, where)
+    if isinstance(value, (Upload, FileId)) and not {DRAWN, UPLOAD} & set(taken):
+        raise _not_taken(field, "drawn or uploaded", taken, where)
+
+
+def _not_taken(field: Field, made_as: str, taken: tuple[str, ...], where: errors.Location) -> errors.Invalid:
+    name = field.get("name") or f"{field['type'].capitalize()} Field"
+    return errors.located(f"{name}: a {made_as} signature is not allowed here, only {' or '.join(taken)}", where)
+
+
+async def typed_allowed(conn: Connection, account_id: int) -> bool:
+    """The account's setting that lets signers type a signature where the field offers it among others (on unless
+    turned off)."""
+    return await account_settings.get(conn, account_id, TYPED_SETTING) is not False
+
+
+async def allow_typed(conn: Connection, account_id: int, allowed: bool) -> None:
+    await account_settings.put(conn, account_id, TYPED_SETTING, None if allowed else False)
+
+
+@dataclass(frozen=True)
+class Given:
+    """What a save says of its signatures: how each new one was made (None: not told), the reasons chosen."""
+
+    made_as: dict[str, str | None] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+async def given(
+    conn: Connection, fields: list[Field], body: Mapping[str, Any], *, signer: bool, typed_allowed: bool = True
+) -> Given:
+    """The signatures a save gives, checked: each of a mode its field takes (for a signer, typing also as the
+    account allows; an image they named by id as it was made), each reason one the field offers. 422 naming the
+    field otherwise."""
+    by_uuid = {f["uuid"]: f for f in fields}
+    notes = _notes(body.get("signatures"), by_uuid) if signer else {}
+    values = field_values.prefill(fields, body.get("values"), ("values",))
+    named = [v.uuid for v in values.values() if isinstance(v, FileId)]
+    origins = await stored.origins(conn, named) if signer else {}
+    found = Given()
+    for uuid, value in values.items():
+        target = by_uuid[uuid]
+        if target["type"] not in SIGNED or value is None:
+            continue
+        declared = notes.get(uuid, {}).get("mode")
+        made_as = _made_as(target, value, declared, origins)
+        taken = modes(target, typed_allowed=typed_allowed or not signer)
+        if made_as is not None and made_as not in taken:
+            raise _not_taken(target, made_as, taken, ("values",))
+        found.made_as[uuid] = made_as
+    for uuid, note in notes.items():
+        if reason := note.get("reason"):
+            if reason not in reasons(by_uuid[uuid]):
+                offered = ", ".join(reasons(by_uuid[uuid])) or "none"
+                raise errors.located(f"{by_uuid[uuid]['name']}: choose a signing reason of: {offered}", ("signatures",))
+            found.reasons[uuid] = reason
+    return found
+
+
+def _made_as(
+    field: Field, value: object, declared: str | None, origins: dict[str, stored.SignatureOrigin]
+) -> str | None:
+    if isinstance(value, Typed):
+        if declared not in (None, TYPED):
+            raise errors.located(f"{field['name']}: text is a typed signature, not {declared}", ("signatures",))
+        return TYPED
+    if declared == TYPED:
+        raise errors.located(f"{field['name']}: a typed signature is given as text", ("signatures",))
+    if isinstance(value, FileId) and (origin := origins.get(value.uuid)) is not None and origin.made_as:
+        return origin.made_as
+    return declared
+
+
+def _notes(raw: object, by_uuid: dict[str, Field]) -> dict[str, dict[str, str]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise errors.located(f"signatures {errors.must_be(dict)}", (), "signatures")
+    notes = {}
+    for key, note in raw.items():
+        target = next(iter(field_values.find(list(by_uuid.values()), str(key))), None)  # by uuid or name, as values
+        if target is None or target["type"] not in SIGNED:
+            raise errors.located(f"Unknown signature field: {key}", ("signatures",))
+        uuid = target["uuid"]
+        if not isinstance(note, dict):
+            raise errors.located(f"{target['name']} {errors.must_be(dict)}", ("signatures",))
+        mode, reason = note.get("mode"), note.get("reason")
+        if mode is not None and mode not in (DRAWN, UPLOAD, TYPED):
+            raise errors.located(f"{target['name']}: mode must be one of: drawn, typed, upload", ("signatures",))
+        if reason is not None and (not isinstance(reason, str) or len(reason) > REASON_LIMIT):
+            raise errors.located(f"{target['name']}: reason must be a text of at most {REASON_LIMIT}", ("signatures",))
+        notes[uuid] = {key: value for key, value in (("mode", mode), ("reason", reason)) if value}
+    return notes
+
+
+async def remember(tx: Connection, found: Given, saved: FieldValues) -> None:
+    """Records how each new signature was made and the reasons chosen, on the files the saved values name."""
+    for uuid in found.made_as.keys() | found.reasons.keys():
+        value = saved.get(uuid)
+        made_as, reason = found.made_as.get(uuid), found.reasons.get(uuid)
+        if (made_as or reason) and isinstance(value, str) and field_values.is_file_id(value):
+            await stored.put_origin(tx, value, made_as, reason)
+
+
+async def require_reasons(conn: Connection, fields: list[Field], values: FieldValues) -> None:
+    """At completion: each signed field that offers reasons has one chosen (422 naming the field)."""
+    asking = [f for f in fields if reasons(f) and isinstance(values.get(f["uuid"]), str)]
+    origins = await stored.origins(conn, [str(values[f["uuid"]]) for f in asking])
+    for target in asking:
+        origin = origins.get(str(values[target["uuid"]]))
+        if origin is None or not origin.reason:
+            raise errors.located(f"{target['name']}: choose a signing reason", ("signatures",))
+
+
+_PANES = {DRAWN: "draw", TYPED: "type", UPLOAD: "upload"}
+
+
+async def form_options(conn: Connection, account_id: int, fields: list[Field], saved: FieldValues) -> dict[str, Any]:
+    """What the form offers on each signature and initials step: its modes (and the pane shown first), whether it
+    offers the phone, the signing reasons and the one chosen for the saved signature."""
+    typed = await typed_allowed(conn, account_id)
+    signed = [f for f in fields if f["type"] in SIGNED]
+    origins = await stored.origins(conn, [str(v) for f in signed if field_values.is_file_id(v := saved.get(f["uuid"]))])
+    options = {}
+    for target in signed:
+        taken = modes(target, typed_allowed=typed)
+        origin = origins.get(str(saved.get(target["uuid"])))
+        options[target["uuid"]] = {
+            "modes": list(taken),
+            "first": _PANES[taken[0]],
+            "phone": DRAWN in taken and not target.get("readonly"),
+            "reasons": reasons(target),
+            "reason": origin.reason if origin else None,
+        }
+    return options
+
+
+async def captions(conn: Connection, fields: list[Field], submitters: list[Submitter]) -> dict[str, list[str]]:
+    """The text drawn beside each signature whose field asks `with_signature_id`: `ID: <the signature's file id>`,
+    then `Reason: <reason>` or `Digitally signed by <name> <email>`, then the time the signer completed."""
+    by_role = {s.role_uuid: s for s in submitters if s.completed_at}
+    wanted = [
+        (target, signer, value)
+        for target in fields
+        if with_signature_id(target)
+        and (signer := by_role.get(str(target.get("submitter_uuid"))))
+        and field_values.is_file_id(value := signer.field_values.get(target["uuid"]))
+    ]
+    origins = await stored.origins(conn, [str(value) for _, _, value in wanted])
+    found = {}
+    for target, signer, value in wanted:
+        origin = origins.get(str(value))
+        who = " ".join(part for part in (signer.name, signer.email) if part)
+        said = f"Reason: {origin.reason}" if origin and origin.reason else f"Digitally signed by {who}".rstrip()
+        assert signer.completed_at is not None
+        found[target["uuid"]] = [f"ID: {value}", said, f"{signer.completed_at:%Y-%m-%d %H:%M:%S} UTC"]
+    return found

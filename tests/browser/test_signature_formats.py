@@ -1,0 +1,121 @@
+"""Signature formats and the phone hand-off in chromium: each format's offered modes, a reason chosen, and a
+signature drawn on a phone (a second browser at 360 px) reaching the desktop form without a reload."""
+
+import re
+
+from playwright.async_api import Browser, Page, expect
+
+from tests.support.every_field import box, every_field_template, field, invite
+from tests.support.live_site import BROWSER_LOOP
+from tests.support.pad import draw
+from tests.support.screens import screen
+from tests.support.system import CHROMIUM
+
+pytestmark = [CHROMIUM, BROWSER_LOOP]
+
+# By field name: its format, and the modes the form offers for it (draw, type, upload).
+FORMATS = {
+    "Drawn": ("drawn", ["draw"]),
+    "Typed": ("typed", ["type"]),
+    "Uploaded": ("upload", ["upload"]),
+    "Drawn or typed": ("drawn_or_typed", ["draw", "type"]),
+    "Drawn or uploaded": ("drawn_or_upload", ["draw", "upload"]),
+    "Typed or uploaded": ("typed_or_upload", ["type", "upload"]),
+    "Any way": (None, ["draw", "type", "upload"]),
+}
+
+
+def url(site, path: str) -> str:
+    return str(site.client.make_url(path))
+
+
+def format_fields() -> list[dict]:
+    fields = [
+        field(
+            "Drawn",
+            "signature",
+            box(1, 0.05, h=0.08),
+            preferences={"format": "drawn", "reasons": ["Approved", "Reviewed"], "with_signature_id": True},
+        )
+    ]
+    for index, (name, (format, _)) in enumerate(list(FORMATS.items())[1:], start=1):
+        preferences = {"format": format} if format else {}
+        fields.append(
+            field(name, "signature", box(1, 0.05 + 0.1 * index, h=0.08), preferences=preferences, required=False)
+        )
+    return fields
+
+
+async def offered(page: Page, name: str) -> list[str]:
+    step = page.locator("fieldset.signature").filter(
+        has=page.locator("legend", has_text=re.compile(f"^{re.escape(name)}( \\*)?$"))
+    )
+    return await step.locator(".pane").evaluate_all("panes => panes.map((pane) => pane.dataset.pane)")
+
+
+async def test_each_signature_format_offers_its_modes_and_a_reason_is_chosen_before_completing(site, page, browser):
+    signer = await invite(site, await every_field_template(site, format_fields()))
+    await page.goto(url(site, f"/s/{signer['slug']}"))
+    assert {name: await offered(page, name) for name in FORMATS} == {
+        name: modes for name, (_, modes) in FORMATS.items()
+    }
+    drawn = page.locator("fieldset.current")
+    await expect(drawn.locator(".mode")).to_have_count(0)  # one way: no choice to show
+    await expect(drawn.get_by_role("button", name="Sign on your phone")).to_be_visible()
+    await draw(page, page.get_by_role("img", name="Drawn"))
+    await page.get_by_role("button", name="Next").click()
+    await expect(drawn.get_by_text("Choose a signing reason.")).to_be_visible()
+    await drawn.get_by_label("Signing reason").select_option("Approved")
+    await page.screenshot(path=screen("signature-formats-1280.png"), full_page=True)
+    await page.get_by_role("button", name="Next").click()
+    typed = page.locator("fieldset.current")
+    await expect(typed.get_by_role("textbox", name="Typed")).to_be_focused()  # typed only: the text box opens
+    await expect(typed.get_by_role("button", name="Sign on your phone")).to_have_count(0)
+
+    narrow = await browser.new_context(viewport={"width": 360, "height": 740})
+    phone_sized = await narrow.new_page()
+    await phone_sized.goto(url(site, f"/s/{signer['slug']}"))
+    await expect(phone_sized.get_by_role("button", name="Sign on your phone")).to_be_hidden()
+    await phone_sized.screenshot(path=screen("signature-formats-360.png"), full_page=True)
+    await narrow.close()
+
+    for _ in range(len(FORMATS) - 2):
+        await page.get_by_role("button", name="Next").click()
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
+
+
+async def test_a_signature_drawn_on_a_phone_reaches_the_desktop_without_a_reload(site, page, browser: Browser):
+    fields = [field("Signature", "signature", box(1, 0.2, h=0.08)), field("Name", "text", box(1, 0.4))]
+    signer = await invite(site, await every_field_template(site, fields))
+    await page.goto(url(site, f"/s/{signer['slug']}"))
+    await page.get_by_role("button", name="Sign on your phone").click()
+    qr = page.get_by_role("img", name="QR code of the link to sign on your phone")
+    await expect(qr).to_have_attribute("src", re.compile("^data:image/svg"))
+    link = await page.locator(".handoff-link").text_content()
+    assert link and "/p/" in link
+    await page.screenshot(path=screen("phone-handoff-desktop-1280.png"), full_page=True)
+
+    phone_context = await browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    phone = await phone_context.new_page()
+    await phone.goto(link)
+    await expect(phone.get_by_role("heading", level=1)).to_be_visible()
+    await phone.screenshot(path=screen("phone-handoff-phone-360.png"), full_page=True)
+    await phone.get_by_role("button", name="Send to my computer").click()
+    await expect(phone.get_by_text("Draw your signature first.")).to_be_visible()
+    await draw(phone, phone.get_by_role("img", name="Signature"))
+    await phone.get_by_role("button", name="Send to my computer").click()
+    await expect(phone.get_by_role("heading", name="Signature sent")).to_be_visible()
+    await phone.screenshot(path=screen("phone-handoff-sent-360.png"), full_page=True)
+
+    step = page.locator("fieldset.current")
+    await expect(step.locator("img.current")).to_be_visible(timeout=10_000)  # the desktop asks every 3 s
+    await expect(page.locator(".box.signature img")).to_be_visible()
+    await page.get_by_role("button", name="Next").click()
+    await page.get_by_label("Name").fill("Ann")
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
+
+    await phone.goto(link)
+    await expect(phone.get_by_role("heading", name="Link no longer works")).to_be_visible()
+    await phone_context.close()
