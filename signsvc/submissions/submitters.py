@@ -105,6 +105,8 @@ class Submitters:
             **signer_rules.with_defaults(submission, submitter, now),
             **await values.defaults_stored(tx, self.clock, self.files, submission, submitter),
         }
+        role_fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        await signer_rules.refuse_broken_rules(role_fields, completed_values, now.date())  # field options: validation
         submitter = await stored.update_submitter(
             tx,
             stored.changed(
@@ -145,6 +147,8 @@ class Submitters:
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
+        fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())  # field options
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
@@ -252,7 +256,7 @@ class Submitters:
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
         signer_rules.refuse_readonly(fields, prepared)
-        await signer_rules.refuse_broken_rules(fields, prepared)
+        await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
