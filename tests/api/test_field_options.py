@@ -248,7 +248,7 @@ async def test_font_font_type_font_size_color_align_and_valign_are_drawn(api, wo
     page_width, page_height = pypdfium2.PdfDocument(pdf)[0].get_size()
     area_right = (NAME_AREA["x"] + NAME_AREA["w"]) * page_width
     area_top = page_height * (1 - NAME_AREA["y"])
-    assert area_right - 4 < right <= area_right, "aligned right"
+    assert area_right - 4 < right <= area_right and left > (NAME_AREA["x"] + 0.2) * page_width, "aligned right"
     assert area_top - 6 < top <= area_top, "at the top of its box"
     assert 6 < top - bottom < 11, "10 pt, not the box's height"
 
