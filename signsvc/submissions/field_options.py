@@ -13,7 +13,7 @@ from typing import Any, TypeGuard
 
 from signsvc.infra import errors
 from signsvc.pdf import masks, value_text
-from signsvc.templates import patterns
+from signsvc.templates import field_option_rules, patterns
 from storage.shapes import Field, FieldValue
 
 # `{{name}}` or `{name}`: both work, as in DocuSeal.
@@ -148,14 +148,15 @@ def bound_problem(field: Field, value: object, today: date) -> str | None:
             return f"must be on or before {value_text.format_date(high.isoformat(), shown)}"
         return None
     if field["type"] == "number" and _is_number(value):
-        return _number_problem(value, rules.get("min"), rules.get("max"))
+        number_of = field_option_rules.number_of
+        return _number_problem(value, number_of(rules.get("min")), number_of(rules.get("max")))
     return None
 
 
-def _number_problem(value: float, low: object, high: object) -> str | None:
-    if _is_number(low) and value < low:
+def _number_problem(value: float, low: float | None, high: float | None) -> str | None:
+    if low is not None and value < low:
         return f"must be at least {_plain(low)}"
-    if _is_number(high) and value > high:
+    if high is not None and value > high:
         return f"must be at most {_plain(high)}"
     return None
 
