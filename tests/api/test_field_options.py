@@ -13,6 +13,7 @@ import pypdf
 import pypdfium2
 
 from signsvc.http.appkeys import WORKER
+from tests.support.documents import b64, pdf
 from tests.support.pdf_text import page_texts
 from tests.support.results import fetch
 from tests.support.signing import act, send, submission, template
@@ -286,3 +287,29 @@ def _text_box(pdf: bytes, text: str) -> tuple[float, float, float, float]:
         max(b[2] for b in boxes),
         min(b[1] for b in boxes),
     )
+
+
+# The options' shapes
+
+
+async def test_field_options_of_the_wrong_shape_are_refused_when_the_template_is_saved(api):
+    cases = [
+        ({"preferences": {"font": "Comic Sans"}}, "preferences.font must be one of: Times, Helvetica, Courier"),
+        ({"preferences": {"font_type": "heavy"}}, "preferences.font_type must be one of: bold, italic, bold_italic"),
+        ({"preferences": {"align": "middle"}}, "preferences.align must be one of: left, center, right"),
+        ({"preferences": {"valign": "middle"}}, "preferences.valign must be one of: top, center, bottom"),
+        ({"preferences": {"font_size": 0}}, "preferences.font_size must be a number above 0, at most 999"),
+        ({"preferences": {"color": "rgb(1,2,3)"}}, "preferences.color must be a colour name (blue) or a hex colour"),
+        ({"preferences": {"mask": "yes"}}, "preferences.mask must be true, false, or an integer"),
+        ({"validation": {"min": "soon"}}, "validation.min must be a number, a date as YYYY-MM-DD, or {{date}} (today)"),
+        ({"validation": {"step": -1}}, "validation.step must be a number above 0"),
+    ]
+    for options, error in cases:
+        reply = await api.post(
+            "/api/templates",
+            json={
+                "name": "T",
+                "documents": [{"name": "t", "file": b64(pdf()), "fields": [field("A", "text", 0.1, **options)]}],
+            },
+        )
+        assert reply.status == 422 and reply.json["error"].startswith(f"documents[0].fields[0].{error}"), reply.json

@@ -49,7 +49,8 @@ async def words_broken(page: Page) -> list[str]:
             const range = document.createRange();
             range.setStart(text, match.index);
             range.setEnd(text, match.index + match[0].length);
-            if (new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1) broken.push(match[0]);
+            const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+            if (lines.size > 1) broken.push(match[0]);
           }
           return broken;
         }"""
@@ -92,7 +93,9 @@ async def test_field_options_in_the_form_focus_markdown_date_format_checkbox_ste
     await iban.press("Tab")
     await expect(page.locator(".box.text .value").nth(1)).to_have_text("XXXX XXXX 0044")
     await expect(page.get_by_text("Saved")).to_be_visible()
-    values = {value["field"]: value["value"] for value in (await site.get(f"/api/submitters/{tess['id']}")).json["values"]}
+    values = {
+        value["field"]: value["value"] for value in (await site.get(f"/api/submitters/{tess['id']}")).json["values"]
+    }
     assert (values["Start"], values["IBAN"]) == ("2099-02-03", "DE89 3704 0044")
 
     await page.set_viewport_size({"width": 360, "height": 740})
