@@ -12,6 +12,7 @@ from typing import Any
 import pypdf
 import pypdfium2
 
+from signsvc.accounts.accounts import DEFAULT_ACCOUNT_NAME
 from signsvc.http.appkeys import WORKER
 from tests.support.documents import b64, pdf
 from tests.support.pdf_text import page_texts
@@ -313,3 +314,41 @@ async def test_field_options_of_the_wrong_shape_are_refused_when_the_template_is
             },
         )
         assert reply.status == 422 and reply.json["error"].startswith(f"documents[0].fields[0].{error}"), reply.json
+
+
+# Email message variables
+
+
+async def test_message_variables_fill_template_submission_signers_their_fields_account_and_sender(mailing, smtp_server):
+    worker = mailing.app[WORKER]
+    template_id = await options_template(mailing)
+    body = (
+        "{{template.name}} #{{template.id}} / {{submission.name}} #{{submission.id}} / {{submission.link}}\n"
+        "{{{submitter.name}}} {{submitter.first_name}} {{SUBMITTER.EMAIL}} {{submitter.id}} {{submitter.slug}}\n"
+        "{{submitters}} / {{submitters[1].name}} {{submitters[1].first_name}} {{submitters[1].email}} "
+        "{{submitters[1].Full Name}} / {{submitter.Buyer Name}}\n"
+        "{{account.name}} / {{sender.name}} {{sender.email}} / {{documents.link}} {{unknown.thing}}"
+    )
+    ann, bob = await send(
+        mailing,
+        template_id,
+        ANN,
+        {**BOB, "values": {"Buyer Name": "B. Buyer"}},
+        message={"subject": "{{submitter.name}}, sign {{template.name}}", "body": body},
+    )
+    await worker.drain()
+    assert (await act(mailing, ann["slug"], "complete", {"values": ANN_VALUES})).status == 200
+    await worker.drain()
+    to_bob = next(m for m in smtp_server.messages if m["To"] == "bob@example.com")
+    assert to_bob["Subject"] == "Bob Buyer, sign NDA"
+    id_ = ann["submission_id"]
+    assert (
+        to_bob.get_body(("plain",))
+        .get_content()
+        .startswith(
+            f"NDA #{template_id} / NDA #{id_} / http://signsvc.test/console/submissions/{id_}\n"
+            f"Bob Buyer Bob bob@example.com {bob['id']} {bob['slug']}\n"
+            "Ann Lee, Bob Buyer / Ann Lee Ann ann@example.com Ann Lee / B. Buyer\n"
+            f"{DEFAULT_ACCOUNT_NAME} / Admin User admin@example.com / {{{{documents.link}}}} {{{{unknown.thing}}}}"
+        )
+    )
