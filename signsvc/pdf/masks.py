@@ -15,6 +15,8 @@ def masked(text: str, mask: object) -> str:
     characters, N < 0 the last |N| (as `true` when the text is no longer than that); anything else leaves it."""
     if mask is True:
         return _MASKED.sub(MASK, text)
+    if isinstance(mask, float) and mask.is_integer():
+        mask = int(mask)
     if isinstance(mask, bool) or not isinstance(mask, int) or mask == 0:
         return text
     if abs(mask) >= len(text):
@@ -26,4 +28,4 @@ def masked(text: str, mask: object) -> str:
 
 def is_masked(preferences: object) -> bool:
     mask = preferences.get("mask") if isinstance(preferences, dict) else None
-    return mask is True or (isinstance(mask, int) and not isinstance(mask, bool) and mask != 0)
+    return mask is True or (isinstance(mask, (int, float)) and not isinstance(mask, bool) and int(mask) != 0)

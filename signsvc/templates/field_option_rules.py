@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date
+from typing import TypeGuard
 
 from signsvc.infra import errors
 
@@ -16,9 +16,12 @@ FONT_TYPES = ("bold", "italic", "bold_italic")
 ALIGNS = ("left", "center", "right")
 VALIGNS = ("top", "center", "bottom")
 MAX_FONT_SIZE = 999
-COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})|[a-zA-Z]{1,40}")
-NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
-TODAY = ("{{date}}", "{date}")
+# Written as the OpenAPI document writes them, and read as its validators read them (`search`: `$` also before a
+# final line break), so that the service refuses exactly what the document calls invalid.
+COLOR_PATTERN = "^(#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})|[a-zA-Z]{1,40})$"
+NUMBER_PATTERN = "^\\s*[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)\\s*$"
+BOUND_PATTERN = "^\\s*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)|[0-9]{4}-[0-9]{2}-[0-9]{2}|\\{\\{?date\\}\\}?)\\s*$"
+_COLOR, _NUMBER, _BOUND = re.compile(COLOR_PATTERN), re.compile(NUMBER_PATTERN), re.compile(BOUND_PATTERN)
 
 
 def check_preferences(preferences: Mapping[str, object], where: errors.Location) -> None:
@@ -53,7 +56,7 @@ def number_of(value: object) -> float | None:
         return None
     if isinstance(value, (int, float)):
         return float(value)
-    if isinstance(value, str) and NUMBER.fullmatch(value.strip()):
+    if isinstance(value, str) and _NUMBER.search(value):
         return float(value)
     return None
 
@@ -72,13 +75,13 @@ def _font_size(value: object) -> str | None:
 
 
 def _color(value: object) -> str | None:
-    if value is None or (isinstance(value, str) and COLOR.fullmatch(value)):
+    if value is None or (isinstance(value, str) and _COLOR.search(value)):
         return None
     return "must be a colour name (blue) or a hex colour (#1f4fd1, #c00)"
 
 
 def _mask(value: object) -> str | None:
-    if value is None or isinstance(value, (bool, int)):
+    if value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and value.is_integer()):
         return None
     return "must be true, false, or an integer (N > 0 keeps the first N characters, N < 0 the last)"
 
@@ -88,21 +91,16 @@ def _text(value: object) -> str | None:
 
 
 def _bound(value: object) -> str | None:
-    if value is None or number_of(value) is not None:
-        return None
-    if isinstance(value, str) and (value.strip() in TODAY or _is_date(value.strip())):
+    if value is None or (isinstance(value, str) and _BOUND.search(value)) or _is_number(value):
         return None
     return "must be a number, a date as YYYY-MM-DD, or {{date}} (today)"
 
 
 def _step(value: object) -> str | None:
-    number = number_of(value)
-    return None if value is None or (number is not None and number > 0) else "must be a number above 0"
+    if value is None or (isinstance(value, str) and _NUMBER.search(value)) or (_is_number(value) and value > 0):
+        return None
+    return "must be a number above 0"
 
 
-def _is_date(text: str) -> bool:
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
+def _is_number(value: object) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
