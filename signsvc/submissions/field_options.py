@@ -14,6 +14,7 @@ from typing import Any, TypeGuard
 from signsvc.infra import errors
 from signsvc.pdf import masks, value_text
 from signsvc.templates import field_option_rules, patterns
+from storage.records import Submitter
 from storage.shapes import Field, FieldValue
 
 # `{{name}}` or `{name}`: both work, as in DocuSeal.
@@ -43,6 +44,10 @@ class Signer:
     email: str | None
     phone: str | None
     role: str
+
+
+def signer_of(submitter: Submitter) -> Signer:
+    return Signer(submitter.submission_id, submitter.name, submitter.email, submitter.phone, submitter.role)
 
 
 def placeholders(field: Field, text: str, signer: Signer, now: datetime) -> str:

@@ -71,7 +71,7 @@ def with_defaults(submission: Submission, submitter: Submitter, now: datetime) -
     filled for this submitter at completion time. Defaults that name files are not here: `values.defaults_stored`
     makes them the submission's own."""
     fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-    signer = placeholder_signer(submission, submitter)
+    signer = field_options.signer_of(submitter)
     defaults: FieldValues = {
         f["uuid"]: field_options.resolved_default(f, f["default_value"], signer, now)
         for f in fields
@@ -83,10 +83,6 @@ def with_defaults(submission: Submission, submitter: Submitter, now: datetime) -
         for uuid, value in submitter.field_values.items()
     }
     return {**defaults, **given}
-
-
-def placeholder_signer(submission: Submission, submitter: Submitter) -> field_options.Signer:
-    return field_options.Signer(submission.id, submitter.name, submitter.email, submitter.phone, submitter.role)
 
 
 def _is_today(field: Field | None, value: object) -> bool:

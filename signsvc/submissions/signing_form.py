@@ -201,9 +201,7 @@ class SigningForms:
         """The values a submitter entered so far, and the fields' defaults where none was; files as paths (only
         those of `attachments`)."""
         shown = {}
-        signer = field_options.Signer(
-            submitter.submission_id, submitter.name, submitter.email, submitter.phone, submitter.role
-        )
+        signer = field_options.signer_of(submitter)
         for found in fields:
             value = submitter.field_values.get(found["uuid"])
             if value is None and found["type"] not in field_values.FILE_TYPES:  # placeholders filled as completion will
