@@ -12,6 +12,7 @@ export function placeBoxes() {
   for (const box of $$(".box")) {
     const { x, y, w, h } = box.dataset;
     Object.assign(box.style, { left: `${x * 100}%`, top: `${y * 100}%`, width: `${w * 100}%`, height: `${h * 100}%` });
+    if (box.dataset.color) $(".value", box).style.color = box.dataset.color; // the field's colour, as on the documents
   }
 }
 
@@ -42,7 +43,7 @@ export function paint(uuid, type, value, format) {
 
 // A date ("YYYY-MM-DD") in its field's format, such as "DD/MM/YYYY" or "MMMM D, YYYY", as the
 // documents show it.
-function formatDate(iso, format) {
+export function formatDate(iso, format) {
   const [year, month, day] = iso.split("-").map(Number);
   if (!day || !format) return iso;
   const two = (number) => String(number).padStart(2, "0");

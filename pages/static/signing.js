@@ -8,6 +8,7 @@ import { matches } from "./patterns.js";
 import { showFormulas } from "./formula-fields.js";
 import { firstMode, notesOf, reasonProblem } from "./signature-modes.js";
 import { setUpHandoff } from "./handoff.js";
+import { dateProblem, formatDate, masked, parseDate } from "./field-options.js";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
 const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, name) => values[name] ?? "");
@@ -42,7 +43,7 @@ function start() {
   placeBoxes();
   for (const step of steps) prepare(step);
   action("view").catch(() => {});
-  showStep(0, false);
+  showStep(0); // the first field has the focus as the form opens
   showFormulas(data, say);
 
   $("#back")?.addEventListener("click", () => showStep(current - 1));
@@ -85,15 +86,15 @@ function start() {
       });
     }
     $(".today", step)?.addEventListener("click", () => {
-      const input = $("input[type=date]", step);
-      input.value = today();
+      const input = $("input.date", step);
+      input.value = formatDate(today(), input.dataset.format);
       input.dispatchEvent(new Event("change"));
     });
     // "Today" is shown as today; unless the signer changes it, the service dates it on completion.
     const dated = $("input[data-today]", step);
     if (dated && !dated.value) {
-      dated.value = today();
-      paint(uuid, "date", dated.value, rules[uuid].format);
+      dated.value = formatDate(today(), dated.dataset.format);
+      paint(uuid, "date", today(), rules[uuid].format);
     }
     const cells = $("input.cells", step);
     if (cells) cells.style.setProperty("--cells", cells.dataset.cells);
@@ -209,7 +210,7 @@ function start() {
     try {
       await action("values", { values: value === undefined ? {} : { [uuid]: value }, signatures });
       if (edits.get(uuid) === version) changed.delete(uuid);
-      if (value !== undefined) paint(uuid, step.dataset.type, value, rules[uuid].format);
+      if (value !== undefined) paint(uuid, step.dataset.type, masked(value, rules[uuid].mask), rules[uuid].format);
       showError(step, null);
       status(say("form.saved"));
       updateProgress();
@@ -315,6 +316,13 @@ function start() {
     if (input && input.value && !matches(input.dataset.pattern, input.value)) {
       return input.dataset.message || say("form.pattern");
     }
+    const date = $("input.date", step);
+    if (date && date.value.trim()) {
+      const day = parseDate(date.value, date.dataset.format);
+      if (!day) return say("form.date_format", { format: date.dataset.format });
+      const outside = dateProblem(day, rule.validation, today(), date.dataset.format);
+      if (outside) return say(outside[0], { date: outside[1] });
+    }
     const number = $("input[type=number]", step);
     if (number && number.value !== "") {
       const value = Number(number.value);
@@ -373,6 +381,11 @@ function start() {
         return text === "" ? null : Number(text);
       }
       case "signature": case "initials": case "image": case "file": case "stamp": return undefined;
+      case "date": {
+        const input = $("input", step);
+        if (input.readOnly) return undefined;
+        return parseDate(input.value, input.dataset.format) ?? (input.value.trim() || null);
+      }
       default: {
         const control = $("input, select", step);
         return control.readOnly ? undefined : control.value.trim() || null;

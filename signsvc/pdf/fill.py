@@ -21,7 +21,7 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 from PIL import ExifTags, ImageOps
 
-from signsvc.pdf import font_cache, fonts, geometry, images, prefilled, reading, stamping
+from signsvc.pdf import faces, font_cache, fonts, geometry, images, masks, prefilled, reading, stamping
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.value_text import text_of
 
@@ -44,7 +44,7 @@ COLORS = {
     "gray": (107, 114, 128),
     "grey": (107, 114, 128),
 }
-_HEX = re.compile(r"#?([0-9a-fA-F]{6})")
+_HEX = re.compile(r"#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
 
 
 @dataclass(frozen=True)
@@ -202,12 +202,13 @@ def _mark(
     if kind in ("radio", "multiple"):
         return _choice(field, value, area, box)
     if kind == "cells":
-        return Mark("cells", box, str(value), preferences, area["cell_w"] * frame.width if area.get("cell_w") else None)
+        shown = masks.masked(str(value), preferences.get("mask"))
+        return Mark("cells", box, shown, preferences, area["cell_w"] * frame.width if area.get("cell_w") else None)
     if kind == "file":
         uuids = value if isinstance(value, list) else [value]
         names = ", ".join(filenames[uuid] for uuid in uuids if uuid in filenames)
         return Mark("text", box, names, preferences) if names else None
-    return Mark("text", box, text_of(kind, value, preferences), preferences)
+    return Mark("text", box, masks.masked(text_of(kind, value, preferences), preferences.get("mask")), preferences)
 
 
 def _choice(field: dict[str, Any], value: object, area: dict[str, Any], box: Box) -> Mark | None:
@@ -313,11 +314,12 @@ def _draw_text(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
 def _fitted(pdf: FPDF, lines: list[str], width: float, height: float, preferences: dict[str, Any]) -> float:
     """The font size from the box height (or the field's font size), shrunk until the widest line fits."""
     size = min(_font_size(preferences.get("font_size")) or MAX_FONT_SIZE, height * FILL / len(lines))
-    pdf.set_font("text", size=max(size, 0.1))
+    family, style = faces.face(preferences, lines)
+    pdf.set_font(family, style, size=max(size, 0.1))
     widest = max(pdf.get_string_width(line) for line in lines)
     if widest > width > 0:
         size *= width / widest
-        pdf.set_font("text", size=max(size, 0.1))
+        pdf.set_font(family, style, size=max(size, 0.1))
     return size
 
 
@@ -402,7 +404,8 @@ def _picture(files: dict[str, bytes], uuid: str) -> Picture:
 
 def _color(name: Any) -> tuple[int, int, int]:
     if isinstance(name, str) and (match := _HEX.fullmatch(name.strip())):
-        value = int(match.group(1), 16)
+        digits = match.group(1)
+        value = int(digits if len(digits) == 6 else "".join(digit * 2 for digit in digits), 16)
         return value >> 16, value >> 8 & 255, value & 255
     return COLORS.get(str(name).lower(), INK)
 

@@ -122,16 +122,6 @@ def is_file_id(value: object) -> bool:
     return isinstance(value, str) and _FILE_ID.fullmatch(value) is not None
 
 
-def pattern_checks(fields: list[Field], values: Mapping[str, object]) -> list[tuple[Field, str, str]]:
-    """`(field, pattern, text)` for each field with a `validation.pattern` and a text value to check against it."""
-    found = []
-    for field in fields:
-        value, pattern = values.get(field["uuid"]), (field.get("validation") or {}).get("pattern")
-        if isinstance(value, str) and value and isinstance(pattern, str) and pattern:  # "" is none, as in the form
-            found.append((field, pattern, value))
-    return found
-
-
 def form_rules(fields: list[Field]) -> list[Field]:
     """The fields as the signing form checks them: a pattern the service refuses (stored before patterns were
     checked) is no pattern, there as in `patterns.first_mismatch`, so the form and the service agree."""
@@ -145,22 +135,6 @@ def _without_refused_pattern(field: Field) -> Field:
     kept = rules.copy()
     del kept["pattern"]
     return {**field, "validation": kept}
-
-
-def broken_rule(field: Field, value: object, *, matched: bool = True) -> str | None:
-    """What is wrong with a value the signing form sends, by the field's `validation` (a text's
-    `pattern` and `message`, a number's `min` and `max`); None when it keeps them. `matched`: whether
-    the text matched the field's pattern (`patterns.first_mismatch` checks them all at once)."""
-    rules = field.get("validation") or {}
-    if not matched:
-        return str(rules.get("message") or "does not have the expected format")
-    if _is_number(value):
-        low, high = rules.get("min"), rules.get("max")
-        if _is_number(low) and value < low:
-            return f"must be at least {low}"
-        if _is_number(high) and value > high:
-            return f"must be at most {high}"
-    return None
 
 
 def missing_required(fields: list[Field], values: Mapping[str, object]) -> Field | None:

@@ -18,7 +18,7 @@ from signsvc.infra import jobs, mail, retries
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Composed, Outbox
 from signsvc.infra.urls import Urls
-from signsvc.submissions import reminder_schedule, statuses
+from signsvc.submissions import message_variables, reminder_schedule, statuses
 from storage import Connection, Database
 from storage.outbound_records import Email
 from storage.records import Submission, Submitter
@@ -106,7 +106,9 @@ class Invitations:
             submitter_email=submitter.email,
             link=self.link(submitter),
             expire_at=submission.expire_at,
-            message=message if message is not None else settings.get("message"),
+            message=await self._with_variables(
+                tx, submission, submitter, account_name, message if message is not None else settings.get("message")
+            ),
         )
         return await self.outbox.queue(
             tx,
@@ -118,6 +120,23 @@ class Invitations:
             submitter_id=submitter.id,
             job_kind=job_kind,
         )
+
+    async def _with_variables(
+        self, tx: Connection, submission: Submission, submitter: Submitter, account_name: str, message: Message | None
+    ) -> Message | None:
+        """A custom message with its variables filled (`message_variables`); the default wording has its own."""
+        if not message:
+            return message
+        context = message_variables.Context(
+            submission,
+            submitter,
+            await stored.submitters_of(tx, submission.id),
+            account_name,
+            await stored_accounts.get_user(tx, submission.created_by_user_id),
+            self.urls.site,
+            self.link(submitter),
+        )
+        return message_variables.applied(message, context)
 
     def kinds(self) -> list[jobs.Kind]:
         return [jobs.Kind(SEND_JOB, self._send, backoff=retries.EMAILS)]

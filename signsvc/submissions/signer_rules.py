@@ -3,12 +3,12 @@ invitation can go again, and the values a completion stores."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping
+from datetime import date, datetime
 
 from signsvc.infra import errors
-from signsvc.submissions import field_values, statuses
+from signsvc.submissions import field_options, field_values, statuses
 from signsvc.submissions.values import PreparedValues
-from signsvc.templates import patterns
 from storage.records import Submission, Submitter
 from storage.shapes import Field, FieldValues
 
@@ -53,19 +53,10 @@ def refuse_readonly(fields: list[Field], prepared: PreparedValues) -> None:
             raise errors.Invalid(f"{field['name']} is a read-only field")
 
 
-async def refuse_broken_rules(fields: list[Field], prepared: PreparedValues) -> None:
-    """The form checks the fields' rules as the signer types; a page that skipped them is refused here.
-    Patterns run in RE2 (linear time) within one budget for the request, off the event loop when costly."""
-    checks = field_values.pattern_checks(fields, prepared.values)
-    try:
-        failed = await patterns.first_mismatch([(pattern, text) for _, pattern, text in checks])
-    except patterns.Refused as refused:
-        raise errors.Invalid(str(refused)) from None
-    mismatched = checks[failed][0]["uuid"] if failed is not None else None
-    for field in fields:
-        value = prepared.values.get(field["uuid"])
-        if problem := field_values.broken_rule(field, value, matched=field["uuid"] != mismatched):
-            raise errors.Invalid(f"{field['name']}: {problem}")
+async def refuse_broken_rules(fields: list[Field], values: Mapping[str, object], today: date) -> None:
+    """The form checks the fields' rules as the signer types; a page (or an API call) that skipped them is refused
+    here (`field_options.refuse_invalid`)."""
+    await field_options.refuse_invalid(fields, values, today)
 
 
 def require_fields(submission: Submission, submitter: Submitter) -> None:
@@ -76,13 +67,25 @@ def require_fields(submission: Submission, submitter: Submitter) -> None:
 
 
 def with_defaults(submission: Submission, submitter: Submitter, now: datetime) -> FieldValues:
-    """The submitter's values with the fields' defaults under them and `{{date}}` as the completion day. Defaults
-    that name files are not here: `values.defaults_stored` makes them the submission's own."""
+    """The submitter's values with the fields' defaults under them, their placeholders (`{{date}}`, `{{name}}` ...)
+    filled for this submitter at completion time. Defaults that name files are not here: `values.defaults_stored`
+    makes them the submission's own."""
     fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+    signer = field_options.signer_of(submitter)
     defaults: FieldValues = {
-        f["uuid"]: f["default_value"]
+        f["uuid"]: field_options.resolved_default(f, f["default_value"], signer, now)
         for f in fields
         if f.get("default_value") not in (None, "") and f["type"] not in field_values.FILE_TYPES
     }
-    defaults.update(submitter.field_values)
-    return {uuid: now.date().isoformat() if value == "{{date}}" else value for uuid, value in defaults.items()}
+    by_uuid = {f["uuid"]: f for f in fields}
+    given: FieldValues = {  # a date the signer set to "today" is the completion day; other values stay as typed
+        uuid: now.date().isoformat() if _is_today(by_uuid.get(uuid), value) else value
+        for uuid, value in submitter.field_values.items()
+    }
+    return {**defaults, **given}
+
+
+def _is_today(field: Field | None, value: object) -> bool:
+    return (
+        field is not None and field["type"] == "date" and isinstance(value, str) and value in field_options.TODAY_WORDS
+    )

@@ -18,7 +18,7 @@ import storage.templates as stored_templates
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import emails as completed_email
-from signsvc.submissions import email_verification, field_values, statuses
+from signsvc.submissions import email_verification, field_options, field_values, statuses
 from signsvc.templates import patterns
 from storage import Database
 from storage.records import Submission, Submitter
@@ -181,7 +181,7 @@ class SigningForms:
             if other.completed_at and other.id != submitter.id:
                 their_fields = field_values.role_fields(submission.fields, other.role_uuid)
                 fields += their_fields
-                values |= self._values(other, their_fields, attachments)
+                values |= field_options.masked_values(their_fields, self._values(other, their_fields, attachments))
         return fields, values
 
     async def _linkable(self, submission: Submission) -> dict[str, str]:
@@ -201,8 +201,13 @@ class SigningForms:
         """The values a submitter entered so far, and the fields' defaults where none was; files as paths (only
         those of `attachments`)."""
         shown = {}
+        signer = field_options.signer_of(submitter)
         for found in fields:
-            value = submitter.field_values.get(found["uuid"], found.get("default_value"))
+            value = submitter.field_values.get(found["uuid"])
+            if value is None and found["type"] not in field_values.FILE_TYPES:  # placeholders filled as completion will
+                value = field_options.shown_default(found, found.get("default_value"), signer, self.clock.now())
+            elif value is None:
+                value = found.get("default_value")
             if value is not None and value != "":
                 shown[found["uuid"]] = field_values.display(
                     found, value, lambda uuid: self.files.path(uuid, attachments[uuid]) if uuid in attachments else None

@@ -123,6 +123,8 @@ class Submitters:
             **await values.defaults_stored(tx, self.clock, self.files, submission, submitter),
         }
         completed_values |= formula_values.computed(submission, submitter, submitters, completed_values)
+        role_fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        await signer_rules.refuse_broken_rules(role_fields, completed_values, now.date())  # field options: validation
         submitter = await stored.update_submitter(
             tx,
             stored.changed(
@@ -163,6 +165,7 @@ class Submitters:
         prepared = await self._prepared(submission, submitter, body)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         signatures = await signature_modes.given(self.db, fields, {"values": _raw_values(body)}, signer=False)
+        await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())  # field options
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
@@ -273,7 +276,7 @@ class Submitters:
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
         signer_rules.refuse_readonly(fields, prepared)
-        await signer_rules.refuse_broken_rules(fields, prepared)
+        await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())
         typed = await signature_modes.typed_allowed(self.db, submission.account_id)
         signatures = await signature_modes.given(self.db, fields, body, signer=True, typed_allowed=typed)
         await self.files.write(prepared.files)

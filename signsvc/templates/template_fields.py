@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from signsvc.infra import errors, json_fields
-from signsvc.templates import patterns, signature_preferences
+from signsvc.templates import field_option_rules, patterns, signature_preferences
 from storage.shapes import Area, Field, Option, Role, Validation
 
 FIELD_TYPES = (
@@ -101,6 +101,7 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: errors.Location,
         "preferences": _object(raw, "preferences", where),
     }
     signature_preferences.check(result["preferences"], kind, (*where, "preferences"))
+    field_option_rules.check_preferences(result["preferences"], (*where, "preferences"))
     for key in _TEXTS:
         if (value := json_fields.text(raw, key, where=where)) is not None:
             result[key] = value
@@ -122,6 +123,7 @@ def validation(rules: Mapping[str, object], where: errors.Location) -> Validatio
         raise errors.at((*where, "pattern"), errors.must_be(str))
     if pattern and (problem := patterns.problem(pattern)):
         raise errors.at((*where, "pattern"), f"is invalid: it {problem}")
+    field_option_rules.check_validation(rules, where)
     return cast(Validation, rules)  # its pattern checked; the rest is read as any object
 
 

@@ -445,28 +445,6 @@ def test_a_stamp_is_never_missing_as_it_is_made_at_completion():
     assert field_values.missing_required([field("stamp", "Stamp", uuid="s")], {}) is None
 
 
-def test_only_texts_of_fields_with_a_pattern_are_checked_against_it():
-    fields = [
-        field("text", "Code", uuid="c", validation={"pattern": "[a-z]+"}),
-        field("text", "Free", uuid="f"),
-        field("text", "Empty", uuid="e", validation={"pattern": ""}),
-        field("number", "N", uuid="n", validation={"pattern": "1"}),
-    ]
-    values = {"c": "abc", "f": "x", "e": "anything", "n": 2}
-    assert field_values.pattern_checks(fields, values) == [(fields[0], "[a-z]+", "abc")]
-    assert field_values.pattern_checks(fields, {"c": ""}) == []  # an empty text is the required rule's
-
-
-def test_a_text_that_did_not_match_is_refused_with_the_fields_message_or_the_default_one():
-    code = field("text", "Code", validation={"pattern": "(a|aa)+", "message": "Letters a"})
-    assert field_values.broken_rule(code, "a" * 60 + "b", matched=False) == "Letters a"
-    assert (
-        field_values.broken_rule(field("text", "X", validation={"pattern": "a"}), "b", matched=False)
-        == "does not have the expected format"
-    )
-    assert field_values.broken_rule(code, "aaaa") is None
-
-
 def test_the_form_gets_no_pattern_the_service_refuses_as_it_treats_it_as_no_pattern():
     old = field("text", "Old", validation={"pattern": "(?i)abc", "message": "ABC"})
     kept = field("text", "Kept", validation={"pattern": "[a-c]+", "message": "abc"})

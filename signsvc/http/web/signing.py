@@ -9,10 +9,10 @@ from typing import Any
 from aiohttp import web
 
 from signsvc.http.appkeys import DB, RESULTS, SETTINGS, SIGNING_FORMS
-from signsvc.http.web import catalogue, email_verification, rendering, submitter_actions
+from signsvc.http.web import catalogue, email_verification, field_display, rendering, submitter_actions
 from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
-from signsvc.submissions import field_values, formula_values, signature_modes
+from signsvc.submissions import field_options, field_values, formula_values, signature_modes
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 from storage.shapes import Area, Field
 
@@ -30,6 +30,9 @@ SCRIPT_STRINGS = (
     "form.offline",
     "form.completing",
     "form.too_large",
+    "form.date_format",
+    "form.date_after",
+    "form.date_before",
     "decline.missing",
     "completed.title",
     "completed.body",
@@ -89,6 +92,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
         expired_on=mail.format_time(expire_at) if view.state == EXPIRED and expire_at else "",
         box_content=box_content,
         option_value=option_value,
+        display=field_display,
         data=_script_data(request, view, language, embedded),
         signature_options=await signature_modes.form_options(
             request.app[DB], view.submission.account_id, view.fields, view.submitter.field_values
@@ -114,7 +118,8 @@ def box_content(field: Field, area: Area, value: Any) -> tuple[str | None, str]:
         return None, TICK
     if field["type"] in ("date", "number"):
         return None, value_text.text_of(field["type"], value, field.get("preferences") or {})
-    return None, ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return None, field_options.shown_to_others(field, text) if field_options.maskable(field) else text
 
 
 def option_value(field: Field, area: Area) -> str:
@@ -148,6 +153,7 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
                 "readonly": bool(f.get("readonly")),
                 "validation": f.get("validation") or {},
                 "format": _format(f),
+                "mask": (f.get("preferences") or {}).get("mask") if field_options.maskable(f) else False,
             }
             for f in view.fields
         ],

@@ -1,0 +1,106 @@
+"""The shapes of the field options the service honours, checked when a template's fields are saved (422 naming the
+option): `preferences` `font`, `font_size`, `font_type`, `color`, `align`, `valign`, `mask`, `format`, and
+`validation` `message`, `min`, `max` and `step` (its `pattern` is `patterns`' business). Other keys are kept as
+given; null is none."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TypeGuard
+
+from signsvc.infra import errors
+
+FONTS = ("Times", "Helvetica", "Courier")
+FONT_TYPES = ("bold", "italic", "bold_italic")
+ALIGNS = ("left", "center", "right")
+VALIGNS = ("top", "center", "bottom")
+MAX_FONT_SIZE = 999
+# Written as the OpenAPI document writes them, and read as its validators read them (`search`: `$` also before a
+# final line break), so that the service refuses exactly what the document calls invalid.
+COLOR_PATTERN = "^(#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})|[a-zA-Z]{1,40})$"
+NUMBER_PATTERN = "^\\s*[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)\\s*$"
+BOUND_PATTERN = "^\\s*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)|[0-9]{4}-[0-9]{2}-[0-9]{2}|\\{\\{?date\\}\\}?)\\s*$"
+_COLOR, _NUMBER, _BOUND = re.compile(COLOR_PATTERN), re.compile(NUMBER_PATTERN), re.compile(BOUND_PATTERN)
+
+
+def check_preferences(preferences: Mapping[str, object], where: errors.Location) -> None:
+    for key, problem in (
+        ("font", _one_of(preferences.get("font"), FONTS)),
+        ("font_type", _one_of(preferences.get("font_type"), FONT_TYPES)),
+        ("align", _one_of(preferences.get("align"), ALIGNS)),
+        ("valign", _one_of(preferences.get("valign"), VALIGNS)),
+        ("font_size", _font_size(preferences.get("font_size"))),
+        ("color", _color(preferences.get("color"))),
+        ("mask", _mask(preferences.get("mask"))),
+        ("format", _text(preferences.get("format"))),
+    ):
+        if problem:
+            raise errors.at((*where, key), problem)
+
+
+def check_validation(rules: Mapping[str, object], where: errors.Location) -> None:
+    for key, problem in (
+        ("message", _text(rules.get("message"))),
+        ("min", _bound(rules.get("min"))),
+        ("max", _bound(rules.get("max"))),
+        ("step", _step(rules.get("step"))),
+    ):
+        if problem:
+            raise errors.at((*where, key), problem)
+
+
+def number_of(value: object) -> float | None:
+    """A `min`, `max` or `step` as a number: a JSON number, or a text that writes one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and _NUMBER.search(value):
+        return float(value)
+    return None
+
+
+def _one_of(value: object, allowed: tuple[str, ...]) -> str | None:
+    return None if value is None or value in allowed else f"must be one of: {', '.join(allowed)}"
+
+
+def _font_size(value: object) -> str | None:
+    if value is None:
+        return None
+    size = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return (
+        None if size is not None and 0 < size <= MAX_FONT_SIZE else f"must be a number above 0, at most {MAX_FONT_SIZE}"
+    )
+
+
+def _color(value: object) -> str | None:
+    if value is None or (isinstance(value, str) and _COLOR.search(value)):
+        return None
+    return "must be a colour name (blue) or a hex colour (#1f4fd1, #c00)"
+
+
+def _mask(value: object) -> str | None:
+    if value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and value.is_integer()):
+        return None
+    return "must be true, false, or an integer (N > 0 keeps the first N characters, N < 0 the last)"
+
+
+def _text(value: object) -> str | None:
+    return None if value is None or isinstance(value, str) else errors.must_be(str)
+
+
+def _bound(value: object) -> str | None:
+    if value is None or (isinstance(value, str) and _BOUND.search(value)) or _is_number(value):
+        return None
+    return "must be a number, a date as YYYY-MM-DD, or {{date}} (today)"
+
+
+def _step(value: object) -> str | None:
+    if value is None or (isinstance(value, str) and _NUMBER.search(value)) or (_is_number(value) and value > 0):
+        return None
+    return "must be a number above 0"
+
+
+def _is_number(value: object) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

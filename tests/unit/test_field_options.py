@@ -1,0 +1,61 @@
+"""Field options as pure rules: the mask, the Markdown of titles and descriptions, placeholders, date bounds."""
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from signsvc.http.web import field_display
+from signsvc.pdf import masks
+from signsvc.submissions import field_options
+
+SIGNER = field_options.Signer(7, "Ann Lee", "ann@example.com", "+49 30 1", "Buyer")
+NOW = datetime(2026, 3, 5, 14, 7, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("mask", "shown"),
+    [
+        (True, "XXXX-XXXX (XX)"),
+        (4, "AB12-XXXX (XX)"),
+        (-3, "XXXX-XXXX (Z9)"),
+        (99, "XXXX-XXXX (XX)"),
+        (False, "AB12-CD34 (Z9)"),
+        (0, "AB12-CD34 (Z9)"),
+    ],
+)
+def test_mask_keeps_spaces_and_punctuation_and_the_first_or_last_n_characters(mask, shown):
+    assert masks.masked("AB12-CD34 (Z9)", mask) == shown
+
+
+def test_placeholders_of_a_default_are_filled_for_the_signer_and_unknown_names_stay():
+    text = field_options.placeholders(
+        {"uuid": "u", "type": "text", "preferences": {"format": "MMMM D, YYYY"}},
+        "{{name}} <{email}> {{role}} #{{id}} {{date}} {{time}} {{day}}.{{month}}.{{year}} {{hour}}:{{minute}} {{nope}}",
+        SIGNER,
+        NOW,
+    )
+    assert text == "Ann Lee <ann@example.com> Buyer #7 March 5, 2026 14:07:09 UTC 5.3.2026 14:7 {{nope}}"
+
+
+def test_a_date_fields_today_placeholder_is_the_day_itself():
+    assert field_options.resolved_default({"uuid": "u", "type": "date"}, "{date}", SIGNER, NOW) == "2026-03-05"
+
+
+def test_date_bounds_read_today_placeholders_and_iso_dates():
+    today = date(2026, 3, 5)
+    rules = {"min": "{{date}}", "max": "2026-12-31"}
+    date_field = {"uuid": "u", "type": "date", "validation": rules}
+    assert field_options.bound_problem(date_field, "2026-03-04", today) == "must be on or after 05/03/2026"
+    assert field_options.bound_problem(date_field, "2027-01-01", today) == "must be on or before 31/12/2026"
+    assert field_options.bound_problem(date_field, "2026-03-05", today) is None
+
+
+def test_markdown_renders_the_small_subset_and_escapes_any_html():
+    assert str(field_display.inline("**a** *b* `c` <i>d</i>")) == (
+        "<strong>a</strong> <em>b</em> <code>c</code> &lt;i&gt;d&lt;/i&gt;"
+    )
+    assert str(field_display.inline("[x](javascript:alert(1))")) == "[x](javascript:alert(1))"
+    assert str(field_display.inline('[x](https://a.b/_c_?"q")')) == (
+        '<a href="https://a.b/_c_?&#34;q&#34;" target="_blank" rel="noopener noreferrer">x</a>'
+    )
+    assert str(field_display.block("one\ntwo\n\n- a\n- b")) == "<p>one<br>two</p><ul><li>a</li><li>b</li></ul>"
