@@ -89,6 +89,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
         expired_on=mail.format_time(expire_at) if view.state == EXPIRED and expire_at else "",
         box_content=box_content,
         option_value=option_value,
+        formula_uuids=formula_values.uuids(view.fields),
         data=_script_data(request, view, language, embedded),
     )
     email_verification.keep(request, response, view)
