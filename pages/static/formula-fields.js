@@ -25,9 +25,14 @@ export function showFormulas(data, say) {
     }
     const shown = value === null ? "" : String(value);
     if (input && input.value !== shown) input.value = shown;
+    // An input's new value is not announced: a live region beside it says it, and only when it changes.
+    const result = $("output", step);
+    const said = shown ? `${result.dataset.resultOf}: ${shown}` : "";
+    if (result.textContent !== said) result.textContent = said;
+    input?.setAttribute("aria-invalid", String(!!problem));
     const error = $(".error", step);
     error.hidden = !problem;
-    error.textContent = problem;
+    if (error.textContent !== problem) error.textContent = problem;
     paint(field.uuid, field.type, value, data.fields.find((rule) => rule.uuid === field.uuid)?.format);
   }
   $("#form").addEventListener("input", update);

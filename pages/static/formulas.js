@@ -12,11 +12,16 @@ const LIMIT = 1e15;
 const MAX_TEXT = 10000;
 const TOO_DEEP = "the formula nests too deeply";
 const OUT_OF_RANGE = "number out of range";
-const NUMBER = /0[xX][0-9a-fA-F]{1,13}|([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?/y;
-const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
 const DECIMAL = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
 const REFERENCE = /\{\{([\s\S]*?)\}\}/g;
-const OPERATORS = ["&&", "||", "==", "!=", "<>", "<=", ">=", "<<", ">>", "=", "<", ">", "+", "-", "*", "/", "%", "^", "|"];
+// One token at a place, the first alternative that matches: the same order as formula_syntax's reader.
+const TOKEN = new RegExp([
+  /(?<space>[ \t\r\n]+)/, /(?<comment>\/\*[\s\S]*?\*\/)|(?<open_comment>\/\*)/,
+  /(?<ref>\{\{[\s\S]*?\}\})|(?<open_ref>\{\{)/, /(?<str>"[^"]*"|'[^']*')|(?<open_str>["'])/,
+  /(?<num>0[xX][0-9a-fA-F]{1,13}|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)/,
+  /(?<name>[A-Za-z_][A-Za-z0-9_]*)/, /(?<op>&&|\|\||==|!=|<>|<=|>=|<<|>>|[=<>+\-*\/%^|&])/, /(?<punctuation>[(){},])/,
+].map((part) => part.source).join("|"), "y");
+const UNCLOSED = { open_comment: "the comment", open_ref: "the field reference", open_str: "the text" };
 const BINARY = {
   and: 0, or: 0, "&&": 0, "||": 0,
   "=": 5, "==": 5, "!=": 5, "<>": 5, "<": 5, ">": 5, "<=": 5, ">=": 5,
@@ -42,60 +47,40 @@ const fail = (message) => { throw new FormulaError(message); };
 const length = (text) => Array.from(text).length;
 
 // The tree of a formula, as formula_syntax.parse makes it.
-export function parse(text) {
-  if (length(text) > MAX_LENGTH) fail(`the formula is longer than ${MAX_LENGTH} characters`);
+export const parse = (text) => read(text)[0];
+
+// The tree of a formula and its height (formula_syntax.read).
+export function read(text) {
+  if (writtenLength(text) > MAX_LENGTH) fail(`the formula is longer than ${MAX_LENGTH} characters`);
   return new Parser(tokens(text)).whole();
 }
 
+// A formula's length, not counting what its references name (formula_syntax.written_length).
+export const writtenLength = (text) => length(text.replace(REFERENCE, "{{}}"));
+
 function tokens(text) {
   const found = [];
-  const position = (at) => length(text.slice(0, at)) + 1;
   let at = 0;
+  let counted = 0; // characters (code points) before `at`
   while (at < text.length) {
-    const char = text[at];
-    const start = position(at);
-    if (" \t\r\n".includes(char)) {
-      at += 1;
-    } else if (text.startsWith("/*", at)) {
-      const close = text.indexOf("*/", at + 2);
-      if (close < 0) fail(`the comment at ${start} is not closed`);
-      at = close + 2;
-    } else if (text.startsWith("{{", at)) {
-      const close = text.indexOf("}}", at + 2);
-      if (close < 0) fail(`the field reference at ${start} is not closed`);
-      found.push(["ref", text.slice(at + 2, close).trim(), start]);
-      at = close + 2;
-    } else if (char === '"' || char === "'") {
-      const close = text.indexOf(char, at + 1);
-      if (close < 0) fail(`the text at ${start} is not closed`);
-      found.push(["str", text.slice(at + 1, close), start]);
-      at = close + 1;
-    } else if (/[0-9.]/.test(char) && sticky(NUMBER, text, at)) {
-      const number = sticky(NUMBER, text, at);
-      found.push(["num", numberOf(number, start), start]);
-      at += number.length;
-    } else if (sticky(NAME, text, at)) {
-      const name = sticky(NAME, text, at);
-      found.push(["name", name.toLowerCase(), start]);
-      at += name.length;
-    } else if (OPERATORS.some((o) => text.startsWith(o, at))) {
-      const operator = OPERATORS.find((o) => text.startsWith(o, at));
-      found.push(["op", operator, start]);
-      at += operator.length;
-    } else if ("(){},&".includes(char)) {
-      found.push([char === "&" ? "op" : char, char, start]);
-      at += 1;
-    } else {
-      fail(`unexpected character '${String.fromCodePoint(text.codePointAt(at))}' at ${start}`);
-    }
+    TOKEN.lastIndex = at;
+    const token = TOKEN.exec(text);
+    const start = counted + 1;
+    if (!token) fail(`unexpected character '${String.fromCodePoint(text.codePointAt(at))}' at ${start}`);
+    const [kind] = Object.entries(token.groups).find(([, value]) => value !== undefined);
+    const word = token[0];
+    if (Object.hasOwn(UNCLOSED, kind)) fail(`${UNCLOSED[kind]} at ${start} is not closed`);
+    if (kind === "ref") found.push(["ref", word.slice(2, -2).trim(), start]);
+    else if (kind === "str") found.push(["str", word.slice(1, -1), start]);
+    else if (kind === "num") found.push(["num", numberOf(word, start), start]);
+    else if (kind === "name") found.push(["name", word.toLowerCase(), start]);
+    else if (kind === "op") found.push(["op", word, start]);
+    else if (kind === "punctuation") found.push([word, word, start]);
+    at += word.length;
+    counted += length(word);
   }
-  found.push(["end", null, length(text) + 1]);
+  found.push(["end", null, counted + 1]);
   return found;
-}
-
-function sticky(pattern, text, at) {
-  pattern.lastIndex = at;
-  return pattern.exec(text)?.[0] ?? null;
 }
 
 function numberOf(text, start) {
@@ -117,7 +102,7 @@ class Parser {
     const tree = this.expression(0);
     const [kind, value, position] = this.peek();
     if (kind !== "end") fail(`unexpected ${shown(kind, value)} at ${position}`);
-    return tree;
+    return [tree, this.heights.get(tree) ?? 1];
   }
 
   expression(lowest) {
@@ -259,7 +244,7 @@ export function evaluate(tree, lookup) {
 
 // A number as results show it: rounded half away from zero to 10 decimals, no trailing zeros, no exponent.
 export function plain(number) {
-  const text = Math.abs(number).toFixed(10).replace(/0+$/, "").replace(/\.$/, "");
+  const text = Math.abs(checked(number)).toFixed(10).replace(/0+$/, "").replace(/\.$/, "");
   return text === "0" || number >= 0 ? text : `-${text}`;
 }
 
@@ -300,9 +285,7 @@ function operation(operator, left, right, lookup) {
   const b = evaluate(right, lookup);
   if (operator === "=" || operator === "!=") return equal(a, b) === (operator === "=");
   if (operator === "+" && (typeof a === "string" || typeof b === "string")) {
-    const joined = text(a) + text(b);
-    if (length(joined) > MAX_TEXT) fail(`a text is longer than ${MAX_TEXT} characters`);
-    return joined;
+    return bounded(text(a) + text(b));
   }
   if (operator === "+" && !(typeof a === "number" && typeof b === "number")) fail("+ needs numbers or text");
   const x = asNumber(a, operator);
@@ -432,10 +415,12 @@ function countOf(name, value) {
   return number;
 }
 
-function concat(name, values) {
-  const joined = texts(name, values).join("");
-  if (length(joined) > MAX_TEXT) fail(`a text is longer than ${MAX_TEXT} characters`);
-  return joined;
+const concat = (name, values) => bounded(texts(name, values).join(""));
+
+// The text, if it is at most 10,000 characters (a change of case may lengthen it: ß is SS).
+function bounded(found) {
+  if (length(found) > MAX_TEXT) fail(`a text is longer than ${MAX_TEXT} characters`);
+  return found;
 }
 
 function mid(name, values) {
@@ -466,8 +451,8 @@ const FUNCTIONS = {
   not: (name, values) => !truth(values[0], `${name}()`),
   xor: (name, values) => values.filter((value) => truth(value, `${name}()`)).length % 2 === 1,
   length: (name, values) => length(texts(name, values)[0]),
-  upcase: (name, values) => texts(name, values)[0].toUpperCase(),
-  downcase: (name, values) => texts(name, values)[0].toLowerCase(),
+  upcase: (name, values) => bounded(texts(name, values)[0].toUpperCase()),
+  downcase: (name, values) => bounded(texts(name, values)[0].toLowerCase()),
   trim: (name, values) => texts(name, values)[0].replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, ""),
   concat, left, right, mid,
   contains: (name, values) => { const [whole, part] = texts(name, values); return whole.includes(part); },
@@ -499,8 +484,19 @@ class Computation {
   constructor(fields, values) {
     this.fields = new Map(fields.map((field) => [field.uuid, field]));
     this.values = values;
+    this.readings = new Map();
     this.done = new Map();
     this.stack = [];
+    this.height = 0; // the heights of the formulas being computed, one inside the other
+  }
+
+  reading(field) {
+    if (!this.readings.has(field.uuid)) {
+      const formula = formulaOf(field) ?? "";
+      const [tree, height] = field.type === "text" ? [null, 1] : read(formula);
+      this.readings.set(field.uuid, { formula, tree, height });
+    }
+    return this.readings.get(field.uuid);
   }
 
   result(uuid) {
@@ -508,28 +504,44 @@ class Computation {
     if (this.stack.includes(uuid) || this.stack.length > MAX_NESTED) {
       fail(`formulas refer to themselves or nest more than ${MAX_NESTED} deep`);
     }
-    const field = this.fields.get(uuid);
+    const reading = this.reading(this.fields.get(uuid));
+    if (this.height + reading.height > MAX_HEIGHT) fail(TOO_DEEP);
     this.stack.push(uuid);
+    this.height += reading.height;
     let found;
     try {
-      found = field.type === "text" ? this.text(field) : this.number(field);
+      found = reading.tree === null ? this.text(reading) : this.number(reading);
     } finally {
       this.stack.pop();
+      this.height -= reading.height;
     }
     this.done.set(uuid, found);
     return found;
   }
 
-  number(field) {
-    const found = evaluate(parsed(formulaOf(field) ?? ""), (uuid) => this.numberOf(uuid));
+  number(reading) {
+    const found = evaluate(reading.tree, (uuid) => this.numberOf(uuid));
     if (typeof found !== "number") fail("the result is not a number");
     return found;
   }
 
-  text(field) {
-    const found = (formulaOf(field) ?? "").replace(REFERENCE, (_, uuid) => this.textOf(uuid.trim()));
-    if (length(found) > MAX_TEXT) fail(`a text is longer than ${MAX_TEXT} characters`);
-    return found;
+  // The text, each reference replaced, refused as soon as it grows beyond the longest text.
+  text(reading) {
+    const parts = [];
+    let size = 0;
+    let at = 0;
+    const add = (part) => {
+      size += length(part);
+      if (size > MAX_TEXT) fail(`a text is longer than ${MAX_TEXT} characters`);
+      parts.push(part);
+    };
+    for (const found of reading.formula.matchAll(REFERENCE)) {
+      add(reading.formula.slice(at, found.index));
+      add(this.textOf(found[1].trim()));
+      at = found.index + found[0].length;
+    }
+    add(reading.formula.slice(at));
+    return parts.join("");
   }
 
   source(uuid) {
@@ -538,12 +550,13 @@ class Computation {
   }
 
   value(field) {
+    if (isFormula(field)) return this.result(field.uuid);
     return this.values[field.uuid] ?? field.default_value ?? null;
   }
 
   numberOf(uuid) {
     const field = this.source(uuid);
-    const value = isFormula(field) ? this.result(uuid) : this.value(field);
+    const value = this.value(field);
     if (value === null || value === "") return 0;
     if (typeof value === "number") return checked(value);
     if (typeof value === "string" && DECIMAL.test(value.trim())) return checked(Number(value.trim()));
@@ -551,18 +564,7 @@ class Computation {
   }
 
   textOf(uuid) {
-    const field = this.source(uuid);
-    const value = isFormula(field) ? this.result(uuid) : this.value(field);
+    const value = this.value(this.source(uuid));
     return Array.isArray(value) ? value.map(text).join(", ") : text(value);
   }
-}
-
-const trees = new Map();
-
-function parsed(formula) {
-  if (!trees.has(formula)) {
-    if (trees.size > 256) trees.clear();
-    trees.set(formula, parse(formula));
-  }
-  return trees.get(formula);
 }

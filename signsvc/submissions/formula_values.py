@@ -24,11 +24,11 @@ def computed(
     mine = [f for f in field_values.role_fields(submission.fields, submitter.role_uuid) if formulas.is_formula(f)]
     if not mine:
         return {}
-    known = {**_completed_values(submitters, submitter), **own}
+    computation = formulas.Computation(submission.fields, {**_completed_values(submitters, submitter), **own})
     found: FieldValues = {}
     for field in mine:
         try:
-            value = formulas.compute(submission.fields, known, field["uuid"])
+            value = computation.stored(field["uuid"])
         except FormulaError as error:
             raise errors.Invalid(f"{field['name']}: the formula cannot be computed: {error.message}") from None
         if value != "":
@@ -36,23 +36,30 @@ def computed(
     return found
 
 
+def uuids(fields: list[Field]) -> set[str]:
+    """The fields whose value the service computes: the form shows them read-only."""
+    return {field["uuid"] for field in fields if formulas.is_formula(field)}
+
+
 def form_data(fields: list[Field], own: list[Field], others: list[Submitter]) -> dict[str, Any] | None:
     """For the signing form's script: the fields the signer's formulas use (their formulas, types, names and
-    defaults, through nested formulas) and the values of those that the submitters who completed gave; None
-    without a formula. The signer's own values it reads from the form as they change."""
-    by_uuid = {f["uuid"]: f for f in fields}
+    defaults, through nested formulas, each formula naming fields by uuid) and the values of those that the
+    submitters who completed gave; None without a formula. The signer's own values it reads from the form as they
+    change."""
     waiting = [f["uuid"] for f in own if formulas.is_formula(f)]
     if not waiting:
         return None
+    reader = formulas.Computation(fields, {})
     used: dict[str, Field] = {}
     while waiting:
         uuid = waiting.pop()
-        if uuid in used or uuid not in by_uuid:
+        if uuid in used:
             continue
-        used[uuid] = by_uuid[uuid]
-        waiting += formulas.references_of(by_uuid[uuid])
+        used[uuid] = reader.fields.by_uuid[uuid]
+        if formulas.is_formula(used[uuid]):
+            waiting += reader.references(uuid)
     values = {k: v for k, v in _completed_values(others, None).items() if k in used}
-    return {"fields": [_shown(f) for f in used.values()], "values": values}
+    return {"fields": [_shown(f, reader) for f in used.values()], "values": values}
 
 
 def _completed_values(submitters: list[Submitter], besides: Submitter | None) -> Mapping[str, object]:
@@ -64,10 +71,10 @@ def _completed_values(submitters: list[Submitter], besides: Submitter | None) ->
     }
 
 
-def _shown(field: Field) -> dict[str, Any]:
+def _shown(field: Field, reader: formulas.Computation) -> dict[str, Any]:
     shown: dict[str, Any] = {"uuid": field["uuid"], "name": field["name"], "type": field["type"]}
-    if formula := formulas.formula_of(field):
-        shown["formula"] = formula
+    if formulas.is_formula(field):
+        shown["formula"] = reader.as_stored(field["uuid"])
     if "default_value" in field:
         shown["default_value"] = field["default_value"]
     return shown

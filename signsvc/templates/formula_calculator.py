@@ -46,8 +46,9 @@ def evaluate(tree: Tree, lookup: Lookup) -> Any:
 
 
 def plain(number: float) -> str:
-    """A number as results show it: `0.1 + 0.2` is "0.3", `1/3` is "0.3333333333", `2.50` is "2.5"."""
-    rounded = Decimal(abs(number)).quantize(Decimal("1e-10"), rounding=ROUND_HALF_UP)
+    """A number as results show it: `0.1 + 0.2` is "0.3", `1/3` is "0.3333333333", `2.50` is "2.5"; "number out of
+    range" beyond ±1e15."""
+    rounded = Decimal(abs(checked(number))).quantize(Decimal("1e-10"), rounding=ROUND_HALF_UP)
     text = f"{rounded:f}".rstrip("0").rstrip(".")
     return text if text == "0" or number >= 0 else f"-{text}"
 
@@ -104,10 +105,7 @@ def _operation(operator: str, left: Tree, right: Tree, lookup: Lookup) -> Any:
     if operator in ("=", "!="):
         return _equal(a, b) == (operator == "=")
     if operator == "+" and (isinstance(a, str) or isinstance(b, str)):
-        joined = text(a) + text(b)
-        if len(joined) > MAX_TEXT:
-            raise FormulaError(f"a text is longer than {MAX_TEXT} characters")
-        return joined
+        return _bounded(text(a) + text(b))
     if operator == "+" and not (isinstance(a, float) and isinstance(b, float)):
         raise FormulaError("+ needs numbers or text")
     x, y = _number(a, operator), _number(b, operator)
@@ -293,10 +291,14 @@ def _mid(name: str, values: list[Any]) -> str:
 
 
 def _concat(name: str, values: list[Any]) -> str:
-    joined = "".join(_texts(name, values))
-    if len(joined) > MAX_TEXT:
+    return _bounded("".join(_texts(name, values)))
+
+
+def _bounded(found: str) -> str:
+    """The text, if it is at most 10,000 characters (a change of case may lengthen it: ß is SS)."""
+    if len(found) > MAX_TEXT:
         raise FormulaError(f"a text is longer than {MAX_TEXT} characters")
-    return joined
+    return found
 
 
 def _xor(name: str, values: list[Any]) -> bool:
@@ -320,8 +322,8 @@ _FUNCTIONS: dict[str, Callable[[str, list[Any]], Any]] = {
     "not": lambda name, values: not _truth(values[0], f"{name}()"),
     "xor": _xor,
     "length": lambda name, values: float(len(_texts(name, values)[0])),
-    "upcase": lambda name, values: _texts(name, values)[0].upper(),
-    "downcase": lambda name, values: _texts(name, values)[0].lower(),
+    "upcase": lambda name, values: _bounded(_texts(name, values)[0].upper()),
+    "downcase": lambda name, values: _bounded(_texts(name, values)[0].lower()),
     "trim": lambda name, values: _texts(name, values)[0].strip(" \t\r\n"),
     "concat": _concat,
     "left": lambda name, values: _texts(name, values[:1])[0][: _count_of(name, values[1])],

@@ -18,12 +18,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
-MAX_LENGTH = 2000  # characters of a formula
+MAX_LENGTH = 2000  # characters of a formula, not counting what its references name
 MAX_NESTING = 100  # the reader inside itself: brackets, lists, calls, signs (about 50 brackets deep)
 MAX_HEIGHT = 200  # operations inside one another once read: a sum of 200 terms
-_NUMBER = re.compile(r"0[xX][0-9a-fA-F]{1,13}|([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_OPERATORS = ("&&", "||", "==", "!=", "<>", "<=", ">=", "<<", ">>", "=", "<", ">", "+", "-", "*", "/", "%", "^", "|")
+_REFERENCE = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+# One token at a place, the first alternative that matches: the same order as the signing form's reader.
+_TOKEN = re.compile(
+    r"""(?P<space>[ \t\r\n]+)
+    |(?P<comment>/\*.*?\*/)|(?P<open_comment>/\*)
+    |(?P<ref>\{\{.*?\}\})|(?P<open_ref>\{\{)
+    |(?P<str>"[^"]*"|'[^']*')|(?P<open_str>["'])
+    |(?P<num>0[xX][0-9a-fA-F]{1,13}|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
+    |(?P<name>[A-Za-z_][A-Za-z0-9_]*)
+    |(?P<op>&&|\|\||==|!=|<>|<=|>=|<<|>>|[=<>+\-*/%^|&])
+    |(?P<punctuation>[(){},])""",
+    re.DOTALL | re.VERBOSE,
+)
+_UNCLOSED = {"open_comment": "the comment", "open_ref": "the field reference", "open_str": "the text"}
 _BINARY = {
     **dict.fromkeys(("and", "or", "&&", "||"), 0),
     **dict.fromkeys(("=", "==", "!=", "<>", "<", ">", "<=", ">="), 5),
@@ -60,9 +71,20 @@ class FormulaError(Exception):
 
 def parse(text: str) -> Tree:
     """The tree of a formula; `FormulaError` saying what is wrong and where (counting characters from 1)."""
-    if len(text) > MAX_LENGTH:
+    return read(text)[0]
+
+
+def read(text: str) -> tuple[Tree, int]:
+    """The tree of a formula and its height (how many operations deep it goes, 1 for a single value)."""
+    if written_length(text) > MAX_LENGTH:
         raise FormulaError(f"the formula is longer than {MAX_LENGTH} characters")
     return _Parser(tokens(text)).whole()
+
+
+def written_length(text: str) -> int:
+    """A formula's length, not counting what its references name: the same whether they name a field by its
+    name (as written) or by its uuid (as stored)."""
+    return len(_REFERENCE.sub("{{}}", text))
 
 
 def tokens(text: str) -> list[tuple[str, Any, int]]:
@@ -70,40 +92,25 @@ def tokens(text: str) -> list[tuple[str, Any, int]]:
     found: list[tuple[str, Any, int]] = []
     at = 0
     while at < len(text):
-        char, start = text[at], at + 1
-        if char in " \t\r\n":
-            at += 1
-        elif text.startswith("/*", at):
-            close = text.find("*/", at + 2)
-            if close < 0:
-                raise FormulaError(f"the comment at {start} is not closed")
-            at = close + 2
-        elif text.startswith("{{", at):
-            close = text.find("}}", at + 2)
-            if close < 0:
-                raise FormulaError(f"the field reference at {start} is not closed")
-            found.append(("ref", text[at + 2 : close].strip(), start))
-            at = close + 2
-        elif char in "\"'":
-            close = text.find(char, at + 1)
-            if close < 0:
-                raise FormulaError(f"the text at {start} is not closed")
-            found.append(("str", text[at + 1 : close], start))
-            at = close + 1
-        elif number := _NUMBER.match(text, at) if char.isdigit() or char == "." else None:
-            found.append(("num", _number(number.group(), start), start))
-            at = number.end()
-        elif name := _NAME.match(text, at):
-            found.append(("name", name.group().lower(), start))
-            at = name.end()
-        elif operator := next((o for o in _OPERATORS if text.startswith(o, at)), None):
-            found.append(("op", operator, start))
-            at += len(operator)
-        elif char in "(){},&":
-            found.append(("op" if char == "&" else char, char, start))
-            at += 1
-        else:
-            raise FormulaError(f"unexpected character '{char}' at {start}")
+        token = _TOKEN.match(text, at)
+        if token is None:
+            raise FormulaError(f"unexpected character '{text[at]}' at {at + 1}")
+        kind, start, word = token.lastgroup, at + 1, token.group()
+        if kind in _UNCLOSED:
+            raise FormulaError(f"{_UNCLOSED[kind]} at {start} is not closed")
+        if kind == "ref":
+            found.append(("ref", word[2:-2].strip(), start))
+        elif kind == "str":
+            found.append(("str", word[1:-1], start))
+        elif kind == "num":
+            found.append(("num", _number(word, start), start))
+        elif kind == "name":
+            found.append(("name", word.lower(), start))
+        elif kind == "op":
+            found.append(("op", word, start))
+        elif kind == "punctuation":
+            found.append((word, word, start))
+        at = token.end()
     found.append(("end", None, len(text) + 1))
     return found
 
@@ -121,14 +128,14 @@ class _Parser:
         self.found, self.at, self.depth = found, 0, 0
         self.heights: dict[int, int] = {}
 
-    def whole(self) -> Tree:
+    def whole(self) -> tuple[Tree, int]:
         if self._peek()[0] == "end":
             raise FormulaError("the formula is empty")
         tree = self.expression(0)
         kind, value, position = self._peek()
         if kind != "end":
             raise FormulaError(f"unexpected {_shown(kind, value)} at {position}")
-        return tree
+        return tree, self.heights.get(id(tree), 1)
 
     def expression(self, lowest: int) -> Tree:
         self._nest()

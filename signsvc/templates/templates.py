@@ -16,7 +16,7 @@ from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.submissions import field_values
-from signsvc.templates import formulas, patterns, template_fields, template_preferences
+from signsvc.templates import formula_checks, patterns, template_fields, template_preferences
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
@@ -194,7 +194,7 @@ class Templates:
                 external_id=external_id,
                 source="api",
                 roles=_renamed(source.roles, fresh),
-                fields=formulas.renamed(_renamed(source.fields, fresh), fresh),
+                fields=formula_checks.renamed(_renamed(source.fields, fresh), fresh),
                 preferences=source.preferences,
                 combined_blob_id=combined.id if combined else None,
                 shared_link=source.shared_link,
@@ -262,7 +262,7 @@ class Templates:
         if "fields" in body:
             roles = roles or Roles(template.roles)
             pages = [Page(d.uuid, len(d.pages)) for d in await stored.list_documents(tx, template.id)]
-            changes["fields"] = formulas.checked(
+            changes["fields"] = formula_checks.checked(
                 template_fields.fields(body["fields"], roles, pages, ("fields",), first_page=0)
             )
             await self._check_defaults(tx, template.account_id, changes["fields"])
@@ -309,7 +309,7 @@ def _fields_of_documents(raw_documents: list[Any], documents: list[IngestedDocum
     if len(found) > template_fields.MAX_FIELDS:
         raise errors.Invalid(f"documents have {len(found)} fields: a template has at most {template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
-    return roles, formulas.checked(found)
+    return roles, formula_checks.checked(found)
 
 
 def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """Formula fields in chromium: the signing form's own reader and calculator (pages/static/formulas.js) answer every
 shared case as the service does (tests/files/formula_cases.json, also read by tests/unit/test_formulas.py) and every
-example of docs/formulas.md as it shows; a signer sees a formula's result live and read-only, on the form and on the
-page, while the service stores its own."""
+example of docs/formulas.md as it shows; a signer sees (and a screen reader hears) a formula's result live and
+read-only, on the form and on the page, and completion stores the results."""
 
 from playwright.async_api import Page, expect
 
@@ -55,7 +55,7 @@ async def test_the_signing_forms_calculator_answers_every_shared_case_as_the_ser
         assert wrong == []
 
 
-async def test_a_signer_sees_formulas_computed_live_and_read_only_and_the_service_stores_its_own(
+async def test_a_signer_sees_and_hears_formulas_computed_live_and_read_only_and_completion_stores_them(
     site, page: Page, browser
 ):
     template_id = await every_field_template(site, ORDER)
@@ -71,6 +71,7 @@ async def test_a_signer_sees_formulas_computed_live_and_read_only_and_the_servic
     await expect(total).to_have_value("10")
     await expect(summary).to_have_value("4 pieces at 2.5 make 10")
     await expect(page.locator(f'.box[data-field="{fields["Total"]}"] .value')).to_have_text("10")
+    await expect(page.locator(f"#step-{fields['Total']} output[role=status]")).to_have_text("Total: 10")
     await page.get_by_label("Price").press("Enter")
     await expect(total).to_be_visible()
     await expect(total).to_have_attribute("readonly", "")
@@ -84,10 +85,13 @@ async def test_a_signer_sees_formulas_computed_live_and_read_only_and_the_servic
     await quantity.fill("0")
     share_error = page.locator(f"#e-{fields['Share']}")
     await expect(share_error).to_have_text("This value cannot be computed from the answers so far.")
+    await expect(share_error).to_have_attribute("role", "alert")
+    await expect(share).to_have_attribute("aria-invalid", "true")
     await expect(share).to_have_value("")
     await quantity.fill("3")
     await expect(share).to_have_value("33.33")
     await expect(share_error).to_be_hidden()
+    await expect(share).to_have_attribute("aria-invalid", "false")
     await expect(summary).to_have_value("3 pieces at 2.5 make 7.5")
     await quantity.press("Enter")
 

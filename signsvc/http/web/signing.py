@@ -93,6 +93,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
         box_content=box_content,
         option_value=option_value,
         display=field_display,
+        formula_uuids=formula_values.uuids(view.fields),
         data=_script_data(request, view, language, embedded),
         signature_options=await signature_modes.form_options(
             request.app[DB], view.submission.account_id, view.fields, view.submitter.field_values
