@@ -63,9 +63,9 @@ def test_every_string_of_the_catalogue_is_used_and_every_string_used_is_in_it():
     [
         (("de",), "en", "de"),
         ((None, "de-AT"), "", "de"),
-        ((), "fr;q=0.9, de;q=0.8", "de"),
-        ((), "fr, en;q=0.5, de;q=0.7", "de"),
-        ((), "de;q=0, fr", "en"),
+        ((), "ja;q=0.9, de;q=0.8", "de"),
+        ((), "ja, en;q=0.5, de;q=0.7", "de"),
+        ((), "de;q=0, ja", "en"),
         (("xx",), "", "en"),
     ],
 )
