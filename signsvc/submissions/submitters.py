@@ -19,7 +19,15 @@ from signsvc.infra import errors, json_fields
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import produce
-from signsvc.submissions import email_verification, field_values, inputs, signer_rules, statuses, values
+from signsvc.submissions import (
+    condition_values,
+    email_verification,
+    field_values,
+    inputs,
+    signer_rules,
+    statuses,
+    values,
+)
 from signsvc.submissions.invitations import Invitations
 from signsvc.submissions.values import DEFAULT_UPLOADS_LIMIT, Namer, PreparedValues
 from signsvc.templates.documents import Ingest
@@ -101,10 +109,14 @@ class Submitters:
         submitter's documents."""
         now = self.clock.now()
         through_api = browser is None
-        completed_values = {
-            **signer_rules.with_defaults(submission, submitter, now),
-            **await values.defaults_stored(tx, self.clock, self.files, submission, submitter),
-        }
+        if submitters is None:
+            submitters = await stored.submitters_of(tx, submission.id)
+        # Fields that do not apply keep no value, not even their default.
+        completed_values = condition_values.applying(
+            submission, submitter, submitters, signer_rules.with_defaults(submission, submitter, now)
+        )
+        hidden = condition_values.hidden(submission, submitter, submitters, completed_values)
+        completed_values |= await values.defaults_stored(tx, self.clock, self.files, submission, submitter, hidden)
         submitter = await stored.update_submitter(
             tx,
             stored.changed(
@@ -125,8 +137,6 @@ class Submitters:
             data={},
             now=now,
         )
-        if submitters is None:
-            submitters = await stored.submitters_of(tx, submission.id)
         submitters = [submitter if s.id == submitter.id else s for s in submitters]
         finished = statuses.all_signed(submission, submitters)
         last = finished and await stored.complete_submission(tx, submission.id, now)
@@ -145,6 +155,8 @@ class Submitters:
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
+        others = await stored.submitters_of(self.db, submission.id)
+        condition_values.prepared_applying(submission, submitter, others, prepared)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
@@ -246,11 +258,12 @@ class Submitters:
     async def _with_values(self, slug: str, body: dict[str, Any], finish: Browser | None) -> Submitter:
         # Read outside a transaction: only to check the values before their files are made; the
         # transaction checks everything again.
-        submission, submitter, _ = await self._acting(self.db, slug)
+        submission, submitter, others = await self._acting(self.db, slug)
         named = submitter
         signer_rules.refuse_viewer(submission, submitter)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
+        condition_values.prepared_applying(submission, submitter, others, prepared)
         signer_rules.refuse_readonly(fields, prepared)
         await signer_rules.refuse_broken_rules(fields, prepared)
         await self.files.write(prepared.files)
@@ -260,7 +273,7 @@ class Submitters:
                 submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
                 if finish is None:
                     return await stored.update_submitter(tx, submitter, self.clock.now())
-                signer_rules.require_fields(submission, submitter)  # the values are written with the completion
+                signer_rules.require_fields(submission, submitter, submitters)  # written with the completion
                 return await self.complete(tx, submission, submitter, browser=finish, submitters=submitters)
         except BaseException:
             await self.files.discard(prepared.files)
@@ -282,6 +295,7 @@ class Submitters:
             **before,
             **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.signer),
         }
+        saved = condition_values.applying(submission, submitter, submitters, saved)
         first_save = submitter.started_at is None
         submitter = stored.changed(
             submitter, field_values=saved, opened_at=submitter.opened_at or now, started_at=submitter.started_at or now
@@ -362,10 +376,15 @@ class Submitters:
         if "send_email" in body:
             settings["send_email"] = json_fields.flag(body, "send_email")
         changes["preferences"] = settings
-        changes["field_values"] = {
-            **submitter.field_values,
-            **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.account),
-        }
+        changes["field_values"] = condition_values.applying(
+            submission,
+            submitter,
+            submitters,
+            {
+                **submitter.field_values,
+                **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.account),
+            },
+        )
         changed = stored.changed(submitter, **changes)
         await values.settle(tx, self.files, submission, changed, submitter.field_values, submitters, self.account)
         return changed

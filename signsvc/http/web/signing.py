@@ -12,7 +12,7 @@ from signsvc.http.appkeys import RESULTS, SETTINGS, SIGNING_FORMS
 from signsvc.http.web import catalogue, email_verification, rendering, submitter_actions
 from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
-from signsvc.submissions import field_values
+from signsvc.submissions import condition_form, field_values
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 from storage.shapes import Area, Field
 
@@ -36,6 +36,7 @@ SCRIPT_STRINGS = (
     "completed.preparing",
     "declined.title",
     "declined.body",
+    *condition_form.SCRIPT_STRINGS,
 )
 BODY_OVERHEAD = 4096  # the JSON around a file's base64 in a request
 TICK = "\u2713"
@@ -145,5 +146,6 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
             }
             for f in view.fields
         ],
+        "conditions": condition_form.script_data(view.submission, view.submitter, view.submitters),
         "strings": {key: t(key) for key in SCRIPT_STRINGS},
     }
