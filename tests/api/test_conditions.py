@@ -3,6 +3,8 @@
 `PUT /api/submitters/{id}`: a field that does not apply is neither required nor stored nor drawn in the signed
 documents, one that applies and is required is required."""
 
+import json
+import re
 from typing import Any
 
 from tests.support.documents import b64, pdf
@@ -399,3 +401,30 @@ async def test_completed_true_at_creation_applies_conditions(api, worker):
     [seller] = reply.json
     assert (await stored_values(api, seller["id"]))["Details"] is None
     assert "CREATED-HIDDEN" not in await signed_text(api, worker, seller["submission_id"])
+
+
+async def test_the_signing_form_is_given_only_the_other_signers_values_its_conditions_read(api):
+    delivery = field("f-delivery", "Delivery", "select", 0.1, options=["Pickup", "Ship"])
+    secret = field("f-secret", "Secret", y=0.2)
+    sign = field("f-sign", "Seller signature", "signature", 0.3)
+    address = field(
+        "f-address",
+        "Address",
+        y=0.4,
+        role=BUYER,
+        conditions=[
+            {"field_uuid": "f-delivery", "action": "equal", "value": "Ship"},
+            {"field_uuid": "f-sign", "action": "not_empty"},
+        ],
+    )
+    template = await make_template(api, [delivery, secret, sign, address])
+    seller, buyer = await signers(api, template["id"], SELLER, BUYER)
+    values = {"Delivery": "Ship", "Secret": "Not for the buyer", "Seller signature": "Sam Seller"}
+    assert (await act(api, seller["slug"], "complete", {"values": values})).status == 200
+    page = await api.with_key(None).get(f"/s/{buyer['slug']}", headers={"Accept": "text/html"})
+    data = json.loads(
+        re.search(r'<script type="application/json" id="signing-data">(.*?)</script>', page.body.decode(), re.S)[1]
+    )
+    assert data["conditions"]["values"] == {"f-delivery": "Ship", "f-sign": True}
+    assert [f["uuid"] for f in data["conditions"]["fields"]] == ["f-delivery", "f-sign", "f-address"]
+    assert data["conditions"]["documents"] == []
