@@ -232,7 +232,8 @@ async def test_a_document_condition_on_a_field_only_on_that_document_is_refused(
     assert (status, body) == (
         422,
         {
-            "error": "documents[0].conditions[0].field_uuid names Name, a field only on this document, which would never be shown"
+            "error": "documents[0].conditions[0].field_uuid names Name, "
+            "a field only on this document, which would never be shown"
         },
     )
 
