@@ -145,6 +145,7 @@ function start() {
 
   // A value changed: steps may appear or go; if the current one went, the next that applies is shown.
   function whenConditionsChange() {
+    if (!steps.length) return;
     conditions.refresh();
     if (conditions.applies(steps[current])) return showNavigation();
     const shown = conditions.next(current, 1) === -1 ? conditions.next(current, -1) : conditions.next(current, 1);

@@ -108,6 +108,10 @@ async def test_fields_and_a_document_appear_and_go_as_the_signer_answers(site, p
     await expect(live).to_have_text("Details, Annex term now apply and were added to the form.")
     await expect(annex_page).to_be_visible()
     await expect(page.locator("#progress")).to_have_text("0 of 4 filled")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await page.set_viewport_size({"width": 360, "height": 780})
+    await page.screenshot(path=SCREENSHOTS / "conditions-shown-360.png", full_page=True)
+    await page.set_viewport_size({"width": 1280, "height": 900})
     await page.get_by_role("button", name="Next").click()
     await step_of(page, "Details")
     await expect(page.get_by_label("Details")).to_be_focused()
@@ -143,7 +147,6 @@ async def test_fields_and_a_document_appear_and_go_as_the_signer_answers(site, p
     await step_of(page, "Plan")
     await expect(page.get_by_label("Basic")).to_be_checked()
 
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=SCREENSHOTS / "conditions-1280.png", full_page=True)
     await page.set_viewport_size({"width": 360, "height": 780})
     await page.screenshot(path=SCREENSHOTS / "conditions-360.png", full_page=True)
