@@ -21,7 +21,7 @@ def hidden(
 ) -> set[str]:
     """The fields of the submission that do not apply while `submitter`'s values are `own` and the others' as
     stored."""
-    if not _has_conditions(submission):
+    if not has_conditions(submission):
         return set()
     merged: dict[str, object] = {}
     for other in submitters:
@@ -53,13 +53,14 @@ def prepared_applying(
 
 def visible_fields(submission: Submission, fields: list[Field], values: Mapping[str, object]) -> list[Field]:
     """Those of `fields` that apply for `values` (every signer's, by field uuid)."""
-    if not _has_conditions(submission):
+    if not has_conditions(submission):
         return fields
     gone = conditions.hidden_fields(submission.fields, values, submission.documents)
     return [field for field in fields if field["uuid"] not in gone]
 
 
-def _has_conditions(submission: Submission) -> bool:
+def has_conditions(submission: Submission) -> bool:
+    """Whether any field or document of the submission has conditions (without, nothing is hidden)."""
     return any(f.get("conditions") for f in submission.fields) or any(d.get("conditions") for d in submission.documents)
 
 

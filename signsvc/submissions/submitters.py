@@ -155,8 +155,9 @@ class Submitters:
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
-        others = await stored.submitters_of(self.db, submission.id)
-        condition_values.prepared_applying(submission, submitter, others, prepared)
+        if condition_values.has_conditions(submission):
+            others = await stored.submitters_of(self.db, submission.id)
+            condition_values.prepared_applying(submission, submitter, others, prepared)
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
