@@ -82,7 +82,7 @@ def schema_conditions(raw: Any, documents: list[TemplateDocument], fields: list[
         for index, item in enumerate(raw):
             if not isinstance(item, dict):
                 raise errors.at(("schema", index), errors.must_be(dict))
-            if item.get("attachment_uuid") not in uuids:
+            if not isinstance(item.get("attachment_uuid"), str) or item["attachment_uuid"] not in uuids:
                 shown = item.get("attachment_uuid")
                 raise errors.at(("schema", index, "attachment_uuid"), f"names no document of the template: {shown}")
             if "conditions" in item:

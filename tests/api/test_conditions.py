@@ -225,6 +225,13 @@ async def test_schema_conditions_are_stored_and_returned_and_checked(api):
         422,
         {"error": "schema[0].attachment_uuid names no document of the template: nope"},
     )
+    reply = await api.put(
+        f"/api/templates/{template['id']}", json={"schema": [{"attachment_uuid": {}, "conditions": "0"}]}
+    )
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": "schema[0].attachment_uuid names no document of the template: {}"},
+    )
 
 
 async def test_a_document_condition_on_a_field_only_on_that_document_is_refused(api):
