@@ -147,6 +147,7 @@ function start() {
   function whenConditionsChange() {
     if (!steps.length) return;
     conditions.refresh();
+    updateProgress();
     if (conditions.applies(steps[current])) return showNavigation();
     const shown = conditions.next(current, 1) === -1 ? conditions.next(current, -1) : conditions.next(current, 1);
     showStep(shown);
