@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from storage.shapes import (
+    Condition,
     Field,
     FieldValues,
     FreeObject,
@@ -162,6 +163,7 @@ class TemplateDocument:
     filename: str
     pages: list[PageSize]
     previews: list[Preview]
+    conditions: list[Condition]  # when the document applies (`schema[].conditions`)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

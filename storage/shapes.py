@@ -59,6 +59,17 @@ class Validation(TypedDict, total=False):
     max: object
 
 
+class Condition(TypedDict):
+    """When a field or a document applies (`signsvc.submissions.conditions`): an action on another field's value.
+    `value` is an option's uuid for a select, radio or multiple field, a number as text for a number field;
+    `operation: "or"` joins the condition to the one before it (absent: and)."""
+
+    field_uuid: str
+    action: str
+    value: NotRequired[str]
+    operation: NotRequired[str]
+
+
 class Field(TypedDict):
     uuid: str
     submitter_uuid: str  # the uuid of the field's role
@@ -72,6 +83,7 @@ class Field(TypedDict):
     default_value: NotRequired[Json]  # as the client gave it, never null
     validation: NotRequired[Validation]
     options: NotRequired[list[Option]]  # select, radio and multiple fields
+    conditions: NotRequired[list[Condition]]  # the field applies only while these hold
     areas: NotRequired[list[Area]]  # the service gives every field its list (last); readers take none as empty
 
 
@@ -101,6 +113,7 @@ class SubmissionDocument(TypedDict):
     filename: str
     pages: list[PageSize]
     previews: NotRequired[list[Preview]]  # absent in submissions made before they kept their own
+    conditions: NotRequired[list[Condition]]  # the document applies only while these hold
 
 
 # A reminder schedule: `first_duration`, `second_duration`, `third_duration` (each optional), each a duration key

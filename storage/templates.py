@@ -11,7 +11,7 @@ from storage.filters import TemplateFilters
 from storage.queries import like_pattern
 from storage.records import Folder, Template, TemplateDocument
 from storage.rows import record, records, required
-from storage.shapes import Field, PageSize, Preview, Role, TemplatePreferences
+from storage.shapes import Condition, Field, PageSize, Preview, Role, TemplatePreferences
 
 
 async def folder(conn: Connection, account_id: int, name: str, now: datetime) -> Folder:
@@ -125,6 +125,7 @@ async def insert_document(
     blob_id: int,
     pages: list[PageSize],
     previews: list[Preview],
+    conditions: list[Condition] | None = None,
 ) -> None:
     """`previews` are the page images as `{id, uuid, filename}` of their stored files."""
     await conn.execute(
@@ -136,7 +137,12 @@ async def insert_document(
         blob_id=blob_id,
         pages=pages,
         previews=previews,
+        conditions=conditions or [],
     )
+
+
+async def set_document_conditions(conn: Connection, template_id: int, uuid: str, conditions: list[Condition]) -> None:
+    await conn.execute("set_document_conditions", template_id=template_id, uuid=uuid, conditions=conditions)
 
 
 async def list_documents(conn: Connection, template_id: int) -> list[TemplateDocument]:

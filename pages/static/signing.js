@@ -9,6 +9,7 @@ import { showFormulas } from "./formula-fields.js";
 import { firstMode, notesOf, reasonProblem } from "./signature-modes.js";
 import { setUpHandoff } from "./handoff.js";
 import { dateProblem, formatDate, masked, parseDate } from "./field-options.js";
+import { setUpConditions } from "./form-conditions.js";
 
 const data = JSON.parse(document.getElementById("signing-data").textContent);
 const say = (key, values = {}) => data.strings[key].replace(/\{(\w+)\}/g, (_, name) => values[name] ?? "");
@@ -39,22 +40,29 @@ function start() {
   const saving = new Map();
   let current = 0;
   let completing = false;
+  // Conditions: a step that does not apply is hidden and skipped; one shown again has its value saved again.
+  const conditions = setUpConditions({
+    setup: data.conditions, steps, filled, say, onAppear: (step) => filled(step) && edited(step.dataset.field),
+  });
 
   placeBoxes();
   for (const step of steps) prepare(step);
+  conditions.refresh(false);
+  $("#form").addEventListener("input", whenConditionsChange);
+  $("#form").addEventListener("change", whenConditionsChange);
   action("view").catch(() => {});
-  showStep(0); // the first field has the focus as the form opens
+  showStep(conditions.next(-1, 1)); // the first field that applies has the focus as the form opens
   showFormulas(data, say);
 
-  $("#back")?.addEventListener("click", () => showStep(current - 1));
+  $("#back")?.addEventListener("click", () => showStep(conditions.next(current, -1)));
   $("#next")?.addEventListener("click", async () => {
-    if (await leave(steps[current])) showStep(current + 1);
+    if (await leave(steps[current])) showStep(conditions.next(current, 1));
   });
   $("#form").addEventListener("submit", async (event) => {
     event.preventDefault();
     // Enter in a field moves on; only the last step's button completes.
     if (!$("#next").hidden) {
-      if (await leave(steps[current])) showStep(current + 1);
+      if (await leave(steps[current])) showStep(conditions.next(current, 1));
     } else {
       complete();
     }
@@ -107,6 +115,7 @@ function start() {
     if (canvas) {
       const pad = new Pad(canvas, () => {
         edited(uuid);
+        whenConditionsChange();
         clearTimeout(timer);
         timer = setTimeout(() => save(step), 700);
       });
@@ -155,11 +164,25 @@ function start() {
     steps.forEach((step, position) => step.classList.toggle("current", position === index));
     const uuid = steps[index].dataset.field;
     for (const box of $$(".box")) box.classList.toggle("active", box.dataset.field === uuid);
-    $("#back").disabled = index === 0;
-    $("#next").hidden = index === steps.length - 1;
+    showNavigation();
     $(`.box[data-field="${uuid}"]`)?.scrollIntoView({ block: "nearest", behavior: "smooth" });
     if (focus) firstControl(steps[index])?.focus();
     updateProgress();
+  }
+
+  function showNavigation() {
+    $("#back").disabled = conditions.next(current, -1) === -1;
+    $("#next").hidden = conditions.next(current, 1) === -1;
+  }
+
+  // A value changed: steps may appear or go; if the current one went, the next that applies is shown.
+  function whenConditionsChange() {
+    if (!steps.length) return;
+    conditions.refresh();
+    updateProgress();
+    if (conditions.applies(steps[current])) return showNavigation();
+    const shown = conditions.next(current, 1) === -1 ? conditions.next(current, -1) : conditions.next(current, 1);
+    showStep(shown);
   }
 
   function edited(uuid) {
@@ -170,7 +193,7 @@ function start() {
   function updateProgress() {
     // Progress counts what the signer must fill: required fields they can change.
     const counted = steps.filter((step) => step.dataset.type !== "stamp" && !$("input[readonly]", step)
-      && rules[step.dataset.field]?.required);
+      && rules[step.dataset.field]?.required && conditions.applies(step));
     const done = counted.filter((step) => filled(step)).length;
     const progress = $("#progress");
     const text = say("form.progress", { done, total: counted.length });
@@ -236,7 +259,7 @@ function start() {
     completing = true;
     const values = {};
     for (const step of steps) {
-      if (!changed.has(step.dataset.field)) continue;
+      if (!changed.has(step.dataset.field) || !conditions.applies(step)) continue;
       const value = await valueOf(step);
       if (value !== undefined) values[step.dataset.field] = value;
     }
@@ -305,7 +328,7 @@ function start() {
 
   function problemOf(step) {
     const rule = rules[step.dataset.field];
-    if (!rule || rule.readonly || step.dataset.type === "stamp") return null;
+    if (!rule || rule.readonly || step.dataset.type === "stamp" || !conditions.applies(step)) return null;
     if (!filled(step)) return rule.required ? say("form.missing") : null;
     const noReason = reasonProblem(step);
     if (noReason) return noReason;

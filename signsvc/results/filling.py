@@ -8,7 +8,7 @@ from signsvc.infra import pdf_calls
 from signsvc.infra.pdf_calls import Hashed
 from signsvc.infra.pool import PdfPool
 from signsvc.results.inputs import Inputs
-from signsvc.submissions import field_values
+from signsvc.submissions import condition_values, field_values
 from storage.records import Submission, Submitter
 from storage.shapes import SubmissionDocument
 
@@ -21,8 +21,9 @@ async def fill(
     """Each document of the submission with the values of `submitters` drawn in; stamp fields show who
     completed and when. Test-mode documents are marked on every page."""
     roles = {submitter.role_uuid for submitter in submitters}
-    fields = [f for f in field_values.named(submission.fields) if f.get("submitter_uuid") in roles]
     values = {uuid: value for submitter in submitters for uuid, value in submitter.field_values.items()}
+    fields = [f for f in field_values.named(submission.fields) if f.get("submitter_uuid") in roles]
+    fields = condition_values.visible_fields(submission, fields, values)  # a field that does not apply is not drawn
     stamp = {
         s.role_uuid: {
             "name": s.name or s.email or s.phone or s.role,

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import date, datetime
 
 from signsvc.infra import errors
-from signsvc.submissions import field_options, field_values, statuses
+from signsvc.submissions import condition_values, field_options, field_values, statuses
 from signsvc.submissions.values import PreparedValues
 from storage.records import Submission, Submitter
 from storage.shapes import Field, FieldValues
@@ -59,9 +59,11 @@ async def refuse_broken_rules(fields: list[Field], values: Mapping[str, object],
     await field_options.refuse_invalid(fields, values, today)
 
 
-def require_fields(submission: Submission, submitter: Submitter) -> None:
+def require_fields(submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> None:
+    """The first required field the submitter left empty: 422 naming it (a field that does not apply is none)."""
     fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-    missing = field_values.missing_required(fields, submitter.field_values)
+    hidden = condition_values.hidden(submission, submitter, submitters, submitter.field_values)
+    missing = field_values.missing_required([f for f in fields if f["uuid"] not in hidden], submitter.field_values)
     if missing is not None:
         raise errors.Invalid(f"{missing['name']} is required")
 

@@ -270,17 +270,18 @@ class Submissions:
         documents: list[SubmissionDocument] = []
         for document in originals:
             blob, previews = next(copies), [next(copies) for _ in document.previews]
-            documents.append(
-                {
-                    "uuid": document.uuid,
-                    "name": document.name,
-                    "blob_id": blob.id,
-                    "blob_uuid": blob.uuid,
-                    "filename": blob.filename,
-                    "pages": document.pages,
-                    "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
-                }
-            )
+            copied: SubmissionDocument = {
+                "uuid": document.uuid,
+                "name": document.name,
+                "blob_id": blob.id,
+                "blob_uuid": blob.uuid,
+                "filename": blob.filename,
+                "pages": document.pages,
+                "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+            }
+            if document.conditions:
+                copied["conditions"] = document.conditions
+            documents.append(copied)
         schedule = await reminders.schedule_for(tx, principal.account_id, request.reminders)
         return await stored.insert_submission(
             tx,

@@ -21,6 +21,7 @@ from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import produce
 from signsvc.submissions import (
+    condition_values,
     email_verification,
     field_values,
     formula_values,
@@ -118,13 +119,17 @@ class Submitters:
         through_api = browser is None
         if submitters is None:
             submitters = await stored.submitters_of(tx, submission.id)
-        completed_values = {
-            **signer_rules.with_defaults(submission, submitter, now),
-            **await values.defaults_stored(tx, self.clock, self.files, submission, submitter),
-        }
-        completed_values |= formula_values.computed(submission, submitter, submitters, completed_values)
+        # Fields that do not apply keep no value, not even their default.
+        completed_values = condition_values.applying(
+            submission, submitter, submitters, signer_rules.with_defaults(submission, submitter, now)
+        )
+        hidden = condition_values.hidden(submission, submitter, submitters, completed_values)
+        completed_values |= await values.defaults_stored(tx, self.clock, self.files, submission, submitter, hidden)
+        computed = formula_values.computed(submission, submitter, submitters, completed_values)
+        completed_values |= {uuid: value for uuid, value in computed.items() if uuid not in hidden}
         role_fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        await signer_rules.refuse_broken_rules(role_fields, completed_values, now.date())  # field options: validation
+        applying = [field for field in role_fields if field["uuid"] not in hidden]
+        await signer_rules.refuse_broken_rules(applying, completed_values, now.date())  # field options: validation
         submitter = await stored.update_submitter(
             tx,
             stored.changed(
@@ -163,6 +168,9 @@ class Submitters:
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
+        if condition_values.has_conditions(submission):
+            others = await stored.submitters_of(self.db, submission.id)
+            condition_values.prepared_applying(submission, submitter, others, prepared)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         signatures = await signature_modes.given(self.db, fields, {"values": _raw_values(body)}, signer=False)
         await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())  # field options
@@ -270,11 +278,12 @@ class Submitters:
     ) -> Submitter:
         # Read outside a transaction: only to check the values before their files are made; the
         # transaction checks everything again.
-        submission, submitter, _ = await self._acting(self.db, slug)
+        submission, submitter, others = await self._acting(self.db, slug)
         named = submitter
         signer_rules.refuse_viewer(submission, submitter)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
+        condition_values.prepared_applying(submission, submitter, others, prepared)
         signer_rules.refuse_readonly(fields, prepared)
         await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())
         typed = await signature_modes.typed_allowed(self.db, submission.account_id)
@@ -289,7 +298,7 @@ class Submitters:
                     await along(tx, submitter)
                 if finish is None:
                     return await stored.update_submitter(tx, submitter, self.clock.now())
-                signer_rules.require_fields(submission, submitter)  # the values are written with the completion
+                signer_rules.require_fields(submission, submitter, submitters)  # written with the completion
                 await signature_modes.require_reasons(tx, fields, submitter.field_values)
                 return await self.complete(tx, submission, submitter, browser=finish, submitters=submitters)
         except BaseException:
@@ -312,6 +321,7 @@ class Submitters:
             **before,
             **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.signer),
         }
+        saved = condition_values.applying(submission, submitter, submitters, saved)
         first_save = submitter.started_at is None
         submitter = stored.changed(
             submitter, field_values=saved, opened_at=submitter.opened_at or now, started_at=submitter.started_at or now
@@ -394,10 +404,15 @@ class Submitters:
         if "send_email" in body:
             settings["send_email"] = json_fields.flag(body, "send_email")
         changes["preferences"] = settings
-        changes["field_values"] = {
-            **submitter.field_values,
-            **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.account),
-        }
+        changes["field_values"] = condition_values.applying(
+            submission,
+            submitter,
+            submitters,
+            {
+                **submitter.field_values,
+                **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.account),
+            },
+        )
         changed = stored.changed(submitter, **changes)
         await values.settle(tx, self.files, submission, changed, submitter.field_values, submitters, self.account)
         return changed

@@ -160,17 +160,22 @@ async def _stored(
 
 
 async def defaults_stored(
-    tx: Connection, clock: Clock, files: Files, submission: Submission, submitter: Submitter
+    tx: Connection,
+    clock: Clock,
+    files: Files,
+    submission: Submission,
+    submitter: Submitter,
+    hidden: set[str] | frozenset[str] = frozenset(),
 ) -> FieldValues:
     """The values completion takes from defaults that name files, for the submitter's fields left without a value:
     each file recorded again as the submission's own, as a value naming it is, so the signed documents and the
     audit log show it. A file not the account's (a default stored before defaults were checked), or not an image
-    where one is drawn, is left out."""
+    where one is drawn, is left out; so are the `hidden` fields (conditions: they do not apply)."""
     found: FieldValues = {}
     for role_field in field_values.role_fields(submission.fields, submitter.role_uuid):
         default = role_field.get("default_value")
         named = field_values.named_files(role_field, default)
-        if not named or role_field["uuid"] in submitter.field_values:
+        if not named or role_field["uuid"] in submitter.field_values or role_field["uuid"] in hidden:
             continue
         owned = await files.owned(tx, submission.account_id, named)
         copies = []

@@ -112,6 +112,8 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: errors.Location,
     options = _options(raw, kind, where)
     if options is not None:
         result["options"] = options
+    if raw.get("conditions") is not None:  # checked against the other fields once all are read: condition_rules
+        result["conditions"] = raw["conditions"]
     result["areas"] = _areas(raw.get("areas", []), options, documents, (*where, "areas"), first_page)
     return result
 

@@ -16,14 +16,14 @@ from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.submissions import field_values
-from signsvc.templates import formula_checks, patterns, template_fields, template_preferences
+from signsvc.templates import condition_rules, formula_checks, patterns, template_fields, template_preferences
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.filters import TemplateFilters
 from storage.records import Principal, Template, TemplateDocument
-from storage.shapes import Field
+from storage.shapes import Condition, Field
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,7 @@ class Templates:
             documents,
             roles,
             fields,
+            document_conditions=_document_conditions(raw_documents, documents, fields),
             name=name,
             external_id=external_id,
             folder_name=folder_name,
@@ -86,6 +87,7 @@ class Templates:
         external_id: str | None,
         folder_name: str | None,
         shared_link: bool,
+        document_conditions: dict[str, list[Condition]] | None = None,
     ) -> Template:
         """The template of ingested documents, recorded with their files and its `template.created` event."""
         name = name or documents[0].name
@@ -118,7 +120,8 @@ class Templates:
                     now=now,
                 )
                 for position, document in enumerate(documents):
-                    await self._record_document(tx, principal.account_id, template_id, position, document)
+                    conditions = (document_conditions or {}).get(document.uuid, [])
+                    await self._record_document(tx, principal.account_id, template_id, position, document, conditions)
                 await self._event(tx, principal.account_id, "template.created", template_id)
                 return await stored.required_template(tx, template_id)
         except BaseException:
@@ -148,6 +151,8 @@ class Templates:
             template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
             changes = await self._changes(tx, template, body)
             await stored.update_template(tx, template, changes, self.clock.now())
+            for uuid, conditions in changes.get("document_conditions", {}).items():
+                await stored.set_document_conditions(tx, template.id, uuid, conditions)
             await self._event(tx, template.account_id, "template.updated", template.id)
             return await stored.required_template(tx, template.id)
 
@@ -206,7 +211,13 @@ class Templates:
             return await stored.required_template(tx, clone_id)
 
     async def _record_document(
-        self, tx: Connection, account_id: int, template_id: int, position: int, document: IngestedDocument
+        self,
+        tx: Connection,
+        account_id: int,
+        template_id: int,
+        position: int,
+        document: IngestedDocument,
+        conditions: list[Condition],
     ) -> None:
         blob = await self.files.record(tx, account_id, document.pdf)
         previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
@@ -219,6 +230,7 @@ class Templates:
             blob_id=blob.id,
             pages=document.pages,
             previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+            conditions=conditions,
         )
 
     async def _copy_document(
@@ -235,6 +247,7 @@ class Templates:
             blob_id=blob.id,
             pages=document.pages,
             previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+            conditions=_renamed(document.conditions, fresh),
         )
 
     async def _changes(self, tx: Connection, template: Template, body: dict[str, Any]) -> dict[str, Any]:
@@ -262,11 +275,16 @@ class Templates:
         if "fields" in body:
             roles = roles or Roles(template.roles)
             pages = [Page(d.uuid, len(d.pages)) for d in await stored.list_documents(tx, template.id)]
+            given = template_fields.fields(body["fields"], roles, pages, ("fields",), first_page=0)
             changes["fields"] = formula_checks.checked(
-                template_fields.fields(body["fields"], roles, pages, ("fields",), first_page=0)
+                condition_rules.checked_fields(given, [("fields", i) for i in range(len(given))])
             )
             await self._check_defaults(tx, template.account_id, changes["fields"])
             changes["roles"] = roles.items
+        if "schema" in body or "fields" in body:
+            documents = await stored.list_documents(tx, template.id)
+            fields = changes.get("fields", template.fields)
+            changes["document_conditions"] = condition_rules.schema_conditions(body.get("schema"), documents, fields)
         return changes
 
     async def _check_defaults(self, conn: Connection, account_id: int, fields: list[Field]) -> None:
@@ -294,22 +312,39 @@ def _fields_of_documents(raw_documents: list[Any], documents: list[IngestedDocum
     """The roles and fields the creation input gives each document, else the document's own form fields."""
     roles = Roles()
     found: list[Field] = []
+    places: list[errors.Location] = []
     for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True)):
         pages = [Page(document.uuid, len(document.pages))]
         if raw.get("fields") is not None:
-            found += template_fields.fields(raw["fields"], roles, pages, ("documents", index, "fields"), first_page=1)
+            given = template_fields.fields(raw["fields"], roles, pages, ("documents", index, "fields"), first_page=1)
+            places += [("documents", index, "fields", i) for i in range(len(given))]
+            found += given
         else:
-            found += template_fields.fields(
+            given = template_fields.fields(
                 _within_limit(document.form_fields, len(found), index),
                 roles,
                 pages,
                 ("documents", index, "form_fields"),
                 first_page=0,
             )
+            places += [("documents", index, "form_fields", i) for i in range(len(given))]
+            found += given
     if len(found) > template_fields.MAX_FIELDS:
         raise errors.Invalid(f"documents have {len(found)} fields: a template has at most {template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
-    return roles, formula_checks.checked(found)
+    return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
+
+
+def _document_conditions(
+    raw_documents: list[Any], documents: list[IngestedDocument], fields: list[Field]
+) -> dict[str, list[Condition]]:
+    """Each document's `conditions` from the creation input, checked against the template's fields."""
+    return {
+        document.uuid: condition_rules.document_conditions(
+            raw.get("conditions") if isinstance(raw, dict) else None, document.uuid, fields, ("documents", index)
+        )
+        for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True))
+    }
 
 
 def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) -> list[dict[str, Any]]:

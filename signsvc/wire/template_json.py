@@ -16,7 +16,7 @@ def template_json(files: Files, template: Template, documents: list[TemplateDocu
         "slug": template.slug,
         "name": template.name,
         "preferences": template.preferences,
-        "schema": [{"attachment_uuid": d.uuid, "name": d.name} for d in documents],
+        "schema": [_schema_item(d) for d in documents],
         "fields": _named_fields(template.fields),
         "submitters": template.roles,
         "author_id": template.author_id,
@@ -64,6 +64,13 @@ def document_json(files: Files, document: TemplateDocument) -> dict[str, Any]:
         "preview_image_url": files.link(preview["uuid"], preview["filename"]) if preview else None,
         "filename": document.filename,
     }
+
+
+def _schema_item(document: TemplateDocument) -> dict[str, Any]:
+    item: dict[str, Any] = {"attachment_uuid": document.uuid, "name": document.name}
+    if document.conditions:
+        item["conditions"] = document.conditions
+    return item
 
 
 def _named_fields(fields: list[Field]) -> list[Field]:

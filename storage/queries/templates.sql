@@ -54,8 +54,12 @@ DELETE FROM templates WHERE id = :id
 
 -- insert_document --
 -- A document of a template: its PDF, page sizes and page images.
-INSERT INTO template_documents (template_id, uuid, position, name, blob_id, pages, previews)
-VALUES (:template_id, :uuid, :position, :name, :blob_id, :pages, :previews)
+INSERT INTO template_documents (template_id, uuid, position, name, blob_id, pages, previews, conditions)
+VALUES (:template_id, :uuid, :position, :name, :blob_id, :pages, :previews, :conditions)
+
+-- set_document_conditions --
+-- Writes the conditions of a template's document.
+UPDATE template_documents SET conditions = :conditions WHERE template_id = :template_id AND uuid = :uuid
 
 -- list_documents --
 -- A template's documents in order.

@@ -3,6 +3,9 @@
 The document bounds each number of an area alone; that an area lies inside its page (x + w <= 1, y + h <= 1), that
 its page exists in the PDF (the hooks give a one-page PDF) and that an area names one of its field's options are
 rules across values or about content, mended here. An update's areas must name the template's documents by uuid.
+Conditions name other fields (and `schema` items the template's documents) by uuids the generator cannot know:
+valid cases go without them; their rules are the API tests' (tests/api/test_conditions.py) and the negative
+cases'.
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ def repair(operation: str, case: Any) -> None:
     if operation in ("createTemplate", "createTemplateFromPdf"):
         _signable(case, body)
         for document in body.get("documents") or []:
+            if isinstance(document, dict):
+                document.pop("conditions", None)
             if isinstance(document, dict) and isinstance(document.get("fields"), list):
                 _fields(document["fields"])
     elif operation == "updateTemplate":
         changes = body["template"] if isinstance(body.get("template"), dict) else body
+        changes.pop("schema", None)
         if isinstance(changes.get("fields"), list):
             # An area must name one of the template's documents, whose uuids the generator cannot know (and may
             # leave it out only when the template has one document): fields are sent without areas. Areas'
@@ -31,6 +37,8 @@ def repair(operation: str, case: Any) -> None:
             for field in changes["fields"]:
                 if isinstance(field, dict) and "areas" in field:
                     field["areas"] = []
+                if isinstance(field, dict):
+                    field.pop("conditions", None)
 
 
 def _signable(case: Any, body: dict[str, Any]) -> None:
@@ -47,6 +55,8 @@ def _signable(case: Any, body: dict[str, Any]) -> None:
 
 def _fields(fields: list[Any]) -> None:
     for field in fields:
+        if isinstance(field, dict):
+            field.pop("conditions", None)
         if not isinstance(field, dict) or not isinstance(field.get("areas"), list):
             continue
         options = field.get("options") if field.get("type") in _WITH_OPTIONS else None

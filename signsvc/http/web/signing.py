@@ -12,7 +12,7 @@ from signsvc.http.appkeys import DB, RESULTS, SETTINGS, SIGNING_FORMS
 from signsvc.http.web import catalogue, email_verification, field_display, rendering, submitter_actions
 from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
-from signsvc.submissions import field_options, field_values, formula_values, signature_modes
+from signsvc.submissions import condition_form, field_options, field_values, formula_values, signature_modes
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 from storage.shapes import Area, Field
 
@@ -40,6 +40,7 @@ SCRIPT_STRINGS = (
     "declined.title",
     "declined.body",
     "formulas.cannot_compute",
+    *condition_form.SCRIPT_STRINGS,
 )
 BODY_OVERHEAD = 4096  # the JSON around a file's base64 in a request
 TICK = "\u2713"
@@ -158,6 +159,7 @@ def _script_data(request: web.Request, view: FormView, language: str, embedded: 
             }
             for f in view.fields
         ],
+        "conditions": condition_form.script_data(view.submission, view.submitter, view.submitters),
         "strings": {key: t(key) for key in SCRIPT_STRINGS},
         "formulas": formula_values.form_data(view.submission.fields, view.fields, view.submitters),
     }

@@ -1,0 +1,147 @@
+// Conditions: whether a field (or a whole document) applies, given the values entered so far. The same rules as
+// the service's (signsvc/submissions/conditions.py); both answer the cases of tests/files/condition_cases.json.
+// OR joins a condition to the one before it and the terms are ANDed, so OR binds tighter than AND. A field that
+// does not apply counts as having no value for the conditions that name it (transitive hiding), and so does a
+// field all of whose areas lie on documents that do not apply. Pure: values in, field uuids out.
+
+const EPSILON = 1e-9;
+const OPTION_TYPES = new Set(["select", "radio", "multiple"]);
+const BLANK = /^[ \t\n\r\f\v]*$/;
+const NUMBER = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+
+export class Visibility {
+  // fields: [{uuid, type, conditions, options, default_value, areas}]; values: {uuid: value};
+  // documents: [{uuid, conditions}].
+  constructor(fields, values, documents = []) {
+    this.fields = new Map(fields.map((field) => [field.uuid, field]));
+    this.values = values;
+    this.documents = new Map(documents.map((d) => [String(d.uuid), d.conditions || []]));
+    this.known = new Map();
+    this.underWay = new Set(); // a cycle (refused when saved) leaves the field it meets hidden
+  }
+
+  hiddenFields() {
+    return [...this.fields.keys()].filter((uuid) => !this.fieldApplies(uuid));
+  }
+
+  hiddenDocuments() {
+    return [...this.documents.keys()].filter((uuid) => !this.documentApplies(uuid));
+  }
+
+  fieldApplies(uuid) {
+    const field = this.fields.get(uuid);
+    return this.applies(`field:${uuid}`, field.conditions || [], areaDocuments(field));
+  }
+
+  documentApplies(uuid) {
+    return this.applies(`document:${uuid}`, this.documents.get(uuid) || [], []);
+  }
+
+  applies(key, conditions, onDocuments) {
+    if (this.known.has(key)) return this.known.get(key);
+    if (this.underWay.has(key)) return false;
+    this.underWay.add(key);
+    let applies;
+    try {
+      applies = holds(conditions, (condition) => this.conditionHolds(condition))
+        && (onDocuments.length === 0 || onDocuments.some((uuid) => this.documentApplies(uuid)));
+    } finally {
+      this.underWay.delete(key);
+    }
+    this.known.set(key, applies);
+    return applies;
+  }
+
+  conditionHolds(condition) {
+    const field = this.fields.get(String(condition.field_uuid));
+    const value = field === undefined ? null : this.valueOf(field);
+    return actionHolds(condition, field, value);
+  }
+
+  valueOf(field) {
+    if (!this.fieldApplies(field.uuid)) return null;
+    const value = this.values[field.uuid];
+    return value === undefined || value === null ? (field.default_value ?? null) : value;
+  }
+}
+
+export function holds(conditions, check) {
+  const terms = [];
+  for (const condition of conditions) {
+    const result = check(condition);
+    if (condition.operation === "or" && terms.length) terms[terms.length - 1] = terms[terms.length - 1] || result;
+    else terms.push(result);
+  }
+  return terms.every(Boolean);
+}
+
+export function actionHolds(condition, field, value) {
+  const { action, value: expected } = condition;
+  const kind = field ? field.type : "";
+  switch (action) {
+    case "empty": case "unchecked": return isBlank(value);
+    case "not_empty": case "checked": return !isBlank(value);
+    case "equal": case "contains": case "not_equal": case "does_not_contain":
+      return compares(action, kind, field, value, expected);
+    case "greater_than": case "less_than": {
+      const a = numberOf(value);
+      const b = numberOf(expected);
+      if (a === null || b === null) return false;
+      return action === "greater_than" ? a > b : a < b;
+    }
+    default: return true; // an action this form does not know (never stored: refused when saved)
+  }
+}
+
+function compares(action, kind, field, value, expected) {
+  const negated = action === "not_equal" || action === "does_not_contain";
+  if (kind === "number" && (action === "equal" || action === "not_equal")) {
+    const a = numberOf(value);
+    const b = numberOf(expected);
+    if (a === null || b === null) return false;
+    return (Math.abs(a - b) < EPSILON) !== negated;
+  }
+  if (OPTION_TYPES.has(kind) && field) return texts(value).includes(optionText(field, expected)) !== negated;
+  return negated ? false : texts(value).includes(textOf(expected));
+}
+
+function optionText(field, wanted) {
+  const options = field.options || [];
+  const index = options.findIndex((option) => option.uuid === wanted);
+  if (index >= 0) return options[index].value || `Option ${index + 1}`;
+  return textOf(wanted);
+}
+
+function texts(value) {
+  if (isBlank(value)) return [];
+  return (Array.isArray(value) ? value : [value]).map(textOf);
+}
+
+export function textOf(value) {
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : null;
+  return typeof value === "string" ? value : null;
+}
+
+export function numberOf(value) {
+  if (typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "string") {
+    const text = value.replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, "");
+    if (!NUMBER.test(text)) return null;
+    const number = Number(text);
+    return Number.isFinite(number) ? number : null;
+  }
+  return null;
+}
+
+export function isBlank(value) {
+  if (typeof value === "string") return BLANK.test(value);
+  if (Array.isArray(value)) return value.length === 0;
+  if (value !== null && typeof value === "object") return Object.keys(value).length === 0;
+  return value === null || value === undefined || value === false;
+}
+
+function areaDocuments(field) {
+  return (field.areas || []).map((area) => area.attachment_uuid).filter(Boolean);
+}

@@ -1,0 +1,184 @@
+"""Conditions: whether a field (or a whole document) applies, given the values entered so far.
+
+The signing form runs the same rules in the browser (pages/static/conditions.js); both answer the cases of
+tests/files/condition_cases.json. A list of conditions folds left to right: a condition with `operation: "or"`
+joins the one before it, any other starts a new term, and every term must hold, so OR binds tighter than AND
+(`[A, B or, C]` is `(A or B) and C`). A field hidden by its conditions counts as having no value for the
+conditions that name it (transitive hiding), and so does a field all of whose areas lie on hidden documents.
+Pure: values in, field uuids out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from storage.shapes import Condition, Field
+
+ACTIONS = (
+    "checked",
+    "unchecked",
+    "equal",
+    "not_equal",
+    "contains",
+    "does_not_contain",
+    "empty",
+    "not_empty",
+    "greater_than",
+    "less_than",
+)
+WITH_VALUE = frozenset({"equal", "not_equal", "contains", "does_not_contain", "greater_than", "less_than"})
+OPTION_TYPES = frozenset({"select", "radio", "multiple"})
+EPSILON = 1e-9
+_BLANK = " \t\n\r\f\v"
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+class Visibility:
+    """Which fields and documents apply for `values` (by field uuid; a field without one counts its default)."""
+
+    def __init__(
+        self, fields: Iterable[Field], values: Mapping[str, object], documents: Iterable[Mapping[str, Any]] = ()
+    ) -> None:
+        self.fields = {field["uuid"]: field for field in fields}
+        self.values = values
+        self.documents = {str(d.get("uuid")): list(d.get("conditions") or []) for d in documents}
+        self._known: dict[str, bool] = {}
+        self._under_way: set[str] = set()  # a cycle (refused when saved) leaves the field it meets hidden
+
+    def hidden_fields(self) -> list[str]:
+        """The uuids of the fields that do not apply, in field order."""
+        return [uuid for uuid in self.fields if not self.field_applies(uuid)]
+
+    def hidden_documents(self) -> list[str]:
+        return [uuid for uuid in self.documents if not self.document_applies(uuid)]
+
+    def field_applies(self, uuid: str) -> bool:
+        field = self.fields[uuid]
+        return self._applies(f"field:{uuid}", field.get("conditions") or [], _area_documents(field))
+
+    def document_applies(self, uuid: str) -> bool:
+        return self._applies(f"document:{uuid}", self.documents.get(uuid, []), [])
+
+    def _applies(self, key: str, conditions: list[Condition], on_documents: list[str]) -> bool:
+        if key in self._known:
+            return self._known[key]
+        if key in self._under_way:
+            return False
+        self._under_way.add(key)
+        try:
+            applies = holds(conditions, self._condition_holds) and (
+                not on_documents or any(self.document_applies(uuid) for uuid in on_documents)
+            )
+        finally:
+            self._under_way.discard(key)
+        self._known[key] = applies
+        return applies
+
+    def _condition_holds(self, condition: Condition) -> bool:
+        field = self.fields.get(str(condition.get("field_uuid")))
+        value = self.value_of(field) if field is not None else None
+        return action_holds(condition, field, value)
+
+    def value_of(self, field: Field) -> object:
+        """The field's value as conditions read it: none while the field itself does not apply."""
+        if not self.field_applies(field["uuid"]):
+            return None
+        value = self.values.get(field["uuid"])
+        return field.get("default_value") if value is None else value
+
+
+def holds(conditions: list[Condition], check: Callable[[Condition], bool]) -> bool:
+    """Whether a list of conditions holds: OR joins a condition to the one before it, the terms are ANDed."""
+    terms: list[bool] = []
+    for condition in conditions:
+        result = check(condition)
+        if condition.get("operation") == "or" and terms:
+            terms[-1] = terms[-1] or result
+        else:
+            terms.append(result)
+    return all(terms)
+
+
+def action_holds(condition: Condition, field: Field | None, value: object) -> bool:
+    action, expected = condition.get("action"), condition.get("value")
+    kind = field["type"] if field is not None else ""
+    if action in ("empty", "unchecked"):
+        return is_blank(value)
+    if action in ("not_empty", "checked"):
+        return not is_blank(value)
+    if action in ("equal", "contains", "not_equal", "does_not_contain"):
+        return _compares(action, kind, field, value, expected)
+    if action in ("greater_than", "less_than"):
+        a, b = number_of(value), number_of(expected)
+        if a is None or b is None:
+            return False
+        return a > b if action == "greater_than" else a < b
+    return True  # an action this service does not know (never stored: refused when saved)
+
+
+def _compares(action: str, kind: str, field: Field | None, value: object, expected: object) -> bool:
+    negated = action in ("not_equal", "does_not_contain")
+    if kind == "number" and action in ("equal", "not_equal"):
+        a, b = number_of(value), number_of(expected)
+        if a is None or b is None:
+            return False
+        return (abs(a - b) < EPSILON) != negated
+    if kind in OPTION_TYPES and field is not None:
+        return (option_text(field, expected) in _texts(value)) != negated
+    return False if negated else text_of(expected) in _texts(value)
+
+
+def option_text(field: Field, wanted: object) -> str | None:
+    """The text of the option a condition names by uuid (an option without text reads "Option <n>")."""
+    for index, option in enumerate(field.get("options", [])):
+        if option.get("uuid") == wanted:
+            return option.get("value") or f"Option {index + 1}"
+    return text_of(wanted)
+
+
+def _texts(value: object) -> list[str | None]:
+    if is_blank(value):
+        return []
+    return [text_of(item) for item in (value if isinstance(value, list) else [value])]
+
+
+def text_of(value: object) -> str | None:
+    """A value as text, the same in the browser: true/false, whole numbers without a point."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return value if isinstance(value, str) else None
+
+
+def number_of(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str) and _NUMBER.fullmatch(text := value.strip(_BLANK)):
+        number = float(text)
+        return number if math.isfinite(number) else None
+    return None
+
+
+def is_blank(value: object) -> bool:
+    if isinstance(value, str):
+        return not value.strip(_BLANK)
+    return value is None or value is False or value == [] or value == {}
+
+
+def _area_documents(field: Field) -> list[str]:
+    return [area["attachment_uuid"] for area in field.get("areas", []) if area.get("attachment_uuid")]
+
+
+def hidden_fields(
+    fields: Iterable[Field], values: Mapping[str, object], documents: Iterable[Mapping[str, Any]] = ()
+) -> set[str]:
+    """The uuids of the fields that do not apply for `values`."""
+    return set(Visibility(fields, values, documents).hidden_fields())

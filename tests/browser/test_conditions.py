@@ -1,0 +1,164 @@
+"""Conditions in chromium: the signing form's own rules (pages/static/conditions.js) answer every case of the table
+the service's are tested with (tests/files/condition_cases.json, also read by tests/unit/test_conditions.py), and a
+signer sees fields and a document appear and go as they answer, Back and Next skipping what does not apply, focus
+never on a hidden field, screen readers told."""
+
+import json
+import re
+
+from playwright.async_api import Page, expect
+
+from tests.browser.conftest import SCREENSHOTS
+from tests.support.documents import b64, pdf
+from tests.support.every_field import box, field, invite
+from tests.support.live_site import BROWSER_LOOP
+from tests.support.paths import ROOT
+from tests.support.system import CHROMIUM
+
+pytestmark = [CHROMIUM, BROWSER_LOOP]
+
+TABLE = json.loads((ROOT / "tests" / "files" / "condition_cases.json").read_text())
+PLAN = [{"uuid": "opt-basic", "value": "Basic"}, {"uuid": "opt-pro", "value": "Pro"}]
+ORDER = [
+    field("Agree to the annex", "checkbox", box(1, 0.10, w=0.04), uuid="f-agree", required=False),
+    field(
+        "Details", "text", box(1, 0.20), uuid="f-details", conditions=[{"field_uuid": "f-agree", "action": "checked"}]
+    ),
+    field(
+        "Plan",
+        "radio",
+        box(1, 0.30, w=0.04, option="Basic"),
+        box(1, 0.30, x=0.3, w=0.04, option="Pro"),
+        options=PLAN,
+        uuid="f-plan",
+    ),
+    field(
+        "Company",
+        "text",
+        box(1, 0.40),
+        uuid="f-company",
+        conditions=[{"field_uuid": "f-plan", "action": "equal", "value": "opt-pro"}],
+    ),
+    field("Full name", "text", box(1, 0.50), uuid="f-name"),
+]
+ANNEX = [field("Annex term", "text", box(1, 0.20), uuid="f-annex")]
+
+
+async def order_template(site) -> int:
+    reply = await site.post(
+        "/api/templates",
+        json={
+            "name": "Order",
+            "documents": [
+                {"name": "order", "file": b64(pdf(1, text="Order form")), "fields": ORDER},
+                {
+                    "name": "annex",
+                    "file": b64(pdf(1, text="Annex")),
+                    "fields": ANNEX,
+                    "conditions": [{"field_uuid": "f-agree", "action": "checked"}],
+                },
+            ],
+        },
+    )
+    assert reply.status == 201, reply.json
+    return reply.json["id"]
+
+
+async def step_of(page: Page, name: str):
+    current = page.locator("fieldset.current")
+    await expect(current.locator("legend, label").first).to_have_text(re.compile(f"^{re.escape(name)}"))
+    return current
+
+
+async def test_the_signing_forms_own_rules_answer_every_shared_condition_case_as_the_service_does(site, page: Page):
+    tess = await invite(site, await order_template(site))
+    await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
+    await expect(page.get_by_label("Agree to the annex")).to_be_visible()
+    answers = await page.evaluate(
+        """async (cases) => {
+        const signing = document.querySelector('script[src*="signing.js"]').src;
+        const { Visibility } = await import(new URL("conditions.js", signing));
+        return cases.map((c) => {
+            const visibility = new Visibility(c.fields, c.values, c.documents || []);
+            return { hidden: visibility.hiddenFields(), hidden_documents: visibility.hiddenDocuments() };
+        });
+    }""",
+        TABLE["cases"],
+    )
+    wrong = [
+        case["rule"]
+        for case, answer in zip(TABLE["cases"], answers, strict=True)
+        if answer != {"hidden": case["hidden"], "hidden_documents": case.get("hidden_documents", [])}
+    ]
+    assert wrong == [] and len(answers) == len(TABLE["cases"])
+
+
+async def test_fields_and_a_document_appear_and_go_as_the_signer_answers(site, page: Page):
+    tess = await invite(site, await order_template(site))
+    await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
+    live = page.locator("#conditions-live")
+    annex_page = page.locator("figure.page").nth(1)
+    await expect(page.locator("#progress")).to_have_text("0 of 2 filled")  # Plan and Full name apply
+    await expect(annex_page).to_be_hidden()
+    await expect(page.locator('.box[data-field="f-details"]')).to_be_hidden()
+
+    # Ticking the box shows Details and the annex (with its field), and says so.
+    agree = page.get_by_label("Agree to the annex")
+    await agree.check()
+    await expect(live).to_have_text("Details, Annex term now apply and were added to the form.")
+    await expect(annex_page).to_be_visible()
+    await expect(page.locator("#progress")).to_have_text("0 of 4 filled")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await page.set_viewport_size({"width": 360, "height": 780})
+    await page.screenshot(path=SCREENSHOTS / "conditions-shown-360.png", full_page=True)
+    await page.set_viewport_size({"width": 1280, "height": 900})
+    await page.get_by_role("button", name="Next").click()
+    await step_of(page, "Details")
+    await expect(page.get_by_label("Details")).to_be_focused()
+    await page.get_by_label("Details").fill("Blue ones")
+    await page.get_by_label("Details").press("Enter")
+
+    # Choosing Pro shows Company; Basic takes it away again, and Next then skips it.
+    await step_of(page, "Plan")
+    await page.get_by_label("Pro").check()
+    await expect(live).to_have_text("Company now applies and was added to the form.")
+    await page.get_by_role("button", name="Next").click()
+    await step_of(page, "Company")
+    await page.get_by_label("Company").fill("Acme")
+    await page.get_by_role("button", name="Back").click()
+    await step_of(page, "Plan")
+    await page.get_by_label("Basic").check()
+    await expect(live).to_have_text("Company no longer applies and was removed from the form.")
+    await expect(page.locator('.box[data-field="f-company"]')).to_be_hidden()
+    await page.get_by_role("button", name="Next").click()
+    await step_of(page, "Full name")
+    await expect(page.get_by_label("Full name")).to_be_focused()
+    await page.get_by_label("Full name").fill("Tess Tenant")
+
+    # Back to the box, untick: Details and the annex go; Next skips Details.
+    for name in ("Plan", "Details", "Agree to the annex"):
+        await page.get_by_role("button", name="Back").click()
+        await step_of(page, name)
+    await expect(page.get_by_role("button", name="Back")).to_be_disabled()
+    await agree.uncheck()
+    await expect(live).to_have_text("Details, Annex term no longer apply and were removed from the form.")
+    await expect(annex_page).to_be_hidden()
+    await page.get_by_role("button", name="Next").click()
+    await step_of(page, "Plan")
+    await expect(page.get_by_label("Basic")).to_be_checked()
+
+    await page.screenshot(path=SCREENSHOTS / "conditions-1280.png", full_page=True)
+    await page.set_viewport_size({"width": 360, "height": 780})
+    await page.screenshot(path=SCREENSHOTS / "conditions-360.png", full_page=True)
+    await page.set_viewport_size({"width": 1280, "height": 900})
+
+    await page.get_by_role("button", name="Next").click()
+    await step_of(page, "Full name")
+    await expect(page.get_by_role("button", name="Complete")).to_be_visible()
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_text("You have completed the form.")).to_be_visible()
+
+    reply = await site.get(f"/api/submitters/{tess['id']}")
+    values = {v["field"]: v["value"] for v in reply.json["values"]}
+    assert values["Full name"] == "Tess Tenant" and values["Plan"] == "Basic" and values["Agree to the annex"] is False
+    assert values["Details"] is None and values["Company"] is None and values["Annex term"] is None

@@ -1,0 +1,30 @@
+"""Conditions: when a field or a document applies. The cases are shared with the browser test
+(tests/browser/test_conditions.py), which runs the signing form's own `Visibility` on them: what one answers,
+the other must."""
+
+import json
+
+import pytest
+
+from signsvc.submissions import conditions
+from tests.support.paths import ROOT
+
+TABLE = json.loads((ROOT / "tests" / "files" / "condition_cases.json").read_text())
+CASES = TABLE["cases"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case["rule"])
+def test_the_service_answers_each_shared_condition_case_as_the_table_says(case):
+    visibility = conditions.Visibility(case["fields"], case["values"], case.get("documents", []))
+    assert visibility.hidden_fields() == case["hidden"]
+    assert visibility.hidden_documents() == case.get("hidden_documents", [])
+
+
+def test_the_table_covers_every_action_and_the_or_operation():
+    used = {c["action"] for case in CASES for f in case["fields"] for c in f.get("conditions", [])}
+    assert set(conditions.ACTIONS) <= used
+    assert any(c.get("operation") == "or" for case in CASES for f in case["fields"] for c in f.get("conditions", []))
+
+
+def test_rule_names_are_unique_so_each_case_is_its_own_test():
+    assert len({case["rule"] for case in CASES}) == len(CASES)
