@@ -306,6 +306,7 @@ class ResultDocument:
     values_sha256: str | None
     created_at: datetime
     pades_level: str | None  # a signed file's PAdES level: B-B, B-T, B-LT or B-LTA
+    timestamp_renew_at: datetime | None = None  # when its archive timestamp is to be renewed
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -139,3 +139,8 @@ async def renew_result_file(
     )
     for row in rows:
         await conn.execute("insert_result_version", sha256=old_sha256, id=row["id"])
+
+
+async def postpone_timestamp_renewal(conn: Connection, blob_id: int, renew_at: datetime) -> None:
+    """The file's archive timestamp is asked for again at `renew_at`."""
+    await conn.execute("postpone_timestamp_renewal", blob_id=blob_id, renew_at=renew_at)

@@ -330,12 +330,13 @@ def archive_timestamp(pdf: bytes, tsa_url: str, crls: tuple[bytes, ...] = ()) ->
     return Sealed(stamped, _sha256(stamped), "B-LTA", expires_at, stampers)
 
 
-def timestamp_certificates(pdf: bytes) -> tuple[str, ...]:
-    """The certificates (PEM) of every timestamp in a signed file."""
+def timestamp_state(pdf: bytes) -> tuple[tuple[str, ...], datetime | None]:
+    """The certificates (PEM) of every timestamp in a signed file, and when the certificate of its last document
+    timestamp expires (None: it has none)."""
     from signsvc.pdf import long_term
 
     with _engine_errors():
-        return long_term.timestamp_certificate_pems(pdf)
+        return long_term.timestamp_certificate_pems(pdf), long_term.last_timestamp_expiry(pdf)
 
 
 def issue_crl(chain: SigningChain, now: datetime, valid_for: timedelta) -> bytes:

@@ -67,11 +67,13 @@ class Sealer:
             return await self._archived(sealed, tsa_url, what)
         return sealed
 
-    async def archive(self, pdf: bytes, tsa_url: str) -> Sealed:
+    async def archive(self, pdf: bytes, tsa_url: str) -> tuple[Sealed, datetime | None]:
         """A signed file with a DSS update (revocation information for its timestamp authorities) and a new
-        document timestamp. Raises ConnectionError when the timestamp server fails."""
-        stampers = await self.pool.run(pdf_calls.timestamp_certificates, pdf)
-        return await self.pool.run(pdf_calls.archive_timestamp, pdf, tsa_url, await self._crls_of(stampers))
+        document timestamp, and when the certificate of the file's last document timestamp before it expires.
+        Raises ConnectionError when the timestamp server fails."""
+        stampers, expires_at = await self.pool.run(pdf_calls.timestamp_state, pdf)
+        renewed = await self.pool.run(pdf_calls.archive_timestamp, pdf, tsa_url, await self._crls_of(stampers))
+        return renewed, expires_at
 
     async def _archived(self, sealed: Sealed, tsa_url: str, what: str) -> Sealed:
         """B-LT with a signature timestamp made B-LTA; kept as it is when the timestamp server fails now."""

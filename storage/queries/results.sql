@@ -91,6 +91,11 @@ UPDATE result_documents SET sha256 = :sha256, timestamp_renew_at = :renew_at
 WHERE blob_id = :blob_id AND sha256 = :old_sha256
 RETURNING id
 
+-- postpone_timestamp_renewal --
+-- A file's archive timestamp renewal is tried again later.
+UPDATE result_documents SET timestamp_renew_at = :renew_at
+WHERE blob_id = :blob_id AND timestamp_renew_at IS NOT NULL
+
 -- insert_result_version --
 -- An earlier version of a result document (its archive timestamp was renewed since).
 INSERT INTO result_document_versions (sha256, result_document_id) VALUES (:sha256, :id)

@@ -34,7 +34,7 @@ from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
 import storage.results as stored_results
-from signsvc.http.appkeys import RESULTS, WORKER
+from signsvc.http.appkeys import FILES, RESULTS, WORKER
 from signsvc.infra.downloads import Downloader
 from signsvc.pdf import certificates
 from signsvc.results import sealing, signing_identity
@@ -288,10 +288,24 @@ async def test_b_lta_the_dss_carries_revocation_information_for_a_tsa_whose_cert
 
 @pytest.fixture
 def short_lived_tsa(clock):
-    """A timestamp authority whose certificate expires 120 days after the clock's start, stamping the clock's time."""
+    """A timestamp authority whose certificate expires 120 days after the clock's start, stamping the clock's time;
+    `replace()` gives it a new certificate, valid for two years from the clock's time."""
     authority = timestamps.create("short-lived TSA", now=clock.now(), valid_for=timedelta(days=120))
-    with timestamps.serving(authority.stamper(clock.now)) as url:
-        yield {"url": url, "cert_pem": authority.cert_pem}
+    stamper = authority.stamper(clock.now)
+    found: dict[str, Any] = {"cert_pems": [authority.cert_pem]}
+
+    def replace() -> None:
+        new = timestamps.create("renewed TSA", now=clock.now(), valid_for=timedelta(days=730))
+        stamper.tsa_cert, stamper.tsa_key = new.stamper().tsa_cert, new.stamper().tsa_key
+        found["cert_pems"].append(new.cert_pem)
+
+    with timestamps.serving(stamper) as url:
+        yield {**found, "url": url, "replace": replace}
+
+
+def due_day(clock) -> None:
+    """The clock moved a day past when the short-lived TSA's timestamps are due for renewal."""
+    clock.advance(timedelta(days=120) - sealing.RENEW_MARGIN + timedelta(days=1))
 
 
 async def test_archive_timestamps_are_renewed_before_the_tsa_certificate_expires_and_earlier_versions_stay_issued(
@@ -305,13 +319,14 @@ async def test_archive_timestamps_are_renewed_before_the_tsa_certificate_expires
     clock.advance(timedelta(days=120) - sealing.RENEW_MARGIN - timedelta(days=2))
     await worker.drain()
     assert await document(stamped, found["id"]) == original, "not due yet"
+    short_lived_tsa["replace"]()
     clock.advance(timedelta(days=3))  # past expiry - margin, on the service clock
     await worker.drain()
     renewed = await document(stamped, found["id"])
     assert renewed.startswith(original), "an incremental update: the earlier bytes stay as they were"
     reader = PdfFileReader(io.BytesIO(renewed))
     assert [s.field_name for s in reader.embedded_timestamp_signatures] == ["signsvc-archive-1", "signsvc-archive-2"]
-    roots = [*await service_roots(db), asn1(short_lived_tsa["cert_pem"])]
+    roots = [*await service_roots(db), *map(asn1, short_lived_tsa["cert_pems"])]
     for stamp in reader.embedded_timestamp_signatures:
         context = offline(renewed, roots, expires - timedelta(days=1))
         checked = await async_validate_pdf_timestamp(stamp, validation_context=context)
@@ -320,6 +335,47 @@ async def test_archive_timestamps_are_renewed_before_the_tsa_certificate_expires
         assert await stored_results.issued(db, sha256_of(data))
     results = {r.kind: r for r in await stored_results.results_of(db, found["id"])}
     assert results["final"].sha256 == sha256_of(renewed)
+
+
+async def test_archive_timestamps_a_renewal_that_expires_no_later_than_the_last_is_discarded_and_tried_a_day_later(
+    aiohttp_client, make_app, db, clock, short_lived_tsa, caplog
+):
+    stamped = Api(await aiohttp_client(make_app(tsa_url=short_lived_tsa["url"])))
+    worker = stamped.app[WORKER]
+    found = await completed_submission(stamped, worker, *COMPLETED)
+    original = await fetch(stamped, found["documents"][0]["url"])
+    due_day(clock)
+    with caplog.at_level(logging.WARNING, logger="signsvc.results.archive_timestamps"):
+        await worker.drain()
+    assert await document(stamped, found["id"]) == original, "the same expiring certificate proves nothing more"
+    assert any("still signs with a certificate that expires" in r.getMessage() for r in caplog.records)
+    [due] = {r.timestamp_renew_at for r in await stored_results.results_of(db, found["id"]) if r.timestamp_renew_at}
+    assert due == clock.now() + sealing.RENEW_RETRY
+    short_lived_tsa["replace"]()
+    clock.advance(sealing.RENEW_RETRY)
+    await worker.drain()
+    renewed = PdfFileReader(io.BytesIO(await document(stamped, found["id"])))
+    assert len(renewed.embedded_timestamp_signatures) == 2, "renewed once the authority has a newer certificate"
+
+
+async def test_archive_timestamps_a_file_that_fails_is_tried_a_day_later_and_does_not_stop_the_others(
+    aiohttp_client, make_app, db, clock, short_lived_tsa, caplog
+):
+    stamped = Api(await aiohttp_client(make_app(tsa_url=short_lived_tsa["url"])))
+    worker = stamped.app[WORKER]
+    broken = await completed_submission(stamped, worker, *COMPLETED)
+    fine = await completed_submission(stamped, worker, *COMPLETED)
+    for result in await stored_results.results_of(db, broken["id"]):
+        await stamped.app[FILES].contents.delete(result.sha256)
+    short_lived_tsa["replace"]()
+    due_day(clock)
+    with caplog.at_level(logging.ERROR, logger="signsvc.results.archive_timestamps"):
+        await worker.drain()
+    assert any("archive timestamp not renewed" in r.getMessage() for r in caplog.records)
+    renewed = PdfFileReader(io.BytesIO(await document(stamped, fine["id"])))
+    assert len(renewed.embedded_timestamp_signatures) == 2, "the other files are renewed all the same"
+    dues = {r.timestamp_renew_at for r in await stored_results.results_of(db, broken["id"]) if r.timestamp_renew_at}
+    assert dues == {clock.now() + sealing.RENEW_RETRY}
 
 
 async def document(api: Api, submission_id: int) -> bytes:
