@@ -89,7 +89,7 @@ class Sealer:
         none); without it the DSS carries their certificates only (logged by `revocation`)."""
         if self.revocations is None or not timestamp_certificates:
             return ()
-        return await self.revocations.crls_of(timestamp_certificates) or ()
+        return await self.revocations.crls_of(timestamp_certificates)
 
     def _tsa_failed(self, what: str, error: ConnectionError) -> None:
         log.error("%s signed without a timestamp: %s", what, error)

@@ -37,7 +37,7 @@ import storage.results as stored_results
 from signsvc.http.appkeys import FILES, RESULTS, WORKER
 from signsvc.infra.downloads import Downloader
 from signsvc.pdf import certificates
-from signsvc.results import sealing, signing_identity
+from signsvc.results import revocation, sealing, signing_identity
 from signsvc.testing import timestamps
 from tests.support.app import Api
 from tests.support.https import serve_https
@@ -419,13 +419,14 @@ def certificate_authority(common_name: str) -> tuple[x509.Certificate, rsa.RSAPr
     return ca, key, crl
 
 
-def issuing_ca(crl_url: str) -> tuple[dict[str, Any], bytes, x509.Certificate]:
-    """A CA, a leaf it issued naming `crl_url`, as a PKCS#12 file (password "pw"), the CA's CRL (DER), its root."""
+def issuing_ca(*crl_urls: str) -> tuple[dict[str, Any], bytes, x509.Certificate]:
+    """A CA, a leaf it issued naming `crl_urls`, as a PKCS#12 file (password "pw"; with the CA's key and the leaf),
+    the CA's CRL (DER), its root."""
     from tests.support.seals import NOW
 
     ca, ca_key, crl = certificate_authority("Example Issuing CA")
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    point = x509.DistributionPoint([x509.UniformResourceIdentifier(crl_url)], None, None, None)
+    point = x509.DistributionPoint([x509.UniformResourceIdentifier(url) for url in crl_urls], None, None, None)
     leaf = (
         x509.CertificateBuilder()
         .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Example Signer")]))
@@ -441,11 +442,29 @@ def issuing_ca(crl_url: str) -> tuple[dict[str, Any], bytes, x509.Certificate]:
     p12 = pkcs12.serialize_key_and_certificates(
         b"signer", key, leaf, [ca], serialization.BestAvailableEncryption(b"pw")
     )
-    return {"p12": p12}, crl, ca
+    return {"p12": p12, "ca_key": ca_key, "leaf": leaf}, crl, ca
+
+
+def crl_of(ca: x509.Certificate, key: rsa.RSAPrivateKey, *, days: tuple[int, int] = (-1, 30), revoking=None) -> bytes:
+    """A CRL (DER) with the CA's name signed by `key`, current from NOW + days[0] to NOW + days[1], listing the
+    `revoking` certificate if given."""
+    from tests.support.seals import NOW
+
+    builder = (
+        x509.CertificateRevocationListBuilder()
+        .issuer_name(ca.subject)
+        .last_update(NOW + timedelta(days=days[0]))
+        .next_update(NOW + timedelta(days=days[1]))
+    )
+    if revoking is not None:
+        entry = x509.RevokedCertificateBuilder().serial_number(revoking.serial_number).revocation_date(NOW)
+        builder = builder.add_revoked_certificate(entry.build())
+    return builder.sign(key, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
 
 
 class CrlServer:
-    """A local HTTPS server answering `crl` at /ca.crl (a 500 while it is None); it lists the paths asked for."""
+    """A local HTTPS server answering `crl` at /ca.crl, and any other /*.crl (a 500 while it is None); it lists the
+    paths asked for."""
 
     def __init__(self) -> None:
         self.crl: bytes | None = None
@@ -462,7 +481,7 @@ class CrlServer:
 async def crl_server(certificate, tmp_path):
     server = CrlServer()
     app = web.Application()
-    app.router.add_get("/ca.crl", server.answer)
+    app.router.add_get("/{name}.crl", server.answer)
     runner, port = await serve_https(app, certificate, tmp_path)
     server.url = f"https://127.0.0.1:{port}/ca.crl"
     yield server
@@ -507,3 +526,56 @@ async def test_p12_without_revocation_information_documents_are_still_signed_at_
         [signature] = PdfFileReader(io.BytesIO(data)).embedded_regular_signatures
         assert signature.field_name == "signsvc", "signed all the same"
     assert await signed_levels(db, api.last_submission_id) == {"B-B"}
+
+
+@pytest.mark.parametrize(
+    ("case", "warning"),
+    [
+        ("signed by another key", "not signed by the certificate's issuer"),
+        ("expired", "not current"),
+        ("not yet current", "not current"),
+        ("revoking the leaf", "is revoked: its issuer's CRL lists it"),
+    ],
+)
+async def test_p12_a_crl_not_signed_by_the_issuer_not_current_or_revoking_the_leaf_is_not_embedded_and_is_logged(
+    aiohttp_client, make_app, db, clock, client_ssl, tmp_path, crl_server, caplog, case, warning
+):
+    made, _, ca = issuing_ca(crl_server.url)
+    crl_server.crl = {
+        "signed by another key": lambda: crl_of(ca, rsa.generate_private_key(public_exponent=65537, key_size=2048)),
+        "expired": lambda: crl_of(ca, made["ca_key"], days=(-30, -1)),
+        "not yet current": lambda: crl_of(ca, made["ca_key"], days=(1, 30)),
+        "revoking the leaf": lambda: crl_of(ca, made["ca_key"], revoking=made["leaf"]),
+    }[case]()
+    async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
+        api = await p12_service(aiohttp_client, make_app, downloader, tmp_path, made)
+        with caplog.at_level(logging.WARNING):
+            files = await signed_files(api, api.app[WORKER])
+    assert any(warning in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
+    for data in files.values():
+        with pytest.raises(NoDSSFoundError):
+            DocumentSecurityStore.read_dss(PdfFileReader(io.BytesIO(data)))
+    assert await signed_levels(db, api.last_submission_id) == {"B-B"}
+
+
+async def test_p12_revocation_asks_at_most_two_distribution_points_of_a_certificate(
+    aiohttp_client, make_app, db, client_ssl, tmp_path, crl_server
+):
+    base = crl_server.url.removesuffix("/ca.crl")
+    made, _, _ = issuing_ca(f"{base}/a.crl", f"{base}/b.crl", f"{base}/c.crl")  # each answers 500
+    async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
+        api = await p12_service(aiohttp_client, make_app, downloader, tmp_path, made)
+        await signed_files(api, api.app[WORKER])
+    assert crl_server.asked == ["/a.crl", "/b.crl"]
+
+
+async def test_p12_a_kept_crl_is_fetched_again_after_a_day_even_when_its_next_update_is_later(
+    aiohttp_client, make_app, db, clock, client_ssl, tmp_path, crl_server
+):
+    made, crl_server.crl, _ = issuing_ca(crl_server.url)  # current for 30 days
+    async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
+        api = await p12_service(aiohttp_client, make_app, downloader, tmp_path, made)
+        await signed_files(api, api.app[WORKER])
+        clock.advance(revocation.KEEP_AT_MOST)
+        await signed_files(api, api.app[WORKER])
+    assert crl_server.asked == ["/ca.crl", "/ca.crl"]
