@@ -284,6 +284,7 @@ class _Parts:
         app[appkeys.REMINDERS] = reminders = Reminders(db, clock, invitations)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
         identity = await signing_identity(db, clock, pool, config)
+        await identity.warn_without_crl()
         previews = Previews(db, clock, files, pool, config.font_dir)
         sealer = Sealer(clock, pool, identity, config.tsa_url, revocations)
         archive_timestamps = ArchiveTimestamps(db, clock, files, pool, sealer)

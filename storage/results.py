@@ -105,11 +105,6 @@ async def results_of_many(conn: Connection, submission_ids: list[int]) -> list[R
     return records(ResultDocument, await conn.fetch_all("list_result_documents_of_many", ids=submission_ids))
 
 
-async def retire_certificate(conn: Connection, certificate_id: int, now: datetime) -> bool:
-    """Stops the certificate from signing; False when another process retired it first."""
-    return await conn.fetch_one("retire_signing_certificate", id=certificate_id, now=now) is not None
-
-
 async def get_crl(conn: Connection, issuer_sha256: str) -> SigningCrl | None:
     return record(SigningCrl, await conn.fetch_one("get_signing_crl", issuer_sha256=issuer_sha256))
 

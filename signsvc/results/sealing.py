@@ -100,7 +100,7 @@ class Sealer:
         if chain.ca_key_pem is not None:
             crl = await self.identity.crl(chain)
             return (crl,) if crl else None
-        if self.revocations is None:
+        if self.revocations is None or self.identity.configured is None:  # a generated chain without its CA key
             return None
         return await self.revocations.crls(chain)
 

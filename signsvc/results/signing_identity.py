@@ -9,7 +9,8 @@ rotation still verify.
 The generated chain's root CA key is kept with it: it issues the CRL the leaf names (`{site}/signing/crl/{root
 sha256}.crl`), valid for `CRL_VALIDITY`, made once per CA and kept in the database, renewed by a job when older
 than `CRL_RENEW_AFTER`, so every process serves and embeds the same one. A chain generated before the CA key was
-kept can't have a CRL: on its first use after the upgrade a new chain replaces it (the old one stays trusted).
+kept can't have a CRL: it keeps signing (B-T or B-B), since a new root would no longer be trusted by whoever
+trusts the old one, and each start warns that `python run.py signing rotate` gives a chain that reaches B-LT.
 """
 
 from __future__ import annotations
@@ -138,25 +139,28 @@ class SigningIdentity:
         assert kept is not None, "a CRL was just kept"
         return kept
 
+    async def warn_without_crl(self) -> None:
+        """At start: a warning when the generated chain that signs can't have a CRL (it predates kept CA keys)."""
+        current = None if self._configured else await stored.current_generated(self.db)
+        if current is not None and current.ca_key_pem is None:
+            log.warning(
+                "signing certificate %s was generated before the service kept its CA key, so it has no CRL and "
+                "documents are signed without revocation information (PAdES B-T or B-B, not B-LT); run "
+                "`python run.py signing rotate` for a new chain that reaches B-LT (its new root must then be "
+                "trusted where the old one is; the old certificate stays trusted by the service)",
+                current.sha256,
+            )
+
     async def _generated_chain(self) -> SigningChain:
         current = await stored.current_generated(self.db)
-        if current and current.ca_key_pem:
+        if current:
             return _chain(current)
         async with self._lock:  # one generation per process at a time
-            current = await stored.current_generated(self.db)
-            if current is None or current.ca_key_pem is None:
+            if await stored.current_generated(self.db) is None:
                 new = await self._generate()
                 async with self.db.transaction() as tx:
                     # Another process may have made one meanwhile: the index keeps one current, theirs or ours.
-                    if current is None or await stored.retire_certificate(tx, current.id, self.clock.now()):
-                        await self._insert(tx, new)
-                if current is not None:
-                    log.warning(
-                        "signing certificate %s has no CA key to issue its CRL: %s signs from now on, the old one "
-                        "stays trusted",
-                        current.sha256,
-                        new.sha256,
-                    )
+                    await self._insert(tx, new)
             current = await stored.current_generated(self.db)
             if current is None:
                 raise LookupError("no current signing certificate right after one was made")

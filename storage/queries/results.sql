@@ -59,10 +59,6 @@ FROM result_documents r JOIN blobs b ON b.id = r.blob_id
 WHERE r.submission_id IN (SELECT value FROM json_each(:ids))
 ORDER BY r.submission_id, r.kind, r.submitter_id, r.position
 
--- retire_signing_certificate --
--- Stops one certificate from signing (it stays for verification); answers nothing when it was retired already.
-UPDATE signing_certificates SET retired_at = :now WHERE id = :id AND retired_at IS NULL RETURNING id
-
 -- get_signing_crl --
 -- The current CRL of the CA with this certificate hash.
 SELECT * FROM signing_crls WHERE issuer_sha256 = :issuer_sha256

@@ -5,7 +5,6 @@ only trust root (with the test TSA's certificate for timestamps), revocation che
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 import logging
@@ -199,8 +198,8 @@ async def test_crl_is_renewed_by_its_job_once_a_day_old_and_the_next_files_embed
     assert first != second
 
 
-async def test_crl_a_chain_generated_before_ca_keys_were_kept_is_replaced_on_first_use_and_stays_trusted(
-    api, worker, db, clock, caplog
+async def test_crl_a_chain_generated_before_ca_keys_were_kept_keeps_signing_below_b_lt_and_each_start_says_to_rotate(
+    aiohttp_client, make_app, db, clock, caplog
 ):
     old = certificates.generate(now=clock.now())
     async with db.transaction() as tx:
@@ -214,15 +213,18 @@ async def test_crl_a_chain_generated_before_ca_keys_were_kept_is_replaced_on_fir
             now=clock.now(),
         )
     with caplog.at_level(logging.WARNING, logger="signsvc.results.signing_identity"):
-        data = (await signed_files(api, worker))["document"]
-    [line] = [r.getMessage() for r in caplog.records if "has no CA key" in r.getMessage()]
-    assert certificates.fingerprint(old["cert_pem"]) in line
-    kept = {c.sha256: c for c in await stored_results.certificates(db)}
-    assert kept[certificates.fingerprint(old["cert_pem"])].retired_at is not None
-    assert (await certification_status(data, await service_roots(db), clock.now())).bottom_line
-    data = base64.b64encode(data).decode()
-    [signature] = (await api.post("/api/tools/verify", json={"file": data})).json["signatures"]
-    assert signature["trusted"]
+        api = Api(await aiohttp_client(make_app()))
+    [line] = [r.getMessage() for r in caplog.records if "before the service kept its CA key" in r.getMessage()]
+    assert certificates.fingerprint(old["cert_pem"]) in line and "python run.py signing rotate" in line
+    data = (await signed_files(api, api.app[WORKER]))["document"]
+    [signature] = PdfFileReader(io.BytesIO(data)).embedded_regular_signatures
+    assert signature.signer_cert.dump() == asn1(old["cert_pem"]).dump(), "the root anyone trusts stays the same"
+    assert await signed_levels(db, api.last_submission_id) == {"B-B"}
+    [kept] = await stored_results.certificates(db)
+    assert kept.retired_at is None
+    await api.app[RESULTS].identity.rotate()
+    await signed_files(api, api.app[WORKER])
+    assert await signed_levels(db, api.last_submission_id) == {"B-LT"}
 
 
 # PAdES B-LTA with a timestamp server
