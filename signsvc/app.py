@@ -155,9 +155,9 @@ def webhook_sender(config: Config) -> Sender:
     return Sender(timeout=config.webhook_timeout_seconds, public_only=config.public_webhooks_only)
 
 
-async def signing_identity(db: Database, clock: Clock, pool: PdfPool, config: Config) -> SigningIdentity:
+async def signing_identity(db: Database, clock: Clock, pool: PdfPool, config: Config, secret: str) -> SigningIdentity:
     """The service's signing identity, with the configured PKCS#12 when there is one (else a start error)."""
-    identity = SigningIdentity(db, clock, pool, config.site)
+    identity = SigningIdentity(db, clock, pool, secret, config.site)
     if config.signing_p12:
         try:
             data = Path(config.signing_p12).read_bytes()
@@ -283,7 +283,7 @@ class _Parts:
         invitations = Invitations(db, clock, mail, files.urls)
         app[appkeys.REMINDERS] = reminders = Reminders(db, clock, invitations)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
-        identity = await signing_identity(db, clock, pool, config)
+        identity = await signing_identity(db, clock, pool, config, files.secret_key)
         await identity.warn_without_crl()
         previews = Previews(db, clock, files, pool, config.font_dir)
         sealer = Sealer(clock, pool, identity, config.tsa_url, revocations)

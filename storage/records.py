@@ -319,7 +319,7 @@ class SigningCertificate:
     source: str
     created_at: datetime
     retired_at: datetime | None
-    ca_key_pem: str | None
+    ca_key_sealed: str | None  # the root CA's key, encrypted (signsvc/results/ca_key.py)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -65,11 +65,11 @@ async def insert_certificate(
     key_pem: str | None,
     source: str,
     now: datetime,
-    ca_key_pem: str | None = None,
+    ca_key_sealed: str | None = None,
 ) -> None:
     await conn.execute(
         "insert_signing_certificate",
-        ca_key_pem=ca_key_pem,
+        ca_key_sealed=ca_key_sealed,
         sha256=sha256,
         cert_pem=cert_pem,
         chain_pems=chain_pems,

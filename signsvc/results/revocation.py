@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 
 from signsvc.infra.clock import Clock
 from signsvc.infra.errors import ServiceError
@@ -40,6 +41,7 @@ MAX_CERTIFICATES = 4
 MAX_POINTS = 2
 
 Fetch = Callable[[str], Awaitable[bytes]]
+_CRL_SIGNERS = (rsa.RSAPublicKey, ec.EllipticCurvePublicKey, ed25519.Ed25519PublicKey, ed448.Ed448PublicKey)
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,8 @@ def _issuer(certificate: x509.Certificate, chain: list[x509.Certificate]) -> x50
 def _checked(data: bytes, certificate: x509.Certificate, issuer: x509.Certificate, now: datetime) -> _Checked:
     """The CRL if it is the issuer's, signed by it and current; raises ValueError saying what is wrong with it,
     CertificateRevoked when it lists the certificate."""
-    crl = _parse(data)
-    if crl.issuer != issuer.subject or not crl.is_signature_valid(issuer.public_key()):
+    crl, key = _parse(data), issuer.public_key()
+    if not isinstance(key, _CRL_SIGNERS) or crl.issuer != issuer.subject or not crl.is_signature_valid(key):
         raise ValueError("the CRL is not signed by the certificate's issuer")
     next_update = crl.next_update_utc
     if not crl.last_update_utc <= now or next_update is None or not now < next_update:

@@ -97,7 +97,7 @@ class Sealer:
 
     async def revocation(self, chain: SigningChain) -> tuple[bytes, ...] | None:
         """The revocation information to embed for the chain; None when it can't be had."""
-        if chain.ca_key_pem is not None:
+        if chain.issues_crl:
             crl = await self.identity.crl(chain)
             return (crl,) if crl else None
         if self.revocations is None or self.identity.configured is None:  # a generated chain without its CA key

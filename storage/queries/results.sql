@@ -28,8 +28,8 @@ WHERE r.kind IN ('submitter', 'final', 'audit_log', 'combined')
 -- insert_signing_certificate --
 -- A certificate to sign with or to trust; the same certificate again, or a second current generated
 -- one, is ignored.
-INSERT INTO signing_certificates (sha256, cert_pem, chain_pems, key_pem, source, created_at, ca_key_pem)
-VALUES (:sha256, :cert_pem, :chain_pems, :key_pem, :source, :now, :ca_key_pem)
+INSERT INTO signing_certificates (sha256, cert_pem, chain_pems, key_pem, source, created_at, ca_key_sealed)
+VALUES (:sha256, :cert_pem, :chain_pems, :key_pem, :source, :now, :ca_key_sealed)
 ON CONFLICT DO NOTHING
 
 -- current_generated_certificate --

@@ -37,6 +37,7 @@ from signsvc.http.appkeys import FILES, RESULTS, WORKER
 from signsvc.infra.downloads import Downloader
 from signsvc.pdf import certificates
 from signsvc.results import revocation, sealing, signing_identity
+from signsvc.results.ca_key import CaKeySeal
 from signsvc.testing import timestamps
 from tests.support.app import Api
 from tests.support.https import serve_https
@@ -172,6 +173,34 @@ async def test_crl_the_leaf_names_its_crl_on_the_site_and_it_is_served_publicly_
     root = x509.load_pem_x509_certificate(chain.chain_pems[0].encode())
     assert crl.is_signature_valid(root.public_key()) and crl.issuer == root.subject and len(crl) == 0
     assert crl.next_update_utc - crl.last_update_utc >= signing_identity.CRL_VALIDITY
+
+
+async def test_crl_the_ca_key_is_kept_encrypted_with_the_secret_key_and_another_secret_key_cannot_renew_the_crl(
+    api, worker, db, clock, pdf_pool, caplog
+):
+    await signed_files(api, worker)
+    [kept] = await stored_results.certificates(db)
+    assert kept.ca_key_sealed and "PRIVATE KEY" not in kept.ca_key_sealed
+    ca_key_pem = CaKeySeal(api.app[FILES].secret_key).open(kept.ca_key_sealed)
+    root = x509.load_pem_x509_certificate(kept.chain_pems[-1].encode())
+    ca_key = serialization.load_pem_private_key(ca_key_pem.encode(), password=None)
+    assert ca_key.public_key().public_numbers() == root.public_key().public_numbers()
+    chain = await api.app[RESULTS].identity.chain()
+    before = (await api.with_key(None).get(crl_path(chain))).body
+    clock.advance(signing_identity.CRL_RENEW_AFTER)
+    restored = signing_identity.SigningIdentity(db, clock, pdf_pool, "another secret key")
+    with caplog.at_level(logging.ERROR, logger="signsvc.results.signing_identity"):
+        await restored.renew_crls({})
+    assert any("can't be opened with this SIGNSVC_SECRET_KEY" in r.getMessage() for r in caplog.records)
+    assert (await api.with_key(None).get(crl_path(chain))).body == before
+
+
+async def test_crl_an_expired_crl_is_renewed_when_it_is_asked_for(api, worker, clock):
+    await signed_files(api, worker)
+    chain = await api.app[RESULTS].identity.chain()
+    clock.advance(signing_identity.CRL_VALIDITY)  # the renewal job did not run
+    crl = x509.load_der_x509_crl((await api.with_key(None).get(crl_path(chain))).body)
+    assert crl.last_update_utc <= clock.now() < crl.next_update_utc
 
 
 async def test_crl_an_unknown_crl_is_a_404(api):

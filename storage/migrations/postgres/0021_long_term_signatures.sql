@@ -1,6 +1,7 @@
--- The generated root CA's private key, kept so that the service can issue the CRL its leaf names; null for a
--- chain generated before it was kept and for a configured PKCS#12.
-ALTER TABLE signing_certificates ADD COLUMN ca_key_pem TEXT;
+-- The generated root CA's private key, kept so that the service can issue the CRL its leaf names, encrypted with
+-- a key derived from the service's secret key (signsvc/results/ca_key.py); null for a chain generated before it
+-- was kept and for a configured PKCS#12.
+ALTER TABLE signing_certificates ADD COLUMN ca_key_sealed TEXT;
 
 -- The current CRL of each CA whose key the service holds (by the CA certificate's SHA-256), DER as base64:
 -- made once and renewed by a job, so every process serves and embeds the same one.
