@@ -216,9 +216,7 @@ class _Parts:
             office = await stack.enter_async_context(OfficeConverter())
             sender = webhook_sender(self.config)
             stack.push_async_callback(sender.close)
-            revocations = Revocations(
-                self.clock, (self.given_downloader or await self._revocation_downloader(stack)).fetch
-            )
+            revocations = Revocations(self.clock, (await self._revocation_downloader(stack)).fetch)
             kinds = await self._domain(
                 app, db, files, pool, Ingest(pool, office, downloader, self.config.font_dir), sender, revocations
             )

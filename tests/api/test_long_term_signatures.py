@@ -34,13 +34,12 @@ from pyhanko_certvalidator import ValidationContext
 
 import storage.results as stored_results
 from signsvc.http.appkeys import FILES, RESULTS, WORKER
-from signsvc.infra.downloads import Downloader
+from signsvc.infra import downloads
 from signsvc.pdf import certificates
 from signsvc.results import revocation, sealing, signing_identity
 from signsvc.results.ca_key import CaKeySeal
 from signsvc.testing import timestamps
 from tests.support.app import Api
-from tests.support.https import serve_https
 from tests.support.results import completed_submission, fetch
 from tests.support.signing import ANN_VALUES, BOB_VALUES, submission
 from tests.support.system import PDFSIG
@@ -295,14 +294,13 @@ async def test_b_lta_pdfsig_still_reports_the_certification_signature_valid(aioh
 
 
 async def test_b_lta_the_dss_carries_revocation_information_for_a_tsa_whose_certificate_names_a_crl(
-    aiohttp_client, make_app, db, clock, client_ssl, crl_server
+    aiohttp_client, make_app, db, clock, crl_server
 ):
     ca, ca_key, crl_server.crl = certificate_authority("Example TSA CA")
     authority = timestamps.create("Example TSA", now=clock.now(), issuer=(ca, ca_key), crl_url=crl_server.url)
     with timestamps.serving(authority.stamper(clock.now)) as url:
-        async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
-            stamped = Api(await aiohttp_client(make_app(tsa_url=url, downloader=downloader)))
-            files = await signed_files(stamped, stamped.app[WORKER])
+        stamped = Api(await aiohttp_client(make_app(tsa_url=url, allow_private_downloads=True)))
+        files = await signed_files(stamped, stamped.app[WORKER])
     assert crl_server.asked == ["/ca.crl"], "fetched once, kept until its nextUpdate"
     roots = [*await service_roots(db), asn1(ca.public_bytes(serialization.Encoding.PEM))]
     for name, data in files.items():
@@ -494,8 +492,8 @@ def crl_of(ca: x509.Certificate, key: rsa.RSAPrivateKey, *, days: tuple[int, int
 
 
 class CrlServer:
-    """A local HTTPS server answering `crl` at /ca.crl, and any other /*.crl (a 500 while it is None); it lists the
-    paths asked for."""
+    """A local plain http server (as most CRLs are published) answering `crl` at /ca.crl, and any other /*.crl (a
+    500 while it is None); it lists the paths asked for."""
 
     def __init__(self) -> None:
         self.crl: bytes | None = None
@@ -509,29 +507,29 @@ class CrlServer:
 
 
 @pytest.fixture
-async def crl_server(certificate, tmp_path):
+async def crl_server(aiohttp_server):
     server = CrlServer()
     app = web.Application()
     app.router.add_get("/{name}.crl", server.answer)
-    runner, port = await serve_https(app, certificate, tmp_path)
-    server.url = f"https://127.0.0.1:{port}/ca.crl"
-    yield server
-    await runner.cleanup()
+    served = await aiohttp_server(app, host="127.0.0.1")
+    server.url = f"http://127.0.0.1:{served.port}/ca.crl"
+    return server
 
 
-async def p12_service(aiohttp_client, make_app, downloader, tmp_path, made: dict[str, Any]) -> Api:
+async def p12_service(aiohttp_client, make_app, tmp_path, made: dict[str, Any], *, private: bool = True) -> Api:
+    """The service signing with the PKCS#12 file, fetching CRLs as in production (the test servers are local)."""
     path = tmp_path / "signer.p12"
     path.write_bytes(made["p12"])
-    return Api(await aiohttp_client(make_app(downloader=downloader, signing_p12=str(path), signing_p12_password="pw")))
+    app = make_app(signing_p12=str(path), signing_p12_password="pw", allow_private_downloads=private)
+    return Api(await aiohttp_client(app))
 
 
-async def test_p12_revocation_is_fetched_from_the_certificates_crl_distribution_point_once_and_embedded(
-    aiohttp_client, make_app, db, clock, client_ssl, tmp_path, crl_server
+async def test_p12_revocation_is_fetched_over_plain_http_from_the_certificates_crl_distribution_point_once_and_embedded(
+    aiohttp_client, make_app, db, clock, tmp_path, crl_server
 ):
     made, crl_server.crl, ca = issuing_ca(crl_server.url)
-    async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
-        api = await p12_service(aiohttp_client, make_app, downloader, tmp_path, made)
-        files = await signed_files(api, api.app[WORKER])
+    api = await p12_service(aiohttp_client, make_app, tmp_path, made)
+    files = await signed_files(api, api.app[WORKER])
     assert crl_server.asked == ["/ca.crl"], "fetched once, kept until its nextUpdate"
     root = asn1(ca.public_bytes(serialization.Encoding.PEM))
     for name, data in files.items():
@@ -541,13 +539,12 @@ async def test_p12_revocation_is_fetched_from_the_certificates_crl_distribution_
 
 
 async def test_p12_without_revocation_information_documents_are_still_signed_at_a_lower_level_and_it_is_logged(
-    aiohttp_client, make_app, db, clock, client_ssl, tmp_path, crl_server, caplog
+    aiohttp_client, make_app, db, clock, tmp_path, crl_server, caplog
 ):
     made, _, ca = issuing_ca(crl_server.url)  # the server answers 500
-    async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
-        api = await p12_service(aiohttp_client, make_app, downloader, tmp_path, made)
-        with caplog.at_level(logging.WARNING):
-            files = await signed_files(api, api.app[WORKER])
+    api = await p12_service(aiohttp_client, make_app, tmp_path, made)
+    with caplog.at_level(logging.WARNING):
+        files = await signed_files(api, api.app[WORKER])
     assert crl_server.asked == ["/ca.crl"], "after a failure the server is left alone for a while"
     warnings = [r.getMessage() for r in caplog.records if "no revocation information" in r.getMessage()]
     assert len(warnings) == 1 and "HTTP status 500" in warnings[0], warnings
@@ -569,7 +566,7 @@ async def test_p12_without_revocation_information_documents_are_still_signed_at_
     ],
 )
 async def test_p12_a_crl_not_signed_by_the_issuer_not_current_or_revoking_the_leaf_is_not_embedded_and_is_logged(
-    aiohttp_client, make_app, db, clock, client_ssl, tmp_path, crl_server, caplog, case, warning
+    aiohttp_client, make_app, db, clock, tmp_path, crl_server, caplog, case, warning
 ):
     made, _, ca = issuing_ca(crl_server.url)
     crl_server.crl = {
@@ -578,10 +575,9 @@ async def test_p12_a_crl_not_signed_by_the_issuer_not_current_or_revoking_the_le
         "not yet current": lambda: crl_of(ca, made["ca_key"], days=(1, 30)),
         "revoking the leaf": lambda: crl_of(ca, made["ca_key"], revoking=made["leaf"]),
     }[case]()
-    async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
-        api = await p12_service(aiohttp_client, make_app, downloader, tmp_path, made)
-        with caplog.at_level(logging.WARNING):
-            files = await signed_files(api, api.app[WORKER])
+    api = await p12_service(aiohttp_client, make_app, tmp_path, made)
+    with caplog.at_level(logging.WARNING):
+        files = await signed_files(api, api.app[WORKER])
     assert any(warning in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
     for data in files.values():
         with pytest.raises(NoDSSFoundError):
@@ -590,23 +586,41 @@ async def test_p12_a_crl_not_signed_by_the_issuer_not_current_or_revoking_the_le
 
 
 async def test_p12_revocation_asks_at_most_two_distribution_points_of_a_certificate(
-    aiohttp_client, make_app, db, client_ssl, tmp_path, crl_server
+    aiohttp_client, make_app, db, tmp_path, crl_server
 ):
     base = crl_server.url.removesuffix("/ca.crl")
     made, _, _ = issuing_ca(f"{base}/a.crl", f"{base}/b.crl", f"{base}/c.crl")  # each answers 500
-    async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
-        api = await p12_service(aiohttp_client, make_app, downloader, tmp_path, made)
-        await signed_files(api, api.app[WORKER])
+    api = await p12_service(aiohttp_client, make_app, tmp_path, made)
+    await signed_files(api, api.app[WORKER])
     assert crl_server.asked == ["/a.crl", "/b.crl"]
 
 
 async def test_p12_a_kept_crl_is_fetched_again_after_a_day_even_when_its_next_update_is_later(
-    aiohttp_client, make_app, db, clock, client_ssl, tmp_path, crl_server
+    aiohttp_client, make_app, db, clock, tmp_path, crl_server
 ):
     made, crl_server.crl, _ = issuing_ca(crl_server.url)  # current for 30 days
-    async with Downloader(max_bytes=10**6, allow_private=True, ssl_context=client_ssl) as downloader:
-        api = await p12_service(aiohttp_client, make_app, downloader, tmp_path, made)
-        await signed_files(api, api.app[WORKER])
-        clock.advance(revocation.KEEP_AT_MOST)
-        await signed_files(api, api.app[WORKER])
+    api = await p12_service(aiohttp_client, make_app, tmp_path, made)
+    await signed_files(api, api.app[WORKER])
+    clock.advance(revocation.KEEP_AT_MOST)
+    await signed_files(api, api.app[WORKER])
     assert crl_server.asked == ["/ca.crl", "/ca.crl"]
+
+
+@pytest.mark.parametrize(
+    ("private", "answer", "warning"),
+    [
+        (False, "crl", downloads.PRIVATE),
+        (True, "too large", "larger than the limit of 10 MB"),
+    ],
+)
+async def test_p12_revocation_downloads_refuse_private_addresses_unless_allowed_and_keep_the_size_cap(
+    aiohttp_client, make_app, db, tmp_path, crl_server, caplog, private, answer, warning
+):
+    made, crl, _ = issuing_ca(crl_server.url)
+    crl_server.crl = crl if answer == "crl" else b"0" * (revocation.MAX_CRL_BYTES + 1)
+    api = await p12_service(aiohttp_client, make_app, tmp_path, made, private=private)
+    with caplog.at_level(logging.WARNING, logger="signsvc.results.revocation"):
+        await signed_files(api, api.app[WORKER])
+    assert any(warning in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
+    assert crl_server.asked == ([] if not private else ["/ca.crl"])
+    assert await signed_levels(db, api.last_submission_id) == {"B-B"}
