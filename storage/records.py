@@ -209,6 +209,8 @@ class Consent:
     certificate_blob_id: int | None
     certificate_uuid: str | None  # the certificate's file, once made
     certificate_filename: str | None
+    certificate_pades_level: str | None = None  # the PAdES level it was sealed at
+    certificate_timestamp_renew_at: datetime | None = None  # when its archive timestamp is to be renewed
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

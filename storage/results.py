@@ -128,7 +128,9 @@ async def timestamps_due(conn: Connection, now: datetime, limit: int) -> list[Ti
 async def renew_result_file(
     conn: Connection, blob_id: int, old_sha256: str, sha256: str, renew_at: datetime | None
 ) -> None:
-    """The result documents of the file hold its renewed version; the earlier one stays issued."""
+    """The result documents of the file hold its renewed version (the earlier one stays issued); a consent
+    certificate's renewal is due again at `renew_at`."""
+    await conn.execute("renew_consent_certificate", blob_id=blob_id, renew_at=renew_at)
     rows = await conn.fetch_all(
         "renew_result_file", blob_id=blob_id, old_sha256=old_sha256, sha256=sha256, renew_at=renew_at
     )
@@ -139,3 +141,4 @@ async def renew_result_file(
 async def postpone_timestamp_renewal(conn: Connection, blob_id: int, renew_at: datetime) -> None:
     """The file's archive timestamp is asked for again at `renew_at`."""
     await conn.execute("postpone_timestamp_renewal", blob_id=blob_id, renew_at=renew_at)
+    await conn.execute("postpone_consent_certificate_renewal", blob_id=blob_id, renew_at=renew_at)

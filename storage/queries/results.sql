@@ -72,11 +72,15 @@ SET crl = excluded.crl, this_update = excluded.this_update, next_update = exclud
 WHERE signing_crls.this_update < excluded.this_update
 
 -- list_timestamps_due --
--- Stored files whose archive timestamp is due for renewal, a file (blob) once, oldest due first.
-SELECT r.blob_id, MIN(r.timestamp_renew_at) AS renew_at, MIN(b.account_id) AS account_id
-FROM result_documents r JOIN blobs b ON b.id = r.blob_id
-WHERE r.timestamp_renew_at <= :now
-GROUP BY r.blob_id
+-- Stored files (result documents, consent certificates) whose archive timestamp is due for renewal, a file (blob)
+-- once, oldest due first.
+SELECT due.blob_id, MIN(due.renew_at) AS renew_at, MIN(b.account_id) AS account_id
+FROM (SELECT blob_id, timestamp_renew_at AS renew_at FROM result_documents WHERE timestamp_renew_at <= :now
+      UNION ALL
+      SELECT certificate_blob_id, certificate_timestamp_renew_at FROM consents
+      WHERE certificate_timestamp_renew_at <= :now) due
+JOIN blobs b ON b.id = due.blob_id
+GROUP BY due.blob_id
 ORDER BY renew_at
 LIMIT :limit
 
@@ -91,6 +95,15 @@ RETURNING id
 -- A file's archive timestamp renewal is tried again later.
 UPDATE result_documents SET timestamp_renew_at = :renew_at
 WHERE blob_id = :blob_id AND timestamp_renew_at IS NOT NULL
+
+-- postpone_consent_certificate_renewal --
+UPDATE consents SET certificate_timestamp_renew_at = :renew_at
+WHERE certificate_blob_id = :blob_id AND certificate_timestamp_renew_at IS NOT NULL
+
+-- renew_consent_certificate --
+-- A consent certificate's renewed archive timestamp is due again at :renew_at.
+UPDATE consents SET certificate_timestamp_renew_at = :renew_at
+WHERE certificate_blob_id = :blob_id AND certificate_timestamp_renew_at IS NOT NULL
 
 -- insert_result_version --
 -- An earlier version of a result document (its archive timestamp was renewed since).

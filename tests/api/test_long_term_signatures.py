@@ -32,6 +32,7 @@ from pyhanko.sign.validation.errors import NoDSSFoundError
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
+import storage.clickwraps as stored_clickwraps
 import storage.results as stored_results
 from signsvc.http.appkeys import FILES, RESULTS, WORKER
 from signsvc.infra import downloads
@@ -39,6 +40,7 @@ from signsvc.pdf import certificates
 from signsvc.results import revocation, sealing, signing_identity
 from signsvc.results.ca_key import CaKeySeal
 from signsvc.testing import timestamps
+from tests.api.test_clickwrap_page import agree, clickwrap, consents
 from tests.support.app import Api
 from tests.support.results import completed_submission, fetch
 from tests.support.signing import ANN_VALUES, BOB_VALUES, submission
@@ -624,3 +626,43 @@ async def test_p12_revocation_downloads_refuse_private_addresses_unless_allowed_
     assert any(warning in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
     assert crl_server.asked == ([] if not private else ["/ca.crl"])
     assert await signed_levels(db, api.last_submission_id) == {"B-B"}
+
+
+# Consent certificates: sealed like the result documents
+
+
+async def consent_certificate(api: Api, worker, db):
+    """A new consent's certificate (the job made it), and its stored consent."""
+    terms = await clickwrap(api)
+    await agree(api, terms["slug"])
+    await worker.drain()
+    [consent] = await consents(api, terms["id"])
+    return await fetch(api, consent["certificate_url"]), await stored_clickwraps.get_consent(db, consent["id"])
+
+
+async def test_consent_certificate_validates_offline_at_b_lt_and_records_its_level(api, worker, db, clock):
+    data, consent = await consent_certificate(api, worker, db)
+    status = await certification_status(data, await service_roots(db), clock.now() + timedelta(hours=1))
+    assert status.bottom_line, status.pretty_print_details()
+    assert (await certification_status(data, await service_roots(db), clock.now(), embedded=False)).bottom_line is False
+    assert (consent.certificate_pades_level, consent.certificate_timestamp_renew_at) == ("B-LT", None)
+
+
+async def test_consent_certificate_at_b_lta_has_its_archive_timestamp_renewed(
+    aiohttp_client, make_app, db, clock, short_lived_tsa
+):
+    stamped = Api(await aiohttp_client(make_app(tsa_url=short_lived_tsa["url"])))
+    worker = stamped.app[WORKER]
+    original, consent = await consent_certificate(stamped, worker, db)
+    assert consent.certificate_pades_level == "B-LTA"
+    assert consent.certificate_timestamp_renew_at == clock.now() + timedelta(days=120) - sealing.RENEW_MARGIN
+    short_lived_tsa["replace"]()
+    due_day(clock)
+    await worker.drain()
+    [listed] = await consents(stamped, (await stored_clickwraps.required_clickwrap(db, consent.clickwrap_id)).id)
+    renewed = await fetch(stamped, listed["certificate_url"])
+    assert renewed.startswith(original) and len(renewed) > len(original)
+    stamps = PdfFileReader(io.BytesIO(renewed)).embedded_timestamp_signatures
+    assert [s.field_name for s in stamps] == ["signsvc-archive-1", "signsvc-archive-2"]
+    later = await stored_clickwraps.get_consent(db, consent.id)
+    assert later.certificate_timestamp_renew_at > clock.now() + timedelta(days=365)

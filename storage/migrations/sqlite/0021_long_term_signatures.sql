@@ -24,3 +24,9 @@ CREATE TABLE result_document_versions (
     result_document_id INTEGER NOT NULL REFERENCES result_documents (id) ON DELETE CASCADE,
     PRIMARY KEY (sha256, result_document_id)
 );
+
+-- The same for the certificate of a consent (sealed like a result document).
+ALTER TABLE consents ADD COLUMN certificate_pades_level TEXT;
+ALTER TABLE consents ADD COLUMN certificate_timestamp_renew_at TEXT;
+CREATE INDEX consents_certificate_timestamp_renew_at ON consents (certificate_timestamp_renew_at)
+    WHERE certificate_timestamp_renew_at IS NOT NULL;
