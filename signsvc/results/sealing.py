@@ -63,7 +63,7 @@ class Sealer:
         except ConnectionError as error:
             self._tsa_failed(what, error)
             return await self.pool.run(seal, pdf, chain, REASON, None, now)
-        if tsa_url and crls:
+        if tsa_url and crls is not None:  # () for a self-signed certificate: nothing to revoke
             return await self._archived(sealed, tsa_url, what)
         return sealed
 

@@ -20,10 +20,14 @@ DELETE FROM result_documents WHERE submission_id = :submission_id AND kind = :ki
 -- count_issued_with_sha256 --
 -- How many files the service issued (results and audit logs, not previews or merged copies) have this hash.
 -- An earlier version of a file whose archive timestamp was renewed counts too.
-SELECT COUNT(*) AS count FROM result_documents r
-WHERE r.kind IN ('submitter', 'final', 'audit_log', 'combined')
-  AND (r.sha256 = :sha256
-       OR EXISTS (SELECT 1 FROM result_document_versions v WHERE v.result_document_id = r.id AND v.sha256 = :sha256))
+-- Two lookups by the indexed hashes, not one OR that would read every row.
+SELECT COUNT(*) AS count FROM (
+    SELECT r.id FROM result_documents r
+    WHERE r.sha256 = :sha256 AND r.kind IN ('submitter', 'final', 'audit_log', 'combined')
+    UNION
+    SELECT r.id FROM result_document_versions v JOIN result_documents r ON r.id = v.result_document_id
+    WHERE v.sha256 = :sha256 AND r.kind IN ('submitter', 'final', 'audit_log', 'combined')
+) issued
 
 -- insert_signing_certificate --
 -- A certificate to sign with or to trust; the same certificate again, or a second current generated

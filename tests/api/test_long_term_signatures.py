@@ -666,3 +666,28 @@ async def test_consent_certificate_at_b_lta_has_its_archive_timestamp_renewed(
     assert [s.field_name for s in stamps] == ["signsvc-archive-1", "signsvc-archive-2"]
     later = await stored_clickwraps.get_consent(db, consent.id)
     assert later.certificate_timestamp_renew_at > clock.now() + timedelta(days=365)
+
+
+async def test_b_lta_a_self_signed_pkcs12_certificate_needs_no_crl_and_reaches_b_lta(
+    aiohttp_client, make_app, db, tmp_path, tsa
+):
+    from tests.support.seals import NOW
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Self Signer")])
+    leaf = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(NOW - timedelta(days=30))
+        .not_valid_after(NOW + timedelta(days=700))
+        .add_extension(x509.KeyUsage(True, True, False, False, False, False, False, False, False), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    path = tmp_path / "self.p12"
+    path.write_bytes(pkcs12.serialize_key_and_certificates(b"self", key, leaf, None, serialization.NoEncryption()))
+    api = Api(await aiohttp_client(make_app(tsa_url=tsa["url"], signing_p12=str(path))))
+    await signed_files(api, api.app[WORKER])
+    assert await signed_levels(db, api.last_submission_id) == {"B-LTA"}
