@@ -214,11 +214,15 @@ class Engines:
         from signsvc.infra import pdf_calls
 
         now = datetime.now(UTC)
-        chain = pdf_calls.generate_signing_chain("signsvc bench", "signsvc", now, "https://sign.example.com/crl")
+        chain, ca_key_pem = pdf_calls.generate_signing_chain(
+            "signsvc bench", "signsvc", now, "https://sign.example.com/crl"
+        )
         pdf_calls.warm(chain)  # the signing key and the text font, as a pool worker warms them at start
         self.chain = chain.pems()  # as `signsvc.pdf.seal` takes it
         # The CA's CRL, made once (the service makes it once per CA and renews it daily): PAdES B-LT.
-        self.crls = (pdf_calls.issue_crl(chain, now, timedelta(days=7)),) if long_term else ()
+        self.crls = (
+            (pdf_calls.issue_crl(ca_key_pem, chain.chain_pems[-1], now, timedelta(days=7)),) if long_term else ()
+        )
         self.last_sizes: dict[str, int] = {}  # bytes of the last run's sealed document, audit log, combined
 
     def completion(self, data: bytes, pages: int, script: str, timings: dict[str, float]) -> bytes:

@@ -156,9 +156,9 @@ def webhook_sender(config: Config) -> Sender:
     return Sender(timeout=config.webhook_timeout_seconds, public_only=config.public_webhooks_only)
 
 
-async def signing_identity(db: Database, clock: Clock, pool: PdfPool, config: Config) -> SigningIdentity:
+async def signing_identity(db: Database, clock: Clock, pool: PdfPool, config: Config, secret: str) -> SigningIdentity:
     """The service's signing identity, with the configured PKCS#12 when there is one (else a start error)."""
-    identity = SigningIdentity(db, clock, pool, config.site)
+    identity = SigningIdentity(db, clock, pool, secret, config.site)
     if config.signing_p12:
         try:
             data = Path(config.signing_p12).read_bytes()
@@ -217,9 +217,7 @@ class _Parts:
             office = await stack.enter_async_context(OfficeConverter())
             sender = webhook_sender(self.config)
             stack.push_async_callback(sender.close)
-            revocations = Revocations(
-                self.clock, (self.given_downloader or await self._revocation_downloader(stack)).fetch
-            )
+            revocations = Revocations(self.clock, (await self._revocation_downloader(stack)).fetch)
             kinds = await self._domain(
                 app, db, files, pool, Ingest(pool, office, downloader, self.config.font_dir), sender, revocations
             )
@@ -284,7 +282,8 @@ class _Parts:
         invitations = Invitations(db, clock, mail, files.urls)
         app[appkeys.REMINDERS] = reminders = Reminders(db, clock, invitations)
         submitters = Submitters(db, clock, files, ingest, invitations, uploads_limit=config.submitter_uploads_bytes)
-        identity = await signing_identity(db, clock, pool, config)
+        identity = await signing_identity(db, clock, pool, config, files.secret_key)
+        await identity.warn_without_crl()
         previews = Previews(db, clock, files, pool, config.font_dir)
         sealer = Sealer(clock, pool, identity, config.tsa_url, revocations)
         archive_timestamps = ArchiveTimestamps(db, clock, files, pool, sealer)

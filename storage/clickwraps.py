@@ -133,9 +133,15 @@ async def set_consent_submission(conn: Connection, consent_id: int, submission_i
     await conn.execute("set_consent_submission", id=consent_id, submission_id=submission_id)
 
 
-async def set_consent_certificate(conn: Connection, consent_id: int, blob_id: int) -> bool:
-    """Whether the certificate was recorded: False when another run recorded one first."""
-    return await conn.fetch_one("set_consent_certificate", id=consent_id, blob_id=blob_id) is not None
+async def set_consent_certificate(
+    conn: Connection, consent_id: int, blob_id: int, pades_level: str, renew_at: datetime | None
+) -> bool:
+    """Whether the certificate (sealed at `pades_level`, its archive timestamp to renew at `renew_at`) was
+    recorded: False when another run recorded one first."""
+    row = await conn.fetch_one(
+        "set_consent_certificate", id=consent_id, blob_id=blob_id, pades_level=pades_level, renew_at=renew_at
+    )
+    return row is not None
 
 
 async def clickwrap_by_slug(conn: Connection, slug: str) -> Clickwrap | None:

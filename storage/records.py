@@ -211,6 +211,8 @@ class Consent:
     certificate_blob_id: int | None
     certificate_uuid: str | None  # the certificate's file, once made
     certificate_filename: str | None
+    certificate_pades_level: str | None = None  # the PAdES level it was sealed at
+    certificate_timestamp_renew_at: datetime | None = None  # when its archive timestamp is to be renewed
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -308,6 +310,7 @@ class ResultDocument:
     values_sha256: str | None
     created_at: datetime
     pades_level: str | None  # a signed file's PAdES level: B-B, B-T, B-LT or B-LTA
+    timestamp_renew_at: datetime | None = None  # when its archive timestamp is to be renewed
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -320,7 +323,7 @@ class SigningCertificate:
     source: str
     created_at: datetime
     retired_at: datetime | None
-    ca_key_pem: str | None
+    ca_key_sealed: str | None  # the root CA's key, encrypted (signsvc/results/ca_key.py)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

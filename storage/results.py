@@ -65,11 +65,11 @@ async def insert_certificate(
     key_pem: str | None,
     source: str,
     now: datetime,
-    ca_key_pem: str | None = None,
+    ca_key_sealed: str | None = None,
 ) -> None:
     await conn.execute(
         "insert_signing_certificate",
-        ca_key_pem=ca_key_pem,
+        ca_key_sealed=ca_key_sealed,
         sha256=sha256,
         cert_pem=cert_pem,
         chain_pems=chain_pems,
@@ -105,11 +105,6 @@ async def results_of_many(conn: Connection, submission_ids: list[int]) -> list[R
     return records(ResultDocument, await conn.fetch_all("list_result_documents_of_many", ids=submission_ids))
 
 
-async def retire_certificate(conn: Connection, certificate_id: int, now: datetime) -> bool:
-    """Stops the certificate from signing; False when another process retired it first."""
-    return await conn.fetch_one("retire_signing_certificate", id=certificate_id, now=now) is not None
-
-
 async def get_crl(conn: Connection, issuer_sha256: str) -> SigningCrl | None:
     return record(SigningCrl, await conn.fetch_one("get_signing_crl", issuer_sha256=issuer_sha256))
 
@@ -133,9 +128,17 @@ async def timestamps_due(conn: Connection, now: datetime, limit: int) -> list[Ti
 async def renew_result_file(
     conn: Connection, blob_id: int, old_sha256: str, sha256: str, renew_at: datetime | None
 ) -> None:
-    """The result documents of the file hold its renewed version; the earlier one stays issued."""
+    """The result documents of the file hold its renewed version (the earlier one stays issued); a consent
+    certificate's renewal is due again at `renew_at`."""
+    await conn.execute("renew_consent_certificate", blob_id=blob_id, renew_at=renew_at)
     rows = await conn.fetch_all(
         "renew_result_file", blob_id=blob_id, old_sha256=old_sha256, sha256=sha256, renew_at=renew_at
     )
     for row in rows:
         await conn.execute("insert_result_version", sha256=old_sha256, id=row["id"])
+
+
+async def postpone_timestamp_renewal(conn: Connection, blob_id: int, renew_at: datetime) -> None:
+    """The file's archive timestamp is asked for again at `renew_at`."""
+    await conn.execute("postpone_timestamp_renewal", blob_id=blob_id, renew_at=renew_at)
+    await conn.execute("postpone_consent_certificate_renewal", blob_id=blob_id, renew_at=renew_at)

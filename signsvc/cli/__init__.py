@@ -63,6 +63,8 @@ def settle(top: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         flag = f"--{name}"
         if before is not None and name in LISTEN and not serving:
             top.error(f"{flag} applies to serve only: {top.prog} serve {flag} {before}")
+        if before is not None and name in COMMON and getattr(args, "without_database", None):
+            top.error(f"{flag} does not apply to {args.without_database}, which uses no database")
         if before is not None and after is not None and before != after:
             top.error(f"{flag} is given twice, as {before} before the command and {after} after it: give it once")
         setattr(args, name, after if after is not None else before)

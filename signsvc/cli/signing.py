@@ -43,12 +43,14 @@ async def _rotate(config: Config, args: argparse.Namespace) -> int | None:
 
 async def _with_identity(config: Config, action: Callable[[SigningIdentity], Awaitable[None]]) -> int | None:
     from signsvc.app import signing_identity  # the PDF engines: only these commands need them
+    from signsvc.infra import secret_key
     from signsvc.infra.pool import PdfPool
 
     async def with_pool(db: Database) -> None:
         pool = PdfPool(workers=1)
         try:
-            await action(await signing_identity(db, SystemClock(), pool, config))
+            secret = await secret_key.load(db, config.secret_key)
+            await action(await signing_identity(db, SystemClock(), pool, config, secret))
         finally:
             pool.close()
 

@@ -26,7 +26,7 @@ def add_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     tsa.add_argument("--tsa-host", default="127.0.0.1", help="listen address (127.0.0.1)")
     tsa.add_argument("--tsa-port", type=int, default=DEFAULT_PORT, help=f"listen port ({DEFAULT_PORT})")
-    tsa.set_defaults(run=_serve)
+    tsa.set_defaults(run=_serve, without_database="tsa")
 
 
 async def _serve(config: Config, args: argparse.Namespace) -> int | None:

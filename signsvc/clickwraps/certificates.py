@@ -23,6 +23,7 @@ from signsvc.infra import jobs, mail, pdf_calls
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
 from signsvc.infra.mail import Outbox
+from signsvc.infra.pdf_calls import Sealed
 from signsvc.infra.pool import PdfPool
 from signsvc.results import produce, slots
 from signsvc.results.sealing import Sealer
@@ -68,20 +69,23 @@ class Certificates:
         clickwrap = await stored.required_clickwrap(self.db, consent.clickwrap_id)
         version = await stored.get_version(self.db, clickwrap.id, consent.clickwrap_version_number)
         assert version is not None, "a consent names a published version"
+        made: tuple[NewFile, Sealed] | None
         try:
-            file = await self._certificate(clickwrap, version, consent)
+            made = await self._certificate(clickwrap, version, consent)
         except pdf_calls.EngineError as error:
             # The text can't be drawn (a font is missing, say): the person has still agreed.
             log.error("consent %s: certificate not made: %s", consent.id, error)
-            file = None
-        await self._record(clickwrap, consent, file)
+            made = None
+        await self._record(clickwrap, consent, made)
 
-    async def _certificate(self, clickwrap: Clickwrap, version: ClickwrapVersion, consent: Consent) -> NewFile:
+    async def _certificate(
+        self, clickwrap: Clickwrap, version: ClickwrapVersion, consent: Consent
+    ) -> tuple[NewFile, Sealed]:
         data = await self._data(clickwrap, version, consent)
         made = await self.pool.run(pdf_calls.consent_certificate, data, self.font_dir)
         name = f"Consent Certificate - {version.name}"
         sealed = await self.sealer.seal(made.data, f"consent {consent.id}: {slots.filename(name)}")
-        return slots.pdf_file(name, sealed)
+        return slots.pdf_file(name, sealed), sealed
 
     async def _data(self, clickwrap: Clickwrap, version: ClickwrapVersion, consent: Consent) -> dict[str, Any]:
         """What the certificate shows (`signsvc.pdf.consent_certificate` documents the shape)."""
@@ -131,14 +135,16 @@ class Certificates:
             for d in documents
         ]
 
-    async def _record(self, clickwrap: Clickwrap, consent: Consent, file: NewFile | None) -> None:
+    async def _record(self, clickwrap: Clickwrap, consent: Consent, made: tuple[NewFile, Sealed] | None) -> None:
+        file, sealed = made or (None, None)
         if file:
             await self.files.write([file])
         try:
             async with self.db.transaction() as tx:
-                if file:
+                if file and sealed:
                     blob = await self.files.record(tx, consent.account_id, file)
-                    if not await stored.set_consent_certificate(tx, consent.id, blob.id):
+                    renew_at = self.sealer.renew_at(sealed)
+                    if not await stored.set_consent_certificate(tx, consent.id, blob.id, sealed.level, renew_at):
                         raise _RecordedMeanwhile()
                     await self._emails(tx, clickwrap, consent, blob.id, self.files.link(blob.uuid, blob.filename))
                 await events.record(

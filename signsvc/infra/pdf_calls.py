@@ -13,7 +13,7 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -102,14 +102,15 @@ class Sealed(Hashed):
 
 @dataclass(frozen=True)
 class SigningChain:
-    """A signing key (None when it stays in a PKCS#12 file) and its certificate chain, as PEM text; for a chain
-    the service generated, the root CA's key too (it issues the CRL)."""
+    """A signing key (None when it stays in a PKCS#12 file) and its certificate chain, as PEM text. `issues_crl`:
+    the service holds the root CA's key of this generated chain, so it issues the CRL (the key itself never
+    comes with the chain: only `issue_crl` takes it)."""
 
     key_pem: str | None
     cert_pem: str
     chain_pems: tuple[str, ...]
     sha256: str
-    ca_key_pem: str | None = None
+    issues_crl: bool = False
 
     def pems(self) -> dict[str, Any]:
         """As `signsvc.pdf.seal` takes it."""
@@ -332,32 +333,32 @@ def seal_pdf(
 
 def archive_timestamp(pdf: bytes, tsa_url: str, crls: tuple[bytes, ...] = ()) -> Sealed:
     """The file with a DSS update (`crls`, for the timestamp authority's chain, and the certificates of its
-    timestamps) and a document timestamp over it: B-LTA, and how a B-LTA file's archive timestamp is renewed.
+    timestamps) and a document timestamp over it: B-LTA, and how a B-LTA file's archive timestamp is renewed
+    (the certificates of its timestamps are not read again: `timestamp_state` reads them when they are needed).
     Raises ConnectionError when the timestamp server fails."""
     from signsvc.pdf import long_term
 
     with _engine_errors():
         stamped = long_term.archive_timestamp(pdf, tsa_url, crls)
         expires_at = long_term.last_timestamp_expiry(stamped)
-        stampers = long_term.timestamp_certificate_pems(stamped)
-    return Sealed(stamped, _sha256(stamped), "B-LTA", expires_at, stampers)
+    return Sealed(stamped, _sha256(stamped), "B-LTA", expires_at)
 
 
-def timestamp_certificates(pdf: bytes) -> tuple[str, ...]:
-    """The certificates (PEM) of every timestamp in a signed file."""
+def timestamp_state(pdf: bytes) -> tuple[tuple[str, ...], datetime | None]:
+    """The certificates (PEM) of every timestamp in a signed file, and when the certificate of its last document
+    timestamp expires (None: it has none)."""
     from signsvc.pdf import long_term
 
     with _engine_errors():
-        return long_term.timestamp_certificate_pems(pdf)
+        return long_term.timestamp_certificate_pems(pdf), long_term.last_timestamp_expiry(pdf)
 
 
-def issue_crl(chain: SigningChain, now: datetime, valid_for: timedelta) -> bytes:
-    """A CRL (DER) from the generated chain's root CA, revoking nothing, valid from `now` for `valid_for`."""
+def issue_crl(ca_key_pem: str, ca_cert_pem: str, now: datetime, valid_for: timedelta) -> bytes:
+    """A CRL (DER) from a generated chain's root CA, revoking nothing, valid from `now` for `valid_for`."""
     from signsvc.pdf import certificates
 
-    if chain.ca_key_pem is None:
-        raise EngineError("This chain has no CA key to issue a CRL with")
-    return certificates.issue_crl(chain.ca_key_pem, chain.chain_pems[-1], now=now, valid_for=valid_for)
+    with _engine_errors():
+        return certificates.issue_crl(ca_key_pem, ca_cert_pem, now=now, valid_for=valid_for)
 
 
 def verify_pdf(pdf: bytes, trusted_pems: list[str], now: datetime | None = None) -> Verified:
@@ -381,12 +382,14 @@ def verify_base64(file: str, trusted_pems: list[str], now: datetime | None = Non
 
 def generate_signing_chain(
     common_name: str, organization: str, now: datetime, crl_url: str | None = None
-) -> SigningChain:
-    """A new signing key and certificate chain, with the root CA's key; the leaf names its CRL under `crl_url`."""
+) -> tuple[SigningChain, str]:
+    """A new signing key and certificate chain, and the root CA's key (PEM); the leaf names its CRL under
+    `crl_url`."""
     from signsvc.pdf import certificates
 
     with _engine_errors():
-        return _chain(certificates.generate(common_name, organization, now=now, crl_url=crl_url))
+        generated = certificates.generate(common_name, organization, now=now, crl_url=crl_url)
+    return replace(_chain(generated), issues_crl=True), generated["ca_key_pem"]
 
 
 def load_signing_p12(data: bytes, password: str | None, now: datetime) -> SigningChain:
@@ -438,7 +441,6 @@ def _chain(pems: dict[str, Any]) -> SigningChain:
         pems["cert_pem"],
         tuple(pems["chain_pems"]),
         certificates.fingerprint(pems["cert_pem"]),
-        pems.get("ca_key_pem"),
     )
 
 

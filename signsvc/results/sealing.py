@@ -63,15 +63,17 @@ class Sealer:
         except ConnectionError as error:
             self._tsa_failed(what, error)
             return await self.pool.run(seal, pdf, chain, REASON, None, now)
-        if tsa_url and crls:
+        if tsa_url and crls is not None:  # () for a self-signed certificate: nothing to revoke
             return await self._archived(sealed, tsa_url, what)
         return sealed
 
-    async def archive(self, pdf: bytes, tsa_url: str) -> Sealed:
+    async def archive(self, pdf: bytes, tsa_url: str) -> tuple[Sealed, datetime | None]:
         """A signed file with a DSS update (revocation information for its timestamp authorities) and a new
-        document timestamp. Raises ConnectionError when the timestamp server fails."""
-        stampers = await self.pool.run(pdf_calls.timestamp_certificates, pdf)
-        return await self.pool.run(pdf_calls.archive_timestamp, pdf, tsa_url, await self._crls_of(stampers))
+        document timestamp, and when the certificate of the file's last document timestamp before it expires.
+        Raises ConnectionError when the timestamp server fails."""
+        stampers, expires_at = await self.pool.run(pdf_calls.timestamp_state, pdf)
+        renewed = await self.pool.run(pdf_calls.archive_timestamp, pdf, tsa_url, await self._crls_of(stampers))
+        return renewed, expires_at
 
     async def _archived(self, sealed: Sealed, tsa_url: str, what: str) -> Sealed:
         """B-LT with a signature timestamp made B-LTA; kept as it is when the timestamp server fails now."""
@@ -87,7 +89,7 @@ class Sealer:
         none); without it the DSS carries their certificates only (logged by `revocation`)."""
         if self.revocations is None or not timestamp_certificates:
             return ()
-        return await self.revocations.crls_of(timestamp_certificates) or ()
+        return await self.revocations.crls_of(timestamp_certificates)
 
     def _tsa_failed(self, what: str, error: ConnectionError) -> None:
         log.error("%s signed without a timestamp: %s", what, error)
@@ -95,10 +97,10 @@ class Sealer:
 
     async def revocation(self, chain: SigningChain) -> tuple[bytes, ...] | None:
         """The revocation information to embed for the chain; None when it can't be had."""
-        if chain.ca_key_pem is not None:
+        if chain.issues_crl:
             crl = await self.identity.crl(chain)
             return (crl,) if crl else None
-        if self.revocations is None:
+        if self.revocations is None or self.identity.configured is None:  # a generated chain without its CA key
             return None
         return await self.revocations.crls(chain)
 

@@ -6,10 +6,12 @@ a deployment signs with the same key. A configured PKCS#12 file replaces it (rea
 can't be used stops the start). Every certificate ever used stays in the database: files signed before a
 rotation still verify.
 
-The generated chain's root CA key is kept with it: it issues the CRL the leaf names (`{site}/signing/crl/{root
+The generated chain's root CA key is kept with it, encrypted with the service's secret key (`ca_key`), and
+opened only to issue the CRL: it issues the CRL the leaf names (`{site}/signing/crl/{root
 sha256}.crl`), valid for `CRL_VALIDITY`, made once per CA and kept in the database, renewed by a job when older
 than `CRL_RENEW_AFTER`, so every process serves and embeds the same one. A chain generated before the CA key was
-kept can't have a CRL: on its first use after the upgrade a new chain replaces it (the old one stays trusted).
+kept can't have a CRL: it keeps signing (B-T or B-B), since a new root would no longer be trusted by whoever
+trusts the old one, and each start warns that `python run.py signing rotate` gives a chain that reaches B-LT.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from signsvc.infra import jobs, pdf_calls
 from signsvc.infra.clock import Clock
 from signsvc.infra.pdf_calls import SigningChain
 from signsvc.infra.pool import PdfPool
+from signsvc.results.ca_key import CaKeySeal
 from storage import Connection, Database
 from storage.records import SigningCertificate, SigningCrl
 
@@ -41,8 +44,9 @@ CRL_JOB_EVERY = timedelta(hours=1)
 
 
 class SigningIdentity:
-    def __init__(self, db: Database, clock: Clock, pool: PdfPool, site: str | None = None) -> None:
+    def __init__(self, db: Database, clock: Clock, pool: PdfPool, secret_key: str, site: str | None = None) -> None:
         self.db, self.clock, self.pool = db, clock, pool
+        self.ca_keys = CaKeySeal(secret_key)
         self.crl_url = f"{site}{CRL_PATH}" if site else None
         self._configured: SigningChain | None = None
         self._lock = asyncio.Lock()
@@ -80,10 +84,10 @@ class SigningIdentity:
 
     async def rotate(self) -> SigningChain:
         """A new generated chain signs from now on (unless a PKCS#12 is configured); the old one stays trusted."""
-        new = await self._generate()
+        new, ca_key_pem = await self._generate()
         async with self.db.transaction() as tx:
             await stored.retire_generated(tx, self.clock.now())
-            await self._insert(tx, new)
+            await self._insert(tx, new, ca_key_pem)
         return await self._generated_chain()
 
     async def trusted(self) -> list[str]:
@@ -105,69 +109,79 @@ class SigningIdentity:
 
     async def crl(self, chain: SigningChain) -> bytes | None:
         """The current CRL (DER) of a generated chain's CA, made now if it has none yet or it has expired;
-        None for a chain without a CA key."""
-        if chain.ca_key_pem is None:
-            return None
-        issuer = root_sha256(chain)
-        kept = await stored.get_crl(self.db, issuer)
-        if kept is None or kept.next_update <= self.clock.now():
-            kept = await self._issue_crl(chain)
-        return base64.b64decode(kept.crl)
+        None for a chain without a CA key (or whose key can't be opened)."""
+        return await self._current_crl(root_sha256(chain)) if chain.issues_crl else None
 
     async def published_crl(self, issuer_sha256: str) -> bytes | None:
-        """The CRL the service publishes for the CA with this certificate hash (None: no such CA)."""
-        kept = await stored.get_crl(self.db, issuer_sha256)
-        return base64.b64decode(kept.crl) if kept else None
+        """The CRL the service publishes for the CA with this certificate hash, renewed now if it has expired
+        (None: no such CA, or its expired CRL can't be renewed)."""
+        return await self._current_crl(issuer_sha256)
 
     async def renew_crls(self, payload: dict[str, Any]) -> None:
         """The job: a new CRL for each CA whose key the service holds, once the kept one is `CRL_RENEW_AFTER` old."""
         for certificate in await stored.certificates(self.db):
-            if certificate.ca_key_pem is None:
+            if certificate.ca_key_sealed is None:
                 continue
-            chain = _chain(certificate)
-            kept = await stored.get_crl(self.db, root_sha256(chain))
+            kept = await stored.get_crl(self.db, root_sha256(_chain(certificate)))
             if kept is None or self.clock.now() - kept.this_update >= CRL_RENEW_AFTER:
-                await self._issue_crl(chain)
+                await self._issue_crl(certificate)
 
-    async def _issue_crl(self, chain: SigningChain) -> SigningCrl:
-        now = self.clock.now()
-        der = await self.pool.run(pdf_calls.issue_crl, chain, now, CRL_VALIDITY)
-        issuer = root_sha256(chain)
+    async def _current_crl(self, issuer_sha256: str) -> bytes | None:
+        kept = await stored.get_crl(self.db, issuer_sha256)
+        if kept is None or kept.next_update <= self.clock.now():
+            issuers = [c for c in await stored.certificates(self.db) if c.ca_key_sealed and _root(c) == issuer_sha256]
+            kept = await self._issue_crl(issuers[-1]) if issuers else None
+        return base64.b64decode(kept.crl) if kept else None
+
+    async def _issue_crl(self, certificate: SigningCertificate) -> SigningCrl | None:
+        """A new CRL of the certificate's CA, kept; None when its key can't be opened (logged)."""
+        assert certificate.ca_key_sealed is not None, "only a CA whose key is kept issues CRLs"
+        ca_key_pem = self.ca_keys.open(certificate.ca_key_sealed)
+        if ca_key_pem is None:
+            log.error(
+                "the CA key of signing certificate %s can't be opened with this SIGNSVC_SECRET_KEY (it was kept under "
+                "another one): its CRL is not renewed; restore the secret key, or run `python run.py signing rotate`",
+                certificate.sha256,
+            )
+            return None
+        now, issuer = self.clock.now(), _root(certificate)
+        der = await self.pool.run(pdf_calls.issue_crl, ca_key_pem, certificate.chain_pems[-1], now, CRL_VALIDITY)
         await stored.put_crl(self.db, SigningCrl(issuer, base64.b64encode(der).decode(), now, now + CRL_VALIDITY))
-        kept = await stored.get_crl(self.db, issuer)  # ours, or a newer one another process made meanwhile
-        assert kept is not None, "a CRL was just kept"
-        return kept
+        return await stored.get_crl(self.db, issuer)  # ours, or a newer one another process made meanwhile
+
+    async def warn_without_crl(self) -> None:
+        """At start: a warning when the generated chain that signs can't have a CRL (it predates kept CA keys)."""
+        current = None if self._configured else await stored.current_generated(self.db)
+        if current is not None and current.ca_key_sealed is None:
+            log.warning(
+                "signing certificate %s was generated before the service kept its CA key, so it has no CRL and "
+                "documents are signed without revocation information (PAdES B-T or B-B, not B-LT); run "
+                "`python run.py signing rotate` for a new chain that reaches B-LT (its new root must then be "
+                "trusted where the old one is; the old certificate stays trusted by the service)",
+                current.sha256,
+            )
 
     async def _generated_chain(self) -> SigningChain:
         current = await stored.current_generated(self.db)
-        if current and current.ca_key_pem:
+        if current:
             return _chain(current)
         async with self._lock:  # one generation per process at a time
-            current = await stored.current_generated(self.db)
-            if current is None or current.ca_key_pem is None:
-                new = await self._generate()
+            if await stored.current_generated(self.db) is None:
+                new, ca_key_pem = await self._generate()
                 async with self.db.transaction() as tx:
                     # Another process may have made one meanwhile: the index keeps one current, theirs or ours.
-                    if current is None or await stored.retire_certificate(tx, current.id, self.clock.now()):
-                        await self._insert(tx, new)
-                if current is not None:
-                    log.warning(
-                        "signing certificate %s has no CA key to issue its CRL: %s signs from now on, the old one "
-                        "stays trusted",
-                        current.sha256,
-                        new.sha256,
-                    )
+                    await self._insert(tx, new, ca_key_pem)
             current = await stored.current_generated(self.db)
             if current is None:
                 raise LookupError("no current signing certificate right after one was made")
             return _chain(current)
 
-    async def _generate(self) -> SigningChain:
+    async def _generate(self) -> tuple[SigningChain, str]:
         return await self.pool.run(
             pdf_calls.generate_signing_chain, COMMON_NAME, COMMON_NAME, self.clock.now(), self.crl_url
         )
 
-    async def _insert(self, tx: Connection, chain: SigningChain) -> None:
+    async def _insert(self, tx: Connection, chain: SigningChain, ca_key_pem: str) -> None:
         await stored.insert_certificate(
             tx,
             sha256=chain.sha256,
@@ -176,7 +190,7 @@ class SigningIdentity:
             key_pem=chain.key_pem,
             source="generated",
             now=self.clock.now(),
-            ca_key_pem=chain.ca_key_pem,
+            ca_key_sealed=self.ca_keys.seal(ca_key_pem),
         )
 
 
@@ -197,5 +211,9 @@ def _chain(certificate: SigningCertificate) -> SigningChain:
         certificate.cert_pem,
         tuple(certificate.chain_pems),
         certificate.sha256,
-        certificate.ca_key_pem,
+        issues_crl=certificate.ca_key_sealed is not None,
     )
+
+
+def _root(certificate: SigningCertificate) -> str:
+    return hashlib.sha256(ssl.PEM_cert_to_DER_cert(certificate.chain_pems[-1])).hexdigest()

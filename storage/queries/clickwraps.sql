@@ -52,7 +52,9 @@ UPDATE consents SET submission_id = :submission_id WHERE id = :id
 
 -- set_consent_certificate --
 -- The certificate made for a consent, unless one was recorded already.
-UPDATE consents SET certificate_blob_id = :blob_id WHERE id = :id AND certificate_blob_id IS NULL
+UPDATE consents SET certificate_blob_id = :blob_id, certificate_pades_level = :pades_level,
+    certificate_timestamp_renew_at = :renew_at
+WHERE id = :id AND certificate_blob_id IS NULL
 RETURNING id
 
 -- get_clickwrap_by_slug --

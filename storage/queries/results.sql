@@ -20,16 +20,20 @@ DELETE FROM result_documents WHERE submission_id = :submission_id AND kind = :ki
 -- count_issued_with_sha256 --
 -- How many files the service issued (results and audit logs, not previews or merged copies) have this hash.
 -- An earlier version of a file whose archive timestamp was renewed counts too.
-SELECT COUNT(*) AS count FROM result_documents r
-WHERE r.kind IN ('submitter', 'final', 'audit_log', 'combined')
-  AND (r.sha256 = :sha256
-       OR EXISTS (SELECT 1 FROM result_document_versions v WHERE v.result_document_id = r.id AND v.sha256 = :sha256))
+-- Two lookups by the indexed hashes, not one OR that would read every row.
+SELECT COUNT(*) AS count FROM (
+    SELECT r.id FROM result_documents r
+    WHERE r.sha256 = :sha256 AND r.kind IN ('submitter', 'final', 'audit_log', 'combined')
+    UNION
+    SELECT r.id FROM result_document_versions v JOIN result_documents r ON r.id = v.result_document_id
+    WHERE v.sha256 = :sha256 AND r.kind IN ('submitter', 'final', 'audit_log', 'combined')
+) issued
 
 -- insert_signing_certificate --
 -- A certificate to sign with or to trust; the same certificate again, or a second current generated
 -- one, is ignored.
-INSERT INTO signing_certificates (sha256, cert_pem, chain_pems, key_pem, source, created_at, ca_key_pem)
-VALUES (:sha256, :cert_pem, :chain_pems, :key_pem, :source, :now, :ca_key_pem)
+INSERT INTO signing_certificates (sha256, cert_pem, chain_pems, key_pem, source, created_at, ca_key_sealed)
+VALUES (:sha256, :cert_pem, :chain_pems, :key_pem, :source, :now, :ca_key_sealed)
 ON CONFLICT DO NOTHING
 
 -- current_generated_certificate --
@@ -59,10 +63,6 @@ FROM result_documents r JOIN blobs b ON b.id = r.blob_id
 WHERE r.submission_id IN (SELECT value FROM json_each(:ids))
 ORDER BY r.submission_id, r.kind, r.submitter_id, r.position
 
--- retire_signing_certificate --
--- Stops one certificate from signing (it stays for verification); answers nothing when it was retired already.
-UPDATE signing_certificates SET retired_at = :now WHERE id = :id AND retired_at IS NULL RETURNING id
-
 -- get_signing_crl --
 -- The current CRL of the CA with this certificate hash.
 SELECT * FROM signing_crls WHERE issuer_sha256 = :issuer_sha256
@@ -76,11 +76,15 @@ SET crl = excluded.crl, this_update = excluded.this_update, next_update = exclud
 WHERE signing_crls.this_update < excluded.this_update
 
 -- list_timestamps_due --
--- Stored files whose archive timestamp is due for renewal, a file (blob) once, oldest due first.
-SELECT r.blob_id, MIN(r.timestamp_renew_at) AS renew_at, MIN(b.account_id) AS account_id
-FROM result_documents r JOIN blobs b ON b.id = r.blob_id
-WHERE r.timestamp_renew_at <= :now
-GROUP BY r.blob_id
+-- Stored files (result documents, consent certificates) whose archive timestamp is due for renewal, a file (blob)
+-- once, oldest due first.
+SELECT due.blob_id, MIN(due.renew_at) AS renew_at, MIN(b.account_id) AS account_id
+FROM (SELECT blob_id, timestamp_renew_at AS renew_at FROM result_documents WHERE timestamp_renew_at <= :now
+      UNION ALL
+      SELECT certificate_blob_id, certificate_timestamp_renew_at FROM consents
+      WHERE certificate_timestamp_renew_at <= :now) due
+JOIN blobs b ON b.id = due.blob_id
+GROUP BY due.blob_id
 ORDER BY renew_at
 LIMIT :limit
 
@@ -90,6 +94,20 @@ LIMIT :limit
 UPDATE result_documents SET sha256 = :sha256, timestamp_renew_at = :renew_at
 WHERE blob_id = :blob_id AND sha256 = :old_sha256
 RETURNING id
+
+-- postpone_timestamp_renewal --
+-- A file's archive timestamp renewal is tried again later.
+UPDATE result_documents SET timestamp_renew_at = :renew_at
+WHERE blob_id = :blob_id AND timestamp_renew_at IS NOT NULL
+
+-- postpone_consent_certificate_renewal --
+UPDATE consents SET certificate_timestamp_renew_at = :renew_at
+WHERE certificate_blob_id = :blob_id AND certificate_timestamp_renew_at IS NOT NULL
+
+-- renew_consent_certificate --
+-- A consent certificate's renewed archive timestamp is due again at :renew_at.
+UPDATE consents SET certificate_timestamp_renew_at = :renew_at
+WHERE certificate_blob_id = :blob_id AND certificate_timestamp_renew_at IS NOT NULL
 
 -- insert_result_version --
 -- An earlier version of a result document (its archive timestamp was renewed since).

@@ -390,7 +390,7 @@ def test_a_timestamp_server_that_does_not_answer_is_a_connection_error(chain):
 
 
 def test_the_pool_calls_answer_hashes_and_engine_errors(ours):
-    generated = pdf_calls.generate_signing_chain("signsvc", "signsvc", NOW)
+    generated, _ = pdf_calls.generate_signing_chain("signsvc", "signsvc", NOW)
     assert generated.sha256 == certificates.fingerprint(generated.cert_pem)
     pdf_calls.warm(generated)
     signed = pdf_calls.seal_pdf(pdf(), generated, REASON, None, SIGNED_AT)
