@@ -110,7 +110,7 @@ _PURPOSES = (DecodePurpose.CERTIFICATE, DecodePurpose.CRL, DecodePurpose.OCSP_RE
 
 
 def _refs(store: Any, key: str) -> list[Any]:
-    refs = store[key] if key in store else []
+    refs = store[key] if key in store else []  # noqa: SIM401 (get() would not resolve an indirect array)
     return list(refs) if isinstance(refs, list) else []
 
 

@@ -451,3 +451,33 @@ async def test_p12_without_revocation_information_documents_are_still_signed_at_
         [signature] = PdfFileReader(io.BytesIO(data)).embedded_regular_signatures
         assert signature.field_name == "signsvc", "signed all the same"
     assert await signed_levels(db, api.last_submission_id) == {"B-B"}
+
+
+# The verify tool on the service's own files
+
+
+async def verified(api: Api, data: bytes) -> list[dict[str, Any]]:
+    response = await api.post("/api/tools/verify", json={"file": base64.b64encode(data).decode()})
+    assert response.status == 200, response.json
+    signatures: list[dict[str, Any]] = response.json["signatures"]
+    return signatures
+
+
+async def test_verify_levels_the_services_own_b_lt_files_are_reported_b_lt_and_issued_by_the_service(api, worker):
+    for name, data in (await signed_files(api, worker)).items():
+        [seal] = await verified(api, data)
+        facts = (seal["pades_level"], seal["missing_for_long_term"], seal["issued_by_service"])
+        assert facts == ("B-LT", ["signature_timestamp", "document_timestamp"], True), name
+        assert seal["chain_validates_offline"] is True, name
+
+
+async def test_trusted_timestamp_the_services_own_tsa_dates_its_b_lta_files_with_nothing_missing(
+    aiohttp_client, make_app, tsa
+):
+    stamped = Api(await aiohttp_client(make_app(tsa_url=tsa["url"])))
+    for name, data in (await signed_files(stamped, stamped.app[WORKER])).items():
+        seal, archive = await verified(stamped, data)
+        facts = (seal["pades_level"], seal["missing_for_long_term"], seal["issued_by_service"])
+        assert facts == ("B-LTA", [], True), name
+        assert (seal["signing_time_source"], seal["chain_validates_offline"]) == ("timestamp", True), name
+        assert (archive["type"], archive["chain_validates_offline"]) == ("timestamp", True), name
