@@ -170,7 +170,56 @@ def test_the_service_seal_followed_by_dss_and_document_timestamp_updates_is_stil
     assert seal_report["pades_level"] == "B-LTA" and timestamp["issued_by_service"] is False
 
 
-@pytest.mark.parametrize("change", [levels.retitle, add_page_text], ids=["document information", "page"])
+def set_acroform(**entries: generic.PdfObject):
+    def change(writer: IncrementalPdfFileWriter) -> None:
+        form = writer.root["/AcroForm"]
+        for key, value in entries.items():
+            form[generic.NameObject(f"/{key}")] = value
+        if isinstance(writer.root.raw_get("/AcroForm"), generic.IndirectObject):
+            writer.update_container(form)
+        else:
+            writer.update_root()
+
+    return change
+
+
+def set_catalog(key: str, value: generic.PdfObject):
+    def change(writer: IncrementalPdfFileWriter) -> None:
+        writer.root[generic.NameObject(key)] = value
+        writer.update_root()
+
+    return change
+
+
+OTHER_CHANGES = {
+    "document information": levels.retitle,
+    "page": add_page_text,
+    "form /NeedAppearances": set_acroform(NeedAppearances=generic.BooleanObject(True)),
+    "form /DA and /DR": set_acroform(
+        DA=generic.TextStringObject("1 g /Helv 0 Tf 3 Tr"),
+        DR=generic.DictionaryObject({generic.NameObject("/Font"): generic.DictionaryObject()}),
+    ),
+    "catalog /Version": set_catalog("/Version", generic.NameObject("/2.0")),
+    "catalog /MarkInfo": set_catalog(
+        "/MarkInfo", generic.DictionaryObject({generic.NameObject("/Marked"): generic.BooleanObject(True)})
+    ),
+    "catalog /Extensions": set_catalog(
+        "/Extensions",
+        generic.DictionaryObject(
+            {
+                generic.NameObject("/ADBE"): generic.DictionaryObject(
+                    {
+                        generic.NameObject("/BaseVersion"): generic.NameObject("/1.7"),
+                        generic.NameObject("/ExtensionLevel"): generic.NumberObject(8),
+                    }
+                )
+            }
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("change", OTHER_CHANGES.values(), ids=OTHER_CHANGES.keys())
 def test_any_other_change_after_the_service_seal_makes_it_not_issued(made, ca, change):
     for name in ("sealed", "sealed archived"):
         report = first(levels.edited(made[name], change), ca)
