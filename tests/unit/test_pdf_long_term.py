@@ -310,3 +310,16 @@ def test_validation_data_too_large_a_dss_past_the_caps_is_not_looked_at_and_veri
         False,
         ["validation_data_too_large"],
     )
+
+
+# Revocation information counts for B-LT only when it is the issuer's
+
+
+def test_revocation_information_a_crl_under_the_issuers_name_but_not_signed_by_it_does_not_make_b_lt(made, ca, tsa):
+    impostor = levels.test_ca(root_key=6, leaf_key=7)  # a root of the same name, another key
+    out = io.BytesIO(made["B-T"])
+    certs = [levels.certificate(ca.leaf), levels.certificate(ca.root)]
+    DocumentSecurityStore.add_dss(out, None, certs=certs, crls=[impostor.crl], force_write=True)
+    report = first(out.getvalue(), ca, (tsa["cert_pem"],))
+    assert (report["pades_level"], report["chain_validates_offline"]) == ("B-T", False)
+    assert "revocation_information" in report["missing_for_long_term"]
