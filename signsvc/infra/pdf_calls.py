@@ -361,23 +361,23 @@ def issue_crl(ca_key_pem: str, ca_cert_pem: str, now: datetime, valid_for: timed
         return certificates.issue_crl(ca_key_pem, ca_cert_pem, now=now, valid_for=valid_for)
 
 
-def verify_pdf(pdf: bytes, trusted_pems: list[str], now: datetime | None = None) -> Verified:
+def verify_pdf(pdf: bytes, trusted_pems: list[str], now: datetime, timestamp_pems: tuple[str, ...] = ()) -> Verified:
     """A report per signature in the PDF (`signsvc.pdf.verify`, validating at `now` what no timestamp dates),
     with the file's hash to look up."""
     from signsvc.pdf import verify
 
     with _engine_errors():
-        reports = verify.verify(pdf, trusted_pems, now)
+        reports = verify.verify(pdf, trusted_pems, now, timestamp_pems)
     return Verified([SignatureReport(**report) for report in reports], _sha256(pdf))
 
 
-def verify_base64(file: str, trusted_pems: list[str], now: datetime | None = None) -> Verified:
+def verify_base64(file: str, trusted_pems: list[str], now: datetime, timestamp_pems: tuple[str, ...] = ()) -> Verified:
     """The verify tool's input (base64 text) checked as `verify_pdf` does."""
     try:
         data = decode(file)
     except NotBase64 as exc:
         raise EngineError(f"file is not valid base64: {exc}") from None
-    return verify_pdf(data, trusted_pems, now)
+    return verify_pdf(data, trusted_pems, now, timestamp_pems)
 
 
 def generate_signing_chain(

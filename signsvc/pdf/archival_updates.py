@@ -50,15 +50,23 @@ def _other_keys(revision: HistoricalResolver, reference: Any) -> dict[str, Any]:
     return {str(key): info.raw_get(key) for key in info if str(key) not in WRITER_KEYS}
 
 
+# Of the catalog, only what the DSS, form and metadata rules vet may change (pyHanko also lets /Version,
+# /Extensions and /MarkInfo change); of the form, only its fields and /SigFlags (a document timestamp's field
+# is added): a new /DA, /DR or /NeedAppearances changes how the form looks.
+CATALOG_KEYS = frozenset({"/AcroForm", "/DSS", "/Metadata"})
+ACROFORM_KEYS = frozenset({"/Fields", "/SigFlags"})
+
 POLICY = StandardDiffPolicy(
     global_rules=[
-        CatalogModificationRule(),
+        CatalogModificationRule(ignored_keys=CATALOG_KEYS),
         XrefStreamRule().as_qualified(ModificationLevel.LTA_UPDATES),
         ObjectStreamRule().as_qualified(ModificationLevel.LTA_UPDATES),
         DSSCompareRule().as_qualified(ModificationLevel.LTA_UPDATES),
         WriterInfoRule().as_qualified(ModificationLevel.LTA_UPDATES),
     ],
-    form_rule=FormUpdatingRule(field_rules=[SigFieldCreationRule(), SigFieldModificationRule()]),
+    form_rule=FormUpdatingRule(
+        field_rules=[SigFieldCreationRule(), SigFieldModificationRule()], ignored_acroform_keys=ACROFORM_KEYS
+    ),
 )
 
 

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
@@ -78,7 +79,7 @@ def load_p12(data: bytes, password: str | None, *, now: datetime) -> dict[str, A
     ones do. Raises PdfError with one sentence saying what is wrong with the file or its certificate."""
     try:
         key, certificate, others = pkcs12.load_key_and_certificates(data, password.encode() if password else None)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, UnsupportedAlgorithm):  # OpenSSL's refusals, whatever their kind
         raise PdfError(p12_diagnosis.diagnose(data, password)) from None
     if key is None:
         raise PdfError("The PKCS#12 file holds no private key (export it with its private key)")

@@ -21,6 +21,7 @@ WRONG_PASSWORD = "The PKCS#12 file can't be read: the password is wrong"
 NO_PASSWORD = "The PKCS#12 file can't be read: the password is wrong (none was given)"
 BROKEN_MAC = "The PKCS#12 file is damaged: its integrity check (MAC) fails although the password is right"
 UNREADABLE = "The PKCS#12 file can't be read: the password is wrong or the file is damaged"
+MAX_MAC_ITERATIONS = 1_000_000  # OpenSSL writes 2048; a file asking for more costs seconds per million
 _MAC_HASHES = {"sha1": 64, "sha224": 64, "sha256": 64, "sha384": 128, "sha512": 128}  # name: block size
 _CIPHER_NAMES = {
     "pkcs12_sha1_rc2_40": "RC2-40",
@@ -50,13 +51,17 @@ def _judge_mac(pfx: asn1_pkcs12.Pfx, content: bytes, password: str | None, ciphe
     name = mac_data["mac"]["digest_algorithm"]["algorithm"].native
     if name not in _MAC_HASHES:  # PBMAC1 (OpenSSL 3.4's option) or a hash OpenSSL refuses itself
         return UNREADABLE
+    if not 0 < mac_data["iterations"].native <= MAX_MAC_ITERATIONS:
+        return UNREADABLE
     for candidate in _candidates(password):
         digest = _mac(name, candidate, mac_data["mac_salt"].native, mac_data["iterations"].native, content)
         if hmac.compare_digest(digest, mac_data["mac"]["digest"].native):
             return _unsupported(ciphers)
         if _opens_with_mac(pfx, digest, password):
             return BROKEN_MAC
-    return WRONG_PASSWORD if password else NO_PASSWORD
+    # The stored MAC differs and the file won't open even with the MAC this password gives: a wrong password, or
+    # the right one over damaged encrypted contents; nothing here tells them apart.
+    return UNREADABLE if password else NO_PASSWORD
 
 
 def _mac(name: str, password: bytes, salt: bytes, rounds: int, content: bytes) -> bytes:
@@ -115,6 +120,8 @@ def _candidates(password: str | None) -> list[bytes]:
 
 def _pkcs12_kdf(name: str, password: bytes, salt: bytes, rounds: int, purpose: int, size: int) -> bytes:
     """RFC 7292, appendix B.2: the key for `purpose` (3 = the MAC key) from the password and salt."""
+    if rounds > MAX_MAC_ITERATIONS:
+        raise ValueError("too many MAC iterations")
     v = _MAC_HASHES[name]
     diversifier = bytes([purpose]) * v
     salt_part = _repeat(salt, v)

@@ -17,6 +17,8 @@ import hashlib
 import io
 import logging
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -50,60 +52,90 @@ for _name in ("pyhanko.sign.validation", "pyhanko.sign.diff_analysis", "pyhanko_
     logging.getLogger(_name).setLevel(logging.CRITICAL)
 
 
-def verify(pdf: bytes, trusted_pems: list[str], now: datetime | None = None) -> list[dict[str, Any]]:
+MAX_SIGNATURES = 50
+TOO_MANY_SIGNATURES = f"The file holds more than {MAX_SIGNATURES} signatures; verify looks at {MAX_SIGNATURES} at most"
+_DATED_COVERAGE = (SignatureCoverageLevel.ENTIRE_REVISION, SignatureCoverageLevel.ENTIRE_FILE)
+
+
+def verify(
+    pdf: bytes, trusted_pems: list[str], now: datetime, timestamp_pems: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """One report per signature, in signing order; [] when there is none.
 
     `trusted_pems` are the service's certificates in PEM, current and past, signing certificates as
     well as their CAs: a signature is trusted when its chain leads to one of them, and issued by the
-    service only when its signing certificate is one of them. `now` (aware; the moment of the call when
-    None) is when a signature without a timestamp is validated. Raises PdfError for a file that is not a
-    readable PDF, or that needs a password to open.
+    service only when its signing certificate is one of them. `timestamp_pems` are the timestamp authorities'
+    certificates the service stamped with: trusted for timestamps only. `now` (aware, the service clock's) is when
+    a signature that no trusted timestamp dates is validated. Raises PdfError for a file that is not a readable
+    PDF, that needs a password to open, or that holds more than MAX_SIGNATURES signatures.
     """
     roots = [asn1_x509.Certificate.load(certificates.der(pem)) for pem in trusted_pems]
+    stamp_roots = [*roots, *(asn1_x509.Certificate.load(certificates.der(pem)) for pem in timestamp_pems)]
     ours = {certificates.fingerprint(pem) for pem in trusted_pems}
     try:
         embedded = _signatures(pdf)
     except PdfError as error:
         # A file damaged past reading may still hold a signature, which then tells that it was changed.
-        if error.args[0] == reading.ENCRYPTED or not (reports := _found_in_bytes(pdf, roots, ours)):
+        if error.args[0] == reading.ENCRYPTED or not (reports := _found_in_bytes(pdf, roots, ours, now)):
             raise
         return reports
-    judged = [_report(signature, roots, ours) for signature in embedded]
-    return _with_long_term(embedded, judged, roots, now or datetime.now(UTC)) or _found_in_bytes(pdf, roots, ours)
+    if len(embedded) > MAX_SIGNATURES:
+        raise PdfError(TOO_MANY_SIGNATURES)
+    judged = [_report(signature, roots, stamp_roots, ours, now) for signature in embedded]
+    return _with_long_term(embedded, judged, roots, stamp_roots, now) or _found_in_bytes(pdf, roots, ours, now)
 
 
 def _with_long_term(
     embedded: list[EmbeddedPdfSignature],
     judged: list[tuple[dict[str, Any], Any]],
     roots: list[asn1_x509.Certificate],
+    stamp_roots: list[asn1_x509.Certificate],
     now: datetime,
 ) -> list[dict[str, Any]]:
+    if not embedded:
+        return []
+    latest = pades_levels.dss(embedded[0].reader)  # read once for every signature
+    checked: dict[tuple[Any, ...], bool] = {}
     timestamps = []
     for signature, (report, status) in zip(embedded, judged, strict=True):
-        if report["type"] == "timestamp" and report["intact"] and report["valid"]:
+        # Only a timestamp over its whole revision dates what came before it.
+        if (
+            report["type"] == "timestamp"
+            and report["intact"]
+            and report["valid"]
+            and signature.coverage in _DATED_COVERAGE
+        ):
             with contextlib.suppress(Exception):  # a timestamp whose revision can't be read proves nothing here
-                timestamps.append(pades_levels.document_timestamp(signature, status.timestamp))
+                timestamps.append(pades_levels.document_timestamp(signature, status.timestamp, bool(status.trusted)))
+    context = _LongTermContext(timestamps, latest, roots, stamp_roots, now, checked)
     return [
-        {**report, **_long_term(signature, report, status, timestamps, roots, now)}
+        {**report, **_long_term(signature, report, status, context)}
         for signature, (report, status) in zip(embedded, judged, strict=True)
     ]
 
 
+@dataclass(frozen=True)
+class _LongTermContext:
+    timestamps: list[pades_levels.DocumentTimestamp]
+    latest: pades_levels.Evidence
+    roots: list[asn1_x509.Certificate]
+    stamp_roots: list[asn1_x509.Certificate]
+    now: datetime
+    checked: dict[tuple[Any, ...], bool]
+
+
 def _long_term(
-    signature: EmbeddedPdfSignature,
-    report: dict[str, Any],
-    status: Any,
-    timestamps: list[pades_levels.DocumentTimestamp],
-    roots: list[asn1_x509.Certificate],
-    now: datetime,
+    signature: EmbeddedPdfSignature, report: dict[str, Any], status: Any, at: _LongTermContext
 ) -> dict[str, Any]:
     """The long-term fields; those of a failing report (no level, nothing judged) when the signature could not
     be evaluated or its validation data can't be read."""
     try:
         if status is not None and report["type"] == "timestamp":
-            return pades_levels.assess_timestamp(signature, status.signing_cert, roots, status.timestamp)
+            return pades_levels.assess_timestamp(
+                signature, status.signing_cert, at.latest, at.stamp_roots, status.timestamp, at.checked
+            )
         if status is not None:
-            return pades_levels.assess(signature, report, status.signing_cert, timestamps, roots, now)
+            return pades_levels.assess(signature, status, at.timestamps, at.latest, at.roots, at.now, at.checked)
     except Exception:  # pyHanko's and asn1crypto's errors on a DSS or a container damaged in its own way
         pass
     return {key: _failing(None)[key] for key in ("pades_level", "chain_validates_offline", "missing_for_long_term")}
@@ -126,29 +158,39 @@ def _signatures(pdf: bytes) -> list[EmbeddedPdfSignature]:
 
 
 def _report(
-    signature: EmbeddedPdfSignature, roots: list[asn1_x509.Certificate], ours: set[str]
+    signature: EmbeddedPdfSignature,
+    roots: list[asn1_x509.Certificate],
+    stamp_roots: list[asn1_x509.Certificate],
+    ours: set[str],
+    now: datetime,
 ) -> tuple[dict[str, Any], Any]:
-    """The signature's report, with pyHanko's status (None when the signature could not be evaluated)."""
+    """The signature's report, with pyHanko's status (None when the signature could not be evaluated). A
+    timestamp's time is the signing time only when its authority is trusted (`stamp_roots`)."""
     report = _failing(signature.field_name)
-    # A fresh context per signature: pyHanko releases a context's resources after each validation.
-    context = ValidationContext(trust_roots=roots, allow_fetching=False)
+    # Fresh contexts per signature: pyHanko releases a context's resources after each validation.
+    context = ValidationContext(trust_roots=roots, allow_fetching=False, moment=now)
+    stamp_context = ValidationContext(trust_roots=stamp_roots, allow_fetching=False, moment=now)
     try:
         report.update(type=_type(signature), reason=_text(signature, "/Reason"))
         status: Any
         if report["type"] == "timestamp":
-            status = validate_pdf_timestamp(signature, validation_context=context)
+            status = validate_pdf_timestamp(signature, validation_context=stamp_context)
             report.update(
                 signing_time=_iso(status.timestamp), signing_time_source="timestamp", timestamp=_iso(status.timestamp)
             )
         else:
             status = validate_pdf_signature(
-                signature, signer_validation_context=context, diff_policy=archival_updates.POLICY
+                signature,
+                signer_validation_context=context,
+                ts_validation_context=stamp_context,
+                diff_policy=archival_updates.POLICY,
             )
             token = status.timestamp_validity
             stamped = _iso(token.timestamp) if token and token.intact and token.valid else None
+            dated = stamped if token and token.trusted else None
             report.update(
-                signing_time=stamped or _iso(status.signer_reported_dt),
-                signing_time_source="timestamp" if stamped else "claimed",
+                signing_time=dated or _iso(status.signer_reported_dt),
+                signing_time_source="timestamp" if dated else "claimed",
                 timestamp=stamped,
             )
         coverage = COVERAGE.get(signature.coverage, "partial") if signature.coverage is not None else "partial"
@@ -163,7 +205,9 @@ def _report(
     return {**report, "issued_by_service": issued}, status
 
 
-def _found_in_bytes(pdf: bytes, roots: list[asn1_x509.Certificate], ours: set[str]) -> list[dict[str, Any]]:
+def _found_in_bytes(
+    pdf: bytes, roots: list[asn1_x509.Certificate], ours: set[str], now: datetime
+) -> list[dict[str, Any]]:
     """Reports on the signature containers in the bytes of a file whose structure no longer leads to them
     (a damaged cross-reference table, a renamed key). Each is checked as covering all of the file but
     itself, as the service's seal does, so any byte changed anywhere makes it not intact; the type is a
@@ -177,7 +221,7 @@ def _found_in_bytes(pdf: bytes, roots: list[asn1_x509.Certificate], ours: set[st
                 async_validate_detached_cms(
                     pdf[: match.start()] + pdf[match.end() :],
                     signed_data,
-                    signer_validation_context=ValidationContext(trust_roots=roots, allow_fetching=False),
+                    signer_validation_context=ValidationContext(trust_roots=roots, allow_fetching=False, moment=now),
                 )
             )
         except Exception:  # hex that is not a signature container

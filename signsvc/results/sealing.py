@@ -73,6 +73,7 @@ class Sealer:
         Raises ConnectionError when the timestamp server fails."""
         stampers, expires_at = await self.pool.run(pdf_calls.timestamp_state, pdf)
         renewed = await self.pool.run(pdf_calls.archive_timestamp, pdf, tsa_url, await self._crls_of(stampers))
+        await self.identity.remember_timestamp_authorities(renewed.timestamp_certificates)
         return renewed, expires_at
 
     async def _archived(self, sealed: Sealed, tsa_url: str, what: str) -> Sealed:

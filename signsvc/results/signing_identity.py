@@ -25,6 +25,7 @@ from datetime import timedelta
 from typing import Any
 
 import storage.results as stored
+import storage.timestamp_authorities as stored_stampers
 from signsvc.infra import jobs, pdf_calls
 from signsvc.infra.clock import Clock
 from signsvc.infra.pdf_calls import SigningChain
@@ -50,6 +51,7 @@ class SigningIdentity:
         self.crl_url = f"{site}{CRL_PATH}" if site else None
         self._configured: SigningChain | None = None
         self._lock = asyncio.Lock()
+        self._known_stampers: set[str] = set()  # timestamp authorities already kept, by SHA-256
 
     def kinds(self) -> list[jobs.Kind]:
         return [jobs.Kind(CRL_JOB, self.renew_crls, every=CRL_JOB_EVERY)]
@@ -97,6 +99,19 @@ class SigningIdentity:
             for certificate in await stored.certificates(self.db)
             for pem in (certificate.cert_pem, *certificate.chain_pems)
         ]
+
+    async def remember_timestamp_authorities(self, pems: tuple[str, ...]) -> None:
+        """Keeps the certificates of the timestamps the service just stamped with (`Sealed.timestamp_certificates`):
+        verify trusts them for timestamps, so the service's own B-LTA files date their signatures."""
+        for pem in pems:
+            sha256 = hashlib.sha256(ssl.PEM_cert_to_DER_cert(pem)).hexdigest()
+            if sha256 not in self._known_stampers:
+                await stored_stampers.remember(self.db, sha256, pem, self.clock.now())
+                self._known_stampers.add(sha256)
+
+    async def timestamp_authorities(self) -> list[str]:
+        """The certificates of every timestamp authority the service stamped with, PEM."""
+        return await stored_stampers.certificates(self.db)
 
     async def listing(self) -> list[str]:
         """A line per certificate: id, fingerprint, where it comes from, since when, and its state."""

@@ -25,7 +25,8 @@ class Verification:
 async def verify(db: Database, pool: PdfPool, identity: SigningIdentity, file: str, now: datetime) -> Verification:
     """`file` is a base64 PDF; signatures no timestamp dates are validated at `now`. Raises EngineError for
     input that is not a readable PDF."""
-    verified = await pool.run(pdf_calls.verify_base64, file, await identity.trusted(), now)
+    stampers = tuple(await identity.timestamp_authorities())
+    verified = await pool.run(pdf_calls.verify_base64, file, await identity.trusted(), now, stampers)
     produced = await stored.issued(db, verified.sha256)
     signed = any(signature.issued_by_service for signature in verified.signatures)
     return Verification(

@@ -10,9 +10,12 @@ import re
 
 import pytest
 
+import storage.timestamp_authorities as stored_stampers
+from signsvc.pdf import certificates
 from tests.support import pades_levels as levels
 from tests.support.console import signed_in
 from tests.support.documents import pdf
+from tests.support.seals import SIGNED_AT
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +34,10 @@ def upload(data: bytes, filename: str = "contract.pdf") -> dict:
     return {"file": file}
 
 
-async def test_the_verify_page_shows_each_signature_with_its_level_time_source_and_what_is_missing(api, archived):
+async def test_the_verify_page_shows_each_signature_with_its_level_time_source_and_what_is_missing(
+    api, archived, db, tsa
+):
+    await stored_stampers.remember(db, certificates.fingerprint(tsa["cert_pem"]), tsa["cert_pem"], SIGNED_AT)
     console = await signed_in(api)
     page = await console.get("/console/verify")
     assert page.status == 200 and 'aria-current="page"' in page.body.decode() and "Verify a signed PDF" in text(page)
@@ -64,3 +70,11 @@ async def test_the_verify_page_needs_a_signed_in_user(api):
 
     reply = await Console(api).get("/console/verify", allow_redirects=False)
     assert reply.status in (302, 303) and "/console/sign-in" in reply.headers["Location"]
+
+
+async def test_the_verify_result_takes_the_focus_its_heading_focusable_and_the_page_script_loaded(api, archived):
+    console = await signed_in(api)
+    await console.get("/console/verify")
+    body = (await console.post("/console/verify", upload(archived))).body.decode()
+    assert '<h2 id="result-heading" tabindex="-1">' in body
+    assert re.search(r'<script type="module" src="[^"]*console-verify[^"]*\.js"', body)

@@ -5,6 +5,7 @@ only trust root (with the test TSA's certificate for timestamps), revocation che
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import logging
@@ -691,3 +692,33 @@ async def test_b_lta_a_self_signed_pkcs12_certificate_needs_no_crl_and_reaches_b
     api = Api(await aiohttp_client(make_app(tsa_url=tsa["url"], signing_p12=str(path))))
     await signed_files(api, api.app[WORKER])
     assert await signed_levels(db, api.last_submission_id) == {"B-LTA"}
+
+
+# The verify tool on the service's own files
+
+
+async def verified(api: Api, data: bytes) -> list[dict[str, Any]]:
+    response = await api.post("/api/tools/verify", json={"file": base64.b64encode(data).decode()})
+    assert response.status == 200, response.json
+    signatures: list[dict[str, Any]] = response.json["signatures"]
+    return signatures
+
+
+async def test_verify_levels_the_services_own_b_lt_files_are_reported_b_lt_and_issued_by_the_service(api, worker):
+    for name, data in (await signed_files(api, worker)).items():
+        [seal] = await verified(api, data)
+        facts = (seal["pades_level"], seal["missing_for_long_term"], seal["issued_by_service"])
+        assert facts == ("B-LT", ["signature_timestamp", "document_timestamp"], True), name
+        assert seal["chain_validates_offline"] is True, name
+
+
+async def test_trusted_timestamp_the_services_own_tsa_dates_its_b_lta_files_with_nothing_missing(
+    aiohttp_client, make_app, tsa
+):
+    stamped = Api(await aiohttp_client(make_app(tsa_url=tsa["url"])))
+    for name, data in (await signed_files(stamped, stamped.app[WORKER])).items():
+        seal, archive = await verified(stamped, data)
+        facts = (seal["pades_level"], seal["missing_for_long_term"], seal["issued_by_service"])
+        assert facts == ("B-LTA", [], True), name
+        assert (seal["signing_time_source"], seal["chain_validates_offline"]) == ("timestamp", True), name
+        assert (archive["type"], archive["chain_validates_offline"]) == ("timestamp", True), name

@@ -43,7 +43,7 @@ def broken(kind: str, tmp_path) -> bytes:
     [
         ("not_pkcs12", files.PASSWORD, p12_diagnosis.NOT_PKCS12),
         ("broken_mac", files.PASSWORD, p12_diagnosis.BROKEN_MAC),
-        ("broken_mac", "wrong", p12_diagnosis.WRONG_PASSWORD),
+        ("broken_mac", "wrong", p12_diagnosis.UNREADABLE),
         ("no_key", files.PASSWORD, "The PKCS#12 file holds no private key (export it with its private key)"),
         ("encipher_only", files.PASSWORD, "The PKCS#12 certificate's key usage does not allow signing documents"),
         ("tls_server_only", files.PASSWORD, "The PKCS#12 certificate's extended key usage (serverAuth) does not"),

@@ -4,10 +4,13 @@ one sentence that names its problem; the chain inside is kept in order and trave
 from __future__ import annotations
 
 import io
+import time
 from datetime import timedelta
 
 import pytest
 from asn1crypto import cms
+from asn1crypto import core as asn1_core
+from asn1crypto import pkcs12 as asn1_pkcs12
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from pyhanko.pdf_utils.reader import PdfFileReader
@@ -63,7 +66,7 @@ def test_the_chain_is_ordered_from_the_issuer_up_whatever_the_order_in_the_file(
 
 @pytest.mark.parametrize("password", ["wrong", None])
 def test_a_wrong_password_is_named_as_the_problem(chain, password):
-    expected = p12_diagnosis.WRONG_PASSWORD if password else p12_diagnosis.NO_PASSWORD
+    expected = p12_diagnosis.UNREADABLE if password else p12_diagnosis.NO_PASSWORD
     assert refused(files.modern(chain), password) == expected
     assert refused(files.triple_des(chain), password) == expected
 
@@ -71,7 +74,28 @@ def test_a_wrong_password_is_named_as_the_problem(chain, password):
 def test_a_broken_mac_is_named_as_damage_not_as_a_wrong_password(chain):
     assert refused(files.broken_mac(files.modern(chain))) == p12_diagnosis.BROKEN_MAC
     assert refused(files.broken_mac(files.triple_des(chain))) == p12_diagnosis.BROKEN_MAC
-    assert refused(files.broken_mac(files.modern(chain)), "wrong") == p12_diagnosis.WRONG_PASSWORD
+    assert refused(files.broken_mac(files.modern(chain)), "wrong") == p12_diagnosis.UNREADABLE
+
+
+def damaged_contents(data: bytes) -> bytes:
+    """The file with a byte of its encrypted contents changed: its MAC no longer matches either."""
+    pfx = asn1_pkcs12.Pfx.load(data)
+    content = bytearray(pfx["auth_safe"]["content"].native)
+    content[len(content) // 4] ^= 0xFF  # inside the encrypted certificates
+    pfx["auth_safe"]["content"] = asn1_core.OctetString(bytes(content))
+    return pfx.dump(force=True)
+
+
+def test_damaged_contents_with_the_right_password_are_not_called_a_wrong_password(chain):
+    assert refused(damaged_contents(files.modern(chain))) == p12_diagnosis.UNREADABLE
+
+
+def test_a_mac_of_more_than_a_million_iterations_is_not_computed(chain):
+    pfx = asn1_pkcs12.Pfx.load(files.broken_mac(files.modern(chain)))
+    pfx["mac_data"]["iterations"] = p12_diagnosis.MAX_MAC_ITERATIONS + 1
+    started = time.perf_counter()
+    assert refused(pfx.dump(force=True)) == p12_diagnosis.UNREADABLE
+    assert time.perf_counter() - started < 2
 
 
 def test_a_file_that_is_not_pkcs12_is_named_as_such():

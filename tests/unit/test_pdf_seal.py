@@ -189,7 +189,9 @@ def test_sealing_appends_to_the_original_bytes(sealed):
 
 
 def test_a_hundred_page_document_is_sealed(chain, ours):
-    (report,) = verify.verify(seal.sign(pdf(100), chain, reason=REASON, name=None, signing_time=SIGNED_AT), ours)
+    (report,) = verify.verify(
+        seal.sign(pdf(100), chain, reason=REASON, name=None, signing_time=SIGNED_AT), ours, datetime.now(UTC)
+    )
     assert report["issued_by_service"]
 
 
@@ -199,7 +201,7 @@ def test_the_signing_key_is_parsed_once_per_process(chain):
 
 def test_a_naive_signing_time_is_utc(chain, ours):
     data = seal.sign(pdf(), chain, reason=REASON, name="Zoë Łukasz", signing_time=SIGNED_AT.replace(tzinfo=None))
-    (report,) = verify.verify(data, ours)
+    (report,) = verify.verify(data, ours, datetime.now(UTC))
     assert report["signing_time"] == "2026-01-02T09:30:15.000Z"
     assert report["signer_name"] == "Zoë Łukasz"
 
@@ -236,7 +238,7 @@ def test_an_unusable_pdf_is_not_sealed(chain, data, message):
 
 
 def test_verify_reports_the_service_seal(chain, ours, sealed):
-    assert verify.verify(sealed, ours) == [
+    assert verify.verify(sealed, ours, datetime.now(UTC)) == [
         {
             "field": "signsvc",
             "signer_name": "signsvc test",
@@ -262,7 +264,7 @@ def test_flipping_any_signed_byte_makes_the_seal_not_intact_and_not_issued(ours,
     for position in signed_positions(sealed):
         tampered = bytearray(sealed)
         tampered[position] ^= 0x01
-        reports = verify.verify(bytes(tampered), ours)
+        reports = verify.verify(bytes(tampered), ours, datetime.now(UTC))
         assert reports, position
         assert not any(report["intact"] or report["issued_by_service"] for report in reports), position
 
@@ -283,7 +285,7 @@ def test_a_seal_by_a_foreign_self_signed_certificate_is_not_trusted_and_not_issu
     foreign = pem_of(key, self_signed(key, "signsvc", (usage, True)))  # the same name does not help it
     data = seal.sign(pdf(), foreign, reason=REASON, name=None, signing_time=SIGNED_AT)
     with caplog.at_level(logging.DEBUG):
-        (report,) = verify.verify(data, ours)
+        (report,) = verify.verify(data, ours, datetime.now(UTC))
     assert (report["intact"], report["valid"], report["trusted"], report["issued_by_service"]) == (
         True,
         True,
@@ -299,7 +301,7 @@ def test_a_signature_without_docmdp_is_an_approval(chain, ours):
     data = signers.sign_pdf(
         writer, signers.PdfSignatureMetadata(field_name="Approval", reason="Seen"), signer=seal.signer_for(chain)
     ).getvalue()
-    (report,) = verify.verify(data, ours)
+    (report,) = verify.verify(data, ours, datetime.now(UTC))
     assert (report["field"], report["type"], report["reason"], report["issued_by_service"]) == (
         "Approval",
         "approval",
@@ -309,7 +311,7 @@ def test_a_signature_without_docmdp_is_an_approval(chain, ours):
 
 
 def test_a_later_incremental_update_leaves_the_seal_intact_but_no_longer_issued(ours, sealed):
-    (report,) = verify.verify(appended(sealed), ours)
+    (report,) = verify.verify(appended(sealed), ours, datetime.now(UTC))
     assert (report["intact"], report["valid"], report["trusted"]) == (True, True, True)
     assert report["coverage"] == "entire_revision"
     assert not report["issued_by_service"]
@@ -317,28 +319,30 @@ def test_a_later_incremental_update_leaves_the_seal_intact_but_no_longer_issued(
 
 def test_garbage_is_not_a_pdf(ours):
     with pytest.raises(PdfError, match=f"^{reading.NOT_PDF}$"):
-        verify.verify(b"\x00garbage" * 100, ours)
+        verify.verify(b"\x00garbage" * 100, ours, datetime.now(UTC))
 
 
 def test_a_damaged_pdf_without_signatures_is_refused(ours):
     with pytest.raises(PdfError, match=f"^{re.escape(reading.DAMAGED)}$"):
-        verify.verify(b"%PDF-1.7\n" + b"\x00garbage" * 100, ours)
+        verify.verify(b"%PDF-1.7\n" + b"\x00garbage" * 100, ours, datetime.now(UTC))
 
 
 def test_a_user_password_pdf_is_refused_clearly(ours):
     with pytest.raises(PdfError, match=r"^The PDF is protected by a password; upload it without the password$"):
-        verify.verify(encrypted(pdf(), user="user"), ours)
+        verify.verify(encrypted(pdf(), user="user"), ours, datetime.now(UTC))
 
 
 def test_a_pdf_without_signatures_has_none(ours):
-    assert verify.verify(pdf(), ours) == []
-    assert verify.verify(encrypted(pdf(), user=""), ours) == []  # owner password only: opens as in viewers
+    assert verify.verify(pdf(), ours, datetime.now(UTC)) == []
+    assert (
+        verify.verify(encrypted(pdf(), user=""), ours, datetime.now(UTC)) == []
+    )  # owner password only: opens as in viewers
 
 
 def test_a_document_timestamp_is_reported_as_a_timestamp(chain, ours, sealed, tsa):
     writer = IncrementalPdfFileWriter(io.BytesIO(sealed), strict=False)
     stamped = signers.PdfTimeStamper(tsa["stamper"]).timestamp_pdf(writer, md_algorithm="sha256").getvalue()
-    certification, timestamp = verify.verify(stamped, ours)
+    certification, timestamp = verify.verify(stamped, ours, datetime.now(UTC))
     assert (certification["type"], certification["coverage"], certification["issued_by_service"]) == (
         "certification",
         "entire_revision",
@@ -364,7 +368,7 @@ def test_a_document_timestamp_is_reported_as_a_timestamp(chain, ours, sealed, ts
 @PDFSIG
 def test_a_seal_with_a_timestamp_server_carries_its_timestamp(chain, ours, tsa, tmp_path):
     data = seal.sign(pdf(), chain, reason=REASON, name=None, signing_time=SIGNED_AT, tsa_url=tsa["url"])
-    (report,) = verify.verify(data, ours)
+    (report,) = verify.verify(data, ours, datetime.now(UTC), [tsa["cert_pem"]])
     assert report["timestamp"] == "2026-01-02T09:30:17.000Z"
     assert (report["signing_time"], report["signing_time_source"]) == ("2026-01-02T09:30:17.000Z", "timestamp")
     assert report["issued_by_service"]
@@ -394,9 +398,21 @@ def test_the_pool_calls_answer_hashes_and_engine_errors(ours):
     assert generated.sha256 == certificates.fingerprint(generated.cert_pem)
     pdf_calls.warm(generated)
     signed = pdf_calls.seal_pdf(pdf(), generated, REASON, None, SIGNED_AT)
-    verified = pdf_calls.verify_pdf(signed.data, [generated.cert_pem, *generated.chain_pems])
+    verified = pdf_calls.verify_pdf(signed.data, [generated.cert_pem, *generated.chain_pems], NOW)
     assert verified.sha256 == signed.sha256 and verified.signatures[0].issued_by_service
     with pytest.raises(pdf_calls.EngineError, match=f"^{reading.NOT_PDF}$"):
-        pdf_calls.verify_pdf(b"nope", ours)
+        pdf_calls.verify_pdf(b"nope", ours, NOW)
     with pytest.raises(pdf_calls.EngineError, match="not a PKCS#12 file"):
         pdf_calls.load_signing_p12(b"nope", "x", NOW)
+
+
+def test_verify_looks_at_fifty_signatures_at_most(ours, tsa):
+    data = pdf()
+    for _ in range(verify.MAX_SIGNATURES + 1):
+        data = (
+            signers.PdfTimeStamper(tsa["stamper"])
+            .timestamp_pdf(IncrementalPdfFileWriter(io.BytesIO(data), strict=False), md_algorithm="sha256")
+            .getvalue()
+        )
+    with pytest.raises(PdfError, match=f"^{re.escape(verify.TOO_MANY_SIGNATURES)}$"):
+        verify.verify(data, ours, datetime.now(UTC))

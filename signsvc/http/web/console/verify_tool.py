@@ -19,9 +19,11 @@ HOME = "/console/verify"
 MISSING_KEYS = {
     "pades_signature": "console.verify.missing.pades_signature",
     "signature_timestamp": "console.verify.missing.signature_timestamp",
+    "trusted_timestamp": "console.verify.missing.trusted_timestamp",
     "revocation_information": "console.verify.missing.revocation_information",
     "document_timestamp": "console.verify.missing.document_timestamp",
     "trusted_chain": "console.verify.missing.trusted_chain",
+    "validation_data_too_large": "console.verify.missing.validation_data_too_large",
 }
 LEVEL_KEYS = {
     "B-B": "console.verify.level.b_b",
@@ -77,7 +79,8 @@ def shown_time(iso: str) -> str:
 def _tone(signature: SignatureReport) -> str:
     if not signature.missing_for_long_term:
         return "good"
-    return "bad" if "trusted_chain" in signature.missing_for_long_term else "wait"
+    failing = {"trusted_chain", "validation_data_too_large"}
+    return "bad" if failing & set(signature.missing_for_long_term) else "wait"
 
 
 def _page(
