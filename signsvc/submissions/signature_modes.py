@@ -38,6 +38,13 @@ _TYPED_BY_SETTING = {None, "drawn_or_typed"}
 SIGNED = ("signature", "initials")
 TYPED_SETTING = "allow_typed_signature"
 REASON_LIMIT = 200
+IMAGE = "drawn or uploaded"  # an image whose making nobody told (given through the API)
+_SAID = {
+    DRAWN: "a drawn signature",
+    TYPED: "a typed signature",
+    UPLOAD: "an uploaded signature",
+    IMAGE: "a drawn or uploaded signature",
+}
 
 
 def format_of(field: Field) -> str | None:
@@ -72,19 +79,24 @@ def with_signature_id(field: Field) -> bool:
 
 def refuse(field: Field, value: object, where: errors.Location) -> None:
     """A 422 naming the field when a value (as `field_values.normalize` gives it) is of a mode the field's format
-    does not take: text where a drawing or a picture is asked, a picture where typing is."""
+    does not take: text where a drawing or a picture is asked, a new picture where typing is. A file named by id is
+    judged by how it was made, in `given`."""
     if field["type"] not in SIGNED or value is None:
         return
     taken = modes(field)
     if isinstance(value, Typed) and TYPED not in taken:
         raise _not_taken(field, TYPED, taken, where)
-    if isinstance(value, (Upload, FileId)) and not {DRAWN, UPLOAD} & set(taken):
-        raise _not_taken(field, "drawn or uploaded", taken, where)
+    if isinstance(value, Upload) and not {DRAWN, UPLOAD} & set(taken):
+        raise _not_taken(field, IMAGE, taken, where)
 
 
 def _not_taken(field: Field, made_as: str, taken: tuple[str, ...], where: errors.Location) -> errors.Invalid:
-    name = field.get("name") or f"{field['type'].capitalize()} Field"
-    return errors.located(f"{name}: a {made_as} signature is not allowed here, only {' or '.join(taken)}", where)
+    return errors.located(f"{_name(field)}: {_SAID[made_as]} is not allowed here, only {' or '.join(taken)}", where)
+
+
+def _name(field: Field) -> str:
+    """The field as messages name it: its name, or its kind for an unnamed one."""
+    return field.get("name") or f"{field['type'].capitalize()} Field"
 
 
 async def typed_allowed(conn: Connection, account_id: int) -> bool:
@@ -106,47 +118,64 @@ class Given:
 
 
 async def given(
-    conn: Connection, fields: list[Field], body: Mapping[str, Any], *, signer: bool, typed_allowed: bool = True
+    conn: Connection,
+    fields: list[Field],
+    body: Mapping[str, Any],
+    *,
+    signer: bool,
+    typed_allowed: bool = True,
+    saved: FieldValues | None = None,
 ) -> Given:
     """The signatures a save gives, checked: each of a mode its field takes (for a signer, typing also as the
-    account allows; an image they named by id as it was made), each reason one the field offers. 422 naming the
+    account allows), each reason one the field offers. A file named by id counts as it was made; a signer's file
+    with no recorded making counts as uploaded. A signer's new image for a field that takes only one of drawn and
+    uploaded must say which it is. A value the field already holds (`saved`) is not judged again. 422 naming the
     field otherwise."""
     by_uuid = {f["uuid"]: f for f in fields}
     notes = _notes(body.get("signatures"), by_uuid) if signer else {}
     values = field_values.prefill(fields, body.get("values"), ("values",))
-    named = [v.uuid for v in values.values() if isinstance(v, FileId)]
-    origins = await stored.origins(conn, named) if signer else {}
+    origins = await stored.origins(conn, [v.uuid for v in values.values() if isinstance(v, FileId)])
     found = Given()
     for uuid, value in values.items():
         target = by_uuid[uuid]
-        if target["type"] not in SIGNED or value is None:
+        if target["type"] not in SIGNED or value is None or _unchanged(value, (saved or {}).get(uuid)):
             continue
-        declared = notes.get(uuid, {}).get("mode")
-        made_as = _made_as(target, value, declared, origins)
+        made_as = _made_as(target, value, notes.get(uuid, {}).get("mode"), origins, signer=signer)
         taken = modes(target, typed_allowed=typed_allowed or not signer)
-        if made_as is not None and made_as not in taken:
-            raise _not_taken(target, made_as, taken, ("values",))
+        if made_as is None and signer and (DRAWN in taken) != (UPLOAD in taken):
+            raise errors.located(
+                f"{_name(target)}: say how the signature was made (mode: drawn or upload)", ("signatures",)
+            )
+        if made_as not in taken and (made_as is not None or not {DRAWN, UPLOAD} & set(taken)):
+            raise _not_taken(target, made_as or IMAGE, taken, ("values",))
         found.made_as[uuid] = made_as
     for uuid, note in notes.items():
         if reason := note.get("reason"):
             if reason not in reasons(by_uuid[uuid]):
                 offered = ", ".join(reasons(by_uuid[uuid])) or "none"
-                raise errors.located(f"{by_uuid[uuid]['name']}: choose a signing reason of: {offered}", ("signatures",))
+                raise errors.located(f"{_name(by_uuid[uuid])}: choose a signing reason of: {offered}", ("signatures",))
             found.reasons[uuid] = reason
     return found
 
 
+def _unchanged(value: object, saved: object) -> bool:
+    return isinstance(value, FileId) and value.uuid == saved
+
+
 def _made_as(
-    field: Field, value: object, declared: str | None, origins: dict[str, stored.SignatureOrigin]
+    field: Field, value: object, declared: str | None, origins: dict[str, stored.SignatureOrigin], *, signer: bool
 ) -> str | None:
     if isinstance(value, Typed):
         if declared not in (None, TYPED):
-            raise errors.located(f"{field['name']}: text is a typed signature, not {declared}", ("signatures",))
+            raise errors.located(f"{_name(field)}: text is a typed signature, not {declared}", ("signatures",))
         return TYPED
     if declared == TYPED:
-        raise errors.located(f"{field['name']}: a typed signature is given as text", ("signatures",))
-    if isinstance(value, FileId) and (origin := origins.get(value.uuid)) is not None and origin.made_as:
-        return origin.made_as
+        raise errors.located(f"{_name(field)}: a typed signature is given as text", ("signatures",))
+    if isinstance(value, FileId):
+        origin = origins.get(value.uuid)
+        if origin is not None and origin.made_as:
+            return origin.made_as
+        return UPLOAD if signer else None  # a signer's file of no told making came from an image or file field
     return declared
 
 
@@ -162,12 +191,12 @@ def _notes(raw: object, by_uuid: dict[str, Field]) -> dict[str, dict[str, str]]:
             raise errors.located(f"Unknown signature field: {key}", ("signatures",))
         uuid = target["uuid"]
         if not isinstance(note, dict):
-            raise errors.located(f"{target['name']} {errors.must_be(dict)}", ("signatures",))
+            raise errors.located(f"{_name(target)} {errors.must_be(dict)}", ("signatures",))
         mode, reason = note.get("mode"), note.get("reason")
         if mode is not None and mode not in (DRAWN, UPLOAD, TYPED):
-            raise errors.located(f"{target['name']}: mode must be one of: drawn, typed, upload", ("signatures",))
+            raise errors.located(f"{_name(target)}: mode must be one of: drawn, typed, upload", ("signatures",))
         if reason is not None and (not isinstance(reason, str) or len(reason) > REASON_LIMIT):
-            raise errors.located(f"{target['name']}: reason must be a text of at most {REASON_LIMIT}", ("signatures",))
+            raise errors.located(f"{_name(target)}: reason must be a text of at most {REASON_LIMIT}", ("signatures",))
         notes[uuid] = {key: value for key, value in (("mode", mode), ("reason", reason)) if value}
     return notes
 
@@ -188,7 +217,7 @@ async def require_reasons(conn: Connection, fields: list[Field], values: FieldVa
     for target in asking:
         origin = origins.get(str(values[target["uuid"]]))
         if origin is None or not origin.reason:
-            raise errors.located(f"{target['name']}: choose a signing reason", ("signatures",))
+            raise errors.located(f"{_name(target)}: choose a signing reason", ("signatures",))
 
 
 _PANES = {DRAWN: "draw", TYPED: "type", UPLOAD: "upload"}

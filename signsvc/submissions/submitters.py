@@ -164,7 +164,9 @@ class Submitters:
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        signatures = await signature_modes.given(self.db, fields, {"values": _raw_values(body)}, signer=False)
+        signatures = await signature_modes.given(
+            self.db, fields, {"values": _raw_values(body)}, signer=False, saved=submitter.field_values
+        )
         await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())  # field options
         await self.files.write(prepared.files)
         try:
@@ -278,7 +280,9 @@ class Submitters:
         signer_rules.refuse_readonly(fields, prepared)
         await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())
         typed = await signature_modes.typed_allowed(self.db, submission.account_id)
-        signatures = await signature_modes.given(self.db, fields, body, signer=True, typed_allowed=typed)
+        signatures = await signature_modes.given(
+            self.db, fields, body, signer=True, typed_allowed=typed, saved=submitter.field_values
+        )
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:

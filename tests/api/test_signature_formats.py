@@ -66,7 +66,7 @@ async def test_each_signature_format_takes_exactly_the_modes_of_its_table_from_t
         reply = await act(api, ann["slug"], "values", body)
         assert reply.status == (200 if allowed else 422), (format, mode, reply.json)
         if not allowed:
-            assert reply.json["error"].startswith("Signature: a "), reply.json
+            assert reply.json["error"].startswith("Signature: a"), reply.json
             assert "signature is not allowed here, only" in reply.json["error"]
 
 
@@ -130,7 +130,7 @@ async def test_a_signer_cannot_name_an_uploaded_file_for_a_drawn_only_field(api)
     )
     reply = await act(api, ann["slug"], "values", {"values": {"Drawn": uuid}})
     assert reply.status == 422
-    assert reply.json["error"] == "Drawn: a upload signature is not allowed here, only drawn in `values`."
+    assert reply.json["error"] == "Drawn: an uploaded signature is not allowed here, only drawn in `values`."
 
 
 async def test_a_mode_the_signer_names_must_be_a_known_one_of_a_signature_field(api):
@@ -239,3 +239,64 @@ async def test_a_typed_signature_given_through_put_submitters_is_stored_as_typed
     assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}})).status == 200
     origin, _ = await stored_origin(db, api, ann["id"])
     assert origin is None  # an image through the API: drawn or uploaded, the API does not say
+
+
+# A signer's image for a field that takes only one of drawn and uploaded says which it is
+
+
+@pytest.mark.parametrize("format", ["drawn", "upload"])
+async def test_a_signers_new_image_for_a_drawn_only_or_upload_only_field_must_declare_its_mode(api, format):
+    ann = await signer(api, format=format)
+    reply = await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}})
+    assert reply.status == 422
+    assert reply.json == {"error": "Signature: say how the signature was made (mode: drawn or upload) in `signatures`."}
+    either = await signer(api, format="drawn_or_upload")
+    assert (await act(api, either["slug"], "values", {"values": {"Signature": DRAWING}})).status == 200
+
+
+async def test_a_file_a_signer_uploaded_to_an_image_field_counts_as_uploaded_for_a_drawn_only_field(api):
+    fields = [
+        *sign_field(format="drawn"),
+        {
+            "name": "Photo",
+            "type": "image",
+            "role": "First Party",
+            "areas": [{"x": 0.5, "y": 0.1, "w": 0.2, "h": 0.1, "page": 1}],
+        },
+    ]
+    [ann] = await send(api, await template(api, fields), {"email": "ann@example.com"})
+    assert (await act(api, ann["slug"], "values", {"values": {"Photo": DRAWING}})).status == 200
+    found = await api.get(f"/api/submitters/{ann['id']}")
+    [uuid] = re.findall(
+        r"/file/([0-9a-f]{32})", next(v["value"] for v in found.json["values"] if v["field"] == "Photo")
+    )
+    body = {"values": {"Signature": uuid}, "signatures": {"Signature": {"mode": "drawn"}}}
+    reply = await act(api, ann["slug"], "values", body)
+    assert reply.status == 422
+    assert reply.json == {"error": "Signature: an uploaded signature is not allowed here, only drawn in `values`."}
+
+
+async def test_a_refusal_names_an_unnamed_signature_field_by_its_kind(api):
+    unnamed = {**sign_field(reasons=["Approved"])[0], "name": ""}
+    [ann] = await send(api, await template(api, [unnamed]), {"email": "a@example.com"})
+    body = {"values": {"Signature Field 1": "Ann"}, "signatures": {"Signature Field 1": {"mode": "drawn"}}}
+    reply = await act(api, ann["slug"], "values", body)
+    assert reply.status == 422
+    assert reply.json["error"].startswith("Signature Field 1: text is a typed signature, not drawn in `signatures`")
+    body = {"values": {}, "signatures": {"Signature Field 1": {"reason": "Because"}}}
+    reply = await act(api, ann["slug"], "values", body)
+    assert reply.json == {"error": "Signature Field 1: choose a signing reason of: Approved in `signatures`."}
+
+
+async def test_a_typed_only_field_takes_back_its_own_stored_typed_signature(api):
+    ann = await signer(api, format="typed")
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": "Ann"}})).status == 200
+    found = await api.get(f"/api/submitters/{ann['id']}")
+    [uuid] = re.findall(
+        r"/file/([0-9a-f]{32})", next(v["value"] for v in found.json["values"] if v["field"] == "Signature")
+    )
+    other = await signer(api, format="typed")
+    reply = await api.put(f"/api/submitters/{other['id']}", json={"values": {"Signature": uuid}})
+    assert reply.status == 200, reply.json
+    mine = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": uuid}, "completed": True})
+    assert mine.status == 200, mine.json
