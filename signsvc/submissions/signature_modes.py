@@ -9,12 +9,13 @@ the API, which does not say, counts as either. Initials take every mode, as the 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from signsvc.infra import errors
-from signsvc.submissions import field_values
+from signsvc.submissions import field_values, signing_reasons
 from signsvc.submissions.field_values import FileId, Typed, Upload
 from storage import Connection, account_settings
 from storage import signature_modes as stored
@@ -202,12 +203,28 @@ def _notes(raw: object, by_uuid: dict[str, Field]) -> dict[str, dict[str, str]]:
 
 
 async def remember(tx: Connection, found: Given, saved: FieldValues) -> None:
-    """Records how each new signature was made and the reasons chosen, on the files the saved values name."""
-    for uuid in found.made_as.keys() | found.reasons.keys():
+    """Records how each new signature was made, on the files the saved values name."""
+    for uuid, made_as in found.made_as.items():
         value = saved.get(uuid)
-        made_as, reason = found.made_as.get(uuid), found.reasons.get(uuid)
-        if (made_as or reason) and isinstance(value, str) and field_values.is_file_id(value):
-            await stored.put_origin(tx, value, made_as, reason)
+        if made_as and isinstance(value, str) and field_values.is_file_id(value):
+            await stored.put_origin(tx, value, made_as, None)
+
+
+def with_reasons(found: Given, submitter: Submitter) -> Submitter:
+    """The submitter with the signing reasons chosen in this save kept beside their signatures' values."""
+    if not found.reasons:
+        return submitter
+    kept = {signing_reasons.key(uuid): reason for uuid, reason in found.reasons.items()}
+    return dataclasses.replace(submitter, field_values={**submitter.field_values, **kept})
+
+
+def reason_of(field: Field, values: FieldValues, origins: Mapping[str, stored.SignatureOrigin]) -> str | None:
+    """The signing reason of a signed field: kept beside its value, else (signed before reasons were kept so) on
+    its file."""
+    if (kept := signing_reasons.kept(field, values)) is not None:
+        return kept
+    origin = origins.get(str(values.get(field["uuid"])))
+    return origin.reason if origin and origin.reason else None
 
 
 async def require_reasons(conn: Connection, fields: list[Field], values: FieldValues) -> None:
@@ -215,8 +232,7 @@ async def require_reasons(conn: Connection, fields: list[Field], values: FieldVa
     asking = [f for f in fields if reasons(f) and isinstance(values.get(f["uuid"]), str)]
     origins = await stored.origins(conn, [str(values[f["uuid"]]) for f in asking])
     for target in asking:
-        origin = origins.get(str(values[target["uuid"]]))
-        if origin is None or not origin.reason:
+        if reason_of(target, values, origins) is None:
             raise errors.located(f"{_name(target)}: choose a signing reason", ("signatures",))
 
 
@@ -232,13 +248,12 @@ async def form_options(conn: Connection, account_id: int, fields: list[Field], s
     options = {}
     for target in signed:
         taken = modes(target, typed_allowed=typed)
-        origin = origins.get(str(saved.get(target["uuid"])))
         options[target["uuid"]] = {
             "modes": list(taken),
             "first": _PANES[taken[0]],
             "phone": DRAWN in taken and not target.get("readonly"),
             "reasons": reasons(target),
-            "reason": origin.reason if origin else None,
+            "reason": reason_of(target, saved, origins),
         }
     return options
 
@@ -257,9 +272,9 @@ async def captions(conn: Connection, fields: list[Field], submitters: list[Submi
     origins = await stored.origins(conn, [str(value) for _, _, value in wanted])
     found = {}
     for target, signer, value in wanted:
-        origin = origins.get(str(value))
+        reason = reason_of(target, signer.field_values, origins)
         who = " ".join(part for part in (signer.name, signer.email) if part)
-        said = f"Reason: {origin.reason}" if origin and origin.reason else f"Digitally signed by {who}".rstrip()
+        said = f"Reason: {reason}" if reason else f"Digitally signed by {who}".rstrip()
         assert signer.completed_at is not None
         found[target["uuid"]] = [f"ID: {value}", said, f"{signer.completed_at:%Y-%m-%d %H:%M:%S} UTC"]
     return found

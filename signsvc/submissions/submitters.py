@@ -288,6 +288,7 @@ class Submitters:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await self._acting(tx, slug, named=named)
                 submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
+                submitter = signature_modes.with_reasons(signatures, submitter)
                 await signature_modes.remember(tx, signatures, submitter.field_values)
                 if along is not None:
                     await along(tx, submitter)

@@ -187,7 +187,7 @@ async def test_a_signing_reason_is_required_and_drawn_with_the_signature_id_in_t
     done = await act(api, ann["slug"], "complete", {"signatures": {"Signature": {"reason": "Approved"}}})
     assert done.status == 200, done.json
     origin, uuid = await stored_origin(db, api, ann["id"])
-    assert (origin.made_as, origin.reason) == ("drawn", "Approved")
+    assert origin.made_as == "drawn"
     text = await signed_pdf_text(api, worker, ann["submission_id"])
     assert f"ID: {uuid}" in text
     assert "Reason: Approved" in text
@@ -300,3 +300,34 @@ async def test_a_typed_only_field_takes_back_its_own_stored_typed_signature(api)
     assert reply.status == 200, reply.json
     mine = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": uuid}, "completed": True})
     assert mine.status == 200, mine.json
+
+
+# The signing reason is kept per field, shown in the API's values, the webhooks' and the audit log
+
+
+async def test_a_signing_reason_is_kept_per_field_and_shown_in_the_api_values_and_the_audit_log(api, worker):
+    second = {"x": 0.5, "y": 0.1, "w": 0.3, "h": 0.08, "page": 1}
+    fields = [
+        *sign_field(reasons=["Approved", "Reviewed"], with_signature_id=True),
+        {**sign_field(reasons=["Approved", "Reviewed"], with_signature_id=True)[0], "name": "Again", "areas": [second]},
+    ]
+    [ann] = await send(api, await template(api, fields), {"email": "ann@example.com"})
+    body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", body)).status == 200
+    link = next(
+        v["value"] for v in (await api.get(f"/api/submitters/{ann['id']}")).json["values"] if v["field"] == "Signature"
+    )
+    [uuid] = re.findall(r"/file/([0-9a-f]{32})", link)
+    # The same file for another field, with another reason: each field keeps its own.
+    done = await act(
+        api, ann["slug"], "complete", {"values": {"Again": uuid}, "signatures": {"Again": {"reason": "Reviewed"}}}
+    )
+    assert done.status == 200, done.json
+    values = [(v["field"], v["value"]) for v in (await api.get(f"/api/submitters/{ann['id']}")).json["values"]]
+    assert [pair for pair in values if pair[0] in ("Reason",)] == [("Reason", "Approved"), ("Reason", "Reviewed")]
+    assert values.index(("Reason", "Approved")) == [f for f, _ in values].index("Signature") + 1
+    text = await signed_pdf_text(api, worker, ann["submission_id"])
+    assert "Reason: Approved" in text and "Reason: Reviewed" in text
+    found = await submission(api, ann["submission_id"])
+    audit = "\n".join(page_texts(await fetch(api, found["audit_log_url"])))
+    assert "Signature: Reason" in audit and "Again: Reason" in audit and "Reviewed" in audit
