@@ -12,12 +12,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 from signsvc.infra import errors
 from signsvc.submissions import field_values, signing_reasons
 from signsvc.submissions.field_values import FileId, Typed, Upload
 from storage import Connection, account_settings
+from storage import files as stored_files
 from storage import signature_modes as stored
 from storage.records import Submitter
 from storage.shapes import Field, FieldValues
@@ -260,7 +262,8 @@ async def form_options(conn: Connection, account_id: int, fields: list[Field], s
 
 async def captions(conn: Connection, fields: list[Field], submitters: list[Submitter]) -> dict[str, list[str]]:
     """The text drawn beside each signature whose field asks `with_signature_id`: `ID: <the signature's file id>`,
-    then `Reason: <reason>` or `Digitally signed by <name> <email>`, then the time the signer completed."""
+    then `Reason: <reason>` or `Digitally signed by <name> <email>`, then when the signature was saved (as the
+    reference: the signature's upload time, not the completion)."""
     by_role = {s.role_uuid: s for s in submitters if s.completed_at}
     wanted = [
         (target, signer, value)
@@ -269,12 +272,19 @@ async def captions(conn: Connection, fields: list[Field], submitters: list[Submi
         and (signer := by_role.get(str(target.get("submitter_uuid"))))
         and field_values.is_file_id(value := signer.field_values.get(target["uuid"]))
     ]
-    origins = await stored.origins(conn, [str(value) for _, _, value in wanted])
+    if not wanted:
+        return {}
+    uuids = [str(value) for _, _, value in wanted]
+    origins = await stored.origins(conn, uuids)
+    saved_at = {
+        blob.uuid: blob.created_at for blob in await stored_files.account_blobs(conn, wanted[0][1].account_id, uuids)
+    }
     found = {}
     for target, signer, value in wanted:
         reason = reason_of(target, signer.field_values, origins)
         who = " ".join(part for part in (signer.name, signer.email) if part)
         said = f"Reason: {reason}" if reason else f"Digitally signed by {who}".rstrip()
-        assert signer.completed_at is not None
-        found[target["uuid"]] = [f"ID: {value}", said, f"{signer.completed_at:%Y-%m-%d %H:%M:%S} UTC"]
+        at = saved_at.get(str(value)) or signer.completed_at
+        assert at is not None
+        found[target["uuid"]] = [f"ID: {value}", said, f"{at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"]
     return found

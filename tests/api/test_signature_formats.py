@@ -3,6 +3,8 @@ through the API; the account's setting that allows typed signatures; signing rea
 drawn beside the signature in the signed document."""
 
 import re
+from datetime import UTC, timedelta
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -331,3 +333,27 @@ async def test_a_signing_reason_is_kept_per_field_and_shown_in_the_api_values_an
     found = await submission(api, ann["submission_id"])
     audit = "\n".join(page_texts(await fetch(api, found["audit_log_url"])))
     assert "Signature: Reason" in audit and "Again: Reason" in audit and "Reviewed" in audit
+
+
+async def test_the_signature_id_caption_shows_when_the_signature_was_saved_not_when_the_signer_completed(
+    api, worker, clock
+):
+    ann = await signer(api, with_signature_id=True)
+    signed_at = clock.now()
+    body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "drawn"}}}
+    assert (await act(api, ann["slug"], "values", body)).status == 200
+    clock.advance(timedelta(hours=2))
+    assert (await act(api, ann["slug"], "complete", {})).status == 200
+    text = await signed_pdf_text(api, worker, ann["submission_id"])
+    assert f"{signed_at.astimezone(UTC):%Y-%m-%d %H:%M}" in text
+    assert f"{clock.now().astimezone(UTC):%Y-%m-%d %H:%M}" not in text
+
+
+async def test_the_phone_page_draws_in_the_fields_colour(api):
+    [ann] = await send(api, await template(api, sign_field(color="blue")), {"email": "ann@example.com"})
+    page = (await api.with_key(None).get(f"/s/{ann['slug']}")).body.decode()
+    uuid = re.search(r'data-field="([^"]+)"', page).group(1)
+    started = await api.with_key(None).post(f"/s/{ann['slug']}/phone", json={"field": uuid})
+    assert started.status == 201, started.json
+    phone = await api.with_key(None).get(urlsplit(started.json["url"]).path, headers={"Accept": "text/html"})
+    assert '"ink": "blue"' in phone.body.decode()
