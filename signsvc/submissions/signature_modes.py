@@ -252,7 +252,7 @@ async def form_options(conn: Connection, account_id: int, fields: list[Field], s
         taken = modes(target, typed_allowed=typed)
         options[target["uuid"]] = {
             "modes": list(taken),
-            "first": _PANES[taken[0]],
+            "first": _PANES[TYPED if target["type"] == "initials" and TYPED in taken else taken[0]],  # as the reference
             "phone": DRAWN in taken and not target.get("readonly"),
             "reasons": reasons(target),
             "reason": reason_of(target, saved, origins),

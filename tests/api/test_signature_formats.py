@@ -357,3 +357,11 @@ async def test_the_phone_page_draws_in_the_fields_colour(api):
     assert started.status == 201, started.json
     phone = await api.with_key(None).get(urlsplit(started.json["url"]).path, headers={"Accept": "text/html"})
     assert '"ink": "blue"' in phone.body.decode()
+
+
+async def test_initials_open_on_typing_as_the_reference(api):
+    initials = {**sign_field()[0], "name": "Initials", "type": "initials"}
+    [ann] = await send(api, await template(api, [initials]), {"email": "ann@example.com"})
+    html = (await api.with_key(None).get(f"/s/{ann['slug']}")).body.decode()
+    assert re.search(r'data-mode="type" aria-pressed="true"', html)
+    assert re.search(r'<div class="pane" data-pane="draw" hidden', html)
