@@ -40,6 +40,7 @@ FORMATS: dict[str | None, tuple[str, ...]] = {
 _TYPED_BY_SETTING = {None, "drawn_or_typed"}
 SIGNED = ("signature", "initials")
 TYPED_SETTING = "allow_typed_signature"
+ID_SETTING = "with_signature_id"
 REASON_LIMIT = 200
 IMAGE = "drawn or uploaded"  # an image whose making nobody told (given through the API)
 _SAID = {
@@ -76,8 +77,11 @@ def reasons(field: Field) -> list[str]:
     return [str(reason) for reason in found if isinstance(reason, str) and reason.strip()] if found else []
 
 
-def with_signature_id(field: Field) -> bool:
-    return field["type"] == "signature" and (field.get("preferences") or {}).get("with_signature_id") is True
+def with_signature_id(field: Field, *, by_default: bool = False) -> bool:
+    """Whether the signature's id is drawn beside it: the field's own `with_signature_id` when true or false, else
+    the account's setting (`by_default`)."""
+    own = (field.get("preferences") or {}).get("with_signature_id")
+    return field["type"] == "signature" and (own if isinstance(own, bool) else by_default)
 
 
 def refuse(field: Field, value: object, where: errors.Location) -> None:
@@ -110,6 +114,16 @@ async def typed_allowed(conn: Connection, account_id: int) -> bool:
 
 async def allow_typed(conn: Connection, account_id: int, allowed: bool) -> None:
     await account_settings.put(conn, account_id, TYPED_SETTING, None if allowed else False)
+
+
+async def ids_by_default(conn: Connection, account_id: int) -> bool:
+    """The account's setting that draws the signature's id beside every signature whose field does not say (off
+    unless turned on)."""
+    return await account_settings.get(conn, account_id, ID_SETTING) is True
+
+
+async def draw_ids_by_default(conn: Connection, account_id: int, on: bool) -> None:
+    await account_settings.put(conn, account_id, ID_SETTING, True if on else None)
 
 
 @dataclass(frozen=True)
@@ -265,10 +279,11 @@ async def captions(conn: Connection, fields: list[Field], submitters: list[Submi
     then `Reason: <reason>` or `Digitally signed by <name> <email>`, then when the signature was saved (as the
     reference: the signature's upload time, not the completion)."""
     by_role = {s.role_uuid: s for s in submitters if s.completed_at}
+    by_default = bool(submitters) and await ids_by_default(conn, submitters[0].account_id)
     wanted = [
         (target, signer, value)
         for target in fields
-        if with_signature_id(target)
+        if with_signature_id(target, by_default=by_default)
         and (signer := by_role.get(str(target.get("submitter_uuid"))))
         and field_values.is_file_id(value := signer.field_values.get(target["uuid"]))
     ]

@@ -365,3 +365,23 @@ async def test_initials_open_on_typing_as_the_reference(api):
     html = (await api.with_key(None).get(f"/s/{ann['slug']}")).body.decode()
     assert re.search(r'data-mode="type" aria-pressed="true"', html)
     assert re.search(r'<div class="pane" data-pane="draw" hidden', html)
+
+
+async def test_the_accounts_with_signature_id_setting_draws_ids_unless_the_field_says_otherwise(api, worker):
+    console = await signed_in(api)
+    assert 'id="ids" name="ids" type="checkbox" ' in (await console.get("/console/settings/signatures")).body.decode()
+    assert (await console.post("/console/settings/signatures", {"typed": "on", "ids": "on"})).status == 303
+    assert (
+        "checked"
+        in re.search(
+            r'<input id="ids"[^>]*>', (await console.get("/console/settings/signatures")).body.decode()
+        ).group()
+    )
+    unset, off = await signer(api), await signer(api, with_signature_id=False)
+    for ann in (unset, off):
+        reply = await api.put(
+            f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True}
+        )
+        assert reply.status == 200, reply.json
+    assert "Digitally signed by Ann ann@example.com" in await signed_pdf_text(api, worker, unset["submission_id"])
+    assert "ID: " not in await signed_pdf_text(api, worker, off["submission_id"])
