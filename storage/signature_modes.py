@@ -9,7 +9,6 @@ from datetime import datetime, timedelta
 from storage.database import Connection
 from storage.rows import record, records
 
-
 KEPT_AFTER_EXPIRY = timedelta(days=1)
 
 
