@@ -4,10 +4,12 @@ signer draw a field on a phone (kept as the link's digest only)."""
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from storage.database import Connection
 from storage.rows import record, records
+
+KEPT_AFTER_EXPIRY = timedelta(days=1)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -43,7 +45,8 @@ async def origins(conn: Connection, uuids: list[str]) -> dict[str, SignatureOrig
 async def insert_handoff(
     conn: Connection, submitter_id: int, field_uuid: str, digest: str, now: datetime, expires_at: datetime
 ) -> PhoneHandoff:
-    await conn.execute("delete_old_phone_handoffs", before=now)
+    # Kept a day past their end, so that a desktop still asking is told `expired`, not "not found".
+    await conn.execute("delete_old_phone_handoffs", before=now - KEPT_AFTER_EXPIRY)
     row = await conn.fetch_one(
         "insert_phone_handoff",
         submitter_id=submitter_id,

@@ -3,6 +3,8 @@
 import { $ } from "./dom.js";
 
 const ASK_EVERY = 3000; // ms: well within the pages' rate limit per address
+const LONGEST_WAIT = 60000; // ms: the most the desktop waits between asks once told it asks too often
+const GONE = new Set([404, 410]); // the hand-off was forgotten or its link is dead: it will not come
 
 export function setUpHandoff(step, data, onSigned) {
   const button = $(".phone", step);
@@ -11,6 +13,7 @@ export function setUpHandoff(step, data, onSigned) {
   const link = $(".handoff-link", panel);
   let handoff = null;
   let timer = null;
+  let wait = ASK_EVERY;
 
   button.addEventListener("click", async () => {
     if (button.getAttribute("aria-expanded") === "true") return close();
@@ -24,6 +27,8 @@ export function setUpHandoff(step, data, onSigned) {
       });
       $("img.qr", panel).src = handoff.qr;
       link.textContent = handoff.url;
+      say(panel.dataset.ready);
+      wait = ASK_EVERY;
       ask();
     } catch (failure) {
       say(failure.message);
@@ -37,18 +42,25 @@ export function setUpHandoff(step, data, onSigned) {
   function ask() {
     clearTimeout(timer);
     timer = setTimeout(async () => {
-      const answer = await call(`${data.actions}/phone/${handoff.id}${data.action_query}`).catch(() => null);
+      let answer = null;
+      let failed = 0; // the HTTP status of a refusal; 0: no answer at all (offline)
+      try {
+        answer = await call(`${data.actions}/phone/${handoff.id}${data.action_query}`);
+      } catch (failure) {
+        failed = failure.status ?? 0;
+      }
       if (answer?.status === "signed") {
         close();
         say(panel.dataset.signed);
         onSigned(answer.value);
-      } else if (answer?.status === "expired" || answer?.status === "closed") {
-        say(panel.dataset[answer.status]);
+      } else if (answer?.status === "expired" || answer?.status === "closed" || GONE.has(failed)) {
+        say(panel.dataset[answer?.status ?? "expired"]);
         handoff = null;
       } else if (button.getAttribute("aria-expanded") === "true") {
+        wait = failed === 429 ? Math.min(wait * 2, LONGEST_WAIT) : ASK_EVERY;
         ask();
       }
-    }, ASK_EVERY);
+    }, wait);
   }
 
   function close() {
@@ -66,6 +78,6 @@ export function setUpHandoff(step, data, onSigned) {
 async function call(url, options = {}) {
   const response = await fetch(url, options);
   const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.error || response.statusText);
+  if (!response.ok) throw Object.assign(new Error(answer.error || response.statusText), { status: response.status });
   return answer;
 }

@@ -1,8 +1,12 @@
 // A signature pad: a canvas drawn on with a mouse, a pen or a finger (pointer events).
 
+const INK = "#10215a";
+
 export class Pad {
-  constructor(canvas, onChange) {
+  // `ink`: the field's colour (`preferences.color`, as the service checked it); the default ink without one.
+  constructor(canvas, onChange, ink = "") {
     this.canvas = canvas;
+    this.ink = ink || INK;
     this.context = canvas.getContext("2d");
     this.onChange = onChange;
     this.strokes = 0;
@@ -47,7 +51,7 @@ export class Pad {
 
   line(from, to, pressure) {
     const context = this.context;
-    context.strokeStyle = "#10215a";
+    context.strokeStyle = this.ink;
     context.lineCap = context.lineJoin = "round";
     context.lineWidth = 2 + 3 * (pressure || 0.5);
     context.beginPath();

@@ -4,7 +4,7 @@ import { $ } from "./dom.js";
 
 const data = JSON.parse(document.getElementById("phone-data").textContent);
 const say = (key) => data.strings[key];
-const pad = new Pad($("canvas.pad"), () => showError(null));
+const pad = new Pad($("canvas.pad"), () => showError(null), data.ink);
 const error = $("#phone-error");
 
 $("#phone-clear").addEventListener("click", () => pad.clear());

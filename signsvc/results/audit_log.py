@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from signsvc.submissions import field_values, statuses
+from signsvc.submissions import field_values, signing_reasons, statuses
 from storage.records import Submission, SubmissionEvent, Submitter
 from storage.shapes import Field, FieldValue
 
@@ -77,6 +77,8 @@ def _submitter(
         if field["type"] in IMAGE_TYPES:
             if str(value) in images:
                 pictures.append({"label": field["name"], "png": images[str(value)]})
+            if (reason := signing_reasons.kept(field, submitter.field_values)) is not None:
+                shown.append({"field": f"{field['name']}: {signing_reasons.NAME}", "value": reason})
             continue
         shown.append({"field": field["name"], "value": _text(field, value, filenames)})
     return {

@@ -87,9 +87,8 @@ class PhoneHandoffs:
             if view is not None and view.state == FORM:
                 return {"status": SIGNED, "value": view.values.get(found.field_uuid)}
             return {"status": CLOSED, "value": None}
-        if found.used_at is None and found.expires_at > self.clock.now():
-            view = await self.forms.open(slug)
-            return {"status": WAITING if view is not None and view.state == FORM else CLOSED, "value": None}
+        if found.used_at is None and found.expires_at > self.clock.now():  # asked every few seconds: kept light
+            return {"status": WAITING if await self.forms.state(slug) == FORM else CLOSED, "value": None}
         return {"status": EXPIRED, "value": None}
 
     async def page(self, token: str) -> PhonePage | None:
@@ -127,8 +126,8 @@ class PhoneHandoffs:
         }
         try:
             return await self.submitters.save(submitter.slug, saving, along=use_up)
-        except errors.Invalid as refused:
-            if refused.args and str(refused.args[0]).startswith("Form has been"):
+        except errors.Invalid:
+            if await self.forms.state(submitter.slug) != FORM:  # the signer can no longer sign: the link is dead
                 raise errors.Gone(GONE) from None
             raise
 

@@ -9,14 +9,17 @@ the API, which does not say, counts as either. Initials take every mode, as the 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
 
 from signsvc.infra import errors
-from signsvc.submissions import field_values
+from signsvc.submissions import field_values, signing_reasons
 from signsvc.submissions.field_values import FileId, Typed, Upload
 from storage import Connection, account_settings
+from storage import files as stored_files
 from storage import signature_modes as stored
 from storage.records import Submitter
 from storage.shapes import Field, FieldValues
@@ -37,7 +40,15 @@ FORMATS: dict[str | None, tuple[str, ...]] = {
 _TYPED_BY_SETTING = {None, "drawn_or_typed"}
 SIGNED = ("signature", "initials")
 TYPED_SETTING = "allow_typed_signature"
+ID_SETTING = "with_signature_id"
 REASON_LIMIT = 200
+IMAGE = "drawn or uploaded"  # an image whose making nobody told (given through the API)
+_SAID = {
+    DRAWN: "a drawn signature",
+    TYPED: "a typed signature",
+    UPLOAD: "an uploaded signature",
+    IMAGE: "a drawn or uploaded signature",
+}
 
 
 def format_of(field: Field) -> str | None:
@@ -66,25 +77,33 @@ def reasons(field: Field) -> list[str]:
     return [str(reason) for reason in found if isinstance(reason, str) and reason.strip()] if found else []
 
 
-def with_signature_id(field: Field) -> bool:
-    return field["type"] == "signature" and (field.get("preferences") or {}).get("with_signature_id") is True
+def with_signature_id(field: Field, *, by_default: bool = False) -> bool:
+    """Whether the signature's id is drawn beside it: the field's own `with_signature_id` when true or false, else
+    the account's setting (`by_default`)."""
+    own = (field.get("preferences") or {}).get("with_signature_id")
+    return field["type"] == "signature" and (own if isinstance(own, bool) else by_default)
 
 
 def refuse(field: Field, value: object, where: errors.Location) -> None:
     """A 422 naming the field when a value (as `field_values.normalize` gives it) is of a mode the field's format
-    does not take: text where a drawing or a picture is asked, a picture where typing is."""
+    does not take: text where a drawing or a picture is asked, a new picture where typing is. A file named by id is
+    judged by how it was made, in `given`."""
     if field["type"] not in SIGNED or value is None:
         return
     taken = modes(field)
     if isinstance(value, Typed) and TYPED not in taken:
         raise _not_taken(field, TYPED, taken, where)
-    if isinstance(value, (Upload, FileId)) and not {DRAWN, UPLOAD} & set(taken):
-        raise _not_taken(field, "drawn or uploaded", taken, where)
+    if isinstance(value, Upload) and not {DRAWN, UPLOAD} & set(taken):
+        raise _not_taken(field, IMAGE, taken, where)
 
 
 def _not_taken(field: Field, made_as: str, taken: tuple[str, ...], where: errors.Location) -> errors.Invalid:
-    name = field.get("name") or f"{field['type'].capitalize()} Field"
-    return errors.located(f"{name}: a {made_as} signature is not allowed here, only {' or '.join(taken)}", where)
+    return errors.located(f"{_name(field)}: {_SAID[made_as]} is not allowed here, only {' or '.join(taken)}", where)
+
+
+def _name(field: Field) -> str:
+    """The field as messages name it: its name, or its kind for an unnamed one."""
+    return field.get("name") or f"{field['type'].capitalize()} Field"
 
 
 async def typed_allowed(conn: Connection, account_id: int) -> bool:
@@ -97,6 +116,16 @@ async def allow_typed(conn: Connection, account_id: int, allowed: bool) -> None:
     await account_settings.put(conn, account_id, TYPED_SETTING, None if allowed else False)
 
 
+async def ids_by_default(conn: Connection, account_id: int) -> bool:
+    """The account's setting that draws the signature's id beside every signature whose field does not say (off
+    unless turned on)."""
+    return await account_settings.get(conn, account_id, ID_SETTING) is True
+
+
+async def draw_ids_by_default(conn: Connection, account_id: int, on: bool) -> None:
+    await account_settings.put(conn, account_id, ID_SETTING, True if on else None)
+
+
 @dataclass(frozen=True)
 class Given:
     """What a save says of its signatures: how each new one was made (None: not told), the reasons chosen."""
@@ -106,47 +135,64 @@ class Given:
 
 
 async def given(
-    conn: Connection, fields: list[Field], body: Mapping[str, Any], *, signer: bool, typed_allowed: bool = True
+    conn: Connection,
+    fields: list[Field],
+    body: Mapping[str, Any],
+    *,
+    signer: bool,
+    typed_allowed: bool = True,
+    saved: FieldValues | None = None,
 ) -> Given:
     """The signatures a save gives, checked: each of a mode its field takes (for a signer, typing also as the
-    account allows; an image they named by id as it was made), each reason one the field offers. 422 naming the
+    account allows), each reason one the field offers. A file named by id counts as it was made; a signer's file
+    with no recorded making counts as uploaded. A signer's new image for a field that takes only one of drawn and
+    uploaded must say which it is. A value the field already holds (`saved`) is not judged again. 422 naming the
     field otherwise."""
     by_uuid = {f["uuid"]: f for f in fields}
     notes = _notes(body.get("signatures"), by_uuid) if signer else {}
     values = field_values.prefill(fields, body.get("values"), ("values",))
-    named = [v.uuid for v in values.values() if isinstance(v, FileId)]
-    origins = await stored.origins(conn, named) if signer else {}
+    origins = await stored.origins(conn, [v.uuid for v in values.values() if isinstance(v, FileId)])
     found = Given()
     for uuid, value in values.items():
         target = by_uuid[uuid]
-        if target["type"] not in SIGNED or value is None:
+        if target["type"] not in SIGNED or value is None or _unchanged(value, (saved or {}).get(uuid)):
             continue
-        declared = notes.get(uuid, {}).get("mode")
-        made_as = _made_as(target, value, declared, origins)
+        made_as = _made_as(target, value, notes.get(uuid, {}).get("mode"), origins, signer=signer)
         taken = modes(target, typed_allowed=typed_allowed or not signer)
-        if made_as is not None and made_as not in taken:
-            raise _not_taken(target, made_as, taken, ("values",))
+        if made_as is None and signer and (DRAWN in taken) != (UPLOAD in taken):
+            raise errors.located(
+                f"{_name(target)}: say how the signature was made (mode: drawn or upload)", ("signatures",)
+            )
+        if made_as not in taken and (made_as is not None or not {DRAWN, UPLOAD} & set(taken)):
+            raise _not_taken(target, made_as or IMAGE, taken, ("values",))
         found.made_as[uuid] = made_as
     for uuid, note in notes.items():
         if reason := note.get("reason"):
             if reason not in reasons(by_uuid[uuid]):
                 offered = ", ".join(reasons(by_uuid[uuid])) or "none"
-                raise errors.located(f"{by_uuid[uuid]['name']}: choose a signing reason of: {offered}", ("signatures",))
+                raise errors.located(f"{_name(by_uuid[uuid])}: choose a signing reason of: {offered}", ("signatures",))
             found.reasons[uuid] = reason
     return found
 
 
+def _unchanged(value: object, saved: object) -> bool:
+    return isinstance(value, FileId) and value.uuid == saved
+
+
 def _made_as(
-    field: Field, value: object, declared: str | None, origins: dict[str, stored.SignatureOrigin]
+    field: Field, value: object, declared: str | None, origins: dict[str, stored.SignatureOrigin], *, signer: bool
 ) -> str | None:
     if isinstance(value, Typed):
         if declared not in (None, TYPED):
-            raise errors.located(f"{field['name']}: text is a typed signature, not {declared}", ("signatures",))
+            raise errors.located(f"{_name(field)}: text is a typed signature, not {declared}", ("signatures",))
         return TYPED
     if declared == TYPED:
-        raise errors.located(f"{field['name']}: a typed signature is given as text", ("signatures",))
-    if isinstance(value, FileId) and (origin := origins.get(value.uuid)) is not None and origin.made_as:
-        return origin.made_as
+        raise errors.located(f"{_name(field)}: a typed signature is given as text", ("signatures",))
+    if isinstance(value, FileId):
+        origin = origins.get(value.uuid)
+        if origin is not None and origin.made_as:
+            return origin.made_as
+        return UPLOAD if signer else None  # a signer's file of no told making came from an image or file field
     return declared
 
 
@@ -162,23 +208,39 @@ def _notes(raw: object, by_uuid: dict[str, Field]) -> dict[str, dict[str, str]]:
             raise errors.located(f"Unknown signature field: {key}", ("signatures",))
         uuid = target["uuid"]
         if not isinstance(note, dict):
-            raise errors.located(f"{target['name']} {errors.must_be(dict)}", ("signatures",))
+            raise errors.located(f"{_name(target)} {errors.must_be(dict)}", ("signatures",))
         mode, reason = note.get("mode"), note.get("reason")
         if mode is not None and mode not in (DRAWN, UPLOAD, TYPED):
-            raise errors.located(f"{target['name']}: mode must be one of: drawn, typed, upload", ("signatures",))
+            raise errors.located(f"{_name(target)}: mode must be one of: drawn, typed, upload", ("signatures",))
         if reason is not None and (not isinstance(reason, str) or len(reason) > REASON_LIMIT):
-            raise errors.located(f"{target['name']}: reason must be a text of at most {REASON_LIMIT}", ("signatures",))
+            raise errors.located(f"{_name(target)}: reason must be a text of at most {REASON_LIMIT}", ("signatures",))
         notes[uuid] = {key: value for key, value in (("mode", mode), ("reason", reason)) if value}
     return notes
 
 
 async def remember(tx: Connection, found: Given, saved: FieldValues) -> None:
-    """Records how each new signature was made and the reasons chosen, on the files the saved values name."""
-    for uuid in found.made_as.keys() | found.reasons.keys():
+    """Records how each new signature was made, on the files the saved values name."""
+    for uuid, made_as in found.made_as.items():
         value = saved.get(uuid)
-        made_as, reason = found.made_as.get(uuid), found.reasons.get(uuid)
-        if (made_as or reason) and isinstance(value, str) and field_values.is_file_id(value):
-            await stored.put_origin(tx, value, made_as, reason)
+        if made_as and isinstance(value, str) and field_values.is_file_id(value):
+            await stored.put_origin(tx, value, made_as, None)
+
+
+def with_reasons(found: Given, submitter: Submitter) -> Submitter:
+    """The submitter with the signing reasons chosen in this save kept beside their signatures' values."""
+    if not found.reasons:
+        return submitter
+    kept = {signing_reasons.key(uuid): reason for uuid, reason in found.reasons.items()}
+    return dataclasses.replace(submitter, field_values={**submitter.field_values, **kept})
+
+
+def reason_of(field: Field, values: FieldValues, origins: Mapping[str, stored.SignatureOrigin]) -> str | None:
+    """The signing reason of a signed field: kept beside its value, else (signed before reasons were kept so) on
+    its file."""
+    if (kept := signing_reasons.kept(field, values)) is not None:
+        return kept
+    origin = origins.get(str(values.get(field["uuid"])))
+    return origin.reason if origin and origin.reason else None
 
 
 async def require_reasons(conn: Connection, fields: list[Field], values: FieldValues) -> None:
@@ -186,9 +248,8 @@ async def require_reasons(conn: Connection, fields: list[Field], values: FieldVa
     asking = [f for f in fields if reasons(f) and isinstance(values.get(f["uuid"]), str)]
     origins = await stored.origins(conn, [str(values[f["uuid"]]) for f in asking])
     for target in asking:
-        origin = origins.get(str(values[target["uuid"]]))
-        if origin is None or not origin.reason:
-            raise errors.located(f"{target['name']}: choose a signing reason", ("signatures",))
+        if reason_of(target, values, origins) is None:
+            raise errors.located(f"{_name(target)}: choose a signing reason", ("signatures",))
 
 
 _PANES = {DRAWN: "draw", TYPED: "type", UPLOAD: "upload"}
@@ -203,34 +264,42 @@ async def form_options(conn: Connection, account_id: int, fields: list[Field], s
     options = {}
     for target in signed:
         taken = modes(target, typed_allowed=typed)
-        origin = origins.get(str(saved.get(target["uuid"])))
         options[target["uuid"]] = {
             "modes": list(taken),
-            "first": _PANES[taken[0]],
+            "first": _PANES[TYPED if target["type"] == "initials" and TYPED in taken else taken[0]],  # as the reference
             "phone": DRAWN in taken and not target.get("readonly"),
             "reasons": reasons(target),
-            "reason": origin.reason if origin else None,
+            "reason": reason_of(target, saved, origins),
         }
     return options
 
 
 async def captions(conn: Connection, fields: list[Field], submitters: list[Submitter]) -> dict[str, list[str]]:
     """The text drawn beside each signature whose field asks `with_signature_id`: `ID: <the signature's file id>`,
-    then `Reason: <reason>` or `Digitally signed by <name> <email>`, then the time the signer completed."""
+    then `Reason: <reason>` or `Digitally signed by <name> <email>`, then when the signature was saved (as the
+    reference: the signature's upload time, not the completion)."""
     by_role = {s.role_uuid: s for s in submitters if s.completed_at}
+    by_default = bool(submitters) and await ids_by_default(conn, submitters[0].account_id)
     wanted = [
         (target, signer, value)
         for target in fields
-        if with_signature_id(target)
+        if with_signature_id(target, by_default=by_default)
         and (signer := by_role.get(str(target.get("submitter_uuid"))))
         and field_values.is_file_id(value := signer.field_values.get(target["uuid"]))
     ]
-    origins = await stored.origins(conn, [str(value) for _, _, value in wanted])
+    if not wanted:
+        return {}
+    uuids = [str(value) for _, _, value in wanted]
+    origins = await stored.origins(conn, uuids)
+    saved_at = {
+        blob.uuid: blob.created_at for blob in await stored_files.account_blobs(conn, wanted[0][1].account_id, uuids)
+    }
     found = {}
     for target, signer, value in wanted:
-        origin = origins.get(str(value))
+        reason = reason_of(target, signer.field_values, origins)
         who = " ".join(part for part in (signer.name, signer.email) if part)
-        said = f"Reason: {origin.reason}" if origin and origin.reason else f"Digitally signed by {who}".rstrip()
-        assert signer.completed_at is not None
-        found[target["uuid"]] = [f"ID: {value}", said, f"{signer.completed_at:%Y-%m-%d %H:%M:%S} UTC"]
+        said = f"Reason: {reason}" if reason else f"Digitally signed by {who}".rstrip()
+        at = saved_at.get(str(value)) or signer.completed_at
+        assert at is not None
+        found[target["uuid"]] = [f"ID: {value}", said, f"{at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"]
     return found

@@ -158,6 +158,14 @@ class SigningForms:
             completed_values=completed_values,
         )
 
+    async def state(self, slug: str) -> str | None:
+        """Only the state of the form behind a signing link (what `open` finds first); None for no submitter."""
+        submitter = await stored.find_submitter_by_slug(self.db, slug)
+        if submitter is None:
+            return None
+        submission = await stored.submission_of(self.db, submitter)
+        return self._state(submission, submitter, await stored.submitters_of(self.db, submission.id))
+
     def _state(self, submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> str:
         if submission.archived_at:
             return ARCHIVED

@@ -19,7 +19,7 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
-from signsvc.submissions import email_verification, feed, field_values, inputs, reminders, values
+from signsvc.submissions import email_verification, feed, field_values, inputs, reminders, signature_modes, values
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
@@ -127,6 +127,9 @@ class Submissions:
             )
             for given, role in assigned
         ]
+        for given, role in assigned:  # a file named by id, as it was made
+            role_fields = _fields_of(field_values.named(fields), role)
+            await signature_modes.given(self.db, role_fields, {"values": given.values}, signer=False)
         return _Checked(request, template, assigned, fields, prepared)
 
     async def _written(

@@ -172,7 +172,9 @@ class Submitters:
             others = await stored.submitters_of(self.db, submission.id)
             condition_values.prepared_applying(submission, submitter, others, prepared)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        signatures = await signature_modes.given(self.db, fields, {"values": _raw_values(body)}, signer=False)
+        signatures = await signature_modes.given(
+            self.db, fields, {"values": _raw_values(body)}, signer=False, saved=submitter.field_values
+        )
         await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())  # field options
         await self.files.write(prepared.files)
         try:
@@ -287,12 +289,15 @@ class Submitters:
         signer_rules.refuse_readonly(fields, prepared)
         await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())
         typed = await signature_modes.typed_allowed(self.db, submission.account_id)
-        signatures = await signature_modes.given(self.db, fields, body, signer=True, typed_allowed=typed)
+        signatures = await signature_modes.given(
+            self.db, fields, body, signer=True, typed_allowed=typed, saved=submitter.field_values
+        )
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await self._acting(tx, slug, named=named)
                 submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
+                submitter = signature_modes.with_reasons(signatures, submitter)
                 await signature_modes.remember(tx, signatures, submitter.field_values)
                 if along is not None:
                     await along(tx, submitter)

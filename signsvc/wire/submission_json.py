@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from signsvc.infra.files import Files
-from signsvc.submissions import field_values, statuses
+from signsvc.submissions import field_values, signing_reasons, statuses
 from signsvc.wire.related import Related
 from storage.records import ResultDocument, Submission, SubmissionEvent, Submitter, Template, User
 from storage.shapes import Field, FieldValue
@@ -185,11 +185,15 @@ def submitter_json(
 def values_json(ctx: Context, submission: Submission, submitter: Submitter) -> list[dict[str, Any]]:
     """Before completion the fields that have a value; after it every field of the submitter's role."""
     fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-    return [
-        {"field": field["name"], "value": _value(ctx, field, submitter.field_values.get(field["uuid"]))}
-        for field in fields
-        if submitter.completed_at or field["uuid"] in submitter.field_values
-    ]
+    shown = []
+    for field in fields:
+        if submitter.completed_at or field["uuid"] in submitter.field_values:
+            shown.append(
+                {"field": field["name"], "value": _value(ctx, field, submitter.field_values.get(field["uuid"]))}
+            )
+        if (reason := signing_reasons.kept(field, submitter.field_values)) is not None:
+            shown.append({"field": signing_reasons.NAME, "value": reason})  # as the reference: after its signature
+    return shown
 
 
 def submission_json(

@@ -33,5 +33,5 @@ RETURNING id, submitter_id, field_uuid, created_at, expires_at, used_at, value
 UPDATE phone_handoffs SET value = :value WHERE id = :id
 
 -- delete_old_phone_handoffs --
--- Forgets a few hand-offs that expired a while ago.
+-- Forgets a few hand-offs that expired before :before (a day ago).
 DELETE FROM phone_handoffs WHERE id IN (SELECT id FROM phone_handoffs WHERE expires_at < :before ORDER BY expires_at LIMIT 20)

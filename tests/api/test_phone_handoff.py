@@ -8,7 +8,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 import storage.signature_modes as stored_modes
-from signsvc.submissions import phone_handoff
+from signsvc.submissions import email_verification, phone_handoff
 from tests.support.documents import b64, png
 from tests.support.signing import act, send, template
 
@@ -146,3 +146,47 @@ async def test_another_signers_hand_off_is_not_found(api):
 async def test_an_unknown_phone_link_is_gone(api):
     assert (await api.with_key(None).get("/p/nothing-here", headers={"Accept": "text/html"})).status == 410
     assert (await api.with_key(None).post("/p/nothing-here", json={"value": DRAWING})).status == 410
+
+
+async def test_a_just_expired_hand_off_still_tells_the_desktop_expired_after_another_is_started(api, clock):
+    ann = await signer(api)
+    handoff = await started(api, ann)
+    clock.advance(phone_handoff.LIFETIME + timedelta(seconds=1))
+    await started(api, ann)  # a new hand-off forgets old ones: only those ended a day ago
+    assert (await status(api, ann, handoff))["status"] == "expired"
+    clock.advance(stored_modes.KEPT_AFTER_EXPIRY)
+    await started(api, ann)
+    gone = await api.with_key(None).get(f"/s/{ann['slug']}/phone/{handoff['id']}")
+    assert gone.status == 404  # forgotten: the desktop's script takes it as expired too
+
+
+async def test_a_phone_link_stops_working_once_the_submission_is_archived(api):
+    ann = await signer(api)
+    handoff = await started(api, ann)
+    assert (await api.delete(f"/api/submissions/{ann['submission_id']}")).status == 200
+    assert (await api.with_key(None).get(phone_path(handoff))).status == 410
+    sent = await api.with_key(None).post(phone_path(handoff), json={"value": DRAWING})
+    assert sent.status == 410 and sent.json == {"error": phone_handoff.GONE}
+    assert (await status(api, ann, handoff))["status"] == "closed"
+
+
+async def test_a_phone_link_stops_working_once_the_submission_expires(api, clock):
+    fields = [{"name": "Signature", "type": "signature", "role": "First Party", "areas": [AREA]}]
+    template_id = await template(api, fields)
+    ends = (clock.now() + timedelta(minutes=5)).isoformat()
+    [ann] = await send(api, template_id, {"email": "ann@example.com"}, expire_at=ends)
+    handoff = await started(api, {**ann, "template_id": template_id})
+    clock.advance(timedelta(minutes=6))
+    assert (await api.with_key(None).get(phone_path(handoff))).status == 410
+    sent = await api.with_key(None).post(phone_path(handoff), json={"value": DRAWING})
+    assert sent.status == 410 and sent.json == {"error": phone_handoff.GONE}
+
+
+async def test_a_signer_who_must_verify_their_email_is_refused_a_phone_link(api):
+    fields = [{"name": "Signature", "type": "signature", "role": "First Party", "areas": [AREA]}]
+    template_id = await template(api, fields)
+    [ann] = await send(api, template_id, {"email": "ann@example.com", "require_email_2fa": True})
+    ann = {**ann, "template_id": template_id}
+    reply = await api.with_key(None).post(f"/s/{ann['slug']}/phone", json={"field": await field_uuid(api, ann)})
+    assert reply.status == 403
+    assert reply.json == {"error": email_verification.REQUIRED}

@@ -3,6 +3,8 @@ through the API; the account's setting that allows typed signatures; signing rea
 drawn beside the signature in the signed document."""
 
 import re
+from datetime import UTC, timedelta
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -66,7 +68,7 @@ async def test_each_signature_format_takes_exactly_the_modes_of_its_table_from_t
         reply = await act(api, ann["slug"], "values", body)
         assert reply.status == (200 if allowed else 422), (format, mode, reply.json)
         if not allowed:
-            assert reply.json["error"].startswith("Signature: a "), reply.json
+            assert reply.json["error"].startswith("Signature: a"), reply.json
             assert "signature is not allowed here, only" in reply.json["error"]
 
 
@@ -130,7 +132,7 @@ async def test_a_signer_cannot_name_an_uploaded_file_for_a_drawn_only_field(api)
     )
     reply = await act(api, ann["slug"], "values", {"values": {"Drawn": uuid}})
     assert reply.status == 422
-    assert reply.json["error"] == "Drawn: a upload signature is not allowed here, only drawn in `values`."
+    assert reply.json["error"] == "Drawn: an uploaded signature is not allowed here, only drawn in `values`."
 
 
 async def test_a_mode_the_signer_names_must_be_a_known_one_of_a_signature_field(api):
@@ -187,7 +189,7 @@ async def test_a_signing_reason_is_required_and_drawn_with_the_signature_id_in_t
     done = await act(api, ann["slug"], "complete", {"signatures": {"Signature": {"reason": "Approved"}}})
     assert done.status == 200, done.json
     origin, uuid = await stored_origin(db, api, ann["id"])
-    assert (origin.made_as, origin.reason) == ("drawn", "Approved")
+    assert origin.made_as == "drawn"
     text = await signed_pdf_text(api, worker, ann["submission_id"])
     assert f"ID: {uuid}" in text
     assert "Reason: Approved" in text
@@ -239,3 +241,147 @@ async def test_a_typed_signature_given_through_put_submitters_is_stored_as_typed
     assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}})).status == 200
     origin, _ = await stored_origin(db, api, ann["id"])
     assert origin is None  # an image through the API: drawn or uploaded, the API does not say
+
+
+# A signer's image for a field that takes only one of drawn and uploaded says which it is
+
+
+@pytest.mark.parametrize("format", ["drawn", "upload"])
+async def test_a_signers_new_image_for_a_drawn_only_or_upload_only_field_must_declare_its_mode(api, format):
+    ann = await signer(api, format=format)
+    reply = await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}})
+    assert reply.status == 422
+    assert reply.json == {"error": "Signature: say how the signature was made (mode: drawn or upload) in `signatures`."}
+    either = await signer(api, format="drawn_or_upload")
+    assert (await act(api, either["slug"], "values", {"values": {"Signature": DRAWING}})).status == 200
+
+
+async def test_a_file_a_signer_uploaded_to_an_image_field_counts_as_uploaded_for_a_drawn_only_field(api):
+    fields = [
+        *sign_field(format="drawn"),
+        {
+            "name": "Photo",
+            "type": "image",
+            "role": "First Party",
+            "areas": [{"x": 0.5, "y": 0.1, "w": 0.2, "h": 0.1, "page": 1}],
+        },
+    ]
+    [ann] = await send(api, await template(api, fields), {"email": "ann@example.com"})
+    assert (await act(api, ann["slug"], "values", {"values": {"Photo": DRAWING}})).status == 200
+    found = await api.get(f"/api/submitters/{ann['id']}")
+    [uuid] = re.findall(
+        r"/file/([0-9a-f]{32})", next(v["value"] for v in found.json["values"] if v["field"] == "Photo")
+    )
+    body = {"values": {"Signature": uuid}, "signatures": {"Signature": {"mode": "drawn"}}}
+    reply = await act(api, ann["slug"], "values", body)
+    assert reply.status == 422
+    assert reply.json == {"error": "Signature: an uploaded signature is not allowed here, only drawn in `values`."}
+
+
+async def test_a_refusal_names_an_unnamed_signature_field_by_its_kind(api):
+    unnamed = {**sign_field(reasons=["Approved"])[0], "name": ""}
+    [ann] = await send(api, await template(api, [unnamed]), {"email": "a@example.com"})
+    body = {"values": {"Signature Field 1": "Ann"}, "signatures": {"Signature Field 1": {"mode": "drawn"}}}
+    reply = await act(api, ann["slug"], "values", body)
+    assert reply.status == 422
+    assert reply.json["error"].startswith("Signature Field 1: text is a typed signature, not drawn in `signatures`")
+    body = {"values": {}, "signatures": {"Signature Field 1": {"reason": "Because"}}}
+    reply = await act(api, ann["slug"], "values", body)
+    assert reply.json == {"error": "Signature Field 1: choose a signing reason of: Approved in `signatures`."}
+
+
+async def test_a_typed_only_field_takes_back_its_own_stored_typed_signature(api):
+    ann = await signer(api, format="typed")
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": "Ann"}})).status == 200
+    found = await api.get(f"/api/submitters/{ann['id']}")
+    [uuid] = re.findall(
+        r"/file/([0-9a-f]{32})", next(v["value"] for v in found.json["values"] if v["field"] == "Signature")
+    )
+    other = await signer(api, format="typed")
+    reply = await api.put(f"/api/submitters/{other['id']}", json={"values": {"Signature": uuid}})
+    assert reply.status == 200, reply.json
+    mine = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": uuid}, "completed": True})
+    assert mine.status == 200, mine.json
+
+
+# The signing reason is kept per field, shown in the API's values, the webhooks' and the audit log
+
+
+async def test_a_signing_reason_is_kept_per_field_and_shown_in_the_api_values_and_the_audit_log(api, worker):
+    second = {"x": 0.5, "y": 0.1, "w": 0.3, "h": 0.08, "page": 1}
+    fields = [
+        *sign_field(reasons=["Approved", "Reviewed"], with_signature_id=True),
+        {**sign_field(reasons=["Approved", "Reviewed"], with_signature_id=True)[0], "name": "Again", "areas": [second]},
+    ]
+    [ann] = await send(api, await template(api, fields), {"email": "ann@example.com"})
+    body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", body)).status == 200
+    link = next(
+        v["value"] for v in (await api.get(f"/api/submitters/{ann['id']}")).json["values"] if v["field"] == "Signature"
+    )
+    [uuid] = re.findall(r"/file/([0-9a-f]{32})", link)
+    # The same file for another field, with another reason: each field keeps its own.
+    done = await act(
+        api, ann["slug"], "complete", {"values": {"Again": uuid}, "signatures": {"Again": {"reason": "Reviewed"}}}
+    )
+    assert done.status == 200, done.json
+    values = [(v["field"], v["value"]) for v in (await api.get(f"/api/submitters/{ann['id']}")).json["values"]]
+    assert [pair for pair in values if pair[0] in ("Reason",)] == [("Reason", "Approved"), ("Reason", "Reviewed")]
+    assert values.index(("Reason", "Approved")) == [f for f, _ in values].index("Signature") + 1
+    text = await signed_pdf_text(api, worker, ann["submission_id"])
+    assert "Reason: Approved" in text and "Reason: Reviewed" in text
+    found = await submission(api, ann["submission_id"])
+    audit = "\n".join(page_texts(await fetch(api, found["audit_log_url"])))
+    assert "Signature: Reason" in audit and "Again: Reason" in audit and "Reviewed" in audit
+
+
+async def test_the_signature_id_caption_shows_when_the_signature_was_saved_not_when_the_signer_completed(
+    api, worker, clock
+):
+    ann = await signer(api, with_signature_id=True)
+    signed_at = clock.now()
+    body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "drawn"}}}
+    assert (await act(api, ann["slug"], "values", body)).status == 200
+    clock.advance(timedelta(hours=2))
+    assert (await act(api, ann["slug"], "complete", {})).status == 200
+    text = await signed_pdf_text(api, worker, ann["submission_id"])
+    assert f"{signed_at.astimezone(UTC):%Y-%m-%d %H:%M}" in text
+    assert f"{clock.now().astimezone(UTC):%Y-%m-%d %H:%M}" not in text
+
+
+async def test_the_phone_page_draws_in_the_fields_colour(api):
+    [ann] = await send(api, await template(api, sign_field(color="blue")), {"email": "ann@example.com"})
+    page = (await api.with_key(None).get(f"/s/{ann['slug']}")).body.decode()
+    uuid = re.search(r'data-field="([^"]+)"', page).group(1)
+    started = await api.with_key(None).post(f"/s/{ann['slug']}/phone", json={"field": uuid})
+    assert started.status == 201, started.json
+    phone = await api.with_key(None).get(urlsplit(started.json["url"]).path, headers={"Accept": "text/html"})
+    assert '"ink": "blue"' in phone.body.decode()
+
+
+async def test_initials_open_on_typing_as_the_reference(api):
+    initials = {**sign_field()[0], "name": "Initials", "type": "initials"}
+    [ann] = await send(api, await template(api, [initials]), {"email": "ann@example.com"})
+    html = (await api.with_key(None).get(f"/s/{ann['slug']}")).body.decode()
+    assert re.search(r'data-mode="type" aria-pressed="true"', html)
+    assert re.search(r'<div class="pane" data-pane="draw" hidden', html)
+
+
+async def test_the_accounts_with_signature_id_setting_draws_ids_unless_the_field_says_otherwise(api, worker):
+    console = await signed_in(api)
+    assert 'id="ids" name="ids" type="checkbox" ' in (await console.get("/console/settings/signatures")).body.decode()
+    assert (await console.post("/console/settings/signatures", {"typed": "on", "ids": "on"})).status == 303
+    assert (
+        "checked"
+        in re.search(
+            r'<input id="ids"[^>]*>', (await console.get("/console/settings/signatures")).body.decode()
+        ).group()
+    )
+    unset, off = await signer(api), await signer(api, with_signature_id=False)
+    for ann in (unset, off):
+        reply = await api.put(
+            f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True}
+        )
+        assert reply.status == 200, reply.json
+    assert "Digitally signed by Ann ann@example.com" in await signed_pdf_text(api, worker, unset["submission_id"])
+    assert "ID: " not in await signed_pdf_text(api, worker, off["submission_id"])

@@ -11,7 +11,7 @@ from signsvc.http.appkeys import PHONE_HANDOFFS, SUBMITTERS
 from signsvc.http.middleware import within_page_limits
 from signsvc.http.params import read_json
 from signsvc.http.responses import json_response
-from signsvc.http.web import catalogue, email_verification, rendering, submitter_actions
+from signsvc.http.web import catalogue, email_verification, field_display, rendering, submitter_actions
 from signsvc.infra import errors
 from signsvc.submissions import phone_handoff
 from signsvc.wire.encoding import iso
@@ -60,7 +60,11 @@ async def page(request: web.Request) -> web.Response:
         "signing/phone.html",
         language=language,
         found=found,
-        data={"strings": {key: t(key) for key in SCRIPT_STRINGS}, "action": request.path},
+        data={
+            "strings": {key: t(key) for key in SCRIPT_STRINGS},
+            "action": request.path,
+            "ink": field_display.color(found.field),  # the pen draws in the field's colour, as the reference's
+        },
     )
 
 

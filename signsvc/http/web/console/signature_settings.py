@@ -1,5 +1,6 @@
 """The console's signature settings: whether signers may type their signature where a field allows several ways
-(the account's setting; each field's own `preferences.format` always applies)."""
+(the account's setting; each field's own `preferences.format` always applies), and whether the signature's id is
+drawn beside signatures whose field does not say (`preferences.with_signature_id`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ PAGE = "/console/settings/signatures"
 async def page(request: web.Request) -> web.Response:
     console = await shell.signed_in(request)
     typed = await signature_modes.typed_allowed(request.app[DB], console.principal.account_id)
-    return shell.render(request, "console/signature_settings.html", console.session, console=console, typed=typed)
+    ids = await signature_modes.ids_by_default(request.app[DB], console.principal.account_id)
+    return shell.render(
+        request, "console/signature_settings.html", console.session, console=console, typed=typed, ids=ids
+    )
 
 
 async def save(request: web.Request) -> web.Response:
@@ -23,6 +27,7 @@ async def save(request: web.Request) -> web.Response:
     form = await shell.posted(request, console.session)
     async with request.app[DB].transaction() as tx:
         await signature_modes.allow_typed(tx, console.principal.account_id, form.get("typed") == "on")
+        await signature_modes.draw_ids_by_default(tx, console.principal.account_id, form.get("ids") == "on")
     raise shell.done(PAGE, "signatures_saved")
 
 
