@@ -352,3 +352,30 @@ async def test_message_variables_fill_template_submission_signers_their_fields_a
             f"{DEFAULT_ACCOUNT_NAME} / Admin User admin@example.com / {{{{documents.link}}}} {{{{unknown.thing}}}}"
         )
     )
+
+
+async def test_message_variables_are_found_in_linear_time_so_braces_and_spaces_cannot_stall_the_service(
+    mailing, smtp_server
+):
+    # A backtracking search took cubic time on these (22 s for 2,000 characters): the service stalled.
+    body = "{" * 10_000 + "a." + " " * 9_990
+    subject = "{" * 120 + "submitter.name" + " " * 120
+    message = {"subject": subject, "body": body}
+    await send(mailing, await options_template(mailing), ANN, BOB, message=message)
+    await mailing.app[WORKER].drain()
+    assert smtp_server.messages[0].get_body(("plain",)).get_content().startswith("{" * 10_000 + "a.")
+
+
+async def test_message_variables_name_fields_whose_names_have_extra_spaces_and_any_case(mailing, smtp_server):
+    fields = [*FIELDS, {"name": "Buyer  Ref ", "type": "text", "role": "Second Party", "areas": [area(0.8)]}]
+    _, bob = await send(
+        mailing,
+        await template(mailing, fields),
+        {**ANN, "send_email": False},
+        {**BOB, "values": {"Buyer  Ref ": "R-7"}},
+        message={"subject": "Ref {{ submitter.buyer ref }}", "body": "x"},
+        order="random",
+    )
+    await mailing.app[WORKER].drain()
+    to_bob = next(m for m in smtp_server.messages if m["To"] == "bob@example.com")
+    assert to_bob["Subject"] == "Ref R-7"
