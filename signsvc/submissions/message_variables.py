@@ -45,7 +45,7 @@ def applied(message: Message | None, context: Context) -> Message | None:
     values = variables(context)
 
     def fill(text: str) -> str:
-        return _variable().sub(lambda match: values.get(_key(match[1]), match[0]), text)
+        return str(_variable().sub(lambda match: values.get(_key(match[1]), match[0]), text))
 
     return {"subject": fill(message.get("subject") or ""), "body": fill(message.get("body") or "")}
 
