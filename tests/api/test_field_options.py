@@ -426,3 +426,21 @@ async def test_message_variables_name_fields_whose_names_have_extra_spaces_and_a
     await mailing.app[WORKER].drain()
     to_bob = next(m for m in smtp_server.messages if m["To"] == "bob@example.com")
     assert to_bob["Subject"] == "Ref R-7"
+
+
+async def test_message_variables_are_filled_once_so_a_value_naming_a_variable_stays_as_written(mailing, smtp_server):
+    worker = mailing.app[WORKER]
+    ann, _ = await send(
+        mailing,
+        await template(mailing, [*FIELDS, field("Note", "text", 0.8)]),
+        ANN,
+        BOB,
+        message={"subject": "Note: {{submitters[1].Note}}", "body": "Ann wrote: {{submitters[1].Note}}"},
+    )
+    await worker.drain()
+    values = {**ANN_VALUES, "Note": "{{submitter.link}}"}
+    assert (await act(mailing, ann["slug"], "complete", {"values": values})).status == 200
+    await worker.drain()
+    to_bob = next(m for m in smtp_server.messages if m["To"] == "bob@example.com")
+    assert to_bob["Subject"] == "Note: {{submitter.link}}"
+    assert to_bob.get_body(("plain",)).get_content().startswith("Ann wrote: {{submitter.link}}\n")
