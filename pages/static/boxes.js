@@ -49,7 +49,7 @@ export function formatDate(iso, format) {
   const two = (number) => String(number).padStart(2, "0");
   const parts = { YYYY: String(year).padStart(4, "0"), YY: two(year % 100), MMMM: MONTHS[month - 1],
     MMM: MONTHS[month - 1].slice(0, 3), MM: two(month), M: String(month), DD: two(day), D: String(day) };
-  return format.toUpperCase().replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => parts[token]);
+  return format.replace(/YYYY|YY|MMMM|MMM|MM|M|DD|D/g, (token) => parts[token]);
 }
 
 // A number in its field's format: usd "$1,000.00", dot "1.000,5", percent "50%"...

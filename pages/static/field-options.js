@@ -18,7 +18,7 @@ export function parseDate(text, format) {
   const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(written);
   if (iso) return checkedDay(+iso[1], +iso[2], +iso[3]);
   const order = [];
-  const source = escaped(format.toUpperCase()).replace(TOKENS, (token) => {
+  const source = escaped(format).replace(TOKENS, (token) => {
     order.push(token);
     if (token === "MMMM" || token === "MMM") return "([A-Za-z]+)";
     return token === "YYYY" ? "(\\d{4})" : token.length === 2 ? "(\\d{2})" : "(\\d{1,2})";

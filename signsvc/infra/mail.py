@@ -33,7 +33,8 @@ from storage import Connection, Database
 from storage.outbound_records import Email
 
 SEND_JOB = "mail.send"
-_VARIABLE = re.compile(r"\{+\s*([a-z_]+(?:\.[a-z_]+)*)\s*\}+", re.IGNORECASE)
+# Only at the first of a run of braces: from every brace, a message of braces and spaces took quadratic time.
+_VARIABLE = re.compile(r"(?<!\{)\{+\s*([a-z_]+(?:\.[a-z_]+)*)\s*\}+", re.IGNORECASE)
 # Control characters, and the separators Python's email package also reads as line breaks.
 _UNSAFE_IN_HEADER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 RECIPIENT_WINDOW = timedelta(hours=1)

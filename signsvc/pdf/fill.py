@@ -11,7 +11,6 @@ of date, as LibreOffice and Evince leave them) is drawn on the overlay like a su
 from __future__ import annotations
 
 import io
-import re
 import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,7 +20,7 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 from PIL import ExifTags, ImageOps
 
-from signsvc.pdf import faces, font_cache, fonts, geometry, images, masks, prefilled, reading, stamping
+from signsvc.pdf import colors, faces, font_cache, fonts, geometry, images, masks, prefilled, reading, stamping
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.value_text import text_of
 
@@ -35,16 +34,6 @@ FOOTER_SIZE = 8.0  # points
 FOOTER_HEIGHT = 14.0  # the footer's box: tall enough for FOOTER_SIZE at FILL
 FOOTER_GAP = 6.0  # from the displayed page's bottom edge to the footer's box
 FOOTER_MARGIN = 0.05  # either side, as a share of the displayed page's width
-COLORS = {
-    "black": (0, 0, 0),
-    "white": (255, 255, 255),
-    "blue": (29, 78, 216),
-    "red": (220, 38, 38),
-    "green": (21, 128, 61),
-    "gray": (107, 114, 128),
-    "grey": (107, 114, 128),
-}
-_HEX = re.compile(r"#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})")
 
 
 @dataclass(frozen=True)
@@ -201,14 +190,15 @@ def _mark(
         return Mark("check", box) if value is True or str(value).lower() in ("true", "1", "yes") else None
     if kind in ("radio", "multiple"):
         return _choice(field, value, area, box)
+    mask = preferences.get("mask") if masks.applies(kind, preferences) else None
     if kind == "cells":
-        shown = masks.masked(str(value), preferences.get("mask"))
+        shown = masks.masked(str(value), mask)
         return Mark("cells", box, shown, preferences, area["cell_w"] * frame.width if area.get("cell_w") else None)
     if kind == "file":
         uuids = value if isinstance(value, list) else [value]
         names = ", ".join(filenames[uuid] for uuid in uuids if uuid in filenames)
         return Mark("text", box, names, preferences) if names else None
-    return Mark("text", box, masks.masked(text_of(kind, value, preferences), preferences.get("mask")), preferences)
+    return Mark("text", box, masks.masked(text_of(kind, value, preferences), mask), preferences)
 
 
 def _choice(field: dict[str, Any], value: object, area: dict[str, Any], box: Box) -> Mark | None:
@@ -403,11 +393,7 @@ def _picture(files: dict[str, bytes], uuid: str) -> Picture:
 
 
 def _color(name: Any) -> tuple[int, int, int]:
-    if isinstance(name, str) and (match := _HEX.fullmatch(name.strip())):
-        digits = match.group(1)
-        value = int(digits if len(digits) == 6 else "".join(digit * 2 for digit in digits), 16)
-        return value >> 16, value >> 8 & 255, value & 255
-    return COLORS.get(str(name).lower(), INK)
+    return colors.rgb(name) or INK
 
 
 def _font_size(value: Any) -> float | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 MASK = "X"
+TYPES = ("text", "cells", "phone")  # the fields a mask applies to: on any other it is refused when saved
 # Kept as they are, so that the masked value keeps its shape: spaces and the punctuation of numbers and codes.
 _MASKED = re.compile(r"[^\s\-_\[\]()+?.,]")
 
@@ -29,3 +30,8 @@ def masked(text: str, mask: object) -> str:
 def is_masked(preferences: object) -> bool:
     mask = preferences.get("mask") if isinstance(preferences, dict) else None
     return mask is True or (isinstance(mask, (int, float)) and not isinstance(mask, bool) and int(mask) != 0)
+
+
+def applies(kind: str, preferences: object) -> bool:
+    """Whether a field of this type and these preferences is shown masked."""
+    return kind in TYPES and is_masked(preferences)

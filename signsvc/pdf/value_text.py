@@ -23,7 +23,8 @@ MONTHS = (
     "December",
 )
 CURRENCIES = {"usd": "$", "eur": "€", "gbp": "£"}
-_DATE_TOKENS = re.compile(r"YYYY|YY|MMMM|MMM|MM|M|DD|D")
+# Read in capitals only, as DocuSeal writes them: "DD de MMMM de YYYY" keeps its "de", "HH:mm" is no month.
+DATE_TOKENS = re.compile(r"YYYY|YY|MMMM|MMM|MM|M|DD|D")
 
 
 def text_of(kind: str, value: object, preferences: dict[str, Any]) -> str:
@@ -51,7 +52,7 @@ def format_date(value: object, format: str) -> str:
         "DD": f"{day.day:02d}",
         "D": str(day.day),
     }
-    return _DATE_TOKENS.sub(lambda token: parts[token.group()], format.upper())
+    return DATE_TOKENS.sub(lambda token: parts[token.group()], format)
 
 
 def format_number(value: object, format: str | None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from signsvc.submissions import field_values, signing_reasons, statuses
+from signsvc.submissions import field_options, field_values, signing_reasons, statuses
 from storage.records import Submission, SubmissionEvent, Submitter
 from storage.shapes import Field, FieldValue
 
@@ -101,7 +101,7 @@ def _text(field: Field, value: FieldValue, filenames: dict[str, str]) -> str:
         return "Yes" if shown else "No"
     if isinstance(shown, list):
         return ", ".join(str(item) for item in shown)
-    return str(shown)
+    return field_options.shown_to_others(field, str(shown)) if field_options.maskable(field) else str(shown)
 
 
 def _sentence(event: SubmissionEvent, submitters: dict[int, Submitter]) -> str:

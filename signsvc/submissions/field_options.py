@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any, TypeGuard
 
 from signsvc.infra import errors
@@ -33,6 +33,9 @@ PRESET_MESSAGES = {
 }
 _LENGTH = re.compile(r"\^?\.\{(\d*),(\d*)\}\$?")
 DEFAULT_MESSAGE = "does not have the expected format"
+# The form reads `{{date}}` as the signer's own day, which is the service's (UTC) day give or take one: a bound of
+# today is checked here with that day's slack, so a signer west or east of UTC is never refused their own today.
+TODAY_SLACK = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,7 @@ def masked_values(fields: list[Field], values: dict[str, Any]) -> dict[str, Any]
 
 def maskable(field: Field) -> bool:
     """Whether the field's value is shown masked to others (a text-like field with `preferences.mask`)."""
-    return field["type"] in ("text", "cells", "phone") and masks.is_masked(field.get("preferences"))
+    return masks.applies(field["type"], field.get("preferences"))
 
 
 def pattern_message(rules: Mapping[str, Any]) -> str:
@@ -145,7 +148,8 @@ def bound_problem(field: Field, value: object, today: date) -> str | None:
             day = today if value in TODAY_WORDS else date.fromisoformat(value)
         except ValueError:
             return None
-        low, high = date_bound(rules.get("min"), today), date_bound(rules.get("max"), today)
+        low = date_bound(rules.get("min"), today - TODAY_SLACK)
+        high = date_bound(rules.get("max"), today + TODAY_SLACK)
         shown = _date_format(field)
         if low and day < low:
             return f"must be on or after {value_text.format_date(low.isoformat(), shown)}"

@@ -109,6 +109,7 @@ class Invitations:
             message=await self._with_variables(
                 tx, submission, submitter, account_name, message if message is not None else settings.get("message")
             ),
+            filled=True,
         )
         return await self.outbox.queue(
             tx,
@@ -188,8 +189,10 @@ def compose(
     link: str,
     expire_at: datetime | None,
     message: Message | None,
+    filled: bool = False,
 ) -> Composed:
-    """The invitation to sign; a custom `message` {subject, body} replaces the default wording."""
+    """The invitation to sign; a custom `message` {subject, body} replaces the default wording (`filled`: its
+    variables are already filled, by `message_variables`)."""
     expiry = mail.format_time(expire_at) if expire_at else None
     values = {
         "template.name": template_name,
@@ -199,8 +202,13 @@ def compose(
         "account.name": account_name,
         "submission.expire_at": expiry or "",
     }
-    subject = mail.substitute((message.get("subject") if message else None) or SUBJECT, values)
-    body = mail.substitute(message["body"], values).strip() if message and message.get("body") else None
+    given_subject, body = (message.get("subject"), message.get("body")) if message else (None, None)
+    if filled:  # once only: a signer's value that reads "{{submitter.link}}" stays as the signer wrote it
+        subject = given_subject or mail.substitute(SUBJECT, values)
+    else:
+        subject = mail.substitute(given_subject or SUBJECT, values)
+        body = mail.substitute(body, values) if body else None
+    body = body.strip() if body else None
     context = {
         "account_name": account_name,
         "template_name": template_name,

@@ -5,17 +5,24 @@ names the message does not know stay as written."""
 
 from __future__ import annotations
 
-import re
+import functools
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from signsvc.infra import mail
 from signsvc.submissions import field_options, field_values
 from storage.records import Submission, Submitter, User
 from storage.shapes import Message
 
-# `submitter.Full Name` and `submitters[1].email`: a field's name may hold spaces and most punctuation.
-_VARIABLE = re.compile(r"\{+\s*([a-z_]+(?:\[\d+\])?(?:\.[^{}\n]+?)?)\s*\}+", re.IGNORECASE)
+if TYPE_CHECKING:
+    import re2
+
+# `submitter.Full Name` and `submitters[1].email`: a field's name may hold spaces and most punctuation. The name is
+# trimmed and its case folded by `_key`; one that is no variable stays as written. Matched in RE2, in time linear in
+# the message (a message is up to 20,000 characters, a subject unbounded: a backtracking engine could stall the
+# process on one of braces and spaces).
+VARIABLE = r"\{+([^{}\n]{1,200})\}+"
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ def applied(message: Message | None, context: Context) -> Message | None:
     values = variables(context)
 
     def fill(text: str) -> str:
-        return _VARIABLE.sub(lambda match: values.get(_key(match[1]), match[0]), text)
+        return str(_variable().sub(lambda match: values.get(_key(match[1]), match[0]), text))
 
     return {"subject": fill(message.get("subject") or ""), "body": fill(message.get("body") or "")}
 
@@ -73,7 +80,7 @@ def _signer(prefix: str, submission: Submission, submitter: Submitter) -> dict[s
     fields = field_values.role_fields(submission.fields, submitter.role_uuid)
     values = field_options.masked_values(fields, submitter.field_values)
     found = {
-        f"{prefix}.{field['name'].lower()}": _text(values[field["uuid"]])
+        f"{prefix}.{_key(field['name'])}": _text(values[field["uuid"]])
         for field in fields
         if field["uuid"] in values and field["type"] not in field_values.FILE_TYPES
     }
@@ -110,3 +117,10 @@ def _time(moment: datetime | None) -> str:
 
 def _key(name: str) -> str:
     return " ".join(name.split()).lower()
+
+
+@functools.cache
+def _variable() -> re2._Regexp:
+    import re2  # loaded with the first message, as the validation patterns load it
+
+    return re2.compile(VARIABLE)

@@ -19,7 +19,16 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
-from signsvc.submissions import email_verification, feed, field_values, inputs, reminders, signature_modes, values
+from signsvc.submissions import (
+    email_verification,
+    feed,
+    field_options,
+    field_values,
+    inputs,
+    reminders,
+    signature_modes,
+    values,
+)
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
@@ -130,6 +139,8 @@ class Submissions:
         for given, role in assigned:  # a file named by id, as it was made
             role_fields = _fields_of(field_values.named(fields), role)
             await signature_modes.given(self.db, role_fields, {"values": given.values}, signer=False)
+        for (_, role), given_values in zip(assigned, prepared, strict=True):  # else completion could only refuse them
+            await field_options.refuse_invalid(_fields_of(fields, role), given_values.values, self.clock.now().date())
         return _Checked(request, template, assigned, fields, prepared)
 
     async def _written(

@@ -10,21 +10,23 @@ from collections.abc import Mapping
 from typing import TypeGuard
 
 from signsvc.infra import errors
+from signsvc.pdf import colors, masks, value_text
 
 FONTS = ("Times", "Helvetica", "Courier")
 FONT_TYPES = ("bold", "italic", "bold_italic")
 ALIGNS = ("left", "center", "right")
 VALIGNS = ("top", "center", "bottom")
 MAX_FONT_SIZE = 999
+MAX_LENGTHS = {"title": 500, "description": 5_000}  # the form renders them as Markdown on every page it shows
 # Written as the OpenAPI document writes them, and read as its validators read them (`search`: `$` also before a
 # final line break), so that the service refuses exactly what the document calls invalid.
-COLOR_PATTERN = "^(#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})|[a-zA-Z]{1,40})$"
+COLOR_PATTERN = colors.PATTERN
 NUMBER_PATTERN = "^\\s*[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)\\s*$"
 BOUND_PATTERN = "^\\s*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)|[0-9]{4}-[0-9]{2}-[0-9]{2}|\\{\\{?date\\}\\}?)\\s*$"
 _COLOR, _NUMBER, _BOUND = re.compile(COLOR_PATTERN), re.compile(NUMBER_PATTERN), re.compile(BOUND_PATTERN)
 
 
-def check_preferences(preferences: Mapping[str, object], where: errors.Location) -> None:
+def check_preferences(preferences: Mapping[str, object], kind: str, where: errors.Location) -> None:
     for key, problem in (
         ("font", _one_of(preferences.get("font"), FONTS)),
         ("font_type", _one_of(preferences.get("font_type"), FONT_TYPES)),
@@ -32,8 +34,8 @@ def check_preferences(preferences: Mapping[str, object], where: errors.Location)
         ("valign", _one_of(preferences.get("valign"), VALIGNS)),
         ("font_size", _font_size(preferences.get("font_size"))),
         ("color", _color(preferences.get("color"))),
-        ("mask", _mask(preferences.get("mask"))),
-        ("format", _text(preferences.get("format"))),
+        ("mask", _mask(preferences.get("mask"), kind)),
+        ("format", _date_format(preferences.get("format")) if kind == "date" else _text(preferences.get("format"))),
     ):
         if problem:
             raise errors.at((*where, key), problem)
@@ -48,6 +50,11 @@ def check_validation(rules: Mapping[str, object], where: errors.Location) -> Non
     ):
         if problem:
             raise errors.at((*where, key), problem)
+
+
+def check_length(key: str, text: str, where: errors.Location) -> None:
+    if len(text) > MAX_LENGTHS[key]:
+        raise errors.at(where, f"is too long: at most {MAX_LENGTHS[key]} characters")
 
 
 def number_of(value: object) -> float | None:
@@ -80,10 +87,27 @@ def _color(value: object) -> str | None:
     return "must be a colour name (blue) or a hex colour (#1f4fd1, #c00)"
 
 
-def _mask(value: object) -> str | None:
-    if value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and value.is_integer()):
+def _mask(value: object, kind: str) -> str | None:
+    if value in (None, False, 0) or (kind not in masks.TYPES and not isinstance(value, (bool, int, float))):
+        return None if value in (None, False, 0) else "must be true, false, or an integer"
+    if kind not in masks.TYPES:
+        return f"applies only to {', '.join(masks.TYPES)} fields"
+    if isinstance(value, (bool, int)) or (isinstance(value, float) and value.is_integer()):
         return None
     return "must be true, false, or an integer (N > 0 keeps the first N characters, N < 0 the last)"
+
+
+def _date_format(value: object) -> str | None:
+    """A date's format names its day, month and year (a date is stored as a day: a format without one could not be
+    read back from what the signer types)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return errors.must_be(str)
+    tokens = {token[0] for token in value_text.DATE_TOKENS.findall(value)}
+    if tokens != {"D", "M", "Y"}:
+        return "must name the day (D or DD), the month (M, MM, MMM or MMMM) and the year (YY or YYYY), in capitals"
+    return None
 
 
 def _text(value: object) -> str | None:

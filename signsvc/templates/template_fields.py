@@ -101,9 +101,10 @@ def field(raw: Any, roles: Roles, documents: list[Page], where: errors.Location,
         "preferences": _object(raw, "preferences", where),
     }
     signature_preferences.check(result["preferences"], kind, (*where, "preferences"))
-    field_option_rules.check_preferences(result["preferences"], (*where, "preferences"))
+    field_option_rules.check_preferences(result["preferences"], kind, (*where, "preferences"))
     for key in _TEXTS:
         if (value := json_fields.text(raw, key, where=where)) is not None:
+            field_option_rules.check_length(key, value, (*where, key))
             result[key] = value
     if "default_value" in raw and raw["default_value"] is not None:
         result["default_value"] = raw["default_value"]

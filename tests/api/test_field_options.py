@@ -176,7 +176,7 @@ async def test_validation_preset_and_length_patterns_without_a_message_say_what_
 async def test_validation_min_and_max_of_dates_and_numbers_are_enforced_on_saves_and_put(api):
     ann, _ = await send(api, await options_template(api), ANN, BOB)
     cases = [
-        ({"Start": "2025-12-31"}, "Start: must be on or after 01/01/2026"),  # min {{date}}: today
+        ({"Start": "2025-12-30"}, "Start: must be on or after 31/12/2025"),  # min {{date}}: today, a day's slack
         ({"Start": "2028-01-01"}, "Start: must be on or before 31/12/2027"),
         ({"Amount": 0}, "Amount: must be at least 1"),
         ({"Amount": 100.5}, "Amount: must be at most 100"),
@@ -190,13 +190,28 @@ async def test_validation_min_and_max_of_dates_and_numbers_are_enforced_on_saves
     assert reply.status == 200, reply.json
 
 
-async def test_validation_is_checked_again_at_completion_on_values_given_before(api):
-    ann, _ = await send(api, await options_template(api), {**ANN, "values": {"Amount": 500}}, BOB)
-    reply = await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
-    assert (reply.status, reply.json) == (422, {"error": "Amount: must be at most 100"})
-    reply = await api.put(f"/api/submitters/{ann['id']}", json={"completed": True, "values": ANN_VALUES})
-    assert (reply.status, reply.json) == (422, {"error": "Amount: must be at most 100"})
-    assert (await api.get(f"/api/submitters/{ann['id']}")).json["status"] != "completed"
+async def test_validation_refuses_values_given_at_creation_so_a_submission_can_always_complete(api):
+    template_id = await options_template(api)
+    for ann in ({**ANN, "values": {"Amount": 500}}, {**ANN, "fields": [{"name": "Amount", "default_value": 500}]}):
+        reply = await api.post("/api/submissions", json={"template_id": template_id, "submitters": [ann, BOB]})
+        assert (reply.status, reply.json) == (422, {"error": "Amount: must be at most 100"})
+    reply = await api.post(
+        "/api/submissions",
+        json={"template_id": template_id, "submitters": [{**ANN, "values": {"Zip": "ABC"}}, BOB]},
+    )
+    assert (reply.status, reply.json) == (422, {"error": "Zip: must be a ZIP code (12345 or 12345-6789)"})
+    ann, _ = await send(api, template_id, {**ANN, "values": {"Amount": 100}}, BOB)
+    assert (await act(api, ann["slug"], "complete", {"values": ANN_VALUES})).status == 200
+
+
+async def test_validation_date_bound_of_today_allows_the_signers_own_day_on_either_side_of_utc(api, clock):
+    # 23:30 UTC: a signer in New York (18:30, still the 1st) or in Tokyo (08:30, the 2nd) presses "Today".
+    clock.set(clock.now().replace(hour=23, minute=30))
+    ann, _ = await send(api, await options_template(api), ANN, BOB)
+    for own_day in ("2025-12-31", "2026-01-01", "2026-01-02"):
+        assert (await act(api, ann["slug"], "values", {"values": {"Start": own_day}})).status == 200, own_day
+    reply = await act(api, ann["slug"], "values", {"values": {"Start": "2025-12-30"}})
+    assert (reply.status, reply.json) == (422, {"error": "Start: must be on or after 31/12/2025"})
 
 
 # preferences.format
@@ -214,7 +229,9 @@ async def test_format_draws_dates_and_numbers_in_the_fields_format(api, worker):
 # preferences.mask
 
 
-async def test_mask_masks_the_value_in_the_document_for_the_next_signer_and_in_emails(mailing, smtp_server):
+async def test_mask_masks_the_value_in_the_document_for_the_next_signer_in_emails_and_in_the_audit_log(
+    mailing, smtp_server
+):
     worker = mailing.app[WORKER]
     ann, bob = await send(
         mailing,
@@ -234,6 +251,10 @@ async def test_mask_masks_the_value_in_the_document_for_the_next_signer_and_in_e
     bob_email = smtp_server.messages[-1]
     assert bob_email["Subject"] == "Your turn, Bob"
     assert bob_email.get_body(("plain",)).get_content().startswith(f"IBAN given: {shown}")
+    assert (await act(mailing, bob["slug"], "complete", {"values": {"Buyer Name": "Bob"}})).status == 200
+    await worker.drain()
+    audit_log = text_of(await fetch(mailing, (await submission(mailing, ann["submission_id"]))["audit_log_url"]))
+    assert shown in " ".join(audit_log.split()) and "DE89" not in audit_log, "the audit log goes to every signer"
 
 
 # font, font_size, font_type, color, align, valign
@@ -316,6 +337,32 @@ async def test_field_options_of_the_wrong_shape_are_refused_when_the_template_is
         assert reply.status == 422 and reply.json["error"].startswith(f"documents[0].fields[0].{error}"), reply.json
 
 
+async def test_date_format_without_a_day_month_or_year_mask_off_text_and_unknown_colours_are_refused_when_saved(api):
+    cases = [
+        (field("A", "date", 0.1, preferences={"format": "MMMM YYYY"}), "preferences.format must name the day"),
+        (field("A", "date", 0.1, preferences={"format": "dd/mm/yyyy"}), "preferences.format must name the day"),
+        (field("A", "number", 0.1, preferences={"mask": True}), "preferences.mask applies only to text, cells, phone"),
+        (field("A", "text", 0.1, preferences={"color": "orange"}), "preferences.color must be a colour name (blue)"),
+    ]
+    for one, error in cases:
+        reply = await api.post(
+            "/api/templates", json={"name": "T", "documents": [{"name": "t", "file": b64(pdf()), "fields": [one]}]}
+        )
+        assert reply.status == 422 and reply.json["error"].startswith(f"documents[0].fields[0].{error}"), reply.json
+    kept = field("A", "date", 0.1, preferences={"format": "DD de MMMM de YYYY", "color": "blue"})
+    assert (await template(api, [kept])) > 0
+
+
+async def test_title_and_description_longer_than_500_and_5000_characters_are_refused_when_saved(api):
+    for key, limit in (("title", 500), ("description", 5_000)):
+        one = field("A", "text", 0.1, **{key: "*a " * limit})
+        reply = await api.post(
+            "/api/templates", json={"name": "T", "documents": [{"name": "t", "file": b64(pdf()), "fields": [one]}]}
+        )
+        error = f"documents[0].fields[0].{key} is too long: at most {limit} characters"
+        assert (reply.status, reply.json) == (422, {"error": error})
+
+
 # Email message variables
 
 
@@ -352,3 +399,48 @@ async def test_message_variables_fill_template_submission_signers_their_fields_a
             f"{DEFAULT_ACCOUNT_NAME} / Admin User admin@example.com / {{{{documents.link}}}} {{{{unknown.thing}}}}"
         )
     )
+
+
+async def test_message_variables_are_found_in_linear_time_so_braces_and_spaces_cannot_stall_the_service(
+    mailing, smtp_server
+):
+    # A backtracking search took cubic time on these (22 s for 2,000 characters): the service stalled.
+    body = "{" * 10_000 + "a." + " " * 9_990
+    subject = "{" * 120 + "submitter.name" + " " * 120
+    message = {"subject": subject, "body": body}
+    await send(mailing, await options_template(mailing), ANN, BOB, message=message)
+    await mailing.app[WORKER].drain()
+    assert smtp_server.messages[0].get_body(("plain",)).get_content().startswith("{" * 10_000 + "a.")
+
+
+async def test_message_variables_name_fields_whose_names_have_extra_spaces_and_any_case(mailing, smtp_server):
+    fields = [*FIELDS, {"name": "Buyer  Ref ", "type": "text", "role": "Second Party", "areas": [area(0.8)]}]
+    await send(
+        mailing,
+        await template(mailing, fields),
+        {**ANN, "send_email": False},
+        {**BOB, "values": {"Buyer  Ref ": "R-7"}},
+        message={"subject": "Ref {{ submitter.buyer ref }}", "body": "x"},
+        order="random",
+    )
+    await mailing.app[WORKER].drain()
+    to_bob = next(m for m in smtp_server.messages if m["To"] == "bob@example.com")
+    assert to_bob["Subject"] == "Ref R-7"
+
+
+async def test_message_variables_are_filled_once_so_a_value_naming_a_variable_stays_as_written(mailing, smtp_server):
+    worker = mailing.app[WORKER]
+    ann, _ = await send(
+        mailing,
+        await template(mailing, [*FIELDS, field("Note", "text", 0.8)]),
+        ANN,
+        BOB,
+        message={"subject": "Note: {{submitters[1].Note}}", "body": "Ann wrote: {{submitters[1].Note}}"},
+    )
+    await worker.drain()
+    values = {**ANN_VALUES, "Note": "{{submitter.link}}"}
+    assert (await act(mailing, ann["slug"], "complete", {"values": values})).status == 200
+    await worker.drain()
+    to_bob = next(m for m in smtp_server.messages if m["To"] == "bob@example.com")
+    assert to_bob["Subject"] == "Note: {{submitter.link}}"
+    assert to_bob.get_body(("plain",)).get_content().startswith("Ann wrote: {{submitter.link}}\n")

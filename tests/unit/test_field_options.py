@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from signsvc.http.web import field_display
-from signsvc.pdf import masks
+from signsvc.pdf import colors, masks, value_text
 from signsvc.submissions import field_options
 
 SIGNER = field_options.Signer(7, "Ann Lee", "ann@example.com", "+49 30 1", "Buyer")
@@ -45,9 +45,12 @@ def test_date_bounds_read_today_placeholders_and_iso_dates():
     today = date(2026, 3, 5)
     rules = {"min": "{{date}}", "max": "2026-12-31"}
     date_field = {"uuid": "u", "type": "date", "validation": rules}
-    assert field_options.bound_problem(date_field, "2026-03-04", today) == "must be on or after 05/03/2026"
+    assert field_options.bound_problem(date_field, "2026-03-03", today) == "must be on or after 04/03/2026"
     assert field_options.bound_problem(date_field, "2027-01-01", today) == "must be on or before 31/12/2026"
-    assert field_options.bound_problem(date_field, "2026-03-05", today) is None
+    assert field_options.bound_problem(date_field, "2026-03-04", today) is None, "a day's slack: the signer's today"
+    assert field_options.bound_problem({**date_field, "validation": {"max": "{date}"}}, "2026-03-07", today) == (
+        "must be on or before 06/03/2026"
+    )
 
 
 def test_markdown_renders_the_small_subset_and_escapes_any_html():
@@ -59,3 +62,24 @@ def test_markdown_renders_the_small_subset_and_escapes_any_html():
         '<a href="https://a.b/_c_?&#34;q&#34;" target="_blank" rel="noopener noreferrer">x</a>'
     )
     assert str(field_display.block("one\ntwo\n\n- a\n- b")) == "<p>one<br>two</p><ul><li>a</li><li>b</li></ul>"
+
+
+def test_date_format_tokens_are_read_in_capitals_only_so_words_and_time_letters_are_kept():
+    assert value_text.format_date("2026-03-05", "DD de MMMM de YYYY") == "05 de March de 2026"
+    assert value_text.format_date("2026-03-05", "D.M.YY, mm") == "5.3.26, mm"
+
+
+def test_color_names_resolve_to_the_hex_the_documents_draw():
+    assert (colors.hex_of("Blue"), colors.hex_of("#C00"), colors.hex_of("orange")) == ("#1d4ed8", "#cc0000", None)
+    assert field_display.color({"uuid": "u", "type": "text", "preferences": {"color": "red"}}) == "#dc2626"
+
+
+def test_markdown_is_read_in_one_pass_and_its_marks_always_nest():
+    assert str(field_display.inline("***a***")) == "<em><strong>a</strong></em>"
+    assert str(field_display.inline("*a **b** c* and **unclosed *x")) == (
+        "<em>a <strong>b</strong> c</em> and **unclosed *x"
+    )
+    assert str(field_display.inline("snake_case_name ``a`")) == "snake_case_name `<code>a</code>"
+    # What a backtracking reading took seconds over (quadratic): read once, each mark left as written.
+    assert str(field_display.block("*a " * 5_000)) == "<p>" + ("*a " * 5_000).strip() + "</p>"
+    assert str(field_display.inline("[" * 5_000 + "`" * 5_000)) == "[" * 5_000 + "`" * 5_000
