@@ -333,15 +333,16 @@ def seal_pdf(
 
 def archive_timestamp(pdf: bytes, tsa_url: str, crls: tuple[bytes, ...] = ()) -> Sealed:
     """The file with a DSS update (`crls`, for the timestamp authority's chain, and the certificates of its
-    timestamps) and a document timestamp over it: B-LTA, and how a B-LTA file's archive timestamp is renewed
-    (the certificates of its timestamps are not read again: `timestamp_state` reads them when they are needed).
-    Raises ConnectionError when the timestamp server fails."""
+    timestamps) and a document timestamp over it: B-LTA, and how a B-LTA file's archive timestamp is renewed.
+    The certificates of its timestamps come back, the new one's included: verify trusts the authorities the
+    service stamped with. Raises ConnectionError when the timestamp server fails."""
     from signsvc.pdf import long_term
 
     with _engine_errors():
         stamped = long_term.archive_timestamp(pdf, tsa_url, crls)
         expires_at = long_term.last_timestamp_expiry(stamped)
-    return Sealed(stamped, _sha256(stamped), "B-LTA", expires_at)
+        stampers = long_term.timestamp_certificate_pems(stamped)
+    return Sealed(stamped, _sha256(stamped), "B-LTA", expires_at, stampers)
 
 
 def timestamp_state(pdf: bytes) -> tuple[tuple[str, ...], datetime | None]:
