@@ -47,12 +47,12 @@ function start() {
 
   placeBoxes();
   for (const step of steps) prepare(step);
+  showFormulas(data, say); // first: its results are what conditions on formula fields read, at every change
   conditions.refresh(false);
   $("#form").addEventListener("input", whenConditionsChange);
   $("#form").addEventListener("change", whenConditionsChange);
   action("view").catch(() => {});
   showStep(conditions.next(-1, 1)); // the first field that applies has the focus as the form opens
-  showFormulas(data, say);
 
   $("#back")?.addEventListener("click", () => showStep(conditions.next(current, -1)));
   $("#next")?.addEventListener("click", async () => {

@@ -19,7 +19,7 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
-from signsvc.submissions import email_verification, feed, field_values, inputs, reminders, values
+from signsvc.submissions import condition_values, email_verification, feed, field_values, inputs, reminders, values
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
@@ -127,6 +127,10 @@ class Submissions:
             )
             for given, role in assigned
         ]
+        if any(one.values for one in prepared):  # conditions: a field that does not apply keeps no value
+            documents = await stored_templates.list_documents(self.db, template.id)
+            shapes = [{"uuid": d.uuid, "conditions": d.conditions} for d in documents]
+            condition_values.created_applying(fields, shapes, prepared)
         return _Checked(request, template, assigned, fields, prepared)
 
     async def _written(
