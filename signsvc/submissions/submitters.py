@@ -364,12 +364,15 @@ class Submitters:
             return PreparedValues()
         if body.get("values") is not None and not isinstance(body["values"], dict):
             raise errors.located(f"values {errors.must_be(dict)}", (), "values")
-        return await values.prepare(
-            self.ingest,
-            field_values.role_fields(submission.fields, submitter.role_uuid),
-            _raw_values(body),
-            ("values",),
-        )
+        fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        raw = _raw_values(body)
+        hidden: set[str] = set()
+        if condition_values.has_conditions(submission):  # a value for a field that does not apply is dropped, unread
+            given = {**submitter.field_values, **field_values.prefill(fields, raw, ("values",))}
+            hidden = condition_values.hidden(
+                submission, submitter, await stored.submitters_of(self.db, submission.id), given
+            )
+        return await values.prepare(self.ingest, fields, raw, ("values",), unchecked_modes=hidden)
 
     async def _changes_applied(
         self,
