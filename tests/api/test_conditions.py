@@ -575,3 +575,35 @@ async def test_the_audit_log_leaves_out_the_value_of_a_field_a_later_signer_hid(
     found = await submission(api, seller["submission_id"])
     log = "\n".join(page_texts(await fetch(api, found["audit_log_url"])))
     assert "Ann Able" in log and "Seller note kept from the log" not in log
+
+
+async def test_the_signing_form_gets_stand_ins_for_other_signers_values_never_a_masked_text_or_an_unseen_prefill(api):
+    account = field("f-account", "Account", y=0.1, preferences={"mask": 4})
+    amount = field("f-amount", "Amount", "number", 0.2)
+    plan = field("f-plan", "Plan", "radio", 0.3, options=PLAN_OPTIONS)
+    shown = [
+        {"field_uuid": "f-account", "action": "not_empty"},
+        {"field_uuid": "f-amount", "action": "greater_than", "value": "1000"},
+        {"field_uuid": "f-plan", "action": "equal", "value": "opt-pro"},
+    ]
+    note = field("f-note", "Note", y=0.4, role=BUYER, conditions=shown)
+    template = await make_template(api, [account, amount, plan, note])
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": template["id"],
+            "send_email": False,
+            "submitters": [
+                {"role": SELLER, "email": "s@example.com", "values": {"Account": "DE44 5001 0517 5407 3249 31"}},
+                {"role": BUYER, "email": "b@example.com"},
+            ],
+        },
+    )
+    seller, buyer = reply.json
+    values = {"Amount": 1234.5, "Plan": "Basic"}
+    assert (await act(api, seller["slug"], "complete", {"values": values})).status == 200
+    page = (await api.with_key(None).get(f"/s/{buyer['slug']}", headers={"Accept": "text/html"})).body.decode()
+    data = json.loads(re.search(r'<script type="application/json" id="signing-data">(.*?)</script>', page, re.S)[1])
+    sent = data["conditions"]["values"]
+    assert "5407" not in page and "1234.5" not in json.dumps(sent) and "Basic" not in json.dumps(sent)
+    assert sent["f-account"] not in ("", None) and sent["f-amount"] > 1000 and sent["f-plan"] != "Pro"
