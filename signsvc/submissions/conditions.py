@@ -11,6 +11,7 @@ Pure: values in, field uuids out.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -184,11 +185,31 @@ def text_of(value: object) -> str | None:
     """A value as text, the same in the browser: true/false, whole numbers without a point."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, int) and abs(value) < 10**21:
         return str(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return _as_script_writes(float(value))
     return value if isinstance(value, str) else None
+
+
+def _as_script_writes(number: float) -> str:
+    """A number as the browser's String(number) writes it: the shortest digits, in plain notation from 1e-7 up to
+    1e21 (exclusive), else as `1.5e+21` / `1e-7`."""
+    if number == 0:
+        return "0"
+    if number < 0:
+        return "-" + _as_script_writes(-number)
+    _, digit_tuple, exponent = Decimal(repr(number)).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    point = len(digits) + int(exponent)  # the number is 0.<digits> times 10 ** point
+    if len(digits) <= point <= 21:
+        return digits + "0" * (point - len(digits))
+    if 0 < point <= 21:
+        return f"{digits[:point]}.{digits[point:]}"
+    if -6 < point <= 0:
+        return "0." + "0" * -point + digits
+    mantissa = digits[0] + (f".{digits[1:]}" if len(digits) > 1 else "")
+    return f"{mantissa}e{'+' if point - 1 >= 0 else '-'}{abs(point - 1)}"
 
 
 def number_of(value: object) -> float | None:

@@ -607,3 +607,14 @@ async def test_the_signing_form_gets_stand_ins_for_other_signers_values_never_a_
     sent = data["conditions"]["values"]
     assert "5407" not in page and "1234.5" not in json.dumps(sent) and "Basic" not in json.dumps(sent)
     assert sent["f-account"] not in ("", None) and sent["f-amount"] > 1000 and sent["f-plan"] != "Pro"
+
+
+async def test_a_default_the_signer_cleared_is_no_value_for_conditions_on_the_service_as_in_the_form(api):
+    preset = field("f-preset", "Preset", y=0.1, required=False, default_value="preset")
+    extra = field("f-extra", "Extra", y=0.2, conditions=[{"field_uuid": "f-preset", "action": "not_empty"}])
+    template = await make_template(api, [preset, extra])
+    [seller] = await signers(api, template["id"])
+    assert (await act(api, seller["slug"], "values", {"values": {"Preset": ""}})).status == 200
+    reply = await act(api, seller["slug"], "complete", {"values": {"Extra": "sent while hidden"}})
+    assert reply.status == 200, reply.json
+    assert (await stored_values(api, seller["id"]))["Extra"] is None
