@@ -11,9 +11,9 @@ Pure: values in, field uuids out.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 import re
 from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from storage.shapes import Condition, Field
