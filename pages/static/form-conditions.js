@@ -49,7 +49,10 @@ export function setUpConditions({ setup, steps, filled, say, onAppear }) {
     const listed = (list) => list.map((step) => names.get(step.dataset.field)).join(", ");
     if (appeared.length) parts.push(say(appeared.length > 1 ? "conditions.shown_many" : "conditions.shown", { names: listed(appeared) }));
     if (gone.length) parts.push(say(gone.length > 1 ? "conditions.hidden_many" : "conditions.hidden", { names: listed(gone) }));
-    if (parts.length) live.textContent = parts.join(" ");
+    if (!parts.length) return;
+    // Cleared first, then set on the next frame: the same words said again are still announced.
+    live.textContent = "";
+    requestAnimationFrame(() => { live.textContent = parts.join(" "); });
   }
 
   const applies = (step) => !hidden.has(step.dataset.field);

@@ -159,6 +159,7 @@ function start() {
   }
 
   function showStep(index, focus = true) {
+    if (index < 0 && steps.length) return showNoStep(focus);
     if (index < 0 || index >= steps.length) return;
     current = index;
     steps.forEach((step, position) => step.classList.toggle("current", position === index));
@@ -167,6 +168,15 @@ function start() {
     showNavigation();
     $(`.box[data-field="${uuid}"]`)?.scrollIntoView({ block: "nearest", behavior: "smooth" });
     if (focus) firstControl(steps[index])?.focus();
+    updateProgress();
+  }
+
+  // Conditions left no step that applies: none is shown, and focus goes to the Complete button.
+  function showNoStep(focus) {
+    for (const step of steps) step.classList.remove("current");
+    $("#back").disabled = true;
+    $("#next").hidden = true;
+    if (focus) $("#complete")?.focus();
     updateProgress();
   }
 
@@ -180,7 +190,9 @@ function start() {
     if (!steps.length) return;
     conditions.refresh();
     updateProgress();
-    if (conditions.applies(steps[current])) return showNavigation();
+    if (conditions.applies(steps[current])) {
+      return steps[current].classList.contains("current") ? showNavigation() : showStep(current, false);
+    }
     const shown = conditions.next(current, 1) === -1 ? conditions.next(current, -1) : conditions.next(current, 1);
     showStep(shown);
   }
