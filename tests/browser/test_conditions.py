@@ -238,3 +238,22 @@ async def test_when_no_step_applies_focus_goes_to_complete(site, page: Page):
     await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
     await expect(page.get_by_role("button", name="Complete")).to_be_focused()
     await expect(page.get_by_role("button", name="Next")).to_be_hidden()
+
+
+async def test_the_signing_forms_rules_decide_a_long_chain_of_conditions_without_recursion(site, page: Page):
+    # Each field shown only while the next has a value, dependents first: far deeper than the script's stack.
+    tess = await invite(site, await order_template(site))
+    await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
+    hidden = await page.evaluate(
+        """async (count) => {
+        const signing = document.querySelector('script[src*="signing.js"]').src;
+        const { Visibility } = await import(new URL("conditions.js", signing));
+        const fields = Array.from({ length: count }, (_, i) => ({
+            uuid: `f-${i}`, type: "text",
+            conditions: i + 1 < count ? [{ field_uuid: `f-${i + 1}`, action: "not_empty" }] : [],
+        }));
+        return new Visibility(fields, {}).hiddenFields().length;
+    }""",
+        20000,
+    )
+    assert hidden == 19999
