@@ -11,6 +11,8 @@ from signsvc.infra import errors
 from signsvc.infra.files import NewFile
 from signsvc.submissions import conditions
 from signsvc.submissions.values import PreparedValues
+from signsvc.templates import formulas
+from signsvc.templates.formula_syntax import FormulaError
 from storage.records import Submission, Submitter
 from storage.shapes import Field
 
@@ -29,7 +31,33 @@ def hidden(
         if other.id != submitter.id:
             merged.update(other.field_values)
     merged.update(own)
-    return conditions.hidden_fields(submission.fields, merged, submission.documents)
+    return _hidden_with_formulas(submission, merged)
+
+
+def _hidden_with_formulas(submission: Submission, values: Mapping[str, object]) -> set[str]:
+    """The fields that do not apply, a condition on a formula field reading its result as the service computes it
+    from `values` (a formula that cannot be computed has none): what applies and the results are taken in turn
+    until what applies no longer changes."""
+    gone = conditions.hidden_fields(submission.fields, values, submission.documents)
+    computed = [f["uuid"] for f in submission.fields if formulas.is_formula(f)]
+    if not computed:
+        return gone
+    for _ in range(len(submission.fields) + 2):
+        current = {uuid: value for uuid, value in values.items() if uuid not in gone and uuid not in computed}
+        computation = formulas.Computation(submission.fields, current)
+        for uuid in computed:
+            if uuid not in gone:
+                try:
+                    result = computation.stored(uuid)
+                except FormulaError:
+                    continue
+                if result != "":
+                    current[uuid] = result
+        again = conditions.hidden_fields(submission.fields, current, submission.documents)
+        if again == gone:
+            break
+        gone = again
+    return gone
 
 
 def settled(

@@ -618,3 +618,17 @@ async def test_a_default_the_signer_cleared_is_no_value_for_conditions_on_the_se
     reply = await act(api, seller["slug"], "complete", {"values": {"Extra": "sent while hidden"}})
     assert reply.status == 200, reply.json
     assert (await stored_values(api, seller["id"]))["Extra"] is None
+
+
+async def test_a_save_keeps_a_value_for_a_field_a_formula_result_shows(api):
+    template = await make_template(api, formula_form())
+    [seller] = await signers(api, template["id"])
+    assert (
+        await act(api, seller["slug"], "values", {"values": {"Quantity": 20, "Reason": "Bulk order"}})
+    ).status == 200
+    assert (await stored_values(api, seller["id"]))["Reason"] == "Bulk order"
+    reply = await api.put(f"/api/submitters/{seller['id']}", json={"values": {"Quantity": 2, "Reason": "dropped"}})
+    assert reply.status == 200 and "Reason" not in await stored_values(api, seller["id"])
+    assert (await act(api, seller["slug"], "complete", {"values": {"Quantity": 30, "Reason": "Bulk"}})).status == 200
+    stored = await stored_values(api, seller["id"])
+    assert (stored["Total"], stored["Reason"]) == (300, "Bulk")
