@@ -17,7 +17,6 @@ export class Visibility {
     this.values = values;
     this.documents = new Map(documents.map((d) => [String(d.uuid), d.conditions || []]));
     this.known = new Map();
-    this.underWay = new Set(); // a cycle (refused when saved) leaves the field it meets hidden
   }
 
   hiddenFields() {
@@ -29,40 +28,78 @@ export class Visibility {
   }
 
   fieldApplies(uuid) {
-    const field = this.fields.get(uuid);
-    return this.applies(`field:${uuid}`, field.conditions || [], areaDocuments(field));
+    return this.resolved(`field:${uuid}`);
   }
 
   documentApplies(uuid) {
-    return this.applies(`document:${uuid}`, this.documents.get(uuid) || [], []);
+    return this.resolved(`document:${uuid}`);
   }
 
-  applies(key, conditions, onDocuments) {
+  // Whether `key` applies, found without recursion: a depth-first walk over what it depends on, each node decided
+  // once all it depends on is. A node met again while its own walk is under way (a cycle, refused when saved)
+  // counts as not applying for the one that met it, as the service counts it.
+  resolved(key) {
     if (this.known.has(key)) return this.known.get(key);
-    if (this.underWay.has(key)) return false;
-    this.underWay.add(key);
-    let applies;
-    try {
-      applies = holds(conditions, (condition) => this.conditionHolds(condition))
-        && (onDocuments.length === 0 || onDocuments.some((uuid) => this.documentApplies(uuid)));
-    } finally {
-      this.underWay.delete(key);
+    const underWay = new Set();
+    const stack = [[key, false]];
+    while (stack.length) {
+      const [node, ready] = stack.pop();
+      if (this.known.has(node)) continue;
+      if (ready) {
+        this.known.set(node, this.decided(node));
+        underWay.delete(node);
+        continue;
+      }
+      if (underWay.has(node)) continue;
+      underWay.add(node);
+      stack.push([node, true]);
+      for (const each of this.depends(node).reverse()) if (!this.known.has(each)) stack.push([each, false]);
     }
-    this.known.set(key, applies);
-    return applies;
+    return this.known.get(key);
+  }
+
+  depends(node) {
+    const [kind, uuid] = splitNode(node);
+    const named = (conditions) => conditions
+      .filter((c) => this.fields.has(String(c.field_uuid)))
+      .map((c) => `field:${c.field_uuid}`);
+    if (kind === "document") return named(this.documents.get(uuid) || []);
+    const field = this.fields.get(uuid);
+    return [...named(field.conditions || []), ...areaDocuments(field).map((each) => `document:${each}`)];
+  }
+
+  decided(node) {
+    const [kind, uuid] = splitNode(node);
+    const check = (condition) => this.conditionHolds(condition);
+    if (kind === "document") return holds(this.documents.get(uuid) || [], check);
+    const field = this.fields.get(uuid);
+    const onDocuments = areaDocuments(field);
+    return holds(field.conditions || [], check)
+      && (onDocuments.length === 0 || onDocuments.some((each) => this.known.get(`document:${each}`) === true));
   }
 
   conditionHolds(condition) {
     const field = this.fields.get(String(condition.field_uuid));
-    const value = field === undefined ? null : this.valueOf(field);
+    const value = field === undefined ? null : this.value(field);
     return actionHolds(condition, field, value);
   }
 
   valueOf(field) {
-    if (!this.fieldApplies(field.uuid)) return null;
+    this.fieldApplies(field.uuid);
+    return this.value(field);
+  }
+
+  // Read while deciding: what the field depends on is decided; a field still under way (a cycle) has none.
+  value(field) {
+    if (this.known.get(`field:${field.uuid}`) !== true) return null;
     const value = this.values[field.uuid];
     return value === undefined || value === null ? (field.default_value ?? null) : value;
   }
+}
+
+function splitNode(node) {
+  const at = node.indexOf(":");
+  return [node.slice(0, at), node.slice(at + 1)];
 }
 
 export function holds(conditions, check) {

@@ -19,8 +19,13 @@ export function setUpConditions({ setup, steps, filled, say, onAppear }) {
   function refresh(announce = true) {
     if (!setup || !setup.fields.length) return;
     const values = { ...setup.values };
-    // A read-only field's value is the page's (its box shows it as text).
-    for (const step of steps) if (!$("input[readonly]", step)) values[step.dataset.field] = valueOf(step, filled);
+    // A formula's value is its live result (formula-fields.js computes it first); another read-only field's is the
+    // page's (its box shows it as text).
+    for (const step of steps) {
+      const formula = $("input[data-formula]", step);
+      if (formula) values[step.dataset.field] = resultOf(formula, step.dataset.type);
+      else if (!$("input[readonly]", step)) values[step.dataset.field] = valueOf(step, filled);
+    }
     const visibility = new Visibility(setup.fields, values, setup.documents);
     const now = new Set(visibility.hiddenFields());
     const documents = new Set(visibility.hiddenDocuments());
@@ -44,7 +49,10 @@ export function setUpConditions({ setup, steps, filled, say, onAppear }) {
     const listed = (list) => list.map((step) => names.get(step.dataset.field)).join(", ");
     if (appeared.length) parts.push(say(appeared.length > 1 ? "conditions.shown_many" : "conditions.shown", { names: listed(appeared) }));
     if (gone.length) parts.push(say(gone.length > 1 ? "conditions.hidden_many" : "conditions.hidden", { names: listed(gone) }));
-    if (parts.length) live.textContent = parts.join(" ");
+    if (!parts.length) return;
+    // Cleared first, then set on the next frame: the same words said again are still announced.
+    live.textContent = "";
+    requestAnimationFrame(() => { live.textContent = parts.join(" "); });
   }
 
   const applies = (step) => !hidden.has(step.dataset.field);
@@ -73,4 +81,10 @@ function valueOf(step, filled) {
     case "signature": case "initials": case "image": case "file": case "stamp": return filled(step);
     default: return $("input, select", step)?.value ?? null;
   }
+}
+
+// A formula's result as conditions read it: none while it cannot be computed.
+function resultOf(input, type) {
+  if (input.value === "") return null;
+  return type === "number" ? Number(input.value) : input.value;
 }

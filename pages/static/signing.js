@@ -47,12 +47,12 @@ function start() {
 
   placeBoxes();
   for (const step of steps) prepare(step);
+  showFormulas(data, say); // first: its results are what conditions on formula fields read, at every change
   conditions.refresh(false);
   $("#form").addEventListener("input", whenConditionsChange);
   $("#form").addEventListener("change", whenConditionsChange);
   action("view").catch(() => {});
   showStep(conditions.next(-1, 1)); // the first field that applies has the focus as the form opens
-  showFormulas(data, say);
 
   $("#back")?.addEventListener("click", () => showStep(conditions.next(current, -1)));
   $("#next")?.addEventListener("click", async () => {
@@ -159,6 +159,7 @@ function start() {
   }
 
   function showStep(index, focus = true) {
+    if (index < 0 && steps.length) return showNoStep(focus);
     if (index < 0 || index >= steps.length) return;
     current = index;
     steps.forEach((step, position) => step.classList.toggle("current", position === index));
@@ -167,6 +168,15 @@ function start() {
     showNavigation();
     $(`.box[data-field="${uuid}"]`)?.scrollIntoView({ block: "nearest", behavior: "smooth" });
     if (focus) firstControl(steps[index])?.focus();
+    updateProgress();
+  }
+
+  // Conditions left no step that applies: none is shown, and focus goes to the Complete button.
+  function showNoStep(focus) {
+    for (const step of steps) step.classList.remove("current");
+    $("#back").disabled = true;
+    $("#next").hidden = true;
+    if (focus) $("#complete")?.focus();
     updateProgress();
   }
 
@@ -180,7 +190,9 @@ function start() {
     if (!steps.length) return;
     conditions.refresh();
     updateProgress();
-    if (conditions.applies(steps[current])) return showNavigation();
+    if (conditions.applies(steps[current])) {
+      return steps[current].classList.contains("current") ? showNavigation() : showStep(current, false);
+    }
     const shown = conditions.next(current, 1) === -1 ? conditions.next(current, -1) : conditions.next(current, 1);
     showStep(shown);
   }

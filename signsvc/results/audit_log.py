@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from signsvc.submissions import field_options, field_values, signing_reasons, statuses
+from signsvc.submissions import condition_values, field_options, field_values, signing_reasons, statuses
 from storage.records import Submission, SubmissionEvent, Submitter
 from storage.shapes import Field, FieldValue
 
@@ -61,16 +61,22 @@ def log(
         "test_mode": test_mode,
         "generated_at": generated_at.isoformat(),
         "documents": documents,
-        "submitters": [_submitter(submission, submitter, images, filenames) for submitter in submitters],
+        "submitters": [_submitter(submission, submitter, images, filenames, submitters) for submitter in submitters],
         "events": events_shown,
     }
 
 
 def _submitter(
-    submission: Submission, submitter: Submitter, images: dict[str, bytes], filenames: dict[str, str]
+    submission: Submission,
+    submitter: Submitter,
+    images: dict[str, bytes],
+    filenames: dict[str, str],
+    everyone: list[Submitter],
 ) -> dict[str, Any]:
     shown, pictures = [], []
-    for field in field_values.role_fields(submission.fields, submitter.role_uuid):
+    merged = {uuid: value for each in everyone for uuid, value in each.field_values.items()}
+    role_fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+    for field in condition_values.visible_fields(submission, role_fields, merged):  # as drawn: none that do not apply
         value = submitter.field_values.get(field["uuid"])
         if value is None or value == "" or value == []:
             continue

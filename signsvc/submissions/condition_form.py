@@ -1,15 +1,16 @@
 """What the signing form's script needs to apply conditions (pages/static/form-conditions.js): the signer's fields
 and the other fields their conditions name (through any chain, another signer's included), the values stored for
-those other fields, and the documents' conditions. Nothing of another signer's that no condition reads is sent, and
-a file is sent as `true` (there is one), never its id."""
+those other fields, and the documents' conditions. Nothing of another signer's that no condition reads is sent, what
+is sent of theirs is a stand-in that answers the conditions as their value does (`stand_in`), and a file is sent as
+`true` (there is one), never its id."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from signsvc.submissions import field_values
+from signsvc.submissions import conditions, field_values
 from storage.records import Submission, Submitter
-from storage.shapes import Field
+from storage.shapes import Condition, Field
 
 # The catalogue's strings the script says when fields appear or go.
 SCRIPT_STRINGS = ("conditions.shown", "conditions.shown_many", "conditions.hidden", "conditions.hidden_many")
@@ -27,12 +28,68 @@ def script_data(submission: Submission, submitter: Submitter, submitters: list[S
     wanted = _named_by_conditions(own, documents, by_uuid)
     fields = [f for f in submission.fields if f.get("submitter_uuid") == submitter.role_uuid or f["uuid"] in wanted]
     stored = {uuid: value for s in submitters for uuid, value in s.field_values.items()}
+    naming = _conditions_naming(fields, documents)
     values = {
         f["uuid"]: _value(f, stored[f["uuid"]])
+        if f.get("submitter_uuid") == submitter.role_uuid
+        else stand_in(f, _value(f, stored[f["uuid"]]), naming.get(f["uuid"], []))
         for f in fields
         if f["uuid"] in stored and (f["uuid"] in wanted or f.get("readonly"))
     }
     return {"fields": [_shape(f) for f in field_values.named(fields)], "values": values, "documents": documents}
+
+
+def _conditions_naming(fields: list[Field], documents: list[dict[str, Any]]) -> dict[str, list[Condition]]:
+    found: dict[str, list[Condition]] = {}
+    for condition in [c for f in fields for c in f.get("conditions", [])] + [
+        c for d in documents for c in d["conditions"]
+    ]:
+        found.setdefault(condition["field_uuid"], []).append(condition)
+    return found
+
+
+def stand_in(field: Field, value: object, naming: list[Condition]) -> object:
+    """Another signer's value as the page gets it: one that answers every condition naming the field as the value
+    does, and tells nothing else (not a masked text, not a prefill the signer has not seen): blank stays blank, a
+    value the conditions compare stays (they name it), a number becomes one on the same side of every number they
+    compare with, anything else a mark that equals none of theirs."""
+    if conditions.is_blank(value):
+        return value
+    if isinstance(value, bool):
+        return value
+    compared = [c for c in naming if c.get("action") in conditions.WITH_VALUE]
+    numeric = {c.get("action") for c in compared} <= {"greater_than", "less_than"} and compared
+    if field["type"] == "number" or (numeric and conditions.number_of(value) is not None):
+        return _number_stand_in(conditions.number_of(value), [conditions.number_of(c.get("value")) for c in compared])
+    texts = {_expected_text(field, c) for c in compared}
+    given = [conditions.text_of(item) for item in (value if isinstance(value, list) else [value])]
+    kept = [text for text in given if text in texts]
+    mark = next(m for m in (f"*{n}" for n in range(len(texts) + 1)) if m not in texts)
+    if isinstance(value, list):
+        return kept or [mark]
+    return kept[0] if kept else mark
+
+
+def _expected_text(field: Field, condition: Condition) -> str | None:
+    if field["type"] in conditions.OPTION_TYPES:
+        return conditions.option_text(field, condition.get("value"))
+    return conditions.text_of(condition.get("value"))
+
+
+def _number_stand_in(number: float | None, bounds: list[float | None]) -> object:
+    if number is None:
+        return "*"  # not a number: compares with none
+    marks = sorted({b for b in bounds if b is not None})
+    for mark in marks:
+        if abs(number - mark) < conditions.EPSILON:
+            return mark
+    below = [m for m in marks if m < number]
+    above = [m for m in marks if m > number]
+    if below and above:
+        return (below[-1] + above[0]) / 2
+    if below:
+        return below[-1] + 1
+    return above[0] - 1 if above else 0
 
 
 def _named_by_conditions(own: list[Field], documents: list[dict[str, Any]], by_uuid: dict[str, Field]) -> set[str]:

@@ -4,12 +4,15 @@ a value sent for it is dropped. The rules themselves are `conditions`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
+from signsvc.infra import errors
 from signsvc.infra.files import NewFile
 from signsvc.submissions import conditions
 from signsvc.submissions.values import PreparedValues
+from signsvc.templates import formulas
+from signsvc.templates.formula_syntax import FormulaError
 from storage.records import Submission, Submitter
 from storage.shapes import Field
 
@@ -28,7 +31,55 @@ def hidden(
         if other.id != submitter.id:
             merged.update(other.field_values)
     merged.update(own)
-    return conditions.hidden_fields(submission.fields, merged, submission.documents)
+    return _hidden_with_formulas(submission, merged)
+
+
+def _hidden_with_formulas(submission: Submission, values: Mapping[str, object]) -> set[str]:
+    """The fields that do not apply, a condition on a formula field reading its result as the service computes it
+    from `values` (a formula that cannot be computed has none): what applies and the results are taken in turn
+    until what applies no longer changes."""
+    gone = conditions.hidden_fields(submission.fields, values, submission.documents)
+    computed = [f["uuid"] for f in submission.fields if formulas.is_formula(f)]
+    if not computed:
+        return gone
+    for _ in range(len(submission.fields) + 2):
+        current = {uuid: value for uuid, value in values.items() if uuid not in gone and uuid not in computed}
+        computation = formulas.Computation(submission.fields, current)
+        for uuid in computed:
+            if uuid not in gone:
+                try:
+                    result = computation.stored(uuid)
+                except FormulaError:
+                    continue
+                if result != "":
+                    current[uuid] = result
+        again = conditions.hidden_fields(submission.fields, current, submission.documents)
+        if again == gone:
+            break
+        gone = again
+    return gone
+
+
+def settled(
+    submission: Submission,
+    submitter: Submitter,
+    submitters: Iterable[Submitter],
+    own: Mapping[str, _Value],
+    compute: Callable[[dict[str, _Value]], Mapping[str, _Value]],
+) -> tuple[dict[str, _Value], set[str]]:
+    """`own` with the fields that do not apply dropped and the formulas' results (`compute`: of the values as they
+    stand) added, and the fields that do not apply: a condition may read a formula's result, and a formula the
+    fields a condition hides, so the two are taken in turn until what applies no longer changes (a loop between
+    them is refused when the template is saved, so each turn decides at least one more step of the chain)."""
+    gone = hidden(submission, submitter, submitters, own)
+    for _ in range(len(submission.fields) + 2):
+        current = {uuid: value for uuid, value in own.items() if uuid not in gone}
+        current |= {uuid: value for uuid, value in compute(current).items() if uuid not in gone}
+        again = hidden(submission, submitter, submitters, current)
+        if again == gone:
+            return current, gone
+        gone = again
+    raise errors.Invalid("Formula infinite loop")  # unreachable while loops are refused when saved
 
 
 def applying(
@@ -45,10 +96,37 @@ def prepared_applying(
     """Drops from `prepared` the values sent for fields that do not apply once they are saved, with the files made
     for them; answers those files (never to be written)."""
     gone = hidden(submission, submitter, submitters, {**submitter.field_values, **prepared.values})
+    return _dropped(prepared, gone)
+
+
+def created_applying(
+    fields: list[Field], documents: Iterable[Mapping[str, Any]], prepared: Iterable[PreparedValues]
+) -> None:
+    """Drops from each new submitter's `prepared` values (a submission's, given as it is created) those of the
+    fields that do not apply by all of them together, with the files made for them."""
+    together = list(prepared)
+    if not any(f.get("conditions") for f in fields) and not any(d.get("conditions") for d in documents):
+        return
+    merged = {uuid: value for one in together for uuid, value in one.values.items()}
+    gone = conditions.hidden_fields(fields, merged, documents)
+    for one in together:
+        _dropped(one, gone)
+
+
+def _dropped(prepared: PreparedValues, gone: set[str]) -> list[NewFile]:
     dropped = [uuid for uuid in prepared.values if uuid in gone]
     made = [item for uuid in dropped for item in _items(prepared.values.pop(uuid)) if isinstance(item, NewFile)]
     prepared.files = [file for file in prepared.files if all(file is not item for item in made)]
     return made
+
+
+def raw_without(raw: Mapping[str, _Value], fields: list[Field], dropped: set[str]) -> dict[str, _Value]:
+    """Values as a request gave them (by field uuid or name) without those of the `dropped` fields: what is checked
+    further (a signature's mode) is only what is kept."""
+    names = {f["name"] for f in fields if f["uuid"] in dropped} - {
+        f["name"] for f in fields if f["uuid"] not in dropped
+    }
+    return {key: value for key, value in raw.items() if key not in dropped and key not in names}
 
 
 def visible_fields(submission: Submission, fields: list[Field], values: Mapping[str, object]) -> list[Field]:

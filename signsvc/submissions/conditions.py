@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
 from storage.shapes import Condition, Field
@@ -46,7 +47,6 @@ class Visibility:
         self.values = values
         self.documents = {str(d.get("uuid")): list(d.get("conditions") or []) for d in documents}
         self._known: dict[str, bool] = {}
-        self._under_way: set[str] = set()  # a cycle (refused when saved) leaves the field it meets hidden
 
     def hidden_fields(self) -> list[str]:
         """The uuids of the fields that do not apply, in field order."""
@@ -56,35 +56,71 @@ class Visibility:
         return [uuid for uuid in self.documents if not self.document_applies(uuid)]
 
     def field_applies(self, uuid: str) -> bool:
-        field = self.fields[uuid]
-        return self._applies(f"field:{uuid}", field.get("conditions") or [], _area_documents(field))
+        return self._resolved(f"field:{uuid}")
 
     def document_applies(self, uuid: str) -> bool:
-        return self._applies(f"document:{uuid}", self.documents.get(uuid, []), [])
+        return self._resolved(f"document:{uuid}")
 
-    def _applies(self, key: str, conditions: list[Condition], on_documents: list[str]) -> bool:
+    def _resolved(self, key: str) -> bool:
+        """Whether `key` applies, found without recursion: a depth-first walk over what it depends on, each node
+        decided once all it depends on is. A node met again while its own walk is under way (a cycle, refused
+        when saved) counts as not applying for the one that met it, as the form counts it."""
         if key in self._known:
             return self._known[key]
-        if key in self._under_way:
-            return False
-        self._under_way.add(key)
-        try:
-            applies = holds(conditions, self._condition_holds) and (
-                not on_documents or any(self.document_applies(uuid) for uuid in on_documents)
-            )
-        finally:
-            self._under_way.discard(key)
-        self._known[key] = applies
-        return applies
+        under_way: set[str] = set()
+        stack: list[tuple[str, bool]] = [(key, False)]
+        while stack:
+            node, ready = stack.pop()
+            if node in self._known:
+                continue
+            if ready:
+                self._known[node] = self._decided(node)
+                under_way.discard(node)
+                continue
+            if node in under_way:
+                continue
+            under_way.add(node)
+            stack.append((node, True))
+            stack += [(each, False) for each in reversed(self._depends(node)) if each not in self._known]
+        return self._known[key]
+
+    def _depends(self, node: str) -> list[str]:
+        kind, uuid = node.split(":", 1)
+        if kind == "document":
+            return [
+                f"field:{c.get('field_uuid')}"
+                for c in self.documents.get(uuid, [])
+                if c.get("field_uuid") in self.fields
+            ]
+        field = self.fields[uuid]
+        named = [
+            f"field:{c.get('field_uuid')}" for c in field.get("conditions") or [] if c.get("field_uuid") in self.fields
+        ]
+        return named + [f"document:{each}" for each in _area_documents(field)]
+
+    def _decided(self, node: str) -> bool:
+        kind, uuid = node.split(":", 1)
+        if kind == "document":
+            return holds(self.documents.get(uuid, []), self._condition_holds)
+        field = self.fields[uuid]
+        on_documents = _area_documents(field)
+        return holds(field.get("conditions") or [], self._condition_holds) and (
+            not on_documents or any(self._known.get(f"document:{each}", False) for each in on_documents)
+        )
 
     def _condition_holds(self, condition: Condition) -> bool:
         field = self.fields.get(str(condition.get("field_uuid")))
-        value = self.value_of(field) if field is not None else None
+        value = self._value(field) if field is not None else None
         return action_holds(condition, field, value)
 
     def value_of(self, field: Field) -> object:
         """The field's value as conditions read it: none while the field itself does not apply."""
-        if not self.field_applies(field["uuid"]):
+        self.field_applies(field["uuid"])
+        return self._value(field)
+
+    def _value(self, field: Field) -> object:
+        # Read while deciding: what the field depends on is decided; a field still under way (a cycle) has none.
+        if not self._known.get(f"field:{field['uuid']}", False):
             return None
         value = self.values.get(field["uuid"])
         return field.get("default_value") if value is None else value
@@ -149,11 +185,31 @@ def text_of(value: object) -> str | None:
     """A value as text, the same in the browser: true/false, whole numbers without a point."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, int) and abs(value) < 10**21:
         return str(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return _as_script_writes(float(value))
     return value if isinstance(value, str) else None
+
+
+def _as_script_writes(number: float) -> str:
+    """A number as the browser's String(number) writes it: the shortest digits, in plain notation from 1e-7 up to
+    1e21 (exclusive), else as `1.5e+21` / `1e-7`."""
+    if number == 0:
+        return "0"
+    if number < 0:
+        return "-" + _as_script_writes(-number)
+    _, digit_tuple, exponent = Decimal(repr(number)).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    point = len(digits) + int(exponent)  # the number is 0.<digits> times 10 ** point
+    if len(digits) <= point <= 21:
+        return digits + "0" * (point - len(digits))
+    if 0 < point <= 21:
+        return f"{digits[:point]}.{digits[point:]}"
+    if -6 < point <= 0:
+        return "0." + "0" * -point + digits
+    mantissa = digits[0] + (f".{digits[1:]}" if len(digits) > 1 else "")
+    return f"{mantissa}e{'+' if point - 1 >= 0 else '-'}{abs(point - 1)}"
 
 
 def number_of(value: object) -> float | None:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import date, datetime
 
 from signsvc.infra import errors
-from signsvc.submissions import condition_values, field_options, field_values, statuses
+from signsvc.submissions import condition_values, field_options, field_values, formula_values, statuses
 from signsvc.submissions.values import PreparedValues
 from storage.records import Submission, Submitter
 from storage.shapes import Field, FieldValues
@@ -62,10 +62,24 @@ async def refuse_broken_rules(fields: list[Field], values: Mapping[str, object],
 def require_fields(submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> None:
     """The first required field the submitter left empty: 422 naming it (a field that does not apply is none)."""
     fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-    hidden = condition_values.hidden(submission, submitter, submitters, submitter.field_values)
+    _, hidden = settled_values(submission, submitter, submitters, submitter.field_values)
     missing = field_values.missing_required([f for f in fields if f["uuid"] not in hidden], submitter.field_values)
     if missing is not None:
         raise errors.Invalid(f"{missing['name']} is required")
+
+
+def settled_values(
+    submission: Submission, submitter: Submitter, submitters: list[Submitter], own: FieldValues
+) -> tuple[FieldValues, set[str]]:
+    """The submitter's values as completion stores them (without those of the fields that do not apply, with the
+    service's formula results) and the fields that do not apply, a condition on a formula field reading its result."""
+    return condition_values.settled(
+        submission,
+        submitter,
+        submitters,
+        own,
+        lambda current: formula_values.computed(submission, submitter, submitters, current),
+    )
 
 
 def with_defaults(submission: Submission, submitter: Submitter, now: datetime) -> FieldValues:

@@ -20,6 +20,7 @@ from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
 from signsvc.submissions import (
+    condition_values,
     email_verification,
     feed,
     field_options,
@@ -136,6 +137,10 @@ class Submissions:
             )
             for given, role in assigned
         ]
+        if any(one.values for one in prepared):  # conditions: a field that does not apply keeps no value
+            documents = await stored_templates.list_documents(self.db, template.id)
+            shapes = [{"uuid": d.uuid, "conditions": d.conditions} for d in documents]
+            condition_values.created_applying(fields, shapes, prepared)
         for given, role in assigned:  # a file named by id, as it was made
             role_fields = _fields_of(field_values.named(fields), role)
             await signature_modes.given(self.db, role_fields, {"values": given.values}, signer=False)

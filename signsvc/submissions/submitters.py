@@ -24,7 +24,6 @@ from signsvc.submissions import (
     condition_values,
     email_verification,
     field_values,
-    formula_values,
     inputs,
     signature_modes,
     signer_rules,
@@ -120,13 +119,10 @@ class Submitters:
         if submitters is None:
             submitters = await stored.submitters_of(tx, submission.id)
         # Fields that do not apply keep no value, not even their default.
-        completed_values = condition_values.applying(
+        completed_values, hidden = signer_rules.settled_values(
             submission, submitter, submitters, signer_rules.with_defaults(submission, submitter, now)
         )
-        hidden = condition_values.hidden(submission, submitter, submitters, completed_values)
         completed_values |= await values.defaults_stored(tx, self.clock, self.files, submission, submitter, hidden)
-        computed = formula_values.computed(submission, submitter, submitters, completed_values)
-        completed_values |= {uuid: value for uuid, value in computed.items() if uuid not in hidden}
         role_fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         applying = [field for field in role_fields if field["uuid"] not in hidden]
         await signer_rules.refuse_broken_rules(applying, completed_values, now.date())  # field options: validation
@@ -168,12 +164,14 @@ class Submitters:
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared = await self._prepared(submission, submitter, body)
+        sent = set(prepared.values)
         if condition_values.has_conditions(submission):
             others = await stored.submitters_of(self.db, submission.id)
             condition_values.prepared_applying(submission, submitter, others, prepared)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        kept = condition_values.raw_without(_raw_values(body), fields, sent - set(prepared.values))  # conditions
         signatures = await signature_modes.given(
-            self.db, fields, {"values": _raw_values(body)}, signer=False, saved=submitter.field_values
+            self.db, fields, {"values": kept}, signer=False, saved=submitter.field_values
         )
         await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())  # field options
         await self.files.write(prepared.files)
@@ -371,12 +369,15 @@ class Submitters:
             return PreparedValues()
         if body.get("values") is not None and not isinstance(body["values"], dict):
             raise errors.located(f"values {errors.must_be(dict)}", (), "values")
-        return await values.prepare(
-            self.ingest,
-            field_values.role_fields(submission.fields, submitter.role_uuid),
-            _raw_values(body),
-            ("values",),
-        )
+        fields = field_values.role_fields(submission.fields, submitter.role_uuid)
+        raw = _raw_values(body)
+        hidden: set[str] = set()
+        if condition_values.has_conditions(submission):  # a value for a field that does not apply is dropped, unread
+            given = {**submitter.field_values, **field_values.prefill(fields, raw, ("values",))}
+            hidden = condition_values.hidden(
+                submission, submitter, await stored.submitters_of(self.db, submission.id), given
+            )
+        return await values.prepare(self.ingest, fields, raw, ("values",), unchecked_modes=hidden)
 
     async def _changes_applied(
         self,

@@ -16,6 +16,7 @@ it, and a submitter's files together stay within a bound.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,12 +55,16 @@ class Namer:
     uploads_limit: int = DEFAULT_UPLOADS_LIMIT
 
 
-async def prepare(ingest: Ingest, fields: list[Field], raw: Any, where: errors.Location) -> PreparedValues:
-    """`raw` values of the role's `fields` checked, their files made (not yet stored)."""
+async def prepare(
+    ingest: Ingest, fields: list[Field], raw: Any, where: errors.Location, *, unchecked_modes: Container[str] = ()
+) -> PreparedValues:
+    """`raw` values of the role's `fields` checked, their files made (not yet stored). `unchecked_modes`: fields
+    whose signature mode is not checked (they do not apply: their values are dropped)."""
     prepared = PreparedValues(where=where, fields={f["uuid"]: f for f in fields})
     by_uuid = prepared.fields
     for uuid, value in field_values.prefill(fields, raw, where).items():
-        signature_modes.refuse(by_uuid[uuid], value, where)  # a mode the field's format does not take
+        if uuid not in unchecked_modes:
+            signature_modes.refuse(by_uuid[uuid], value, where)  # a mode the field's format does not take
         if isinstance(value, list) and any(isinstance(item, _SOURCES) for item in value):
             made = [await _made(ingest, item, by_uuid[uuid], where) for item in value]
             prepared.files += [item for item in made if isinstance(item, NewFile)]

@@ -15,10 +15,12 @@ from typing import Any
 
 from signsvc.infra import errors
 from signsvc.submissions import conditions
+from signsvc.templates.formulas import REFERENCE
 from storage.records import TemplateDocument
 from storage.shapes import Condition, Field
 
 MAX_CONDITIONS = 100  # on one field or document: far beyond any real form
+MAX_TEMPLATE_CONDITIONS = 5000  # on a whole template
 _OPERATIONS = ("and", "or")
 _KEYS = {"field_uuid", "action", "value", "operation"}
 
@@ -91,6 +93,7 @@ def schema_conditions(raw: Any, documents: list[TemplateDocument], fields: list[
     for position, document in enumerate(documents):
         conditions, where = given.get(document.uuid, (document.conditions, ("schema", position)))
         result[document.uuid] = document_conditions(conditions, document.uuid, fields, where)
+    refuse_loops(fields, result)
     return result
 
 
@@ -140,29 +143,89 @@ def _option_uuid(field: Field, text: str, where: errors.Location) -> str:
     return found["uuid"]
 
 
+def refuse_loops(fields: list[Field], documents: Mapping[str, list[Condition]]) -> None:
+    """422 naming a field that depends on itself through conditions, formulas and documents together (a field only
+    on a document whose conditions name it back, a condition on a formula that reads the field it shows...): such a
+    field could never be decided. Pure condition loops are refused with the fields (`checked_fields`), pure
+    formula loops by the formula checks; this is what only the whole template shows. At most MAX_TEMPLATE_CONDITIONS
+    conditions in all."""
+    total = sum(len(f.get("conditions", [])) for f in fields) + sum(len(c) for c in documents.values())
+    if total > MAX_TEMPLATE_CONDITIONS:
+        raise errors.Invalid(f"the template has {total} conditions: at most {MAX_TEMPLATE_CONDITIONS}")
+    edges = _field_edges(fields, with_formulas=True, documents=documents)
+    for uuid, named in documents.items():
+        edges[f"document:{uuid}"] = [f"field:{c['field_uuid']}" for c in named]
+    loop = _loop(edges)
+    if loop is not None:
+        names = {f"field:{f['uuid']}": f["name"] or f["uuid"] for f in fields}
+        chain = " -> ".join(names.get(node, "document " + node.split(":", 1)[1]) for node in loop)
+        raise errors.Invalid(f"conditions and formulas depend on each other in a loop: {chain}")
+
+
 def _refuse_cycles(fields: list[Field], places: Sequence[errors.Location]) -> None:
     """422 naming a field whose conditions lead back to it (it could never be shown)."""
-    depends = {f["uuid"]: [c["field_uuid"] for c in f.get("conditions", [])] for f in fields}
-    names = {f["uuid"]: f["name"] or f["uuid"] for f in fields}
-    for field, where in zip(fields, places, strict=True):
-        path = _path_back(field["uuid"], depends)
-        if path:
-            chain = " -> ".join(names[uuid] for uuid in [field["uuid"], *path])
-            raise errors.at((*where, "conditions"), f"depend on the field itself: {chain}")
+    loop = _loop(_field_edges(fields, with_formulas=False, documents={}))
+    if loop is None:
+        return
+    names = {f"field:{f['uuid']}": f["name"] or f["uuid"] for f in fields}
+    where = dict(zip((f"field:{f['uuid']}" for f in fields), places, strict=True))[loop[0]]
+    chain = " -> ".join(names[node] for node in loop)
+    raise errors.at((*where, "conditions"), f"depend on the field itself: {chain}")
 
 
-def _path_back(start: str, depends: Mapping[str, list[str]]) -> list[str] | None:
-    """The fields from `start`'s conditions back to `start`, if they lead there (depth first, each field once)."""
-    seen: set[str] = set()
-    stack: list[tuple[str, list[str]]] = [(uuid, [uuid]) for uuid in depends.get(start, [])]
-    while stack:
-        uuid, path = stack.pop()
-        if uuid == start:
-            return path
-        if uuid in seen:
+def _field_edges(
+    fields: list[Field], *, with_formulas: bool, documents: Mapping[str, list[Condition]]
+) -> dict[str, list[str]]:
+    """What each field's showing depends on: the fields its conditions name, with `with_formulas` the fields its
+    formula reads (by uuid or name), and the documents (of those with conditions) its areas lie on."""
+    by_name = {f["name"]: f["uuid"] for f in fields if f["name"]}
+    uuids = {f["uuid"] for f in fields}
+    edges: dict[str, list[str]] = {}
+    for field in fields:
+        targets = [f"field:{c['field_uuid']}" for c in field.get("conditions", [])]
+        formula = (field.get("preferences") or {}).get("formula")
+        if with_formulas and isinstance(formula, str):
+            for found in REFERENCE.finditer(formula):
+                name = found.group(1).strip()
+                uuid = name if name in uuids else by_name.get(name)
+                if uuid is not None:
+                    targets.append(f"field:{uuid}")
+        targets += [
+            f"document:{a['attachment_uuid']}" for a in field.get("areas", []) if a.get("attachment_uuid") in documents
+        ]
+        edges[f"field:{field['uuid']}"] = targets
+    return edges
+
+
+def _loop(edges: Mapping[str, list[str]]) -> list[str] | None:
+    """A loop of `edges` (its first node repeated at its end), by one depth-first walk in three colours with parent
+    pointers: each node and edge is visited once; the path is rebuilt only when a loop is found."""
+    done: set[str] = set()
+    parent: dict[str, str | None] = {}
+    for root in edges:
+        if root in done:
             continue
-        seen.add(uuid)
-        stack += [(nxt, [*path, nxt]) for nxt in depends.get(uuid, [])]
+        parent[root] = None
+        stack: list[tuple[str, int]] = [(root, 0)]
+        while stack:
+            node, next_edge = stack[-1]
+            targets = edges.get(node, [])
+            if next_edge == len(targets):
+                stack.pop()
+                done.add(node)
+                continue
+            stack[-1] = (node, next_edge + 1)
+            target = targets[next_edge]
+            if target in done:
+                continue
+            if target in parent:  # under way: on the current path
+                path = [node]
+                while path[-1] != target:
+                    path.append(parent[path[-1]])  # type: ignore[arg-type]
+                return [*reversed(path), target]
+            parent[target] = node
+            stack.append((target, 0))
+        parent.clear()
     return None
 
 

@@ -339,12 +339,14 @@ def _document_conditions(
     raw_documents: list[Any], documents: list[IngestedDocument], fields: list[Field]
 ) -> dict[str, list[Condition]]:
     """Each document's `conditions` from the creation input, checked against the template's fields."""
-    return {
+    found = {
         document.uuid: condition_rules.document_conditions(
             raw.get("conditions") if isinstance(raw, dict) else None, document.uuid, fields, ("documents", index)
         )
         for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True))
     }
+    condition_rules.refuse_loops(fields, found)
+    return found
 
 
 def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) -> list[dict[str, Any]]:

@@ -436,3 +436,199 @@ async def test_the_signing_form_is_given_only_the_other_signers_values_its_condi
     assert data["conditions"]["values"] == {"f-delivery": "Ship", "f-sign": True}
     assert [f["uuid"] for f in data["conditions"]["fields"]] == ["f-delivery", "f-sign", "f-address"]
     assert data["conditions"]["documents"] == []
+
+
+# Scale, loops, formulas and every write path (the review's points)
+
+
+async def test_a_chain_of_a_thousand_conditioned_fields_saves_signs_and_completes(api):
+    # Each field is shown only while the one after it has a value (dependents first): decided without recursion.
+    chain = [
+        field(
+            f"f-{i}",
+            f"Step {i}",
+            y=0.01 + 0.0009 * i,
+            required=False,
+            **({"conditions": [{"field_uuid": f"f-{i + 1}", "action": "not_empty"}]} if i < 999 else {}),
+        )
+        for i in range(1000)
+    ]
+    template = await make_template(api, chain)
+    [seller] = await signers(api, template["id"])
+    assert (await act(api, seller["slug"], "values", {"values": {"Step 0": "sent while hidden"}})).status == 200
+    assert "Step 0" not in await stored_values(api, seller["id"])
+    assert (await api.with_key(None).get(f"/s/{seller['slug']}")).status == 200
+    reply = await act(api, seller["slug"], "complete", {"values": {"Step 999": "last", "Step 998": "next"}})
+    assert reply.status == 200, reply.json
+    stored = await stored_values(api, seller["id"])
+    assert (stored["Step 999"], stored["Step 998"], stored["Step 0"]) == ("last", "next", None)
+
+
+async def test_a_loop_through_a_document_is_refused_when_the_template_is_saved(api):
+    reply = await api.post(
+        "/api/templates",
+        json={
+            "name": "Looped",
+            "documents": [
+                {
+                    "name": "main",
+                    "file": b64(pdf(1)),
+                    "fields": [field("f-b", "B", conditions=[{"field_uuid": "f-a", "action": "not_empty"}])],
+                },
+                {
+                    "name": "annex",
+                    "file": b64(pdf(1)),
+                    "fields": [field("f-a", "A", y=0.3)],
+                    "conditions": [{"field_uuid": "f-b", "action": "not_empty"}],
+                },
+            ],
+        },
+    )
+    assert reply.status == 422
+    assert re.fullmatch(
+        r"conditions and formulas depend on each other in a loop: B -> A -> document [0-9a-f-]+ -> B",
+        reply.json["error"],
+    ), reply.json
+
+
+def formula_form() -> list[dict[str, Any]]:
+    """Total is computed from Quantity; Reason applies (and is required) only while Total is over 100."""
+    return [
+        field("f-qty", "Quantity", "number", 0.1),
+        field("f-total", "Total", "number", 0.2, readonly=True, preferences={"formula": "{{f-qty}} * 10"}),
+        field(
+            "f-reason",
+            "Reason",
+            y=0.3,
+            conditions=[{"field_uuid": "f-total", "action": "greater_than", "value": "100"}],
+        ),
+    ]
+
+
+async def test_a_condition_on_a_formula_field_reads_the_computed_result_at_completion(api, worker):
+    template = await make_template(api, formula_form())
+    [seller] = await signers(api, template["id"])
+    reply = await act(api, seller["slug"], "complete", {"values": {"Quantity": 20}})
+    assert (reply.status, reply.json) == (422, {"error": "Reason is required"})
+    reply = await act(api, seller["slug"], "complete", {"values": {"Quantity": 5, "Reason": "not asked for"}})
+    assert reply.status == 200, reply.json
+    stored = await stored_values(api, seller["id"])
+    assert (stored["Total"], stored["Reason"]) == (50, None)
+    assert "not asked for" not in await signed_text(api, worker, seller["submission_id"])
+
+
+async def test_a_condition_on_a_formula_field_that_feeds_the_formula_is_refused_when_saved(api):
+    looped = formula_form()
+    looped[0] = {**looped[0], "conditions": [{"field_uuid": "f-total", "action": "not_empty"}]}
+    status, body = await refused(api, looped)
+    assert (status, body) == (
+        422,
+        {"error": "conditions and formulas depend on each other in a loop: Quantity -> Total -> Quantity"},
+    )
+
+
+async def test_a_pending_submitters_prefill_on_a_hidden_field_is_not_stored_when_the_submission_is_created(api):
+    template = await make_template(api, FORM)
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": template["id"],
+            "send_email": False,
+            "submitters": [
+                {"role": SELLER, "email": "s@example.com", "values": {"Agree": False, "Details": "prefilled"}}
+            ],
+        },
+    )
+    assert reply.status == 200, reply.json
+    stored = await stored_values(api, reply.json[0]["id"])
+    assert "Details" not in stored and stored["Agree"] is False
+
+
+async def test_a_hidden_signature_sent_through_put_submitters_in_a_mode_it_does_not_take_is_dropped_not_refused(api):
+    drawn = field(
+        "f-sign",
+        "Signature",
+        "signature",
+        0.6,
+        preferences={"format": "drawn"},
+        conditions=[{"field_uuid": "f-agree", "action": "checked"}],
+    )
+    template = await make_template(api, [AGREE, drawn])
+    [seller] = await signers(api, template["id"])
+    reply = await api.put(f"/api/submitters/{seller['id']}", json={"values": {"Agree": False, "Signature": "Ann"}})
+    assert reply.status == 200, reply.json
+    assert "Signature" not in await stored_values(api, seller["id"])
+    reply = await api.put(f"/api/submitters/{seller['id']}", json={"values": {"Agree": True, "Signature": "Ann"}})
+    assert reply.status == 422 and reply.json["error"].startswith("Signature: a typed signature is not allowed here")
+
+
+async def test_the_audit_log_leaves_out_the_value_of_a_field_a_later_signer_hid(api, worker):
+    later = field("f-hide", "Hide", "checkbox", 0.5, role=BUYER, required=False)
+    note = field("f-note", "Note", y=0.6, conditions=[{"field_uuid": "f-hide", "action": "unchecked"}])
+    template = await make_template(api, [NAME, note, later, field("f-buyer", "Buyer name", y=0.7, role=BUYER)])
+    seller, buyer = await signers(api, template["id"], SELLER, BUYER)
+    values = {"Name": "Ann Able", "Note": "Seller note kept from the log"}
+    assert (await act(api, seller["slug"], "complete", {"values": values})).status == 200
+    reply = await act(api, buyer["slug"], "complete", {"values": {"Hide": True, "Buyer name": "Bea"}})
+    assert reply.status == 200, reply.json
+    await worker.drain()
+    found = await submission(api, seller["submission_id"])
+    log = "\n".join(page_texts(await fetch(api, found["audit_log_url"])))
+    assert "Ann Able" in log and "Seller note kept from the log" not in log
+
+
+async def test_the_signing_form_gets_stand_ins_for_other_signers_values_never_a_masked_text_or_an_unseen_prefill(api):
+    account = field("f-account", "Account", y=0.1, preferences={"mask": 4})
+    amount = field("f-amount", "Amount", "number", 0.2)
+    plan = field("f-plan", "Plan", "radio", 0.3, options=PLAN_OPTIONS)
+    shown = [
+        {"field_uuid": "f-account", "action": "not_empty"},
+        {"field_uuid": "f-amount", "action": "greater_than", "value": "1000"},
+        {"field_uuid": "f-plan", "action": "equal", "value": "opt-pro"},
+    ]
+    note = field("f-note", "Note", y=0.4, role=BUYER, conditions=shown)
+    template = await make_template(api, [account, amount, plan, note])
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": template["id"],
+            "send_email": False,
+            "submitters": [
+                {"role": SELLER, "email": "s@example.com", "values": {"Account": "DE44 5001 0517 5407 3249 31"}},
+                {"role": BUYER, "email": "b@example.com"},
+            ],
+        },
+    )
+    seller, buyer = reply.json
+    values = {"Amount": 1234.5, "Plan": "Basic"}
+    assert (await act(api, seller["slug"], "complete", {"values": values})).status == 200
+    page = (await api.with_key(None).get(f"/s/{buyer['slug']}", headers={"Accept": "text/html"})).body.decode()
+    data = json.loads(re.search(r'<script type="application/json" id="signing-data">(.*?)</script>', page, re.S)[1])
+    sent = data["conditions"]["values"]
+    assert "5407" not in page and "1234.5" not in json.dumps(sent) and "Basic" not in json.dumps(sent)
+    assert sent["f-account"] not in ("", None) and sent["f-amount"] > 1000 and sent["f-plan"] != "Pro"
+
+
+async def test_a_default_the_signer_cleared_is_no_value_for_conditions_on_the_service_as_in_the_form(api):
+    preset = field("f-preset", "Preset", y=0.1, required=False, default_value="preset")
+    extra = field("f-extra", "Extra", y=0.2, conditions=[{"field_uuid": "f-preset", "action": "not_empty"}])
+    template = await make_template(api, [preset, extra])
+    [seller] = await signers(api, template["id"])
+    assert (await act(api, seller["slug"], "values", {"values": {"Preset": ""}})).status == 200
+    reply = await act(api, seller["slug"], "complete", {"values": {"Extra": "sent while hidden"}})
+    assert reply.status == 200, reply.json
+    assert (await stored_values(api, seller["id"]))["Extra"] is None
+
+
+async def test_a_save_keeps_a_value_for_a_field_a_formula_result_shows(api):
+    template = await make_template(api, formula_form())
+    [seller] = await signers(api, template["id"])
+    assert (
+        await act(api, seller["slug"], "values", {"values": {"Quantity": 20, "Reason": "Bulk order"}})
+    ).status == 200
+    assert (await stored_values(api, seller["id"]))["Reason"] == "Bulk order"
+    reply = await api.put(f"/api/submitters/{seller['id']}", json={"values": {"Quantity": 2, "Reason": "dropped"}})
+    assert reply.status == 200 and "Reason" not in await stored_values(api, seller["id"])
+    assert (await act(api, seller["slug"], "complete", {"values": {"Quantity": 30, "Reason": "Bulk"}})).status == 200
+    stored = await stored_values(api, seller["id"])
+    assert (stored["Total"], stored["Reason"]) == (300, "Bulk")

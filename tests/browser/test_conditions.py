@@ -162,3 +162,98 @@ async def test_fields_and_a_document_appear_and_go_as_the_signer_answers(site, p
     values = {v["field"]: v["value"] for v in reply.json["values"]}
     assert values["Full name"] == "Tess Tenant" and values["Plan"] == "Basic" and values["Agree to the annex"] is False
     assert values["Details"] is None and values["Company"] is None and values["Annex term"] is None
+
+
+async def test_a_condition_on_a_formula_field_follows_its_live_result_and_no_step_left_focuses_complete(
+    site, page: Page
+):
+    fields = [
+        field("Quantity", "number", box(1, 0.10, w=0.1), uuid="f-qty", required=False),
+        field(
+            "Total",
+            "number",
+            box(1, 0.20, w=0.1),
+            uuid="f-total",
+            readonly=True,
+            preferences={"formula": "{{f-qty}} * 10"},
+        ),
+        field(
+            "Reason",
+            "text",
+            box(1, 0.30),
+            uuid="f-reason",
+            conditions=[{"field_uuid": "f-total", "action": "greater_than", "value": "100"}],
+        ),
+    ]
+    reply = await site.post(
+        "/api/templates",
+        json={"name": "Order", "documents": [{"name": "order", "file": b64(pdf(1)), "fields": fields}]},
+    )
+    assert reply.status == 201, reply.json
+    tess = await invite(site, reply.json["id"])
+    await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
+    live = page.locator("#conditions-live")
+    await expect(page.locator('.box[data-field="f-reason"]')).to_be_hidden()
+    await page.get_by_label("Quantity").fill("20")
+    await expect(live).to_have_text("Reason now applies and was added to the form.")
+    await expect(page.locator('.box[data-field="f-reason"]')).to_be_visible()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=SCREENSHOTS / "conditions-formula-1280.png", full_page=True)
+    await page.set_viewport_size({"width": 360, "height": 780})
+    await page.screenshot(path=SCREENSHOTS / "conditions-formula-360.png", full_page=True)
+    await page.set_viewport_size({"width": 1280, "height": 900})
+    await page.get_by_label("Quantity").fill("5")
+    await expect(live).to_have_text("Reason no longer applies and was removed from the form.")
+    await page.get_by_label("Quantity").fill("30")
+    await expect(live).to_have_text("Reason now applies and was added to the form.")
+    await page.get_by_label("Quantity").fill("3")
+    # The same words again are said again: the region is cleared first.
+    await expect(live).to_have_text("Reason no longer applies and was removed from the form.")
+
+
+async def test_when_no_step_applies_focus_goes_to_complete(site, page: Page):
+    # The landlord ticked Gate before; the tenant's only field applies only while it is not ticked.
+    fields = [
+        {**field("Gate", "checkbox", box(1, 0.10, w=0.04), uuid="f-gate", required=False), "role": "Landlord"},
+        field(
+            "Only step",
+            "text",
+            box(1, 0.30),
+            uuid="f-only",
+            conditions=[{"field_uuid": "f-gate", "action": "unchecked"}],
+        ),
+    ]
+    reply = await site.post(
+        "/api/templates",
+        json={"name": "Order", "documents": [{"name": "order", "file": b64(pdf(1)), "fields": fields}]},
+    )
+    assert reply.status == 201, reply.json
+    people = [{"role": "Landlord", "email": "lee@example.com"}, {"role": "Tenant", "email": "tess@example.com"}]
+    reply = await site.post(
+        "/api/submissions", json={"template_id": reply.json["id"], "send_email": False, "submitters": people}
+    )
+    landlord, tess = reply.json
+    done = await site.put(f"/api/submitters/{landlord['id']}", json={"values": {"Gate": True}, "completed": True})
+    assert done.status == 200, done.json
+    await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
+    await expect(page.get_by_role("button", name="Complete")).to_be_focused()
+    await expect(page.get_by_role("button", name="Next")).to_be_hidden()
+
+
+async def test_the_signing_forms_rules_decide_a_long_chain_of_conditions_without_recursion(site, page: Page):
+    # Each field shown only while the next has a value, dependents first: far deeper than the script's stack.
+    tess = await invite(site, await order_template(site))
+    await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
+    hidden = await page.evaluate(
+        """async (count) => {
+        const signing = document.querySelector('script[src*="signing.js"]').src;
+        const { Visibility } = await import(new URL("conditions.js", signing));
+        const fields = Array.from({ length: count }, (_, i) => ({
+            uuid: `f-${i}`, type: "text",
+            conditions: i + 1 < count ? [{ field_uuid: `f-${i + 1}`, action: "not_empty" }] : [],
+        }));
+        return new Visibility(fields, {}).hiddenFields().length;
+    }""",
+        20000,
+    )
+    assert hidden == 19999

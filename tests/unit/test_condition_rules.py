@@ -95,3 +95,79 @@ def test_an_and_operation_is_stored_as_none_and_an_empty_list_as_no_conditions()
     checked = condition_rules.checked_fields(given, [("fields", 0), ("fields", 1)])
     assert "conditions" not in checked[0]
     assert checked[1]["conditions"] == [{"field_uuid": "f-name", "action": "empty"}]
+
+
+# Scale and loops across conditions, formulas and documents
+
+
+def chain(count: int) -> list[dict]:
+    """`count` text fields, each shown only while the one after it has a value (dependents first)."""
+    return [
+        {
+            "uuid": f"f-{i}",
+            "name": f"Field {i}",
+            "type": "text",
+            **({"conditions": [{"field_uuid": f"f-{i + 1}", "action": "not_empty"}]} if i + 1 < count else {}),
+        }
+        for i in range(count)
+    ]
+
+
+def test_a_chain_of_a_thousand_conditions_is_decided_without_recursion():
+    fields = chain(1000)
+    everything = {f"f-{i}": "x" for i in range(1000)}
+    assert conditions.hidden_fields(fields, everything) == set()
+    assert conditions.hidden_fields(fields, {**everything, "f-999": ""}) == {f"f-{i}" for i in range(999)}
+
+
+def test_the_loop_check_on_save_is_linear_a_thousand_field_chain_and_a_dense_template_are_quick():
+    import time
+
+    started = time.perf_counter()
+    condition_rules.checked_fields(chain(1000), [("fields", i) for i in range(1000)])
+    dense = [
+        {
+            "uuid": f"f-{i}",
+            "name": f"Field {i}",
+            "type": "text",
+            "conditions": [{"field_uuid": f"f-{j}", "action": "not_empty"} for j in range(i + 1, min(i + 6, 300))],
+        }
+        for i in range(300)
+    ]
+    condition_rules.checked_fields(dense, [("fields", i) for i in range(300)])
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_long_loop_is_refused_naming_its_fields_in_order():
+    fields = chain(500)
+    fields[-1] = {**fields[-1], "conditions": [{"field_uuid": "f-0", "action": "not_empty"}]}
+    with pytest.raises(errors.Invalid) as refused:
+        condition_rules.checked_fields(fields, [("fields", i) for i in range(500)])
+    assert str(refused.value).startswith("fields[0].conditions depend on the field itself: Field 0 -> Field 1 -> ")
+    assert str(refused.value).endswith(" -> Field 499 -> Field 0")
+
+
+def test_more_than_five_thousand_conditions_on_a_template_are_refused():
+    fields = [
+        {"uuid": f"f-{i}", "name": f"F{i}", "type": "text", "conditions": [{"field_uuid": "g", "action": "not_empty"}]}
+        for i in range(5001)
+    ]
+    with pytest.raises(errors.Invalid) as refused:
+        condition_rules.refuse_loops([*fields, {"uuid": "g", "name": "G", "type": "text"}], {})
+    assert str(refused.value) == "the template has 5001 conditions: at most 5000"
+
+
+def test_a_loop_through_a_document_is_refused():
+    a = {"uuid": "a", "name": "A", "type": "text", "areas": [{"attachment_uuid": "doc-d"}]}
+    b = {"uuid": "b", "name": "B", "type": "text", "conditions": [{"field_uuid": "a", "action": "not_empty"}]}
+    with pytest.raises(errors.Invalid) as refused:
+        condition_rules.refuse_loops([a, b], {"doc-d": [{"field_uuid": "b", "action": "not_empty"}]})
+    assert str(refused.value) == "conditions and formulas depend on each other in a loop: A -> document doc-d -> B -> A"
+
+
+def test_a_loop_between_a_condition_and_a_formula_is_refused():
+    total = {"uuid": "t", "name": "Total", "type": "number", "preferences": {"formula": "{{q}} * 2"}}
+    qty = {"uuid": "q", "name": "Qty", "type": "number", "conditions": [{"field_uuid": "t", "action": "not_empty"}]}
+    with pytest.raises(errors.Invalid) as refused:
+        condition_rules.refuse_loops([total, qty], {})
+    assert str(refused.value) == "conditions and formulas depend on each other in a loop: Total -> Qty -> Total"

@@ -28,3 +28,21 @@ def test_the_table_covers_every_action_and_the_or_operation():
 
 def test_rule_names_are_unique_so_each_case_is_its_own_test():
     assert len({case["rule"] for case in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case["rule"])
+def test_another_signers_stand_in_values_answer_every_shared_case_as_their_values_do(case):
+    from signsvc.submissions import condition_form
+
+    naming: dict[str, list] = {}
+    for condition in [c for f in case["fields"] for c in f.get("conditions", [])] + [
+        c for d in case.get("documents", []) for c in d.get("conditions", [])
+    ]:
+        naming.setdefault(condition["field_uuid"], []).append(condition)
+    by_uuid = {f["uuid"]: f for f in case["fields"]}
+    stand_ins = {
+        uuid: condition_form.stand_in(by_uuid[uuid], value, naming.get(uuid, [])) if uuid in by_uuid else value
+        for uuid, value in case["values"].items()
+    }
+    visibility = conditions.Visibility(case["fields"], stand_ins, case.get("documents", []))
+    assert visibility.hidden_fields() == case["hidden"]
