@@ -2,15 +2,18 @@
 through the API; the account's setting that allows typed signatures; signing reasons and `with_signature_id`
 drawn beside the signature in the signed document."""
 
+import hashlib
+import io
 import re
 from datetime import UTC, timedelta
 from urllib.parse import urlsplit
 
+import pypdf
 import pytest
 
 import storage.signature_modes as stored_modes
 from tests.support.console import signed_in
-from tests.support.documents import b64, png
+from tests.support.documents import b64, pdf, png
 from tests.support.pdf_text import page_texts
 from tests.support.results import fetch
 from tests.support.signing import act, send, submission, template
@@ -384,4 +387,38 @@ async def test_the_accounts_with_signature_id_setting_draws_ids_unless_the_field
         )
         assert reply.status == 200, reply.json
     assert "Digitally signed by Ann ann@example.com" in await signed_pdf_text(api, worker, unset["submission_id"])
-    assert "ID: " not in await signed_pdf_text(api, worker, off["submission_id"])
+    # the account's setting still stamps the document id; the field's own false draws no signature id
+    assert "ID: " not in (await signed_pdf_text(api, worker, off["submission_id"])).replace("Document ID: ", "")
+
+
+async def test_the_accounts_with_signature_id_setting_stamps_the_document_id_on_every_page_and_in_the_pdf_info(
+    api, worker
+):
+    console = await signed_in(api)
+    assert (await console.post("/console/settings/signatures", {"typed": "on", "ids": "on"})).status == 303
+    made = await api.post(
+        "/api/templates",
+        json={"name": "Two pages", "documents": [{"name": "two", "file": b64(pdf(2)), "fields": sign_field()}]},
+    )
+    assert made.status == 201, made.json
+    [ann] = await send(api, made.json["id"], {"email": "ann@example.com", "name": "Ann"})
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True})
+    assert reply.status == 200, reply.json
+    await worker.drain()
+    found = await submission(api, ann["submission_id"])
+    expected = hashlib.md5(found["slug"].encode()).hexdigest().upper()
+    signed = await fetch(api, found["documents"][0]["url"])
+    texts = page_texts(signed)
+    assert len(texts) == 2
+    assert all(f"Document ID: {expected}" in text for text in texts)
+    assert pypdf.PdfReader(io.BytesIO(signed)).metadata["/DocumentID"] == expected
+
+
+async def test_without_the_accounts_with_signature_id_setting_no_document_id_is_stamped(api, worker):
+    ann = await signer(api)
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True})
+    assert reply.status == 200, reply.json
+    await worker.drain()
+    signed = await fetch(api, (await submission(api, ann["submission_id"]))["documents"][0]["url"])
+    assert "Document ID" not in "\n".join(page_texts(signed))
+    assert "/DocumentID" not in (pypdf.PdfReader(io.BytesIO(signed)).metadata or {})
