@@ -373,7 +373,8 @@ async def test_initials_open_on_typing_as_the_reference(api):
 async def test_the_accounts_with_signature_id_setting_draws_ids_unless_the_field_says_otherwise(api, worker):
     console = await signed_in(api)
     assert 'id="ids" name="ids" type="checkbox" ' in (await console.get("/console/settings/signatures")).body.decode()
-    assert (await console.post("/console/settings/signatures", {"typed": "on", "ids": "on"})).status == 303
+    settings = {"typed": "on", "ids": "on", "id_reason": "on"}  # the reason line is ticked on the page by default
+    assert (await console.post("/console/settings/signatures", settings)).status == 303
     assert (
         "checked"
         in re.search(
@@ -422,3 +423,39 @@ async def test_without_the_accounts_with_signature_id_setting_no_document_id_is_
     signed = await fetch(api, (await submission(api, ann["submission_id"]))["documents"][0]["url"])
     assert "Document ID" not in "\n".join(page_texts(signed))
     assert "/DocumentID" not in (pypdf.PdfReader(io.BytesIO(signed)).metadata or {})
+
+
+async def test_the_accounts_caption_settings_drop_the_reason_line_use_the_completion_time_and_show_seconds(
+    api, worker, clock
+):
+    console = await signed_in(api)
+    page = (await console.get("/console/settings/signatures")).body.decode()
+    assert re.search(r'<input id="id_reason" name="id_reason" type="checkbox" checked>', page)  # on by default
+    assert re.search(r'<input id="id_seconds" name="id_seconds" type="checkbox" >', page)
+    settings = {"ids": "on", "id_completed_at": "on", "id_seconds": "on"}
+    assert (await console.post("/console/settings/signatures", settings)).status == 303
+    page = (await console.get("/console/settings/signatures")).body.decode()
+    assert re.search(r'<input id="id_reason" name="id_reason" type="checkbox" >', page)
+    assert re.search(r'<input id="id_completed_at" name="id_completed_at" type="checkbox" checked>', page)
+    ann = await signer(api)
+    saved_at = clock.now()
+    body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "drawn"}}}
+    assert (await act(api, ann["slug"], "values", body)).status == 200
+    clock.advance(timedelta(hours=2, seconds=7))
+    assert (await act(api, ann["slug"], "complete", {})).status == 200
+    text = await signed_pdf_text(api, worker, ann["submission_id"])
+    assert f"{clock.now().astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" in text
+    assert f"{saved_at.astimezone(UTC):%Y-%m-%d %H:%M}" not in text
+    assert "Digitally signed by" not in text and "Reason:" not in text
+
+
+async def test_by_default_the_signature_id_caption_shows_the_time_without_seconds(api, worker, clock):
+    clock.advance(timedelta(seconds=7))
+    ann = await signer(api, with_signature_id=True)
+    saved_at = clock.now()
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True})
+    assert reply.status == 200, reply.json
+    text = await signed_pdf_text(api, worker, ann["submission_id"])
+    assert f"{saved_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC" in text
+    assert f"{saved_at.astimezone(UTC):%H:%M:%S}" not in text
+    assert "Digitally signed by Ann ann@example.com" in text
