@@ -275,6 +275,7 @@ def fill_pdf(
     font_dir: str | None = None,
     footer: str | None = None,
     captions: dict[str, list[str]] | None = None,
+    info: dict[str, str] | None = None,
 ) -> Hashed:
     """The document with the values drawn in and its form flattened (`signsvc.pdf.fill`)."""
     from signsvc.pdf import fill
@@ -292,6 +293,7 @@ def fill_pdf(
                 font_dir=font_dir,
                 footer=footer,
                 captions=captions,
+                info=info,
             )
         )
 

@@ -69,6 +69,7 @@ def fill_pdf(
     font_dir: str | None = None,
     footer: str | None = None,
     captions: dict[str, list[str]] | None = None,
+    info: dict[str, str] | None = None,
 ) -> bytes:
     """The document with every value drawn in its areas on this document, and its own form flattened.
 
@@ -76,7 +77,8 @@ def fill_pdf(
     name `filenames`. `stamp` (`{name, role, time}`, or such a dict per `submitter_uuid`) is written in stamp
     fields without a value. `footer` (such as "Test document, not legally binding") is written small, in red,
     centred at the bottom of every displayed page. `captions` (lines by field uuid) are written beside a
-    signature's image, as `with_signature_id` asks. Raises PdfError for an unreadable PDF or image, or without
+    signature's image, as `with_signature_id` asks. `info` entries (such as `/DocumentID`) are added to the
+    document's information dictionary. Raises PdfError for an unreadable PDF or image, or without
     a text font; characters no installed font has are drawn as a substitute (`fonts.substitute`).
     """
     with reading.reading():
@@ -90,6 +92,8 @@ def fill_pdf(
     with reading.reading():
         stamping.stamp(writer, overlay, sorted(marks), frames)
         stamping.flatten(writer)
+        if info:
+            writer.add_metadata(info)
         output = io.BytesIO()
         writer.write(output)
     return output.getvalue()

@@ -7,19 +7,19 @@ import functools
 from signsvc.infra import pdf_calls
 from signsvc.infra.pdf_calls import Hashed
 from signsvc.infra.pool import PdfPool
+from signsvc.results import document_id
 from signsvc.results.inputs import Inputs
 from signsvc.submissions import condition_values, field_values
 from storage.records import Submission, Submitter
 from storage.shapes import SubmissionDocument
-
-TEST_MARK = "Test document, not legally binding"
 
 
 async def fill(
     pool: PdfPool, font_dir: str | None, submission: Submission, submitters: list[Submitter], inputs: Inputs
 ) -> list[tuple[SubmissionDocument, Hashed]]:
     """Each document of the submission with the values of `submitters` drawn in; stamp fields show who
-    completed and when. Test-mode documents are marked on every page."""
+    completed and when. Test-mode documents, and those of an account drawing signature ids, carry a footer on
+    every page; the document id is also the PDF's `/DocumentID` info."""
     roles = {submitter.role_uuid for submitter in submitters}
     values = {uuid: value for submitter in submitters for uuid, value in submitter.field_values.items()}
     fields = [f for f in field_values.named(submission.fields) if f.get("submitter_uuid") in roles]
@@ -38,7 +38,8 @@ async def fill(
         filenames=inputs.filenames,
         stamp=stamp,
         font_dir=font_dir,
-        footer=TEST_MARK if inputs.test_mode else None,
+        footer=document_id.footer(test_mode=inputs.test_mode, document_id=inputs.document_id),
+        info={"/DocumentID": inputs.document_id} if inputs.document_id else None,
         captions=inputs.captions,
     )
     return [

@@ -9,7 +9,7 @@ import storage.accounts as stored_accounts
 import storage.files as stored_files
 import storage.submissions as stored_submissions
 from signsvc.infra.files import Files
-from signsvc.results import audit_log
+from signsvc.results import audit_log, document_id
 from signsvc.submissions import field_values, signature_modes
 from storage import Database
 from storage.records import Submission, Submitter
@@ -34,6 +34,7 @@ class Inputs:
     filenames: dict[str, str]
     test_mode: bool
     captions: dict[str, list[str]] = field(default_factory=dict)  # beside signatures, by field uuid
+    document_id: str | None = None  # when the account draws signature ids
 
 
 async def read(db: Database, files: Files, submission: Submission, submitters: list[Submitter]) -> Inputs:
@@ -52,4 +53,12 @@ async def read(db: Database, files: Files, submission: Submission, submitters: l
         if a.uuid in wanted
     }
     captions = await signature_modes.captions(db, fields, submitters)
-    return Inputs(originals, images, {a.uuid: a.filename for a in attachments}, account.is_test, captions)
+    with_id = await signature_modes.ids_by_default(db, account.id)
+    return Inputs(
+        originals,
+        images,
+        {a.uuid: a.filename for a in attachments},
+        account.is_test,
+        captions,
+        document_id.of(submission.slug) if with_id else None,
+    )

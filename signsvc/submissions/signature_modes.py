@@ -12,11 +12,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC
 from typing import Any
 
 from signsvc.infra import errors
-from signsvc.submissions import field_values, signing_reasons
+from signsvc.submissions import caption_settings, field_values, signing_reasons
 from signsvc.submissions.field_values import FileId, Typed, Upload
 from storage import Connection, account_settings
 from storage import files as stored_files
@@ -276,8 +275,8 @@ async def form_options(conn: Connection, account_id: int, fields: list[Field], s
 
 async def captions(conn: Connection, fields: list[Field], submitters: list[Submitter]) -> dict[str, list[str]]:
     """The text drawn beside each signature whose field asks `with_signature_id`: `ID: <the signature's file id>`,
-    then `Reason: <reason>` or `Digitally signed by <name> <email>`, then when the signature was saved (as the
-    reference: the signature's upload time, not the completion)."""
+    then `Reason: <reason>` or `Digitally signed by <name> <email>` (unless the account turned that line off), then
+    when the signature was saved (or when the signer completed, as the account's `caption_settings` say)."""
     by_role = {s.role_uuid: s for s in submitters if s.completed_at}
     by_default = bool(submitters) and await ids_by_default(conn, submitters[0].account_id)
     wanted = [
@@ -294,12 +293,14 @@ async def captions(conn: Connection, fields: list[Field], submitters: list[Submi
     saved_at = {
         blob.uuid: blob.created_at for blob in await stored_files.account_blobs(conn, wanted[0][1].account_id, uuids)
     }
+    settings = await caption_settings.of(conn, wanted[0][1].account_id)
     found = {}
     for target, signer, value in wanted:
         reason = reason_of(target, signer.field_values, origins)
         who = " ".join(part for part in (signer.name, signer.email) if part)
         said = f"Reason: {reason}" if reason else f"Digitally signed by {who}".rstrip()
-        at = saved_at.get(str(value)) or signer.completed_at
+        at = signer.completed_at if settings.completed_at else saved_at.get(str(value)) or signer.completed_at
         assert at is not None
-        found[target["uuid"]] = [f"ID: {value}", said, f"{at.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"]
+        lines = [f"ID: {value}", said] if settings.reason else [f"ID: {value}"]
+        found[target["uuid"]] = [*lines, caption_settings.timestamp(at, settings)]
     return found

@@ -2,15 +2,18 @@
 through the API; the account's setting that allows typed signatures; signing reasons and `with_signature_id`
 drawn beside the signature in the signed document."""
 
+import hashlib
+import io
 import re
 from datetime import UTC, timedelta
 from urllib.parse import urlsplit
 
+import pypdf
 import pytest
 
 import storage.signature_modes as stored_modes
 from tests.support.console import signed_in
-from tests.support.documents import b64, png
+from tests.support.documents import b64, pdf, png
 from tests.support.pdf_text import page_texts
 from tests.support.results import fetch
 from tests.support.signing import act, send, submission, template
@@ -370,7 +373,8 @@ async def test_initials_open_on_typing_as_the_reference(api):
 async def test_the_accounts_with_signature_id_setting_draws_ids_unless_the_field_says_otherwise(api, worker):
     console = await signed_in(api)
     assert 'id="ids" name="ids" type="checkbox" ' in (await console.get("/console/settings/signatures")).body.decode()
-    assert (await console.post("/console/settings/signatures", {"typed": "on", "ids": "on"})).status == 303
+    settings = {"typed": "on", "ids": "on", "id_reason": "on"}  # the reason line is ticked on the page by default
+    assert (await console.post("/console/settings/signatures", settings)).status == 303
     assert (
         "checked"
         in re.search(
@@ -384,4 +388,74 @@ async def test_the_accounts_with_signature_id_setting_draws_ids_unless_the_field
         )
         assert reply.status == 200, reply.json
     assert "Digitally signed by Ann ann@example.com" in await signed_pdf_text(api, worker, unset["submission_id"])
-    assert "ID: " not in await signed_pdf_text(api, worker, off["submission_id"])
+    # the account's setting still stamps the document id; the field's own false draws no signature id
+    assert "ID: " not in (await signed_pdf_text(api, worker, off["submission_id"])).replace("Document ID: ", "")
+
+
+async def test_the_accounts_with_signature_id_setting_stamps_the_document_id_on_every_page_and_in_the_pdf_info(
+    api, worker
+):
+    console = await signed_in(api)
+    assert (await console.post("/console/settings/signatures", {"typed": "on", "ids": "on"})).status == 303
+    made = await api.post(
+        "/api/templates",
+        json={"name": "Two pages", "documents": [{"name": "two", "file": b64(pdf(2)), "fields": sign_field()}]},
+    )
+    assert made.status == 201, made.json
+    [ann] = await send(api, made.json["id"], {"email": "ann@example.com", "name": "Ann"})
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True})
+    assert reply.status == 200, reply.json
+    await worker.drain()
+    found = await submission(api, ann["submission_id"])
+    expected = hashlib.md5(found["slug"].encode()).hexdigest().upper()
+    signed = await fetch(api, found["documents"][0]["url"])
+    texts = page_texts(signed)
+    assert len(texts) == 2
+    assert all(f"Document ID: {expected}" in text for text in texts)
+    assert pypdf.PdfReader(io.BytesIO(signed)).metadata["/DocumentID"] == expected
+
+
+async def test_without_the_accounts_with_signature_id_setting_no_document_id_is_stamped(api, worker):
+    ann = await signer(api)
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True})
+    assert reply.status == 200, reply.json
+    await worker.drain()
+    signed = await fetch(api, (await submission(api, ann["submission_id"]))["documents"][0]["url"])
+    assert "Document ID" not in "\n".join(page_texts(signed))
+    assert "/DocumentID" not in (pypdf.PdfReader(io.BytesIO(signed)).metadata or {})
+
+
+async def test_the_accounts_caption_settings_drop_the_reason_line_use_the_completion_time_and_show_seconds(
+    api, worker, clock
+):
+    console = await signed_in(api)
+    page = (await console.get("/console/settings/signatures")).body.decode()
+    assert re.search(r'<input id="id_reason" name="id_reason" type="checkbox" checked>', page)  # on by default
+    assert re.search(r'<input id="id_seconds" name="id_seconds" type="checkbox" >', page)
+    settings = {"ids": "on", "id_completed_at": "on", "id_seconds": "on"}
+    assert (await console.post("/console/settings/signatures", settings)).status == 303
+    page = (await console.get("/console/settings/signatures")).body.decode()
+    assert re.search(r'<input id="id_reason" name="id_reason" type="checkbox" >', page)
+    assert re.search(r'<input id="id_completed_at" name="id_completed_at" type="checkbox" checked>', page)
+    ann = await signer(api)
+    saved_at = clock.now()
+    body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "drawn"}}}
+    assert (await act(api, ann["slug"], "values", body)).status == 200
+    clock.advance(timedelta(hours=2, seconds=7))
+    assert (await act(api, ann["slug"], "complete", {})).status == 200
+    text = await signed_pdf_text(api, worker, ann["submission_id"])
+    assert f"{clock.now().astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" in text
+    assert f"{saved_at.astimezone(UTC):%Y-%m-%d %H:%M}" not in text
+    assert "Digitally signed by" not in text and "Reason:" not in text
+
+
+async def test_by_default_the_signature_id_caption_shows_the_time_without_seconds(api, worker, clock):
+    clock.advance(timedelta(seconds=7))
+    ann = await signer(api, with_signature_id=True)
+    saved_at = clock.now()
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True})
+    assert reply.status == 200, reply.json
+    text = await signed_pdf_text(api, worker, ann["submission_id"])
+    assert f"{saved_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC" in text
+    assert f"{saved_at.astimezone(UTC):%H:%M:%S}" not in text
+    assert "Digitally signed by Ann ann@example.com" in text
