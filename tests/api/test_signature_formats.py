@@ -12,6 +12,7 @@ import pypdf
 import pytest
 
 import storage.signature_modes as stored_modes
+from signsvc.pdf import colors
 from tests.support.console import signed_in
 from tests.support.documents import b64, pdf, png
 from tests.support.pdf_text import page_texts
@@ -359,7 +360,7 @@ async def test_the_phone_page_draws_in_the_fields_colour(api):
     started = await api.with_key(None).post(f"/s/{ann['slug']}/phone", json={"field": uuid})
     assert started.status == 201, started.json
     phone = await api.with_key(None).get(urlsplit(started.json["url"]).path, headers={"Accept": "text/html"})
-    assert '"ink": "blue"' in phone.body.decode()
+    assert f'"ink": "{colors.hex_of("blue")}"' in phone.body.decode()  # the colour the documents draw
 
 
 async def test_initials_open_on_typing_as_the_reference(api):
