@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from signsvc.http.appkeys import PHONE_HANDOFFS, SUBMITTERS
+from signsvc.http.appkeys import PHONE_HANDOFFS
 from signsvc.http.middleware import within_page_limits
 from signsvc.http.params import read_json
 from signsvc.http.responses import json_response
-from signsvc.http.web import catalogue, email_verification, field_display, rendering, submitter_actions
+from signsvc.http.web import catalogue, field_display, rendering, submitter_actions
 from signsvc.infra import errors
 from signsvc.submissions import phone_handoff
 from signsvc.wire.encoding import iso
@@ -22,7 +22,7 @@ BODY_LIMIT = 4 * 1024 * 1024  # a drawing of the pad, as base64
 
 
 async def start(request: web.Request) -> web.Response:
-    slug = await _signer(request, per_link=True)
+    slug = await submitter_actions.admitted(request, per_link=True)
     started = await request.app[PHONE_HANDOFFS].start(slug, await read_json(request, max_bytes=4096))
     return json_response(
         {"id": started.id, "url": started.url, "qr": started.qr, "expires_at": iso(started.expires_at)},
@@ -31,7 +31,7 @@ async def start(request: web.Request) -> web.Response:
 
 
 async def status(request: web.Request) -> web.Response:
-    slug = await _signer(request, per_link=False)
+    slug = await submitter_actions.admitted(request, per_link=False)
     return json_response(await request.app[PHONE_HANDOFFS].status(slug, int(request.match_info["id"])))
 
 
@@ -74,15 +74,3 @@ async def sign(request: web.Request) -> web.Response:
     body = await read_json(request, max_bytes=BODY_LIMIT, max_values=submitter_actions.VALUES_LIMIT)
     await request.app[PHONE_HANDOFFS].sign(request.match_info["token"], body)
     return json_response({"status": phone_handoff.SIGNED})
-
-
-async def _signer(request: web.Request, *, per_link: bool) -> str:
-    """The slug, once the caller is within the pages' limits and, when they must, verified their email address."""
-    slug = request.match_info["slug"]
-    found = await request.app[SUBMITTERS].by_slug(slug)
-    if not await within_page_limits(request, found.submitter.id if found and per_link else None):
-        raise errors.TooManyRequests()
-    if found is None:
-        raise errors.NotFound("Signing link not found")
-    email_verification.refuse_unverified(request, found)
-    return slug

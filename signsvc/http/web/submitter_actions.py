@@ -33,18 +33,18 @@ VALUES_LIMIT = 50_000
 
 
 async def view(request: web.Request) -> web.Response:
-    slug = await _admitted(request)
+    slug = await admitted(request)
     return await _state(request, await request.app[SUBMITTERS].view(slug))
 
 
 async def save(request: web.Request) -> web.Response:
-    slug = await _admitted(request, per_link=False)
+    slug = await admitted(request, per_link=False)
     body = await _body(request)
     return await _state(request, await request.app[SUBMITTERS].save(slug, body))
 
 
 async def complete(request: web.Request) -> web.Response:
-    slug = await _admitted(request)
+    slug = await admitted(request)
     body = await _body(request)
     browser = Browser(client_address(request), request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None)
     submitter = await request.app[SUBMITTERS].finish(slug, body, browser)
@@ -52,7 +52,7 @@ async def complete(request: web.Request) -> web.Response:
 
 
 async def decline(request: web.Request) -> web.Response:
-    slug = await _admitted(request)
+    slug = await admitted(request)
     submitter = await request.app[SUBMITTERS].decline(slug, await _body(request))
     return await _state(request, submitter, event="declined")
 
@@ -62,7 +62,7 @@ def body_limit(max_body_bytes: int) -> int:
     return min(BODY_LIMIT, max_body_bytes) if max_body_bytes else BODY_LIMIT
 
 
-async def _admitted(request: web.Request, *, per_link: bool = True) -> str:
+async def admitted(request: web.Request, *, per_link: bool = True) -> str:
     """The slug, once the caller is within the pages' rate limits, the slug names a submitter, and the browser
     verified their email address when they must (`email_verification`). Saves count per address only: the form
     saves as the signer types, pauses and ticks, many times a minute on a long form, so a per-link count would
