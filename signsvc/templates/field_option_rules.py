@@ -91,7 +91,7 @@ def _mask(value: object, kind: str) -> str | None:
     if value in (None, False, 0) or (kind not in masks.TYPES and not isinstance(value, (bool, int, float))):
         return None if value in (None, False, 0) else "must be true, false, or an integer"
     if kind not in masks.TYPES:
-        return f"applies only to {', '.join(masks.TYPES)} fields"
+        return None  # kept as given and not applied: only text, cells and phone values are masked
     if isinstance(value, (bool, int)) or (isinstance(value, float) and value.is_integer()):
         return None
     return "must be true, false, or an integer (N > 0 keeps the first N characters, N < 0 the last)"

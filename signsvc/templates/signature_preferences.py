@@ -27,5 +27,5 @@ def check(preferences: Mapping[str, object], kind: str, where: errors.Location) 
         raise errors.at(
             (*where, "reasons"), f"must be an array of at most {MAX_REASONS} texts of 1 to {REASON_LIMIT} characters"
         )
-    if preferences.get("with_signature_id") not in (None, True, False):
+    if not isinstance(preferences.get("with_signature_id"), (bool, type(None))):  # 0 == False: not a boolean
         raise errors.at((*where, "with_signature_id"), "must be true or false")

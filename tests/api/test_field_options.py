@@ -337,11 +337,10 @@ async def test_field_options_of_the_wrong_shape_are_refused_when_the_template_is
         assert reply.status == 422 and reply.json["error"].startswith(f"documents[0].fields[0].{error}"), reply.json
 
 
-async def test_date_format_without_a_day_month_or_year_mask_off_text_and_unknown_colours_are_refused_when_saved(api):
+async def test_date_format_without_a_day_month_or_year_and_unknown_colours_are_refused_when_saved(api):
     cases = [
         (field("A", "date", 0.1, preferences={"format": "MMMM YYYY"}), "preferences.format must name the day"),
         (field("A", "date", 0.1, preferences={"format": "dd/mm/yyyy"}), "preferences.format must name the day"),
-        (field("A", "number", 0.1, preferences={"mask": True}), "preferences.mask applies only to text, cells, phone"),
         (field("A", "text", 0.1, preferences={"color": "orange"}), "preferences.color must be a colour name (blue)"),
     ]
     for one, error in cases:

@@ -222,6 +222,7 @@ async def test_signature_preferences_the_table_does_not_know_are_refused_when_th
         ({"format": "painted"}, "format must be one of: drawn, typed, drawn_or_typed, drawn_or_upload, upload, "),
         ({"reasons": "Approved"}, "reasons must be an array of at most 20 texts of 1 to 200 characters"),
         ({"with_signature_id": "yes"}, "with_signature_id must be true or false"),
+        ({"with_signature_id": 0}, "with_signature_id must be true or false"),  # 0 == False, yet not a boolean
     ):
         body = {"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": sign_field(**preferences)}]}
         reply = await api.post("/api/templates", json=body)
