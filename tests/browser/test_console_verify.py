@@ -7,10 +7,14 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
+import storage.timestamp_authorities as stored_stampers
+from signsvc.http.appkeys import DB
+from signsvc.pdf import certificates
 from tests.support import pades_levels as levels
 from tests.support.console import sign_in_browser
 from tests.support.live_site import BROWSER_LOOP
 from tests.support.screens import screen
+from tests.support.seals import SIGNED_AT
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
@@ -24,7 +28,9 @@ def archived(tsa) -> bytes:
     return levels.with_document_timestamp(levels.with_dss(levels.signed(ca, tsa["stamper"]), ca), tsa["stamper"])
 
 
-async def test_the_verify_page_reports_each_signature_at_desktop_and_phone_widths(site, page, archived, tmp_path):
+async def test_the_verify_page_reports_each_signature_at_desktop_and_phone_widths(site, page, archived, tsa, tmp_path):
+    # The service trusts the timestamp authorities it stamped with; this file's is the test TSA.
+    await stored_stampers.remember(site.app[DB], certificates.fingerprint(tsa["cert_pem"]), tsa["cert_pem"], SIGNED_AT)
     path = tmp_path / "contract.pdf"
     path.write_bytes(archived)
     await sign_in_browser(site, page)

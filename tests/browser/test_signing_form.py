@@ -89,7 +89,7 @@ async def test_a_signer_fills_every_field_type_by_keyboard_and_mouse_and_complet
     await page.get_by_label("Postcode").press("Enter")
     await at_step(page, "Phone")
     await expect(page.get_by_role("button", name="Next")).to_be_hidden()
-    await page.get_by_label("Phone").fill("+49 30 1234567")
+    await page.get_by_label("Phone", exact=True).fill("+49 30 1234567")
     await expect(progress).to_have_text("10 of 10 filled")
     await page.get_by_role("button", name="Complete").click()
 
