@@ -75,7 +75,7 @@ def _normalised(field: Field, index: formulas.Fields, found: dict[str, _Checked]
     if not formula.strip():
         return field
     if field["type"] not in formulas.KINDS:
-        raise _refused(field, f"is for number and text fields, not a {field['type']} field")
+        return field  # kept as given and not computed: only number and text fields have formulas
     if syntax.written_length(formula) > syntax.MAX_LENGTH:
         raise _refused(field, f"is longer than {syntax.MAX_LENGTH} characters")
     height, named = _read(field, formula)  # as written: the reason's place is where the writer sees it

@@ -186,10 +186,9 @@ def test_a_formula_that_is_not_text_is_refused():
     assert refusal([field("t", formula=None, preferences={"formula": 12})]) == "T: preferences.formula must be a String"
 
 
-def test_a_formula_on_a_field_that_is_not_number_or_text_is_refused():
-    assert refusal([field("d", "date", formula="1")]) == (
-        "D: preferences.formula is for number and text fields, not a date field"
-    )
+def test_a_formula_on_a_field_that_is_not_number_or_text_is_kept_and_not_computed():
+    [kept] = formula_checks.checked([field("d", "date", formula="1")])
+    assert kept["preferences"]["formula"] == "1" and not formulas.is_formula(kept)
 
 
 def test_a_number_formula_may_refer_only_to_numbers_and_numeric_options():
