@@ -150,18 +150,20 @@ class Records:
         return self._kept("template", make)
 
     def _kept(self, name: str, make: Any) -> int:
-        """A shared record, made again when it is gone (an archived template is gone for new submissions)."""
+        """A shared record, made again when it is gone (an archived template, or one without fields, is gone for new
+        submissions)."""
         kept = self._shared.get(name)
         if kept is None or not self._usable(name, kept[0]):
             kept = self._shared[name] = make()
         return kept[1]
 
     def _usable(self, name: str, path: str) -> bool:
-        if name == "template":
+        if name == "template":  # an update may have archived it or taken its fields: no submission of it then
             try:
-                return self.api.call("GET", path).get("archived_at") is None
+                template = self.api.call("GET", path)
             except urllib.error.HTTPError:
                 return False
+            return template.get("archived_at") is None and bool(template.get("fields"))
         return self.api.exists(path)
 
 
