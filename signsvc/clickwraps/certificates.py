@@ -85,7 +85,6 @@ class Certificates:
         made = await self.pool.run(pdf_calls.consent_certificate, data, self.font_dir)
         name = f"Consent Certificate - {version.name}"
         sealed = await self.sealer.seal(made.data, f"consent {consent.id}: {slots.filename(name)}")
-        await self.sealer.identity.remember_timestamp_authorities(sealed.timestamp_certificates)
         return slots.pdf_file(name, sealed), sealed
 
     async def _data(self, clickwrap: Clickwrap, version: ClickwrapVersion, consent: Consent) -> dict[str, Any]:

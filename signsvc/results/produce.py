@@ -166,9 +166,7 @@ class Producer:
         return await self._seal(submission, merged.data, title)
 
     async def _seal(self, submission: Submission, pdf: bytes, name: str) -> Sealed:
-        sealed = await self.sealer.seal(pdf, f"submission {submission.id}: {slots.filename(name)}")
-        await self.sealer.identity.remember_timestamp_authorities(sealed.timestamp_certificates)
-        return sealed
+        return await self.sealer.seal(pdf, f"submission {submission.id}: {slots.filename(name)}")
 
     async def _record(self, submission: Submission, submitter: Submitter, produced: list[Produced], last: bool) -> None:
         files = list({p.file.sha256: p.file for p in produced}.values())

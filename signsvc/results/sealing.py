@@ -64,7 +64,8 @@ class Sealer:
             self._tsa_failed(what, error)
             return await self.pool.run(seal, pdf, chain, REASON, None, now)
         if tsa_url and crls is not None:  # () for a self-signed certificate: nothing to revoke
-            return await self._archived(sealed, tsa_url, what)
+            sealed = await self._archived(sealed, tsa_url, what)
+        await self.identity.remember_timestamp_authorities(sealed.timestamp_certificates)
         return sealed
 
     async def archive(self, pdf: bytes, tsa_url: str) -> tuple[Sealed, datetime | None]:

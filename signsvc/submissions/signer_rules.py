@@ -3,8 +3,7 @@ invitation can go again, and the values a completion stores."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import date, datetime
+from datetime import datetime
 
 from signsvc.infra import errors
 from signsvc.submissions import condition_values, field_options, field_values, formula_values, statuses
@@ -51,12 +50,6 @@ def refuse_readonly(fields: list[Field], prepared: PreparedValues) -> None:
     for field in fields:
         if field.get("readonly") and field["uuid"] in prepared.values:
             raise errors.Invalid(f"{field['name']} is a read-only field")
-
-
-async def refuse_broken_rules(fields: list[Field], values: Mapping[str, object], today: date) -> None:
-    """The form checks the fields' rules as the signer types; a page (or an API call) that skipped them is refused
-    here (`field_options.refuse_invalid`)."""
-    await field_options.refuse_invalid(fields, values, today)
 
 
 def require_fields(submission: Submission, submitter: Submitter, submitters: list[Submitter]) -> None:

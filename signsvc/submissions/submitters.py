@@ -23,6 +23,7 @@ from signsvc.results import produce
 from signsvc.submissions import (
     condition_values,
     email_verification,
+    field_options,
     field_values,
     inputs,
     signature_modes,
@@ -125,7 +126,7 @@ class Submitters:
         completed_values |= await values.defaults_stored(tx, self.clock, self.files, submission, submitter, hidden)
         role_fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         applying = [field for field in role_fields if field["uuid"] not in hidden]
-        await signer_rules.refuse_broken_rules(applying, completed_values, now.date())  # field options: validation
+        await field_options.refuse_invalid(applying, completed_values, now.date())
         submitter = await stored.update_submitter(
             tx,
             stored.changed(
@@ -173,7 +174,7 @@ class Submitters:
         signatures = await signature_modes.given(
             self.db, fields, {"values": kept}, signer=False, saved=submitter.field_values
         )
-        await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())  # field options
+        await field_options.refuse_invalid(fields, prepared.values, self.clock.now().date())
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
@@ -285,7 +286,7 @@ class Submitters:
         prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
         condition_values.prepared_applying(submission, submitter, others, prepared)
         signer_rules.refuse_readonly(fields, prepared)
-        await signer_rules.refuse_broken_rules(fields, prepared.values, self.clock.now().date())
+        await field_options.refuse_invalid(fields, prepared.values, self.clock.now().date())
         typed = await signature_modes.typed_allowed(self.db, submission.account_id)
         signatures = await signature_modes.given(
             self.db, fields, body, signer=True, typed_allowed=typed, saved=submitter.field_values
