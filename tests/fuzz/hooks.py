@@ -49,6 +49,8 @@ _ON_RECORDS = {  # operation: what names the record its valid cases act on
     "getConsent": lambda r: {"id": r.consent()},
     "getTestingEmail": lambda r: {"id": r.email()},
 }
+# Operations whose valid cases name a template in their body: one with fields, or every submission is refused.
+_ON_TEMPLATE = ("createSubmission", "initSubmission")
 
 
 def _operation_id(case: Any) -> str:
@@ -69,6 +71,8 @@ def map_case(context: Any, case: Any) -> Any:
             scenarios.repair(operation, case, _RECORDS)
         elif operation in _ON_RECORDS and _RECORDS is not None:
             _name_records(case, _ON_RECORDS[operation])
+        elif operation in _ON_TEMPLATE and _RECORDS is not None and isinstance(case.body, dict):
+            case.body["template_id"] = _RECORDS.template()
     return case
 
 

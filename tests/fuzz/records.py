@@ -65,7 +65,7 @@ class Records:
             "POST",
             "/submissions",
             {
-                "template_id": self._template(),
+                "template_id": self.template(),
                 "send_email": True,
                 "submitters": [{"email": "signer@example.com", "name": "Signer"}],
             },
@@ -138,7 +138,9 @@ class Records:
             found = self.api.call("GET", "/_testing/emails?limit=1")["data"]
         return found[0]["id"]
 
-    def _template(self) -> int:
+    def template(self) -> int:
+        """A template someone can sign: one text field of one role."""
+
         def make() -> tuple[str, int]:
             created = self.api.call(
                 "POST",
