@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TypeGuard
 
 from signsvc.infra import errors
-from signsvc.pdf import colors, masks, value_text
+from signsvc.pdf import colors, masks
 
 FONTS = ("Times", "Helvetica", "Courier")
 FONT_TYPES = ("bold", "italic", "bold_italic")
@@ -23,7 +23,11 @@ MAX_LENGTHS = {"title": 500, "description": 5_000}  # the form renders them as M
 COLOR_PATTERN = colors.PATTERN
 NUMBER_PATTERN = "^\\s*[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)\\s*$"
 BOUND_PATTERN = "^\\s*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)|[0-9]{4}-[0-9]{2}-[0-9]{2}|\\{\\{?date\\}\\}?)\\s*$"
+# A date is stored as a day: its format names the day (D), the month (M) and the year (YY), or what the signer types
+# could not be read back.
+DATE_FORMAT_PATTERN = "^(?=[\\s\\S]*D)(?=[\\s\\S]*M)(?=[\\s\\S]*YY)"
 _COLOR, _NUMBER, _BOUND = re.compile(COLOR_PATTERN), re.compile(NUMBER_PATTERN), re.compile(BOUND_PATTERN)
+_DATE_FORMAT = re.compile(DATE_FORMAT_PATTERN)
 
 
 def check_preferences(preferences: Mapping[str, object], kind: str, where: errors.Location) -> None:
@@ -98,14 +102,11 @@ def _mask(value: object, kind: str) -> str | None:
 
 
 def _date_format(value: object) -> str | None:
-    """A date's format names its day, month and year (a date is stored as a day: a format without one could not be
-    read back from what the signer types)."""
     if value is None:
         return None
     if not isinstance(value, str):
         return errors.must_be(str)
-    tokens = {token[0] for token in value_text.DATE_TOKENS.findall(value)}
-    if tokens != {"D", "M", "Y"}:
+    if not _DATE_FORMAT.search(value):
         return "must name the day (D or DD), the month (M, MM, MMM or MMMM) and the year (YY or YYYY), in capitals"
     return None
 

@@ -1,12 +1,17 @@
 """Field options as pure rules: the mask, the Markdown of titles and descriptions, placeholders, date bounds."""
 
+import json
+import re
 from datetime import UTC, date, datetime
 
 import pytest
 
+from signsvc.app import OPENAPI_PATH
 from signsvc.http.web import field_display
+from signsvc.infra import errors
 from signsvc.pdf import colors, masks, value_text
 from signsvc.submissions import field_options
+from signsvc.templates import field_option_rules
 
 SIGNER = field_options.Signer(7, "Ann Lee", "ann@example.com", "+49 30 1", "Buyer")
 NOW = datetime(2026, 3, 5, 14, 7, 9, tzinfo=UTC)
@@ -83,3 +88,27 @@ def test_markdown_is_read_in_one_pass_and_its_marks_always_nest():
     # What a backtracking reading took seconds over (quadratic): read once, each mark left as written.
     assert str(field_display.block("*a " * 5_000)) == "<p>" + ("*a " * 5_000).strip() + "</p>"
     assert str(field_display.inline("[" * 5_000 + "`" * 5_000)) == "[" * 5_000 + "`" * 5_000
+
+
+@pytest.mark.parametrize(
+    ("format", "valid"),
+    [
+        ("DD/MM/YYYY", True),
+        ("MMMM D, YY", True),
+        ("YYYY-MM-DD", True),
+        ("MMMM YYYY", False),
+        ("dd/mm/yyyy", False),
+        ("D M Y", False),
+        ("", False),
+    ],
+)
+def test_the_openapi_document_refuses_exactly_the_date_formats_the_service_refuses(format, valid):
+    document = json.loads(OPENAPI_PATH.read_text())
+    pattern = document["components"]["schemas"]["DatePreferences"]["properties"]["format"]["pattern"]
+    assert pattern == field_option_rules.DATE_FORMAT_PATTERN
+    refused = None
+    try:
+        field_option_rules.check_preferences({"format": format}, "date", ("preferences",))
+    except errors.Invalid as error:
+        refused = error
+    assert (refused is None) is valid is bool(re.search(pattern, format))
