@@ -5,7 +5,8 @@ its page exists in the PDF (the hooks give a one-page PDF) and that an area name
 rules across values or about content, mended here. An update's areas must name the template's documents by uuid.
 Conditions name other fields (and `schema` items the template's documents) by uuids the generator cannot know:
 valid cases go without them; their rules are the API tests' (tests/api/test_conditions.py) and the negative
-cases'.
+cases'. A formula is an expression of a grammar of its own that names fields by uuid: valid cases go without one too
+(tests/api/test_formulas.py has its rules).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def repair(operation: str, case: Any) -> None:
                 if isinstance(field, dict) and "areas" in field:
                     field["areas"] = []
                 if isinstance(field, dict):
-                    field.pop("conditions", None)
+                    _without_references(field)
 
 
 def _signable(case: Any, body: dict[str, Any]) -> None:
@@ -56,13 +57,19 @@ def _signable(case: Any, body: dict[str, Any]) -> None:
 def _fields(fields: list[Any]) -> None:
     for field in fields:
         if isinstance(field, dict):
-            field.pop("conditions", None)
+            _without_references(field)
         if not isinstance(field, dict) or not isinstance(field.get("areas"), list):
             continue
         options = field.get("options") if field.get("type") in _WITH_OPTIONS else None
         for area in field["areas"]:
             if isinstance(area, dict):
                 _area(area, options)
+
+
+def _without_references(field: dict[str, Any]) -> None:
+    field.pop("conditions", None)
+    if isinstance(field.get("preferences"), dict):
+        field["preferences"].pop("formula", None)
 
 
 def _area(area: dict[str, Any], options: Any) -> None:

@@ -101,8 +101,10 @@ async def _schemathesis(server: service.Service, calls: Path, *arguments: str) -
             "SIGNSVC_FUZZ_KEY": KEY,
         },
     )
-    output = (await asyncio.wait_for(fuzzer.communicate(), 600))[0].decode()
+    output = (await asyncio.wait_for(fuzzer.communicate(), 900))[0].decode()
     assert fuzzer.returncode is not None
+    with calls.with_name("schemathesis.log").open("a") as log:  # the whole report; the failure shows its end
+        log.write(output)
     return fuzzer.returncode, output
 
 
