@@ -51,7 +51,7 @@ def test_an_invitation_has_the_default_subject_and_names_the_template_and_link()
     assert composed.subject == "You are invited to sign a document"
     for body in (composed.text, composed.html):
         assert "NDA" in body and LINK in body and "Bob Stone" in body
-        assert "February 3, 2026 at 04:05 UTC" in body
+        assert "February 3, 2026, 4:05\u00a0AM UTC" in body
 
 
 def test_custom_message_variables_are_substituted_in_any_case_with_spaces_inside_braces():
@@ -63,7 +63,7 @@ def test_custom_message_variables_are_substituted_in_any_case_with_spaces_inside
         },
     )
     assert composed.subject == "Please sign NDA for Acme"
-    assert composed.text == f"Dear Bob Stone <bob@example.com>,\n{LINK}\nby February 3, 2026 at 04:05 UTC\n"
+    assert composed.text == f"Dear Bob Stone <bob@example.com>,\n{LINK}\nby February 3, 2026, 4:05\u00a0AM UTC\n"
 
 
 def test_unknown_variables_in_a_custom_message_are_left_as_typed():
