@@ -43,6 +43,10 @@ def placeholders(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
+def test_there_is_a_catalogue_for_each_of_the_nine_languages():
+    assert catalogue.languages() == {"en", "de", "fr", "es", "it", "pt", "nl", "pl", "ar"}
+
+
 @pytest.mark.parametrize("language", sorted(catalogue.languages() - {"en"}))
 def test_every_catalogue_has_every_english_string_with_the_same_placeholders(language):
     translated = catalogue.own(language)

@@ -188,3 +188,17 @@ def test_a_name_no_installed_font_draws_is_a_substitute_and_noted_in_the_event_l
     text = flat(consent_certificate.render(make_data(person=person(name="山田 太郎"))))
     assert "?? ??" in text
     assert "replaced with ?: U+592A, U+5C71, U+7530, U+90CE" in text
+
+
+@pytest.mark.parametrize("language", sorted(languages.languages()))
+def test_the_certificate_draws_its_words_in_every_language_with_the_packaged_fonts(language):
+    words = languages.words(language, ("record.", "consent_certificate."))
+    text = flat(consent_certificate.render(make_data(words=words, language=language)))
+    assert "U+" not in text, "no character of the words was replaced"
+    if language != "ar":  # pypdf reads shaped Arabic out of order: tests/unit/test_right_to_left.py reads it
+        assert all(words[key] in text for key in ("consent_certificate.title", "consent_certificate.checkboxes"))
+
+
+def test_a_certificate_without_its_words_is_refused():
+    with pytest.raises(PdfError, match="needs its words"):
+        consent_certificate.render(make_data(words=None))
