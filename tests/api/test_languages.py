@@ -10,6 +10,9 @@ from datetime import timedelta
 import storage.emails as stored_emails
 from signsvc.http.appkeys import DB, WORKER
 from tests.api.test_clickwrap_page import agree, clickwrap, consents, open_page
+from tests.api.test_template_links import page as link_page
+from tests.api.test_template_links import post as link_post
+from tests.api.test_template_links import shared, token_of
 from tests.support.console import signed_in
 from tests.support.pdf_text import page_texts
 from tests.support.results import completed_submission, fetch
@@ -211,3 +214,13 @@ async def test_a_verification_code_is_emailed_in_the_language_of_the_page_that_a
     [email] = await stored_emails.list_emails(db, 1, limit=1)
     assert (email.kind, email.subject) == ("verification_code", "Su código de verificación")
     assert "Su código de verificación para abrir NDA:" in email.text_body and "10 min" in email.text_body
+
+
+async def test_a_visitor_of_a_shared_link_keeps_the_pages_language_on_their_submitter(api):
+    slug = await shared(api)
+    polish = {"Accept-Language": "pl-PL,pl;q=0.9"}
+    token = token_of(await link_page(api, f"/d/{slug}", **polish))
+    started = await link_post(api, slug, {"form_token": token, "name": "Anna", "email": "anna@example.com"}, **polish)
+    [found] = (await api.get("/api/submissions")).json["data"]
+    [submitter] = (await api.get(f"/api/submissions/{found['id']}")).json["submitters"]
+    assert started.status == 303 and submitter["preferences"]["language"] == "pl"
