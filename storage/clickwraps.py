@@ -109,6 +109,7 @@ async def insert_consent(
     user_agent: str | None,
     checkboxes: list[dict[str, Any]],
     now: datetime,
+    language: str | None = None,
 ) -> Consent:
     consent_id = await conn.fetch_value(
         "insert_consent",
@@ -125,6 +126,7 @@ async def insert_consent(
         user_agent=user_agent,
         checkboxes=checkboxes,
         agreed_at=now,
+        language=language,
     )
     return required(Consent, await conn.fetch_one("get_consent", id=consent_id))
 

@@ -213,6 +213,7 @@ class Consent:
     certificate_filename: str | None
     certificate_pades_level: str | None = None  # the PAdES level it was sealed at
     certificate_timestamp_renew_at: datetime | None = None  # when its archive timestamp is to be renewed
+    language: str | None = None  # the page's, when given on one (a code of pages/i18n)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

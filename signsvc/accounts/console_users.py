@@ -18,7 +18,7 @@ from signsvc.accounts import passwords
 from signsvc.accounts.accounts import Accounts
 from signsvc.accounts.rate_limits import RateLimits, sign_in_source
 from signsvc.accounts.user_links import LIFETIMES, RESET, SETUP, LinkUnusable, UserLinks
-from signsvc.infra import errors, jobs, mail, tokens
+from signsvc.infra import errors, jobs, languages, mail, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Outbox
 from storage import Connection, Database
@@ -119,15 +119,16 @@ class ConsoleUsers:
             await stored.void_all_user_links(tx, link.user_id, self.clock.now())
             return await stored.set_password(tx, link.user_id, password_hash)
 
-    async def request_reset(self, email: str, *, client: str) -> None:
-        """Queues a reset link for whoever signs in with this address. The request does the same work for
-        every address (the job finds the user, or nobody), so its answer and timing tell nothing."""
+    async def request_reset(self, email: str, *, client: str, language: str = languages.DEFAULT) -> None:
+        """Queues a reset link for whoever signs in with this address, its email in `language` (the page's that
+        asked for it). The request does the same work for every address (the job finds the user, or nobody), so its
+        answer and timing tell nothing."""
         email, client = email.strip().lower(), sign_in_source(client)
         quota = await self.rate_limits.take_reset(client=client, email=email)
         if quota.exceeded:
             raise LockedOut(quota.retry_after)
         async with self.db.transaction() as tx:
-            await jobs.enqueue(tx, self.clock, RESET_JOB, {"email": email})
+            await jobs.enqueue(tx, self.clock, RESET_JOB, {"email": email, "language": language})
 
     def kinds(self) -> list[jobs.Kind]:
         return [jobs.Kind(RESET_JOB, self._send_reset)]
@@ -139,19 +140,27 @@ class ConsoleUsers:
             if user is None or user.archived_at is not None:
                 return
             link = await self.links.issue(tx, user, RESET)
-            await self._email(tx, user, link, RESET)
+            await self._email(tx, user, link, RESET, languages.of(payload.get("language")))
 
-    async def invite(self, inviter: User, *, email: str, first_name: str | None, last_name: str | None) -> User:
-        """A new user of the inviter's account, emailed a setup link."""
+    async def invite(
+        self,
+        inviter: User,
+        *,
+        email: str,
+        first_name: str | None,
+        last_name: str | None,
+        language: str = languages.DEFAULT,
+    ) -> User:
+        """A new user of the inviter's account, emailed a setup link in `language` (the inviter's console's)."""
         async with self.db.transaction() as tx:
             user = await self.accounts.add_user(tx, inviter.account_id, email, first_name, last_name)
             link = await self.links.issue(tx, user, SETUP)
-            await self._email(tx, user, link, SETUP, inviter=inviter)
+            await self._email(tx, user, link, SETUP, language, inviter=inviter)
         return user
 
-    async def resend_invitation(self, actor: User, user_id: int) -> User:
-        """A new setup link emailed to an invited user of the actor's account who has not set a password yet;
-        the links sent before stop working."""
+    async def resend_invitation(self, actor: User, user_id: int, language: str = languages.DEFAULT) -> User:
+        """A new setup link emailed to an invited user of the actor's account who has not set a password yet, in
+        `language` (the actor's console's); the links sent before stop working."""
         async with self.db.transaction() as tx:
             user = await self._colleague(tx, actor, user_id)
             if user.archived_at is not None:
@@ -159,7 +168,7 @@ class ConsoleUsers:
             if user.password_hash is not None:
                 raise errors.Invalid("This user has set a password already")
             link = await self.links.issue(tx, user, SETUP)
-            await self._email(tx, user, link, SETUP, inviter=actor)
+            await self._email(tx, user, link, SETUP, language, inviter=actor)
         return user
 
     async def deactivate(self, actor: User, user_id: int) -> User:
@@ -215,20 +224,24 @@ class ConsoleUsers:
             raise errors.NotFound(f"User {user_id} not found")
         return user
 
-    async def _email(self, tx: Connection, user: User, link: str, purpose: str, inviter: User | None = None) -> None:
+    async def _email(
+        self, tx: Connection, user: User, link: str, purpose: str, language: str, inviter: User | None = None
+    ) -> None:
         account = await stored.required_account(tx, user.account_id)
-        expire_at = mail.format_time(self.clock.now() + LIFETIMES[purpose])
+        expire_at = mail.format_time(self.clock.now() + LIFETIMES[purpose], language)
+        t = languages.translator(language)
         if purpose == RESET:
-            subject, intro, action = (
-                "Reset your password",
-                f"Someone asked to reset the password of your {account.name} account. Choose a new one here:",
-                "Choose a new password",
-            )
-            closing = "If it was not you, ignore this email: your password stays as it is."
+            subject = t("email.console.reset.subject")
+            intro = t("email.console.reset.intro", account=account.name)
+            action, closing = t("email.console.reset.action"), t("email.console.reset.closing")
         else:
-            subject = f"You are invited to {account.name}"
-            intro = f"{_name(inviter) if inviter else 'An administrator'} invited you to the {account.name} account."
-            action, closing = "Set your password", "Please ignore this email if you were not expecting it."
+            subject = t("email.console.invite.subject", account=account.name)
+            intro = (
+                t("email.console.invite.intro", name=_name(inviter), account=account.name)
+                if inviter
+                else t("email.console.invite.intro_admin", account=account.name)
+            )
+            action, closing = t("email.console.invite.action"), t("email.console.invite.closing")
         composed = mail.compose(
             "console_link",
             subject,
@@ -241,6 +254,7 @@ class ConsoleUsers:
                 "closing": closing,
                 "account_name": account.name,
             },
+            language,
         )
         await self.outbox.queue(
             tx, account_id=user.account_id, kind=f"console_{purpose}", to=user.email, composed=composed

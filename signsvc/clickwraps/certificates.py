@@ -6,6 +6,9 @@ The consent's transaction enqueues the job; the job makes the certificate and re
 `consent.created` and the emails that carry it (to the person when they gave an address, and to the
 clickwrap's author), so the event's payload links a certificate that exists. A job run again after a
 crash finds the certificate recorded and does nothing.
+
+The certificate and the person's email speak the consent's language (its page's, as the browser asked for it),
+else English; the author's email is in English, as nothing tells their language.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import storage.files as stored_files
 import storage.submissions as stored_submissions
 import storage.templates as stored_templates
 from signsvc.clickwraps.clickwraps import API_SOURCE, CONSENT_CREATED
-from signsvc.infra import jobs, mail, pdf_calls
+from signsvc.infra import jobs, languages, mail, pdf_calls
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
 from signsvc.infra.mail import Outbox
@@ -34,6 +37,7 @@ from storage.records import Clickwrap, ClickwrapVersion, Consent
 log = logging.getLogger(__name__)
 
 JOB = "consents.certificate"
+WORDS = ("record.", "consent_certificate.")  # the catalogue's keys the drawing is handed
 
 
 async def enqueue(tx: Connection, clock: Clock, consent: Consent) -> None:
@@ -91,16 +95,23 @@ class Certificates:
         """What the certificate shows (`signsvc.pdf.consent_certificate` documents the shape)."""
         settings = version.settings
         account = await stored_accounts.required_account(self.db, clickwrap.account_id)
-        who = consent.name or consent.email or "the person"
-        agreed = f"Version {version.number} agreed to by {who}" + (f" from {consent.ip}" if consent.ip else "")
+        language = languages.of(consent.language)
+        t = languages.translator(language)
+        who = consent.name or consent.email or t("consent_certificate.the_person")
+        agreed = (
+            t("consent_certificate.event.agreed_from", version=version.number, who=who, ip=consent.ip)
+            if consent.ip
+            else t("consent_certificate.event.agreed", version=version.number, who=who)
+        )
         log_events = [{"time": consent.agreed_at.isoformat(), "text": agreed}]
         submission = None
         if consent.submission_id and (found := await stored_submissions.get_submission(self.db, consent.submission_id)):
             submission = {"envelope_id": found.envelope_id}  # no link: the certificate outlives any signed link
-            log_events.append(
-                {"time": found.created_at.isoformat(), "text": f"Signing request {found.envelope_id} created for {who}"}
-            )
+            created = t("consent_certificate.event.request", envelope_id=found.envelope_id, who=who)
+            log_events.append({"time": found.created_at.isoformat(), "text": created})
         return {
+            "language": language,
+            "words": languages.words(language, WORDS),
             "consent_id": consent.uuid or str(consent.id),
             "title": version.name,
             "version": version.number,
@@ -175,6 +186,7 @@ class Certificates:
                 consent=consent,
                 certificate_url=link,
                 to_author=to_author,
+                language=languages.DEFAULT if to_author else languages.of(consent.language),
             )
             await self.outbox.queue(
                 tx,
@@ -188,19 +200,26 @@ class Certificates:
 
 
 def compose(
-    *, account_name: str, clickwrap_name: str, consent: Consent, certificate_url: str, to_author: bool
+    *,
+    account_name: str,
+    clickwrap_name: str,
+    consent: Consent,
+    certificate_url: str,
+    to_author: bool,
+    language: str = languages.DEFAULT,
 ) -> mail.Composed:
     """The certificate of a consent, attached: to the person, or telling the author who agreed (in the text: the
     subject never holds what the person typed)."""
-    who = consent.name or consent.email or "Someone"
-    subject = f"New consent to {clickwrap_name}" if to_author else f"You agreed to {clickwrap_name}"
+    t = languages.translator(language)
+    who = consent.name or consent.email or t("email.consent.someone")
+    subject = t("email.consent.subject_author" if to_author else "email.consent.subject", name=clickwrap_name)
     context = {
         "account_name": account_name,
         "clickwrap_name": clickwrap_name,
         "who": who,
         "to_author": to_author,
-        "agreed_at": mail.format_time(consent.agreed_at),
-        "version": consent.clickwrap_version_number,
+        "agreed_at": mail.format_time(consent.agreed_at, language),
+        "version": languages.number(consent.clickwrap_version_number, language),
         "certificate_url": certificate_url,
     }
-    return mail.compose("consent", subject, context)
+    return mail.compose("consent", subject, context, language)

@@ -134,7 +134,12 @@ class ConsentPages:
         async def along(tx: Connection, submission: Submission) -> None:
             await self._record(tx, page, agreement, browser, token, submission.id)
 
-        signer = {"name": agreement.name, "email": agreement.email, "external_id": agreement.external_id}
+        signer = {
+            "name": agreement.name,
+            "email": agreement.email,
+            "external_id": agreement.external_id,
+            "language": browser.language,
+        }
         await visitors.start(self.db, self.submissions, template, signer, SUBMISSION_SOURCE, along)
 
     async def _record(
@@ -166,6 +171,7 @@ class ConsentPages:
             user_agent=browser.user_agent,
             checkboxes=answers,
             now=self.clock.now(),
+            language=browser.language,
         )
         if submission_id is not None:
             await stored.set_consent_submission(tx, consent.id, submission_id)

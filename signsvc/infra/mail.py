@@ -17,20 +17,24 @@ from __future__ import annotations
 import asyncio
 import enum
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pages
 import storage.emails as stored
 import storage.files as stored_files
-from signsvc.infra import errors, jobs, retries, smtp
+from signsvc.infra import errors, jobs, languages, retries, smtp
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files
+from signsvc.infra.files import LINK_LIFETIME, Files
 from storage import Connection, Database
 from storage.outbound_records import Email
+
+if TYPE_CHECKING:
+    from markupsafe import Markup
 
 SEND_JOB = "mail.send"
 # Only at the first of a run of braces: from every brace, a message of braces and spaces took quadratic time.
@@ -54,13 +58,38 @@ class Composed:
     html: str
 
 
-def compose(name: str, subject: str, context: dict[str, Any]) -> Composed:
-    """The email `pages/emails/{name}.txt` and `.html` rendered with `context` (user values escaped in HTML)."""
+def compose(name: str, subject: str, context: dict[str, Any], language: str = languages.DEFAULT) -> Composed:
+    """The email `pages/emails/{name}.txt` and `.html` rendered with `context` (user values escaped in HTML), its
+    fixed texts in `language` (`t(key, **values)`; `strong(value)` is a value in bold in HTML), right to left in
+    a right-to-left language."""
     subject = header_text(subject)
     templates = pages.email_templates()
-    text = templates.get_template(f"{name}.txt").render(context).strip() + "\n"
-    html = templates.get_template(f"{name}.html").render(context, subject=subject)
+    words = {"link_minutes": languages.number(LINK_LIFETIME // timedelta(minutes=1), language)}
+    plain = {**context, **words, "t": languages.translator(language), "strong": str}
+    text = templates.get_template(f"{name}.txt").render(plain).strip() + "\n"
+    marked = {**context, **words, "t": _marked_translator(language), "strong": _strong}
+    html = templates.get_template(f"{name}.html").render(
+        marked, subject=subject, language=language, direction=languages.direction(language)
+    )
     return Composed(subject, text, html)
+
+
+def _marked_translator(language: str) -> Callable[..., Markup]:
+    """`t` for HTML: the string escaped, its values escaped unless they are markup already (`strong`)."""
+    from markupsafe import Markup, escape
+
+    found = languages.strings(language)
+
+    def t(key: str, **values: Any) -> Markup:
+        return Markup(escape(found[key])).format(**values)
+
+    return t
+
+
+def _strong(value: Any) -> Markup:
+    from markupsafe import Markup
+
+    return Markup("<strong>{}</strong>").format(value)
 
 
 def header_text(value: str) -> str:
@@ -69,10 +98,9 @@ def header_text(value: str) -> str:
     return " ".join(_UNSAFE_IN_HEADER.sub(" ", value).split())
 
 
-def format_time(moment: datetime) -> str:
-    """A time as emails show it: "May 1, 2026 at 12:00 UTC"."""
-    moment = moment.astimezone(UTC)
-    return f"{moment:%B} {moment.day}, {moment:%Y} at {moment:%H:%M} UTC"
+def format_time(moment: datetime, language: str = languages.DEFAULT) -> str:
+    """A time as emails show it, in UTC: "May 1, 2026, 12:00 PM UTC" (`languages.moment`)."""
+    return languages.moment(moment, language)
 
 
 class Outbox:

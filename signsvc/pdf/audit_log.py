@@ -3,14 +3,17 @@
 `render(log)` takes plain data and answers PDF bytes. `log` has this shape (keys not marked
 required may be missing or None):
 
-    {"title": str,                      # the submission's (or template's) name
+    {"words": {str: str},               # required: the fixed texts, `record.*` and `audit_log.*` keys of the
+                                        # catalogue in the log's language (`record_pages.Words`)
+     "language": str,                   # writes the times; English when missing
+     "title": str,                      # the submission's (or template's) name
      "envelope_id": str,                # required
      "test_mode": bool,                 # marks every page "Test document, not legally binding"
      "generated_at": str,               # required, ISO 8601; also the PDF's creation date
      "verify_url": str,                 # where the file can be verified
      "documents": [{"name": str, "original_sha256": str, "result_sha256": str}],
      "submitters": [{"role": str, "name": str, "email": str, "phone": str, "ip": str,
-                  "user_agent": str, "completed_at": str (ISO 8601), "status": str,
+                  "user_agent": str, "completed_at": str (ISO 8601), "status": str (shown as given),
                   "images": [{"label": str, "png": bytes}],  # PNG, JPEG, WebP, GIF or TIFF bytes
                   "values": [{"field": str, "value": str}]}],
      "events": [{"time": str (ISO 8601), "text": str}]}
@@ -36,17 +39,17 @@ from signsvc.pdf import images
 from signsvc.pdf.errors import PdfError
 
 RECORD = "audit log"
-UNREADABLE_IMAGE = "Image could not be read"
 IMAGE_BOX, IMAGE_GAP = (160, 56), 14
 MAX_IMAGE_PIXELS = (1200, 420)  # about 540 dpi in the box: enough for any screen or printer
 
 
 def render(log: dict[str, Any], font_dir: str | None = None) -> bytes:
     """The audit log PDF of `log` (shape in the module docstring). Raises PdfError without an envelope
-    id or for a time that isn't ISO 8601, and its `fonts.MissingFont` without DejaVu Sans;
+    id or its words or for a time that isn't ISO 8601, and its `fonts.MissingFont` without DejaVu Sans;
     characters no font has are drawn as a substitute, named in a last event."""
     if not isinstance(log, dict) or not log.get("envelope_id"):
         raise PdfError("An audit log needs an envelope id")
+    words = pages.Words(log, RECORD)
     generated_at = pages.utc(log.get("generated_at"), "generated_at", RECORD)
     events = pages.read_events(log.get("events"), RECORD)
     submitters = log.get("submitters") or []
@@ -58,60 +61,71 @@ def render(log: dict[str, Any], font_dir: str | None = None) -> bytes:
         for number, submitter in enumerate(submitters)
     ]
     font_paths = pages.fonts_for(log, font_dir)
-    events = pages.with_replacement_note(events, log, font_paths, generated_at)
+    events = pages.with_replacement_note(events, log, font_paths, generated_at, words)
     pdf = pages.open_document(
-        f"Audit Log - {log.get('title') or log['envelope_id']}",
-        "Envelope ID",
+        f"{words('audit_log.title')} - {log.get('title') or log['envelope_id']}",
+        words("record.envelope_id"),
         pages.line(log["envelope_id"]),
+        words,
         test_mode=bool(log.get("test_mode")),
         font_paths=font_paths,
         generated_at=generated_at,
         shaped=pages.needs_shaping(log),
     )
-    _summary(pdf, log, generated_at)
+    _summary(pdf, log, generated_at, words)
     for document in log.get("documents") or []:
-        _document_hashes(pdf, document)
+        _document_hashes(pdf, document, words)
     for number, (submitter, completed_at) in enumerate(zip(submitters, completed, strict=True), 1):
-        _submitter(pdf, submitter, number, completed_at)
+        _submitter(pdf, submitter, number, completed_at, words)
     pages.events_table(pdf, events)
     return bytes(pdf.output())
 
 
-def _summary(pdf: FPDF, log: dict[str, Any], generated_at: datetime) -> None:
-    pages.title_block(pdf, "Audit Log", pages.line(log.get("title")))
-    pages.row(pdf, "Envelope ID", pages.line(log["envelope_id"]))
-    pages.row(pdf, "Generated at", pages.shown(generated_at))
+def _summary(pdf: FPDF, log: dict[str, Any], generated_at: datetime, words: pages.Words) -> None:
+    pages.title_block(pdf, words("audit_log.title"), pages.line(log.get("title")))
+    pages.row(pdf, words("record.envelope_id"), pages.line(log["envelope_id"]))
+    pages.row(pdf, words("record.generated_at"), words.shown(generated_at))
     if url := pages.line(log.get("verify_url")):
-        pages.row(pdf, "Verify at", url, link=url)
+        pages.row(pdf, words("audit_log.verify_at"), url, link=url)
 
 
-def _document_hashes(pdf: FPDF, document: dict[str, Any]) -> None:
-    pages.section(pdf, f"Document: {pages.line(document.get('name')) or 'Untitled'}")
-    pages.row(pdf, "Original SHA-256", pages.line(document.get("original_sha256")) or "-")
-    pages.row(pdf, "Result SHA-256", pages.line(document.get("result_sha256")) or "-")
+def _document_hashes(pdf: FPDF, document: dict[str, Any], words: pages.Words) -> None:
+    pages.section(pdf, words("audit_log.document", name=pages.line(document.get("name")) or words("record.untitled")))
+    pages.row(pdf, words("audit_log.original_sha256"), pages.line(document.get("original_sha256")) or "-")
+    pages.row(pdf, words("audit_log.result_sha256"), pages.line(document.get("result_sha256")) or "-")
 
 
-def _submitter(pdf: FPDF, submitter: dict[str, Any], number: int, completed_at: datetime | None) -> None:
-    who = pages.line(submitter.get("name")) or pages.line(submitter.get("email")) or f"Signer {number}"
+def _submitter(
+    pdf: FPDF, submitter: dict[str, Any], number: int, completed_at: datetime | None, words: pages.Words
+) -> None:
+    who = (
+        pages.line(submitter.get("name"))
+        or pages.line(submitter.get("email"))
+        or words("audit_log.signer_number", number=number)
+    )
     role = pages.line(submitter.get("role"))
-    pages.section(pdf, f"Signer: {who}" + (f" ({role})" if role else ""))
+    pages.section(
+        pdf, words("audit_log.signer_role", name=who, role=role) if role else words("audit_log.signer", name=who)
+    )
     details = [
-        ("Role", role),
-        ("Name", submitter.get("name")),
-        ("Email", submitter.get("email")),
-        ("Phone", submitter.get("phone")),
-        ("Status", submitter.get("status")),
-        ("Completed at", completed_at and pages.shown(completed_at)),
-        ("IP address", submitter.get("ip")),
-        ("User agent", submitter.get("user_agent")),
+        (words("audit_log.role"), role),
+        (words("record.name"), submitter.get("name")),
+        (words("record.email"), submitter.get("email")),
+        (words("audit_log.phone"), submitter.get("phone")),
+        (words("audit_log.status"), submitter.get("status")),
+        (words("audit_log.completed_at"), completed_at and words.shown(completed_at)),
+        (words("record.ip"), submitter.get("ip")),
+        (words("record.user_agent"), submitter.get("user_agent")),
     ]
     pages.rows(pdf, details)
-    _images(pdf, submitter.get("images") or [])
+    _images(pdf, submitter.get("images") or [], words)
     for value in submitter.get("values") or []:
-        pages.row(pdf, pages.line(value.get("field")) or "Field", pages.text(value.get("value")) or "-")
+        pages.row(
+            pdf, pages.line(value.get("field")) or words("audit_log.field"), pages.text(value.get("value")) or "-"
+        )
 
 
-def _images(pdf: FPDF, pictures: list[dict[str, Any]]) -> None:
+def _images(pdf: FPDF, pictures: list[dict[str, Any]], words: pages.Words) -> None:
     """The submitter's images side by side, each fitted to IMAGE_BOX with its aspect ratio, its label below."""
     if not pictures:
         return
@@ -132,11 +146,11 @@ def _images(pdf: FPDF, pictures: list[dict[str, Any]]) -> None:
             pdf.set_font(pages.FAMILY, "", 8)
             pdf.set_text_color(*pages.GREY)
             pdf.set_xy(x, y + (height - pages.LINE) / 2)
-            pdf.cell(width, pages.LINE, UNREADABLE_IMAGE, align="C")
+            pdf.cell(width, pages.LINE, words("audit_log.unreadable_image"), align="C")
             pdf.set_text_color(0)
         pdf.set_font(pages.FAMILY, "", 8)
         pdf.set_xy(x, y + height + 2)
-        pdf.cell(width, pages.LINE, pages.line(picture.get("label")) or "Image", align="L")
+        pdf.cell(width, pages.LINE, pages.line(picture.get("label")) or words("audit_log.image"), align="L")
         pdf.set_xy(x + width + IMAGE_GAP, y)
     pdf.set_xy(pdf.l_margin, pdf.y + height + pages.LINE + 6)
 

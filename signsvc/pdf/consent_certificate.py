@@ -4,7 +4,10 @@ they answered its checkboxes. The caller seals it; this module only draws it.
 `render(data)` takes plain data and answers PDF bytes. `data` has this shape (keys not marked
 required may be missing or None):
 
-    {"consent_id": str,                 # required; shown in the summary and in every page's footer
+    {"words": {str: str},               # required: the fixed texts, `record.*` and `consent_certificate.*` keys
+                                        # of the catalogue in the certificate's language (`record_pages.Words`)
+     "language": str,                   # writes the times; English when missing
+     "consent_id": str,                 # required; shown in the summary and in every page's footer
      "title": str,                      # the clickwrap's name
      "version": int,                    # required: the clickwrap version agreed to
      "test_mode": bool,                 # marks every page "Test document, not legally binding"
@@ -36,20 +39,21 @@ from signsvc.pdf.errors import PdfError
 
 RECORD = "consent certificate"
 PERSON = [
-    ("Name", "name"),
-    ("Email", "email"),
-    ("External ID", "external_id"),
-    ("IP address", "ip"),
-    ("User agent", "user_agent"),
+    ("record.name", "name"),
+    ("record.email", "email"),
+    ("consent_certificate.external_id", "external_id"),
+    ("record.ip", "ip"),
+    ("record.user_agent", "user_agent"),
 ]
 
 
 def render(data: dict[str, Any], font_dir: str | None = None) -> bytes:
     """The consent certificate PDF of `data` (shape in the module docstring). Raises PdfError without a
-    consent id or version or for a time that isn't ISO 8601, and its `fonts.MissingFont` without a font
-    the text needs."""
+    consent id, version or its words or for a time that isn't ISO 8601, and its `fonts.MissingFont` without a
+    font the text needs."""
     if not isinstance(data, dict) or not pages.line(data.get("consent_id")):
         raise PdfError("A consent certificate needs a consent_id")
+    words = pages.Words(data, RECORD)
     if not isinstance(version := data.get("version"), int) or isinstance(version, bool):
         raise PdfError(f"The consent certificate's version is not a whole number: {version!r}")
     # Every time is read before the document opens its font files, which only `output()` closes.
@@ -58,67 +62,71 @@ def render(data: dict[str, Any], font_dir: str | None = None) -> bytes:
     events = pages.read_events(data.get("events"), RECORD)
     consent_id = pages.line(data["consent_id"])
     font_paths = pages.fonts_for(data, font_dir)
-    events = pages.with_replacement_note(events, data, font_paths, generated_at)
+    events = pages.with_replacement_note(events, data, font_paths, generated_at, words)
     pdf = pages.open_document(
-        f"Consent Certificate - {data.get('title') or consent_id}",
-        "Consent ID",
+        f"{words('consent_certificate.title')} - {data.get('title') or consent_id}",
+        words("consent_certificate.consent_id"),
         consent_id,
+        words,
         test_mode=bool(data.get("test_mode")),
         font_paths=font_paths,
         generated_at=generated_at,
         shaped=pages.needs_shaping(data),
     )
-    _summary(pdf, data, agreed_at, generated_at)
-    _person(pdf, data.get("person") or {})
-    _agreement(pdf, pages.text(data.get("content")).strip("\n"), data.get("documents") or [])
-    _checkboxes(pdf, data.get("checkboxes") or [])
+    _summary(pdf, data, agreed_at, generated_at, words)
+    _person(pdf, data.get("person") or {}, words)
+    _agreement(pdf, pages.text(data.get("content")).strip("\n"), data.get("documents") or [], words)
+    _checkboxes(pdf, data.get("checkboxes") or [], words)
     if submission := data.get("submission"):
-        _signing(pdf, submission)
+        _signing(pdf, submission, words)
     pages.events_table(pdf, events)
     return bytes(pdf.output())
 
 
-def _summary(pdf: FPDF, data: dict[str, Any], agreed_at: datetime, generated_at: datetime) -> None:
-    pages.title_block(pdf, "Consent Certificate", pages.line(data.get("title")))
-    pages.row(pdf, "Consent ID", pages.line(data["consent_id"]))
-    pages.row(pdf, "Version", str(data["version"]))
-    pages.row(pdf, "Agreed at", pages.shown(agreed_at))
-    pages.rows(pdf, [("Button clicked", data.get("button_text"))])
-    pages.row(pdf, "Generated at", pages.shown(generated_at))
+def _summary(pdf: FPDF, data: dict[str, Any], agreed_at: datetime, generated_at: datetime, words: pages.Words) -> None:
+    pages.title_block(pdf, words("consent_certificate.title"), pages.line(data.get("title")))
+    pages.row(pdf, words("consent_certificate.consent_id"), pages.line(data["consent_id"]))
+    pages.row(pdf, words("consent_certificate.version"), str(data["version"]))
+    pages.row(pdf, words("consent_certificate.agreed_at"), words.shown(agreed_at))
+    pages.rows(pdf, [(words("consent_certificate.button"), data.get("button_text"))])
+    pages.row(pdf, words("record.generated_at"), words.shown(generated_at))
 
 
-def _person(pdf: FPDF, person: dict[str, Any]) -> None:
-    details = [(label, person.get(key)) for label, key in PERSON]
+def _person(pdf: FPDF, person: dict[str, Any], words: pages.Words) -> None:
+    details = [(words(label), person.get(key)) for label, key in PERSON]
     if any(pages.line(value) for _, value in details):
-        pages.section(pdf, "Agreed by")
+        pages.section(pdf, words("consent_certificate.agreed_by"))
         pages.rows(pdf, details)
 
 
-def _agreement(pdf: FPDF, content: str, documents: list[dict[str, Any]]) -> None:
+def _agreement(pdf: FPDF, content: str, documents: list[dict[str, Any]], words: pages.Words) -> None:
     """The agreement's text, or the documents agreed to with their hashes."""
     if not content and not documents:
         return
-    pages.section(pdf, "Agreement")
+    pages.section(pdf, words("consent_certificate.agreement"))
     if content:
         pdf.set_font(pages.FAMILY, "", pages.SIZE)
         pdf.multi_cell(0, pages.LINE, content, align="L", new_x="LMARGIN", new_y="NEXT")
     for number, document in enumerate(documents):
         if number or content:
             pdf.ln(6)
-        pages.row(pdf, "Document", pages.line(document.get("name")) or "Untitled")
-        pages.row(pdf, "Pages", pages.line(document.get("pages")) or "-")
+        pages.row(
+            pdf, words("consent_certificate.document"), pages.line(document.get("name")) or words("record.untitled")
+        )
+        pages.row(pdf, words("consent_certificate.pages"), pages.line(document.get("pages")) or "-")
         pages.row(pdf, "SHA-256", pages.line(document.get("sha256")) or "-")
 
 
-def _checkboxes(pdf: FPDF, boxes: list[dict[str, Any]]) -> None:
+def _checkboxes(pdf: FPDF, boxes: list[dict[str, Any]], words: pages.Words) -> None:
     if not boxes:
         return
-    pages.section(pdf, "Checkboxes")
+    pages.section(pdf, words("consent_certificate.checkboxes"))
     for box in boxes:
-        answer = "Checked" if box.get("checked") else "Not checked"
-        pages.row(pdf, answer, (pages.line(box.get("text")) or "-") + (" (required)" if box.get("required") else ""))
+        answer = words("consent_certificate.checked" if box.get("checked") else "consent_certificate.not_checked")
+        text = pages.line(box.get("text")) or "-"
+        pages.row(pdf, answer, words("consent_certificate.required", text=text) if box.get("required") else text)
 
 
-def _signing(pdf: FPDF, submission: dict[str, Any]) -> None:
-    pages.section(pdf, "Signing")
-    pages.rows(pdf, [("Envelope ID", submission.get("envelope_id"))])
+def _signing(pdf: FPDF, submission: dict[str, Any], words: pages.Words) -> None:
+    pages.section(pdf, words("consent_certificate.signing"))
+    pages.rows(pdf, [(words("record.envelope_id"), submission.get("envelope_id"))])

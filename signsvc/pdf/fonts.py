@@ -6,7 +6,7 @@ Arabic, Heebo for Hebrew, Noto Sans Devanagari, Noto Sans Thai and Noto Sans CJK
 a document only when one of its strings has a character the fonts before it lack). Text in a right-to-left or
 complex script is shaped by HarfBuzz and laid out in reading order (`needs_shaping`). A character no font has
 is drawn as a visible substitute (`SUBSTITUTE`, else "?"), with a warning logged; the audit log then says so
-(`replacement_note`), so a document is never refused for a name.
+(`code_points`, in a record's note), so a document is never refused for a name.
 """
 
 from __future__ import annotations
@@ -145,11 +145,9 @@ def warn_replaced(lacking: list[str], where: str) -> None:
     )
 
 
-def replacement_note(lacking: list[str], drawn: frozenset[int]) -> str:
-    """The audit log's line naming the replaced characters by code point (the characters themselves can't be drawn)."""
-    return f"Characters that no installed font can draw were replaced with {substitute(drawn)}: " + ", ".join(
-        f"U+{ord(char):04X}" for char in lacking
-    )
+def code_points(lacking: list[str]) -> str:
+    """The replaced characters as a record's note names them: by code point (the characters can't be drawn)."""
+    return ", ".join(f"U+{ord(char):04X}" for char in lacking)
 
 
 def drawable_scripts(font_dir: str | None = None) -> tuple[str, ...]:

@@ -4,7 +4,10 @@ A record is an A4 document: a heading and title, label/value rows under section 
 table whose column headings repeat on each new page; every page has a footer with the record's id and
 "Page n of N", and, in test mode, a red banner "Test document, not legally binding".
 
-Times without an offset are taken as UTC; every time is shown in UTC as `2026-01-01 12:00:00 UTC`.
+Every fixed text is the record's in its language: the data's `words` (`Words`: catalogue keys to their strings,
+handed over by the caller, who has the catalogues) and `language` (a code of `pages/i18n`, English when
+missing), which also writes the times (Babel). Times without an offset are taken as UTC; every time is shown in
+UTC, to the second, as the language writes it: `Jan 1, 2026, 12:00:00 PM UTC`, `1 sty 2026, 12:00:00 UTC`.
 Text from the data is drawn as written, never as markup; tabs become spaces and other control
 characters are dropped. The same data always gives the same bytes.
 
@@ -30,7 +33,6 @@ from fpdf.enums import TextEmphasis
 from signsvc.pdf import font_cache, font_files, fonts
 from signsvc.pdf.errors import PdfError
 
-TEST_MODE = "Test document, not legally binding"
 MARGIN, TOP, BOTTOM = 42, 46, 48
 LINE, SIZE, HEADING_LINE = 12, 9, 15  # body line height and font size, a heading's line height, in points
 LABEL_WIDTH, TIME_WIDTH = 120, 128
@@ -39,6 +41,36 @@ FAMILY, FALLBACK = "text", "fallback"
 PAGES = "\0n\0"  # the page count's placeholder: no text drawn from the data can hold it, `text` drops NUL
 
 FontPaths = tuple[str, str, tuple[str, ...]]  # the text font, its bold, the fallback fonts the text needs
+
+
+class Words:
+    """A record's fixed texts: `words(key, **values)` is the string of `key` with its `{name}` values filled in."""
+
+    def __init__(self, data: dict[str, Any], record: str) -> None:
+        found = data.get("words")
+        if not isinstance(found, dict):
+            raise PdfError(f"The {record} needs its words")
+        self.found, self.record = found, record
+        self.language = language = data.get("language") or "en"
+        if not isinstance(language, str):
+            raise PdfError(f"The {record}'s language is not a language code: {language!r}")
+
+    def __call__(self, key: str, **values: Any) -> str:
+        text = self.found.get(key)
+        if not isinstance(text, str):
+            raise PdfError(f"The {self.record}'s words lack {key}")
+        return text.format(**values) if values else text
+
+    def shown(self, time: datetime) -> str:
+        """The time in UTC, to the second, as the record's language writes it."""
+        from babel import dates
+
+        glue = str(dates.get_datetime_format("medium", locale=self.language)).replace("'", "")
+        day = dates.format_date(time, "medium", locale=self.language)
+        clock = dates.format_time(time, "medium", tzinfo=UTC, locale=self.language)
+        # Without the direction marks some languages put in (no font draws them, and the text is shaped anyway), and
+        # with CLDR's narrow no-break space (before "PM") as the no-break space every font has.
+        return text(glue.replace("{1}", day).replace("{0}", clock) + " UTC").replace("\u202f", "\u00a0")
 
 
 def fonts_for(data: Any, font_dir: str | None) -> FontPaths:
@@ -69,11 +101,16 @@ def drawn(font_paths: FontPaths) -> frozenset[int]:
 
 
 def with_replacement_note(
-    events: list[tuple[datetime, str]], data: Any, font_paths: FontPaths, generated_at: datetime
+    events: list[tuple[datetime, str]], data: Any, font_paths: FontPaths, generated_at: datetime, words: Words
 ) -> list[tuple[datetime, str]]:
     """The events, and last, when some characters of `data` can't be drawn, a line naming them."""
     if lacking := fonts.undrawable(_texts(data), drawn(font_paths)):
-        return [*events, (generated_at, fonts.replacement_note(lacking, drawn(font_paths)))]
+        note = words(
+            "record.replaced",
+            substitute=fonts.substitute(drawn(font_paths)),
+            characters=fonts.code_points(lacking),
+        )
+        return [*events, (generated_at, note)]
     return events
 
 
@@ -102,7 +139,8 @@ class RecordPdf(FPDF):
     table's column headings repeated on each new page."""
 
     id_label, record_id, test_mode, with_fallback = "", "", False, False
-    table_heading: Callable[[FPDF], None] | None = None
+    words: Words
+    table_heading: Callable[[RecordPdf], None] | None = None
     drawn: frozenset[int] | None = None  # the fonts' code points; others are drawn as `fonts.substitute`
 
     def normalize_text(self, text: str) -> str:
@@ -124,7 +162,7 @@ class RecordPdf(FPDF):
             self.set_text_color(255)
             self.set_font(FAMILY, "B", 10)
             self.set_xy(MARGIN, 14)
-            self.cell(self.epw, 20, TEST_MODE, align="C", fill=True)
+            self.cell(self.epw, 20, self.words("record.test_mode"), align="C", fill=True)
             self.set_text_color(0)
             self.set_xy(MARGIN, TOP)
         if self.table_heading:
@@ -135,7 +173,7 @@ class RecordPdf(FPDF):
         self.set_font(FAMILY, "", 8)
         self.set_xy(MARGIN, self.h - BOTTOM + 16)
         self.cell(self.epw / 2, LINE, f"{self.id_label}: {self.record_id}")
-        self.cell(self.epw / 2, LINE, f"Page {self.page_no()} of {PAGES}", align="R")
+        self.cell(self.epw / 2, LINE, self.words("record.page", page=self.page_no(), pages=PAGES), align="R")
         self.set_text_color(0)
 
 
@@ -143,6 +181,7 @@ def open_document(
     title: str,
     id_label: str,
     record_id: str,
+    words: Words,
     *,
     test_mode: bool,
     font_paths: FontPaths,
@@ -152,7 +191,7 @@ def open_document(
     """A document with its first page added; `title` is its metadata title, `id_label` and `record_id` the footer's;
     `shaped` (`needs_shaping`) runs its text through HarfBuzz, for right-to-left and complex scripts."""
     pdf = RecordPdf(unit="pt", format="A4")
-    pdf.id_label, pdf.record_id, pdf.test_mode = id_label, record_id, test_mode
+    pdf.id_label, pdf.record_id, pdf.test_mode, pdf.words = id_label, record_id, test_mode, words
     pdf.alias_nb_pages(PAGES)
     pdf.set_margins(MARGIN, TOP, MARGIN)
     pdf.set_auto_page_break(True, BOTTOM)
@@ -237,19 +276,19 @@ def rows(pdf: FPDF, details: Iterable[tuple[str, Any]]) -> None:
 
 def events_table(pdf: RecordPdf, events: list[tuple[datetime, str]]) -> None:
     """The "Event Log" section: a row per event, its time in UTC beside its text."""
-    section(pdf, "Event Log", room=2 * LINE + 8)
+    section(pdf, pdf.words("record.event_log"), room=2 * LINE + 8)
     _event_columns(pdf)
     pdf.table_heading = _event_columns
     for number, (time, event) in enumerate(events):
-        row(pdf, shown(time), event or "-", label_width=TIME_WIDTH, bold_label=False, fill=number % 2 == 1)
+        row(pdf, pdf.words.shown(time), event or "-", label_width=TIME_WIDTH, bold_label=False, fill=number % 2 == 1)
     pdf.table_heading = None
 
 
-def _event_columns(pdf: FPDF) -> None:
+def _event_columns(pdf: RecordPdf) -> None:
     pdf.set_font(FAMILY, "B", SIZE)
     pdf.set_fill_color(*LIGHT)
-    pdf.cell(TIME_WIDTH, LINE + 4, "Time", fill=True)
-    pdf.cell(0, LINE + 4, "Event", fill=True, new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(TIME_WIDTH, LINE + 4, pdf.words("record.time"), fill=True)
+    pdf.cell(0, LINE + 4, pdf.words("record.event"), fill=True, new_x="LMARGIN", new_y="NEXT")
 
 
 def _text_box(pdf: FPDF, width: float, value: str, height: float, link: str | None = None) -> None:
@@ -294,10 +333,6 @@ def utc(value: Any, where: str, record: str) -> datetime:
     except (TypeError, ValueError):
         raise PdfError(f"The {record}'s {where} is not an ISO 8601 time: {value!r}") from None
     return time.replace(tzinfo=UTC) if time.tzinfo is None else time.astimezone(UTC)
-
-
-def shown(time: datetime) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def text(value: Any) -> str:

@@ -1,6 +1,7 @@
 """The completed email: once a submission is completed, its signed documents and audit log go to each
 submitter, viewers too (and to `bcc_completed` and the account's extra recipients), attached, or linked when
-they are too big to attach; each address once."""
+they are too big to attach; each address once. A submitter's email is in their language (as their invitation),
+the copies in the submission's, else English."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import storage.accounts as stored_accounts
 import storage.results as stored
 import storage.submissions as stored_submissions
 from signsvc.accounts import completed_recipients
-from signsvc.infra import mail
+from signsvc.infra import languages, mail
 from signsvc.infra.files import Files
 from signsvc.infra.mail import Composed, Outbox
 from signsvc.results.slots import Produced
+from signsvc.submissions import invitations
 from storage import Connection
 from storage.records import Submission, Submitter
 
@@ -25,9 +27,14 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
     """In the transaction that records the documents: to each submitter who gets a copy, and to
     `bcc_completed` and the account's extra recipients when the submission sends email."""
     submitters = await stored_submissions.submitters_of(tx, submission.id)
+    copies = languages.of(submission.preferences.get("language"))
     recipients = _once(
-        [(s.email, s.id) for s in submitters if s.email and gets_copy(submission, s)]
-        + [(address, None) for address in await _copied(tx, submission)]
+        [
+            (s.email, s.id, invitations.language_of(submission, s))
+            for s in submitters
+            if s.email and gets_copy(submission, s)
+        ]
+        + [(address, None, copies) for address in await _copied(tx, submission)]
     )
     if not recipients:
         return
@@ -37,22 +44,27 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
         and sum(len(p.file.data) for p in produced if p.kind in ("final", "audit_log")) <= ATTACHMENT_LIMIT
     )
     account = await stored_accounts.required_account(tx, submission.account_id)
-    composed = compose(
-        account_name=account.name,
-        template_name=submission.template_name,
-        submitter_names=[s.name or s.email or s.phone or s.role for s in submitters if s.completed_at],
-        documents=[(r.name, files.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"],
-        audit_log_url=next((files.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None),
-        attached=attached,
-        public=submission.source in PUBLIC_SOURCES,
-    )
-    for address, submitter_id in recipients:
+    documents = [(r.name, files.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"]
+    audit_log_url = next((files.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None)
+    composed: dict[str, Composed] = {}
+    for address, submitter_id, language in recipients:
+        if language not in composed:
+            composed[language] = compose(
+                account_name=account.name,
+                template_name=submission.template_name,
+                submitter_names=[s.name or s.email or s.phone or s.role for s in submitters if s.completed_at],
+                documents=documents,
+                audit_log_url=audit_log_url,
+                attached=attached,
+                public=submission.source in PUBLIC_SOURCES,
+                language=language,
+            )
         await outbox.queue(
             tx,
             account_id=submission.account_id,
             kind="completed_copy",
             to=address,
-            composed=composed,
+            composed=composed[language],
             submitter_id=submitter_id,
             attachments=[r.blob_id for r in results] if attached else None,
             capped=submission.source in PUBLIC_SOURCES,
@@ -67,14 +79,14 @@ async def _copied(tx: Connection, submission: Submission) -> list[str]:
     return ([bcc] if bcc else []) + await completed_recipients.of(tx, submission.account_id)
 
 
-def _once(recipients: list[tuple[str, int | None]]) -> list[tuple[str, int | None]]:
+def _once(recipients: list[tuple[str, int | None, str]]) -> list[tuple[str, int | None, str]]:
     """Each address once (its first, a submitter's before the copies'): one person, one email."""
     seen: set[str] = set()
     kept = []
-    for address, submitter_id in recipients:
+    for address, submitter_id, language in recipients:
         if address.lower() not in seen:
             seen.add(address.lower())
-            kept.append((address, submitter_id))
+            kept.append((address, submitter_id, language))
     return kept
 
 
@@ -95,6 +107,7 @@ def compose(
     audit_log_url: str | None,
     attached: bool = False,
     public: bool = False,
+    language: str = languages.DEFAULT,
 ) -> Composed:
     """Tells that a submission is completed: its documents and audit log attached, or linked when too big. The
     subject of a submission a `public` page made names the template only: its signer's name is what a visitor
@@ -108,5 +121,10 @@ def compose(
         "audit_log_url": audit_log_url,
         "attached": attached,
     }
-    subject = f"{template_name} has been completed" if public else f"{template_name} has been completed by {names}"
-    return mail.compose("completed", subject, context)
+    t = languages.translator(language)
+    subject = (
+        t("email.completed.subject_public", name=template_name)
+        if public
+        else t("email.completed.subject", name=template_name, names=names)
+    )
+    return mail.compose("completed", subject, context, language)

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import storage.email_codes as stored_codes
 import storage.submissions as stored
 from signsvc.accounts.rate_limits import RateLimits
-from signsvc.infra import mail
+from signsvc.infra import languages, mail
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Outbox
 from signsvc.submissions.inputs import SubmissionInput
@@ -42,7 +42,6 @@ WRONG_TRIES_PER_CODE = 5
 CODES_PER_DAY = 10
 DAY = timedelta(days=1)
 EMAIL_KIND = "verification_code"
-SUBJECT = "Your verification code"
 REQUIRED = "Verification required, refresh the page and pass 2FA."
 
 
@@ -115,8 +114,9 @@ class EmailCodes:
         found = await stored_codes.last_sent(self.db, submitter.id)
         return found is not None and found.expires_at > self.clock.now()
 
-    async def send(self, submission: Submission, submitter: Submitter) -> Outcome:
-        """Sends a new code to the submitter's email address (the last one sent stops working)."""
+    async def send(self, submission: Submission, submitter: Submitter, language: str = languages.DEFAULT) -> Outcome:
+        """Sends a new code to the submitter's email address (the last one sent stops working), in `language` (the
+        page's that asked for it)."""
         if not submitter.email:
             return Outcome.NO_EMAIL
         if (await self.rate_limits.take_email_code(submitter_id=submitter.id, typed=False)).exceeded:
@@ -124,13 +124,13 @@ class EmailCodes:
         code = f"{secrets.randbelow(10**CODE_DIGITS):0{CODE_DIGITS}d}"
         now = self.clock.now()
         try:
-            await self._keep_and_queue(submission, submitter, submitter.email, code, now)
+            await self._keep_and_queue(submission, submitter, submitter.email, code, now, language)
         except _DailyCapReached:
             return Outcome.TOO_MANY_TODAY
         return Outcome.SENT
 
     async def _keep_and_queue(
-        self, submission: Submission, submitter: Submitter, email: str, code: str, now: datetime
+        self, submission: Submission, submitter: Submitter, email: str, code: str, now: datetime, language: str
     ) -> None:
         """Keeps the code and queues its email, unless the signer was sent `CODES_PER_DAY` codes in the last 24
         hours. The code's row is written first: it holds concurrent sends to one signer back until this one
@@ -144,7 +144,7 @@ class EmailCodes:
                 account_id=submitter.account_id,
                 kind=EMAIL_KIND,
                 to=email,
-                composed=compose(submission.name or submission.template_name, code),
+                composed=compose(submission.name or submission.template_name, code, language),
                 submitter_id=submitter.id,
             )
             await _event(tx, submitter, "send_2fa_email", now)
@@ -198,8 +198,10 @@ async def _event(tx: Connection, submitter: Submitter, event_type: str, now: dat
     )
 
 
-def compose(title: str, code: str) -> mail.Composed:
-    return mail.compose("verification_code", SUBJECT, {"title": title, "code": code, "minutes": minutes()})
+def compose(title: str, code: str, language: str = languages.DEFAULT) -> mail.Composed:
+    subject = languages.translator(language)("email.verification.subject")
+    context = {"title": title, "code": code, "minutes": languages.number(minutes(), language)}
+    return mail.compose("verification_code", subject, context, language)
 
 
 def minutes() -> int:

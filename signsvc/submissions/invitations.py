@@ -3,7 +3,8 @@
 `preserved` order invites the next submitter when the previous one completes; `random` invites everyone
 at once; `send_email: false` on the submission or the submitter sends nothing. An invitation moves its
 submitter to `sent` and records a `send_email` event once it is sent; without SMTP it is kept in the
-outbox and counts as sent at once.
+outbox and counts as sent at once. The default wording is in the signer's language (`language_of`); a custom
+message is sent as written.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import storage.accounts as stored_accounts
 import storage.submissions as stored
-from signsvc.infra import jobs, mail, retries
+from signsvc.infra import jobs, languages, mail, retries
 from signsvc.infra.clock import Clock
 from signsvc.infra.mail import Composed, Outbox
 from signsvc.infra.urls import Urls
@@ -25,7 +26,6 @@ from storage.records import Submission, Submitter
 from storage.shapes import Message, Preferences
 
 SEND_JOB = "invitations.send"
-SUBJECT = "You are invited to sign a document"
 
 
 class Invitations:
@@ -99,6 +99,7 @@ class Invitations:
         settings: Preferences = {**submission.preferences, **submitter.preferences}
         if account_name is None:
             account_name = (await stored_accounts.required_account(tx, submission.account_id)).name
+        language = language_of(submission, submitter)
         composed = compose(
             account_name=account_name,
             template_name=submission.template_name,
@@ -107,9 +108,15 @@ class Invitations:
             link=self.link(submitter),
             expire_at=submission.expire_at,
             message=await self._with_variables(
-                tx, submission, submitter, account_name, message if message is not None else settings.get("message")
+                tx,
+                submission,
+                submitter,
+                account_name,
+                message if message is not None else settings.get("message"),
+                language,
             ),
             filled=True,
+            language=language,
         )
         return await self.outbox.queue(
             tx,
@@ -123,7 +130,13 @@ class Invitations:
         )
 
     async def _with_variables(
-        self, tx: Connection, submission: Submission, submitter: Submitter, account_name: str, message: Message | None
+        self,
+        tx: Connection,
+        submission: Submission,
+        submitter: Submitter,
+        account_name: str,
+        message: Message | None,
+        language: str,
     ) -> Message | None:
         """A custom message with its variables filled (`message_variables`); the default wording has its own."""
         if not message:
@@ -136,6 +149,7 @@ class Invitations:
             await stored_accounts.get_user(tx, submission.created_by_user_id),
             self.urls.site,
             self.link(submitter),
+            language,
         )
         return message_variables.applied(message, context)
 
@@ -170,6 +184,16 @@ class Invitations:
         return submitter
 
 
+def language_of(submission: Submission, submitter: Submitter) -> str:
+    """The language a signer is written to in: theirs, else their submission's, else English (as their form)."""
+    return languages.of(submitter.preferences.get("language"), submission.preferences.get("language"))
+
+
+def subject(language: str) -> str:
+    """The invitation's default subject."""
+    return languages.translator(language)("email.invitation.subject")
+
+
 def _invitable(submitter: Submitter, *, again: bool = False) -> bool:
     """Has an address, has not finished, and (unless `again`) was never invited."""
     return (
@@ -190,10 +214,11 @@ def compose(
     expire_at: datetime | None,
     message: Message | None,
     filled: bool = False,
+    language: str = languages.DEFAULT,
 ) -> Composed:
     """The invitation to sign; a custom `message` {subject, body} replaces the default wording (`filled`: its
     variables are already filled, by `message_variables`)."""
-    expiry = mail.format_time(expire_at) if expire_at else None
+    expiry = mail.format_time(expire_at, language) if expire_at else None
     values = {
         "template.name": template_name,
         "submitter.name": submitter_name or "",
@@ -204,9 +229,9 @@ def compose(
     }
     given_subject, body = (message.get("subject"), message.get("body")) if message else (None, None)
     if filled:  # once only: a signer's value that reads "{{submitter.link}}" stays as the signer wrote it
-        subject = given_subject or mail.substitute(SUBJECT, values)
+        shown_subject = given_subject or subject(language)
     else:
-        subject = mail.substitute(given_subject or SUBJECT, values)
+        shown_subject = mail.substitute(given_subject or subject(language), values)
         body = mail.substitute(body, values) if body else None
     body = body.strip() if body else None
     context = {
@@ -219,7 +244,7 @@ def compose(
         # The text version has no button: a custom body that leaves out the link gets it added.
         "body": body if not body or link in body else f"{body}\n\n{link}",
     }
-    return mail.compose("invitation", subject, context)
+    return mail.compose("invitation", shown_subject, context, language)
 
 
 def _paragraphs(body: str | None) -> list[list[str]]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from signsvc.infra import mail
+from signsvc.infra import languages, mail
 from signsvc.submissions import field_options, field_values
 from storage.records import Submission, Submitter, User
 from storage.shapes import Message
@@ -36,6 +36,7 @@ class Context:
     sender: User | None
     site: str
     link: str  # the signer's signing form
+    language: str = languages.DEFAULT  # the email's: writes the expiry time, yes and no
 
 
 def applied(message: Message | None, context: Context) -> Message | None:
@@ -59,7 +60,7 @@ def variables(context: Context) -> dict[str, str]:
         "submission.name": submission.name or submission.template_name,
         "submission.id": str(submission.id),
         "submission.link": f"{context.site}/console/submissions/{submission.id}",
-        "submission.expire_at": _time(submission.expire_at),
+        "submission.expire_at": _time(submission.expire_at, context.language),
         "submitter.link": context.link,
         "submitter.slug": submitter.slug,
         "account.name": context.account_name,
@@ -67,20 +68,20 @@ def variables(context: Context) -> dict[str, str]:
         "submission.submitters": ", ".join(dict.fromkeys(filter(None, (_shown_name(s) for s in context.submitters)))),
         **_person("sender", _sender_name(context.sender), context.sender.email if context.sender else ""),
     }
-    found |= _signer("submitter", submission, submitter)
+    found |= _signer("submitter", submission, submitter, context.language)
     roles = [role["uuid"] for role in submission.roles]
     for other in context.submitters:  # numbered from 1 in the order of the template's roles
         if other.role_uuid in roles:
-            found |= _signer(f"submitters[{roles.index(other.role_uuid) + 1}]", submission, other)
+            found |= _signer(f"submitters[{roles.index(other.role_uuid) + 1}]", submission, other, context.language)
     return found
 
 
-def _signer(prefix: str, submission: Submission, submitter: Submitter) -> dict[str, str]:
+def _signer(prefix: str, submission: Submission, submitter: Submitter, language: str) -> dict[str, str]:
     """A signer's name, first name, email, id and their fields' values by field name (masked where the field says)."""
     fields = field_values.role_fields(submission.fields, submitter.role_uuid)
     values = field_options.masked_values(fields, submitter.field_values)
     found = {
-        f"{prefix}.{_key(field['name'])}": _text(values[field["uuid"]])
+        f"{prefix}.{_key(field['name'])}": _text(values[field["uuid"]], language)
         for field in fields
         if field["uuid"] in values and field["type"] not in field_values.FILE_TYPES
     }
@@ -105,14 +106,14 @@ def _shown_name(submitter: Submitter) -> str:
     return submitter.name or submitter.email or submitter.phone or ""
 
 
-def _text(value: object) -> str:
+def _text(value: object, language: str) -> str:
     if isinstance(value, bool):
-        return "Yes" if value else "No"
+        return languages.translator(language)("audit_log.yes" if value else "audit_log.no")
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def _time(moment: datetime | None) -> str:
-    return mail.format_time(moment) if moment else ""
+def _time(moment: datetime | None, language: str) -> str:
+    return mail.format_time(moment, language) if moment else ""
 
 
 def _key(name: str) -> str:

@@ -8,7 +8,8 @@ submission is neither finished, expired nor archived. Each one sent is recorded 
 (the audit log's "Reminder email sent to ..." line), and a job run again after a crash sends nothing twice.
 
 Wording: the template's `invitation_reminder_email_subject/body`, else the account's reminder email, else the
-invitation's own text with "Reminder: " before its subject; the invitation's message variables apply.
+invitation's own text with "Reminder: " before its subject (in the signer's language); the invitation's message
+variables apply.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import storage.account_settings as stored_settings
 import storage.submissions as stored
 import storage.templates as stored_templates
-from signsvc.infra import errors, jobs
+from signsvc.infra import errors, jobs, languages
 from signsvc.infra.clock import Clock
 from signsvc.submissions import invitations, reminder_schedule, statuses
 from signsvc.submissions.invitations import Invitations
@@ -32,7 +33,6 @@ from storage.shapes import Message, Preferences, ReminderSchedule, TemplatePrefe
 SCHEDULE_SETTING = "submitter_reminders"
 EMAIL_SETTING = "submitter_invitation_reminder_email"
 EVENT = "send_reminder_email"
-PREFIX = "Reminder: "
 # The account's reminder email is held to the limits of a template's own reminder wording.
 WORDING_LIMITS = {
     "subject": template_preferences.TEXTS["invitation_reminder_email_subject"],
@@ -119,7 +119,8 @@ class Reminders:
 
     async def _remind(self, tx: Connection, submission: Submission, submitter: Submitter, number: int) -> None:
         settings: Preferences = {**submission.preferences, **submitter.preferences}
-        message = await _wording(tx, submission, settings.get("message"))
+        language = invitations.language_of(submission, submitter)
+        message = await _wording(tx, submission, settings.get("message"), language)
         email = await self.invitations.queue_email(tx, submission, submitter, kind="reminder", message=message)
         await stored.insert_event(
             tx,
@@ -144,9 +145,9 @@ def _to_the_invited_address(payload: dict[str, Any], submitter: Submitter) -> bo
     return "email" not in payload or payload["email"] == submitter.email
 
 
-async def _wording(tx: Connection, submission: Submission, invitation: Message | None) -> Message:
+async def _wording(tx: Connection, submission: Submission, invitation: Message | None, language: str) -> Message:
     """Subject and body each from the template's preferences, else the account's reminder email, else the
-    invitation's (its subject marked as a reminder)."""
+    invitation's (its subject marked as a reminder, in `language`)."""
     template = await stored_templates.get_template(tx, submission.template_id) if submission.template_id else None
     own: TemplatePreferences = template.preferences if template else {}
     invited = invitation or Message(subject="", body="")
@@ -154,7 +155,9 @@ async def _wording(tx: Connection, submission: Submission, invitation: Message |
     subject = (
         own.get("invitation_reminder_email_subject")
         or account.get("subject")
-        or PREFIX + (invited.get("subject") or invitations.SUBJECT)
+        or languages.translator(language)(
+            "email.reminder.subject", subject=invited.get("subject") or invitations.subject(language)
+        )
     )
     body = own.get("invitation_reminder_email_body") or account.get("body") or invited.get("body") or ""
     return Message(subject=subject, body=body)

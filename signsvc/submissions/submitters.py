@@ -70,10 +70,12 @@ Along = Callable[[Connection, Submitter], Awaitable[None]]
 
 @dataclass(frozen=True)
 class Browser:
-    """Where a submitter acted from: the caller's address and user agent."""
+    """Where a submitter acted from: the caller's address and user agent, and the language of the page it showed
+    (a public page's visitor then gets their emails and records in it)."""
 
     ip: str | None
     user_agent: str | None
+    language: str | None = None
 
 
 class Submitters:

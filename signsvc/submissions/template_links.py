@@ -49,11 +49,13 @@ class LinkPage:
 
 @dataclass(frozen=True)
 class Visitor:
-    """What the visitor typed, stripped; an input the page does not show is empty."""
+    """What the visitor typed, stripped; an input the page does not show is empty. `language`: the page's, which
+    their emails and records then speak."""
 
     name: str
     email: str
     phone: str
+    language: str | None = None
 
 
 class CannotStart(Exception):
@@ -104,7 +106,7 @@ class TemplateLinks:
             await form_posts.claim(tx, token, RECORD_TYPE, self.clock.now())
             await form_posts.settle(tx, token, submission.id)
 
-        signer = {"name": visitor.name, "email": visitor.email, "phone": visitor.phone}
+        signer = {"name": visitor.name, "email": visitor.email, "phone": visitor.phone, "language": visitor.language}
         return await visitors.start(self.db, self.submissions, template, signer, SOURCE, along)
 
     async def _still_open(self, slug: str) -> None:

@@ -41,9 +41,9 @@ SELECT * FROM clickwrap_versions WHERE clickwrap_id = :clickwrap_id AND number =
 -- insert_consent --
 -- Records an acceptance of the active version.
 INSERT INTO consents (account_id, clickwrap_id, clickwrap_version_number, uuid, source, name, email, external_id,
-                      ip, user_agent, checkboxes, agreed_at)
+                      ip, user_agent, checkboxes, agreed_at, language)
 VALUES (:account_id, :clickwrap_id, :clickwrap_version_number, :uuid, :source, :name, :email, :external_id,
-        :ip, :user_agent, :checkboxes, :agreed_at)
+        :ip, :user_agent, :checkboxes, :agreed_at, :language)
 RETURNING id
 
 -- set_consent_submission --

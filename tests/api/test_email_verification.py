@@ -92,7 +92,7 @@ async def test_sending_a_code_emails_six_digits_through_the_outbox_and_records_s
     assert 'inputmode="numeric"' in body and 'autocomplete="one-time-code"' in body
     [email] = await stored_emails.list_emails(db, 1, limit=1)
     assert (email.to_address, email.subject, email.submitter_id) == (ANN["email"], "Your verification code", ann["id"])
-    assert re.search(r'open "NDA":\s+\d{6}\s', email.text_body)
+    assert re.search(r"open NDA:\s+\d{6}\s", email.text_body)
     events = await stored_submissions.events_of(db, ann["submission_id"])
     assert [(e.event_type, e.data) for e in events if e.event_type == "send_2fa_email"] == [
         ("send_2fa_email", {"email": ANN["email"]})

@@ -35,8 +35,7 @@ def test_spaces_and_control_characters_are_never_counted_as_undrawable():
 
 
 def test_the_replacement_note_names_the_characters_by_code_point():
-    note = fonts.replacement_note(["山", "田"], frozenset([ord("\u25a1")]))
-    assert note == "Characters that no installed font can draw were replaced with \u25a1: U+5C71, U+7530"
+    assert fonts.code_points(["山", "田"]) == "U+5C71, U+7530"
 
 
 def test_the_packaged_noto_cjk_font_is_the_cjk_fallback_without_one_in_the_font_directory(tmp_path):

@@ -1,5 +1,5 @@
-"""The pages' translation catalogue: every language has every string, every string is used, and the
-language is chosen as the submitter and the browser ask."""
+"""The translation catalogue of the pages, emails and records: every language has every string, every string is
+used, and the language is chosen as the submitter and the browser ask."""
 
 import re
 import string
@@ -9,15 +9,20 @@ import pytest
 from aiohttp.test_utils import make_mocked_request
 
 import pages
+import signsvc
 from signsvc.http.web import catalogue, signing
 from signsvc.submissions import signing_form
 
 ENGLISH = catalogue.strings("en")
 SOURCES = [
     *Path(pages.TEMPLATES_DIR).rglob("*.html"),
+    *Path(pages.EMAILS_DIR).glob("*.*"),
     *Path(signing.__file__).parent.rglob("*.py"),
     *Path(pages.STATIC_DIR).glob("*.js"),
 ]
+# Where else keys are used: the modules that compose emails and records (whose other dotted names, job kinds and
+# webhook events, are no keys).
+USERS = [*SOURCES, *(path for path in Path(signsvc.__file__).parent.rglob("*.py") if path not in SOURCES)]
 # Keys a page builds from a value: the signing form's states, the documents page's statuses.
 BUILT = {
     f"{state}.{part}"
@@ -38,6 +43,10 @@ def placeholders(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
+def test_there_is_a_catalogue_for_each_of_the_nine_languages():
+    assert catalogue.languages() == {"en", "de", "fr", "es", "it", "pt", "nl", "pl", "ar"}
+
+
 @pytest.mark.parametrize("language", sorted(catalogue.languages() - {"en"}))
 def test_every_catalogue_has_every_english_string_with_the_same_placeholders(language):
     translated = catalogue.own(language)
@@ -47,14 +56,22 @@ def test_every_catalogue_has_every_english_string_with_the_same_placeholders(lan
     }
 
 
+def quoted_keys(sources: list[Path]) -> set[str]:
+    text = "\n".join(path.read_text() for path in sources)
+    return set(re.findall(r"""["'`]([a-z_]+(?:\.[a-z0-9_]+)+)["'`]""", text))
+
+
 def test_every_string_of_the_catalogue_is_used_and_every_string_used_is_in_it():
-    text = "\n".join(path.read_text() for path in SOURCES)
-    quoted = set(re.findall(r"""["'`]([a-z_]+(?:\.[a-z_]+)+)["'`]""", text))
+    quoted = quoted_keys(USERS)
     assert {
         key for key in ENGLISH if key not in BUILT and not key.startswith(BUILT_PREFIXES) and key not in quoted
     } == set()
     families = {key.split(".")[0] for key in ENGLISH}
-    used = {key for key in quoted if key.split(".")[0] in families and not key.endswith((".html", ".js", ".css"))}
+    used = {
+        key
+        for key in quoted_keys(SOURCES)
+        if key.split(".")[0] in families and not key.endswith((".html", ".js", ".css"))
+    }
     assert used - ENGLISH.keys() == set()
 
 

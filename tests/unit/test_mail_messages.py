@@ -9,11 +9,52 @@ from datetime import UTC, datetime
 
 import pytest
 
-from signsvc.infra import mail, smtp
+from signsvc.clickwraps import certificates
+from signsvc.infra import languages, mail, smtp
 from signsvc.results import emails
+from signsvc.submissions import email_verification
+from storage.records import Consent
 from tests.support.emails import LINK, invite
 
 # Composition
+
+
+@pytest.mark.parametrize("language", sorted(languages.languages()))
+def test_every_email_renders_in_every_language_with_no_english_left_but_the_names(language):
+    """Each email's fixed words from the language's catalogue: none is left untranslated (a word English only
+    would show) and every placeholder is filled."""
+    moment = datetime(2026, 11, 28, 14, 3, tzinfo=UTC)
+    consent = Consent(
+        1, 1, 1, 2, "Ann", "ann@example.com", None, None, None, moment, None, "page", [], None, None, None, None
+    )
+    composed = [
+        invite(expire_at=moment, language=language),
+        emails.compose(
+            account_name="Acme",
+            template_name="NDA",
+            submitter_names=["Ann"],
+            documents=[("NDA", LINK)],
+            audit_log_url=LINK,
+            language=language,
+        ),
+        certificates.compose(
+            account_name="Acme",
+            clickwrap_name="Terms",
+            consent=consent,
+            certificate_url=LINK,
+            to_author=True,
+            language=language,
+        ),
+        email_verification.compose("NDA", "123456", language),
+    ]
+    for email in composed:
+        for body in (email.subject, email.text, email.html):
+            assert "{" not in body.replace("{{", "") and "}" not in body
+        if language != "en":
+            assert not {"Thanks", "Hi", "invited", "expires", "completed", "agreed", "verification"} & set(
+                re.findall(r"[A-Za-z]+", email.subject + email.text)
+            ), email.text
+    assert f'<html lang="{language}" dir="{"rtl" if language == "ar" else "ltr"}">' in composed[0].html
 
 
 @pytest.mark.parametrize(
@@ -51,7 +92,7 @@ def test_an_invitation_has_the_default_subject_and_names_the_template_and_link()
     assert composed.subject == "You are invited to sign a document"
     for body in (composed.text, composed.html):
         assert "NDA" in body and LINK in body and "Bob Stone" in body
-        assert "February 3, 2026 at 04:05 UTC" in body
+        assert "February 3, 2026, 4:05\u00a0AM UTC" in body
 
 
 def test_custom_message_variables_are_substituted_in_any_case_with_spaces_inside_braces():
@@ -63,7 +104,7 @@ def test_custom_message_variables_are_substituted_in_any_case_with_spaces_inside
         },
     )
     assert composed.subject == "Please sign NDA for Acme"
-    assert composed.text == f"Dear Bob Stone <bob@example.com>,\n{LINK}\nby February 3, 2026 at 04:05 UTC\n"
+    assert composed.text == f"Dear Bob Stone <bob@example.com>,\n{LINK}\nby February 3, 2026, 4:05\u00a0AM UTC\n"
 
 
 def test_unknown_variables_in_a_custom_message_are_left_as_typed():

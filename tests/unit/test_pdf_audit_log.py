@@ -10,7 +10,7 @@ import pypdfium2
 import pytest
 from PIL import Image
 
-from signsvc.infra import pdf_calls
+from signsvc.infra import languages, pdf_calls
 from signsvc.pdf import audit_log, font_files, fonts
 from signsvc.pdf.errors import PdfError
 from tests.support.pdf_text import page_texts
@@ -50,6 +50,7 @@ def event(minute, text):
 
 def make_log(**changes):
     return {
+        "words": languages.words("en", ("record.", "audit_log.")),
         "title": "NDA",
         "envelope_id": "5f0c6c4e-9a43-4c2a-8d55-0b6f5a3c1e11",
         "test_mode": False,
@@ -108,13 +109,13 @@ def test_every_item_of_the_log_appears_in_the_audit_log():
         "NDA",
         "Envelope ID",
         log["envelope_id"],
-        "2026-01-02 09:30:00 UTC",
+        "Jan 2, 2026, 9:30:00 AM UTC",
         log["verify_url"],
         document["name"],
         document["original_sha256"],
         document["result_sha256"],
         *(details[key] for key in ("role", "name", "email", "phone", "ip", "user_agent", "status")),
-        "Completed at 2026-01-01 12:00:00 UTC",
+        "Completed at Jan 1, 2026, 12:00:00 PM UTC",
         "Signature",
         "Company Acme Inc.",
         "Start date 2026-02-01",
@@ -130,9 +131,9 @@ def test_events_are_listed_in_time_order_with_utc_times():
     ]
     text = flat(audit_log.render(make_log(events=events)))
     rows = [
-        "2026-01-01 12:00:00 UTC Email sent to ann@example.com",
-        "2026-01-01 12:05:00 UTC Form opened by ann@example.com",
-        "2026-01-01 12:09:30 UTC Form completed by ann@example.com",
+        "Jan 1, 2026, 12:00:00 PM UTC Email sent to ann@example.com",
+        "Jan 1, 2026, 12:05:00 PM UTC Form opened by ann@example.com",
+        "Jan 1, 2026, 12:09:30 PM UTC Form completed by ann@example.com",
     ]
     assert all(row in text for row in rows)
     assert [text.index(row) for row in rows] == sorted(text.index(row) for row in rows)
@@ -225,7 +226,7 @@ def test_a_broken_image_is_replaced_by_a_note_and_the_log_is_still_produced():
         {"label": "Stamp", "png": png()},
     ]
     pdf = audit_log.render(make_log(submitters=[submitter(images=images)]))
-    assert flat(pdf).count(audit_log.UNREADABLE_IMAGE) == 2
+    assert flat(pdf).count(languages.strings("en")["audit_log.unreadable_image"]) == 2
     assert len(image_xobjects(pdf)) == 1
 
 
@@ -288,3 +289,12 @@ def test_cjk_text_without_a_fallback_font_is_drawn_as_substitutes_and_noted(monk
     text = flat(audit_log.render(make_log(submitters=[submitter(name="山田 太郎")])))
     assert "?? ??" in text  # the text font has no white square: a question mark stands for each
     assert "replaced with ?: U+592A, U+5C71, U+7530, U+90CE" in text
+
+
+@pytest.mark.parametrize("language", sorted(languages.languages()))
+def test_the_audit_log_draws_its_words_in_every_language_with_the_packaged_fonts(language):
+    words = languages.words(language, ("record.", "audit_log."))
+    text = flat(audit_log.render(make_log(words=words, language=language, test_mode=True)))
+    assert "U+" not in text, "no character of the words was replaced"
+    if language != "ar":  # pypdf reads shaped Arabic out of order: tests/unit/test_right_to_left.py reads it
+        assert all(words[key] in text for key in ("audit_log.title", "record.event_log", "record.test_mode"))

@@ -5,6 +5,7 @@ import configparser
 
 import pytest
 
+from signsvc.infra import languages
 from signsvc.pdf import audit_log, consent_certificate, font_files, fonts
 from tests.support.paths import ROOT
 from tests.support.pdf_text import pdftotext
@@ -77,3 +78,13 @@ def test_the_font_packages_and_harfbuzz_are_install_requirements():
         if line.strip() and not line.strip().startswith("#")
     }
     assert set(font_files.FONT_PACKAGES) <= required
+
+
+@PDFTOTEXT
+def test_an_arabic_audit_log_has_its_words_shaped_in_reading_order():
+    words = languages.words("ar", ("record.", "audit_log."))
+    # pdftotext puts spaces between some shaped letters: the words are compared without spaces.
+    text = pdftotext(audit_log.render(make_log(words=words, language="ar"))).replace(" ", "")
+    for key in ("audit_log.title", "record.envelope_id", "record.event_log", "audit_log.completed_at"):
+        assert words[key].replace(" ", "") in text, key
+    assert "no installed font" not in text and "U+" not in text

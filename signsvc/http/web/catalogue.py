@@ -1,59 +1,22 @@
-"""Every string the pages show, by language: the catalogues in `pages/i18n/`, each `{language}.json` with
-the parts in its folder (`{language}/*.json`, one per area of the console), English first; a key a
-catalogue lacks falls back to English. The language is the submitter's (`preferences.language`), else
+"""Every string the pages show, by language (`signsvc.infra.languages`: the catalogues in `pages/i18n/`, a key a
+catalogue lacks falling back to English). The language is the submitter's (`preferences.language`), else
 the first the browser asks for that a catalogue exists for, else English."""
 
 from __future__ import annotations
 
-import functools
-import json
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
 
 from aiohttp import web
 
-import pages
+from signsvc.infra.languages import DEFAULT, chosen, languages, own, strings, translator
 
-DEFAULT = "en"
-
-
-@functools.cache
-def languages() -> frozenset[str]:
-    return frozenset(path.stem for path in pages.CATALOGUE_DIR.glob("*.json"))
-
-
-@functools.cache
-def strings(language: str) -> dict[str, str]:
-    english = own(DEFAULT)
-    return english if language == DEFAULT else {**english, **own(language)}
-
-
-def own(language: str) -> dict[str, str]:
-    """The strings a language's catalogue has itself, without English for the missing ones."""
-    found: dict[str, str] = json.loads((pages.CATALOGUE_DIR / f"{language}.json").read_text())
-    for part in sorted((pages.CATALOGUE_DIR / language).glob("*.json")):
-        found.update(json.loads(part.read_text()))
-    return found
-
-
-def translator(language: str) -> Callable[..., str]:
-    """`t(key, **values)`: the string of `key` with `{name}` values filled in."""
-    found = strings(language)
-
-    def t(key: str, **values: Any) -> str:
-        return found[key].format(**values) if values else found[key]
-
-    return t
+__all__ = ["DEFAULT", "language", "languages", "own", "strings", "translator"]
 
 
 def language(request: web.Request, preferred: Iterable[str | None] = ()) -> str:
     """The language to show: the first preferred one (the submitter's) there is a catalogue for, else the
     browser's (Accept-Language, by its weights), else English."""
-    for choice in [*preferred, *_accepted(request.headers.get("Accept-Language", ""))]:
-        code = (choice or "").lower().split("-")[0].split("_")[0]
-        if code in languages():
-            return code
-    return DEFAULT
+    return chosen([*preferred, *_accepted(request.headers.get("Accept-Language", ""))]) or DEFAULT
 
 
 def _accepted(header: str) -> list[str]:

@@ -68,7 +68,11 @@ async def agree(request: web.Request) -> web.Response:
         return capped
     checked = [bool(form[box]) for box in boxes]
     version = int(form["version"]) if _VERSION.fullmatch(form["version"]) else 0
-    browser = Browser(client_address(request), request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None)
+    browser = Browser(
+        client_address(request),
+        request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None,
+        catalogue.language(request),
+    )
     try:
         agreed = await request.app[CONSENT_PAGES].agree(
             view, Agreement(version, checked=checked, **answers), browser, token

@@ -90,7 +90,7 @@ async def send(request: web.Request) -> web.Response:
     if isinstance(found, web.Response):
         return found
     submission, submitter, _ = found
-    outcome = await request.app[EMAIL_CODES].send(submission, submitter)
+    outcome = await request.app[EMAIL_CODES].send(submission, submitter, _language(request, submission, submitter))
     if outcome in SEND_REFUSALS:
         return await _page(request, submission, submitter, notice=SEND_REFUSALS[outcome], status=429)
     return await _page(request, submission, submitter, notice="verify.sent")
@@ -164,9 +164,7 @@ async def _page(
     embedded = _embedded(request)
     if pending is None:
         pending = notice == "verify.sent" or await request.app[EMAIL_CODES].pending(submitter)
-    language = catalogue.language(
-        request, (submitter.preferences.get("language"), submission.preferences.get("language"))
-    )
+    language = _language(request, submission, submitter)
     return rendering.render(
         request,
         "signing/verify.html",
@@ -209,3 +207,8 @@ def _embedded(request: web.Request) -> bool:
 
 def _base(request: web.Request, submitter: Submitter) -> str:
     return f"/apiemb/{submitter.slug}" if _embedded(request) else f"/s/{submitter.slug}"
+
+
+def _language(request: web.Request, submission: Submission, submitter: Submitter) -> str:
+    """The page's language, which the code's email speaks too: the signer's, else the browser's."""
+    return catalogue.language(request, (submitter.preferences.get("language"), submission.preferences.get("language")))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from signsvc.http.appkeys import TEMPLATE_LINKS
-from signsvc.http.web import form_tokens, public_forms, rendering
+from signsvc.http.web import catalogue, form_tokens, public_forms, rendering
 from signsvc.infra import errors
 from signsvc.submissions import template_links
 from signsvc.submissions.template_links import LENGTH_LIMIT, CannotStart, LinkPage, StaleForm, Visitor
@@ -60,7 +60,7 @@ async def start(request: web.Request) -> web.Response:
         form = await public_forms.read(request, ANSWERS)
     except public_forms.Unreadable as unreadable:
         return public_forms.refusal(request, unreadable)
-    visitor = _visitor(view, form)
+    visitor = _visitor(view, form, catalogue.language(request))
     token = await form_tokens.posted(request, form)
     if token is None:
         return _closed(request, view) or await _form(request, view, visitor, notice="link.expired_form", status=403)
@@ -88,9 +88,9 @@ async def _started(request: web.Request, view: LinkPage, visitor: Visitor, token
     raise web.HTTPSeeOther(f"/s/{signing_slug}")
 
 
-def _visitor(view: LinkPage, values: Mapping[str, str]) -> Visitor:
+def _visitor(view: LinkPage, values: Mapping[str, str], language: str | None = None) -> Visitor:
     answers = {key: str(values.get(key, "")).strip() for key in ANSWERS}
-    return Visitor(**(answers if view.asks_phone else {**answers, "phone": ""}))
+    return Visitor(**(answers if view.asks_phone else {**answers, "phone": ""}), language=language)
 
 
 def _inputs(view: LinkPage) -> list[Input]:

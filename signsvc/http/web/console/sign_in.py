@@ -10,7 +10,7 @@ from signsvc.accounts.console_users import LockedOut, PasswordRefused, SignInRef
 from signsvc.accounts.user_links import RESET, SETUP, LinkUnusable
 from signsvc.http.appkeys import CONSOLE_USERS, SESSIONS
 from signsvc.http.middleware import client_address
-from signsvc.http.web import notices
+from signsvc.http.web import catalogue, notices
 from signsvc.http.web.console import shell
 from signsvc.http.web.console.session import Session
 from storage.records import User
@@ -134,7 +134,9 @@ async def request_reset(request: web.Request) -> web.Response:
     session = request.app[SESSIONS].read(request)
     form = await shell.posted(request, session)
     try:
-        await request.app[CONSOLE_USERS].request_reset(str(form.get("email", "")), client=client_address(request))
+        await request.app[CONSOLE_USERS].request_reset(
+            str(form.get("email", "")), client=client_address(request), language=catalogue.language(request)
+        )
     except LockedOut as locked:
         response = shell.render(
             request,

@@ -12,6 +12,7 @@ from aiohttp import web
 from signsvc.accounts.console_users import ConsoleUsers
 from signsvc.http.appkeys import ACCOUNTS, CONSOLE_USERS
 from signsvc.http.params import record_id
+from signsvc.http.web import catalogue
 from signsvc.http.web.console import confirm, forms, newest_first, shell
 from signsvc.http.web.console.badges import Badge
 from signsvc.http.web.console.paths import ID
@@ -46,6 +47,7 @@ async def invite(request: web.Request) -> web.Response:
             email=invited["email"],
             first_name=invited["first_name"] or None,
             last_name=invited["last_name"] or None,
+            language=catalogue.language(request),
         )
     except errors.Invalid as invalid:
         return await _users_page(
@@ -56,7 +58,12 @@ async def invite(request: web.Request) -> web.Response:
 
 async def resend(request: web.Request) -> web.Response:
     """A new invitation email for a user who has not set a password yet."""
-    return await _acted_on_user(request, ConsoleUsers.resend_invitation, "invitation_sent")
+    language = catalogue.language(request)
+
+    async def resend_invitation(users: ConsoleUsers, actor: User, user_id: int) -> User:
+        return await users.resend_invitation(actor, user_id, language)
+
+    return await _acted_on_user(request, resend_invitation, "invitation_sent")
 
 
 async def deactivate_page(request: web.Request) -> web.Response:

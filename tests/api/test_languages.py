@@ -1,0 +1,226 @@
+"""Emails and records in their reader's language: a signer's emails in their `language` (else their submission's,
+else English), the copies in the submission's, the audit log in the submission's (else its first signer's), a
+consent's certificate and email in the language of the page it was given on, console emails in the console's;
+dates as the language writes them, in UTC. What the caller wrote (a custom subject and body) stays as written.
+
+The catalogues' completeness is tests/unit/test_catalogue.py."""
+
+from datetime import timedelta
+
+import storage.emails as stored_emails
+from signsvc.http.appkeys import DB, WORKER
+from tests.api.test_clickwrap_page import agree, clickwrap, consents, open_page
+from tests.api.test_template_links import page as link_page
+from tests.api.test_template_links import post as link_post
+from tests.api.test_template_links import shared, token_of
+from tests.support.console import signed_in
+from tests.support.pdf_text import page_texts
+from tests.support.results import completed_submission, fetch
+from tests.support.signing import ANN_VALUES, BOB_VALUES, act, send, template
+from tests.support.smtp_server import SmtpServer
+
+POLISH_EXPIRY = "28 listopada 2026, 14:03 UTC"
+
+
+def text_of(message) -> str:
+    return message.get_body(("plain",)).get_content()
+
+
+def html_of(message) -> str:
+    return message.get_body(("html",)).get_content()
+
+
+def received_by(server: SmtpServer, address: str) -> list:
+    return [r.message for r in server.received if address in r.recipients]
+
+
+def pdf_text(data: bytes) -> str:
+    return " ".join(" ".join(page_texts(data)).split())
+
+
+async def test_an_invitation_in_polish_has_a_polish_subject_text_and_expiry_date(mailing, smtp_server):
+    await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "name": "Anna"},
+        language="pl",
+        expire_at="2026-11-28 14:03:00 UTC",
+    )
+    await mailing.app[WORKER].drain()
+    [message] = smtp_server.messages
+    assert message["Subject"] == "Zaproszenie do podpisania dokumentu"
+    text = text_of(message)
+    assert "Otrzymali Państwo zaproszenie do podpisania dokumentu NDA." in text
+    assert "Przejrzyj i podpisz: http://signsvc.test/s/" in text
+    assert f"Ten link wygasa {POLISH_EXPIRY}." in text
+    html = html_of(message)
+    assert '<html lang="pl" dir="ltr">' in html and "dokumentu <strong>NDA</strong>" in html
+
+
+async def test_the_signers_own_language_comes_before_the_submissions(mailing, smtp_server):
+    await send(mailing, await template(mailing), {"email": "ann@example.com", "language": "de-AT"}, language="pl")
+    await mailing.app[WORKER].drain()
+    assert smtp_server.messages[0]["Subject"] == "Sie sind eingeladen, ein Dokument zu unterschreiben"
+
+
+async def test_a_language_without_a_catalogue_writes_in_english(mailing, smtp_server):
+    await send(mailing, await template(mailing), language="ja")
+    await mailing.app[WORKER].drain()
+    assert smtp_server.messages[0]["Subject"] == "You are invited to sign a document"
+
+
+async def test_an_arabic_email_is_right_to_left_in_its_html_and_body_and_aligned_right(mailing, smtp_server):
+    await send(mailing, await template(mailing), {"email": "ann@example.com", "name": "Ann"}, language="ar")
+    await mailing.app[WORKER].drain()
+    [message] = smtp_server.messages
+    assert message["Subject"] == "أنت مدعو لتوقيع مستند"
+    html = html_of(message)
+    assert '<html lang="ar" dir="rtl">' in html
+    assert '<body dir="rtl"' in html and "text-align:right" in html
+    assert "راجِع ووقِّع" in html and "مرحبًا Ann،" in text_of(message)
+
+
+async def test_a_custom_message_stays_as_written_around_the_translated_button(mailing, smtp_server):
+    await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "name": "Anna"},
+        language="pl",
+        message={"subject": "Please sign {{template.name}}", "body": "Dear {{submitter.name}}, please sign."},
+    )
+    await mailing.app[WORKER].drain()
+    [message] = smtp_server.messages
+    assert message["Subject"] == "Please sign NDA"
+    assert text_of(message).startswith("Dear Anna, please sign.")
+    assert "Przejrzyj i podpisz" in html_of(message)
+
+
+async def test_a_reminder_marks_the_invitations_subject_in_the_signers_language(mailing, smtp_server, clock):
+    await send(mailing, await template(mailing), language="pl", reminders={"first_duration": "one_hour"})
+    await mailing.app[WORKER].drain()
+    clock.advance(timedelta(hours=1))
+    await mailing.app[WORKER].drain()
+    assert smtp_server.messages[-1]["Subject"] == "Przypomnienie: Zaproszenie do podpisania dokumentu"
+
+
+async def test_the_completed_copy_is_in_each_signers_language_and_the_copies_in_the_submissions(mailing, smtp_server):
+    signers = await send(
+        mailing,
+        await template(mailing),
+        {"email": "ann@example.com", "name": "Ann", "language": "pl"},
+        {"email": "bob@example.com", "name": "Bob"},
+        order="random",
+        language="de",
+        bcc_completed="archive@example.com",
+    )
+    for signer, values in zip(signers, (ANN_VALUES, BOB_VALUES), strict=True):
+        await act(mailing, signer["slug"], "complete", {"values": values})
+    await mailing.app[WORKER].drain()
+    [ann] = [m for m in received_by(smtp_server, "ann@example.com") if "podpisany" in m["Subject"]]
+    assert ann["Subject"] == "Dokument NDA został podpisany przez: Ann, Bob"
+    assert "W załączniku są podpisane dokumenty i dziennik audytu." in text_of(ann)
+    for address in ("bob@example.com", "archive@example.com"):
+        [copy] = [m for m in received_by(smtp_server, address) if "abgeschlossen" in m["Subject"]]
+        assert copy["Subject"] == "NDA wurde von Ann, Bob abgeschlossen"
+        assert "Die unterschriebenen Dokumente und das Prüfprotokoll sind angehängt." in text_of(copy)
+
+
+async def test_the_audit_log_is_in_polish_for_a_polish_submission(api, worker):
+    found = await completed_submission(api, worker, language="pl")
+    text = pdf_text(await fetch(api, found["audit_log_url"]))
+    for words in (
+        "Dziennik audytu",
+        "ID koperty",
+        "Data wygenerowania 1 sty 2026, 12:00:00 UTC",
+        "Podpisujący: Zoë Łukasz (First Party)",
+        "Status Zakończono",
+        "Dziennik zdarzeń",
+        "Utworzono wysyłkę przez API",
+        "Formularz oznaczony przez API jako zakończony: ann@example.com",
+        "Wysyłka zakończona: wszyscy podpisujący zakończyli swoją część",
+        "Strona 1 z",
+    ):
+        assert words in text, words
+    assert "Audit Log" not in text and "Event Log" not in text
+
+
+async def test_the_audit_log_speaks_the_first_signers_language_when_the_submission_has_none(api, worker):
+    ann = {"email": "ann@example.com", "name": "Ann", "values": ANN_VALUES, "completed": True, "language": "fr"}
+    bob = {"email": "bob@example.com", "name": "Bob", "values": BOB_VALUES, "completed": True, "language": "de"}
+    found = await completed_submission(api, worker, ann, bob)
+    text = pdf_text(await fetch(api, found["audit_log_url"]))
+    assert "Journal d\u2019audit" in text and "Journal des événements" in text
+
+
+async def test_a_consent_given_on_a_german_page_has_a_german_certificate_and_email_and_an_english_one_for_the_author(
+    api, worker, db
+):
+    terms = await clickwrap(api)
+    german = {"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}
+    page = await api.with_key(None).get(f"/c/{terms['slug']}", headers={"Accept": "text/html", **german})
+    assert (await agree(api, terms["slug"], page=page, **german)).status == 200
+    await worker.drain()
+    [consent] = await consents(api, terms["id"])
+    text = pdf_text(await fetch(api, consent["certificate_url"]))
+    for words in (
+        "Zustimmungsnachweis",
+        "Zugestimmt am 01.01.2026, 12:00:00 UTC",
+        "Zugestimmt von",
+        "Kontrollkästchen",
+        "Angekreuzt I read the privacy notice (Pflicht)",
+        "Nicht angekreuzt Send me news",
+        "Version 1 zugestimmt von Ada Lovelace",
+    ):
+        assert words in text, words
+    emails = {
+        e.to_address: e for e in await stored_emails.list_emails(db, 1, limit=10) if e.kind == "consent_certificate"
+    }
+    assert emails["ada@example.com"].subject == "Sie haben Terms of Service zugestimmt"
+    assert "am 1. Januar 2026, 12:00 UTC zugestimmt" in emails["ada@example.com"].text_body
+    author = (await api.get("/api/user")).json["email"]
+    assert emails[author].subject == "New consent to Terms of Service"
+
+
+async def test_a_consent_page_in_english_gives_an_english_certificate(api, worker):
+    terms = await clickwrap(api)
+    await agree(api, terms["slug"], page=await open_page(api, terms["slug"]))
+    await worker.drain()
+    [consent] = await consents(api, terms["id"])
+    assert "Consent Certificate" in pdf_text(await fetch(api, consent["certificate_url"]))
+
+
+async def test_a_console_invitation_is_in_the_language_of_the_console_that_sent_it(api):
+    admin = await signed_in(api)
+    french = {"Accept-Language": "fr"}
+    await admin.get("/console/users", headers=french)
+    form = {"email": "bob@example.com", "first_name": "Bob", "last_name": "Stone"}
+    assert (await admin.post("/console/users/invite", form, headers=french)).status == 303
+    [email] = [
+        e for e in await stored_emails.list_emails(api.app[DB], 1, limit=10) if e.to_address == "bob@example.com"
+    ]
+    assert email.subject == "Invitation à signsvc"
+    assert "Admin User vous invite à rejoindre le compte signsvc." in email.text_body
+    assert "Définir votre mot de passe : http://signsvc.test/console/setup/" in email.text_body
+
+
+async def test_a_verification_code_is_emailed_in_the_language_of_the_page_that_asked_for_it(api, db):
+    [ann, _] = await send(
+        api, await template(api), {"email": "ann@example.com", "require_email_2fa": True}, {"email": "bob@example.com"}
+    )
+    spanish = {"Accept-Language": "es-ES,es;q=0.9"}
+    path = f"/s/{ann['slug']}/verification/send"
+    sent = await api.with_key(None).post(path, data={}, headers=spanish, allow_redirects=False)
+    assert sent.status == 200
+    [email] = await stored_emails.list_emails(db, 1, limit=1)
+    assert (email.kind, email.subject) == ("verification_code", "Su código de verificación")
+    assert "Su código de verificación para abrir NDA:" in email.text_body and "10 min" in email.text_body
+
+
+async def test_a_visitor_of_a_shared_link_keeps_the_pages_language_on_their_submitter(api):
+    slug = await shared(api)
+    polish = {"Accept-Language": "pl-PL,pl;q=0.9"}
+    token = token_of(await link_page(api, f"/d/{slug}", **polish))
+    started = await link_post(api, slug, {"form_token": token, "name": "Anna", "email": "anna@example.com"}, **polish)
+    [found] = (await api.get("/api/submissions")).json["data"]
+    [submitter] = (await api.get(f"/api/submissions/{found['id']}")).json["submitters"]
+    assert started.status == 303 and submitter["preferences"]["language"] == "pl"
