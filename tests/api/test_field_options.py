@@ -214,6 +214,22 @@ async def test_validation_date_bound_of_today_allows_the_signers_own_day_on_eith
     assert (reply.status, reply.json) == (422, {"error": "Start: must be on or after 31/12/2025"})
 
 
+async def test_a_number_field_is_a_number_input_asking_a_phones_decimal_pad_only_where_it_cannot_be_negative(api):
+    fields = [
+        field("Amount", "number", 0.1, validation={"min": 0}),
+        field("Balance", "number", 0.2, validation={"min": -100}),
+        field("Count", "number", 0.3),
+    ]
+    [ann] = await send(api, await template(api, fields), ANN)
+    html = (await api.with_key(None).get(f"/s/{ann['slug']}")).body.decode()
+    found = re.findall(r'<label for="f-[^"]+">(\w+)</label>\s*<input [^>]*type="number" ([^>]*)>', html)
+    assert {name: 'inputmode="decimal"' in attributes for name, attributes in found} == {
+        "Amount": True,
+        "Balance": False,
+        "Count": False,
+    }
+
+
 # preferences.format
 
 

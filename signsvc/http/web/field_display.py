@@ -12,6 +12,7 @@ from markupsafe import Markup
 from signsvc.http.web import markdown
 from signsvc.pdf import colors, text_size, value_text
 from signsvc.submissions import field_values
+from signsvc.templates import field_option_rules
 from storage.shapes import Field
 
 FONTS = {"times": "font-times", "courier": "font-courier", "helvetica": "font-helvetica"}
@@ -60,6 +61,14 @@ def font_size(field: Field, area: Mapping[str, Any], page_height: float) -> str:
         return ""
     size = text_size.in_box(preferences, float(area.get("h") or 0) * page_height)
     return f"{size:.3g}" if size > 0 else ""
+
+
+def number_keyboard(field: Field) -> str:
+    """The `inputmode` of a number field's input: "decimal" (a phone's pad of digits and a point) where the field's
+    `validation.min` rules out a negative number; none otherwise, since that pad has no minus sign and the number
+    keyboard a phone shows for `type=number` has."""
+    low = field_option_rules.number_of((field.get("validation") or {}).get("min"))
+    return "decimal" if low is not None and low >= 0 else ""
 
 
 def color(field: Field) -> str:
