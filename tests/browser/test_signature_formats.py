@@ -129,6 +129,11 @@ async def test_with_the_account_asking_reasons_the_signer_chooses_other_and_type
     await page.get_by_label("Ask signers for a signing reason").check()
     await page.get_by_role("button", name="Save").click()
     await expect(page.get_by_text("Signature settings saved.")).to_be_visible()
+    await expect(page.get_by_label("Ask signers for a signing reason")).to_be_checked()
+    await page.screenshot(path=screen("console-signature-settings-1280.png"), full_page=True)
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await page.screenshot(path=screen("console-signature-settings-360.png"), full_page=True)
+    await page.set_viewport_size({"width": 1280, "height": 900})
     fields = [
         field("Signature", "signature", box(1, 0.2, h=0.08), preferences={"with_signature_id": True}),
         field("Name", "text", box(1, 0.4)),
