@@ -10,9 +10,12 @@ const MONTHS = ["January", "February", "March", "April", "May", "June", "July", 
 
 export function placeBoxes() {
   for (const box of $$(".box")) {
-    const { x, y, w, h } = box.dataset;
+    const { x, y, w, h, fontSize } = box.dataset;
     Object.assign(box.style, { left: `${x * 100}%`, top: `${y * 100}%`, width: `${w * 100}%`, height: `${h * 100}%` });
     if (box.dataset.color) $(".value", box).style.color = box.dataset.color; // the field's colour, as on the documents
+    // The field's font size, in points of a page so many points wide: a share of the page's width, as the box is.
+    const pageWidth = Number(box.closest(".page")?.dataset.width);
+    if (fontSize && pageWidth > 0) $(".value", box).style.fontSize = `calc(${fontSize} / ${pageWidth} * 100cqw)`;
   }
 }
 

@@ -3,6 +3,7 @@
 // Steps that do not apply are skipped by Back and Next, and focus never goes to one.
 import { Visibility } from "./conditions.js";
 import { $, $$ } from "./dom.js";
+import { parseDate } from "./field-options.js";
 
 // setup: the page's `conditions` data ({fields, values, documents}); filled(step): whether a step holds a value
 // (for fields whose value is a file or a drawing); say(key, values): a catalogue string; onAppear(step): a step
@@ -74,13 +75,22 @@ function valueOf(step, filled) {
     case "checkbox": return $("input", step).checked;
     case "radio": return $("input:checked", step)?.value ?? null;
     case "multiple": return $$("input:checked", step).map((input) => input.value);
-    case "number": {
-      const text = $("input", step).value;
-      return text === "" ? null : Number(text);
-    }
     case "signature": case "initials": case "image": case "file": case "stamp": return filled(step);
+    case "number": case "date": {
+      const input = $("input", step);
+      return shownValue(step.dataset.type, input.value, input.dataset.format);
+    }
     default: return $("input, select", step)?.value ?? null;
   }
+}
+
+// What conditions read from the text a number or date box shows: the number, and a date as the service stores it
+// ("YYYY-MM-DD"), whatever the field's format shows ("28/11/2026"); text that is no date stays as typed (the
+// service refuses to save it). The shared condition cases run this too.
+export function shownValue(type, text, format) {
+  if (type === "number") return text === "" ? null : Number(text);
+  if (type === "date") return parseDate(text, format ?? "") ?? (text.trim() || null);
+  return text;
 }
 
 // A formula's result as conditions read it: none while it cannot be computed.

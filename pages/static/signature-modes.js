@@ -15,18 +15,44 @@ export function notesOf(steps) {
   const notes = {};
   for (const step of steps) {
     if (!SIGNED.has(step.dataset.type)) continue;
-    const reason = $("select.reason", step)?.value;
+    const reason = chosenReason(step);
     notes[step.dataset.field] = { mode: MADE_AS[step.dataset.mode] ?? null, ...(reason ? { reason } : {}) };
   }
   return Object.keys(notes).length ? notes : undefined;
 }
 
-// The reason a signed step still lacks, as the page words it; null when none is asked or one is chosen.
+// The reason a signed step still lacks, as the page words it; null when none is asked or one is given.
 export function reasonProblem(step) {
   const select = $("select.reason", step);
-  return select && !select.value ? select.dataset.missing : null;
+  if (!select) return null;
+  if (!select.value) return select.dataset.missing;
+  const own = $("input.reason-text", step);
+  return ownChosen(select) && !own.value.trim() ? own.dataset.missing : null;
 }
 
+// The reason given: the one chosen, or under "Other" the signer's own words; null when none.
 export function chosenReason(step) {
-  return $("select.reason", step)?.value || null;
+  const select = $("select.reason", step);
+  if (!select) return null;
+  return (ownChosen(select) ? $("input.reason-text", step).value.trim() : select.value) || null;
+}
+
+// "Other" shows the box for the signer's own words, focused to type at once: nothing is given until they are
+// typed, so the choice itself is neither checked nor saved (`chosen` is told, to clear what was said before). Set
+// up before the step's other "change" listeners, which it stops for that choice.
+export function setUpReason(step, chosen) {
+  const select = $("select.reason", step);
+  const own = $(".reason-other", step);
+  if (!select || !own) return;
+  select.addEventListener("change", (event) => {
+    own.hidden = !ownChosen(select);
+    if (own.hidden || $("input.reason-text", own).value.trim()) return;
+    event.stopImmediatePropagation();
+    chosen();
+    $("input.reason-text", own).focus();
+  });
+}
+
+function ownChosen(select) {
+  return select.selectedOptions[0]?.dataset.other !== undefined;
 }

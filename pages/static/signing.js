@@ -6,7 +6,7 @@ import { paint, placeBoxes } from "./boxes.js";
 import { $, $$ } from "./dom.js";
 import { matches } from "./patterns.js";
 import { showFormulas } from "./formula-fields.js";
-import { firstMode, notesOf, reasonProblem } from "./signature-modes.js";
+import { firstMode, notesOf, reasonProblem, setUpReason } from "./signature-modes.js";
 import { setUpHandoff } from "./handoff.js";
 import { dateProblem, formatDate, masked, parseDate } from "./field-options.js";
 import { setUpConditions } from "./form-conditions.js";
@@ -85,6 +85,7 @@ function start() {
         if (!problemOf(step) && changed.has(uuid) && !completing) save(step);
       }, TYPING_PAUSE);
     });
+    setUpReason(step, () => showError(step, null));
     for (const control of $$("input, select, textarea", step)) {
       control.addEventListener("change", () => {
         edited(uuid);

@@ -20,18 +20,28 @@ from fpdf import FPDF
 from fpdf.fonts import TTFFont
 from PIL import ExifTags, ImageOps
 
-from signsvc.pdf import colors, faces, font_cache, fonts, geometry, images, masks, prefilled, reading, stamping
+from signsvc.pdf import (
+    colors,
+    faces,
+    font_cache,
+    fonts,
+    geometry,
+    images,
+    masks,
+    prefilled,
+    reading,
+    stamping,
+    text_size,
+)
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.value_text import text_of
 
 IMAGE_TYPES = {"signature", "initials", "image", "stamp"}
-MAX_FONT_SIZE = 24.0
-FILL = 0.65  # font size as a share of a line's height in the box
 LEADING = 1.25
 INK = (0, 0, 0)
 MARK_INK = (16, 24, 64)
 FOOTER_SIZE = 8.0  # points
-FOOTER_HEIGHT = 14.0  # the footer's box: tall enough for FOOTER_SIZE at FILL
+FOOTER_HEIGHT = 14.0  # the footer's box: tall enough for FOOTER_SIZE at text_size.FILL
 FOOTER_GAP = 6.0  # from the displayed page's bottom edge to the footer's box
 FOOTER_MARGIN = 0.05  # either side, as a share of the displayed page's width
 
@@ -307,7 +317,7 @@ def _draw_text(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
 
 def _fitted(pdf: FPDF, lines: list[str], width: float, height: float, preferences: dict[str, Any]) -> float:
     """The font size from the box height (or the field's font size), shrunk until the widest line fits."""
-    size = min(_font_size(preferences.get("font_size")) or MAX_FONT_SIZE, height * FILL / len(lines))
+    size = text_size.in_box(preferences, height, len(lines))
     family, style = faces.face(preferences, lines)
     pdf.set_font(family, style, size=max(size, 0.1))
     widest = max(pdf.get_string_width(line) for line in lines)
@@ -398,11 +408,3 @@ def _picture(files: dict[str, bytes], uuid: str) -> Picture:
 
 def _color(name: Any) -> tuple[int, int, int]:
     return colors.rgb(name) or INK
-
-
-def _font_size(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if 0 < number < 1000 else None

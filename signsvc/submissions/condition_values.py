@@ -120,15 +120,6 @@ def _dropped(prepared: PreparedValues, gone: set[str]) -> list[NewFile]:
     return made
 
 
-def raw_without(raw: Mapping[str, _Value], fields: list[Field], dropped: set[str]) -> dict[str, _Value]:
-    """Values as a request gave them (by field uuid or name) without those of the `dropped` fields: what is checked
-    further (a signature's mode) is only what is kept."""
-    names = {f["name"] for f in fields if f["uuid"] in dropped} - {
-        f["name"] for f in fields if f["uuid"] not in dropped
-    }
-    return {key: value for key, value in raw.items() if key not in dropped and key not in names}
-
-
 def visible_fields(submission: Submission, fields: list[Field], values: Mapping[str, object]) -> list[Field]:
     """Those of `fields` that apply for `values` (every signer's, by field uuid)."""
     if not has_conditions(submission):

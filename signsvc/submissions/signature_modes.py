@@ -1,5 +1,6 @@
 """How a signature may be made (`preferences.format` of a signature field, and the account's setting that allows
-typed signatures), how each one given was made, and its signing reason (`preferences.reasons`).
+typed signatures), how each one given was made, and its signing reason (`preferences.reasons`, or the account's
+setting that asks one of every signature: the form's default reasons and "Other", the signer's own words).
 
 A signature is drawn on the pad, typed (text the service draws in a handwriting-like font) or uploaded (a
 picture). Text is typed by its nature; an image may be drawn or uploaded, which only the form can tell: it says so
@@ -10,7 +11,7 @@ the API, which does not say, counts as either. Initials take every mode, as the 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +41,8 @@ _TYPED_BY_SETTING = {None, "drawn_or_typed"}
 SIGNED = ("signature", "initials")
 TYPED_SETTING = "allow_typed_signature"
 ID_SETTING = "with_signature_id"
-REASON_LIMIT = 200
+REASON_SETTING = "require_signing_reason"
+REASON_LIMIT = 200  # of a reason given, the signer's own words included
 IMAGE = "drawn or uploaded"  # an image whose making nobody told (given through the API)
 _SAID = {
     DRAWN: "a drawn signature",
@@ -71,9 +73,21 @@ def offers_phone(field: Field, *, typed_allowed: bool = True) -> bool:
 
 
 def reasons(field: Field) -> list[str]:
-    """The signing reasons a signature field offers (`preferences.reasons`); none: no reason is asked."""
+    """The signing reasons a signature field lists itself (`preferences.reasons`), the only ones it takes."""
     found = (field.get("preferences") or {}).get("reasons") if field["type"] == "signature" else None
     return [str(reason) for reason in found if isinstance(reason, str) and reason.strip()] if found else []
+
+
+def asks_reason(field: Field, *, by_account: bool) -> bool:
+    """Whether the form asks a signing reason for the field: it lists reasons, or the account asks one of every
+    signature (`by_account`)."""
+    return field["type"] == "signature" and (bool(reasons(field)) or by_account)
+
+
+def takes_own_reason(field: Field, *, by_account: bool) -> bool:
+    """Whether the field takes any reason the signer gives: asked by the account's setting, it offers the default
+    reasons and "Other" with the signer's own words, as the reference; a field's own list is the only choice."""
+    return field["type"] == "signature" and by_account and not reasons(field)
 
 
 def with_signature_id(field: Field, *, by_default: bool = False) -> bool:
@@ -125,6 +139,16 @@ async def draw_ids_by_default(conn: Connection, account_id: int, on: bool) -> No
     await account_settings.put(conn, account_id, ID_SETTING, True if on else None)
 
 
+async def reasons_asked(conn: Connection, account_id: int) -> bool:
+    """The account's setting that asks a signing reason of every signature field the signer's form shows (off
+    unless turned on)."""
+    return await account_settings.get(conn, account_id, REASON_SETTING) is True
+
+
+async def ask_reasons(conn: Connection, account_id: int, on: bool) -> None:
+    await account_settings.put(conn, account_id, REASON_SETTING, True if on else None)
+
+
 @dataclass(frozen=True)
 class Given:
     """What a save says of its signatures: how each new one was made (None: not told), the reasons chosen."""
@@ -140,16 +164,20 @@ async def given(
     *,
     signer: bool,
     typed_allowed: bool = True,
+    reasons_by_account: bool = False,
     saved: FieldValues | None = None,
+    dropped: Container[str] = (),
 ) -> Given:
     """The signatures a save gives, checked: each of a mode its field takes (for a signer, typing also as the
-    account allows), each reason one the field offers. A file named by id counts as it was made; a signer's file
-    with no recorded making counts as uploaded. A signer's new image for a field that takes only one of drawn and
-    uploaded must say which it is. A value the field already holds (`saved`) is not judged again. 422 naming the
-    field otherwise."""
+    account allows), each reason one the field takes (`reasons_by_account`: the account asks one of every
+    signature). A file named by id counts as it was made; a signer's file with no recorded making counts as
+    uploaded. A signer's new image for a field that takes only one of drawn and uploaded must say which it is. A
+    value the field already holds (`saved`) is not judged again, nor what is said of a field whose value is
+    `dropped` (it does not apply). 422 naming the field otherwise."""
     by_uuid = {f["uuid"]: f for f in fields}
     notes = _notes(body.get("signatures"), by_uuid) if signer else {}
     values = field_values.prefill(fields, body.get("values"), ("values",))
+    values = {uuid: value for uuid, value in values.items() if uuid not in dropped}
     origins = await stored.origins(conn, [v.uuid for v in values.values() if isinstance(v, FileId)])
     found = Given()
     for uuid, value in values.items():
@@ -166,12 +194,27 @@ async def given(
             raise _not_taken(target, made_as or IMAGE, taken, ("values",))
         found.made_as[uuid] = made_as
     for uuid, note in notes.items():
-        if reason := note.get("reason"):
-            if reason not in reasons(by_uuid[uuid]):
-                offered = ", ".join(reasons(by_uuid[uuid])) or "none"
-                raise errors.located(f"{_name(by_uuid[uuid])}: choose a signing reason of: {offered}", ("signatures",))
-            found.reasons[uuid] = reason
+        if "reason" in note and uuid not in dropped:
+            found.reasons[uuid] = _taken_reason(by_uuid[uuid], note["reason"], by_account=reasons_by_account)
     return found
+
+
+def _taken_reason(field: Field, reason: str, *, by_account: bool) -> str:
+    """The reason as kept: one of the field's own list as written, or the signer's own words with their spacing
+    made plain (one line, to be drawn beside the signature)."""
+    if not takes_own_reason(field, by_account=by_account):
+        if reason not in reasons(field):
+            offered = ", ".join(reasons(field)) or "none"
+            raise errors.located(f"{_name(field)}: choose a signing reason of: {offered}", ("signatures",))
+        return reason
+    plain = " ".join(reason.split())
+    if not plain:
+        raise errors.located(f"{_name(field)}: the signing reason is empty: choose one or type it", ("signatures",))
+    if len(plain) > REASON_LIMIT:
+        raise errors.located(
+            f"{_name(field)}: the signing reason is longer than {REASON_LIMIT} characters", ("signatures",)
+        )
+    return plain
 
 
 def _unchanged(value: object, saved: object) -> bool:
@@ -211,9 +254,9 @@ def _notes(raw: object, by_uuid: dict[str, Field]) -> dict[str, dict[str, str]]:
         mode, reason = note.get("mode"), note.get("reason")
         if mode is not None and mode not in (DRAWN, UPLOAD, TYPED):
             raise errors.located(f"{_name(target)}: mode must be one of: drawn, typed, upload", ("signatures",))
-        if reason is not None and (not isinstance(reason, str) or len(reason) > REASON_LIMIT):
-            raise errors.located(f"{_name(target)}: reason must be a text of at most {REASON_LIMIT}", ("signatures",))
-        notes[uuid] = {key: value for key, value in (("mode", mode), ("reason", reason)) if value}
+        if reason is not None and not isinstance(reason, str):
+            raise errors.located(f"{_name(target)}: reason {errors.must_be(str)}", ("signatures",))
+        notes[uuid] = {key: value for key, value in (("mode", mode), ("reason", reason)) if value is not None}
     return notes
 
 
@@ -242,9 +285,9 @@ def reason_of(field: Field, values: FieldValues, origins: Mapping[str, stored.Si
     return origin.reason if origin and origin.reason else None
 
 
-async def require_reasons(conn: Connection, fields: list[Field], values: FieldValues) -> None:
-    """At completion: each signed field that offers reasons has one chosen (422 naming the field)."""
-    asking = [f for f in fields if reasons(f) and isinstance(values.get(f["uuid"]), str)]
+async def require_reasons(conn: Connection, fields: list[Field], values: FieldValues, *, by_account: bool) -> None:
+    """At completion: each signed field that asks a reason (`asks_reason`) has one (422 naming the field)."""
+    asking = [f for f in fields if asks_reason(f, by_account=by_account) and isinstance(values.get(f["uuid"]), str)]
     origins = await stored.origins(conn, [str(values[f["uuid"]]) for f in asking])
     for target in asking:
         if reason_of(target, values, origins) is None:
@@ -256,8 +299,10 @@ _PANES = {DRAWN: "draw", TYPED: "type", UPLOAD: "upload"}
 
 async def form_options(conn: Connection, account_id: int, fields: list[Field], saved: FieldValues) -> dict[str, Any]:
     """What the form offers on each signature and initials step: its modes (and the pane shown first), whether it
-    offers the phone, the signing reasons and the one chosen for the saved signature."""
+    offers the phone, the field's own signing reasons or the default ones with "Other" (`own_reason`: the catalogue
+    words them), and the reason kept for the saved signature."""
     typed = await typed_allowed(conn, account_id)
+    by_account = await reasons_asked(conn, account_id)
     signed = [f for f in fields if f["type"] in SIGNED]
     origins = await stored.origins(conn, [str(v) for f in signed if field_values.is_file_id(v := saved.get(f["uuid"]))])
     options = {}
@@ -268,6 +313,8 @@ async def form_options(conn: Connection, account_id: int, fields: list[Field], s
             "first": _PANES[TYPED if target["type"] == "initials" and TYPED in taken else taken[0]],  # as the reference
             "phone": DRAWN in taken and not target.get("readonly"),
             "reasons": reasons(target),
+            "own_reason": takes_own_reason(target, by_account=by_account),
+            "reason_limit": REASON_LIMIT,
             "reason": reason_of(target, saved, origins),
         }
     return options

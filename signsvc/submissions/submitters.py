@@ -38,7 +38,7 @@ from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.filters import SubmitterFilters
 from storage.records import Principal, Submission, Submitter
-from storage.shapes import Preferences
+from storage.shapes import Field, Preferences
 
 LINK_NOT_FOUND = "Signing link not found"
 _PUT_KEYS = {
@@ -166,15 +166,10 @@ class Submitters:
         submitter = await self.find(principal, submitter_id)
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
-        prepared = await self._prepared(submission, submitter, body)
-        sent = set(prepared.values)
-        if condition_values.has_conditions(submission):
-            others = await stored.submitters_of(self.db, submission.id)
-            condition_values.prepared_applying(submission, submitter, others, prepared)
+        prepared, dropped = await self._prepared(submission, submitter, body)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        kept = condition_values.raw_without(_raw_values(body), fields, sent - set(prepared.values))  # conditions
         signatures = await signature_modes.given(
-            self.db, fields, {"values": kept}, signer=False, saved=submitter.field_values
+            self.db, fields, {"values": _raw_values(body)}, signer=False, saved=submitter.field_values, dropped=dropped
         )
         await field_options.refuse_invalid(fields, prepared.values, self.clock.now().date())
         await self.files.write(prepared.files)
@@ -285,13 +280,20 @@ class Submitters:
         named = submitter
         signer_rules.refuse_viewer(submission, submitter)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        prepared = await values.prepare(self.ingest, fields, body.get("values", {}), ("values",))
-        condition_values.prepared_applying(submission, submitter, others, prepared)
+        prepared, dropped = await self._applying(submission, submitter, others, fields, body.get("values", {}))
         signer_rules.refuse_readonly(fields, prepared)
         await field_options.refuse_invalid(fields, prepared.values, self.clock.now().date())
         typed = await signature_modes.typed_allowed(self.db, submission.account_id)
+        reasons_asked = await signature_modes.reasons_asked(self.db, submission.account_id)
         signatures = await signature_modes.given(
-            self.db, fields, body, signer=True, typed_allowed=typed, saved=submitter.field_values
+            self.db,
+            fields,
+            body,
+            signer=True,
+            typed_allowed=typed,
+            reasons_by_account=reasons_asked,
+            saved=submitter.field_values,
+            dropped=dropped,
         )
         await self.files.write(prepared.files)
         try:
@@ -305,7 +307,7 @@ class Submitters:
                 if finish is None:
                     return await stored.update_submitter(tx, submitter, self.clock.now())
                 signer_rules.require_fields(submission, submitter, submitters)  # written with the completion
-                await signature_modes.require_reasons(tx, fields, submitter.field_values)
+                await signature_modes.require_reasons(tx, fields, submitter.field_values, by_account=reasons_asked)
                 return await self.complete(tx, submission, submitter, browser=finish, submitters=submitters)
         except BaseException:
             await self.files.discard(prepared.files)
@@ -366,21 +368,34 @@ class Submitters:
             raise errors.Invalid("It is not this signer's turn yet: the signers before them have not completed")
         return submission, submitter, submitters
 
-    async def _prepared(self, submission: Submission, submitter: Submitter, body: dict[str, Any]) -> PreparedValues:
-        """The values to merge: `values`, and `fields: [{name, default_value}]` (the other prefill route)."""
+    async def _prepared(
+        self, submission: Submission, submitter: Submitter, body: dict[str, Any]
+    ) -> tuple[PreparedValues, set[str]]:
+        """The values a PUT merges: `values`, and `fields: [{name, default_value}]` (the other prefill route), as
+        `_applying` gives them."""
         if body.get("values") is None and body.get("fields") is None:
-            return PreparedValues()
+            return PreparedValues(), set()
         if body.get("values") is not None and not isinstance(body["values"], dict):
             raise errors.located(f"values {errors.must_be(dict)}", (), "values")
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        raw = _raw_values(body)
+        conditioned = condition_values.has_conditions(submission)
+        others = await stored.submitters_of(self.db, submission.id) if conditioned else []
+        return await self._applying(submission, submitter, others, fields, _raw_values(body))
+
+    async def _applying(
+        self, submission: Submission, submitter: Submitter, others: list[Submitter], fields: list[Field], raw: Any
+    ) -> tuple[PreparedValues, set[str]]:
+        """`raw` values of the role's `fields` prepared, and the fields whose values were dropped: a value for a
+        field that does not apply once the values are saved is dropped, on the signer's saves as through the API,
+        its signature's mode and reason not judged and its file never written."""
         hidden: set[str] = set()
-        if condition_values.has_conditions(submission):  # a value for a field that does not apply is dropped, unread
+        if condition_values.has_conditions(submission):
             given = {**submitter.field_values, **field_values.prefill(fields, raw, ("values",))}
-            hidden = condition_values.hidden(
-                submission, submitter, await stored.submitters_of(self.db, submission.id), given
-            )
-        return await values.prepare(self.ingest, fields, raw, ("values",), unchecked_modes=hidden)
+            hidden = condition_values.hidden(submission, submitter, others, given)
+        prepared = await values.prepare(self.ingest, fields, raw, ("values",), unchecked_modes=hidden)
+        sent = set(prepared.values)
+        condition_values.prepared_applying(submission, submitter, others, prepared)
+        return prepared, sent - set(prepared.values)
 
     async def _changes_applied(
         self,

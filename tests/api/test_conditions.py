@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+import storage.submissions as stored
 from tests.support.documents import b64, pdf
 from tests.support.pdf_text import page_texts
 from tests.support.results import fetch
@@ -559,6 +560,33 @@ async def test_a_hidden_signature_sent_through_put_submitters_in_a_mode_it_does_
     assert reply.status == 200, reply.json
     assert "Signature" not in await stored_values(api, seller["id"])
     reply = await api.put(f"/api/submitters/{seller['id']}", json={"values": {"Agree": True, "Signature": "Ann"}})
+    assert reply.status == 422 and reply.json["error"].startswith("Signature: a typed signature is not allowed here")
+
+
+async def test_a_hidden_signature_the_signer_sends_is_dropped_unread_as_through_the_api_its_mode_and_reason_unjudged(
+    api, db
+):
+    # The rule on both paths: a value for a field that does not apply once the save is taken is dropped before
+    # anything else reads it: its mode is not judged, its reason neither judged nor kept.
+    drawn = field(
+        "f-sign",
+        "Signature",
+        "signature",
+        0.6,
+        preferences={"format": "drawn", "reasons": ["Approved"]},
+        conditions=[{"field_uuid": "f-agree", "action": "checked"}],
+    )
+    template = await make_template(api, [AGREE, drawn])
+    [seller] = await signers(api, template["id"])
+    body = {
+        "values": {"Agree": False, "Signature": "Ann"},
+        "signatures": {"Signature": {"mode": "typed", "reason": "Not one of the list"}},
+    }
+    reply = await act(api, seller["slug"], "values", body)
+    assert reply.status == 200, reply.json
+    kept = (await stored.get_submitter(db, seller["id"])).field_values
+    assert set(kept) == {"f-agree"}  # neither the signature nor a reason beside it
+    reply = await act(api, seller["slug"], "values", {**body, "values": {"Agree": True, "Signature": "Ann"}})
     assert reply.status == 422 and reply.json["error"].startswith("Signature: a typed signature is not allowed here")
 
 

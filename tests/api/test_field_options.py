@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import timedelta
 from typing import Any
 
 import pypdf
 import pypdfium2
 
+import storage.submissions as stored
 from signsvc.accounts.accounts import DEFAULT_ACCOUNT_NAME
 from signsvc.http.appkeys import WORKER
 from tests.support.documents import b64, pdf
@@ -212,6 +214,51 @@ async def test_validation_date_bound_of_today_allows_the_signers_own_day_on_eith
         assert (await act(api, ann["slug"], "values", {"values": {"Start": own_day}})).status == 200, own_day
     reply = await act(api, ann["slug"], "values", {"values": {"Start": "2025-12-30"}})
     assert (reply.status, reply.json) == (422, {"error": "Start: must be on or after 31/12/2025"})
+
+
+async def test_validation_at_completion_checks_the_stored_values_the_completion_reads_and_writes(api, db, clock):
+    ann, _ = await send(api, await options_template(api), ANN, BOB)
+    assert (await act(api, ann["slug"], "values", {"values": {"Zip": "12345"}})).status == 200
+    # Written beside the service, as a save committed after a completion's body was checked and before its
+    # transaction would be: the completion checks what it reads and writes in its transaction, not just its body.
+    found = await stored.get_submitter(db, ann["id"])
+    assert found is not None
+    [zip_uuid] = [uuid for uuid, value in found.field_values.items() if value == "12345"]
+    await stored.update_submitter(
+        db, stored.changed(found, field_values={**found.field_values, zip_uuid: "ABCDE"}), clock.now()
+    )
+    expected = (422, {"error": "Zip: must be a ZIP code (12345 or 12345-6789)"})
+    reply = await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
+    assert (reply.status, reply.json) == expected
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"completed": True, "values": ANN_VALUES})
+    assert (reply.status, reply.json) == expected
+    assert (await api.get(f"/api/submitters/{ann['id']}")).json["completed_at"] is None
+
+
+async def test_validation_at_completion_checks_a_saved_date_again_on_the_completion_day(api, clock):
+    ann, _ = await send(api, await options_template(api), ANN, BOB)
+    today = clock.now().date()
+    assert (await act(api, ann["slug"], "values", {"values": {"Start": today.isoformat()}})).status == 200
+    clock.advance(timedelta(days=3))  # `min: {{date}}`: the day saved is in the past by the time the signer completes
+    reply = await act(api, ann["slug"], "complete", {"values": ANN_VALUES})
+    shown = (clock.now().date() - timedelta(days=1)).strftime("%d/%m/%Y")  # a day's slack for the signer's zone
+    assert (reply.status, reply.json) == (422, {"error": f"Start: must be on or after {shown}"})
+
+
+async def test_a_number_field_is_a_number_input_asking_a_phones_decimal_pad_only_where_it_cannot_be_negative(api):
+    fields = [
+        field("Amount", "number", 0.1, validation={"min": 0}),
+        field("Balance", "number", 0.2, validation={"min": -100}),
+        field("Count", "number", 0.3),
+    ]
+    [ann] = await send(api, await template(api, fields), ANN)
+    html = (await api.with_key(None).get(f"/s/{ann['slug']}")).body.decode()
+    found = re.findall(r'<label for="f-[^"]+">(\w+)</label>\s*<input [^>]*type="number" ([^>]*)>', html)
+    assert {name: 'inputmode="decimal"' in attributes for name, attributes in found} == {
+        "Amount": True,
+        "Balance": False,
+        "Count": False,
+    }
 
 
 # preferences.format

@@ -78,8 +78,15 @@ async def test_the_signing_forms_own_rules_answer_every_shared_condition_case_as
         """async (cases) => {
         const signing = document.querySelector('script[src*="signing.js"]').src;
         const { Visibility } = await import(new URL("conditions.js", signing));
+        const { shownValue } = await import(new URL("form-conditions.js", signing));
         return cases.map((c) => {
-            const visibility = new Visibility(c.fields, c.values, c.documents || []);
+            // What a field shows is read as the form reads its box (a date in its format); else the value itself.
+            const values = { ...c.values };
+            for (const [uuid, text] of Object.entries(c.shown || {})) {
+                const shown = c.fields.find((f) => f.uuid === uuid);
+                values[uuid] = shownValue(shown.type, text, shown.preferences?.format);
+            }
+            const visibility = new Visibility(c.fields, values, c.documents || []);
             return { hidden: visibility.hiddenFields(), hidden_documents: visibility.hiddenDocuments() };
         });
     }""",
@@ -257,3 +264,36 @@ async def test_the_signing_forms_rules_decide_a_long_chain_of_conditions_without
         20000,
     )
     assert hidden == 19999
+
+
+async def test_a_condition_on_a_date_shown_in_its_own_format_compares_the_day_as_the_service_does(site, page: Page):
+    fields = [
+        field("Start", "date", box(1, 0.10), uuid="f-start", preferences={"format": "DD/MM/YYYY"}),
+        field(
+            "Handover notes",
+            "text",
+            box(1, 0.20),
+            uuid="f-notes",
+            conditions=[{"field_uuid": "f-start", "action": "equal", "value": "2026-11-28"}],
+        ),
+    ]
+    reply = await site.post(
+        "/api/templates",
+        json={"name": "Order", "documents": [{"name": "order", "file": b64(pdf(1)), "fields": fields}]},
+    )
+    assert reply.status == 201, reply.json
+    tess = await invite(site, reply.json["id"])
+    await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
+    live = page.locator("#conditions-live")
+    start = page.get_by_label("Start")
+    await start.fill("27/11/2026")
+    await expect(page.locator('.box[data-field="f-notes"]')).to_be_hidden()
+    await start.fill("28/11/2026")  # the field shows DD/MM/YYYY; the condition compares the day, 2026-11-28
+    await expect(live).to_have_text("Handover notes now applies and was added to the form.")
+    await page.screenshot(path=SCREENSHOTS / "conditions-date-1280.png", full_page=True)
+    await page.get_by_role("button", name="Next").click()
+    await page.get_by_label("Handover notes").fill("Keys at the desk")
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_text("You have completed the form.")).to_be_visible()
+    values = {v["field"]: v["value"] for v in (await site.get(f"/api/submitters/{tess['id']}")).json["values"]}
+    assert (values["Start"], values["Handover notes"]) == ("2026-11-28", "Keys at the desk")

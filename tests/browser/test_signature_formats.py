@@ -1,10 +1,12 @@
-"""Signature formats and the phone hand-off in chromium: each format's offered modes, a reason chosen, and a
-signature drawn on a phone (a second browser at 360 px) reaching the desktop form without a reload."""
+"""Signature formats and the phone hand-off in chromium: each format's offered modes, a reason chosen (one of the
+field's own, or with the account asking reasons, "Other" and the signer's own words), and a signature drawn on a
+phone (a second browser at 360 px) reaching the desktop form without a reload."""
 
 import re
 
 from playwright.async_api import Browser, Page, expect
 
+from tests.support.console import sign_in_browser
 from tests.support.every_field import box, every_field_template, field, invite
 from tests.support.live_site import BROWSER_LOOP
 from tests.support.pad import draw
@@ -119,3 +121,63 @@ async def test_a_signature_drawn_on_a_phone_reaches_the_desktop_without_a_reload
     await phone.goto(link)
     await expect(phone.get_by_role("heading", name="Link no longer works")).to_be_visible()
     await phone_context.close()
+
+
+async def test_with_the_account_asking_reasons_the_signer_chooses_other_and_types_their_own(site, page, browser):
+    await sign_in_browser(site, page)
+    await page.goto(url(site, "/console/settings/signatures"))
+    await page.get_by_label("Ask signers for a signing reason").check()
+    await page.get_by_role("button", name="Save").click()
+    await expect(page.get_by_text("Signature settings saved.")).to_be_visible()
+    await expect(page.get_by_label("Ask signers for a signing reason")).to_be_checked()
+    await page.screenshot(path=screen("console-signature-settings-1280.png"), full_page=True)
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await page.screenshot(path=screen("console-signature-settings-360.png"), full_page=True)
+    await page.set_viewport_size({"width": 1280, "height": 900})
+    fields = [
+        field("Signature", "signature", box(1, 0.2, h=0.08), preferences={"with_signature_id": True}),
+        field("Name", "text", box(1, 0.4)),
+    ]
+    signer = await invite(site, await every_field_template(site, fields))
+    await page.goto(url(site, f"/s/{signer['slug']}"))
+    step = page.locator("fieldset.current")
+    reason = step.get_by_label("Signing reason", exact=True)
+    assert await reason.locator("option").all_text_contents() == [
+        "Choose…",
+        "Approved",
+        "Reviewed",
+        "Authored by me",
+        "Other",
+    ]
+    own = step.get_by_label("Your signing reason")
+    await expect(own).to_be_hidden()
+    await draw(page, page.get_by_role("img", name="Signature"))
+    await page.get_by_role("button", name="Next").click()
+    await expect(step.get_by_text("Choose a signing reason.")).to_be_visible()
+
+    await reason.select_option("Other")  # the box for their own words, focused; nothing said against it yet
+    await expect(own).to_be_focused()
+    await expect(step.locator(".error")).to_have_text("")
+    await page.get_by_role("button", name="Next").click()
+    await expect(step.get_by_text("Type your signing reason.")).to_be_visible()
+    await own.fill("On behalf of the board")
+    await expect(step.locator(".error")).to_have_text("")
+    await page.screenshot(path=screen("signing-reason-other-1280.png"), full_page=True)
+
+    narrow = await browser.new_context(viewport={"width": 360, "height": 740})
+    phone_sized = await narrow.new_page()
+    await phone_sized.goto(url(site, f"/s/{signer['slug']}"))
+    narrow_step = phone_sized.locator("fieldset.current")
+    # Opened again (the words were saved as they were typed): "Other" with the signer's words.
+    await expect(narrow_step.get_by_label("Signing reason", exact=True)).to_have_value("other")
+    await expect(narrow_step.get_by_label("Your signing reason")).to_have_value("On behalf of the board")
+    await narrow_step.get_by_label("Your signing reason").scroll_into_view_if_needed()  # the panel: a sheet
+    await phone_sized.screenshot(path=screen("signing-reason-other-360.png"))
+    await narrow.close()
+
+    await page.get_by_role("button", name="Next").click()
+    await page.get_by_label("Name").fill("Ann")
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
+    values = (await site.get(f"/api/submitters/{signer['id']}")).json["values"]
+    assert {"field": "Reason", "value": "On behalf of the board"} in values

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from signsvc.submissions import conditions
+from signsvc.submissions import conditions, field_values
 from tests.support.paths import ROOT
 
 TABLE = json.loads((ROOT / "tests" / "files" / "condition_cases.json").read_text())
@@ -18,6 +18,17 @@ def test_the_service_answers_each_shared_condition_case_as_the_table_says(case):
     visibility = conditions.Visibility(case["fields"], case["values"], case.get("documents", []))
     assert visibility.hidden_fields() == case["hidden"]
     assert visibility.hidden_documents() == case.get("hidden_documents", [])
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if "shown" in c], ids=lambda case: case["rule"])
+def test_the_service_reads_the_text_a_field_shows_as_the_cases_value(case):
+    by_uuid = {f["uuid"]: f for f in case["fields"]}
+    for uuid, text in case["shown"].items():
+        assert field_values.normalize(by_uuid[uuid], text, ("values",)) == case["values"][uuid]
+    visibility = conditions.Visibility(
+        case["fields"], {**case["values"], **field_values.prefill(case["fields"], case["shown"], ("values",))}
+    )
+    assert visibility.hidden_fields() == case["hidden"]
 
 
 def test_the_table_covers_every_action_and_the_or_operation():
