@@ -15,6 +15,7 @@ from aiohttp import web
 import pages
 
 DEFAULT = "en"
+CHOSEN = web.RequestKey("language", str)  # the language a handler chose for its page (`choose`)
 
 
 @functools.cache
@@ -54,6 +55,19 @@ def language(request: web.Request, preferred: Iterable[str | None] = ()) -> str:
         if code in languages():
             return code
     return DEFAULT
+
+
+def choose(request: web.Request, preferred: Iterable[str | None]) -> str:
+    """`language(request, preferred)`, which the request's page is then shown in (the submitter's, say)."""
+    request[CHOSEN] = chosen = language(request, preferred)
+    return chosen
+
+
+def context(request: web.Request) -> dict[str, Any]:
+    """Context processor of every page: its `language` (the one its handler chose, else the browser's) and
+    `t`, the translator of that language."""
+    shown = request.get(CHOSEN) or language(request)
+    return {"language": shown, "t": translator(shown)}
 
 
 def _accepted(header: str) -> list[str]:
