@@ -28,7 +28,7 @@ from storage.records import Account, KeyMode, Principal, User
 SIGN_IN = "/console/sign-in"
 FORM_TYPE = "application/x-www-form-urlencoded"
 FORM_LIMIT = 64 * 1024  # far above what the console's forms hold but an upload
-KEPT = web.RequestKey("console_session", Session)  # the session the console page `render` renders keeps
+KEPT = web.RequestKey("console_session", Session)  # the session a console page keeps: set by `render`
 UNREADABLE = {415: "console.unreadable.type", 413: "console.unreadable.size", 400: "console.unreadable.text"}
 
 
