@@ -1,7 +1,8 @@
 """Jinja2 templates of the hosted pages and emails, and the pages' static assets.
 
-The template environments are made on first use: a service that renders no page or email (a fake in a
-test suite, say) never loads Jinja2.
+The template environments are made on first use, once per process: a service that renders no page or email (a
+fake in a test suite, say) never loads Jinja2. The app registers both with aiohttp-jinja2
+(signsvc/http/web/templating.py); the mailer composes with the emails' one.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http import appkeys, body_budget, routes
 from signsvc.http.metrics import timed
 from signsvc.http.middleware import edge_middleware, holder
+from signsvc.http.web import catalogue, public_forms, rendering, templating
 from signsvc.http.web.console import shell
 from signsvc.http.web.console.session import Sessions
 from signsvc.infra import errors, jobs, pdf_calls, secret_key, smtp
@@ -112,6 +113,9 @@ def create_app(
         metrics_token=config.metrics_token,
     )
     routes.setup(app)
+    templating.setup(
+        app, context_processors=[catalogue.context, rendering.context, shell.context, public_forms.context]
+    )
     if metrics is not None:
         routes.add_metrics(app)
         app[appkeys.METRICS] = metrics

@@ -1,6 +1,10 @@
-"""Pages outside the API: the home page, the static files and the embedding script."""
+"""Pages outside the API: the home page, the static files and the embedding script; the templates' environments
+the app registers with aiohttp-jinja2."""
 
-from signsvc.http.web import assets
+import aiohttp_jinja2
+
+import pages
+from signsvc.http.web import assets, templating
 
 
 async def test_home_page_says_where_the_api_is(api):
@@ -42,3 +46,8 @@ async def test_embed_script_is_served_at_js_embed_js_to_any_site(api):
     assert reply.headers["Content-Type"].startswith("text/javascript")
     assert reply.headers["Access-Control-Allow-Origin"] == "*"
     assert b"service-embed" in reply.body
+
+
+async def test_the_emails_environment_the_app_registers_is_the_one_the_mailer_composes_with(api):
+    emails = aiohttp_jinja2.get_env(api.app, app_key=templating.EMAILS)
+    assert emails.get_template("invitation.html") is pages.email_templates().get_template("invitation.html")

@@ -5,18 +5,34 @@ the first the browser asks for that a catalogue exists for, else English."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from aiohttp import web
 
 from signsvc.infra.languages import DEFAULT, chosen, languages, own, strings, translator
 
-__all__ = ["DEFAULT", "language", "languages", "own", "strings", "translator"]
+__all__ = ["DEFAULT", "choose", "context", "language", "languages", "own", "strings", "translator"]
+
+CHOSEN = web.RequestKey("language", str)  # the language a handler chose for its page (`choose`)
 
 
 def language(request: web.Request, preferred: Iterable[str | None] = ()) -> str:
     """The language to show: the first preferred one (the submitter's) there is a catalogue for, else the
     browser's (Accept-Language, by its weights), else English."""
     return chosen([*preferred, *_accepted(request.headers.get("Accept-Language", ""))]) or DEFAULT
+
+
+def choose(request: web.Request, preferred: Iterable[str | None]) -> str:
+    """`language(request, preferred)`, which the request's page is then shown in (the submitter's, say)."""
+    request[CHOSEN] = picked = language(request, preferred)
+    return picked
+
+
+def context(request: web.Request) -> dict[str, Any]:
+    """Context processor of every page: its `language` (the one its handler chose, else the browser's) and
+    `t`, the translator of that language."""
+    shown = request.get(CHOSEN) or language(request)
+    return {"language": shown, "t": translator(shown)}
 
 
 def _accepted(header: str) -> list[str]:

@@ -95,7 +95,6 @@ async def agree(request: web.Request) -> web.Response:
     return rendering.render(
         request,
         "clickwrap/agreed.html",
-        language=catalogue.language(request),
         view=view,
         consent=consent,
         agreed_on=mail.format_time(consent.agreed_at),

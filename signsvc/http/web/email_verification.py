@@ -125,7 +125,6 @@ async def _subject(
         return rendering.render(
             request,
             "message.html",
-            language=catalogue.language(request),
             status=unreadable.status,
             framable=_embedded(request),
             title_key="public.too_many.title" if too_many else "public.bad_post.title",
@@ -164,11 +163,10 @@ async def _page(
     embedded = _embedded(request)
     if pending is None:
         pending = notice == "verify.sent" or await request.app[EMAIL_CODES].pending(submitter)
-    language = _language(request, submission, submitter)
+    catalogue.choose(request, (submitter.preferences.get("language"), submission.preferences.get("language")))
     return rendering.render(
         request,
         "signing/verify.html",
-        language=language,
         status=status,
         framable=embedded,
         title=submission.name or submission.template_name,

@@ -6,14 +6,13 @@ from aiohttp import web
 
 from signsvc import __version__
 from signsvc.http.appkeys import SETTINGS
-from signsvc.http.web import catalogue, rendering
+from signsvc.http.web import rendering
 
 
 async def show(request: web.Request) -> web.Response:
     return rendering.render(
         request,
         "home.html",
-        language=catalogue.language(request),
         api_url=request.app[SETTINGS].urls.api(),
         version=__version__,
     )

@@ -39,7 +39,7 @@ async def page(request: web.Request) -> web.Response:
     if not await within_page_limits(request):
         raise errors.TooManyRequests()
     found = await request.app[PHONE_HANDOFFS].page(request.match_info["token"])
-    language = catalogue.language(
+    language = catalogue.choose(
         request,
         (found.view.submitter.preferences.get("language"), found.view.submission.preferences.get("language"))
         if found
@@ -49,7 +49,6 @@ async def page(request: web.Request) -> web.Response:
         return rendering.render(
             request,
             "message.html",
-            language=language,
             status=410,
             title_key="phone_handoff.gone_title",
             body_key="phone_handoff.gone_body",
@@ -58,7 +57,6 @@ async def page(request: web.Request) -> web.Response:
     return rendering.render(
         request,
         "signing/phone.html",
-        language=language,
         found=found,
         data={
             "strings": {key: t(key) for key in SCRIPT_STRINGS},

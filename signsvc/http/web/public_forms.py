@@ -9,10 +9,11 @@ from aiohttp import web
 
 from signsvc.http.appkeys import SETTINGS
 from signsvc.http.middleware import within_page_limits, within_public_caps
-from signsvc.http.web import catalogue, form_tokens, rendering
+from signsvc.http.web import form_tokens, rendering
 
 FORM_LIMIT = 64 * 1024  # far above what the forms' inputs can hold
 FORM_TYPE = "application/x-www-form-urlencoded"
+ISSUED = web.RequestKey("form_token", str)  # the token `render` issued for the page's form
 
 
 class Unreadable(Exception):
@@ -59,18 +60,16 @@ async def within_caps(request: web.Request, *, consent: bool, slug: str) -> web.
 
 async def render(request: web.Request, template: str, *, status: int = 200, **context: Any) -> web.Response:
     """The page with its form, the form carrying a new token bound to the browser's form cookie."""
-    token, cookie = await form_tokens.issue(request)
-    response = rendering.render(
-        request,
-        template,
-        language=catalogue.language(request),
-        status=status,
-        token=token,
-        token_field=form_tokens.FIELD,
-        **context,
-    )
+    request[ISSUED], cookie = await form_tokens.issue(request)
+    response = rendering.render(request, template, status=status, **context)
     form_tokens.keep(response, cookie, secure=request.app[SETTINGS].urls.secure)
     return response
+
+
+def context(request: web.Request) -> dict[str, str]:
+    """Context processor: on a page with a form, the form's `token` and the name of its field."""
+    token = request.get(ISSUED)
+    return {"token": token, "token_field": form_tokens.FIELD} if token else {}
 
 
 def refusal(request: web.Request, unreadable: Unreadable) -> web.Response:
@@ -84,7 +83,6 @@ def message(request: web.Request, title_key: str, body_key: str, status: int) ->
     return rendering.render(
         request,
         "message.html",
-        language=catalogue.language(request),
         status=status,
         title_key=title_key,
         body_key=body_key,

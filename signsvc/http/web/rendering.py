@@ -1,6 +1,6 @@
-"""Rendering a page: its Jinja2 template with the catalogue's strings and the static files' paths, and
-the headers every page carries (a Content-Security-Policy without inline script, no framing but for
-the embeddable form, no sniffing, no referrer: the paths hold credentials)."""
+"""Rendering a page: its template through aiohttp-jinja2 (`templating`), and the headers every page carries
+(a Content-Security-Policy without inline script, no framing but for the embeddable form, no sniffing, no
+referrer: the paths hold credentials)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-import pages
-from signsvc.http.web import assets, catalogue, notices
+from signsvc.http.web import assets, notices, templating
 
 _POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
@@ -18,20 +17,19 @@ _POLICY = (
 
 
 def render(
-    request: web.Request, template: str, *, language: str, status: int = 200, framable: bool = False, **context: Any
+    request: web.Request, template: str, *, status: int = 200, framable: bool = False, **context: Any
 ) -> web.Response:
-    html = (
-        pages.page_templates()
-        .get_template(template)
-        .render(
-            t=catalogue.translator(language),
-            language=language,
-            asset=assets.url,
-            mail_kept=notices.mail_kept(request.app),
-            **context,
-        )
-    )
-    return web.Response(text=html, status=status, content_type="text/html", headers=headers(framable))
+    """The page `template` with the handler's own data (`context`) and the headers every page carries; what
+    every page shows (its language and `t`, `asset`, ...) comes from the context processors."""
+    response = templating.render(request, template, context, status=status)
+    response.headers.update(headers(framable))
+    return response
+
+
+def context(request: web.Request) -> dict[str, Any]:
+    """Context processor of every page: the static files' URL (`asset`), and whether emails stay in the
+    outbox (`mail_kept`)."""
+    return {"asset": assets.url, "mail_kept": notices.mail_kept(request.app)}
 
 
 def headers(framable: bool = False) -> dict[str, str]:
@@ -58,11 +56,9 @@ def protect(path: str, response: web.StreamResponse) -> None:
 
 def not_found(request: web.Request, *, framable: bool = False) -> web.Response:
     """The page for a link that names nothing: a human page, not JSON."""
-    language = catalogue.language(request)
     return render(
         request,
         "message.html",
-        language=language,
         status=404,
         framable=framable,
         title_key="not_found.title",

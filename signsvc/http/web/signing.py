@@ -55,21 +55,19 @@ async def embedded(request: web.Request) -> web.Response:
 
 
 async def documents(request: web.Request) -> web.Response:
-    language = catalogue.language(request)
     try:
         page = await request.app[RESULTS].page(request.match_info["token"])
     except errors.NotAuthorized:
         return rendering.render(
             request,
             "message.html",
-            language=language,
             status=403,
             title_key="link_expired.title",
             body_key="link_expired.body",
         )
     except errors.NotFound:
         return rendering.not_found(request)
-    return rendering.render(request, "documents.html", language=language, page=page)
+    return rendering.render(request, "documents.html", page=page)
 
 
 async def _form(request: web.Request, *, embedded: bool) -> web.Response:
@@ -78,7 +76,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
         return rendering.not_found(request, framable=embedded)
     if verification := await email_verification.gate(request, view, embedded=embedded):
         return verification
-    language = catalogue.language(
+    language = catalogue.choose(
         request, (view.submitter.preferences.get("language"), view.submission.preferences.get("language"))
     )
     template = "signing/form.html" if view.state == FORM else "signing/state.html"
@@ -86,7 +84,6 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
     response = rendering.render(
         request,
         template,
-        language=language,
         framable=embedded,
         view=view,
         embedded=embedded,

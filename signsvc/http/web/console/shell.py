@@ -28,6 +28,7 @@ from storage.records import Account, KeyMode, Principal, User
 SIGN_IN = "/console/sign-in"
 FORM_TYPE = "application/x-www-form-urlencoded"
 FORM_LIMIT = 64 * 1024  # far above what the console's forms hold but an upload
+KEPT = web.RequestKey("console_session", Session)  # the session a console page keeps: set by `render`
 UNREADABLE = {415: "console.unreadable.type", 413: "console.unreadable.size", 400: "console.unreadable.text"}
 
 
@@ -111,24 +112,28 @@ def render(
     **context: Any,
 ) -> web.Response:
     """A console page (`console/*.html`) with the session kept; `console` for pages of a signed-in user."""
-    done_key = notices.done_key(request.app, request.query.get("done", ""))
-    strings = catalogue.strings(catalogue.language(request))
-    done = done_key if done_key in strings else None
-    response = rendering.render(
-        request,
-        template,
-        language=catalogue.language(request),
-        status=status,
-        console=console,
-        csrf=session.csrf,
-        csrf_field=CSRF_FIELD,
-        path=request.path,
-        done=done,
-        done_outbox=notices.OUTBOX_PAGE if notices.links_outbox(done) else None,
-        **context,
-    )
+    request[KEPT] = session
+    response = rendering.render(request, template, status=status, console=console, **context)
     request.app[SESSIONS].keep(response, session)
     return response
+
+
+def context(request: web.Request) -> dict[str, Any]:
+    """Context processor: on a console page, the `csrf` token of the session it keeps (and its field's name),
+    the page's `path` and the notice of what was done (`done`, with the outbox's link when it says an email was
+    kept)."""
+    session = request.get(KEPT)
+    if session is None:
+        return {}
+    done_key = notices.done_key(request.app, request.query.get("done", ""))
+    done = done_key if done_key in catalogue.strings(catalogue.language(request)) else None
+    return {
+        "csrf": session.csrf,
+        "csrf_field": CSRF_FIELD,
+        "path": request.path,
+        "done": done,
+        "done_outbox": notices.OUTBOX_PAGE if notices.links_outbox(done) else None,
+    }
 
 
 def done(path: str, what: str) -> web.HTTPSeeOther:
