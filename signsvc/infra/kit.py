@@ -5,29 +5,16 @@ the hosted service."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import storage.emails as stored_emails
 import storage.files as stored_files
+from signsvc.infra.captured import CapturedEmail
 from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
 from storage import Database, reset
 from storage.outbound_records import Email
 
 _LINK = re.compile(r"https?://[^\s<>\"')\]]+")
-
-
-@dataclass(frozen=True)
-class CapturedEmail:
-    """An email of the outbox with what a test looks for in it: the links it holds and its attachments."""
-
-    email: Email
-    links: list[str]
-    attachments: list[str]
-
-    @property
-    def id(self) -> int:
-        return self.email.id
 
 
 class Kit:

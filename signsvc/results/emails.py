@@ -41,8 +41,8 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
         account_name=account.name,
         template_name=submission.template_name,
         submitter_names=[s.name or s.email or s.phone or s.role for s in submitters if s.completed_at],
-        documents=[(r.name, files.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"],
-        audit_log_url=next((files.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None),
+        documents=[(r.name, files.links.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"],
+        audit_log_url=next((files.links.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None),
         attached=attached,
         public=submission.source in PUBLIC_SOURCES,
     )

@@ -18,7 +18,6 @@ import asyncio
 import ssl
 import time
 from collections.abc import Awaitable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
@@ -26,6 +25,7 @@ import storage.webhooks as stored
 from signsvc.infra import errors, jobs, retries
 from signsvc.infra.clock import Clock
 from signsvc.webhooks import endpoints, signature
+from signsvc.webhooks.answers import Outcome
 from signsvc.webhooks.payloads import Payloads
 from signsvc.webhooks.poster import InvalidUrl, NoAddress, Poster
 from signsvc.wire.encoding import encoded, iso
@@ -37,18 +37,6 @@ USER_AGENT = "signsvc-webhooks/1"
 # deliveries. The test webhook, which someone waits for, goes beside them and never queues behind a backlog.
 CONNECTIONS = 100
 NO_ANSWER = "No HTTP answer: the connection failed, broke off or timed out"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One attempt: acknowledged or not, the answer's status code, what went wrong, how long it took."""
-
-    delivered: bool
-    attempted_at: datetime
-    response_status: int | None = None
-    error: str | None = None
-    duration_ms: int = 0
-    final: bool = False  # no retry can mend it (the record is gone)
 
 
 class Sender:

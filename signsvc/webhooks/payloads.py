@@ -38,7 +38,7 @@ class Payloads:
         if template is None:
             return None
         documents = await template_loaders.documents(conn, template.account_id, [template])
-        return template_json.template_json(self.files, template, documents[template.id])
+        return template_json.template_json(self.files.links, template, documents[template.id])
 
     async def submitter(self, conn: Connection, submitter_id: int) -> dict[str, Any] | None:
         """form.* events carry the submitter, with its submission and template."""
@@ -48,7 +48,7 @@ class Payloads:
         related = await submission_loaders.submitters(
             conn, self.files, submitter.account_id, [submitter], siblings=True
         )
-        return submission_json.webhook_submitter(self.files, self.clock.now(), related, submitter)
+        return submission_json.webhook_submitter(self.files.links, self.clock.now(), related, submitter)
 
     async def submission(self, conn: Connection, submission_id: int, event_type: str) -> dict[str, Any] | None:
         """submission.* events carry the submission as GET /submissions/{id} answers it; archiving, less."""
@@ -58,9 +58,11 @@ class Payloads:
         if event_type == "submission.archived":
             return {"id": submission.id, "slug": submission.slug, "archived_at": submission.archived_at}
         related = await submission_loaders.records(conn, self.files, submission.account_id, [submission], events=True)
-        return submission_json.submission_record(self.files, self.clock.now(), related, submission, with_events=True)
+        return submission_json.submission_record(
+            self.files.links, self.clock.now(), related, submission, with_events=True
+        )
 
     async def consent(self, conn: Connection, consent_id: int) -> dict[str, Any] | None:
         """consent.created carries the consent as GET /consents/{id} answers it."""
         consent = await stored_clickwraps.get_consent(conn, consent_id)
-        return clickwrap_json.consent_json(self.files, consent) if consent else None
+        return clickwrap_json.consent_json(self.files.links, consent) if consent else None

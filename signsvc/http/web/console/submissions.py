@@ -205,7 +205,7 @@ async def _downloads(request: web.Request, submission: Submission) -> tuple[list
         completed = await request.app[RESULTS].completed(submission)
     except errors.Invalid as waiting:
         return [], waiting.message
-    return views.downloads(completed, request.app[FILES].path), None
+    return views.downloads(completed, request.app[FILES].links.path), None
 
 
 ROUTES: list[web.RouteDef] = [
