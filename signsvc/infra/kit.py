@@ -35,14 +35,20 @@ class Kit:
     ) -> list[CapturedEmail]:
         """The account's emails, newest first."""
         found = await stored_emails.list_emails(self.db, account_id, limit=limit, after=after, before=before)
-        return [await self._captured(email) for email in found]
+        return await self._captured(found)
 
     async def email(self, account_id: int, email_id: int) -> CapturedEmail | None:
         email = await stored_emails.get_email(self.db, email_id)
-        return await self._captured(email) if email and email.account_id == account_id else None
+        return (await self._captured([email]))[0] if email and email.account_id == account_id else None
 
-    async def _captured(self, email: Email) -> CapturedEmail:
-        names = [
-            blob.filename for blob_id in email.attachments if (blob := await stored_files.get_blob(self.db, blob_id))
+    async def _captured(self, emails: list[Email]) -> list[CapturedEmail]:
+        """The emails with their links and the names of their attachments (read for all of them at once)."""
+        blobs = await stored_files.blobs_by_ids(self.db, sorted({i for email in emails for i in email.attachments}))
+        return [
+            CapturedEmail(
+                email,
+                list(dict.fromkeys(_LINK.findall(email.text_body))),
+                [blobs[i].filename for i in email.attachments if i in blobs],
+            )
+            for email in emails
         ]
-        return CapturedEmail(email, list(dict.fromkeys(_LINK.findall(email.text_body))), names)

@@ -3,8 +3,9 @@ submitters: the loaders read each relation of a page (submitters, submissions, t
 documents, audit trails, attempts) in one statement, never one per row or per distinct template or user.
 
 The rows are realistic: submissions of two signers by several users and of two templates, the first signer with
-an image value, every tenth submission completed with its result documents, webhook deliveries with their
-attempts, consents. Rate limits are lifted, so that no request refills a quota block in the middle."""
+an image value, every tenth submission completed with its result documents and emailed (the invitations, then the
+completed copies with the documents attached), webhook deliveries with their attempts, consents. Rate limits are
+lifted, so that no request refills a quota block in the middle; the testing extension is on, for its lists."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ _FILE_ID = re.compile(r"/file/([0-9a-f]{32})\.")
 
 @pytest.fixture
 async def api(aiohttp_client, make_app) -> Api:
-    return Api(await aiohttp_client(make_app(rate_limit_per_key=0, rate_limit_per_ip=0)))
+    return Api(await aiohttp_client(make_app(rate_limit_per_key=0, rate_limit_per_ip=0, testing=True)))
 
 
 async def ok(api: Api, method: str, path: str, **kwargs: Any) -> Any:
@@ -56,7 +57,9 @@ async def template(api: Api, fields: list[dict[str, Any]], name: str) -> int:
     return created["id"]
 
 
-async def send(api: Api, template_id: int, photo: str, signers: int = 2) -> list[dict[str, Any]]:
+async def send(
+    api: Api, template_id: int, photo: str, signers: int = 2, *, send_email: bool = False
+) -> list[dict[str, Any]]:
     """A submission of `signers` signers, the first with a name and an image, the second with a name."""
     roles = [
         {"email": f"signer{n}@example.com", "name": f"Signer {n}", "values": {"Buyer Name": f"Buyer {n}"}}
@@ -64,7 +67,10 @@ async def send(api: Api, template_id: int, photo: str, signers: int = 2) -> list
     ]
     roles[0]["values"] = {"Full Name": "Ann Smith", "Photo": photo}
     return await ok(
-        api, "POST", "/api/submissions", json={"template_id": template_id, "submitters": roles, "send_email": False}
+        api,
+        "POST",
+        "/api/submissions",
+        json={"template_id": template_id, "submitters": roles, "send_email": send_email},
     )
 
 
@@ -99,8 +105,9 @@ async def rows(api: Api, db: Database, clock, receiver) -> dict[str, int]:
     first, last = await template(api, FIELDS, "First"), await template(api, FIELDS, "Last")
     for n in range(MANY):
         sender = senders[n * USERS // MANY]
-        signers = await send(sender, last if n >= MANY * 9 // 10 else first, photo)
-        if (n + 1) % COMPLETED_EVERY == 0:
+        completed = (n + 1) % COMPLETED_EVERY == 0
+        signers = await send(sender, last if n >= MANY * 9 // 10 else first, photo, send_email=completed)
+        if completed:
             await complete(sender, clock, signers)
     for _ in range(MANY - 3):
         await ok(api, "POST", f"/api/templates/{first}/clone", json={})
@@ -140,6 +147,8 @@ LISTS = [
     "/api/clickwraps/{clickwrap}/consents?limit={limit}",
     "/api/webhooks?limit={limit}",
     "/api/webhooks/{endpoint}/deliveries?limit={limit}",
+    "/api/_testing/emails?limit={limit}",
+    "/api/_testing/webhooks/deliveries?limit={limit}",
 ]
 
 
