@@ -21,7 +21,7 @@ from signsvc.http.appkeys import WORKER
 from signsvc.webhooks.endpoints import MAX_ENDPOINTS
 from storage import Database
 from tests.support.app import Api
-from tests.support.console import signed_in
+from tests.support.console import Console, signed_in
 from tests.support.documents import b64, pdf, png
 from tests.support.signing import area
 
@@ -162,26 +162,51 @@ async def test_every_list_costs_the_same_statements_for_a_page_of_10_and_of_100(
     assert {path: counts for path, counts in costs.items() if counts[0] != counts[1]} == {}
 
 
-async def test_the_consoles_submissions_list_costs_the_same_statements_for_a_full_page_and_a_short_one(
-    api, db, clock, receiver
-):
-    await rows(api, db, clock, receiver)
-    newest = [s["id"] for s in (await ok(api, "GET", f"/api/submissions?limit={MANY}"))["data"]]
+async def test_every_console_list_costs_the_same_statements_for_a_full_page_and_a_short_one(api, db, clock, receiver):
+    ids = await rows(api, db, clock, receiver)
+    log = f"/console/webhooks/{ids['endpoint']}"
+    newest = {
+        path: [item["id"] for item in (await ok(api, "GET", f"{path}?limit={MANY}"))["data"]]
+        for path in ("/api/submissions", "/api/templates", "/api/webhooks", "/api/_testing/emails")
+    }
+    deliveries = (await ok(api, "GET", f"/api/webhooks/{ids['endpoint']}/deliveries?limit={MANY}"))["data"]
     console = await signed_in(api)
+    # Each list: its first page, a short page (`after` an id near the oldest), what marks a row, the rows of each.
+    lists = [
+        (
+            "/console/submissions",
+            newest["/api/submissions"][-10],
+            r'href="/console/submissions/(\d+)"',
+            (20, 10),  # the last nine of the MANY, and the first upload's
+        ),
+        ("/console/templates", newest["/api/templates"][-5], r'href="/console/templates/(\d+)"', (20, 4)),
+        ("/console/webhooks", newest["/api/webhooks"][-5], r'href="/console/webhooks/(\d+)"', (20, 4)),
+        (log, deliveries[-5]["id"], r'id="delivery-(\d+)"', (10, 4)),
+        ("/console/outbox", newest["/api/_testing/emails"][-5], r'href="/console/outbox/(\d+)"', (20, 4)),
+    ]
+    costs = {}
+    for path, after, row, shown in lists:
+        full, short = (
+            await page_cost(console, db, path, row),
+            await page_cost(console, db, f"{path}?after={after}", row),
+        )
+        assert (full[1], short[1]) == shown, path
+        costs[path] = (full[0], short[0])
+    assert {path: counts for path, counts in costs.items() if counts[0] != counts[1]} == {}
 
-    async def page(path: str) -> tuple[int, int]:
-        await console.get(path)
-        before = db.statements
-        shown = await console.get(path)
-        assert shown.status == 200
-        return db.statements - before, len(set(re.findall(r'href="/console/submissions/(\d+)"', shown.body.decode())))
 
-    full, short = await page("/console/submissions"), await page(f"/console/submissions?after={newest[-10]}")
-    assert (full[1], short[1]) == (20, 10)  # the last nine of the MANY, and the first upload's
-    assert full[0] == short[0]
+async def page_cost(console: Console, db: Database, path: str, row: str) -> tuple[int, int]:
+    """The statements one console page makes (after the same page once), and how many rows (distinct `row`
+    matches) it shows."""
+    await console.get(path)
+    before = db.statements
+    shown = await console.get(path)
+    assert shown.status == 200, (path, shown.status)
+    return db.statements - before, len(set(re.findall(row, shown.body.decode())))
 
 
 async def test_a_submission_and_its_submitter_cost_the_same_statements_with_2_and_with_10_submitters(api, db, clock):
+    """Through the API, and the submission's page in the console (its signers and its timeline)."""
     roles = [f"Party {n}" for n in range(10)]
     fields = [
         {"name": "Full Name", "type": "text", "role": roles[0], "areas": [area(0.1)]},
@@ -189,20 +214,25 @@ async def test_a_submission_and_its_submitter_cost_the_same_statements_with_2_an
         *({"name": "Buyer Name", "type": "text", "role": role, "areas": [area(0.4)]} for role in roles[1:]),
     ]
     photo = await photo_id(api)
+    console = await signed_in(api)
     costs = []
     for signers in (2, 10):
         template_id = await template(api, fields[: signers + 1], f"{signers} parties")
         sent = await send(api, template_id, photo, signers)
         await complete(api, clock, sent)
         await api.app[WORKER].drain()
+        submission = sent[0]["submission_id"]
         costs.append(
             [
-                (await cost_of_record(api, db, path))
-                for path in (
-                    f"/api/submissions/{sent[0]['submission_id']}",
-                    f"/api/submitters/{sent[0]['id']}",
-                    f"/api/submitters/{sent[-1]['id']}",
-                )
+                *[
+                    (await cost_of_record(api, db, path))
+                    for path in (
+                        f"/api/submissions/{submission}",
+                        f"/api/submitters/{sent[0]['id']}",
+                        f"/api/submitters/{sent[-1]['id']}",
+                    )
+                ],
+                (await page_cost(console, db, f"/console/submissions/{submission}", r'class="who">([^<]+)<'))[0],
             ]
         )
     assert costs[0] == costs[1]
