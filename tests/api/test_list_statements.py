@@ -17,7 +17,7 @@ import pytest
 
 import storage.accounts as stored_accounts
 from signsvc.accounts.accounts import Accounts
-from signsvc.http.appkeys import WORKER
+from signsvc.http.appkeys import DELIVERER, WORKER
 from signsvc.webhooks.endpoints import MAX_ENDPOINTS
 from storage import Database
 from tests.support.app import Api
@@ -235,6 +235,43 @@ async def test_a_submission_and_its_submitter_cost_the_same_statements_with_2_an
                 (await page_cost(console, db, f"/console/submissions/{submission}", r'class="who">([^<]+)<'))[0],
             ]
         )
+    assert costs[0] == costs[1]
+
+
+async def test_a_batch_of_webhook_deliveries_costs_the_same_statements_for_10_records_of_each_kind_and_for_25(
+    api, db, receiver
+):
+    """The deliveries' records are read as a page is: templates, submissions, signers and consents, each kind and
+    each of their relations in one statement for the whole batch."""
+    endpoint = await ok(api, "POST", "/api/webhooks", json={"url": receiver.url(), "events": "all"})
+    photo = await photo_id(api)
+    first = await template(api, FIELDS, "First")
+    clickwrap = await ok(
+        api,
+        "POST",
+        "/api/clickwraps",
+        json={"name": "Terms", "kind": "no_document", "content": "Terms", "publish": True},
+    )
+    await api.app[WORKER].drain()
+    costs = []
+    for records in (10, 25):  # 40 and 100 deliveries (a page of the log holds 100 at most)
+        for _ in range(records):
+            await ok(api, "POST", f"/api/templates/{first}/clone", json={})
+            signers = await send(api, first, photo)
+            await ok(api, "POST", f"/api/_testing/submitters/{signers[0]['id']}/view", json={})
+            await ok(api, "POST", f"/api/clickwraps/{clickwrap['id']}/consents", json={"name": "Ada"})
+        pending = (await ok(api, "GET", f"/api/webhooks/{endpoint['id']}/deliveries?status=pending&limit=100"))["data"]
+        assert sorted({d["event_type"] for d in pending}) == [
+            "consent.created",
+            "form.viewed",
+            "submission.created",
+            "template.created",
+        ]
+        assert len(pending) == 4 * records
+        before = db.statements
+        answers = await api.app[DELIVERER].deliver_batch([{"delivery_id": d["id"]} for d in pending])
+        costs.append(db.statements - before)
+        assert answers == [None] * len(pending)  # each delivered, nothing left to run
     assert costs[0] == costs[1]
 
 
