@@ -154,6 +154,13 @@ async def get_consent(conn: Connection, consent_id: int) -> Consent | None:
     return record(Consent, await conn.fetch_one("get_consent", id=consent_id))
 
 
+async def consents_by_ids(conn: Connection, ids: list[int]) -> dict[int, Consent]:
+    """The consents among these ids that exist, by id."""
+    if not ids:
+        return {}
+    return {c.id: c for c in records(Consent, await conn.fetch_all("get_consents", ids=ids))}
+
+
 async def list_consents(
     conn: Connection, clickwrap_id: int, *, limit: int, after: int | None, before: int | None
 ) -> list[Consent]:

@@ -37,6 +37,13 @@ async def get_blob(conn: Connection, blob_id: int) -> Blob | None:
     return record(Blob, await conn.fetch_one("get_blob", id=blob_id))
 
 
+async def blobs_by_ids(conn: Connection, ids: list[int]) -> dict[int, Blob]:
+    """The files among these ids that exist, by id."""
+    if not ids:
+        return {}
+    return {blob.id: blob for blob in records(Blob, await conn.fetch_all("get_blobs", ids=ids))}
+
+
 async def required_blob(conn: Connection, blob_id: int) -> Blob:
     """A file record that must exist (a row that refers to it holds it)."""
     return required(Blob, await conn.fetch_one("get_blob", id=blob_id))

@@ -159,6 +159,13 @@ async def get_submitter(conn: Connection, submitter_id: int) -> Submitter | None
     return record(Submitter, await conn.fetch_one("get_submitter", id=submitter_id))
 
 
+async def submitters_by_ids(conn: Connection, ids: list[int]) -> dict[int, Submitter]:
+    """The submitters among these ids that exist, by id."""
+    if not ids:
+        return {}
+    return {s.id: s for s in records(Submitter, await conn.fetch_all("get_submitters", ids=ids))}
+
+
 async def find_submitter_by_slug(conn: Connection, slug: str) -> Submitter | None:
     return record(Submitter, await conn.fetch_one("find_submitter_by_slug", slug=slug))
 

@@ -155,9 +155,7 @@ async def documents_of(
     """The documents of each template of a page, by template id."""
     found: dict[int, list[TemplateDocument]] = {template.id: [] for template in templates}
     if templates:
-        rows = await conn.fetch_all(
-            "list_documents_in_id_range", account_id=account_id, min_id=min(found), max_id=max(found)
-        )
+        rows = await conn.fetch_all("list_documents_of_many", account_id=account_id, ids=list(found))
         for document in records(TemplateDocument, rows):
             found.get(document.template_id, []).append(document)
     return found

@@ -12,6 +12,7 @@ from signsvc.infra.clock import SystemClock
 from signsvc.infra.config import Config
 from signsvc.infra.urls import Urls
 from signsvc.webhooks import endpoints
+from signsvc.webhooks.answers import Changed
 from signsvc.webhooks.endpoints import WebhookEndpoints
 from storage import Database
 from storage.outbound_records import DeliveryStatus
@@ -154,7 +155,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     return settings
 
 
-def _print_changed(verb: str, changed: endpoints.Changed) -> None:
+def _print_changed(verb: str, changed: Changed) -> None:
     endpoint = changed.endpoint
     print(f"webhook endpoint {endpoint.id} {verb}: {endpoint.url} ({', '.join(endpoint.events)})")
     for warning in changed.warnings:

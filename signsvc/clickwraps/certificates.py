@@ -157,7 +157,7 @@ class Certificates:
                     renew_at = self.sealer.renew_at(sealed)
                     if not await stored.set_consent_certificate(tx, consent.id, blob.id, sealed.level, renew_at):
                         raise _RecordedMeanwhile()
-                    await self._emails(tx, clickwrap, consent, blob.id, self.files.link(blob.uuid, blob.filename))
+                    await self._emails(tx, clickwrap, consent, blob.id, self.files.links.link(blob.uuid, blob.filename))
                 await events.record(
                     tx,
                     self.clock,

@@ -192,7 +192,7 @@ class ConsentPages:
         for document in await stored_templates.list_documents(self.db, template_id):
             for index, size in enumerate(document.pages):
                 preview = document.previews[index] if index < len(document.previews) else None
-                image = self.files.path(preview["uuid"], preview["filename"]) if preview else None
+                image = self.files.links.path(preview["uuid"], preview["filename"]) if preview else None
                 pages.append(
                     Page(
                         document.uuid, document.name, index, image, size["width"], size["height"], size.get("text", "")

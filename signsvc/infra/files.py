@@ -1,16 +1,12 @@
-"""Stored files and the signed links that serve them.
-
-A link is `{site}/file/{token}/{filename}` (`Urls.file`); the token carries the file's uuid and the expiry time,
-signed with the service's secret key, so a link needs no lookup to check and cannot be forged.
+"""Stored files: their contents in the content store, their records in the database, and the file a signed link
+(`signsvc.infra.links`, `Files.links`) names.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import hashlib
-import hmac
 import logging
 import uuid as uuids
 from collections.abc import Awaitable, Iterable
@@ -22,14 +18,14 @@ import storage.files as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
 from signsvc.infra.jobs import Kind
-from signsvc.infra.urls import Urls, file_path
+from signsvc.infra.links import Links
+from signsvc.infra.urls import Urls
 from storage import Connection, Database, StorageError
 from storage.contents import ContentStore
 from storage.records import Blob
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-LINK_LIFETIME = timedelta(minutes=40)
 # A file link answered with a presigned URL of the object store sends the browser there for this long: enough to
 # start the download, short enough that a URL passed on is of little use.
 PRESIGNED_SECONDS = 300
@@ -42,7 +38,6 @@ REMOVAL_GRACE = timedelta(hours=1)
 SWEEP_JOB = "files.sweep"
 SWEEP_EVERY = timedelta(minutes=10)
 SWEEP_BATCH = 100
-DOCUMENTS_PAGE = "documents-page:"  # signed apart from file links: one kind of link never opens the other
 
 
 @dataclass(frozen=True)
@@ -73,8 +68,8 @@ class Files:
     ) -> None:
         self.db, self.contents, self.clock = db, contents, clock
         self.secret_key = secret_key
-        self._key = hashlib.sha256(f"file-links:{secret_key}".encode()).digest()
         self.urls = urls
+        self.links = Links(secret_key, clock, urls)
         self.presigned_links = presigned_links
         self._missing: set[str] = set()  # contents found missing, logged once each
 
@@ -171,7 +166,7 @@ class Files:
         presign = getattr(self.contents, "presigned_link", None)
         if not self.presigned_links or presign is None:
             return None
-        expires = int(token.rpartition(".")[0].partition(".")[2])
+        expires = self.links.expires(token)
         seconds = max(1, min(PRESIGNED_SECONDS, expires - int(self.clock.now().timestamp())))
         return str(await self._reading(presign(blob.sha256, disposition, blob.content_type, seconds)))
 
@@ -197,20 +192,6 @@ class Files:
             raise errors.Gone("The file's content is missing from the file store")
         return data
 
-    def link(self, blob_uuid: str, filename: str) -> str:
-        """A link to the stored file, valid for 40 minutes from now."""
-        return self.urls.file(self._token(blob_uuid), filename)
-
-    def path(self, blob_uuid: str, filename: str) -> str:
-        """The link's path on the site, for the service's own pages."""
-        return file_path(self._token(blob_uuid), filename)
-
-    def _token(self, blob_uuid: str) -> str:
-        """The signed token of a link to the file, valid for 40 minutes from now."""
-        expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
-        payload = f"{blob_uuid}.{expires}"
-        return f"{payload}.{self._sign(payload)}"
-
     async def owned(self, conn: Connection, account_id: int, uuids: Iterable[object]) -> dict[str, Blob]:
         """The files among `uuids` that belong to the account, by uuid. Every value or default that names a file by
         its id goes through here before it is stored or linked: a file id is no secret (every link shows one), so
@@ -232,41 +213,9 @@ class Files:
             now=self.clock.now(),
         )
 
-    def documents_page(self, submission_slug: str) -> str:
-        """A link to a submission's documents page, valid for 40 minutes from now."""
-        expires = int((self.clock.now() + LINK_LIFETIME).timestamp())
-        payload = f"{submission_slug}.{expires}"
-        return self.urls.documents_page(f"{payload}.{self._sign(DOCUMENTS_PAGE + payload)}")
-
-    def open_documents_page(self, token: str) -> str:
-        """The submission slug a documents-page link names: 404 for a link not issued here, 403 once it
-        expired."""
-        payload, _, signature = token.rpartition(".")
-        slug, _, expires = payload.partition(".")
-        if not expires.isdigit() or not _same(signature, self._sign(DOCUMENTS_PAGE + payload)):
-            raise errors.NotFound()
-        if int(expires) <= self.clock.now().timestamp():
-            raise errors.NotAuthorized()
-        return slug
-
     async def open_link(self, token: str) -> Blob:
         """The file a link names: 404 for a link that was not issued here, 403 once it expired."""
-        payload, _, signature = token.rpartition(".")
-        blob_uuid, _, expires = payload.partition(".")
-        if not expires.isdigit() or not _same(signature, self._sign(payload)):
-            raise errors.NotFound()
-        if int(expires) <= self.clock.now().timestamp():
-            raise errors.NotAuthorized()
-        blob = await stored.find_blob(self.db, blob_uuid)
+        blob = await stored.find_blob(self.db, self.links.open_file(token))
         if blob is None:
             raise errors.NotFound()
         return blob
-
-    def _sign(self, payload: str) -> str:
-        digest = hmac.new(self._key, payload.encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-
-
-def _same(given: str, expected: str) -> bool:
-    """A signature from a link against the one expected, in constant time (a link may hold any text)."""
-    return hmac.compare_digest(given.encode(), expected.encode())

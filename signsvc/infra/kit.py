@@ -5,29 +5,16 @@ the hosted service."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import storage.emails as stored_emails
 import storage.files as stored_files
+from signsvc.infra.captured import CapturedEmail
 from signsvc.infra.files import Files
 from signsvc.infra.jobs import Worker
 from storage import Database, reset
 from storage.outbound_records import Email
 
 _LINK = re.compile(r"https?://[^\s<>\"')\]]+")
-
-
-@dataclass(frozen=True)
-class CapturedEmail:
-    """An email of the outbox with what a test looks for in it: the links it holds and its attachments."""
-
-    email: Email
-    links: list[str]
-    attachments: list[str]
-
-    @property
-    def id(self) -> int:
-        return self.email.id
 
 
 class Kit:
@@ -48,14 +35,20 @@ class Kit:
     ) -> list[CapturedEmail]:
         """The account's emails, newest first."""
         found = await stored_emails.list_emails(self.db, account_id, limit=limit, after=after, before=before)
-        return [await self._captured(email) for email in found]
+        return await self._captured(found)
 
     async def email(self, account_id: int, email_id: int) -> CapturedEmail | None:
         email = await stored_emails.get_email(self.db, email_id)
-        return await self._captured(email) if email and email.account_id == account_id else None
+        return (await self._captured([email]))[0] if email and email.account_id == account_id else None
 
-    async def _captured(self, email: Email) -> CapturedEmail:
-        names = [
-            blob.filename for blob_id in email.attachments if (blob := await stored_files.get_blob(self.db, blob_id))
+    async def _captured(self, emails: list[Email]) -> list[CapturedEmail]:
+        """The emails with their links and the names of their attachments (read for all of them at once)."""
+        blobs = await stored_files.blobs_by_ids(self.db, sorted({i for email in emails for i in email.attachments}))
+        return [
+            CapturedEmail(
+                email,
+                list(dict.fromkeys(_LINK.findall(email.text_body))),
+                [blobs[i].filename for i in email.attachments if i in blobs],
+            )
+            for email in emails
         ]
-        return CapturedEmail(email, list(dict.fromkeys(_LINK.findall(email.text_body))), names)

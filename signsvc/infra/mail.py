@@ -29,7 +29,8 @@ import storage.emails as stored
 import storage.files as stored_files
 from signsvc.infra import errors, jobs, languages, retries, smtp
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import LINK_LIFETIME, Files
+from signsvc.infra.files import Files
+from signsvc.infra.links import LINK_LIFETIME
 from storage import Connection, Database
 from storage.outbound_records import Email
 
@@ -239,11 +240,8 @@ class Outbox:
 
     async def _attachments(self, email: Email) -> list[tuple[str, bytes]]:
         """The files the email carries; one deleted since (its submission was) is left out."""
-        found = []
-        for blob_id in email.attachments:
-            if blob := await stored_files.get_blob(self.db, blob_id):
-                found.append((blob.filename, await self.files.read(blob)))
-        return found
+        blobs = await stored_files.blobs_by_ids(self.db, email.attachments)
+        return [(blobs[i].filename, await self.files.read(blobs[i])) for i in email.attachments if i in blobs]
 
 
 def _given_up(email: Email) -> jobs.GiveUp:

@@ -42,11 +42,11 @@ class Urls:
         return f"{self.site}/apiemb/{submitter_slug}"
 
     def documents_page(self, token: str) -> str:
-        """A submission's documents page, by the signed token that names it (`Files.documents_page`)."""
+        """A submission's documents page, by the signed token that names it (`Links.documents_page`)."""
         return f"{self.site}/e/{token}"
 
     def file(self, token: str, filename: str) -> str:
-        """A stored file, by the signed token that names it (`Files.link`)."""
+        """A stored file, by the signed token that names it (`Links.link`)."""
         return self.site + file_path(token, filename)
 
     def clickwrap(self, clickwrap_slug: str) -> str:

@@ -34,6 +34,15 @@ async def signers_page(conn: Connection, account_id: int, found: list[Submission
     return Related(submitters=await stored.submitters_of_page(conn, account_id, found))
 
 
+async def timeline(conn: Connection, account_id: int, found: list[Submission]) -> Related:
+    """The console's page of a submission: its submitters and its audit trail (it shows no values, template,
+    author or result document there)."""
+    return Related(
+        submitters=await stored.submitters_of_page(conn, account_id, found),
+        events=await stored.events_of_many(conn, [s.id for s in found]),
+    )
+
+
 async def records(conn: Connection, files: Files, account_id: int, found: list[Submission], *, events: bool) -> Related:
     """Whole submissions (GET /submissions/{id}, `submission.*` webhooks): submitters with the files their values
     link, templates, authors, every result document, and the audit trails when `events`."""

@@ -44,8 +44,8 @@ async def queue(tx: Connection, outbox: Outbox, files: Files, submission: Submis
         and sum(len(p.file.data) for p in produced if p.kind in ("final", "audit_log")) <= ATTACHMENT_LIMIT
     )
     account = await stored_accounts.required_account(tx, submission.account_id)
-    documents = [(r.name, files.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"]
-    audit_log_url = next((files.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None)
+    documents = [(r.name, files.links.link(r.blob_uuid, r.filename)) for r in results if r.kind == "final"]
+    audit_log_url = next((files.links.link(r.blob_uuid, r.filename) for r in results if r.kind == "audit_log"), None)
     composed: dict[str, Composed] = {}
     for address, submitter_id, language in recipients:
         if language not in composed:

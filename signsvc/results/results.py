@@ -13,25 +13,12 @@ from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.infra.pool import PdfPool
 from signsvc.results import produce, verify
+from signsvc.results.answers import Completed, Verification
 from signsvc.results.previews import Previews
 from signsvc.results.signing_identity import SigningIdentity
 from signsvc.submissions import statuses
 from storage import Database
 from storage.records import ResultDocument, Submission, Submitter
-
-
-@dataclass(frozen=True)
-class Completed:
-    """The signed files of a completed submission."""
-
-    documents: list[ResultDocument]
-    combined: ResultDocument
-    audit_log: ResultDocument | None
-
-    @property
-    def main(self) -> ResultDocument:
-        """The one file that holds every document: the document itself when there is one."""
-        return self.documents[0] if len(self.documents) == 1 else self.combined
 
 
 @dataclass(frozen=True)
@@ -58,7 +45,9 @@ class Results:
 
     async def page(self, token: str) -> DocumentsPage:
         """The documents page a signed link names: 404 for a link not issued here, 403 once it expired."""
-        submission = await stored_submissions.find_submission_by_slug(self.db, self.files.open_documents_page(token))
+        submission = await stored_submissions.find_submission_by_slug(
+            self.db, self.files.links.open_documents_page(token)
+        )
         if submission is None:
             raise errors.NotFound()
         try:
@@ -70,8 +59,8 @@ class Results:
             submission,
             statuses.submission_status(submission, self.clock.now()),
             await stored_submissions.submitters_of(self.db, submission.id),
-            [(r.name, self.files.path(r.blob_uuid, r.filename)) for r in found],
-            self.files.path(audit_log.blob_uuid, audit_log.filename) if audit_log else None,
+            [(r.name, self.files.links.path(r.blob_uuid, r.filename)) for r in found],
+            self.files.links.path(audit_log.blob_uuid, audit_log.filename) if audit_log else None,
         )
 
     async def documents(self, submission: Submission, *, merge: bool = False) -> list[ResultDocument]:
@@ -100,7 +89,7 @@ class Results:
             raise errors.Invalid("The signed documents are still being produced: try again in a few seconds")
         return Completed(final, combined, next((r for r in found if r.kind == "audit_log"), None))
 
-    async def verify(self, file: Any) -> verify.Verification:
+    async def verify(self, file: Any) -> Verification:
         """Whether the service issued the PDF (base64); 422 for input that is not a readable PDF."""
         if not isinstance(file, str) or not file:
             raise errors.Invalid("file is required: a PDF as base64")

@@ -3,23 +3,14 @@ service's certificates signed all of it and it is intact; with a report per sign
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 import storage.results as stored
 from signsvc.infra import pdf_calls
-from signsvc.infra.pdf_calls import SignatureReport
 from signsvc.infra.pool import PdfPool
+from signsvc.results.answers import Verification
 from signsvc.results.signing_identity import SigningIdentity
 from storage import Database
-
-
-@dataclass(frozen=True)
-class Verification:
-    issued_by_service: bool
-    checksum_status: str  # "verified" when the service produced a file with this hash, else "not_found"
-    sha256: str
-    signatures: list[SignatureReport]
 
 
 async def verify(db: Database, pool: PdfPool, identity: SigningIdentity, file: str, now: datetime) -> Verification:

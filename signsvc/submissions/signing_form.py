@@ -218,7 +218,9 @@ class SigningForms:
                 value = found.get("default_value")
             if value is not None and value != "":
                 shown[found["uuid"]] = field_values.display(
-                    found, value, lambda uuid: self.files.path(uuid, attachments[uuid]) if uuid in attachments else None
+                    found,
+                    value,
+                    lambda uuid: self.files.links.path(uuid, attachments[uuid]) if uuid in attachments else None,
                 )
         return shown
 
@@ -229,7 +231,7 @@ class SigningForms:
             previews = document.get("previews") or fallback.get(document["uuid"], [])
             for index, page in enumerate(document["pages"]):
                 image = (
-                    self.files.path(previews[index]["uuid"], previews[index]["filename"])
+                    self.files.links.path(previews[index]["uuid"], previews[index]["filename"])
                     if index < len(previews)
                     else None
                 )
@@ -255,7 +257,7 @@ class SigningForms:
 
     async def _own_copy(self, submitter: Submitter) -> list[Link]:
         return [
-            Link(r.name, self.files.path(r.blob_uuid, r.filename))
+            Link(r.name, self.files.links.path(r.blob_uuid, r.filename))
             for r in await stored_results.results_of(self.db, submitter.submission_id)
             if r.kind == "submitter" and r.submitter_id == submitter.id
         ]

@@ -38,7 +38,7 @@ from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database, StorageError
 from storage.filters import SubmissionFilters
-from storage.records import Principal, Submission, SubmissionEvent, Submitter, Template
+from storage.records import Principal, Submission, Submitter, Template
 from storage.shapes import Field, Preferences, Role, SubmissionDocument
 
 EXPIRE_JOB = "submissions.expire"
@@ -190,14 +190,6 @@ class Submissions:
     async def bulk_progress(self, principal: Principal, template_id: int, first: int, last: int) -> stored.BulkProgress:
         """How far a bulk send of the account's template that made submissions `first` to `last` has got."""
         return await stored.bulk_progress(self.db, principal.account_id, template_id, first, last)
-
-    async def submitters_of(self, submission: Submission) -> list[Submitter]:
-        """The submission's submitters in the template's order of roles."""
-        return await stored.submitters_of(self.db, submission.id)
-
-    async def events_of(self, submission: Submission) -> list[SubmissionEvent]:
-        """The submission's audit trail (`submission_events`), oldest first."""
-        return await stored.events_of(self.db, submission.id)
 
     async def completed_feed(
         self, principal: Principal, *, limit: int, after: int | None, before: int | None

@@ -18,7 +18,6 @@ import asyncio
 import ssl
 import time
 from collections.abc import Awaitable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
@@ -26,7 +25,8 @@ import storage.webhooks as stored
 from signsvc.infra import errors, jobs, retries
 from signsvc.infra.clock import Clock
 from signsvc.webhooks import endpoints, signature
-from signsvc.webhooks.payloads import Payloads
+from signsvc.webhooks.answers import Outcome
+from signsvc.webhooks.payloads import Data, Key, Payloads
 from signsvc.webhooks.poster import InvalidUrl, NoAddress, Poster
 from signsvc.wire.encoding import encoded, iso
 from storage import Database
@@ -37,18 +37,6 @@ USER_AGENT = "signsvc-webhooks/1"
 # deliveries. The test webhook, which someone waits for, goes beside them and never queues behind a backlog.
 CONNECTIONS = 100
 NO_ANSWER = "No HTTP answer: the connection failed, broke off or timed out"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One attempt: acknowledged or not, the answer's status code, what went wrong, how long it took."""
-
-    delivered: bool
-    attempted_at: datetime
-    response_status: int | None = None
-    error: str | None = None
-    duration_ms: int = 0
-    final: bool = False  # no retry can mend it (the record is gone)
 
 
 class Sender:
@@ -148,14 +136,12 @@ class Deliverer:
             await stored.record_attempts(tx, attempted, now=self.clock.now())
         return [answers.get(delivery_id) for delivery_id in ids]
 
-    async def _data_of(self, due: list[WebhookDelivery]) -> dict[_Record, dict[str, Any] | Exception | None]:
-        """The payload data of each record the deliveries are about, built once per record and event type."""
-        keys = list(dict.fromkeys((d.record_type, d.record_id, d.event_type) for d in due))
-        return dict(zip(keys, await _each(self.payloads.data(self.db, *key) for key in keys), strict=True))
+    async def _data_of(self, due: list[WebhookDelivery]) -> dict[Key, Data | Exception]:
+        """The payload data of each record the deliveries are about, built once per record and event type, the
+        records read together."""
+        return await self.payloads.data_of_many(self.db, [(d.record_type, d.record_id, d.event_type) for d in due])
 
-    async def _attempt(
-        self, delivery: WebhookDelivery, built: dict[_Record, dict[str, Any] | Exception | None]
-    ) -> Outcome:
+    async def _attempt(self, delivery: WebhookDelivery, built: dict[Key, Data | Exception]) -> Outcome:
         data = built[(delivery.record_type, delivery.record_id, delivery.event_type)]
         if isinstance(data, Exception):
             raise data
@@ -211,8 +197,6 @@ class Deliverer:
         return schedule.fast() if self.fast_retries else schedule
 
 
-# What a delivery's payload is built from: the record's type and id, and the event type.
-_Record = tuple[str, int, str]
 T = TypeVar("T")
 
 

@@ -13,7 +13,7 @@ import asyncio
 import functools
 import re
 import socket
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from yarl import URL
@@ -22,9 +22,10 @@ import storage.webhooks as stored
 from signsvc.accounts import auth
 from signsvc.infra import addresses, errors, jobs, json_fields
 from signsvc.infra.clock import Clock
+from signsvc.webhooks.answers import Changed, Delivered
 from storage import Connection, Database
 from storage.accounts import default_account
-from storage.outbound_records import DeliveryStatus, Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from storage.outbound_records import DeliveryStatus, Event, WebhookDelivery, WebhookEndpoint
 from storage.records import Principal
 
 EVENT_TYPES = (
@@ -94,26 +95,6 @@ HTTP_URL_PATTERN = (
 PRIVATE_ADDRESS = "a private or local network address (SIGNSVC_WEBHOOK_PUBLIC_ONLY allows only public ones)"
 # A host name of a new URL is looked up this long at most (public-only); one that does not answer in time is refused.
 RESOLVE_SECONDS = 5
-
-
-@dataclass(frozen=True)
-class Changed:
-    """An endpoint as written, and what the caller should hear about its settings."""
-
-    endpoint: WebhookEndpoint
-    warnings: list[str]
-
-
-@dataclass(frozen=True)
-class Delivered:
-    """A delivery with its attempts, first to last."""
-
-    delivery: WebhookDelivery
-    attempts: list[WebhookAttempt]
-
-    @property
-    def id(self) -> int:
-        return self.delivery.id
 
 
 class WebhookEndpoints:

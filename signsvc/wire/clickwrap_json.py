@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from signsvc.infra.files import Files
+from signsvc.infra.links import Links
 from signsvc.infra.urls import Urls
 from storage.records import Clickwrap, Consent
 
@@ -25,11 +25,11 @@ def clickwrap_json(urls: Urls, clickwrap: Clickwrap) -> dict[str, Any]:
     }
 
 
-def consent_json(files: Files, consent: Consent) -> dict[str, Any]:
+def consent_json(links: Links, consent: Consent) -> dict[str, Any]:
     """The spec's consent, and as extensions how it was given, the checkbox answers and the submission
     signed after it."""
     certificate = (
-        files.link(consent.certificate_uuid, consent.certificate_filename)
+        links.link(consent.certificate_uuid, consent.certificate_filename)
         if consent.certificate_uuid and consent.certificate_filename
         else None
     )

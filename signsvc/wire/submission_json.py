@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from signsvc.infra.files import Files
+from signsvc.infra.links import Links
 from signsvc.submissions import field_values, signing_reasons, statuses
 from signsvc.wire.related import Related
 from storage.records import ResultDocument, Submission, SubmissionEvent, Submitter, Template, User
@@ -20,7 +20,7 @@ _EVENT_DATA_KEYS = ("reason",)  # ip, user agent and the like stay in the audit 
 class Context:
     """What rendering a submission needs besides its records: links, the time, files and result documents."""
 
-    files: Files
+    links: Links
     now: datetime
     attachments: dict[str, str]  # the names of the files values may link, by uuid: the submission's account's only
     results: list[ResultDocument]
@@ -29,12 +29,12 @@ class Context:
         """A link to a file a value names; none to a file that is not the submission's account's."""
         if blob_uuid not in self.attachments:
             return None
-        return self.files.link(blob_uuid, self.attachments[blob_uuid])
+        return self.links.link(blob_uuid, self.attachments[blob_uuid])
 
     def documents(self, kind: str, submission_id: int, submitter_id: int | None = None) -> list[dict[str, str]]:
         """`[{name, url}]` of the result documents of this kind (a submitter's own when `submitter_id`)."""
         return [
-            {"name": r.name, "url": self.files.link(r.blob_uuid, r.filename)}
+            {"name": r.name, "url": self.links.link(r.blob_uuid, r.filename)}
             for r in self.results
             if r.kind == kind and r.submission_id == submission_id and r.submitter_id == submitter_id
         ]
@@ -45,18 +45,18 @@ class Context:
         return found[0]["url"] if found else None
 
 
-def context(files: Files, now: datetime, related: Related, submission: Submission) -> Context:
+def context(links: Links, now: datetime, related: Related, submission: Submission) -> Context:
     """The context of one submission, from what the loaders read of it."""
-    return Context(files, now, related.files.get(submission.id, {}), related.results.get(submission.id, []))
+    return Context(links, now, related.files.get(submission.id, {}), related.results.get(submission.id, []))
 
 
 def submission_record(
-    files: Files, now: datetime, related: Related, submission: Submission, *, with_events: bool
+    links: Links, now: datetime, related: Related, submission: Submission, *, with_events: bool
 ) -> dict[str, Any]:
     """GET /submissions/{id} (`with_events`: its audit trail); also the data of `submission.*` events."""
     events = related.events.get(submission.id, []) if with_events else None
     return submission_json(
-        context(files, now, related, submission),
+        context(links, now, related, submission),
         submission,
         related.submitters.get(submission.id, []),
         template=related.template(submission),
@@ -65,11 +65,11 @@ def submission_record(
     )
 
 
-def submission_page(files: Files, now: datetime, related: Related, found: list[Submission]) -> list[dict[str, Any]]:
+def submission_page(links: Links, now: datetime, related: Related, found: list[Submission]) -> list[dict[str, Any]]:
     """A page of the submissions list: each without values and documents."""
     return [
         submission_json(
-            context(files, now, related, submission),
+            context(links, now, related, submission),
             submission,
             related.submitters.get(submission.id, []),
             template=related.template(submission),
@@ -81,43 +81,43 @@ def submission_page(files: Files, now: datetime, related: Related, found: list[S
 
 
 def created(
-    files: Files, now: datetime, related: Related, submission: Submission, submitters: list[Submitter]
+    links: Links, now: datetime, related: Related, submission: Submission, submitters: list[Submitter]
 ) -> list[dict[str, Any]]:
     """The submitters of a submission just created, as the creation answers them (without documents)."""
-    ctx = context(files, now, related, submission)
+    ctx = context(links, now, related, submission)
     return [submitter_json(ctx, submission, submitter, documents=False, embed=True) for submitter in submitters]
 
 
-def submitter_record(files: Files, now: datetime, related: Related, submitter: Submitter) -> dict[str, Any]:
+def submitter_record(links: Links, now: datetime, related: Related, submitter: Submitter) -> dict[str, Any]:
     """GET /submitters/{id}: a submitter with values, documents, its template and its own audit trail."""
     submission = related.submissions[submitter.submission_id]
     events = [e for e in related.events.get(submission.id, []) if e.submitter_id == submitter.id]
     return {
-        **submitter_json(context(files, now, related, submission), submission, submitter),
+        **submitter_json(context(links, now, related, submission), submission, submitter),
         "template": template_brief(related.template(submission)),
         "submission_events": [event_json(event) for event in events],
     }
 
 
 def updated_submitter(
-    files: Files, now: datetime, related: Related, submitter: Submitter, *, embed: bool = True, documents: bool = True
+    links: Links, now: datetime, related: Related, submitter: Submitter, *, embed: bool = True, documents: bool = True
 ) -> dict[str, Any]:
     """A submitter as a change answers it (PUT /submitters/{id}, the signing form's actions)."""
     submission = related.submissions[submitter.submission_id]
     return submitter_json(
-        context(files, now, related, submission), submission, submitter, embed=embed, documents=documents
+        context(links, now, related, submission), submission, submitter, embed=embed, documents=documents
     )
 
 
-def webhook_submitter(files: Files, now: datetime, related: Related, submitter: Submitter) -> dict[str, Any]:
+def webhook_submitter(links: Links, now: datetime, related: Related, submitter: Submitter) -> dict[str, Any]:
     """A submitter as `form.*` events and the events feed carry it: `link_slug` instead of slug and uuid, and
     links to the submission's documents page."""
     submission = related.submissions[submitter.submission_id]
     submitters = related.submitters.get(submission.id, [])
-    ctx = context(files, now, related, submission)
+    ctx = context(links, now, related, submission)
     data = submitter_json(ctx, submission, submitter)
     del data["slug"], data["uuid"]
-    url = ctx.files.documents_page(submission.slug)
+    url = ctx.links.documents_page(submission.slug)
     return {
         **data,
         "link_slug": submitter.slug,
@@ -178,7 +178,7 @@ def submitter_json(
     if values and documents:
         data["documents"] = ctx.documents("submitter", submission.id, submitter.id)
     if embed:
-        data["embed_src"] = ctx.files.urls.embedded_form(submitter.slug)
+        data["embed_src"] = ctx.links.urls.embedded_form(submitter.slug)
     return data
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from signsvc.infra.files import Files
+from signsvc.infra.links import Links
 from storage.records import Template, TemplateDocument
 from storage.shapes import Field
 
 
-def template_json(files: Files, template: Template, documents: list[TemplateDocument]) -> dict[str, Any]:
+def template_json(links: Links, template: Template, documents: list[TemplateDocument]) -> dict[str, Any]:
     return {
         "id": template.id,
         "slug": template.slug,
@@ -36,32 +36,32 @@ def template_json(files: Files, template: Template, documents: list[TemplateDocu
             "first_name": template.author_first_name,
             "last_name": template.author_last_name,
         },
-        "documents": [document_json(files, d) for d in documents],
+        "documents": [document_json(links, d) for d in documents],
     }
 
 
-def pdf_json(files: Files, template: Template, documents: list[TemplateDocument]) -> dict[str, Any]:
+def pdf_json(links: Links, template: Template, documents: list[TemplateDocument]) -> dict[str, Any]:
     """GET /templates/{id}/pdf: the template's PDF (all its documents in one when there are several)."""
     if template.combined_uuid and template.combined_filename:
-        filename, url = template.combined_filename, files.link(template.combined_uuid, template.combined_filename)
+        filename, url = template.combined_filename, links.link(template.combined_uuid, template.combined_filename)
     else:
-        filename, url = documents[0].filename, files.link(documents[0].blob_uuid, documents[0].filename)
+        filename, url = documents[0].filename, links.link(documents[0].blob_uuid, documents[0].filename)
     return {
         "id": template.id,
         "name": template.name,
         "pdf_url": url,
         "filename": filename,
-        "documents": [document_json(files, d) for d in documents],
+        "documents": [document_json(links, d) for d in documents],
     }
 
 
-def document_json(files: Files, document: TemplateDocument) -> dict[str, Any]:
+def document_json(links: Links, document: TemplateDocument) -> dict[str, Any]:
     preview = document.previews[0] if document.previews else None
     return {
         "id": document.id,
         "uuid": document.uuid,
-        "url": files.link(document.blob_uuid, document.filename),
-        "preview_image_url": files.link(preview["uuid"], preview["filename"]) if preview else None,
+        "url": links.link(document.blob_uuid, document.filename),
+        "preview_image_url": links.link(preview["uuid"], preview["filename"]) if preview else None,
         "filename": document.filename,
     }
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from signsvc.infra.captured import CapturedEmail
 from signsvc.infra.clock import ManualClock
-from signsvc.infra.kit import CapturedEmail
 
 
 def clock_json(clock: ManualClock) -> dict[str, Any]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from signsvc.webhooks.delivery import Outcome
-from signsvc.webhooks.endpoints import Changed, Delivered
+from signsvc.webhooks.answers import Changed, Delivered, Outcome
 from storage.outbound_records import WebhookAttempt, WebhookEndpoint
 
 

@@ -67,6 +67,12 @@ SELECT consents.*, blobs.uuid AS certificate_uuid, blobs.filename AS certificate
 FROM consents LEFT JOIN blobs ON blobs.id = consents.certificate_blob_id
 WHERE consents.id = :id
 
+-- get_consents --
+-- The consents with the given ids (a JSON array), with their certificates' files.
+SELECT consents.*, blobs.uuid AS certificate_uuid, blobs.filename AS certificate_filename
+FROM consents LEFT JOIN blobs ON blobs.id = consents.certificate_blob_id
+WHERE consents.id IN (SELECT value FROM json_each(:ids))
+
 -- list_consents --
 -- A page of a clickwrap's consents, newest first, with their certificates' files.
 SELECT consents.*, blobs.uuid AS certificate_uuid, blobs.filename AS certificate_filename

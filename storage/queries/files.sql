@@ -8,6 +8,10 @@ RETURNING *
 -- One stored file by id.
 SELECT * FROM blobs WHERE id = :id
 
+-- get_blobs --
+-- The stored files with the given ids (a JSON array).
+SELECT * FROM blobs WHERE id IN (SELECT value FROM json_each(:ids))
+
 -- find_blob --
 -- One stored file by uuid (the id signed links carry).
 SELECT * FROM blobs WHERE uuid = :uuid

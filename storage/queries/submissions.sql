@@ -86,6 +86,10 @@ RETURNING *
 -- One signer by id.
 SELECT * FROM submitters WHERE id = :id
 
+-- get_submitters --
+-- The signers with the given ids (a JSON array; those a batch of webhook deliveries is about).
+SELECT * FROM submitters WHERE id IN (SELECT value FROM json_each(:ids))
+
 -- find_submitter_by_slug --
 -- The signer a signing link names.
 SELECT * FROM submitters WHERE slug = :slug

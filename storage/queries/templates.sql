@@ -67,11 +67,11 @@ SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
 FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
 WHERE template_id = :template_id ORDER BY position
 
--- list_documents_in_id_range --
--- The documents of an account's templates with ids in a range (one query for a list page).
+-- list_documents_of_many --
+-- The documents of an account's templates with the given ids (a JSON array; one query for a list page).
 SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
 FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
-WHERE blobs.account_id = :account_id AND template_id >= :min_id AND template_id <= :max_id
+WHERE blobs.account_id = :account_id AND template_id IN (SELECT value FROM json_each(:ids))
 ORDER BY template_id, position
 
 -- get_templates --

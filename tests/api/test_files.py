@@ -29,7 +29,7 @@ async def store(files, data=b"%PDF-1.7 hello", filename="Zoë contract.pdf", con
 
 
 def link_of(service, blob) -> str:
-    return service.link(blob.uuid, blob.filename)
+    return service.links.link(blob.uuid, blob.filename)
 
 
 def path_of(link: str) -> str:

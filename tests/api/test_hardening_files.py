@@ -26,7 +26,7 @@ async def file_link(api: Api, data: bytes, filename: str, content_type: str) -> 
     await files.write([new])
     async with files.db.transaction() as tx:
         blob = await files.record(tx, 1, new)
-    return URL(files.link(blob.uuid, blob.filename)).raw_path
+    return URL(files.links.link(blob.uuid, blob.filename)).raw_path
 
 
 async def assert_health_answers(api: Api) -> None:

@@ -179,5 +179,5 @@ async def test_a_signers_payload_built_while_they_act_keeps_their_place_among_th
     await act(hooked, sent[1]["slug"], "view")
     files = hooked.app[FILES]
     related = await loaders.submitters(db, files, read_before.account_id, [read_before], siblings=True)
-    data = submission_json.webhook_submitter(files, clock.now(), related, read_before)
+    data = submission_json.webhook_submitter(files.links, clock.now(), related, read_before)
     assert (data["signer_order"], data["total_signers"]) == (2, 2)

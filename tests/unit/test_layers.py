@@ -87,18 +87,31 @@ def test_infrastructure_imports_no_domain_wire_or_edge_module():
         assert importers(layer, among=("signsvc.infra",)) == []
 
 
-def test_the_wire_formats_import_only_the_record_types_of_storage_and_no_loader():
-    """Shapes are pure: of storage only the record types and their parts, never a connection or a query; and no
-    loader."""
-    for module, names in imports().items():
+def test_the_wire_formats_reach_only_the_record_types_of_storage_and_no_loader_through_any_import():
+    """Shapes are pure: through every chain of imports, of storage only the record types and their parts, never a
+    connection, a database or a query; and no loader. So nothing a shape is given can hold a database (the links
+    it signs come from `signsvc.infra.links`, not from `Files`)."""
+    for module in imports():
         if _within(module, ("signsvc.wire",)):
             reads = [
                 name
-                for name in names
+                for name in reached(module)
                 if _within(name, ("storage", "signsvc.loaders"))
                 and not _within(name, ("storage.records", "storage.outbound_records", "storage.shapes"))
             ]
             assert reads == [], module
+
+
+def reached(module: str) -> set[str]:
+    """The modules `module` imports, and the modules they import, to the end."""
+    found: set[str] = set()
+    pending = [module]
+    while pending:
+        for name in imports()[pending.pop()]:
+            if name in imports() and name not in found and name != module:
+                found.add(name)
+                pending.append(name)
+    return found
 
 
 def test_the_loaders_import_no_edge_and_no_wiring():

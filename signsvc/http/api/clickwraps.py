@@ -49,8 +49,8 @@ async def consents(request: web.Request) -> web.Response:
     found = await request.app[CLICKWRAPS].consents(
         principal(request), record_id(request), limit=page.limit, after=page.after, before=page.before
     )
-    files = request.app[FILES]
-    return json_response(paginated(found, lambda consent: clickwrap_json.consent_json(files, consent)))
+    links = request.app[FILES].links
+    return json_response(paginated(found, lambda consent: clickwrap_json.consent_json(links, consent)))
 
 
 async def create_consent(request: web.Request) -> web.Response:
@@ -61,12 +61,12 @@ async def create_consent(request: web.Request) -> web.Response:
         caller_ip=client_address(request),
         caller_user_agent=request.headers.get("User-Agent"),
     )
-    return json_response(clickwrap_json.consent_json(request.app[FILES], consent))
+    return json_response(clickwrap_json.consent_json(request.app[FILES].links, consent))
 
 
 async def show_consent(request: web.Request) -> web.Response:
     consent = await request.app[CLICKWRAPS].find_consent(principal(request), record_id(request))
-    return json_response(clickwrap_json.consent_json(request.app[FILES], consent))
+    return json_response(clickwrap_json.consent_json(request.app[FILES].links, consent))
 
 
 def _shown(request: web.Request, clickwrap: Clickwrap) -> web.Response:

@@ -29,7 +29,7 @@ async def form_completed(request: web.Request) -> web.Response:
         {
             "event_type": "form.completed",
             "timestamp": submitter.completed_at,
-            "data": submission_json.webhook_submitter(files, now, related, submitter),
+            "data": submission_json.webhook_submitter(files.links, now, related, submitter),
         }
         for submitter in page.submitters
     ]

@@ -63,14 +63,14 @@ async def documents(request: web.Request) -> web.Response:
     """The signed documents once completed; before that, previews with every value entered so far."""
     submission = await request.app[SUBMISSIONS].find(principal(request), record_id(request))
     found = await request.app[RESULTS].documents(submission, merge=bool(Query(request).boolean("merge")))
-    return json_response(result_json.documents_json(request.app[FILES], submission, found))
+    return json_response(result_json.documents_json(request.app[FILES].links, submission, found))
 
 
 async def pdf(request: web.Request) -> web.Response:
     """The signed documents, combined document and audit log of a completed submission."""
     submission = await request.app[SUBMISSIONS].find(principal(request), record_id(request))
     completed = await request.app[RESULTS].completed(submission)
-    return json_response(result_json.completed_json(request.app[FILES], submission, completed))
+    return json_response(result_json.completed_json(request.app[FILES].links, submission, completed))
 
 
 async def update(request: web.Request) -> web.Response:
@@ -94,14 +94,14 @@ async def _record(request: web.Request, submission: Submission, *, with_events: 
     files = request.app[FILES]
     related = await loaders.records(request.app[DB], files, submission.account_id, [submission], events=with_events)
     return submission_json.submission_record(
-        files, request.app[CLOCK].now(), related, submission, with_events=with_events
+        files.links, request.app[CLOCK].now(), related, submission, with_events=with_events
     )
 
 
 async def _created(request: web.Request, submission: Submission, submitters: list[Submitter]) -> list[dict[str, Any]]:
     files = request.app[FILES]
     related = await loaders.created(request.app[DB], files, submission, submitters)
-    return submission_json.created(files, request.app[CLOCK].now(), related, submission, submitters)
+    return submission_json.created(files.links, request.app[CLOCK].now(), related, submission, submitters)
 
 
 async def _page(request: web.Request, template_id: int | None) -> web.Response:
@@ -128,6 +128,6 @@ async def _page(request: web.Request, template_id: int | None) -> web.Response:
         ),
     )
     related = await loaders.page(request.app[DB], principal(request).account_id, found)
-    items = submission_json.submission_page(request.app[FILES], request.app[CLOCK].now(), related, found)
+    items = submission_json.submission_page(request.app[FILES].links, request.app[CLOCK].now(), related, found)
     by_id = {item["id"]: item for item in items}
     return json_response(paginated(found, lambda submission: by_id[submission.id]))

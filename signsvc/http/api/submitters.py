@@ -37,7 +37,7 @@ async def index(request: web.Request) -> web.Response:
     )
     files, now = request.app[FILES], request.app[CLOCK].now()
     related = await loaders.submitters(request.app[DB], files, principal(request).account_id, found, events=True)
-    return json_response(paginated(found, lambda s: submission_json.submitter_record(files, now, related, s)))
+    return json_response(paginated(found, lambda s: submission_json.submitter_record(files.links, now, related, s)))
 
 
 async def show(request: web.Request) -> web.Response:
@@ -50,11 +50,11 @@ async def update(request: web.Request) -> web.Response:
     submitter = await request.app[SUBMITTERS].update(principal(request), record_id(request), body)
     files = request.app[FILES]
     related = await loaders.submitters(request.app[DB], files, submitter.account_id, [submitter], templates=False)
-    return json_response(submission_json.updated_submitter(files, request.app[CLOCK].now(), related, submitter))
+    return json_response(submission_json.updated_submitter(files.links, request.app[CLOCK].now(), related, submitter))
 
 
 async def record(request: web.Request, submitter: Submitter) -> dict[str, Any]:
     """GET /submitters/{id}'s answer (the testing extension's actions answer it too)."""
     files = request.app[FILES]
     related = await loaders.submitters(request.app[DB], files, submitter.account_id, [submitter], events=True)
-    return submission_json.submitter_record(files, request.app[CLOCK].now(), related, submitter)
+    return submission_json.submitter_record(files.links, request.app[CLOCK].now(), related, submitter)

@@ -30,8 +30,8 @@ async def index(request: web.Request) -> web.Response:
         ),
     )
     documents = await loaders.documents(request.app[DB], who.account_id, found)
-    files = request.app[FILES]
-    return json_response(paginated(found, lambda t: template_json.template_json(files, t, documents[t.id])))
+    links = request.app[FILES].links
+    return json_response(paginated(found, lambda t: template_json.template_json(links, t, documents[t.id])))
 
 
 async def create(request: web.Request) -> web.Response:
@@ -67,7 +67,9 @@ async def clone(request: web.Request) -> web.Response:
 async def pdf(request: web.Request) -> web.Response:
     templates = request.app[TEMPLATES]
     template = await templates.find(principal(request), record_id(request))
-    return json_response(template_json.pdf_json(request.app[FILES], template, await templates.documents_of(template)))
+    return json_response(
+        template_json.pdf_json(request.app[FILES].links, template, await templates.documents_of(template))
+    )
 
 
 async def _shown(request: web.Request, template_id: int, status: int = 200) -> web.Response:
@@ -75,5 +77,5 @@ async def _shown(request: web.Request, template_id: int, status: int = 200) -> w
     template = await templates.find(principal(request), template_id)
     documents = await loaders.documents(request.app[DB], template.account_id, [template])
     return json_response(
-        template_json.template_json(request.app[FILES], template, documents[template.id]), status=status
+        template_json.template_json(request.app[FILES].links, template, documents[template.id]), status=status
     )

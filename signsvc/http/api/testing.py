@@ -22,7 +22,7 @@ from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json, record_id
 from signsvc.http.responses import json_response
 from signsvc.infra import errors, json_fields
-from signsvc.infra.kit import CapturedEmail
+from signsvc.infra.captured import CapturedEmail
 from signsvc.submissions.submitters import Browser
 from signsvc.wire import testing_json, webhook_json
 from storage.outbound_records import DeliveryStatus

@@ -88,7 +88,7 @@ async def _state(request: web.Request, submitter: Submitter, event: str | None =
         request.app[DB], files, submitter.account_id, [submitter], templates=False, results=False
     )
     data = submission_json.updated_submitter(
-        files, request.app[CLOCK].now(), related, submitter, embed=False, documents=False
+        files.links, request.app[CLOCK].now(), related, submitter, embed=False, documents=False
     )
     if event and (redirect := await request.app[SUBMITTERS].redirect_url(submitter, event)):
         data["redirect_url"] = redirect

@@ -35,6 +35,10 @@ FROM jsonb_to_recordset(:signers) AS signer(uuid TEXT, slug TEXT, role_uuid TEXT
 ORDER BY signer.position
 RETURNING *
 
+-- get_submitters --
+-- The signers with the given ids (those a batch of webhook deliveries is about).
+SELECT * FROM submitters WHERE id = ANY(CAST(:ids AS BIGINT[]))
+
 -- get_submissions --
 -- The submissions with the given ids (the submissions of a page of submitters).
 SELECT * FROM submissions WHERE id = ANY(CAST(:ids AS BIGINT[]))

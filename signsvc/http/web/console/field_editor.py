@@ -142,7 +142,7 @@ def pages(files: Files, documents: list[TemplateDocument]) -> list[Page]:
     for document in documents:
         for index, size in enumerate(document.pages):
             preview = document.previews[index] if index < len(document.previews) else None
-            image = files.path(preview["uuid"], preview["filename"]) if preview else None
+            image = files.links.path(preview["uuid"], preview["filename"]) if preview else None
             found.append(
                 Page(document.uuid, document.name, index, image, size["width"], size["height"], size.get("text", ""))
             )

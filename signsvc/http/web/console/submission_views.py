@@ -10,7 +10,7 @@ from datetime import datetime
 
 from signsvc.http.web.console.badges import Badge
 from signsvc.http.web.console.people import display_name
-from signsvc.results.results import Completed
+from signsvc.results.answers import Completed
 from signsvc.submissions import statuses
 from signsvc.submissions.signer_rules import resend_refusal
 from storage.records import Submission, SubmissionEvent, Submitter
@@ -163,7 +163,7 @@ class Download:
 
 def downloads(completed: Completed, link: Callable[[str, str], str]) -> list[Download]:
     """The signed documents, the audit log and the combined document; `link(uuid, filename)` is a file's
-    signed link (`Files.path`)."""
+    signed link (`Links.path`)."""
     found = [
         Download("console.submissions.download.document", d.name, link(d.blob_uuid, d.filename))
         for d in completed.documents

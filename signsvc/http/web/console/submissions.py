@@ -175,8 +175,9 @@ async def _templates(request: web.Request, console: Console) -> list[tuple[int, 
 async def _submission_page(
     request: web.Request, console: Console, submission: Submission, *, status: int = 200, problem: str | None = None
 ) -> web.Response:
-    submissions, now = request.app[SUBMISSIONS], request.app[CLOCK].now()
-    submitters = await submissions.submitters_of(submission)
+    now = request.app[CLOCK].now()
+    related = await loaders.timeline(request.app[DB], submission.account_id, [submission])
+    submitters = related.submitters[submission.id]
     invitations = request.app[SUBMITTERS].invitations
     downloads, waiting = await _downloads(request, submission)
     return shell.render(
@@ -190,7 +191,7 @@ async def _submission_page(
         title=views.title(submission),
         badge=views.submission_badge(submission, now),
         signers=views.signers(submission, submitters, now, {s.id: invitations.link(s) for s in submitters}),
-        timeline=views.timeline(submission, submitters, await submissions.events_of(submission)),
+        timeline=views.timeline(submission, submitters, related.events[submission.id]),
         downloads=downloads,
         waiting=waiting,
         who=views.who,
@@ -205,7 +206,7 @@ async def _downloads(request: web.Request, submission: Submission) -> tuple[list
         completed = await request.app[RESULTS].completed(submission)
     except errors.Invalid as waiting:
         return [], waiting.message
-    return views.downloads(completed, request.app[FILES].path), None
+    return views.downloads(completed, request.app[FILES].links.path), None
 
 
 ROUTES: list[web.RouteDef] = [

@@ -13,7 +13,7 @@ from signsvc.http.web.console import shell
 from signsvc.http.web.console.badges import Badge
 from signsvc.infra import errors
 from signsvc.infra.pdf_calls import SignatureReport
-from signsvc.results.verify import Verification
+from signsvc.results.answers import Verification
 
 HOME = "/console/verify"
 MISSING_KEYS = {

@@ -17,7 +17,8 @@ from signsvc.http.web.console.paths import ID, path_id
 from signsvc.http.web.console.shell import Console
 from signsvc.http.web.console.webhook_form import INPUTS, Entered
 from signsvc.infra import errors
-from signsvc.webhooks.endpoints import EVENT_TYPES, MAX_ENDPOINTS, Changed
+from signsvc.webhooks.answers import Changed
+from signsvc.webhooks.endpoints import EVENT_TYPES, MAX_ENDPOINTS
 from storage.outbound_records import DeliveryStatus, WebhookEndpoint
 
 HOME = "/console/webhooks"
