@@ -25,6 +25,7 @@ from storage.records import Submission, Submitter, Template, TemplateDocument
 Key = tuple[str, int, str]
 Data = dict[str, Any] | None  # None: the record no longer exists
 R = TypeVar("R", Submission, Submitter, Template)
+Builder = Callable[[Connection, list[Key]], Awaitable[dict[Key, Data | Exception]]]  # the payloads of a group of keys
 
 
 class Payloads:
@@ -41,9 +42,10 @@ class Payloads:
 
     async def data_of_many(self, conn: Connection, keys: Iterable[Key]) -> dict[Key, Data | Exception]:
         """The JSON of each record for its event type, the records of each type read together. What could not be
-        built stands as the exception that stopped it: for every key of its type when reading failed, for its own
-        key when shaping did."""
-        builders: dict[str, Callable[[Connection, list[Key]], Awaitable[dict[Key, Data | Exception]]]] = {
+        built stands as the exception that stopped it, for its own key alone: when reading a type's records
+        together fails, each of them is read again on its own, so one bad record does not fail the deliveries of
+        the others (of other accounts too)."""
+        builders: dict[str, Builder] = {
             "template": self._templates,
             "submitter": self._submitters,
             "submission": self._submissions,
@@ -54,12 +56,13 @@ class Payloads:
             by_type.setdefault(key[0], []).append(key)
         built: dict[Key, Data | Exception] = {}
         for record_type, group in by_type.items():
+            if record_type not in builders:
+                built |= dict.fromkeys(group, LookupError(f"no webhook payload is defined for {record_type} records"))
+                continue
             try:
-                if record_type not in builders:
-                    raise LookupError(f"no webhook payload is defined for {record_type} records")
                 built |= await builders[record_type](conn, group)
             except Exception as error:  # the deliveries of these records are retried
-                built |= dict.fromkeys(group, error)
+                built |= await _one_by_one(conn, builders[record_type], group) if len(group) > 1 else {group[0]: error}
         return built
 
     async def _templates(self, conn: Connection, keys: list[Key]) -> dict[Key, Data | Exception]:
@@ -103,6 +106,17 @@ class Payloads:
         """consent.created carries the consent as GET /consents/{id} answers it."""
         found = await stored_clickwraps.consents_by_ids(conn, _ids(keys))
         return _shaped(keys, found, lambda consent, _: clickwrap_json.consent_json(self.files.links, consent))
+
+
+async def _one_by_one(conn: Connection, build: Builder, keys: list[Key]) -> dict[Key, Data | Exception]:
+    """Each key built on its own, after building them together failed: the error stays with the keys it is of."""
+    built: dict[Key, Data | Exception] = {}
+    for key in keys:
+        try:
+            built |= await build(conn, [key])
+        except Exception as error:  # this record's deliveries are retried, the others go
+            built[key] = error
+    return built
 
 
 def _ids(keys: list[Key]) -> list[int]:
