@@ -414,3 +414,10 @@ async def test_a_post_that_is_no_form_of_the_page_sends_nothing(api, db, ann):
     missing = await post(api, "/s/nosuchslug0000/verification/send")
     assert missing.status == 404
     assert [e.kind for e in await stored_emails.list_emails(db, 1, limit=5)] == ["invitation"]
+
+
+async def test_the_submitters_language_picks_the_verification_pages_catalogue_before_the_browsers(api, nda):
+    tess, _ = await send(api, nda, {**ANN, "require_email_2fa": True, "language": "de"}, BOB)
+    reply = await page(api, f"/s/{tess['slug']}", **{"Accept-Language": "en"})
+    assert reply.status == 200 and "E-Mail-Adresse bestätigen" in text(reply)
+    assert "Verify your email address" not in text(reply)

@@ -190,3 +190,12 @@ async def test_a_signer_who_must_verify_their_email_is_refused_a_phone_link(api)
     reply = await api.with_key(None).post(f"/s/{ann['slug']}/phone", json={"field": await field_uuid(api, ann)})
     assert reply.status == 403
     assert reply.json == {"error": email_verification.REQUIRED}
+
+
+async def test_the_submitters_language_picks_the_phone_pages_catalogue_before_the_browsers(api):
+    ann = await signer(api)
+    [tess] = await send(api, ann["template_id"], {"email": "tess@example.com", "name": "Tess", "language": "de"})
+    handoff = await started(api, {**tess, "template_id": ann["template_id"]})
+    page = await api.with_key(None).get(phone_path(handoff), headers={"Accept": "text/html", "Accept-Language": "en"})
+    shown = page.body.decode()
+    assert page.status == 200 and "An meinen Computer senden" in shown and "Send to my computer" not in shown
