@@ -16,7 +16,7 @@ from tests.api.test_template_links import shared, token_of
 from tests.support.console import signed_in
 from tests.support.pdf_text import page_texts
 from tests.support.results import completed_submission, fetch
-from tests.support.signing import ANN_VALUES, BOB_VALUES, act, send, template
+from tests.support.signing import ANN_VALUES, BOB_VALUES, act, send, submission, template
 from tests.support.smtp_server import SmtpServer
 
 POLISH_EXPIRY = "28 listopada 2026, 14:03 UTC"
@@ -123,6 +123,35 @@ async def test_the_completed_copy_is_in_each_signers_language_and_the_copies_in_
         [copy] = [m for m in received_by(smtp_server, address) if "abgeschlossen" in m["Subject"]]
         assert copy["Subject"] == "NDA wurde von Ann, Bob abgeschlossen"
         assert "Die unterschriebenen Dokumente und das Prüfprotokoll sind angehängt." in text_of(copy)
+
+
+async def test_a_signer_invited_without_a_language_keeps_the_language_they_opened_the_form_in(mailing, smtp_server):
+    [ann, bob] = await send(
+        mailing, await template(mailing), {"email": "ann@example.com", "name": "Ann"}, {"email": "bob@example.com"}
+    )
+    french = {"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"}
+    assert (await act(mailing, ann["slug"], "view", **french)).json["preferences"]["language"] == "fr"
+    assert (await act(mailing, ann["slug"], "view", **{"Accept-Language": "de"})).status == 200  # kept, not changed
+    assert (await act(mailing, ann["slug"], "complete", {"values": ANN_VALUES}, **french)).status == 200
+    assert (await act(mailing, bob["slug"], "complete", {"values": BOB_VALUES})).status == 200
+    await mailing.app[WORKER].drain()
+    [copy] = [m for m in received_by(smtp_server, "ann@example.com") if "terminé" in m["Subject"]]
+    assert copy["Subject"] == "NDA a été terminé par Ann, bob@example.com"
+    assert "Les documents signés et le journal d\u2019audit sont en pièce jointe." in text_of(copy)
+    [bobs] = [m for m in received_by(smtp_server, "bob@example.com") if "completed" in m["Subject"]]
+    assert bobs["Subject"] == "NDA has been completed by Ann, bob@example.com"
+    found = await submission(mailing, ann["submission_id"])
+    text = pdf_text(await fetch(mailing, found["audit_log_url"]))
+    assert "Journal d\u2019audit" in text and "Journal des événements" in text
+
+
+async def test_a_signers_language_from_the_api_is_not_replaced_by_the_page(api):
+    [ann, _] = await send(
+        api, await template(api), {"email": "ann@example.com", "language": "pl"}, {"email": "bob@example.com"}
+    )
+    assert (await act(api, ann["slug"], "view", **{"Accept-Language": "fr"})).json["preferences"]["language"] == "pl"
+    [ann, _] = await send(api, await template(api), language="de")
+    assert "language" not in (await act(api, ann["slug"], "view", **{"Accept-Language": "fr"})).json["preferences"]
 
 
 async def test_the_audit_log_is_in_polish_for_a_polish_submission(api, worker):
