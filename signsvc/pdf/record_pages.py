@@ -22,6 +22,8 @@ ordered by HarfBuzz (only in records that have some). A character no font found 
 
 from __future__ import annotations
 
+import functools
+import math
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -35,7 +37,8 @@ from signsvc.pdf.errors import PdfError
 
 MARGIN, TOP, BOTTOM = 42, 46, 48
 LINE, SIZE, HEADING_LINE = 12, 9, 15  # body line height and font size, a heading's line height, in points
-LABEL_WIDTH, TIME_WIDTH = 120, 128
+LABEL_WIDTH = 120
+TIME_GAP = 6  # points between the widest time and its event's text, beside both cells' own margins
 RED, GREY, LIGHT = (190, 25, 25), (100, 100, 100), (240, 240, 240)
 FAMILY, FALLBACK = "text", "fallback"
 PAGES = "\0n\0"  # the page count's placeholder: no text drawn from the data can hold it, `text` drops NUL
@@ -61,6 +64,11 @@ class Words:
             raise PdfError(f"The {self.record}'s words lack {key}")
         return text.format(**values) if values else text
 
+    def widest_times(self) -> tuple[str, ...]:
+        """Times as wide as the language writes them: every month's name, in the morning and the afternoon (the
+        day and hour of two digits), for the time column to be sized by."""
+        return _widest_times(self.language)
+
     def shown(self, time: datetime) -> str:
         """The time in UTC, to the second, as the record's language writes it."""
         from babel import dates
@@ -71,6 +79,14 @@ class Words:
         # Without the direction marks some languages put in (no font draws them, and the text is shaped anyway), and
         # with CLDR's narrow no-break space (before "PM") as the no-break space every font has.
         return text(glue.replace("{1}", day).replace("{0}", clock) + " UTC").replace("\u202f", "\u00a0")
+
+
+@functools.cache
+def _widest_times(language: str) -> tuple[str, ...]:
+    words = Words({"words": {}, "language": language}, "record")
+    return tuple(
+        words.shown(datetime(2026, month, 28, hour, 59, 59, tzinfo=UTC)) for month in range(1, 13) for hour in (10, 22)
+    )
 
 
 def fonts_for(data: Any, font_dir: str | None) -> FontPaths:
@@ -139,6 +155,7 @@ class RecordPdf(FPDF):
     table's column headings repeated on each new page."""
 
     id_label, record_id, test_mode, with_fallback = "", "", False, False
+    time_width = 0.0  # the events table's time column, once the table starts (`time_width`)
     words: Words
     table_heading: Callable[[RecordPdf], None] | None = None
     drawn: frozenset[int] | None = None  # the fonts' code points; others are drawn as `fonts.substitute`
@@ -277,17 +294,30 @@ def rows(pdf: FPDF, details: Iterable[tuple[str, Any]]) -> None:
 def events_table(pdf: RecordPdf, events: list[tuple[datetime, str]]) -> None:
     """The "Event Log" section: a row per event, its time in UTC beside its text."""
     section(pdf, pdf.words("record.event_log"), room=2 * LINE + 8)
+    pdf.time_width = time_width(pdf)
     _event_columns(pdf)
     pdf.table_heading = _event_columns
     for number, (time, event) in enumerate(events):
-        row(pdf, pdf.words.shown(time), event or "-", label_width=TIME_WIDTH, bold_label=False, fill=number % 2 == 1)
+        shown = pdf.words.shown(time)
+        row(pdf, shown, event or "-", label_width=pdf.time_width, bold_label=False, fill=number % 2 == 1)
     pdf.table_heading = None
+
+
+def time_width(pdf: RecordPdf) -> float:
+    """The time column's width: its widest time in the record's language (`Words.widest_times`) or its heading,
+    measured in the record's fonts, with the cells' margins and `TIME_GAP`, so a time stays on one line and apart
+    from its event."""
+    pdf.set_font(FAMILY, "", SIZE)
+    widest = max(pdf.get_string_width(time) for time in pdf.words.widest_times())
+    pdf.set_font(FAMILY, "B", SIZE)
+    widest = max(widest, pdf.get_string_width(pdf.words("record.time")))
+    return math.ceil(widest + 2 * pdf.c_margin + TIME_GAP)
 
 
 def _event_columns(pdf: RecordPdf) -> None:
     pdf.set_font(FAMILY, "B", SIZE)
     pdf.set_fill_color(*LIGHT)
-    pdf.cell(TIME_WIDTH, LINE + 4, pdf.words("record.time"), fill=True)
+    pdf.cell(pdf.time_width, LINE + 4, pdf.words("record.time"), fill=True)
     pdf.cell(0, LINE + 4, pdf.words("record.event"), fill=True, new_x="LMARGIN", new_y="NEXT")
 
 
