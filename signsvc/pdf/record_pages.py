@@ -57,6 +57,12 @@ class Words:
         self.language = language = data.get("language") or "en"
         if not isinstance(language, str):
             raise PdfError(f"The {record}'s language is not a language code: {language!r}")
+        from babel import Locale, UnknownLocaleError
+
+        try:
+            Locale.parse(language)  # refused here, not while the times are drawn
+        except (UnknownLocaleError, ValueError, TypeError):
+            raise PdfError(f"The {record}'s language is not a language code: {language!r}") from None
 
     def __call__(self, key: str, **values: Any) -> str:
         text = self.found.get(key)

@@ -263,6 +263,12 @@ def test_a_log_without_an_envelope_id_or_with_a_time_that_is_not_iso_8601_is_ref
         audit_log.render(make_log(**changes))
 
 
+@pytest.mark.parametrize("language", ["xx", "not a language", "de\n", 7])
+def test_a_log_in_a_language_babel_does_not_know_is_refused_as_a_pdf_error(language):
+    with pytest.raises(PdfError, match="language is not a language code"):
+        audit_log.render(make_log(language=language))
+
+
 def test_the_pool_call_answers_the_pdf_and_its_hash():
     made = pdf_calls.audit_log(make_log())
     pdf, sha256 = made.data, made.sha256
