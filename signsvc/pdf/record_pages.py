@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from fpdf import FPDF
-from fpdf.enums import TextEmphasis
+from fpdf import FPDF, bidi
+from fpdf.enums import Align, TextDirection, TextEmphasis
 
 from signsvc.pdf import font_cache, font_files, fonts
 from signsvc.pdf.errors import PdfError
@@ -196,7 +196,13 @@ class RecordPdf(FPDF):
         self.set_font(FAMILY, "", 8)
         self.set_xy(MARGIN, self.h - BOTTOM + 16)
         self.cell(self.epw / 2, LINE, f"{self.id_label}: {self.record_id}")
-        self.cell(self.epw / 2, LINE, self.words("record.page", page=self.page_no(), pages=PAGES), align="R")
+        page_of = self.words("record.page", page=self.page_no(), pages=PAGES)
+        # fpdf2 keeps the room of PAGES for the count and draws the count at one side of it; the count ends the
+        # sentence in every catalogue, so the room it does not fill goes after it as the sentence reads: to its
+        # right in a left-to-right one, to its left in a right-to-left one, and never between it and the words.
+        rtl = self.text_shaping and bidi.auto_detect_base_direction(page_of) == TextDirection.RTL
+        self.alias_nb_pages_align = Align.R if rtl else Align.L
+        self.cell(self.epw / 2, LINE, page_of, align="R")
         self.set_text_color(0)
 
 

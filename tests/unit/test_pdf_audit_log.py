@@ -306,7 +306,7 @@ def test_the_audit_log_draws_its_words_in_every_language_with_the_packaged_fonts
         assert all(words[key] in text for key in ("audit_log.title", "record.event_log", "record.test_mode"))
 
 
-def text_lines(pdf: bytes) -> list[list[tuple[str, float, float]]]:
+def page_lines(pdf: bytes) -> list[list[list[tuple[str, float, float]]]]:
     """The lines of text pdfium reads on each page, top to bottom: each drawn character with its left and right
     edge (characters whose middles are within a third of a line of each other share a line)."""
     found = []
@@ -320,8 +320,13 @@ def text_lines(pdf: bytes) -> list[list[tuple[str, float, float]]]:
                 lines[-1].append(char)
             else:
                 lines.append([char])
-        found += [[(char, left, right) for _, char, left, right in line] for line in lines]
+        found.append([[(char, left, right) for _, char, left, right in line] for line in lines])
     return found
+
+
+def text_lines(pdf: bytes) -> list[list[tuple[str, float, float]]]:
+    """The lines of every page (`page_lines`), one after another."""
+    return [line for page in page_lines(pdf) for line in page]
 
 
 def event_rows(pdf: bytes, marker: str) -> list[tuple[list[float], float]]:
