@@ -54,7 +54,7 @@ async def test_an_invitation_in_polish_has_a_polish_subject_text_and_expiry_date
     assert "Przejrzyj i podpisz: http://signsvc.test/s/" in text
     assert f"Ten link wygasa {POLISH_EXPIRY}." in text
     html = html_of(message)
-    assert '<html lang="pl" dir="ltr">' in html and "dokumentu <strong>NDA</strong>" in html
+    assert '<html lang="pl" dir="ltr">' in html and "dokumentu <strong><bdi>NDA</bdi></strong>" in html
 
 
 async def test_the_signers_own_language_comes_before_the_submissions(mailing, smtp_server):
@@ -78,6 +78,25 @@ async def test_an_arabic_email_is_right_to_left_in_its_html_and_body_and_aligned
     assert '<html lang="ar" dir="rtl">' in html
     assert '<body dir="rtl"' in html and "text-align:right" in html
     assert "راجِع ووقِّع" in html and "مرحبًا Ann،" in text_of(message)
+
+
+async def test_an_arabic_email_keeps_the_names_and_a_custom_message_in_their_own_direction(mailing, smtp_server):
+    template_id = await template(mailing, name="Acme Inc. (NDA)")
+    await send(mailing, template_id, {"email": "ann@example.com", "name": "Ann Lee Jr."}, language="ar")
+    await send(
+        mailing,
+        template_id,
+        {"email": "bob@example.com"},
+        language="ar",
+        message={"subject": "Sign", "body": "Dear Bob,\nplease sign.\n\nنعم"},
+    )
+    await mailing.app[WORKER].drain()
+    [ann] = received_by(smtp_server, "ann@example.com")
+    assert "مرحبًا <bdi>Ann Lee Jr.</bdi>،" in html_of(ann)
+    assert "<strong><bdi>Acme Inc. (NDA)</bdi></strong>" in html_of(ann)
+    [bob] = received_by(smtp_server, "bob@example.com")
+    assert '<p dir="auto">Dear Bob,<br>please sign.</p>' in html_of(bob)
+    assert '<p dir="auto">نعم</p>' in html_of(bob)
 
 
 async def test_a_custom_message_stays_as_written_around_the_translated_button(mailing, smtp_server):
