@@ -217,7 +217,7 @@ async def test_a_consent_given_on_a_german_page_has_a_german_certificate_and_ema
         "Kontrollkästchen",
         "Angekreuzt I read the privacy notice (Pflicht)",
         "Nicht angekreuzt Send me news",
-        "Version 1 zugestimmt von Ada Lovelace",
+        "Ada Lovelace hat Version 1 zugestimmt",
     ):
         assert words in text, words
     emails = {
