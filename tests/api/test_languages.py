@@ -5,10 +5,13 @@ dates as the language writes them, in UTC. What the caller wrote (a custom subje
 
 The catalogues' completeness is tests/unit/test_catalogue.py."""
 
+import dataclasses
 from datetime import timedelta
 
 import storage.emails as stored_emails
+import storage.submissions as stored_submissions
 from signsvc.http.appkeys import DB, WORKER
+from signsvc.results import audit_log
 from tests.api.test_clickwrap_page import agree, clickwrap, consents, open_page
 from tests.api.test_template_links import page as link_page
 from tests.api.test_template_links import post as link_post
@@ -227,6 +230,36 @@ async def test_a_consent_given_on_a_german_page_has_a_german_certificate_and_ema
     assert "am 1. Januar 2026, 12:00 UTC zugestimmt" in emails["ada@example.com"].text_body
     author = (await api.get("/api/user")).json["email"]
     assert emails[author].subject == "New consent to Terms of Service"
+
+
+async def test_an_event_of_no_signer_the_audit_log_has_is_told_without_a_person_in_each_language(api, db):
+    await send(api, await template(api))
+    submission = await stored_submissions.required_submission(db, 1)
+    bob = (await stored_submissions.submitters_of(db, 1))[1:]  # Ann's invitation names a signer the log does not have
+    for language, sentence in (("es", "Correo enviado"), ("it", "Email inviata"), ("pt", "E-mail enviado")):
+        log = audit_log.log(
+            dataclasses.replace(submission, preferences={"language": language}),
+            bob,
+            await stored_submissions.events_of(db, 1),
+            documents=[],
+            images={},
+            filenames={},
+            test_mode=False,
+            generated_at=submission.created_at,
+        )
+        assert log["events"][1]["text"] == sentence
+
+
+async def test_a_consent_without_a_name_or_an_address_is_told_without_a_person(api, worker):
+    terms = await clickwrap(api, require_name=False, require_email=False)
+    for accepted, words in (("de", "Version 1 zugestimmt"), ("it", "Versione 1 accettata"), ("pt", "Versão 1 aceita")):
+        headers = {"Accept-Language": accepted}
+        page = await api.with_key(None).get(f"/c/{terms['slug']}", headers={"Accept": "text/html", **headers})
+        assert (await agree(api, terms["slug"], {"checkbox-0": "yes"}, page=page, **headers)).status == 200
+        await worker.drain()
+        consent = (await consents(api, terms["id"]))[0]
+        text = pdf_text(await fetch(api, consent["certificate_url"]))
+        assert words in text and "person" not in text.lower() and "pessoa" not in text
 
 
 async def test_a_consent_page_in_english_gives_an_english_certificate(api, worker):
