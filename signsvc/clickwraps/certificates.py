@@ -232,7 +232,7 @@ def compose(
         "who": who,
         "to_author": to_author,
         "agreed_at": mail.format_time(consent.agreed_at, language),
-        "version": languages.number(consent.clickwrap_version_number, language),
+        "version": str(consent.clickwrap_version_number),  # a version is a name, as the certificate writes it: 1234
         "certificate_url": certificate_url,
     }
     return mail.compose("consent", subject, context, language)

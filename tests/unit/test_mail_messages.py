@@ -57,6 +57,24 @@ def test_every_email_renders_in_every_language_with_no_english_left_but_the_name
     assert f'<html lang="{language}" dir="{"rtl" if language == "ar" else "ltr"}">' in composed[0].html
 
 
+@pytest.mark.parametrize("language", ["fr", "de", "en"])
+def test_the_consent_email_writes_the_version_as_the_certificate_does_without_grouping(language):
+    moment = datetime(2026, 11, 28, 14, 3, tzinfo=UTC)
+    consent = Consent(
+        1, 1, 1, 12345, "Ann", "ann@example.com", None, None, None, moment, None, "page", [], None, None, None, None
+    )
+    for to_author in (True, False):
+        composed = certificates.compose(
+            account_name="Acme",
+            clickwrap_name="Terms",
+            consent=consent,
+            certificate_url=LINK,
+            to_author=to_author,
+            language=language,
+        )
+        assert " 12345)" in composed.text and "12\u00a0345" not in composed.text and "12.345" not in composed.text
+
+
 @pytest.mark.parametrize(
     ("value", "header"),
     [
