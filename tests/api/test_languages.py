@@ -19,7 +19,7 @@ from tests.api.test_template_links import shared, token_of
 from tests.support.console import signed_in
 from tests.support.pdf_text import page_texts
 from tests.support.results import completed_submission, fetch
-from tests.support.signing import ANN_VALUES, BOB_VALUES, act, send, submission, template
+from tests.support.signing import ANN_VALUES, BOB_VALUES, VIC, act, send, submission, template, template_with_viewer
 from tests.support.smtp_server import SmtpServer
 
 POLISH_EXPIRY = "28 listopada 2026, 14:03 UTC"
@@ -70,6 +70,12 @@ async def test_a_language_without_a_catalogue_writes_in_english(mailing, smtp_se
     await send(mailing, await template(mailing), language="ja")
     await mailing.app[WORKER].drain()
     assert smtp_server.messages[0]["Subject"] == "You are invited to sign a document"
+
+
+async def test_a_signers_language_without_a_catalogue_gives_way_to_the_submissions(mailing, smtp_server):
+    await send(mailing, await template(mailing), {"email": "ann@example.com", "language": "ja"}, language="de")
+    await mailing.app[WORKER].drain()
+    assert smtp_server.messages[0]["Subject"] == "Sie sind eingeladen, ein Dokument zu unterschreiben"
 
 
 async def test_an_arabic_email_is_right_to_left_in_its_html_and_body_and_aligned_right(mailing, smtp_server):
@@ -193,6 +199,16 @@ async def test_the_audit_log_is_in_polish_for_a_polish_submission(api, worker):
     ):
         assert words in text, words
     assert "Audit Log" not in text and "Event Log" not in text
+
+
+async def test_the_audit_log_says_no_invitation_was_sent_to_a_viewer_never_emailed_nor_opened(api, worker):
+    ann = {"email": "ann@example.com", "name": "Ann", "values": ANN_VALUES, "completed": True}
+    bob = {"email": "bob@example.com", "name": "Bob", "values": BOB_VALUES, "completed": True}
+    await send(api, await template_with_viewer(api), ann, VIC, bob, send_email=False)
+    await worker.drain()
+    found = await submission(api, 1)
+    text = pdf_text(await fetch(api, found["audit_log_url"]))
+    assert "Signer: Vic (Viewer)" in text and "Status No invitation sent" in text and "Not invited" not in text
 
 
 async def test_the_audit_log_speaks_the_first_signers_language_when_the_submission_has_none(api, worker):
