@@ -9,14 +9,16 @@ import dataclasses
 from datetime import timedelta
 
 import storage.emails as stored_emails
+import storage.jobs as stored_jobs
 import storage.submissions as stored_submissions
-from signsvc.http.appkeys import DB, WORKER
+from signsvc.accounts import console_users
+from signsvc.http.appkeys import CONSOLE_USERS, DB, WORKER
 from signsvc.results import audit_log
 from tests.api.test_clickwrap_page import agree, clickwrap, consents, open_page
 from tests.api.test_template_links import page as link_page
 from tests.api.test_template_links import post as link_post
 from tests.api.test_template_links import shared, token_of
-from tests.support.console import signed_in
+from tests.support.console import Console, signed_in
 from tests.support.pdf_text import page_texts
 from tests.support.results import completed_submission, fetch
 from tests.support.signing import ANN_VALUES, BOB_VALUES, VIC, act, send, submission, template, template_with_viewer
@@ -298,6 +300,38 @@ async def test_a_console_invitation_is_in_the_language_of_the_console_that_sent_
     assert email.subject == "Invitation à signsvc"
     assert "Admin User vous invite à rejoindre le compte signsvc." in email.text_body
     assert "Définir votre mot de passe : http://signsvc.test/console/setup/" in email.text_body
+
+
+async def test_an_invitation_sent_again_from_the_console_is_in_the_language_of_that_console(api):
+    admin = await signed_in(api)
+    await admin.get("/console/users")
+    form = {"email": "bob@example.com", "first_name": "Bob", "last_name": "Stone"}
+    assert (await admin.post("/console/users/invite", form)).status == 303
+    bob = await api.app[CONSOLE_USERS].find_by_email("bob@example.com")
+    dutch = {"Accept-Language": "nl-NL,nl;q=0.9"}
+    await admin.get("/console/users", headers=dutch)
+    assert (await admin.post(f"/console/users/{bob.id}/invitation", headers=dutch)).status == 303
+    first, again = sorted(
+        (e for e in await stored_emails.list_emails(api.app[DB], 1, limit=10) if e.to_address == "bob@example.com"),
+        key=lambda email: email.id,
+    )
+    assert first.subject == "You are invited to signsvc" and again.subject == "U bent uitgenodigd voor signsvc"
+    assert "Admin User heeft u uitgenodigd voor het account signsvc." in again.text_body
+
+
+async def test_a_password_reset_is_emailed_in_the_language_of_the_page_that_asked_for_it(mailing, smtp_server):
+    await (await signed_in(mailing)).post("/console/sign-out")
+    console = Console(mailing)
+    polish = {"Accept-Language": "pl"}
+    await console.get("/console/reset", headers=polish)
+    assert (await console.post("/console/reset", {"email": "admin@example.com"}, headers=polish)).status == 200
+    jobs = [job for number in range(1, 50) if (job := await stored_jobs.get_job(mailing.app[DB], number))]
+    [reset] = [job for job in jobs if job.kind == console_users.RESET_JOB]
+    assert reset.payload == {"email": "admin@example.com", "language": "pl"}
+    await mailing.app[WORKER].drain()
+    [message] = smtp_server.messages
+    assert message["Subject"] == "Zmiana hasła"
+    assert "Ustaw nowe hasło: http://signsvc.test/console/reset/" in text_of(message)
 
 
 async def test_a_verification_code_is_emailed_in_the_language_of_the_page_that_asked_for_it(api, db):
