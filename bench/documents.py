@@ -297,7 +297,11 @@ LONG_TERM_BUDGET = 0.20  # what PAdES B-LT may add to a completion
 def audit_log_of(
     names: tuple[str, str], signatures: list[bytes], original: bytes, result: bytes, signed_at: datetime
 ) -> dict[str, Any]:
-    """An audit log of the shape `signsvc.pdf.audit_log` documents, with what this submission has."""
+    """An audit log of the shape `signsvc.pdf.audit_log` documents, with what this submission has, in English
+    with its words as `signsvc.results.audit_log` hands them over."""
+    from signsvc.infra import languages
+    from signsvc.results import audit_log
+
     created = signed_at - timedelta(seconds=2)
     submitters = [
         {
@@ -321,6 +325,8 @@ def audit_log_of(
         {"time": signed_at.isoformat(), "text": "Documents signed by signsvc"},
     ]
     return {
+        "language": languages.DEFAULT,
+        "words": languages.words(languages.DEFAULT, audit_log.WORDS),
         "title": "bench documents",
         "envelope_id": str(uuid.uuid4()),
         "test_mode": False,

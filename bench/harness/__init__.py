@@ -28,9 +28,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def use_repo() -> None:
-    """Makes signsvc and storage importable: a script run as `python bench/x.py` has only bench/ on
-    its path."""
-    if str(REPO) not in sys.path:
+    """Makes signsvc, storage and pages importable: a script run as `python bench/x.py` has bench/ first on its
+    path, and bench/pages.py would stand for the repository's `pages` (the templates and catalogues), even when
+    PYTHONPATH names the repository after it."""
+    if sys.path[:1] != [str(REPO)]:
         sys.path.insert(0, str(REPO))
 
 

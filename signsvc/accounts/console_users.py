@@ -11,6 +11,7 @@ unknown email.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import storage.accounts as stored
@@ -228,37 +229,55 @@ class ConsoleUsers:
         self, tx: Connection, user: User, link: str, purpose: str, language: str, inviter: User | None = None
     ) -> None:
         account = await stored.required_account(tx, user.account_id)
-        expire_at = mail.format_time(self.clock.now() + LIFETIMES[purpose], language)
-        t = languages.translator(language)
-        if purpose == RESET:
-            subject = t("email.console.reset.subject")
-            intro = t("email.console.reset.intro", account=account.name)
-            action, closing = t("email.console.reset.action"), t("email.console.reset.closing")
-        else:
-            subject = t("email.console.invite.subject", account=account.name)
-            intro = (
-                t("email.console.invite.intro", name=_name(inviter), account=account.name)
-                if inviter
-                else t("email.console.invite.intro_admin", account=account.name)
-            )
-            action, closing = t("email.console.invite.action"), t("email.console.invite.closing")
-        composed = mail.compose(
-            "console_link",
-            subject,
-            {
-                "name": _name(user),
-                "intro": intro,
-                "action": action,
-                "link": link,
-                "expire_at": expire_at,
-                "closing": closing,
-                "account_name": account.name,
-            },
-            language,
+        composed = compose(
+            purpose,
+            name=_name(user),
+            account_name=account.name,
+            link=link,
+            expire_at=self.clock.now() + LIFETIMES[purpose],
+            inviter=_name(inviter) if inviter else None,
+            language=language,
         )
         await self.outbox.queue(
             tx, account_id=user.account_id, kind=f"console_{purpose}", to=user.email, composed=composed
         )
+
+
+def compose(
+    purpose: str,
+    *,
+    name: str,
+    account_name: str,
+    link: str,
+    expire_at: datetime,
+    inviter: str | None = None,
+    language: str = languages.DEFAULT,
+) -> mail.Composed:
+    """The email with a console link that sets a password: a reset (RESET), or an invitation (SETUP) from
+    `inviter`, else from an administrator; in `language`."""
+    t = languages.translator(language)
+    if purpose == RESET:
+        subject = t("email.console.reset.subject")
+        intro = t("email.console.reset.intro", account=account_name)
+        action, closing = t("email.console.reset.action"), t("email.console.reset.closing")
+    else:
+        subject = t("email.console.invite.subject", account=account_name)
+        intro = (
+            t("email.console.invite.intro", name=inviter, account=account_name)
+            if inviter
+            else t("email.console.invite.intro_admin", account=account_name)
+        )
+        action, closing = t("email.console.invite.action"), t("email.console.invite.closing")
+    context = {
+        "name": name,
+        "intro": intro,
+        "action": action,
+        "link": link,
+        "expire_at": mail.format_time(expire_at, language),
+        "closing": closing,
+        "account_name": account_name,
+    }
+    return mail.compose("console_link", subject, context, language)
 
 
 def _require_admin(actor: User) -> None:

@@ -14,6 +14,7 @@ else English; the author's email is in English, as nothing tells their language.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import storage.accounts as stored_accounts
@@ -38,6 +39,10 @@ log = logging.getLogger(__name__)
 
 JOB = "consents.certificate"
 WORDS = ("record.", "consent_certificate.")  # the catalogue's keys the drawing is handed
+# An event's sentence naming the person, and its own without a person (a pronoun would not fit every language's).
+_AGREED = ("consent_certificate.event.agreed", "consent_certificate.event.agreed_unnamed")
+_AGREED_FROM = ("consent_certificate.event.agreed_from", "consent_certificate.event.agreed_from_unnamed")
+_REQUEST = ("consent_certificate.event.request", "consent_certificate.event.request_unnamed")
 
 
 async def enqueue(tx: Connection, clock: Clock, consent: Consent) -> None:
@@ -97,17 +102,11 @@ class Certificates:
         account = await stored_accounts.required_account(self.db, clickwrap.account_id)
         language = languages.of(consent.language)
         t = languages.translator(language)
-        who = consent.name or consent.email or t("consent_certificate.the_person")
-        agreed = (
-            t("consent_certificate.event.agreed_from", version=version.number, who=who, ip=consent.ip)
-            if consent.ip
-            else t("consent_certificate.event.agreed", version=version.number, who=who)
-        )
-        log_events = [{"time": consent.agreed_at.isoformat(), "text": agreed}]
+        log_events = [{"time": consent.agreed_at.isoformat(), "text": _agreed(consent, version, t)}]
         submission = None
         if consent.submission_id and (found := await stored_submissions.get_submission(self.db, consent.submission_id)):
             submission = {"envelope_id": found.envelope_id}  # no link: the certificate outlives any signed link
-            created = t("consent_certificate.event.request", envelope_id=found.envelope_id, who=who)
+            created = _told(t, _REQUEST, consent, envelope_id=found.envelope_id)
             log_events.append({"time": found.created_at.isoformat(), "text": created})
         return {
             "language": language,
@@ -199,6 +198,20 @@ class Certificates:
             )
 
 
+def _agreed(consent: Consent, version: ClickwrapVersion, t: Callable[..., str]) -> str:
+    if consent.ip:
+        return _told(t, _AGREED_FROM, consent, version=version.number, ip=consent.ip)
+    return _told(t, _AGREED, consent, version=version.number)
+
+
+def _told(t: Callable[..., str], keys: tuple[str, str], consent: Consent, **values: Any) -> str:
+    """The event's sentence naming the person who agreed, or the one without a person when they gave neither a
+    name nor an address."""
+    if who := consent.name or consent.email:
+        return t(keys[0], who=who, **values)
+    return t(keys[1], **values)
+
+
 def compose(
     *,
     account_name: str,
@@ -219,7 +232,7 @@ def compose(
         "who": who,
         "to_author": to_author,
         "agreed_at": mail.format_time(consent.agreed_at, language),
-        "version": languages.number(consent.clickwrap_version_number, language),
+        "version": str(consent.clickwrap_version_number),  # a version is a name, as the certificate writes it: 1234
         "certificate_url": certificate_url,
     }
     return mail.compose("consent", subject, context, language)

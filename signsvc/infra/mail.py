@@ -61,14 +61,14 @@ class Composed:
 
 def compose(name: str, subject: str, context: dict[str, Any], language: str = languages.DEFAULT) -> Composed:
     """The email `pages/emails/{name}.txt` and `.html` rendered with `context` (user values escaped in HTML), its
-    fixed texts in `language` (`t(key, **values)`; `strong(value)` is a value in bold in HTML), right to left in
-    a right-to-left language."""
+    fixed texts in `language` (`t(key, **values)`; `strong(value)` is a value in bold in HTML, `isolated(value)` one
+    kept apart from the sentence's direction, both in `<bdi>`), right to left in a right-to-left language."""
     subject = header_text(subject)
     templates = pages.email_templates()
     words = {"link_minutes": languages.number(LINK_LIFETIME // timedelta(minutes=1), language)}
-    plain = {**context, **words, "t": languages.translator(language), "strong": str}
+    plain = {**context, **words, "t": languages.translator(language), "strong": str, "isolated": str}
     text = templates.get_template(f"{name}.txt").render(plain).strip() + "\n"
-    marked = {**context, **words, "t": _marked_translator(language), "strong": _strong}
+    marked = {**context, **words, "t": _marked_translator(language), "strong": _strong, "isolated": _isolated}
     html = templates.get_template(f"{name}.html").render(
         marked, subject=subject, language=language, direction=languages.direction(language)
     )
@@ -90,7 +90,15 @@ def _marked_translator(language: str) -> Callable[..., Markup]:
 def _strong(value: Any) -> Markup:
     from markupsafe import Markup
 
-    return Markup("<strong>{}</strong>").format(value)
+    return Markup("<strong><bdi>{}</bdi></strong>").format(value)
+
+
+def _isolated(value: Any) -> Markup:
+    """A value someone wrote (a name) inside a translated sentence: in `<bdi>`, so a Latin name ending in a dot or a
+    bracket keeps its characters in place in an Arabic sentence, and an Arabic name in an English one."""
+    from markupsafe import Markup
+
+    return Markup("<bdi>{}</bdi>").format(value)
 
 
 def header_text(value: str) -> str:

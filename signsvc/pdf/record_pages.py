@@ -22,20 +22,23 @@ ordered by HarfBuzz (only in records that have some). A character no font found 
 
 from __future__ import annotations
 
+import functools
+import math
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from fpdf import FPDF
-from fpdf.enums import TextEmphasis
+from fpdf import FPDF, bidi
+from fpdf.enums import Align, TextDirection, TextEmphasis
 
 from signsvc.pdf import font_cache, font_files, fonts
 from signsvc.pdf.errors import PdfError
 
 MARGIN, TOP, BOTTOM = 42, 46, 48
 LINE, SIZE, HEADING_LINE = 12, 9, 15  # body line height and font size, a heading's line height, in points
-LABEL_WIDTH, TIME_WIDTH = 120, 128
+LABEL_WIDTH = 120
+TIME_GAP = 6  # points between the widest time and its event's text, beside both cells' own margins
 RED, GREY, LIGHT = (190, 25, 25), (100, 100, 100), (240, 240, 240)
 FAMILY, FALLBACK = "text", "fallback"
 PAGES = "\0n\0"  # the page count's placeholder: no text drawn from the data can hold it, `text` drops NUL
@@ -54,12 +57,23 @@ class Words:
         self.language = language = data.get("language") or "en"
         if not isinstance(language, str):
             raise PdfError(f"The {record}'s language is not a language code: {language!r}")
+        from babel import Locale, UnknownLocaleError
+
+        try:
+            Locale.parse(language)  # refused here, not while the times are drawn
+        except (UnknownLocaleError, ValueError, TypeError):
+            raise PdfError(f"The {record}'s language is not a language code: {language!r}") from None
 
     def __call__(self, key: str, **values: Any) -> str:
         text = self.found.get(key)
         if not isinstance(text, str):
             raise PdfError(f"The {self.record}'s words lack {key}")
         return text.format(**values) if values else text
+
+    def widest_times(self) -> tuple[str, ...]:
+        """Times as wide as the language writes them: every month's name, in the morning and the afternoon (the
+        day and hour of two digits), for the time column to be sized by."""
+        return _widest_times(self.language)
 
     def shown(self, time: datetime) -> str:
         """The time in UTC, to the second, as the record's language writes it."""
@@ -71,6 +85,14 @@ class Words:
         # Without the direction marks some languages put in (no font draws them, and the text is shaped anyway), and
         # with CLDR's narrow no-break space (before "PM") as the no-break space every font has.
         return text(glue.replace("{1}", day).replace("{0}", clock) + " UTC").replace("\u202f", "\u00a0")
+
+
+@functools.cache
+def _widest_times(language: str) -> tuple[str, ...]:
+    words = Words({"words": {}, "language": language}, "record")
+    return tuple(
+        words.shown(datetime(2026, month, 28, hour, 59, 59, tzinfo=UTC)) for month in range(1, 13) for hour in (10, 22)
+    )
 
 
 def fonts_for(data: Any, font_dir: str | None) -> FontPaths:
@@ -139,6 +161,7 @@ class RecordPdf(FPDF):
     table's column headings repeated on each new page."""
 
     id_label, record_id, test_mode, with_fallback = "", "", False, False
+    time_width = 0.0  # the events table's time column, once the table starts (`time_width`)
     words: Words
     table_heading: Callable[[RecordPdf], None] | None = None
     drawn: frozenset[int] | None = None  # the fonts' code points; others are drawn as `fonts.substitute`
@@ -173,7 +196,13 @@ class RecordPdf(FPDF):
         self.set_font(FAMILY, "", 8)
         self.set_xy(MARGIN, self.h - BOTTOM + 16)
         self.cell(self.epw / 2, LINE, f"{self.id_label}: {self.record_id}")
-        self.cell(self.epw / 2, LINE, self.words("record.page", page=self.page_no(), pages=PAGES), align="R")
+        page_of = self.words("record.page", page=self.page_no(), pages=PAGES)
+        # fpdf2 keeps the room of PAGES for the count and draws the count at one side of it; the count ends the
+        # sentence in every catalogue, so the room it does not fill goes after it as the sentence reads: to its
+        # right in a left-to-right one, to its left in a right-to-left one, and never between it and the words.
+        rtl = self.text_shaping and bidi.auto_detect_base_direction(page_of) == TextDirection.RTL
+        self.alias_nb_pages_align = Align.R if rtl else Align.L
+        self.cell(self.epw / 2, LINE, page_of, align="R")
         self.set_text_color(0)
 
 
@@ -277,17 +306,30 @@ def rows(pdf: FPDF, details: Iterable[tuple[str, Any]]) -> None:
 def events_table(pdf: RecordPdf, events: list[tuple[datetime, str]]) -> None:
     """The "Event Log" section: a row per event, its time in UTC beside its text."""
     section(pdf, pdf.words("record.event_log"), room=2 * LINE + 8)
+    pdf.time_width = time_width(pdf)
     _event_columns(pdf)
     pdf.table_heading = _event_columns
     for number, (time, event) in enumerate(events):
-        row(pdf, pdf.words.shown(time), event or "-", label_width=TIME_WIDTH, bold_label=False, fill=number % 2 == 1)
+        shown = pdf.words.shown(time)
+        row(pdf, shown, event or "-", label_width=pdf.time_width, bold_label=False, fill=number % 2 == 1)
     pdf.table_heading = None
+
+
+def time_width(pdf: RecordPdf) -> float:
+    """The time column's width: its widest time in the record's language (`Words.widest_times`) or its heading,
+    measured in the record's fonts, with the cells' margins and `TIME_GAP`, so a time stays on one line and apart
+    from its event."""
+    pdf.set_font(FAMILY, "", SIZE)
+    widest = max(pdf.get_string_width(time) for time in pdf.words.widest_times())
+    pdf.set_font(FAMILY, "B", SIZE)
+    widest = max(widest, pdf.get_string_width(pdf.words("record.time")))
+    return math.ceil(widest + 2 * pdf.c_margin + TIME_GAP)
 
 
 def _event_columns(pdf: RecordPdf) -> None:
     pdf.set_font(FAMILY, "B", SIZE)
     pdf.set_fill_color(*LIGHT)
-    pdf.cell(TIME_WIDTH, LINE + 4, pdf.words("record.time"), fill=True)
+    pdf.cell(pdf.time_width, LINE + 4, pdf.words("record.time"), fill=True)
     pdf.cell(0, LINE + 4, pdf.words("record.event"), fill=True, new_x="LMARGIN", new_y="NEXT")
 
 

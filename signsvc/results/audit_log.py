@@ -18,19 +18,20 @@ from storage.shapes import Field, FieldValue
 
 IMAGE_TYPES = {"signature", "initials", "image", "stamp"}
 WORDS = ("record.", "audit_log.")  # the catalogue's keys the drawing is handed
+# Per event type, its sentence naming the signer, and the one for an event no signer is named in.
 _SENTENCES = {
-    "send_email": "audit_log.event.send_email",
-    "send_reminder_email": "audit_log.event.send_reminder_email",
-    "open_email": "audit_log.event.open_email",
-    "click_email": "audit_log.event.click_email",
-    "view_form": "audit_log.event.view_form",
-    "start_form": "audit_log.event.start_form",
-    "complete_form": "audit_log.event.complete_form",
-    "api_complete_form": "audit_log.event.api_complete_form",
-    "decline_form": "audit_log.event.decline_form",
-    "invite_party": "audit_log.event.invite_party",
-    "send_2fa_email": "audit_log.event.send_2fa_email",
-    "email_verified": "audit_log.event.email_verified",
+    "send_email": ("audit_log.event.send_email", "audit_log.unnamed.send_email"),
+    "send_reminder_email": ("audit_log.event.send_reminder_email", "audit_log.unnamed.send_reminder_email"),
+    "open_email": ("audit_log.event.open_email", "audit_log.unnamed.open_email"),
+    "click_email": ("audit_log.event.click_email", "audit_log.unnamed.click_email"),
+    "view_form": ("audit_log.event.view_form", "audit_log.unnamed.view_form"),
+    "start_form": ("audit_log.event.start_form", "audit_log.unnamed.start_form"),
+    "complete_form": ("audit_log.event.complete_form", "audit_log.unnamed.complete_form"),
+    "api_complete_form": ("audit_log.event.api_complete_form", "audit_log.unnamed.api_complete_form"),
+    "decline_form": ("audit_log.event.decline_form", "audit_log.unnamed.decline_form"),
+    "invite_party": ("audit_log.event.invite_party", "audit_log.unnamed.invite_party"),
+    "send_2fa_email": ("audit_log.event.send_2fa_email", "audit_log.unnamed.send_2fa_email"),
+    "email_verified": ("audit_log.event.email_verified", "audit_log.unnamed.email_verified"),
 }
 _CREATED = {
     "api": "audit_log.created.api",
@@ -139,13 +140,14 @@ def _created(source: str, t: Callable[..., str]) -> str:
 
 
 def _sentence(event: SubmissionEvent, submitters: dict[int, Submitter], t: Callable[..., str]) -> str:
+    """The event told as its language says it, naming its signer; an event of no signer the log has (none is
+    recorded so today) is told without a person rather than given to someone it may not be."""
     submitter = submitters.get(event.submitter_id) if event.submitter_id is not None else None
-    who = (
-        (submitter.email or submitter.name or submitter.phone or submitter.role) if submitter else t("audit_log.sender")
-    )
-    if key := _SENTENCES.get(event.event_type):
-        sentence = t(key, who=who)
+    keys, name = _SENTENCES.get(event.event_type), event.event_type.replace("_", " ").capitalize()
+    if submitter is None:
+        sentence = t(keys[1]) if keys else name
     else:
-        sentence = t("audit_log.event.other", event=event.event_type.replace("_", " ").capitalize(), who=who)
+        who = submitter.email or submitter.name or submitter.phone or submitter.role
+        sentence = t(keys[0], who=who) if keys else t("audit_log.event.other", event=name, who=who)
     reason = event.data.get("reason") if event.event_type == "decline_form" else None
     return sentence + (f": {reason}" if reason else "")

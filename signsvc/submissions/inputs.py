@@ -24,7 +24,7 @@ from storage.shapes import Message, Preferences, ReminderSchedule, Validation
 
 MAX_SUBMITTERS = 100
 ORDERS = ("preserved", "random")
-_LANGUAGE = re.compile(r"^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$")
+_LANGUAGE = re.compile(r"[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*")  # fullmatch: `$` would let "de\n" through
 # A bare address as mail headers carry it: a dot-atom local part (RFC 5322, with RFC 6531's characters beyond
 # ASCII) at a domain of two labels or more. Nothing a header reads otherwise: `grp:evil@x.test` is a group,
 # quotes and parentheses hide text.
@@ -217,7 +217,7 @@ def preferences(raw: dict[str, Any], where: errors.Location) -> Preferences:
     if raw.get("require_email_2fa") is not None:
         found["require_email_2fa"] = _flag(raw, "require_email_2fa", False, where)
     if (language := _text(raw, "language", where, limit=35)) is not None:
-        if not _LANGUAGE.match(language):
+        if not _LANGUAGE.fullmatch(language):
             raise errors.located("language must be a language tag such as en or de-AT", where, "language")
         found["language"] = language
     return found

@@ -71,7 +71,7 @@ Along = Callable[[Connection, Submitter], Awaitable[None]]
 @dataclass(frozen=True)
 class Browser:
     """Where a submitter acted from: the caller's address and user agent, and the language of the page it showed
-    (a public page's visitor then gets their emails and records in it)."""
+    (a public page's visitor, or a signer without a language, then gets their emails and records in it)."""
 
     ip: str | None
     user_agent: str | None
@@ -214,12 +214,14 @@ class Submitters:
         without a lock (the actions check it again)."""
         return await email_verification.signer(self.db, slug)
 
-    async def view(self, slug: str) -> Submitter:
+    async def view(self, slug: str, language: str | None = None) -> Submitter:
         """The submitter opened the form: `opened` at the first visit (a later one keeps that time), and
-        `view_form` and `form.viewed` at every visit."""
+        `view_form` and `form.viewed` at every visit; `language`, the page's, is kept as theirs when they have none
+        (`page_language_kept`)."""
         async with self.db.transaction() as tx:
             submission, submitter, _ = await self._acting(tx, slug)
             now = self.clock.now()
+            submitter = page_language_kept(submission, submitter, language)
             submitter = await stored.update_submitter(
                 tx, stored.changed(submitter, opened_at=submitter.opened_at or now), now
             )
@@ -229,13 +231,17 @@ class Submitters:
             await self._event(tx, submitter, "form.viewed")
             return submitter
 
-    async def save(self, slug: str, body: dict[str, Any], *, along: Along | None = None) -> Submitter:
-        """Saves values the submitter entered; the first save is `form.started`. `along` runs in its transaction."""
-        return await self._with_values(slug, body, finish=None, along=along)
+    async def save(
+        self, slug: str, body: dict[str, Any], *, along: Along | None = None, language: str | None = None
+    ) -> Submitter:
+        """Saves values the submitter entered; the first save is `form.started`. `along` runs in its transaction;
+        `language`, the page's, is kept as the submitter's when they have none (`page_language_kept`)."""
+        return await self._with_values(slug, body, finish=None, along=along, language=language)
 
     async def finish(self, slug: str, body: dict[str, Any], browser: Browser) -> Submitter:
-        """The submitter submits the form: required fields are checked, where they acted from recorded."""
-        return await self._with_values(slug, body, finish=browser)
+        """The submitter submits the form: required fields are checked, where they acted from recorded (and the
+        page's language, as `save` keeps it)."""
+        return await self._with_values(slug, body, finish=browser, language=browser.language)
 
     async def decline(self, slug: str, body: dict[str, Any]) -> Submitter:
         reason = json_fields.text(body, "reason", limit=1000)
@@ -272,7 +278,12 @@ class Submitters:
         return redirect + ("&" if "?" in redirect else "?") + urlencode({"event": event})
 
     async def _with_values(
-        self, slug: str, body: dict[str, Any], finish: Browser | None, along: Along | None = None
+        self,
+        slug: str,
+        body: dict[str, Any],
+        finish: Browser | None,
+        along: Along | None = None,
+        language: str | None = None,
     ) -> Submitter:
         # Read outside a transaction: only to check the values before their files are made; the
         # transaction checks everything again.
@@ -300,6 +311,7 @@ class Submitters:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await self._acting(tx, slug, named=named)
                 submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
+                submitter = page_language_kept(submission, submitter, language)
                 submitter = signature_modes.with_reasons(signatures, submitter)
                 await signature_modes.remember(tx, signatures, submitter.field_values)
                 if along is not None:
@@ -450,6 +462,15 @@ class Submitters:
             record_type="submitter",
             record_id=submitter.id,
         )
+
+
+def page_language_kept(submission: Submission, submitter: Submitter, language: str | None) -> Submitter:
+    """The submitter keeping `language`, that of the signing page they act on, when neither they nor their
+    submission has one: their later emails (a reminder, the completed copy) and the audit log then speak the
+    language they read the form in. One set through the API, or kept before, stays."""
+    if not language or submitter.preferences.get("language") or submission.preferences.get("language"):
+        return submitter
+    return stored.changed(submitter, preferences={**submitter.preferences, "language": language})
 
 
 def _raw_values(body: dict[str, Any]) -> dict[str, Any]:

@@ -349,18 +349,31 @@ async def test_the_submitters_language_picks_the_catalogue_before_the_browsers(a
     assert ">Ablehnen<" in (await page(api, f"/s/{tess['slug']}", **{"Accept-Language": "en"})).body.decode()
 
 
-async def test_a_language_that_is_not_a_language_tag_is_refused(api):
+@pytest.mark.parametrize("language", ["<de>", "de\n", "de-AT\n", " de"])
+async def test_a_language_that_is_not_a_language_tag_is_refused(api, language):
     reply = await api.post(
         "/api/submissions",
         json={
             "template_id": await every_field_template(api),
-            "submitters": [{"role": "Tenant", "email": "tess@example.com", "language": "<de>"}],
+            "submitters": [{"role": "Tenant", "email": "tess@example.com", "language": language}],
         },
     )
     assert (reply.status, reply.json) == (
         422,
         {"error": "language must be a language tag such as en or de-AT in `submitters[0]`."},
     )
+
+
+async def test_a_submissions_language_with_a_line_break_is_refused(api):
+    reply = await api.post(
+        "/api/submissions",
+        json={
+            "template_id": await every_field_template(api),
+            "submitters": [{"role": "Tenant", "email": "tess@example.com"}],
+            "language": "de\n",
+        },
+    )
+    assert reply.status == 422 and "language must be a language tag" in reply.json["error"]
 
 
 @pytest.mark.parametrize("path", ["/e/abc.1767271200.%C3%A9", "/file/abc.1767271200.%C3%A9/x.pdf"])

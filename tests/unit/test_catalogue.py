@@ -75,6 +75,24 @@ def test_every_string_of_the_catalogue_is_used_and_every_string_used_is_in_it():
     assert used - ENGLISH.keys() == set()
 
 
+# The families of the keys the emails and records use, which the modules composing them quote as they are.
+COMPOSED = ("email.", "audit_log.", "record.", "consent_certificate.")
+COMPOSERS = [
+    Path(signsvc.__file__).parent / area
+    for area in ("results", "clickwraps", "accounts", "submissions", "pdf", "infra")
+]
+
+
+def test_every_key_of_an_email_or_a_record_used_outside_the_pages_is_in_the_catalogue():
+    used = {
+        key
+        for key in quoted_keys([path for area in COMPOSERS for path in area.rglob("*.py")])
+        if key.startswith(COMPOSED)
+    }
+    assert len(used) > 80  # the audit log's sentences, the certificate's, every email's
+    assert used - ENGLISH.keys() == set()
+
+
 @pytest.mark.parametrize(
     "preferred,accept,expected",
     [

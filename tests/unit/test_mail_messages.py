@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from html import unescape
 
 import pytest
 
+from signsvc.accounts import console_users
+from signsvc.accounts.user_links import RESET, SETUP
 from signsvc.clickwraps import certificates
 from signsvc.infra import languages, mail, smtp
 from signsvc.results import emails
@@ -19,42 +22,85 @@ from tests.support.emails import LINK, invite
 # Composition
 
 
+MOMENT = datetime(2026, 11, 28, 14, 3, tzinfo=UTC)
+
+
+def consent(name: str | None = "Ann", email: str | None = "ann@example.com", version: int = 2) -> Consent:
+    return Consent(1, 1, 1, version, name, email, None, None, None, MOMENT, None, "page", [], None, None, None, None)
+
+
+def every_email(language: str) -> list[mail.Composed]:
+    """Every email the service writes, in each of its forms, in `language`."""
+    completed = dict(account_name="Acme", template_name="NDA", submitter_names=["Ann"], language=language)
+    agreed = dict(account_name="Acme", clickwrap_name="Terms", certificate_url=LINK, language=language)
+    link = dict(name="Bob Stone", account_name="Acme", link=LINK, expire_at=MOMENT, language=language)
+    return [
+        invite(expire_at=MOMENT, language=language),
+        invite(submitter_name=None, language=language),
+        emails.compose(**completed, documents=[("NDA", LINK)], audit_log_url=LINK),
+        emails.compose(**completed, documents=[], audit_log_url=None, attached=True),
+        emails.compose(**completed, documents=[], audit_log_url=None, attached=True, public=True),
+        certificates.compose(**agreed, consent=consent(), to_author=True),
+        certificates.compose(**agreed, consent=consent(name=None, email=None), to_author=True),
+        certificates.compose(**agreed, consent=consent(), to_author=False),
+        email_verification.compose("NDA", "123456", language),
+        console_users.compose(RESET, **link),
+        console_users.compose(SETUP, **link, inviter="Ada Admin"),
+        console_users.compose(SETUP, **link),
+    ]
+
+
+def english_left(email: mail.Composed, language: str) -> list[str]:
+    """The fixed words of the English emails (each part of a string between its placeholders) the email shows,
+    but those the language's own string writes alike ("min", a brand)."""
+    shown = " ".join([email.subject, email.text, unescape(re.sub(r"<[^>]+>", " ", email.html))])
+    english, own = languages.own(languages.DEFAULT), languages.strings(language)
+    left = []
+    for key, value in english.items():
+        if not key.startswith("email."):
+            continue
+        parts = (part.strip(" ,.:;()") for part in re.split(r"\{[a-z_]+\}", value))
+        left += [
+            part
+            for part in parts
+            if re.search(r"[A-Za-z]{2}", part)
+            and part not in own[key]
+            and re.search(rf"(?<!\w){re.escape(part)}(?!\w)", shown)
+        ]
+    return left
+
+
 @pytest.mark.parametrize("language", sorted(languages.languages()))
 def test_every_email_renders_in_every_language_with_no_english_left_but_the_names(language):
-    """Each email's fixed words from the language's catalogue: none is left untranslated (a word English only
-    would show) and every placeholder is filled."""
-    moment = datetime(2026, 11, 28, 14, 3, tzinfo=UTC)
-    consent = Consent(
-        1, 1, 1, 2, "Ann", "ann@example.com", None, None, None, moment, None, "page", [], None, None, None, None
-    )
-    composed = [
-        invite(expire_at=moment, language=language),
-        emails.compose(
-            account_name="Acme",
-            template_name="NDA",
-            submitter_names=["Ann"],
-            documents=[("NDA", LINK)],
-            audit_log_url=LINK,
-            language=language,
-        ),
-        certificates.compose(
-            account_name="Acme",
-            clickwrap_name="Terms",
-            consent=consent,
-            certificate_url=LINK,
-            to_author=True,
-            language=language,
-        ),
-        email_verification.compose("NDA", "123456", language),
-    ]
+    """Each email's fixed words from the language's catalogue: no English string of the emails is left in one of
+    another language, and every placeholder is filled."""
+    composed = every_email(language)
     for email in composed:
         for body in (email.subject, email.text, email.html):
             assert "{" not in body.replace("{{", "") and "}" not in body
-        if language != "en":
-            assert not {"Thanks", "Hi", "invited", "expires", "completed", "agreed", "verification"} & set(
-                re.findall(r"[A-Za-z]+", email.subject + email.text)
-            ), email.text
-    assert f'<html lang="{language}" dir="{"rtl" if language == "ar" else "ltr"}">' in composed[0].html
+        if language != languages.DEFAULT:
+            assert not english_left(email, language), email.text
+    assert all(f'<html lang="{language}" dir="{languages.direction(language)}">' in email.html for email in composed)
+
+
+def test_the_english_left_check_finds_an_english_sentence_in_another_language():
+    english = every_email("en")[0]
+    assert "Review and sign" in english_left(english, "fr")
+    assert english_left(every_email("fr")[0], "fr") == []
+
+
+@pytest.mark.parametrize("language", ["fr", "de", "en"])
+def test_the_consent_email_writes_the_version_as_the_certificate_does_without_grouping(language):
+    for to_author in (True, False):
+        composed = certificates.compose(
+            account_name="Acme",
+            clickwrap_name="Terms",
+            consent=consent(version=12345),
+            certificate_url=LINK,
+            to_author=to_author,
+            language=language,
+        )
+        assert " 12345)" in composed.text and "12\u00a0345" not in composed.text and "12.345" not in composed.text
 
 
 @pytest.mark.parametrize(
@@ -122,7 +168,8 @@ def test_values_from_users_are_html_escaped():
 
 def test_a_custom_body_is_escaped_in_html_with_its_line_breaks_kept_and_the_link_as_a_button():
     composed = invite(message={"body": "Hello <b>{{submitter.name}}</b>,\nplease sign.\n\nThanks"})
-    assert "<p>Hello &lt;b&gt;Bob Stone&lt;/b&gt;,<br>please sign.</p>\n<p>Thanks</p>" in composed.html
+    paragraphs = '<p dir="auto">Hello &lt;b&gt;Bob Stone&lt;/b&gt;,<br>please sign.</p>\n<p dir="auto">Thanks</p>'
+    assert paragraphs in composed.html
     assert re.search(rf'<a href="{re.escape(LINK)}"[^>]*>Review and sign</a>', composed.html)
 
 

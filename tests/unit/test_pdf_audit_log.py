@@ -263,6 +263,12 @@ def test_a_log_without_an_envelope_id_or_with_a_time_that_is_not_iso_8601_is_ref
         audit_log.render(make_log(**changes))
 
 
+@pytest.mark.parametrize("language", ["xx", "not a language", "de\n", 7])
+def test_a_log_in_a_language_babel_does_not_know_is_refused_as_a_pdf_error(language):
+    with pytest.raises(PdfError, match="language is not a language code"):
+        audit_log.render(make_log(language=language))
+
+
 def test_the_pool_call_answers_the_pdf_and_its_hash():
     made = pdf_calls.audit_log(make_log())
     pdf, sha256 = made.data, made.sha256
@@ -298,3 +304,54 @@ def test_the_audit_log_draws_its_words_in_every_language_with_the_packaged_fonts
     assert "U+" not in text, "no character of the words was replaced"
     if language != "ar":  # pypdf reads shaped Arabic out of order: tests/unit/test_right_to_left.py reads it
         assert all(words[key] in text for key in ("audit_log.title", "record.event_log", "record.test_mode"))
+
+
+def page_lines(pdf: bytes) -> list[list[list[tuple[str, float, float]]]]:
+    """The lines of text pdfium reads on each page, top to bottom: each drawn character with its left and right
+    edge (characters whose middles are within a third of a line of each other share a line)."""
+    found = []
+    for page in pypdfium2.PdfDocument(pdf):
+        text = page.get_textpage()
+        boxes = [(text.get_text_range(i, 1), text.get_charbox(i, loose=True)) for i in range(text.count_chars())]
+        drawn = sorted(((box[1] + box[3]) / 2, char, box[0], box[2]) for char, box in boxes if char.strip())
+        lines: list[list[tuple[float, str, float, float]]] = []
+        for char in reversed(drawn):  # from the top of the page
+            if lines and lines[-1][-1][0] - char[0] < 4:
+                lines[-1].append(char)
+            else:
+                lines.append([char])
+        found.append([[(char, left, right) for _, char, left, right in line] for line in lines])
+    return found
+
+
+def text_lines(pdf: bytes) -> list[list[tuple[str, float, float]]]:
+    """The lines of every page (`page_lines`), one after another."""
+    return [line for page in page_lines(pdf) for line in page]
+
+
+def event_rows(pdf: bytes, marker: str) -> list[tuple[list[float], float]]:
+    """Per line of an events table whose every event is `marker` (a character no time or heading has): the right
+    edges of the characters drawn left of the event, and the event's left edge. A line of the table without the
+    marker (a time wrapped onto a second line) fails."""
+    lines = text_lines(pdf)
+    marked = [number for number, line in enumerate(lines) if any(char == marker for char, _, _ in line)]
+    rows = []
+    for line in lines[marked[0] : marked[-1] + 1]:
+        starts = [left for char, left, _ in line if char == marker]
+        assert starts, f"a line of the table without an event: {''.join(char for char, _, _ in line)!r}"
+        rows.append(([right for _, _, right in line if right <= starts[0]], starts[0]))
+    return rows
+
+
+@pytest.mark.parametrize("language", sorted(languages.languages()))
+def test_every_time_the_language_writes_stays_on_its_line_and_apart_from_its_event(language):
+    times = [f"2026-{month:02d}-28T{hour}:59:59Z" for month in range(1, 13) for hour in (10, 22)]
+    log = make_log(
+        words=languages.words(language, ("record.", "audit_log.")),
+        language=language,
+        events=[{"time": time, "text": "#"} for time in times],
+    )
+    rows = event_rows(audit_log.render(log), "#")
+    assert len(rows) == len(times)  # no time wrapped onto a line of its own
+    for time_chars, event_left in rows:
+        assert time_chars and max(time_chars) + 6 <= event_left

@@ -199,6 +199,11 @@ def test_the_certificate_draws_its_words_in_every_language_with_the_packaged_fon
         assert all(words[key] in text for key in ("consent_certificate.title", "consent_certificate.checkboxes"))
 
 
+def test_a_certificate_in_a_language_babel_does_not_know_is_refused_as_a_pdf_error():
+    with pytest.raises(PdfError, match="language is not a language code"):
+        consent_certificate.render(make_data(language="zz-Unknown"))
+
+
 def test_a_certificate_without_its_words_is_refused():
     with pytest.raises(PdfError, match="needs its words"):
         consent_certificate.render(make_data(words=None))

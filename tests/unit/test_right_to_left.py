@@ -2,15 +2,18 @@
 run in reading order, as poppler's pdftotext reads them back; the fonts come from the Python packages."""
 
 import configparser
+import itertools
+import re
 
+import pypdfium2
 import pytest
 
 from signsvc.infra import languages
 from signsvc.pdf import audit_log, consent_certificate, font_files, fonts
 from tests.support.paths import ROOT
-from tests.support.pdf_text import pdftotext
+from tests.support.pdf_text import page_texts, pdftotext
 from tests.support.system import requires
-from tests.unit.test_pdf_audit_log import make_log, submitter
+from tests.unit.test_pdf_audit_log import event, make_log, page_lines, submitter
 from tests.unit.test_pdf_consent_certificate import make_data, person
 from tests.unit.test_pdf_fill import field, filled, sample_pdf
 
@@ -88,3 +91,21 @@ def test_an_arabic_audit_log_has_its_words_shaped_in_reading_order():
     for key in ("audit_log.title", "record.envelope_id", "record.event_log", "audit_log.completed_at"):
         assert words[key].replace(" ", "") in text, key
     assert "no installed font" not in text and "U+" not in text
+
+
+@pytest.mark.parametrize("language", ["ar", "en"])
+@pytest.mark.parametrize("events", [3, 200])
+def test_the_page_count_of_the_footer_sits_a_space_from_its_words(language, events):
+    log = make_log(
+        words=languages.words(language, ("record.", "audit_log.")),
+        language=language,
+        events=[event(number % 60, "Form opened") for number in range(events)],
+    )
+    pdf = audit_log.render(log)
+    width = pypdfium2.PdfDocument(pdf)[0].get_size()[0]
+    footers = [lines[-1] for lines in page_lines(pdf)]
+    assert len(footers) == (1 if events == 3 else 4)
+    for page, footer in zip(page_texts(pdf), footers, strict=True):
+        assert not re.search(r"\d {2,}|  +\d", page.splitlines()[-1]), "a run of spaces beside a number"
+        page_of = sorted((left, right) for char, left, right in footer if left > width / 2)  # "Page n of N"
+        assert max(after[0] - before[1] for before, after in itertools.pairwise(page_of)) < 3  # a space at most

@@ -3,7 +3,8 @@ pages make. The submitter's slug in the path is the credential: no API key.
 
 Anyone may post here, so each action first counts against the pages' rate limits and finds the signing link,
 before any of the body is read; the body is then bounded in bytes and in JSON values, so that no post holds
-the event loop for long.
+the event loop for long. Each action carries the page's language (the browser's Accept-Language), which a signer
+keeps when neither they nor their submission has one.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from signsvc.http.appkeys import CLOCK, DB, FILES, SETTINGS, SUBMITTERS
 from signsvc.http.middleware import client_address, within_page_limits
 from signsvc.http.params import read_json
 from signsvc.http.responses import json_response
-from signsvc.http.web import email_verification
+from signsvc.http.web import catalogue, email_verification
 from signsvc.infra import errors
 from signsvc.loaders import submissions as loaders
 from signsvc.submissions.submitters import Browser
@@ -34,19 +35,23 @@ VALUES_LIMIT = 50_000
 
 async def view(request: web.Request) -> web.Response:
     slug = await admitted(request)
-    return await _state(request, await request.app[SUBMITTERS].view(slug))
+    return await _state(request, await request.app[SUBMITTERS].view(slug, catalogue.language(request)))
 
 
 async def save(request: web.Request) -> web.Response:
     slug = await admitted(request, per_link=False)
     body = await _body(request)
-    return await _state(request, await request.app[SUBMITTERS].save(slug, body))
+    return await _state(request, await request.app[SUBMITTERS].save(slug, body, language=catalogue.language(request)))
 
 
 async def complete(request: web.Request) -> web.Response:
     slug = await admitted(request)
     body = await _body(request)
-    browser = Browser(client_address(request), request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None)
+    browser = Browser(
+        client_address(request),
+        request.headers.get("User-Agent", "")[:USER_AGENT_LIMIT] or None,
+        catalogue.language(request),
+    )
     submitter = await request.app[SUBMITTERS].finish(slug, body, browser)
     return await _state(request, submitter, event="completed")
 
