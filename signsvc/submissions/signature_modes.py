@@ -11,6 +11,7 @@ the API, which does not say, counts as either. Initials take every mode, as the 
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,10 @@ TYPED_SETTING = "allow_typed_signature"
 ID_SETTING = "with_signature_id"
 REASON_SETTING = "require_signing_reason"
 REASON_LIMIT = 200  # of a reason given, the signer's own words included
+# Kept out of the signer's own words, which are drawn on one line: bidirectional overrides and isolates (which
+# would turn the rest of the line around), and invisible characters that a text of nothing else would pass as one.
+# The zero-width joiner and non-joiner stay: some scripts write words with them.
+_HIDDEN_MARKS = frozenset({0x200B, 0x2060, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)})
 IMAGE = "drawn or uploaded"  # an image whose making nobody told (given through the API)
 _SAID = {
     DRAWN: "a drawn signature",
@@ -173,7 +178,8 @@ async def given(
     signature). A file named by id counts as it was made; a signer's file with no recorded making counts as
     uploaded. A signer's new image for a field that takes only one of drawn and uploaded must say which it is. A
     value the field already holds (`saved`) is not judged again, nor what is said of a field whose value is
-    `dropped` (it does not apply). 422 naming the field otherwise."""
+    `dropped` (it does not apply). 422 naming the field otherwise. A reason for a field that asks none (as the form
+    may send one the account asked when it was opened) is left out, not refused; so is an empty one."""
     by_uuid = {f["uuid"]: f for f in fields}
     notes = _notes(body.get("signatures"), by_uuid) if signer else {}
     values = field_values.prefill(fields, body.get("values"), ("values",))
@@ -194,20 +200,22 @@ async def given(
             raise _not_taken(target, made_as or IMAGE, taken, ("values",))
         found.made_as[uuid] = made_as
     for uuid, note in notes.items():
-        if "reason" in note and uuid not in dropped:
-            found.reasons[uuid] = _taken_reason(by_uuid[uuid], note["reason"], by_account=reasons_by_account)
+        target = by_uuid[uuid]
+        if note.get("reason") and uuid not in dropped and asks_reason(target, by_account=reasons_by_account):
+            found.reasons[uuid] = _taken_reason(target, note["reason"], by_account=reasons_by_account)
     return found
 
 
 def _taken_reason(field: Field, reason: str, *, by_account: bool) -> str:
-    """The reason as kept: one of the field's own list as written, or the signer's own words with their spacing
-    made plain (one line, to be drawn beside the signature)."""
+    """The reason as kept: one of the field's own list as written, or the signer's own words made plain (one
+    line, to be drawn beside the signature)."""
     if not takes_own_reason(field, by_account=by_account):
         if reason not in reasons(field):
-            offered = ", ".join(reasons(field)) or "none"
-            raise errors.located(f"{_name(field)}: choose a signing reason of: {offered}", ("signatures",))
+            raise errors.located(
+                f"{_name(field)}: choose a signing reason of: {', '.join(reasons(field))}", ("signatures",)
+            )
         return reason
-    plain = " ".join(reason.split())
+    plain = _plain(reason)
     if not plain:
         raise errors.located(f"{_name(field)}: the signing reason is empty: choose one or type it", ("signatures",))
     if len(plain) > REASON_LIMIT:
@@ -215,6 +223,13 @@ def _taken_reason(field: Field, reason: str, *, by_account: bool) -> str:
             f"{_name(field)}: the signing reason is longer than {REASON_LIMIT} characters", ("signatures",)
         )
     return plain
+
+
+def _plain(words: str) -> str:
+    """The signer's words on one line: runs of spaces and line breaks made one space, control characters and
+    `_HIDDEN_MARKS` left out."""
+    kept = (char for char in " ".join(words.split()) if unicodedata.category(char) != "Cc")
+    return " ".join("".join(char for char in kept if ord(char) not in _HIDDEN_MARKS).split())
 
 
 def _unchanged(value: object, saved: object) -> bool:
