@@ -54,6 +54,11 @@ async def reasons_kept(db, submitter_id: int) -> list[str]:
     return [value for key, value in kept.items() if key.endswith(":reason")]
 
 
+def reason_select(html: str) -> str:
+    found = re.search(r'<select id="r-[^"]+" class="reason"[^>]*>', html)
+    return found.group() if found else ""
+
+
 def options(html: str) -> list[str]:
     select = re.search(r'<select id="r-[^"]+" class="reason".*?</select>', html, re.S)
     return re.findall(r"<option [^>]*>([^<]*)</option>", select.group()) if select else []
@@ -234,3 +239,82 @@ async def test_the_signers_own_words_keep_no_control_characters_bidi_overrides_o
         reply = await act(api, ann["slug"], "values", {"signatures": {"Signature": {"reason": given}}})
         assert reply.status == 200, reply.json
         assert await reasons_kept(db, ann["id"]) == [kept], repr(given)
+
+
+# Whose signature: the signer's in the form asks a reason, one given through the API none
+
+
+async def test_a_read_only_signature_filled_at_creation_asks_no_reason_and_the_form_completes(api, db):
+    await ask_reasons(api)
+    fields = [
+        {**sign_field(), "readonly": True},
+        {"name": "Name", "type": "text", "role": "First Party", "areas": [AREA]},
+    ]
+    template_id = await template(api, fields)
+    body = {"email": "ann@example.com", "values": {"Signature": DRAWING}}
+    [ann] = await send(api, template_id, body)
+    html = await form(api, ann["slug"])
+    assert options(html) == [] and "reason-text" not in html
+    notes = {"signatures": {"Signature": {"mode": "drawn"}}}  # as the form sends them, of every signature step
+    reply = await act(api, ann["slug"], "complete", {"values": {"Name": "Ann"}, **notes})
+    assert reply.status == 200, reply.json
+    assert await reasons_kept(db, ann["id"]) == []
+
+
+async def test_a_signature_given_through_put_submitters_asks_the_signer_none_until_they_sign_again(api):
+    await ask_reasons(api)
+    ann = await signer(api)
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}})).status == 200
+    select = reason_select(await form(api, ann["slug"]))
+    assert "data-prefilled" in select and "required" not in select  # offered, not asked
+    await signed(api, ann["slug"])
+    assert "data-prefilled" not in reason_select(await form(api, ann["slug"]))
+    reply = await act(api, ann["slug"], "complete", {})
+    assert (reply.status, reply.json) == (422, {"error": "Signature: choose a signing reason in `signatures`."})
+    other = await signer(api)
+    assert (await api.put(f"/api/submitters/{other['id']}", json={"values": {"Signature": DRAWING}})).status == 200
+    assert (await act(api, other["slug"], "complete", {})).status == 200
+
+
+# A reason belongs to its signature
+
+
+async def test_a_signature_the_signer_replaces_or_clears_takes_its_reason_with_it(api, db):
+    await ask_reasons(api)
+    ann = await signer(api)
+    chosen = {"signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}, **chosen})).status == 200
+    assert await reasons_kept(db, ann["id"]) == ["Approved"]
+    await signed(api, ann["slug"])  # a new signature, no reason with it
+    assert await reasons_kept(db, ann["id"]) == [""]
+    reply = await act(api, ann["slug"], "complete", {})
+    assert (reply.status, reply.json) == (422, {"error": "Signature: choose a signing reason in `signatures`."})
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}, **chosen})).status == 200
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": None}})).status == 200
+    assert await reasons_kept(db, ann["id"]) == []
+    await signed(api, ann["slug"])
+    reply = await act(api, ann["slug"], "complete", {})
+    assert (reply.status, reply.json) == (422, {"error": "Signature: choose a signing reason in `signatures`."})
+
+
+async def test_a_signature_replaced_through_put_submitters_takes_the_signers_reason_with_it(api, db):
+    await ask_reasons(api)
+    ann = await signer(api)
+    chosen = {"signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}, **chosen})).status == 200
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}})
+    assert reply.status == 200, reply.json
+    assert await reasons_kept(db, ann["id"]) == []
+    assert all(value["field"] != "Reason" for value in reply.json["values"])
+    assert (await act(api, ann["slug"], "complete", {})).status == 200  # the API's signature asks none
+
+
+async def test_a_reason_is_kept_while_its_signature_stays_through_other_changes(api, db):
+    await ask_reasons(api)
+    fields = [sign_field(), {"name": "Name", "type": "text", "role": "First Party", "areas": [AREA]}]
+    [ann] = await send(api, await template(api, fields), {"email": "ann@example.com"})
+    chosen = {"signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}, **chosen})).status == 200
+    assert (await act(api, ann["slug"], "values", {"values": {"Name": "Ann"}})).status == 200
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Name": "Ann Able"}})).status == 200
+    assert await reasons_kept(db, ann["id"]) == ["Approved"]

@@ -6,7 +6,8 @@ import re
 
 from playwright.async_api import Browser, Page, expect
 
-from tests.support.console import sign_in_browser
+from tests.support.console import sign_in_browser, signed_in
+from tests.support.documents import b64, png
 from tests.support.every_field import box, every_field_template, field, invite
 from tests.support.live_site import BROWSER_LOOP
 from tests.support.pad import draw
@@ -14,6 +15,7 @@ from tests.support.screens import screen
 from tests.support.system import CHROMIUM
 
 pytestmark = [CHROMIUM, BROWSER_LOOP]
+DRAWING = "data:image/png;base64," + b64(png(300, 100))
 
 # By field name: its format, and the modes the form offers for it (draw, type, upload).
 FORMATS = {
@@ -181,3 +183,51 @@ async def test_with_the_account_asking_reasons_the_signer_chooses_other_and_type
     await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     values = (await site.get(f"/api/submitters/{signer['id']}")).json["values"]
     assert {"field": "Reason", "value": "On behalf of the board"} in values
+
+
+async def ask_reasons(site, on: bool = True) -> None:
+    console = await signed_in(site)
+    form = {"typed": "on", "id_reason": "on", **({"reasons": "on"} if on else {})}
+    assert (await console.post("/console/settings/signatures", form)).status == 303
+
+
+async def test_a_read_only_signature_filled_when_the_submission_was_created_asks_no_reason_and_completes(site, page):
+    await ask_reasons(site)
+    fields = [
+        field("Signature", "signature", box(1, 0.2, h=0.08), readonly=True),
+        field("Name", "text", box(1, 0.4)),
+    ]
+    signer = await invite(site, await every_field_template(site, fields), values={"Signature": DRAWING})
+    await page.goto(url(site, f"/s/{signer['slug']}"))
+    await expect(page.get_by_label("Signing reason")).to_have_count(0)
+    await page.get_by_role("button", name="Next").click()
+    await page.get_by_label("Name").fill("Ann")
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
+
+
+async def test_a_signature_given_through_the_api_asks_no_reason_until_the_signer_signs_again(site, page):
+    await ask_reasons(site)
+    fields = [field("Signature", "signature", box(1, 0.2, h=0.08)), field("Name", "text", box(1, 0.4))]
+    signer = await invite(site, await every_field_template(site, fields))
+    reply = await site.put(f"/api/submitters/{signer['id']}", json={"values": {"Signature": DRAWING}})
+    assert reply.status == 200, reply.json
+    await page.goto(url(site, f"/s/{signer['slug']}"))
+    step = page.locator("fieldset.current")
+    reason = step.get_by_label("Signing reason", exact=True)
+    await expect(step.locator("img.current")).to_be_visible()
+    await expect(reason).not_to_have_attribute("required", "")  # offered, not asked
+    await page.get_by_role("button", name="Next").click()
+    await expect(page.get_by_label("Name")).to_be_focused()
+    await page.get_by_role("button", name="Back").click()
+    await draw(page, step.locator("canvas.pad"))  # now the signer's own: it asks a reason
+    await page.get_by_role("button", name="Next").click()
+    await expect(step.get_by_text("Choose a signing reason.")).to_be_visible()
+    await expect(reason).to_have_attribute("aria-required", "true")
+    await reason.select_option("Reviewed")
+    await page.get_by_role("button", name="Next").click()
+    await page.get_by_label("Name").fill("Ann")
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
+    values = (await site.get(f"/api/submitters/{signer['id']}")).json["values"]
+    assert {"field": "Reason", "value": "Reviewed"} in values
