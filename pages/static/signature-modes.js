@@ -4,6 +4,7 @@ import { $ } from "./dom.js";
 
 const MADE_AS = { draw: "drawn", type: "typed", upload: "upload" };
 const SIGNED = new Set(["signature", "initials"]);
+const REASON_REFUSED = /: choose a signing reason\b/; // the service's refusal of a signature without its reason
 
 // The mode a step opens in: its pressed mode button, or its one pane when it takes one mode.
 export function firstMode(step) {
@@ -40,6 +41,12 @@ export function askReason(step) {
   delete select.dataset.prefilled;
   select.required = true;
   select.setAttribute("aria-required", "true");
+}
+
+// Whether the service refused to complete for want of a reason the step offers no way to give: the account began
+// asking reasons after the page was opened, and only the page as served now offers them.
+export function reasonNotOffered(step, refusal) {
+  return step.dataset.type === "signature" && !$("select.reason", step) && REASON_REFUSED.test(refusal);
 }
 
 // The reason given: the one chosen, or under "Other" the signer's own words; null when none.

@@ -6,7 +6,7 @@ import { paint, placeBoxes } from "./boxes.js";
 import { $, $$ } from "./dom.js";
 import { matches } from "./patterns.js";
 import { showFormulas } from "./formula-fields.js";
-import { askReason, firstMode, notesOf, reasonProblem, setUpReason } from "./signature-modes.js";
+import { askReason, firstMode, notesOf, reasonNotOffered, reasonProblem, setUpReason } from "./signature-modes.js";
 import { setUpHandoff } from "./handoff.js";
 import { dateProblem, formatDate, masked, parseDate } from "./field-options.js";
 import { setUpConditions } from "./form-conditions.js";
@@ -286,11 +286,12 @@ function start() {
       completing = false;
       $("#complete").disabled = false;
       const step = stepOfError(error.message);
+      const shown = step && reasonNotOffered(step, error.message) ? say("signature_modes.reason_reload") : error.message;
       if (step) {
-        showError(step, error.message);
+        showError(step, shown);
         showStep(steps.indexOf(step));
       }
-      status(say("form.failed", { reason: error.message }));
+      status(say("form.failed", { reason: shown }));
     }
   }
 

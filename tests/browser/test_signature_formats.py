@@ -231,3 +231,28 @@ async def test_a_signature_given_through_the_api_asks_no_reason_until_the_signer
     await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     values = (await site.get(f"/api/submitters/{signer['id']}")).json["values"]
     assert {"field": "Reason", "value": "Reviewed"} in values
+
+
+async def test_reasons_asked_once_the_form_is_open_tell_the_signer_to_reload_the_page_which_then_asks_one(site, page):
+    fields = [field("Signature", "signature", box(1, 0.2, h=0.08)), field("Name", "text", box(1, 0.4))]
+    signer = await invite(site, await every_field_template(site, fields))
+    await page.goto(url(site, f"/s/{signer['slug']}"))
+    step = page.locator("fieldset.current")
+    await expect(step.get_by_label("Signing reason")).to_have_count(0)
+    await draw(page, step.locator("canvas.pad"))
+    await page.get_by_role("button", name="Next").click()
+    await page.get_by_label("Name").fill("Ann")
+    await ask_reasons(site)
+    await page.get_by_role("button", name="Complete").click()
+    reload = "This form now asks for a signing reason. Reload the page to choose one."
+    await expect(step.locator(".error")).to_have_text(reload)
+    await page.screenshot(path=screen("signing-reason-reload-1280.png"), full_page=True)
+    await page.set_viewport_size({"width": 360, "height": 740})
+    await step.locator(".error").scroll_into_view_if_needed()
+    await page.screenshot(path=screen("signing-reason-reload-360.png"))
+    await page.set_viewport_size({"width": 1280, "height": 900})
+    await page.reload()
+    await step.get_by_label("Signing reason", exact=True).select_option("Approved")
+    await page.get_by_role("button", name="Next").click()
+    await page.get_by_role("button", name="Complete").click()
+    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
