@@ -171,7 +171,9 @@ async def test_a_default_reason_is_kept_and_drawn_as_the_signer_saw_it_in_their_
     await ask_reasons(api)
     ann = await signer(api, with_signature_id=True)
     await signed(api, ann["slug"])
-    reason = {"signatures": {"Signature": {"reason": "Geprüft"}}}
+    reviewed = options(await form(api, ann["slug"], "de"))[2]  # as the German form words "Reviewed"
+    assert reviewed == "Geprüft"
+    reason = {"signatures": {"Signature": {"reason": reviewed}}}
     assert (await act(api, ann["slug"], "complete", reason)).status == 200
     assert "Reason: Geprüft" in await signed_text(api, worker, ann["submission_id"])
 
