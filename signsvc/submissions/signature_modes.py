@@ -340,7 +340,8 @@ async def form_options(conn: Connection, account_id: int, fields: list[Field], s
             "own_reason": takes_own_reason(target, by_account=by_account),
             "reason_limit": REASON_LIMIT,
             "reason": reason_of(target, saved, origins),
-            "prefilled": field_values.is_file_id(saved.get(target["uuid"]))
+            "prefilled": asks_reason(target, by_account=by_account)
+            and field_values.is_file_id(saved.get(target["uuid"]))
             and not signing_reasons.by_signer(target, saved),
         }
     return options
