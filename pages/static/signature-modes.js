@@ -4,6 +4,7 @@ import { $ } from "./dom.js";
 
 const MADE_AS = { draw: "drawn", type: "typed", upload: "upload" };
 const SIGNED = new Set(["signature", "initials"]);
+const REASON_REFUSED = /: choose a signing reason\b/; // the service's refusal of a signature without its reason
 
 // The mode a step opens in: its pressed mode button, or its one pane when it takes one mode.
 export function firstMode(step) {
@@ -21,13 +22,31 @@ export function notesOf(steps) {
   return Object.keys(notes).length ? notes : undefined;
 }
 
-// The reason a signed step still lacks, as the page words it; null when none is asked or one is given.
-export function reasonProblem(step) {
+// The reason a signed step still lacks, as the page words it; null when none is asked or one is given. A
+// signature given through the API (`data-prefilled`) asks none until the signer signs again (`signedNow`).
+export function reasonProblem(step, signedNow) {
   const select = $("select.reason", step);
-  if (!select) return null;
+  if (!select || (select.dataset.prefilled !== undefined && !signedNow)) return null;
+  askReason(step);
   if (!select.value) return select.dataset.missing;
   const own = $("input.reason-text", step);
   return ownChosen(select) && !own.value.trim() ? own.dataset.missing : null;
+}
+
+// The step's signature is now the signer's own (signed on the page or on a phone): it asks a reason, if the
+// step offers reasons, as any other.
+export function askReason(step) {
+  const select = $("select.reason", step);
+  if (!select || select.dataset.prefilled === undefined) return;
+  delete select.dataset.prefilled;
+  select.required = true;
+  select.setAttribute("aria-required", "true");
+}
+
+// Whether the service refused to complete for want of a reason the step offers no way to give: the account began
+// asking reasons after the page was opened, and only the page as served now offers them.
+export function reasonNotOffered(step, refusal) {
+  return step.dataset.type === "signature" && !$("select.reason", step) && REASON_REFUSED.test(refusal);
 }
 
 // The reason given: the one chosen, or under "Other" the signer's own words; null when none.

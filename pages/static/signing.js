@@ -6,7 +6,7 @@ import { paint, placeBoxes } from "./boxes.js";
 import { $, $$ } from "./dom.js";
 import { matches } from "./patterns.js";
 import { showFormulas } from "./formula-fields.js";
-import { firstMode, notesOf, reasonProblem, setUpReason } from "./signature-modes.js";
+import { askReason, firstMode, notesOf, reasonNotOffered, reasonProblem, setUpReason } from "./signature-modes.js";
 import { setUpHandoff } from "./handoff.js";
 import { dateProblem, formatDate, masked, parseDate } from "./field-options.js";
 import { setUpConditions } from "./form-conditions.js";
@@ -147,6 +147,7 @@ function start() {
       $(".error", step).before(current);
     }
     current.src = picture;
+    askReason(step);
     for (const shown of $$(`.box[data-field="${uuid}"] .value`)) {
       const image = document.createElement("img");
       image.src = picture;
@@ -285,11 +286,12 @@ function start() {
       completing = false;
       $("#complete").disabled = false;
       const step = stepOfError(error.message);
+      const shown = step && reasonNotOffered(step, error.message) ? say("signature_modes.reason_reload") : error.message;
       if (step) {
-        showError(step, error.message);
+        showError(step, shown);
         showStep(steps.indexOf(step));
       }
-      status(say("form.failed", { reason: error.message }));
+      status(say("form.failed", { reason: shown }));
     }
   }
 
@@ -343,7 +345,7 @@ function start() {
     const rule = rules[step.dataset.field];
     if (!rule || rule.readonly || step.dataset.type === "stamp" || !conditions.applies(step)) return null;
     if (!filled(step)) return rule.required ? say("form.missing") : null;
-    const noReason = reasonProblem(step);
+    const noReason = reasonProblem(step, signed(step));
     if (noReason) return noReason;
     const tooLarge = $$("input[type=file]", step).flatMap((input) => [...input.files])
       .find((file) => file.size > data.upload_limit);

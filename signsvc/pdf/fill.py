@@ -21,6 +21,7 @@ from fpdf.fonts import TTFFont
 from PIL import ExifTags, ImageOps
 
 from signsvc.pdf import (
+    caption_layout,
     colors,
     faces,
     font_cache,
@@ -155,7 +156,7 @@ def _captioned(mark: Mark, caption: list[str] | None) -> list[Mark]:
         image, text = Box(box.x, box.y, box.w / 2, box.h), Box(box.x + box.w / 2, box.y, box.w / 2, box.h)
     else:
         image, text = Box(box.x, box.y, box.w, box.h / 2), Box(box.x, box.y + box.h / 2, box.w, box.h / 2)
-    return [replace(mark, box=image), Mark("text", text, "\n".join(caption), {"align": "left"})]
+    return [replace(mark, box=image), Mark("caption", text, "\n".join(caption), {"align": "left"})]
 
 
 def _prefilled_marks(writer: pypdf.PdfWriter, frames: list[geometry.Frame]) -> dict[int, list[Mark]]:
@@ -247,9 +248,7 @@ def _overlay(
     pictures = {
         mark.content: _picture(files, mark.content) for page in marks.values() for mark in page if mark.kind == "image"
     }
-    texts = {
-        mark.content: _clean(mark.content) for page in marks.values() for mark in page if mark.kind in ("text", "cells")
-    }
+    texts = {mark.content: _clean(mark.content) for page in marks.values() for mark in page if mark.kind in _TEXTS}
     paths, shown = _fonts(texts, font_dir)
     pdf = _document(paths, shaped=fonts.needs_shaping(shown.values()))
     try:
@@ -327,6 +326,30 @@ def _fitted(pdf: FPDF, lines: list[str], width: float, height: float, preference
     return size
 
 
+def _draw_caption(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
+    """A signature's caption, each line at its own size (`caption_layout`), the rows centred in the box's height."""
+    lines = mark.content.split("\n")
+    preferences, box = mark.preferences or {}, mark.box
+    pad = min(2.0, box.w * 0.05)
+    family, style = faces.face(preferences, lines)
+    rows = caption_layout.rows(
+        lines, box.w - 2 * pad, box.h, lambda text: _unit_width(pdf, family, style, text), leading=LEADING
+    )
+    top = box.y + (box.h - sum(row.size * LEADING for row in rows)) / 2
+    pdf.set_text_color(*_color(preferences.get("color")))
+    for row in rows:
+        pdf.set_font(family, style, size=row.size)
+        pdf.set_xy(box.x + pad, top)
+        pdf.cell(box.w - 2 * pad, row.size * LEADING, row.text, align="L")
+        top += row.size * LEADING
+
+
+def _unit_width(pdf: FPDF, family: str, style: str, text: str) -> float:
+    """The text's width at font size 1 (measured at 10, where fpdf2 rounds nothing away)."""
+    pdf.set_font(family, style, size=10)
+    return pdf.get_string_width(text) / 10
+
+
 def _draw_cells(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
     chars = [char for char in mark.content if char != "\n"]
     box = mark.box
@@ -365,7 +388,8 @@ def _draw_image(pdf: FPDF, mark: Mark, pictures: dict[str, Picture]) -> None:
     pdf.set_image_filter("AUTO")
 
 
-_DRAW = {"text": _draw_text, "cells": _draw_cells, "check": _draw_check, "image": _draw_image}
+_DRAW = {"text": _draw_text, "caption": _draw_caption, "cells": _draw_cells, "check": _draw_check, "image": _draw_image}
+_TEXTS = ("text", "caption", "cells")  # the marks that draw text: their characters are made drawable first
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from signsvc.infra import errors
 from signsvc.infra.files import NewFile
-from signsvc.submissions import conditions
+from signsvc.submissions import conditions, signing_reasons
 from signsvc.submissions.values import PreparedValues
 from signsvc.templates import formulas
 from signsvc.templates.formula_syntax import FormulaError
@@ -67,13 +67,14 @@ def settled(
     own: Mapping[str, _Value],
     compute: Callable[[dict[str, _Value]], Mapping[str, _Value]],
 ) -> tuple[dict[str, _Value], set[str]]:
-    """`own` with the fields that do not apply dropped and the formulas' results (`compute`: of the values as they
-    stand) added, and the fields that do not apply: a condition may read a formula's result, and a formula the
-    fields a condition hides, so the two are taken in turn until what applies no longer changes (a loop between
-    them is refused when the template is saved, so each turn decides at least one more step of the chain)."""
+    """`own` with the fields that do not apply dropped (their signatures' reasons too) and the formulas' results
+    (`compute`: of the values as they stand) added, and the fields that do not apply: a condition may read a
+    formula's result, and a formula the fields a condition hides, so the two are taken in turn until what applies
+    no longer changes (a loop between them is refused when the template is saved, so each turn decides at least
+    one more step of the chain)."""
     gone = hidden(submission, submitter, submitters, own)
     for _ in range(len(submission.fields) + 2):
-        current = {uuid: value for uuid, value in own.items() if uuid not in gone}
+        current = signing_reasons.without(own, gone)
         current |= {uuid: value for uuid, value in compute(current).items() if uuid not in gone}
         again = hidden(submission, submitter, submitters, current)
         if again == gone:
@@ -85,18 +86,18 @@ def settled(
 def applying(
     submission: Submission, submitter: Submitter, submitters: Iterable[Submitter], own: Mapping[str, _Value]
 ) -> dict[str, _Value]:
-    """`own` without the values of the fields that do not apply."""
-    gone = hidden(submission, submitter, submitters, own)
-    return {uuid: value for uuid, value in own.items() if uuid not in gone}
+    """`own` without the values of the fields that do not apply, nor their signatures' reasons."""
+    return signing_reasons.without(own, hidden(submission, submitter, submitters, own))
 
 
 def prepared_applying(
     submission: Submission, submitter: Submitter, submitters: Iterable[Submitter], prepared: PreparedValues
-) -> list[NewFile]:
+) -> set[str]:
     """Drops from `prepared` the values sent for fields that do not apply once they are saved, with the files made
-    for them; answers those files (never to be written)."""
+    for them (never to be written); answers the fields that do not apply."""
     gone = hidden(submission, submitter, submitters, {**submitter.field_values, **prepared.values})
-    return _dropped(prepared, gone)
+    _dropped(prepared, gone)
+    return gone
 
 
 def created_applying(
@@ -113,11 +114,10 @@ def created_applying(
         _dropped(one, gone)
 
 
-def _dropped(prepared: PreparedValues, gone: set[str]) -> list[NewFile]:
+def _dropped(prepared: PreparedValues, gone: set[str]) -> None:
     dropped = [uuid for uuid in prepared.values if uuid in gone]
     made = [item for uuid in dropped for item in _items(prepared.values.pop(uuid)) if isinstance(item, NewFile)]
     prepared.files = [file for file in prepared.files if all(file is not item for item in made)]
-    return made
 
 
 def visible_fields(submission: Submission, fields: list[Field], values: Mapping[str, object]) -> list[Field]:

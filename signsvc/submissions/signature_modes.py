@@ -10,7 +10,7 @@ the API, which does not say, counts as either. Initials take every mode, as the 
 
 from __future__ import annotations
 
-import dataclasses
+import unicodedata
 from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +43,10 @@ TYPED_SETTING = "allow_typed_signature"
 ID_SETTING = "with_signature_id"
 REASON_SETTING = "require_signing_reason"
 REASON_LIMIT = 200  # of a reason given, the signer's own words included
+# Kept out of the signer's own words, which are drawn on one line: bidirectional overrides and isolates (which
+# would turn the rest of the line around), and invisible characters that a text of nothing else would pass as one.
+# The zero-width joiner and non-joiner stay: some scripts write words with them.
+_HIDDEN_MARKS = frozenset({0x200B, 0x2060, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)})
 IMAGE = "drawn or uploaded"  # an image whose making nobody told (given through the API)
 _SAID = {
     DRAWN: "a drawn signature",
@@ -80,14 +84,14 @@ def reasons(field: Field) -> list[str]:
 
 def asks_reason(field: Field, *, by_account: bool) -> bool:
     """Whether the form asks a signing reason for the field: it lists reasons, or the account asks one of every
-    signature (`by_account`)."""
-    return field["type"] == "signature" and (bool(reasons(field)) or by_account)
+    signature (`by_account`); never for a read-only field, whose signature the signer does not give."""
+    return field["type"] == "signature" and not field.get("readonly") and (bool(reasons(field)) or by_account)
 
 
 def takes_own_reason(field: Field, *, by_account: bool) -> bool:
     """Whether the field takes any reason the signer gives: asked by the account's setting, it offers the default
     reasons and "Other" with the signer's own words, as the reference; a field's own list is the only choice."""
-    return field["type"] == "signature" and by_account and not reasons(field)
+    return asks_reason(field, by_account=by_account) and not reasons(field)
 
 
 def with_signature_id(field: Field, *, by_default: bool = False) -> bool:
@@ -151,10 +155,12 @@ async def ask_reasons(conn: Connection, account_id: int, on: bool) -> None:
 
 @dataclass(frozen=True)
 class Given:
-    """What a save says of its signatures: how each new one was made (None: not told), the reasons chosen."""
+    """What a save says of its signatures: how each new one was made (None: not told), the reasons chosen, and the
+    signature fields the signer gave a new signature (each then asks its reason, where its field asks one)."""
 
     made_as: dict[str, str | None] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
+    signed: list[str] = field(default_factory=list)
 
 
 async def given(
@@ -166,18 +172,19 @@ async def given(
     typed_allowed: bool = True,
     reasons_by_account: bool = False,
     saved: FieldValues | None = None,
-    dropped: Container[str] = (),
+    hidden: Container[str] = (),
 ) -> Given:
     """The signatures a save gives, checked: each of a mode its field takes (for a signer, typing also as the
     account allows), each reason one the field takes (`reasons_by_account`: the account asks one of every
     signature). A file named by id counts as it was made; a signer's file with no recorded making counts as
     uploaded. A signer's new image for a field that takes only one of drawn and uploaded must say which it is. A
-    value the field already holds (`saved`) is not judged again, nor what is said of a field whose value is
-    `dropped` (it does not apply). 422 naming the field otherwise."""
+    value the field already holds (`saved`) is not judged again, nor what is said of a `hidden` field (it does not
+    apply: its value is dropped). 422 naming the field otherwise. A reason for a field that asks none (as the
+    form may send one the account asked when it was opened) is left out, not refused; so is an empty one."""
     by_uuid = {f["uuid"]: f for f in fields}
     notes = _notes(body.get("signatures"), by_uuid) if signer else {}
     values = field_values.prefill(fields, body.get("values"), ("values",))
-    values = {uuid: value for uuid, value in values.items() if uuid not in dropped}
+    values = {uuid: value for uuid, value in values.items() if uuid not in hidden}
     origins = await stored.origins(conn, [v.uuid for v in values.values() if isinstance(v, FileId)])
     found = Given()
     for uuid, value in values.items():
@@ -193,21 +200,25 @@ async def given(
         if made_as not in taken and (made_as is not None or not {DRAWN, UPLOAD} & set(taken)):
             raise _not_taken(target, made_as or IMAGE, taken, ("values",))
         found.made_as[uuid] = made_as
+        if signer and target["type"] == "signature":
+            found.signed.append(uuid)
     for uuid, note in notes.items():
-        if "reason" in note and uuid not in dropped:
-            found.reasons[uuid] = _taken_reason(by_uuid[uuid], note["reason"], by_account=reasons_by_account)
+        target = by_uuid[uuid]
+        if note.get("reason") and uuid not in hidden and asks_reason(target, by_account=reasons_by_account):
+            found.reasons[uuid] = _taken_reason(target, note["reason"], by_account=reasons_by_account)
     return found
 
 
 def _taken_reason(field: Field, reason: str, *, by_account: bool) -> str:
-    """The reason as kept: one of the field's own list as written, or the signer's own words with their spacing
-    made plain (one line, to be drawn beside the signature)."""
+    """The reason as kept: one of the field's own list as written, or the signer's own words made plain (one
+    line, to be drawn beside the signature)."""
     if not takes_own_reason(field, by_account=by_account):
         if reason not in reasons(field):
-            offered = ", ".join(reasons(field)) or "none"
-            raise errors.located(f"{_name(field)}: choose a signing reason of: {offered}", ("signatures",))
+            raise errors.located(
+                f"{_name(field)}: choose a signing reason of: {', '.join(reasons(field))}", ("signatures",)
+            )
         return reason
-    plain = " ".join(reason.split())
+    plain = _plain(reason)
     if not plain:
         raise errors.located(f"{_name(field)}: the signing reason is empty: choose one or type it", ("signatures",))
     if len(plain) > REASON_LIMIT:
@@ -215,6 +226,13 @@ def _taken_reason(field: Field, reason: str, *, by_account: bool) -> str:
             f"{_name(field)}: the signing reason is longer than {REASON_LIMIT} characters", ("signatures",)
         )
     return plain
+
+
+def _plain(words: str) -> str:
+    """The signer's words on one line: runs of spaces and line breaks made one space, control characters and
+    `_HIDDEN_MARKS` left out."""
+    kept = (char for char in " ".join(words.split()) if unicodedata.category(char) != "Cc")
+    return " ".join("".join(char for char in kept if ord(char) not in _HIDDEN_MARKS).split())
 
 
 def _unchanged(value: object, saved: object) -> bool:
@@ -268,12 +286,10 @@ async def remember(tx: Connection, found: Given, saved: FieldValues) -> None:
             await stored.put_origin(tx, value, made_as, None)
 
 
-def with_reasons(found: Given, submitter: Submitter) -> Submitter:
-    """The submitter with the signing reasons chosen in this save kept beside their signatures' values."""
-    if not found.reasons:
-        return submitter
-    kept = {signing_reasons.key(uuid): reason for uuid, reason in found.reasons.items()}
-    return dataclasses.replace(submitter, field_values={**submitter.field_values, **kept})
+def with_reasons(found: Given, before: FieldValues, after: FieldValues) -> FieldValues:
+    """The values `after` a save, the reasons chosen in it kept beside their signatures (`signing_reasons.follow`:
+    each new signature the signer gave awaits its reason, a replaced one's reason goes)."""
+    return signing_reasons.follow(before, after, signed=found.signed, reasons=found.reasons)
 
 
 def reason_of(field: Field, values: FieldValues, origins: Mapping[str, stored.SignatureOrigin]) -> str | None:
@@ -286,8 +302,15 @@ def reason_of(field: Field, values: FieldValues, origins: Mapping[str, stored.Si
 
 
 async def require_reasons(conn: Connection, fields: list[Field], values: FieldValues, *, by_account: bool) -> None:
-    """At completion: each signed field that asks a reason (`asks_reason`) has one (422 naming the field)."""
-    asking = [f for f in fields if asks_reason(f, by_account=by_account) and isinstance(values.get(f["uuid"]), str)]
+    """At completion: each field that asks a reason (`asks_reason`) and holds a signature the signer gave in the
+    form has one (422 naming the field). A signature given through the API asks none."""
+    asking = [
+        f
+        for f in fields
+        if asks_reason(f, by_account=by_account)
+        and isinstance(values.get(f["uuid"]), str)
+        and signing_reasons.by_signer(f, values)
+    ]
     origins = await stored.origins(conn, [str(values[f["uuid"]]) for f in asking])
     for target in asking:
         if reason_of(target, values, origins) is None:
@@ -300,7 +323,8 @@ _PANES = {DRAWN: "draw", TYPED: "type", UPLOAD: "upload"}
 async def form_options(conn: Connection, account_id: int, fields: list[Field], saved: FieldValues) -> dict[str, Any]:
     """What the form offers on each signature and initials step: its modes (and the pane shown first), whether it
     offers the phone, the field's own signing reasons or the default ones with "Other" (`own_reason`: the catalogue
-    words them), and the reason kept for the saved signature."""
+    words them; none for a read-only field), the reason kept for the saved signature, and whether that signature
+    was given through the API (`prefilled`: it asks no reason until the signer signs again)."""
     typed = await typed_allowed(conn, account_id)
     by_account = await reasons_asked(conn, account_id)
     signed = [f for f in fields if f["type"] in SIGNED]
@@ -312,10 +336,13 @@ async def form_options(conn: Connection, account_id: int, fields: list[Field], s
             "modes": list(taken),
             "first": _PANES[TYPED if target["type"] == "initials" and TYPED in taken else taken[0]],  # as the reference
             "phone": DRAWN in taken and not target.get("readonly"),
-            "reasons": reasons(target),
+            "reasons": reasons(target) if asks_reason(target, by_account=by_account) else [],
             "own_reason": takes_own_reason(target, by_account=by_account),
             "reason_limit": REASON_LIMIT,
             "reason": reason_of(target, saved, origins),
+            "prefilled": asks_reason(target, by_account=by_account)
+            and field_values.is_file_id(saved.get(target["uuid"]))
+            and not signing_reasons.by_signer(target, saved),
         }
     return options
 

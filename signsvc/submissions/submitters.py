@@ -28,6 +28,7 @@ from signsvc.submissions import (
     inputs,
     signature_modes,
     signer_rules,
+    signing_reasons,
     statuses,
     values,
 )
@@ -166,10 +167,10 @@ class Submitters:
         submitter = await self.find(principal, submitter_id)
         submission = await stored.submission_of(self.db, submitter)
         signer_rules.refuse_finished_by_api(submission, submitter)
-        prepared, dropped = await self._prepared(submission, submitter, body)
+        prepared, hidden = await self._prepared(submission, submitter, body)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
         signatures = await signature_modes.given(
-            self.db, fields, {"values": _raw_values(body)}, signer=False, saved=submitter.field_values, dropped=dropped
+            self.db, fields, {"values": _raw_values(body)}, signer=False, saved=submitter.field_values, hidden=hidden
         )
         await field_options.refuse_invalid(fields, prepared.values, self.clock.now().date())
         await self.files.write(prepared.files)
@@ -291,7 +292,7 @@ class Submitters:
         named = submitter
         signer_rules.refuse_viewer(submission, submitter)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
-        prepared, dropped = await self._applying(submission, submitter, others, fields, body.get("values", {}))
+        prepared, hidden = await self._applying(submission, submitter, others, fields, body.get("values", {}))
         signer_rules.refuse_readonly(fields, prepared)
         await field_options.refuse_invalid(fields, prepared.values, self.clock.now().date())
         typed = await signature_modes.typed_allowed(self.db, submission.account_id)
@@ -304,15 +305,14 @@ class Submitters:
             typed_allowed=typed,
             reasons_by_account=reasons_asked,
             saved=submitter.field_values,
-            dropped=dropped,
+            hidden=hidden,
         )
         await self.files.write(prepared.files)
         try:
             async with self.db.transaction() as tx:
                 submission, submitter, submitters = await self._acting(tx, slug, named=named)
-                submitter = await self._values_saved(tx, submission, submitter, submitters, prepared)
+                submitter = await self._values_saved(tx, submission, submitter, submitters, prepared, signatures)
                 submitter = page_language_kept(submission, submitter, language)
-                submitter = signature_modes.with_reasons(signatures, submitter)
                 await signature_modes.remember(tx, signatures, submitter.field_values)
                 if along is not None:
                     await along(tx, submitter)
@@ -332,15 +332,17 @@ class Submitters:
         submitter: Submitter,
         submitters: list[Submitter],
         prepared: PreparedValues,
+        signatures: signature_modes.Given,
     ) -> Submitter:
-        """The submitter with the values entered (not yet written; their files recorded, those replaced
-        forgotten); the first save records `start_form` and `form.started`."""
+        """The submitter with the values entered and the signing reasons given with them (not yet written; their
+        files recorded, those replaced forgotten); the first save records `start_form` and `form.started`."""
         now = self.clock.now()
         before = submitter.field_values
         saved = {
             **before,
             **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.signer),
         }
+        saved = signature_modes.with_reasons(signatures, before, saved)
         saved = condition_values.applying(submission, submitter, submitters, saved)
         first_save = submitter.started_at is None
         submitter = stored.changed(
@@ -383,8 +385,8 @@ class Submitters:
     async def _prepared(
         self, submission: Submission, submitter: Submitter, body: dict[str, Any]
     ) -> tuple[PreparedValues, set[str]]:
-        """The values a PUT merges: `values`, and `fields: [{name, default_value}]` (the other prefill route), as
-        `_applying` gives them."""
+        """The values a PUT merges: `values`, and `fields: [{name, default_value}]` (the other prefill route), and
+        the fields that do not apply, as `_applying` gives them."""
         if body.get("values") is None and body.get("fields") is None:
             return PreparedValues(), set()
         if body.get("values") is not None and not isinstance(body["values"], dict):
@@ -397,17 +399,15 @@ class Submitters:
     async def _applying(
         self, submission: Submission, submitter: Submitter, others: list[Submitter], fields: list[Field], raw: Any
     ) -> tuple[PreparedValues, set[str]]:
-        """`raw` values of the role's `fields` prepared, and the fields whose values were dropped: a value for a
-        field that does not apply once the values are saved is dropped, on the signer's saves as through the API,
-        its signature's mode and reason not judged and its file never written."""
+        """`raw` values of the role's `fields` prepared, and the fields that do not apply once they are saved: a
+        value sent for one is dropped, on the signer's saves as through the API, its signature's mode and reason
+        (sent with it or alone) not judged and its file never written."""
         hidden: set[str] = set()
         if condition_values.has_conditions(submission):
             given = {**submitter.field_values, **field_values.prefill(fields, raw, ("values",))}
             hidden = condition_values.hidden(submission, submitter, others, given)
         prepared = await values.prepare(self.ingest, fields, raw, ("values",), unchecked_modes=hidden)
-        sent = set(prepared.values)
-        condition_values.prepared_applying(submission, submitter, others, prepared)
-        return prepared, sent - set(prepared.values)
+        return prepared, condition_values.prepared_applying(submission, submitter, others, prepared)
 
     async def _changes_applied(
         self,
@@ -440,15 +440,10 @@ class Submitters:
         if "send_email" in body:
             settings["send_email"] = json_fields.flag(body, "send_email")
         changes["preferences"] = settings
-        changes["field_values"] = condition_values.applying(
-            submission,
-            submitter,
-            submitters,
-            {
-                **submitter.field_values,
-                **await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.account),
-            },
-        )
+        recorded = await values.record(tx, self.clock, self.files, submission, submitter, prepared, self.account)
+        # A signature given through the API asks no reason: the one kept for the signature it replaces goes.
+        merged = signing_reasons.follow(submitter.field_values, {**submitter.field_values, **recorded})
+        changes["field_values"] = condition_values.applying(submission, submitter, submitters, merged)
         changed = stored.changed(submitter, **changes)
         await values.settle(tx, self.files, submission, changed, submitter.field_values, submitters, self.account)
         return changed

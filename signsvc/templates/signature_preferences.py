@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 
 from signsvc.infra import errors
@@ -27,5 +28,13 @@ def check(preferences: Mapping[str, object], kind: str, where: errors.Location) 
         raise errors.at(
             (*where, "reasons"), f"must be an array of at most {MAX_REASONS} texts of 1 to {REASON_LIMIT} characters"
         )
+    for index, reason in enumerate(reasons or ()):
+        # The form offers each as an option, whose value HTML reads back with line breaks made plain: a reason with
+        # a control character could never be chosen.
+        if any(unicodedata.category(char) == "Cc" for char in reason):
+            raise errors.at(
+                (*where, "reasons", index),
+                "must not hold control characters (line breaks, tabs), which the form cannot offer",
+            )
     if not isinstance(preferences.get("with_signature_id"), (bool, type(None))):  # 0 == False: not a boolean
         raise errors.at((*where, "with_signature_id"), "must be true or false")

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import storage.submissions as stored
-from tests.support.documents import b64, pdf
+from tests.support.documents import b64, pdf, png
 from tests.support.pdf_text import page_texts
 from tests.support.results import fetch
 from tests.support.signing import act, submission
@@ -588,6 +588,46 @@ async def test_a_hidden_signature_the_signer_sends_is_dropped_unread_as_through_
     assert set(kept) == {"f-agree"}  # neither the signature nor a reason beside it
     reply = await act(api, seller["slug"], "values", {**body, "values": {"Agree": True, "Signature": "Ann"}})
     assert reply.status == 422 and reply.json["error"].startswith("Signature: a typed signature is not allowed here")
+
+
+def agreed_signature() -> dict[str, Any]:
+    """A signature field that asks a reason of its own list and applies only while Agree is ticked."""
+    return field(
+        "f-sign",
+        "Signature",
+        "signature",
+        0.6,
+        preferences={"reasons": ["Approved", "Witnessed"]},
+        conditions=[{"field_uuid": "f-agree", "action": "checked"}],
+    )
+
+
+DRAWING = "data:image/png;base64," + b64(png(300, 100))
+
+
+async def test_a_signature_that_stops_applying_takes_its_reason_with_it(api, db):
+    # Its reason does not wait for the next signature: one given when the field applies again asks its own.
+    template = await make_template(api, [AGREE, agreed_signature()])
+    [seller] = await signers(api, template["id"])
+    signed = {"values": {"Agree": True, "Signature": DRAWING}, "signatures": {"Signature": {"mode": "drawn"}}}
+    reasoned = {**signed, "signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, seller["slug"], "values", reasoned)).status == 200
+    assert (await stored.get_submitter(db, seller["id"])).field_values["f-sign:reason"] == "Approved"
+    assert (await act(api, seller["slug"], "values", {"values": {"Agree": False}})).status == 200
+    assert set((await stored.get_submitter(db, seller["id"])).field_values) == {"f-agree"}
+    assert (await act(api, seller["slug"], "values", signed)).status == 200
+    reply = await act(api, seller["slug"], "complete", {})
+    assert (reply.status, reply.json) == (422, {"error": "Signature: choose a signing reason in `signatures`."})
+
+
+async def test_a_reason_sent_alone_for_a_field_that_does_not_apply_is_neither_judged_nor_kept(api, db):
+    template = await make_template(api, [AGREE, agreed_signature()])
+    [seller] = await signers(api, template["id"])
+    for reason in ("Not one of the list", "Approved"):
+        body = {"values": {"Agree": False}, "signatures": {"Signature": {"reason": reason}}}
+        reply = await act(api, seller["slug"], "values", body)
+        assert reply.status == 200, reply.json
+        assert set((await stored.get_submitter(db, seller["id"])).field_values) == {"f-agree"}
 
 
 async def test_the_audit_log_leaves_out_the_value_of_a_field_a_later_signer_hid(api, worker):

@@ -223,6 +223,10 @@ async def test_signature_preferences_the_table_does_not_know_are_refused_when_th
         ({"reasons": "Approved"}, "reasons must be an array of at most 20 texts of 1 to 200 characters"),
         ({"with_signature_id": "yes"}, "with_signature_id must be true or false"),
         ({"with_signature_id": 0}, "with_signature_id must be true or false"),  # 0 == False, yet not a boolean
+        # HTML reads an option's value back with its line breaks made plain: such a reason could never be chosen.
+        ({"reasons": ["Approved\r\nby me"]}, "reasons[0] must not hold control characters (line breaks, tabs)"),
+        ({"reasons": ["Approved", "Tab\there"]}, "reasons[1] must not hold control characters (line breaks, tabs)"),
+        ({"reasons": ["\x1b[1mBold"]}, "reasons[0] must not hold control characters (line breaks, tabs)"),
     ):
         body = {"name": "NDA", "documents": [{"name": "nda", "file": b64(pdf()), "fields": sign_field(**preferences)}]}
         reply = await api.post("/api/templates", json=body)

@@ -49,6 +49,16 @@ async def signed_text(api, worker, submission_id: int) -> str:
     return "\n".join(page_texts(await fetch(api, found["documents"][0]["url"])))
 
 
+async def reasons_kept(db, submitter_id: int) -> list[str]:
+    kept = (await stored.get_submitter(db, submitter_id)).field_values
+    return [value for key, value in kept.items() if key.endswith(":reason")]
+
+
+def reason_select(html: str) -> str:
+    found = re.search(r'<select id="r-[^"]+" class="reason"[^>]*>', html)
+    return found.group() if found else ""
+
+
 def options(html: str) -> list[str]:
     select = re.search(r'<select id="r-[^"]+" class="reason".*?</select>', html, re.S)
     return re.findall(r"<option [^>]*>([^<]*)</option>", select.group()) if select else []
@@ -67,14 +77,27 @@ async def test_require_signing_reason_is_off_by_default_and_set_on_the_console_s
     assert "checked" not in box.search((await console.get(SETTINGS)).body.decode()).group()
 
 
-async def test_without_the_setting_a_field_without_reasons_asks_none_and_takes_none(api):
+async def test_without_the_setting_a_field_without_reasons_asks_none_and_keeps_none_sent(api):
     ann = await signer(api)
     assert options(await form(api, ann["slug"])) == []
     await signed(api, ann["slug"])
     reply = await act(api, ann["slug"], "complete", {"signatures": {"Signature": {"reason": "Approved"}}})
-    refused = {"error": "Signature: choose a signing reason of: none in `signatures`."}
-    assert (reply.status, reply.json) == (422, refused)
-    assert (await act(api, ann["slug"], "complete", {})).status == 200
+    assert reply.status == 200, reply.json  # not refused: a form opened while the account asked one sends it
+    values = (await api.get(f"/api/submitters/{ann['id']}")).json["values"]
+    assert [value["field"] for value in values] == ["Signature"]  # no reason beside it
+
+
+async def test_turned_off_while_the_form_is_open_the_reason_the_page_sends_again_is_no_refusal(api, db):
+    await ask_reasons(api)
+    ann = await signer(api)
+    body = {"values": {"Signature": DRAWING}, "signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", body)).status == 200
+    await ask_reasons(api, on=False)
+    reply = await act(
+        api, ann["slug"], "complete", {"signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    )
+    assert reply.status == 200, reply.json
+    assert await reasons_kept(db, ann["id"]) == ["Approved"]  # given while it was asked
 
 
 # The form's reasons
@@ -148,7 +171,9 @@ async def test_a_default_reason_is_kept_and_drawn_as_the_signer_saw_it_in_their_
     await ask_reasons(api)
     ann = await signer(api, with_signature_id=True)
     await signed(api, ann["slug"])
-    reason = {"signatures": {"Signature": {"reason": "Geprüft"}}}
+    reviewed = options(await form(api, ann["slug"], "de"))[2]  # as the German form words "Reviewed"
+    assert reviewed == "Geprüft"
+    reason = {"signatures": {"Signature": {"reason": reviewed}}}
     assert (await act(api, ann["slug"], "complete", reason)).status == 200
     assert "Reason: Geprüft" in await signed_text(api, worker, ann["submission_id"])
 
@@ -159,7 +184,7 @@ async def test_an_other_reason_that_is_empty_or_too_long_is_refused_with_a_clear
     await signed(api, ann["slug"])
     empty = "Signature: the signing reason is empty: choose one or type it in `signatures`."
     long = "Signature: the signing reason is longer than 200 characters in `signatures`."
-    for reason, error in (("", empty), (" \n\t ", empty), ("x" * 201, long), ("x" * 200 + "   ", None)):
+    for reason, error in ((" \n\t ", empty), ("x" * 201, long), ("x" * 200 + "   ", None)):
         reply = await act(api, ann["slug"], "values", {"signatures": {"Signature": {"reason": reason}}})
         assert (reply.status, reply.json) == ((422, {"error": error}) if error else (200, reply.json)), reason
     reply = await act(api, ann["slug"], "values", {"signatures": {"Signature": {"reason": 7}}})
@@ -186,3 +211,112 @@ async def test_through_put_submitters_the_account_setting_asks_no_reason(api):
     ann = await signer(api)
     reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}, "completed": True})
     assert reply.status == 200, reply.json
+
+
+async def test_an_empty_reason_is_no_reason_given_the_completion_still_asks_one(api):
+    await ask_reasons(api)
+    listed, own = await signer(api, reasons=["Approved", "Witnessed"]), await signer(api)
+    for ann in (listed, own):
+        await signed(api, ann["slug"])
+        reply = await act(api, ann["slug"], "values", {"signatures": {"Signature": {"reason": ""}}})
+        assert reply.status == 200, reply.json
+        reply = await act(api, ann["slug"], "complete", {"signatures": {"Signature": {"reason": ""}}})
+        assert (reply.status, reply.json) == (422, {"error": "Signature: choose a signing reason in `signatures`."})
+
+
+async def test_the_signers_own_words_keep_no_control_characters_bidi_overrides_or_invisible_marks(api, db):
+    await ask_reasons(api)
+    ann = await signer(api)
+    await signed(api, ann["slug"])
+    empty = {"error": "Signature: the signing reason is empty: choose one or type it in `signatures`."}
+    for invisible in ("\u200b", "\ufeff", "\u2060", "\x07", " \u202e\u2066 \x1b "):
+        reply = await act(api, ann["slug"], "values", {"signatures": {"Signature": {"reason": invisible}}})
+        assert (reply.status, reply.json) == (422, empty), repr(invisible)
+    for given, kept in (
+        ("\x1b[31mred", "[31mred"),
+        ("a\u202eb\u202c c", "ab c"),
+        ("\u2067Signed\u2069 \u200bfor\ufeff me", "Signed for me"),
+        ("\u0915\u094d\u200d\u0937 a\u200cb", "\u0915\u094d\u200d\u0937 a\u200cb"),  # ZWJ and ZWNJ stay
+    ):
+        reply = await act(api, ann["slug"], "values", {"signatures": {"Signature": {"reason": given}}})
+        assert reply.status == 200, reply.json
+        assert await reasons_kept(db, ann["id"]) == [kept], repr(given)
+
+
+# Whose signature: the signer's in the form asks a reason, one given through the API none
+
+
+async def test_a_read_only_signature_filled_at_creation_asks_no_reason_and_the_form_completes(api, db):
+    await ask_reasons(api)
+    fields = [
+        {**sign_field(), "readonly": True},
+        {"name": "Name", "type": "text", "role": "First Party", "areas": [AREA]},
+    ]
+    template_id = await template(api, fields)
+    body = {"email": "ann@example.com", "values": {"Signature": DRAWING}}
+    [ann] = await send(api, template_id, body)
+    html = await form(api, ann["slug"])
+    assert options(html) == [] and "reason-text" not in html
+    notes = {"signatures": {"Signature": {"mode": "drawn"}}}  # as the form sends them, of every signature step
+    reply = await act(api, ann["slug"], "complete", {"values": {"Name": "Ann"}, **notes})
+    assert reply.status == 200, reply.json
+    assert await reasons_kept(db, ann["id"]) == []
+
+
+async def test_a_signature_given_through_put_submitters_asks_the_signer_none_until_they_sign_again(api):
+    await ask_reasons(api)
+    ann = await signer(api)
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}})).status == 200
+    select = reason_select(await form(api, ann["slug"]))
+    assert "data-prefilled" in select and "required" not in select  # offered, not asked
+    await signed(api, ann["slug"])
+    assert "data-prefilled" not in reason_select(await form(api, ann["slug"]))
+    reply = await act(api, ann["slug"], "complete", {})
+    assert (reply.status, reply.json) == (422, {"error": "Signature: choose a signing reason in `signatures`."})
+    other = await signer(api)
+    assert (await api.put(f"/api/submitters/{other['id']}", json={"values": {"Signature": DRAWING}})).status == 200
+    assert (await act(api, other["slug"], "complete", {})).status == 200
+
+
+# A reason belongs to its signature
+
+
+async def test_a_signature_the_signer_replaces_or_clears_takes_its_reason_with_it(api, db):
+    await ask_reasons(api)
+    ann = await signer(api)
+    chosen = {"signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}, **chosen})).status == 200
+    assert await reasons_kept(db, ann["id"]) == ["Approved"]
+    await signed(api, ann["slug"])  # a new signature, no reason with it
+    assert await reasons_kept(db, ann["id"]) == [""]
+    reply = await act(api, ann["slug"], "complete", {})
+    assert (reply.status, reply.json) == (422, {"error": "Signature: choose a signing reason in `signatures`."})
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}, **chosen})).status == 200
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": None}})).status == 200
+    assert await reasons_kept(db, ann["id"]) == []
+    await signed(api, ann["slug"])
+    reply = await act(api, ann["slug"], "complete", {})
+    assert (reply.status, reply.json) == (422, {"error": "Signature: choose a signing reason in `signatures`."})
+
+
+async def test_a_signature_replaced_through_put_submitters_takes_the_signers_reason_with_it(api, db):
+    await ask_reasons(api)
+    ann = await signer(api)
+    chosen = {"signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}, **chosen})).status == 200
+    reply = await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Signature": DRAWING}})
+    assert reply.status == 200, reply.json
+    assert await reasons_kept(db, ann["id"]) == []
+    assert all(value["field"] != "Reason" for value in reply.json["values"])
+    assert (await act(api, ann["slug"], "complete", {})).status == 200  # the API's signature asks none
+
+
+async def test_a_reason_is_kept_while_its_signature_stays_through_other_changes(api, db):
+    await ask_reasons(api)
+    fields = [sign_field(), {"name": "Name", "type": "text", "role": "First Party", "areas": [AREA]}]
+    [ann] = await send(api, await template(api, fields), {"email": "ann@example.com"})
+    chosen = {"signatures": {"Signature": {"mode": "drawn", "reason": "Approved"}}}
+    assert (await act(api, ann["slug"], "values", {"values": {"Signature": DRAWING}, **chosen})).status == 200
+    assert (await act(api, ann["slug"], "values", {"values": {"Name": "Ann"}})).status == 200
+    assert (await api.put(f"/api/submitters/{ann['id']}", json={"values": {"Name": "Ann Able"}})).status == 200
+    assert await reasons_kept(db, ann["id"]) == ["Approved"]

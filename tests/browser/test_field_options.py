@@ -7,6 +7,7 @@ import re
 
 from playwright.async_api import Page, expect
 
+from tests.support.browser_pages import own_page
 from tests.support.every_field import box, every_field_template, field, invite
 from tests.support.live_site import BROWSER_LOOP
 from tests.support.screens import screen
@@ -145,22 +146,21 @@ async def test_a_number_field_is_a_number_input_with_a_phones_keyboard_and_keeps
         field("Balance", "number", box(1, 0.20)),
     ]
     tess = await invite(site, await every_field_template(site, fields))
-    phone = await browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True)
-    page = await phone.new_page()
-    await page.goto(url(site, f"/s/{tess['slug']}"))
-    amount = page.get_by_label("Amount")
-    await expect(amount).to_have_attribute("type", "number")
-    await expect(amount).to_have_attribute("inputmode", "decimal")  # digits and a point: no negative amount
-    await amount.fill("1234.5")
-    await amount.press("Enter")
-    await expect(page.locator(".box.number .value").first).to_have_text("1,234.5")
-    balance = page.get_by_label("Balance")
-    await expect(balance).to_have_attribute("type", "number")
-    assert await balance.get_attribute("inputmode") is None  # the number keyboard, which has a minus sign
-    await balance.fill("-20")
-    await page.screenshot(path=screen("field-number-360.png"))
-    await balance.press("Enter")  # the last step: Enter completes
-    await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
+    phone = {"viewport": {"width": 360, "height": 740}, "has_touch": True, "is_mobile": True}
+    async with own_page(browser, **phone) as page:
+        await page.goto(url(site, f"/s/{tess['slug']}"))
+        amount = page.get_by_label("Amount")
+        await expect(amount).to_have_attribute("type", "number")
+        await expect(amount).to_have_attribute("inputmode", "decimal")  # digits and a point: no negative amount
+        await amount.fill("1234.5")
+        await amount.press("Enter")
+        await expect(page.locator(".box.number .value").first).to_have_text("1,234.5")
+        balance = page.get_by_label("Balance")
+        await expect(balance).to_have_attribute("type", "number")
+        assert await balance.get_attribute("inputmode") is None  # the number keyboard, which has a minus sign
+        await balance.fill("-20")
+        await page.screenshot(path=screen("field-number-360.png"))
+        await balance.press("Enter")  # the last step: Enter completes
+        await expect(page.get_by_role("heading", name="Thank you")).to_be_visible()
     values = {v["field"]: v["value"] for v in (await site.get(f"/api/submitters/{tess['id']}")).json["values"]}
     assert (values["Amount"], values["Balance"]) == (1234.5, -20)
-    await phone.close()

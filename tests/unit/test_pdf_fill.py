@@ -13,7 +13,7 @@ import pytest
 from PIL import Image, ImageChops, ImageDraw, ImageOps
 
 from signsvc.infra import pdf_calls
-from signsvc.pdf import font_files, fonts, value_text
+from signsvc.pdf import caption_layout, font_files, fonts, value_text
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.fill import fill_pdf
 from tests.support.pdf_text import page_texts
@@ -408,6 +408,52 @@ def test_a_file_field_shows_its_filenames():
     files = field("file", (0, 0.1, 0.1, 0.5, 0.05))
     result = filled(sample_pdf(), (files, ["f1", "f2"]), filenames={"f1": "contract.docx", "f2": "id.png"})
     assert "contract.docx, id.png" in text_of(result)
+
+
+SIGNATURE_ID = "ID: 0123456789abcdef0123456789abcdef"
+SAVED_AT = "2026-01-01 10:00 UTC"
+
+
+def caption_rows(reason: str) -> list[tuple[str, float]]:
+    """The rows of a signature's caption as a reader finds them: (text, font size in points)."""
+    signature = field("signature", (0, 0.1, 0.1, 0.3, 0.08))  # the caption below: room for two rows of reason
+    caption = {signature["uuid"]: [SIGNATURE_ID, f"Reason: {reason}", SAVED_AT]}
+    result = filled(pages_pdf("/MediaBox [0 0 612 792]"), (signature, "sig"), files={"sig": png()}, captions=caption)
+    found: list[tuple[str, float]] = []
+
+    def read(text, cm, tm, font, size):  # cm and tm are unscaled here: the overlay's page is upright
+        if text.strip():
+            found.append((text.strip(), size))
+
+    pypdf.PdfReader(io.BytesIO(result)).pages[0].extract_text(visitor_text=read)
+    return found
+
+
+def test_a_long_reason_is_wrapped_and_cut_in_the_caption_and_leaves_the_other_lines_their_size():
+    short = dict(caption_rows("Approved"))
+    rows = caption_rows(("On behalf of the board of directors " * 6)[:192])  # "Reason: " and this: 200
+    sized = dict(rows)
+    assert sized[SIGNATURE_ID] == sized[SAVED_AT] == short[SIGNATURE_ID] == short[SAVED_AT]
+    assert sized[SIGNATURE_ID] > caption_layout.READABLE
+    reason_rows = [(text, size) for text, size in rows if text not in (SIGNATURE_ID, SAVED_AT)]
+    assert len(reason_rows) > 1 and reason_rows[0][0].startswith("Reason: On behalf of the board")
+    assert all(size >= caption_layout.READABLE for _, size in reason_rows)
+    assert reason_rows[-1][0].endswith("...")  # more than the box holds at the readable size
+
+
+def test_a_caption_line_too_long_for_one_row_wraps_at_the_largest_size_its_room_holds():
+    def measure(text: str) -> float:
+        return 0.5 * len(text)
+
+    rows = caption_layout.rows(["ID: 1", "word " * 12 + "a" * 30, "at noon"], 100, 60, measure, leading=1.25)
+    first, *wrapped, last = rows
+    assert (first.text, last.text) == ("ID: 1", "at noon")
+    assert first.size == last.size == 60 * 0.65 / 3  # the height's share: both fit their width at it
+    assert "".join(row.text for row in wrapped).replace(" ", "") == "word" * 12 + "a" * 30
+    assert all(row.text == row.text.strip() for row in wrapped)  # broken between words, and inside a long one
+    assert len({row.size for row in wrapped}) == 1 and caption_layout.READABLE < wrapped[0].size < first.size
+    assert sum(row.size * 1.25 for row in rows) <= 60
+    assert all(measure(row.text) * row.size <= 100 for row in rows)
 
 
 FOOTER = "Test document, not legally binding"

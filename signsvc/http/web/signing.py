@@ -40,6 +40,7 @@ SCRIPT_STRINGS = (
     "declined.title",
     "declined.body",
     "formulas.cannot_compute",
+    "signature_modes.reason_reload",
     *condition_form.SCRIPT_STRINGS,
 )
 BODY_OVERHEAD = 4096  # the JSON around a file's base64 in a request
