@@ -64,6 +64,15 @@ async def order_template(site) -> int:
     return reply.json["id"]
 
 
+async def one_document_template(site, fields: list) -> int:
+    reply = await site.post(
+        "/api/templates",
+        json={"name": "Order", "documents": [{"name": "order", "file": b64(pdf(1)), "fields": fields}]},
+    )
+    assert reply.status == 201, reply.json
+    return reply.json["id"]
+
+
 async def step_of(page: Page, name: str):
     current = page.locator("fieldset.current")
     await expect(current.locator("legend, label").first).to_have_text(re.compile(f"^{re.escape(name)}"))
@@ -192,12 +201,8 @@ async def test_a_condition_on_a_formula_field_follows_its_live_result_and_no_ste
             conditions=[{"field_uuid": "f-total", "action": "greater_than", "value": "100"}],
         ),
     ]
-    reply = await site.post(
-        "/api/templates",
-        json={"name": "Order", "documents": [{"name": "order", "file": b64(pdf(1)), "fields": fields}]},
-    )
-    assert reply.status == 201, reply.json
-    tess = await invite(site, reply.json["id"])
+    template_id = await one_document_template(site, fields)
+    tess = await invite(site, template_id)
     await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
     live = page.locator("#conditions-live")
     await expect(page.locator('.box[data-field="f-reason"]')).to_be_hidden()
@@ -230,14 +235,10 @@ async def test_when_no_step_applies_focus_goes_to_complete(site, page: Page):
             conditions=[{"field_uuid": "f-gate", "action": "unchecked"}],
         ),
     ]
-    reply = await site.post(
-        "/api/templates",
-        json={"name": "Order", "documents": [{"name": "order", "file": b64(pdf(1)), "fields": fields}]},
-    )
-    assert reply.status == 201, reply.json
+    template_id = await one_document_template(site, fields)
     people = [{"role": "Landlord", "email": "lee@example.com"}, {"role": "Tenant", "email": "tess@example.com"}]
     reply = await site.post(
-        "/api/submissions", json={"template_id": reply.json["id"], "send_email": False, "submitters": people}
+        "/api/submissions", json={"template_id": template_id, "send_email": False, "submitters": people}
     )
     landlord, tess = reply.json
     done = await site.put(f"/api/submitters/{landlord['id']}", json={"values": {"Gate": True}, "completed": True})
@@ -277,12 +278,8 @@ async def test_a_condition_on_a_date_shown_in_its_own_format_compares_the_day_as
             conditions=[{"field_uuid": "f-start", "action": "equal", "value": "2026-11-28"}],
         ),
     ]
-    reply = await site.post(
-        "/api/templates",
-        json={"name": "Order", "documents": [{"name": "order", "file": b64(pdf(1)), "fields": fields}]},
-    )
-    assert reply.status == 201, reply.json
-    tess = await invite(site, reply.json["id"])
+    template_id = await one_document_template(site, fields)
+    tess = await invite(site, template_id)
     await page.goto(str(site.client.make_url(f"/s/{tess['slug']}")))
     live = page.locator("#conditions-live")
     start = page.get_by_label("Start")
