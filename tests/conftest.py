@@ -1,8 +1,9 @@
 """What every tier shares: the backends, the PDF pool, a local webhook receiver, the test clock, and the
 fixture modules of tests/support (local HTTPS and timestamp servers, the system-software rule).
 
-Tiers: tests/unit (no app, no database), tests/api (the app over HTTP, on SQLite and Postgres),
-tests/process (real `python run.py` processes). Tier fixtures live in each tier's conftest.py.
+Tiers: tests/unit (no app, no database), tests/pdf (the documents the service writes: drawn, sealed, verified),
+tests/api (the app over HTTP, on SQLite and Postgres), tests/process (real `python run.py` processes),
+tests/browser (chromium). Tier fixtures live in each tier's conftest.py.
 """
 
 from __future__ import annotations
