@@ -15,7 +15,6 @@ import pytest
 
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.pool import PdfPool
-from tests.support.app import START
 from tests.support.databases import BACKENDS, Migrated, PostgresSchema
 from tests.support.receiver import Receiver
 
@@ -71,6 +70,10 @@ async def database_url(
 
 @pytest.fixture
 def clock() -> ManualClock:
+    # Imported here: tests/support/app.py loads the whole app and the OpenAPI validator, which every process of
+    # every tier would otherwise pay for at its start (over half a second of CPU), the unit tier's included.
+    from tests.support.app import START
+
     return ManualClock(START)
 
 
