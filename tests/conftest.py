@@ -71,7 +71,7 @@ async def database_url(
 @pytest.fixture
 def clock() -> ManualClock:
     # Imported here: tests/support/app.py loads the whole app and the OpenAPI validator, which every process of
-    # every tier would otherwise pay for at its start (over half a second of CPU), the unit tier's included.
+    # every tier would otherwise pay for at its start (half a second of CPU), the unit tier's included.
     from tests.support.app import START
 
     return ManualClock(START)
