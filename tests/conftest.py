@@ -1,8 +1,9 @@
 """What every tier shares: the backends, the PDF pool, a local webhook receiver, the test clock, and the
 fixture modules of tests/support (local HTTPS and timestamp servers, the system-software rule).
 
-Tiers: tests/unit (no app, no database), tests/api (the app over HTTP, on SQLite and Postgres),
-tests/process (real `python run.py` processes). Tier fixtures live in each tier's conftest.py.
+Tiers: tests/unit (no app, no database), tests/pdf (the documents the service writes: drawn, sealed, verified),
+tests/api (the app over HTTP, on SQLite and Postgres), tests/process (real `python run.py` processes),
+tests/browser (chromium). Tier fixtures live in each tier's conftest.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import pytest
 
 from signsvc.infra.clock import ManualClock
 from signsvc.infra.pool import PdfPool
-from tests.support.app import START
 from tests.support.databases import BACKENDS, Migrated, PostgresSchema
 from tests.support.receiver import Receiver
 
@@ -70,6 +70,10 @@ async def database_url(
 
 @pytest.fixture
 def clock() -> ManualClock:
+    # Imported here: tests/support/app.py loads the whole app and the OpenAPI validator, which every process of
+    # every tier would otherwise pay for at its start (half a second of CPU), the unit tier's included.
+    from tests.support.app import START
+
     return ManualClock(START)
 
 

@@ -14,7 +14,7 @@ than editing them; the objects in its lists, such as cmap subtables, are copied 
 are shared once unpacked (`_Glyphs`). CFF outlines are never lent (the subsetter edits their
 structures in place): a document reads them from the file's bytes itself. The tests check each
 document against the one fpdf2 writes on its own, byte for byte, in any order
-(tests/unit/test_pdf_font_cache.py), but for a variable font's variation tables, which a document leaves out
+(tests/pdf/test_pdf_font_cache.py), but for a variable font's variation tables, which a document leaves out
 (`VARIATIONS`).
 """
 

@@ -1,6 +1,6 @@
 """Bring your own certificate through the app's start: `SIGNSVC_SIGNING_P12` loads legacy and modern files
 and their chain travels in every signature; each unusable file stops the start with one error naming its
-problem. The pure loading is in tests/unit/test_pdf_pkcs12.py, a real `python run.py` process in
+problem. The pure loading is in tests/pdf/test_pdf_pkcs12.py, a real `python run.py` process in
 tests/process/test_signing_p12.py."""
 
 from __future__ import annotations

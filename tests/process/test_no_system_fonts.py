@@ -1,7 +1,7 @@
 """A machine without system fonts (a slim container image): `python run.py` with /usr/share/fonts hidden by a
 mount namespace (a tmpfs over it) starts with the project's virtual environment alone, and completes a submission
 whose signers write in Japanese, Arabic and Hebrew; the signed document and the audit log name them, read back by
-pdftotext. The fonts are Python packages (tests/unit/test_right_to_left.py checks they are install requirements),
+pdftotext. The fonts are Python packages (tests/pdf/test_right_to_left.py checks they are install requirements),
 so this shows that a `pip install` brings everything the documents need."""
 
 import asyncio

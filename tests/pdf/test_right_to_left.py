@@ -10,12 +10,12 @@ import pytest
 
 from signsvc.infra import languages
 from signsvc.pdf import audit_log, consent_certificate, font_files, fonts
+from tests.pdf.test_pdf_audit_log import event, make_log, page_lines, submitter
+from tests.pdf.test_pdf_consent_certificate import make_data, person
+from tests.pdf.test_pdf_fill import field, filled, sample_pdf
 from tests.support.paths import ROOT
 from tests.support.pdf_text import page_texts, pdftotext
 from tests.support.system import requires
-from tests.unit.test_pdf_audit_log import event, make_log, page_lines, submitter
-from tests.unit.test_pdf_consent_certificate import make_data, person
-from tests.unit.test_pdf_fill import field, filled, sample_pdf
 
 PDFTOTEXT = requires("pdftotext", package="poppler-utils")
 SIGNERS = ["山田 太郎", "محمد", "דוד", "שרה כהן"]

@@ -346,7 +346,7 @@ def test_a_document_timestamp_is_reported_as_a_timestamp(chain, ours, sealed, ts
     assert (certification["type"], certification["coverage"], certification["issued_by_service"]) == (
         "certification",
         "entire_revision",
-        True,  # a document timestamp after the seal is an archival update (tests/unit/test_pdf_long_term.py)
+        True,  # a document timestamp after the seal is an archival update (tests/pdf/test_pdf_long_term.py)
     )
     assert (timestamp["type"], timestamp["intact"], timestamp["valid"], timestamp["trusted"]) == (
         "timestamp",

@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 from signsvc.pdf import audit_log, font_files, fonts, typed_signature
+from tests.pdf.test_pdf_audit_log import make_log, submitter
 from tests.support.pdf_text import page_texts
-from tests.unit.test_pdf_audit_log import make_log, submitter
 
 
 def text_of(pdf: bytes) -> str:
