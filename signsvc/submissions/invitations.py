@@ -184,9 +184,14 @@ class Invitations:
         return submitter
 
 
+def stated_languages(submission: Submission, submitter: Submitter) -> tuple[str | None, str | None]:
+    """The languages the API stated for a signer, first first: theirs, then their submission's."""
+    return submitter.preferences.get("language"), submission.preferences.get("language")
+
+
 def language_of(submission: Submission, submitter: Submitter) -> str:
     """The language a signer is written to in: theirs, else their submission's, else English (as their form)."""
-    return languages.of(submitter.preferences.get("language"), submission.preferences.get("language"))
+    return languages.of(*stated_languages(submission, submitter))
 
 
 def subject(language: str) -> str:

@@ -231,8 +231,12 @@ def _taken_reason(field: Field, reason: str, *, by_account: bool) -> str:
 def _plain(words: str) -> str:
     """The signer's words on one line: runs of spaces and line breaks made one space, control characters and
     `_HIDDEN_MARKS` left out."""
-    kept = (char for char in " ".join(words.split()) if unicodedata.category(char) != "Cc")
-    return " ".join("".join(char for char in kept if ord(char) not in _HIDDEN_MARKS).split())
+    kept = (
+        char
+        for char in words
+        if char.isspace() or (unicodedata.category(char) != "Cc" and ord(char) not in _HIDDEN_MARKS)
+    )
+    return " ".join("".join(kept).split())
 
 
 def _unchanged(value: object, saved: object) -> bool:

@@ -32,7 +32,7 @@ from signsvc.submissions import (
     statuses,
     values,
 )
-from signsvc.submissions.invitations import Invitations
+from signsvc.submissions.invitations import Invitations, stated_languages
 from signsvc.submissions.values import DEFAULT_UPLOADS_LIMIT, Namer, PreparedValues
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
@@ -463,7 +463,7 @@ def page_language_kept(submission: Submission, submitter: Submitter, language: s
     """The submitter keeping `language`, that of the signing page they act on, when neither they nor their
     submission has one: their later emails (a reminder, the completed copy) and the audit log then speak the
     language they read the form in. One set through the API, or kept before, stays."""
-    if not language or submitter.preferences.get("language") or submission.preferences.get("language"):
+    if not language or any(stated_languages(submission, submitter)):
         return submitter
     return stored.changed(submitter, preferences={**submitter.preferences, "language": language})
 

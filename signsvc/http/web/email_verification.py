@@ -19,7 +19,7 @@ from aiohttp import web
 from signsvc.http.appkeys import CLOCK, EMAIL_CODES, SETTINGS, SIGNING_FORMS, VERIFICATION_PASSES
 from signsvc.http.web import catalogue, public_forms, rendering
 from signsvc.infra import errors
-from signsvc.submissions import email_verification
+from signsvc.submissions import email_verification, invitations
 from signsvc.submissions.email_verification import Outcome
 from signsvc.submissions.signing_form import AWAITING, COMPLETED, FORM, FormView
 from signsvc.submissions.verification_passes import BROWSER_LIFETIME
@@ -163,7 +163,7 @@ async def _page(
     embedded = _embedded(request)
     if pending is None:
         pending = notice == "verify.sent" or await request.app[EMAIL_CODES].pending(submitter)
-    catalogue.choose(request, (submitter.preferences.get("language"), submission.preferences.get("language")))
+    catalogue.choose(request, invitations.stated_languages(submission, submitter))
     return rendering.render(
         request,
         "signing/verify.html",
@@ -209,4 +209,4 @@ def _base(request: web.Request, submitter: Submitter) -> str:
 
 def _language(request: web.Request, submission: Submission, submitter: Submitter) -> str:
     """The page's language, which the code's email speaks too: the signer's, else the browser's."""
-    return catalogue.language(request, (submitter.preferences.get("language"), submission.preferences.get("language")))
+    return catalogue.language(request, invitations.stated_languages(submission, submitter))

@@ -13,7 +13,7 @@ from signsvc.http.params import read_json
 from signsvc.http.responses import json_response
 from signsvc.http.web import catalogue, field_display, rendering, submitter_actions
 from signsvc.infra import errors
-from signsvc.submissions import phone_handoff
+from signsvc.submissions import invitations, phone_handoff
 from signsvc.wire.encoding import iso
 
 # The phone's page: strings its script shows.
@@ -40,10 +40,7 @@ async def page(request: web.Request) -> web.Response:
         raise errors.TooManyRequests()
     found = await request.app[PHONE_HANDOFFS].page(request.match_info["token"])
     language = catalogue.choose(
-        request,
-        (found.view.submitter.preferences.get("language"), found.view.submission.preferences.get("language"))
-        if found
-        else (),
+        request, invitations.stated_languages(found.view.submission, found.view.submitter) if found else ()
     )
     if found is None:
         return rendering.render(

@@ -12,7 +12,14 @@ from signsvc.http.appkeys import DB, RESULTS, SETTINGS, SIGNING_FORMS
 from signsvc.http.web import catalogue, email_verification, field_display, rendering, submitter_actions
 from signsvc.infra import errors, mail
 from signsvc.pdf import value_text
-from signsvc.submissions import condition_form, field_options, field_values, formula_values, signature_modes
+from signsvc.submissions import (
+    condition_form,
+    field_options,
+    field_values,
+    formula_values,
+    invitations,
+    signature_modes,
+)
 from signsvc.submissions.signing_form import EXPIRED, FORM, FormView
 from storage.shapes import Area, Field
 
@@ -77,9 +84,7 @@ async def _form(request: web.Request, *, embedded: bool) -> web.Response:
         return rendering.not_found(request, framable=embedded)
     if verification := await email_verification.gate(request, view, embedded=embedded):
         return verification
-    language = catalogue.choose(
-        request, (view.submitter.preferences.get("language"), view.submission.preferences.get("language"))
-    )
+    language = catalogue.choose(request, invitations.stated_languages(view.submission, view.submitter))
     template = "signing/form.html" if view.state == FORM else "signing/state.html"
     expire_at = view.submission.expire_at
     response = rendering.render(
