@@ -17,6 +17,7 @@ from signsvc.templates.docx_variables.package import Package
 from signsvc.templates.docx_variables.problems import DocxProblem, TagProblem
 from signsvc.templates.docx_variables.rendering import Budget, Scope
 from signsvc.templates.docx_variables.rendering import render as _render
+from signsvc.templates.docx_variables.tags import Tag
 
 __all__ = ["DocxProblem", "TagProblem", "has_tags", "render", "variables_schema"]
 
@@ -28,8 +29,8 @@ class _Part:
     name: str
     root: Any
     found: list[wordml.FoundTag]
-    tags: list[tags.Tag]  # every tag of the part, by index
-    top: list[tags.Tag]  # the part's tags with blocks holding theirs
+    tags: list[Tag]  # every tag of the part, by index
+    top: list[Tag]  # the part's tags with blocks holding theirs
 
 
 def render(docx: bytes, variables: dict[str, Any]) -> bytes:

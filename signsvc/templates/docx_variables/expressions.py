@@ -79,9 +79,9 @@ def evaluate(tree: Tree, lookup: Callable[[str], Any]) -> bool:
     if kind == "not":
         return not evaluate(tree[1], lookup)
     if kind == "and":
-        return evaluate(tree[1], lookup) and evaluate(tree[2], lookup)
+        return bool(evaluate(tree[1], lookup) and evaluate(tree[2], lookup))
     if kind == "or":
-        return evaluate(tree[1], lookup) or evaluate(tree[2], lookup)
+        return bool(evaluate(tree[1], lookup) or evaluate(tree[2], lookup))
     if kind == "cmp":
         return compare(tree[1], _value(tree[2], lookup), _value(tree[3], lookup))
     return truthy(_value(tree, lookup))
@@ -99,9 +99,9 @@ def compare(op: str, left: Any, right: Any) -> bool:
     texts "true"/"false"), the rest as texts; a missing value equals only another missing value or empty text."""
     left, right = _comparable(left, right)
     if op == "==":
-        return left == right
+        return bool(left == right)
     if op == "!=":
-        return left != right
+        return bool(left != right)
     if type(left) is not type(right) or left is None:
         return False
     if op == ">":
@@ -219,7 +219,7 @@ def _word(word: str) -> Token:
 def _shown(token: Token) -> str:
     kind, value = token
     if kind == "op":
-        return value.upper() if value in ("and", "or") else value
+        return str(value).upper() if value in ("and", "or") else str(value)
     if kind == "lit":
         return repr(value) if isinstance(value, str) else str(value).lower()
     return str(value)

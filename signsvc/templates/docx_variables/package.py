@@ -51,7 +51,9 @@ class Package:
         with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as written:
             for entry in self.entries:
                 if entry.filename in trees:
-                    data = etree.tostring(trees[entry.filename], xml_declaration=True, encoding="UTF-8", standalone=True)
+                    data = etree.tostring(
+                        trees[entry.filename], xml_declaration=True, encoding="UTF-8", standalone=True
+                    )
                     if len(data) > MAX_PART_BYTES:
                         raise DocxProblem(
                             f"the rendered {entry.filename} would be larger than {MAX_PART_BYTES // 1024 // 1024} MiB"

@@ -15,7 +15,7 @@ from typing import Any
 from signsvc.templates.docx_variables import expressions, rich_text
 from signsvc.templates.docx_variables.problems import DocxProblem, TagProblem
 from signsvc.templates.docx_variables.tags import Tag
-from signsvc.templates.docx_variables.wordml import MARK, W, XML_SPACE, tag_index
+from signsvc.templates.docx_variables.wordml import MARK, XML_SPACE, W, tag_index
 
 MAX_COPIED_ELEMENTS = 200_000
 MAX_WRITTEN_CHARACTERS = 5_000_000
@@ -32,11 +32,15 @@ class Budget:
         self.elements -= elements
         self.characters -= characters
         if self.elements < 0:
-            raise TagProblem(tag.text, f"the document would be too large: loops may copy at most "
-                             f"{MAX_COPIED_ELEMENTS} elements in all")
+            raise TagProblem(
+                tag.text,
+                f"the document would be too large: loops may copy at most {MAX_COPIED_ELEMENTS} elements in all",
+            )
         if self.characters < 0:
-            raise TagProblem(tag.text, f"the document would be too large: values may write at most "
-                             f"{MAX_WRITTEN_CHARACTERS} characters in all")
+            raise TagProblem(
+                tag.text,
+                f"the document would be too large: values may write at most {MAX_WRITTEN_CHARACTERS} characters in all",
+            )
 
 
 class Scope:
@@ -129,10 +133,7 @@ def _write_value(parent: Any, position: int, tag: Tag, value: Any, budget: Budge
     run = parent[position]
     text = shown(value)
     budget.spend(tag, characters=len(text))
-    if rich_text.looks_like_html(text):
-        pieces = rich_text.pieces(text)
-    else:
-        pieces = [rich_text.Piece(text)]
+    pieces = rich_text.pieces(text) if rich_text.looks_like_html(text) else [rich_text.Piece(text)]
     properties = run.find(W + "rPr")
     runs = [_run(run, properties, piece) for piece in pieces if piece.text] or [_run(run, properties, None)]
     parent.remove(run)
@@ -147,7 +148,9 @@ def _run(like: Any, properties: Any, piece: rich_text.Piece | None) -> Any:
         formats = copy.deepcopy(properties) if properties is not None else run.makeelement(W + "rPr", {})
         for name in sorted(piece.formats if piece else ()):
             if formats.find(W + _FORMATS[name]) is None:
-                formats.append(formats.makeelement(W + _FORMATS[name], {W + "val": "single"} if name == "underline" else {}))
+                formats.append(
+                    formats.makeelement(W + _FORMATS[name], {W + "val": "single"} if name == "underline" else {})
+                )
         run.append(formats)
     _append_text(run, piece.text if piece else "")
     return run
