@@ -57,6 +57,29 @@ class Ingest:
         content = await self._download(file, where) if _is_url(file) else file
         return await self._ingested(content, _document_name(name, file), where)
 
+    async def source(self, raw: Any, where: errors.Location) -> tuple[bytes, str | None]:
+        """A document's file as bytes (decoded in the pool, or downloaded) and its name, for callers that read the
+        file themselves before it is taken in (`from_source`)."""
+        if not isinstance(raw, dict):
+            raise errors.at(where, errors.must_be(dict))
+        file = raw.get("file")
+        if not isinstance(file, str) or not file.strip():
+            raise errors.at((*where, "file"), "is required: the file as base64 or an https:// URL")
+        name = raw.get("name")
+        if name is not None and not isinstance(name, str):
+            raise errors.at((*where, "name"), errors.must_be(str))
+        file = file.strip()
+        if _is_url(file):
+            return await self._download(file, where), _document_name(name, file)
+        try:
+            return await self.pool.run(pdf_calls.decode, file), _document_name(name, file)
+        except pdf_calls.NotBase64:
+            raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
+
+    async def from_source(self, data: bytes, name: str | None, where: errors.Location) -> IngestedDocument:
+        """A document's file that `source` answered, taken in as `document` takes it."""
+        return await self._ingested(data, name, where)
+
     async def uploaded(self, data: bytes, filename: str, where: errors.Location) -> IngestedDocument:
         """A document uploaded as a file (the console's upload form), taken as `document` takes the same file
         as base64 text, with no text between: named by its file name without its extension."""

@@ -14,9 +14,17 @@ import storage.templates as stored
 from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files
+from signsvc.infra.files import Files, NewFile
 from signsvc.submissions import field_values
-from signsvc.templates import condition_rules, formula_checks, patterns, template_fields, template_preferences
+from signsvc.templates import (
+    condition_rules,
+    formula_checks,
+    from_docx,
+    patterns,
+    template_fields,
+    template_preferences,
+    variables_schema,
+)
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
@@ -36,12 +44,37 @@ class Templates:
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
-        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
-        shared_link = json_fields.flag(body, "shared_link", True)
+        settings = _creation_settings(body)
         raw_documents = body.get("documents")
         if not isinstance(raw_documents, list) or not raw_documents:
             raise errors.at(("documents",), "must be a non-empty array")
         documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
+        return await self._created_from_input(principal, raw_documents, documents, settings)
+
+    async def create_from_docx(self, principal: Principal, body: dict[str, Any]) -> Template:
+        """A template from DOCX documents (from_docx.py): their variables in its `variables_schema`, the DOCX of
+        each dynamic one kept with it."""
+        settings = _creation_settings(body)
+        taken = await from_docx.taken_in(self.ingest, body.get("documents"))
+        return await self._created_from_input(
+            principal,
+            body["documents"],
+            [one.document for one in taken],
+            settings,
+            sources={one.document.uuid: one.source for one in taken if one.source},
+            variables=from_docx.variables_of(taken),
+        )
+
+    async def _created_from_input(
+        self,
+        principal: Principal,
+        raw_documents: list[Any],
+        documents: list[IngestedDocument],
+        settings: dict[str, Any],
+        *,
+        sources: dict[str, NewFile] | None = None,
+        variables: dict[str, Any] | None = None,
+    ) -> Template:
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
         await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
         roles, fields = _fields_of_documents(raw_documents, documents)
@@ -51,10 +84,9 @@ class Templates:
             roles,
             fields,
             document_conditions=_document_conditions(raw_documents, documents, fields),
-            name=name,
-            external_id=external_id,
-            folder_name=folder_name,
-            shared_link=shared_link,
+            sources=sources,
+            variables=variables,
+            **settings,
         )
 
     async def upload(
@@ -88,13 +120,18 @@ class Templates:
         folder_name: str | None,
         shared_link: bool,
         document_conditions: dict[str, list[Condition]] | None = None,
+        sources: dict[str, NewFile] | None = None,
+        variables: dict[str, Any] | None = None,
     ) -> Template:
-        """The template of ingested documents, recorded with their files and its `template.created` event."""
+        """The template of ingested documents, recorded with their files (and the sources of dynamic documents,
+        by document uuid) and its `template.created` event."""
         name = name or documents[0].name
+        sources = sources or {}
         combined = await self.ingest.combined(documents, name)
         files = [file for document in documents for file in (document.pdf, *document.previews)] + (
             [combined] if combined else []
         )
+        files += list(sources.values())
         await self.files.write(files)
         try:
             async with self.db.transaction() as tx:
@@ -118,10 +155,24 @@ class Templates:
                     combined_blob_id=combined_blob.id if combined_blob else None,
                     shared_link=shared_link,
                     now=now,
+                    variables_schema=variables,
                 )
                 for position, document in enumerate(documents):
                     conditions = (document_conditions or {}).get(document.uuid, [])
-                    await self._record_document(tx, principal.account_id, template_id, position, document, conditions)
+                    source = (
+                        await self.files.record(tx, principal.account_id, s)
+                        if (s := sources.get(document.uuid))
+                        else None
+                    )
+                    await self._record_document(
+                        tx,
+                        principal.account_id,
+                        template_id,
+                        position,
+                        document,
+                        conditions,
+                        source.id if source else None,
+                    )
                 await self._event(tx, principal.account_id, "template.created", template_id)
                 return await stored.required_template(tx, template_id)
         except BaseException:
@@ -204,6 +255,7 @@ class Templates:
                 combined_blob_id=combined.id if combined else None,
                 shared_link=source.shared_link,
                 now=now,
+                variables_schema=source.variables_schema,
             )
             for document in documents:
                 await self._copy_document(tx, clone_id, document, fresh)
@@ -218,6 +270,7 @@ class Templates:
         position: int,
         document: IngestedDocument,
         conditions: list[Condition],
+        source_blob_id: int | None,
     ) -> None:
         blob = await self.files.record(tx, account_id, document.pdf)
         previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
@@ -231,6 +284,7 @@ class Templates:
             pages=document.pages,
             previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
             conditions=conditions,
+            source_blob_id=source_blob_id,
         )
 
     async def _copy_document(
@@ -238,6 +292,7 @@ class Templates:
     ) -> None:
         blob = await self.files.copy(tx, document.blob_id)
         previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
+        source = await self.files.copy(tx, document.source_blob_id) if document.source_blob_id else None
         await stored.insert_document(
             tx,
             template_id=template_id,
@@ -248,6 +303,7 @@ class Templates:
             pages=document.pages,
             previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
             conditions=_renamed(document.conditions, fresh),
+            source_blob_id=source.id if source else None,
         )
 
     async def _changes(self, tx: Connection, template: Template, body: dict[str, Any]) -> dict[str, Any]:
@@ -266,6 +322,8 @@ class Templates:
             changes["shared_link"] = json_fields.flag(body, "shared_link", template.shared_link)
         if "preferences" in body:
             changes["preferences"] = template_preferences.changed(template.preferences, body["preferences"])
+        if "variables_schema" in body:
+            changes["variables_schema"] = variables_schema.checked(body["variables_schema"])
         if "archived" in body:
             archived = json_fields.flag(body, "archived")
             changes["archived_at"] = (template.archived_at or now) if archived else None
@@ -407,4 +465,16 @@ def _renamed(value: Any, fresh: dict[str, str]) -> Any:
 
 
 def _blob_ids(document: TemplateDocument) -> list[int]:
-    return [document.blob_id] + [preview["id"] for preview in document.previews]
+    source = [document.source_blob_id] if document.source_blob_id else []
+    return [document.blob_id] + [preview["id"] for preview in document.previews] + source
+
+
+def _creation_settings(body: dict[str, Any]) -> dict[str, Any]:
+    """What the creation input says of the template itself: its name, external id, folder and shared link."""
+    name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
+    return {
+        "name": name,
+        "external_id": external_id,
+        "folder_name": folder_name,
+        "shared_link": json_fields.flag(body, "shared_link", True),
+    }

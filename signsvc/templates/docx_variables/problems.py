@@ -13,6 +13,10 @@ class TagProblem(DocxProblem):
     def __init__(self, tag: str, problem: str) -> None:
         super().__init__(f"{_shortened(tag)}: {problem}")
 
+    def __reduce__(self) -> tuple[type[DocxProblem], tuple[str]]:
+        """Sent back from a pool worker as the problem it is, with its message."""
+        return DocxProblem, (self.message,)
+
 
 def _shortened(tag: str) -> str:
     return tag if len(tag) <= 80 else f"{tag[:60]}...{tag[-10:]}"
