@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from signsvc.templates.docx_variables import schema, tags, wordml
+import signsvc.templates.docx_variables.schema as schema
+import signsvc.templates.docx_variables.tags as tags
+import signsvc.templates.docx_variables.wordml as wordml
 from signsvc.templates.docx_variables.package import Package
 from signsvc.templates.docx_variables.problems import DocxProblem, TagProblem
 from signsvc.templates.docx_variables.rendering import Budget, Scope

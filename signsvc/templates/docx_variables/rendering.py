@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from signsvc.templates.docx_variables import expressions, rich_text
+import signsvc.templates.docx_variables.expressions as expressions
+import signsvc.templates.docx_variables.rich_text as rich_text
 from signsvc.templates.docx_variables.problems import DocxProblem, TagProblem
 from signsvc.templates.docx_variables.tags import Tag
 from signsvc.templates.docx_variables.wordml import MARK, XML_SPACE, W, tag_index

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from signsvc.templates.docx_variables import expressions
+import signsvc.templates.docx_variables.expressions as expressions
 from signsvc.templates.docx_variables.tags import Tag
 
 _ITEMS = "[]"  # the step from an array to its elements

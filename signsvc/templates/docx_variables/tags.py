@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from signsvc.templates.docx_variables import expressions
+import signsvc.templates.docx_variables.expressions as expressions
 from signsvc.templates.docx_variables.problems import TagProblem
 
 MAX_DEPTH = 20
