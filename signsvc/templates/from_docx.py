@@ -16,7 +16,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from signsvc.infra import errors, json_fields
+from signsvc.infra import errors, json_fields, pdf_calls
 from signsvc.infra.files import NewFile
 from signsvc.templates import docx_variables
 from signsvc.templates.documents import Ingest, IngestedDocument
@@ -64,6 +64,6 @@ async def _taken_in(ingest: Ingest, raw: Any, where: errors.Location) -> DocxDoc
         inspected = await ingest.pool.run(inspect, data)
     except DocxProblem as exc:
         raise errors.Invalid(f"{errors.written((*where, 'file'))}: {exc.message}", location=(*where, "file")) from None
-    document = await ingest.from_source(data, name, where)
+    document = await ingest.from_source(data, name, where, pdf_calls.TagReading())
     source = NewFile(data, f"{document.name}.docx", DOCX, inspected.sha256) if dynamic else None
     return DocxDocument(document, source, inspected.variables_schema)
