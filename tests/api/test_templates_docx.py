@@ -89,6 +89,19 @@ async def test_a_dynamic_document_is_marked_dynamic_and_keeps_its_docx_through_c
 
 
 @SOFFICE
+async def test_a_field_tag_of_a_docx_makes_a_field_and_its_text_is_gone(api):
+    data = order_docx("Signature: {{Sign;type=signature}} done")
+    template = await create(api, {"name": "order", "file": b64(data), "dynamic": True})
+    assert [(field["name"], field["type"]) for field in template["fields"]] == [("Sign", "signature")]
+    area = template["fields"][0]["areas"][0]
+    assert area["attachment_uuid"] == template["documents"][0]["uuid"] and area["w"] > 0
+    text = await pdf_text(api, template["documents"][0])
+    assert "{{" not in text and "Signature:" in text and "done" in text
+    assert "[[signer_name]]" in text  # a dynamic document's variables stay, to be filled for each submission
+    assert template["variables_schema"] == ORDER_SCHEMA
+
+
+@SOFFICE
 async def test_documents_variables_are_merged_into_one_schema(api):
     second = docx.Document()
     second.add_paragraph("[[signer_name]] [[company.name]] [[if: total >= 10]]x[[end]]")
