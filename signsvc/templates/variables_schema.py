@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from signsvc.infra import errors, json_fields
-from signsvc.templates.docx_variables import expressions
 
 TYPES = ("string", "number", "boolean", "date", "array", "object")
 
@@ -27,8 +26,6 @@ def checked(raw: Any, where: errors.Location = ("variables_schema",)) -> dict[st
     if (problem := json_fields.free_object_problem(raw)) is not None:
         raise errors.at(where, problem)
     for name, entry in raw.items():
-        if "." in name or not expressions.is_path(name):
-            raise errors.at((*where, name), "is not a variable name (letters, digits and _)")
         _check_entry(entry, (*where, name))
     return raw
 
