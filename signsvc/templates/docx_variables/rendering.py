@@ -62,40 +62,39 @@ class Scope:
 
 
 def render(parent: Any, tags: list[Tag], scope: Scope, budget: Budget) -> None:
-    """Renders the children of `parent` in place."""
-    position = 0
-    while position < len(parent):
-        child = parent[position]
+    """Renders the children of `parent` in place (walked sibling by sibling: lxml reaches a child by its index
+    only by counting)."""
+    child = parent[0] if len(parent) else None
+    while child is not None:
         index = tag_index(child)
         if index is None:
             if len(child):
                 render(child, tags, scope, budget)
-            position += 1
+            child = child.getnext()
             continue
         tag = tags[index]
         if tag.kind == "value":
-            position += _write_value(parent, position, tag, scope.lookup(tag.path), budget)
+            child = _write_value(child, tag, scope.lookup(tag.path), budget)
         elif tag.kind in ("if", "for"):
-            position += _render_block(parent, position, tag, tags, scope, budget)
+            child = _render_block(child, tag, tags, scope, budget)
         else:  # an [[else]] or [[end]] whose block is rendered: never met, kept as nothing
+            following = child.getnext()
             parent.remove(child)
+            child = following
 
 
-def _render_block(parent: Any, position: int, block: Tag, tags: list[Tag], scope: Scope, budget: Budget) -> int:
-    """Replaces the block (its tags and what is between them) with what it renders to; answers how many elements
-    that is."""
-    end = _sibling(parent, position, block.end_index, block)
-    middle = _sibling(parent, position, block.else_index, block) if block.else_index is not None else end
-    content = list(parent)[position + 1 : end]
-    for element in list(parent)[position : end + 1]:
+def _render_block(start: Any, block: Tag, tags: list[Tag], scope: Scope, budget: Budget) -> Any:
+    """Replaces the block (its tags and what is between them) with what it renders to; answers the element after."""
+    parent = start.getparent()
+    content, middle, end = _block_content(start, block)
+    following = end.getnext()
+    for element in (start, *content, end):
         parent.remove(element)
     holder = parent.makeelement(W + "holder", {})
     if block.kind == "if":
         assert block.condition is not None
         keep = expressions.evaluate(block.condition, scope.lookup)
-        split = middle - position - 1
-        kept = content[:split] if keep else content[split + 1 :]
-        holder.extend(kept)
+        holder.extend(content[:middle] if keep else content[middle + 1 :])
         render(holder, tags, scope, budget)
     else:
         for element in _elements(block, scope.lookup(block.path)):
@@ -105,17 +104,34 @@ def _render_block(parent: Any, position: int, block: Tag, tags: list[Tag], scope
             repeat.extend(copies)
             render(repeat, tags, scope.within(block.element, element), budget)
             holder.extend(list(repeat))
-    rendered = list(holder)
-    for offset, element in enumerate(rendered):
-        parent.insert(position + offset, element)
-    return len(rendered)
+    _put_before(parent, following, list(holder))
+    return following
 
 
-def _sibling(parent: Any, position: int, index: int | None, block: Tag) -> int:
-    for place in range(position + 1, len(parent)):
-        if tag_index(parent[place]) == index:
-            return place
+def _block_content(start: Any, block: Tag) -> tuple[list[Any], int, Any]:
+    """The elements between a block's opening and its [[end]], where its [[else]] is among them (their number when
+    it has none), and its [[end]]."""
+    content: list[Any] = []
+    middle = None
+    element = start.getnext()
+    while element is not None:
+        index = tag_index(element)
+        if index == block.end_index:
+            return content, len(content) if middle is None else middle, element
+        if index is not None and index == block.else_index:
+            middle = len(content)
+        content.append(element)
+        element = element.getnext()
     raise DocxProblem(f"{block.text}: its [[end]] could not be found beside it in the document")
+
+
+def _put_before(parent: Any, following: Any, elements: list[Any]) -> None:
+    """Puts the elements where they go: before `following`, or at the end of `parent` when it is None."""
+    for element in elements:
+        if following is None:
+            parent.append(element)
+        else:
+            following.addprevious(element)
 
 
 def _elements(block: Tag, value: Any) -> list[Any]:
@@ -129,18 +145,17 @@ def _elements(block: Tag, value: Any) -> list[Any]:
     raise TagProblem(block.text, f"{block.path} must be a list, not {type(value).__name__}")
 
 
-def _write_value(parent: Any, position: int, tag: Tag, value: Any, budget: Budget) -> int:
-    """Replaces the tag's run with the value's runs; answers how many there are."""
-    run = parent[position]
+def _write_value(run: Any, tag: Tag, value: Any, budget: Budget) -> Any:
+    """Replaces the tag's run with the value's runs; answers the element after them."""
     text = shown(value)
     budget.spend(tag, characters=len(text))
     pieces = rich_text.pieces(text) if rich_text.looks_like_html(text) else [rich_text.Piece(text)]
     properties = run.find(W + "rPr")
     runs = [_run(run, properties, piece) for piece in pieces if piece.text] or [_run(run, properties, None)]
+    parent, following = run.getparent(), run.getnext()
     parent.remove(run)
-    for offset, made in enumerate(runs):
-        parent.insert(position + offset, made)
-    return len(runs)
+    _put_before(parent, following, runs)
+    return following
 
 
 def _run(like: Any, properties: Any, piece: rich_text.Piece | None) -> Any:
