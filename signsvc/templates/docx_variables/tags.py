@@ -60,6 +60,8 @@ def read(index: int, text: str, content: str) -> Tag:
             path = rest.strip()
             _check_path(path, "a list's name")
             return Tag(index, text, "for", path=path, element=singular(path.rsplit(".", 1)[-1]))
+        if keyword in ("if", "for") and not colon:
+            raise expressions.SyntaxProblem(f"expected [[{keyword}: ...]] with a colon")
         if keyword == "else" and not colon:
             return Tag(index, text, "else")
         if keyword == "end":
