@@ -406,3 +406,17 @@ def test_a_rendered_document_keeps_its_section_and_opens_again():
     document = docx.Document(io.BytesIO(output))
     assert [p.text for p in document.paragraphs] == ["A", "1", "2"]
     assert len(document.sections) == 1
+
+
+def test_a_cell_a_block_leaves_without_a_paragraph_gets_an_empty_one():
+    document = docx.Document()
+    cell = document.add_table(rows=1, cols=2).cell(0, 0)
+    cell.paragraphs[0].text = "[[if:x]]"
+    cell.add_paragraph("inside")
+    cell.add_paragraph("[[end]]")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    output = docx_variables.render(buffer.getvalue(), {"x": False})
+    table = docx.Document(io.BytesIO(output)).tables[0]
+    assert [len(cell.paragraphs) for cell in table.rows[0].cells] == [1, 1]
+    assert [cell.text for cell in table.rows[0].cells] == ["", ""]

@@ -43,6 +43,7 @@ def render(docx: bytes, variables: dict[str, Any]) -> bytes:
     for part in parts:
         _prepare(part)
         _render(part.root, part.tags, Scope(variables), budget)
+        wordml.mend(part.root)
     return package.written({part.name: part.root for part in parts if part.tags})
 
 

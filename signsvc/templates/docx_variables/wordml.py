@@ -33,6 +33,8 @@ _NO_CONTENT = {
     for name in ("pPr", "rPr", "proofErr", "bookmarkStart", "bookmarkEnd", "lastRenderedPageBreak", "permStart")
 } | {W + "permEnd"}
 _PROPERTIES = {W + "pPr", W + "rPr"}
+_MUST_END_WITH_PARAGRAPH = {W + name for name in ("tc", "txbxContent", "hdr", "ftr", "footnote", "endnote")}
+_CONTAINER_PROPERTIES = {W + "tcPr"}
 
 
 class FoundTag:
@@ -67,6 +69,17 @@ def place_blocks(tags: list[Tag], runs: dict[int, Any]) -> None:
         if tag.kind in ("if", "for"):
             _place(tag, runs)
             place_blocks(tag.inside, runs)
+
+
+def mend(root: Any) -> None:
+    """After rendering: a table cell, text box, header, footer or note that blocks left without a paragraph at its
+    end gets an empty one, as Word requires."""
+    containers = [root] if root.tag in _MUST_END_WITH_PARAGRAPH else []
+    containers += [element for name in _MUST_END_WITH_PARAGRAPH for element in root.iter(name)]
+    for container in containers:
+        blocks = [child for child in container if isinstance(child.tag, str) and child.tag not in _CONTAINER_PROPERTIES]
+        if not blocks or blocks[-1].tag != W + "p":
+            container.append(container.makeelement(W + "p", {}))
 
 
 def tag_index(element: Any) -> int | None:
