@@ -169,11 +169,6 @@ class Templates:
                 )
                 for position, document in enumerate(documents):
                     conditions = (document_conditions or {}).get(document.uuid, [])
-                    source = (
-                        await self.files.record(tx, principal.account_id, s)
-                        if (s := sources.get(document.uuid))
-                        else None
-                    )
                     await self._record_document(
                         tx,
                         principal.account_id,
@@ -181,7 +176,7 @@ class Templates:
                         position,
                         document,
                         conditions,
-                        source.id if source else None,
+                        sources.get(document.uuid),
                     )
                 await self._event(tx, principal.account_id, "template.created", template_id)
                 return await stored.required_template(tx, template_id)
@@ -280,9 +275,11 @@ class Templates:
         position: int,
         document: IngestedDocument,
         conditions: list[Condition],
-        source_blob_id: int | None,
+        source: NewFile | None,
     ) -> None:
+        """The document with its files; `source`: a dynamic document's DOCX."""
         blob = await self.files.record(tx, account_id, document.pdf)
+        source_blob = await self.files.record(tx, account_id, source) if source else None
         previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
         await stored.insert_document(
             tx,
@@ -294,7 +291,7 @@ class Templates:
             pages=document.pages,
             previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
             conditions=conditions,
-            source_blob_id=source_blob_id,
+            source_blob_id=source_blob.id if source_blob else None,
         )
 
     async def _copy_document(
