@@ -7,11 +7,15 @@ from datetime import timedelta
 from pathlib import Path
 
 import docx
+from aiohttp import web
 from pypdf import PdfReader
 from yarl import URL
 
+from signsvc.infra.downloads import Downloader
 from signsvc.infra.files import REMOVAL_GRACE
+from tests.support.app import Api
 from tests.support.documents import b64, pdf
+from tests.support.https import serve_https
 from tests.support.system import SOFFICE
 
 FIELD = {"name": "Sign", "type": "signature", "role": "Buyer", "areas": [{"x": 0.1, "y": 0.8, "w": 0.3, "h": 0.05}]}
@@ -99,6 +103,27 @@ async def test_a_field_tag_of_a_docx_makes_a_field_and_its_text_is_gone(api):
     assert "{{" not in text and "Signature:" in text and "done" in text
     assert "[[signer_name]]" in text  # a dynamic document's variables stay, to be filled for each submission
     assert template["variables_schema"] == ORDER_SCHEMA
+
+
+@SOFFICE
+async def test_a_docx_url_is_downloaded_and_named_by_its_file(
+    aiohttp_client, make_app, certificate, client_ssl, tmp_path
+):
+    async def order(request):
+        return web.Response(body=order_docx())
+
+    document_server = web.Application()
+    document_server.router.add_get("/files/order.docx", order)
+    runner, port = await serve_https(document_server, certificate, tmp_path)
+    try:
+        async with Downloader(max_bytes=10**7, allow_private=True, ssl_context=client_ssl) as downloader:
+            api = Api(await aiohttp_client(make_app(downloader=downloader)))
+            url = f"https://localhost:{port}/files/order.docx"
+            template = await create(api, {"file": url, "dynamic": True})
+    finally:
+        await runner.cleanup()
+    assert template["name"] == "order" and template["documents"][0]["filename"] == "order.pdf"
+    assert template["variables_schema"] == ORDER_SCHEMA and template["schema"][0]["dynamic"] is True
 
 
 @SOFFICE
