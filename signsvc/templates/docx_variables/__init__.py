@@ -76,5 +76,5 @@ def _content(text: str) -> str:
 
 
 def _prepare(part: _Part) -> None:
-    runs = wordml.isolate(part.found, 0)
+    runs = wordml.isolate(part.found)
     wordml.place_blocks(part.top, dict(enumerate(runs)))

@@ -52,14 +52,14 @@ def find(root: Any) -> list[FoundTag]:
     return found
 
 
-def isolate(found: list[FoundTag], first_index: int) -> list[Any]:
-    """Gives each tag a run of its own, marked with its index (counted from `first_index`); answers the runs."""
+def isolate(found: list[FoundTag]) -> list[Any]:
+    """Gives each tag a run of its own, marked with its index among the part's tags; answers the runs."""
     runs: list[Any] = [None] * len(found)
     # From the last: splitting a text node at a tag leaves the text before it, and its earlier tags, in place.
     for position in range(len(found) - 1, -1, -1):
         tag = found[position]
         runs[position] = _split_run(tag.node, tag.offset, len(tag.text))
-        runs[position].set(MARK, str(first_index + position))
+        runs[position].set(MARK, str(position))
     return runs
 
 
