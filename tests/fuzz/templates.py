@@ -2,7 +2,8 @@
 
 The document bounds each number of an area alone; that an area lies inside its page (x + w <= 1, y + h <= 1, or in
 points when a value is above 1), that its page exists in the PDF (the hooks give a one-page PDF) and that an area
-names one of its field's options are rules across values or about content, mended here. An update's areas must name the template's documents by uuid.
+names one of its field's options are rules across values or about content, mended here. An update's areas must
+name the template's documents by uuid.
 Conditions name other fields (and `schema` items the template's documents) by uuids the generator cannot know:
 valid cases go without them; their rules are the API tests' (tests/api/test_conditions.py) and the negative
 cases'. A formula is an expression of a grammar of its own that names fields by uuid: valid cases go without one too
