@@ -191,9 +191,10 @@ def prepare(pdf: bytes, tags: TagReading | None = None) -> PreparedPdf:
     with _engine_errors():
         # First, and with the bound of rendering: it names a PDF without pages, and too many, before any page work.
         info = forms.inspect_pdf(pdf, max_pages=previews.MAX_PAGES)
-        found = [TextTag(**vars(tag)) for tag in text_tags.find_tags(pdf)] if tags else []
-        if found and tags and tags.remove:
-            pdf = text_tags.remove_tags(pdf)
+        engine_tags = text_tags.find_tags(pdf) if tags else []
+        if engine_tags and tags and tags.remove:
+            pdf = text_tags.remove_tags(pdf, engine_tags)
+        found = [TextTag(**vars(tag)) for tag in engine_tags]
         pictures = previews.render_pages(pdf)
         texts = previews.page_texts(pdf)
     pages: list[PageSize] = [

@@ -13,6 +13,7 @@ as a tag) are found by their rectangle and removed with the tags.
 from __future__ import annotations
 
 import io
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from pypdf.generic import ArrayObject, ByteStringObject, ContentStream, FloatObj
 from signsvc.pdf import geometry, reading
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.shown_fonts import ShownFont, font_of
+
+log = logging.getLogger(__name__)
 
 TAG = re.compile(r"\{\{([^{}\r\n]{0,1000}?)\}\}")
 _SHOWING = (b"Tj", b"TJ", b"'", b'"')
@@ -65,15 +68,24 @@ def find_tags(data: bytes) -> list[FoundTag]:
         document.close()
 
 
-def remove_tags(data: bytes) -> bytes:
-    """The document without its tags (the same bytes when it has none it can remove). Raises PdfError."""
+def remove_tags(data: bytes, found: list[FoundTag] | None = None) -> bytes:
+    """The document without its tags (the same bytes when it has none it can remove). Only tags `find_tags` finds
+    (or found: `found`) on a page are removed from it: `{{` and `}}` far apart in the content's order but not in
+    the page's text are no tag. Raises PdfError."""
+    seen: dict[int, set[str]] = {}
+    for tag in find_tags(data) if found is None else found:
+        seen.setdefault(tag.page, set()).add(_squeezed(tag.text))
+    if not seen:
+        return data
     with reading.reading():
         reader = reading.open_pdf(data)
         writer = pypdf.PdfWriter(clone_from=reader)
         changed = False
-        for page in writer.pages:
+        for index, page in enumerate(writer.pages):
+            if index not in seen:
+                continue
             changed = _remove_noted_tags(page) | changed
-            content = _without_tags(page, writer)
+            content = _rewritten(page, writer, seen[index])
             if content is not None:
                 page.replace_contents(content)
                 page.compress_content_streams()
@@ -170,14 +182,26 @@ class _Glyph:
     advance: float  # in thousandths of the font size: what a TJ offset takes to stand in for it
 
 
-def _without_tags(page: Any, writer: pypdf.PdfWriter) -> ContentStream | None:
-    """The page's content without the glyphs of its tags; None when it has no tag to remove."""
+def _rewritten(page: Any, writer: pypdf.PdfWriter, tags: set[str]) -> ContentStream | None:
+    """`_without_tags`, or None (the page kept as it is) when its content cannot be read for rewriting: a PDF
+    viewers show is never refused for its tags."""
+    try:
+        return _without_tags(page, writer, tags)
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as error:
+        log.warning("text tags left on a page whose content could not be rewritten: %r", error)
+        return None
+
+
+def _without_tags(page: Any, writer: pypdf.PdfWriter, tags: set[str]) -> ContentStream | None:
+    """The page's content without the glyphs of `tags` (as `_squeezed`); None when it has none to remove."""
     if page.get("/Contents") is None:
         return None
     content = ContentStream(page.get_contents(), writer)
     operations = content.operations
     glyphs = list(_glyphs(operations, _fonts(page)))
-    removed = _tag_glyphs(glyphs)
+    removed = _tag_glyphs(glyphs, tags)
     if not removed:
         return None
     by_operation: dict[int, list[_Glyph]] = {}
@@ -243,18 +267,21 @@ def _part_glyphs(operation: int, part_index: int, part: Any, state: _State) -> I
         yield _Glyph(operation, part_index, position, code, font.unicode(code), font, advance)
 
 
-def _tag_glyphs(glyphs: list[_Glyph]) -> list[_Glyph]:
-    """The glyphs of the tags whose glyphs are all in fonts that can be edited."""
-    text, owner = "", []
-    for index, glyph in enumerate(glyphs):
-        text += glyph.text
-        owner += [index] * len(glyph.text)
+def _tag_glyphs(glyphs: list[_Glyph], tags: set[str]) -> list[_Glyph]:
+    """The glyphs of the content's tags that are among `tags`, and whose glyphs are all in fonts that can be
+    edited."""
+    owner = [index for index, glyph in enumerate(glyphs) for _ in glyph.text]
     removed: list[_Glyph] = []
-    for match in TAG.finditer(text):
+    for match in TAG.finditer("".join(glyph.text for glyph in glyphs)):
         tag = glyphs[owner[match.start()] : owner[match.end() - 1] + 1]
-        if all(glyph.font is not None for glyph in tag):
+        if _squeezed(match.group(0)) in tags and all(glyph.font is not None for glyph in tag):
             removed += tag
     return removed
+
+
+def _squeezed(text: str) -> str:
+    """A tag without its white space: PDFium adds spaces between pieces of text set apart."""
+    return "".join(text.split())
 
 
 def _shown_without(operands: list[Any], operator: bytes, removed: list[_Glyph], glyphs: list[_Glyph]) -> list[Any]:

@@ -110,6 +110,12 @@ def test_a_tag_split_over_strings_and_text_objects_is_found_and_removed():
     assert left_of(stripped, "two") == pytest.approx(left_of(pdf, "two"), abs=0.01)
 
 
+def test_braces_apart_on_the_page_are_no_tag_though_they_follow_each_other_in_the_content():
+    pdf = written(b"BT /F1 12 Tf 72 700 Td ({{Not) Tj ET BT /F1 12 Tf 72 400 Td (a tag}}) Tj ET")
+    assert text_tags.find_tags(pdf) == []
+    assert text_tags.remove_tags(pdf) == pdf
+
+
 def test_the_quote_operators_keep_their_line_move_and_spacing():
     content = b"BT /F1 12 Tf 14 TL 72 700 Td (first) Tj ({{A}} second) ' 2 1 (x {{B}} third) \" (fourth) Tj ET"
     pdf = written(content)
