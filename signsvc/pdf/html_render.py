@@ -49,8 +49,6 @@ FIELD_SIZES = {
     "file-field": (160, 40),
     "checkbox-field": (16, 16),
     "radio-field": (16, 16),
-    "payment-field": (120, 24),
-    "verification-field": (160, 60),
 }
 MARGIN = "0.5in"
 MARGIN_BESIDE_HEADER = "0.75in"
@@ -104,14 +102,16 @@ def render(
     page_size: str,
     header: str | None = None,
     footer: str | None = None,
-    resources: dict[str, tuple[bytes, str]] | None = None,
+    resources: dict[str, tuple[bytes, str] | None] | None = None,
+    wanting: bool = True,
     max_pages: int,
     seconds: float,
 ) -> Rendering:
-    """`html` laid out on pages of `page_size` (a CSS size, such as `210mm 297mm`); `resources` are the
-    downloaded https resources by URL, each as (content, content type)."""
+    """`html` laid out on pages of `page_size` (a CSS size, such as `210mm 297mm`). `resources` are the https
+    resources downloaded by URL, each as (content, content type), or None for one that could not be; others are
+    answered in `wanted` while `wanting`, else left out."""
     weasyprint, fetcher_class = _weasyprint()
-    fetcher = fetcher_class(resources or {})
+    fetcher = fetcher_class(resources or {}, wanting)
     try:
         with _deadline(seconds), _page_bound(max_pages):
             document = weasyprint.HTML(string=html, url_fetcher=fetcher)
@@ -149,12 +149,12 @@ def _weasyprint() -> tuple[Any, type]:
         raise PdfError(NOT_INSTALLED) from None
     logging.getLogger("weasyprint").setLevel(logging.CRITICAL)  # refused URLs and unsupported CSS: not our log's
 
-    class Fetcher(URLFetcher):  # type: ignore[misc,valid-type]
+    class Fetcher(URLFetcher):  # type: ignore[misc]
         """data: URLs, the given https resources and the packaged fonts; refuses everything else."""
 
-        def __init__(self, resources: dict[str, tuple[bytes, str]]) -> None:
+        def __init__(self, resources: dict[str, tuple[bytes, str] | None], wanting: bool) -> None:
             super().__init__(allowed_protocols=())
-            self.resources = resources
+            self.resources, self.wanting = resources, wanting
             self.wanted: set[str] = set()
 
         def fetch(self, url: str, headers: Any = None) -> Any:
@@ -163,10 +163,9 @@ def _weasyprint() -> tuple[Any, type]:
                 return _data_url(url)
             if scheme == FONT_SCHEME and (path := _font_path(url)):
                 return URLFetcherResponse(url, Path(path).read_bytes(), {"Content-Type": "font/ttf"})
-            if scheme == "https":
-                if url in self.resources:
-                    data, content_type = self.resources[url]
-                    return URLFetcherResponse(url, data, {"Content-Type": content_type})
+            if scheme == "https" and (given := self.resources.get(url)):
+                return URLFetcherResponse(url, given[0], {"Content-Type": given[1]})
+            if scheme == "https" and self.wanting and url not in self.resources:
                 self.wanted.add(url)
             raise ValueError(f"not fetched: {url[:100]}")
 
@@ -318,7 +317,8 @@ class _PageCounter(logging.Handler):
         self.max_pages = max_pages
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.msg == _LAYOUT_PAGE and record.args and record.args[0] > self.max_pages:  # type: ignore[index]
+        page = record.args[0] if record.msg == _LAYOUT_PAGE and isinstance(record.args, tuple) else 0
+        if isinstance(page, int) and page > self.max_pages:
             raise _Stopped(_too_many_pages(self.max_pages))
 
 

@@ -18,12 +18,13 @@ from signsvc.infra.files import Files
 from signsvc.submissions import field_values
 from signsvc.templates import condition_rules, formula_checks, patterns, template_fields, template_preferences
 from signsvc.templates.documents import Ingest, IngestedDocument
+from signsvc.templates.html_documents import HtmlRenderer, sources
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.filters import TemplateFilters
 from storage.records import Principal, Template, TemplateDocument
-from storage.shapes import Condition, Field
+from storage.shapes import Condition, Field, Role
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ DEFAULT_FOLDER = "Default"
 class Templates:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest) -> None:
         self.db, self.clock, self.files, self.ingest = db, clock, files, ingest
+        self.html = HtmlRenderer(ingest.pool, ingest.downloader)
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
@@ -56,6 +58,85 @@ class Templates:
             folder_name=folder_name,
             shared_link=shared_link,
         )
+
+    async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Template, bool]:
+        """A template of HTML documents whose field tags are its fields (`html_documents`); True with it when it is
+        new. The `external_id` of one of the account's templates (not archived) replaces that template's documents,
+        fields and roles instead (keeping the uuids of roles of the same name), and `name`, `folder_name` and
+        `shared_link` when given."""
+        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
+        shared_link = json_fields.flag(body, "shared_link", True)
+        given = sources(body)
+        existing = await self._by_external_id(principal, external_id)
+        rendered = await self.html.documents(given)
+        documents = [one.document for one in rendered]
+        await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
+        roles = Roles(existing.roles) if existing else Roles()
+        roles, fields = _fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
+        if existing is None:
+            created = await self._created(
+                principal,
+                documents,
+                roles,
+                fields,
+                name=name,
+                external_id=external_id,
+                folder_name=folder_name,
+                shared_link=shared_link,
+            )
+            return created, True
+        changes: dict[str, Any] = {"roles": _used(roles, fields), "fields": fields}
+        changes |= {"name": name} if name else {}
+        changes |= {"shared_link": shared_link} if "shared_link" in body else {}
+        return await self._replaced(principal, existing.id, documents, changes, folder_name), False
+
+    async def _by_external_id(self, principal: Principal, external_id: str | None) -> Template | None:
+        """The newest of the account's templates (not archived) with this external id."""
+        if not external_id:
+            return None
+        found = await stored.list_templates(
+            self.db, principal.account_id, TemplateFilters(external_id=external_id, limit=1)
+        )
+        return found[0] if found else None
+
+    async def _replaced(
+        self,
+        principal: Principal,
+        template_id: int,
+        documents: list[IngestedDocument],
+        changes: dict[str, Any],
+        folder_name: str | None,
+    ) -> Template:
+        """The template with new documents (its earlier ones' files forgotten) and `changes`, recorded with its
+        `template.updated` event."""
+        combined = await self.ingest.combined(documents, changes.get("name") or documents[0].name)
+        files = [file for document in documents for file in (document.pdf, *document.previews)] + (
+            [combined] if combined else []
+        )
+        await self.files.write(files)
+        try:
+            async with self.db.transaction() as tx:
+                template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
+                await self._check_defaults(tx, template.account_id, changes["fields"])
+                now = self.clock.now()
+                if folder_name:
+                    changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
+                earlier = await stored.list_documents(tx, template.id)
+                await stored.delete_documents(tx, template.id)
+                combined_blob = await self.files.record(tx, template.account_id, combined) if combined else None
+                await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
+                await stored.update_template(tx, template, changes, now)
+                for position, document in enumerate(documents):
+                    await self._record_document(tx, template.account_id, template.id, position, document, [])
+                forgotten = [blob_id for document in earlier for blob_id in _blob_ids(document)]
+                await self.files.delete(
+                    tx, forgotten + ([template.combined_blob_id] if template.combined_blob_id else [])
+                )
+                await self._event(tx, template.account_id, "template.updated", template.id)
+                return await stored.required_template(tx, template.id)
+        except BaseException:
+            await self.files.discard(files)
+            raise
 
     async def upload(
         self,
@@ -308,9 +389,12 @@ class Templates:
         )
 
 
-def _fields_of_documents(raw_documents: list[Any], documents: list[IngestedDocument]) -> tuple[Roles, list[Field]]:
-    """The roles and fields the creation input gives each document, else the document's own form fields."""
-    roles = Roles()
+def _fields_of_documents(
+    raw_documents: list[Any], documents: list[IngestedDocument], roles: Roles | None = None
+) -> tuple[Roles, list[Field]]:
+    """The roles (`roles` and those the fields name) and fields the creation input gives each document, else the
+    document's own form fields."""
+    roles = roles or Roles()
     found: list[Field] = []
     places: list[errors.Location] = []
     for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True)):
@@ -347,6 +431,12 @@ def _document_conditions(
     }
     condition_rules.refuse_loops(fields, found)
     return found
+
+
+def _used(roles: Roles, fields: list[Field]) -> list[Role]:
+    """The roles that fields belong to, in order (the first role when none does)."""
+    used = {field["submitter_uuid"] for field in fields}
+    return [role for role in roles.items if role["uuid"] in used] or roles.items[:1]
 
 
 def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) -> list[dict[str, Any]]:
