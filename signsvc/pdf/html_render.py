@@ -33,6 +33,8 @@ from typing import Any
 from signsvc.pdf import font_files
 from signsvc.pdf.errors import PdfError
 
+log = logging.getLogger(__name__)
+
 # Default sizes (width, height in CSS px, 96 to the inch) of the field tags without a width or height of their own.
 FIELD_SIZES = {
     "text-field": (160, 24),
@@ -114,29 +116,43 @@ def render(
     fetcher = fetcher_class(resources or {}, wanting)
     try:
         with _deadline(seconds), _page_bound(max_pages):
-            document = weasyprint.HTML(string=html, url_fetcher=fetcher)
-            tags = _prepared_tags(document)
-            _add_running(weasyprint, document, fetcher, header, HEADER)
-            _add_running(weasyprint, document, fetcher, footer, FOOTER)
-            fonts = weasyprint.text.fonts.FontConfiguration()
-            stylesheet = weasyprint.CSS(
-                string=_stylesheet(page_size, header is not None, footer is not None),
-                url_fetcher=fetcher,
-                font_config=fonts,
-            )
-            laid_out = document.render(stylesheets=[stylesheet], font_config=fonts)
-            if fetcher.wanted:
-                return Rendering(None, [], sorted(fetcher.wanted))
-            if len(laid_out.pages) > max_pages:  # also counted while laid out (`_page_bound`), when WeasyPrint says
-                raise _Stopped(_too_many_pages(max_pages))
-            found = _boxes(laid_out.pages)
-            return Rendering(
-                laid_out.write_pdf(),
-                [FieldTag(element.tag, dict(element.attrib), found.get(id(element), [])) for element in tags],
-                [],
-            )
+            return _rendered(weasyprint, fetcher, html, page_size, header, footer, max_pages)
     except _Stopped as stopped:
         raise PdfError(str(stopped)) from None
+    except Exception:  # WeasyPrint failing on some HTML or CSS: the HTML is refused, the failure logged
+        log.warning("WeasyPrint could not render an HTML document", exc_info=True)
+        raise PdfError("The HTML could not be rendered") from None
+
+
+def _rendered(
+    weasyprint: Any,
+    fetcher: Any,
+    html: str,
+    page_size: str,
+    header: str | None,
+    footer: str | None,
+    max_pages: int,
+) -> Rendering:
+    import cssselect2
+
+    document = weasyprint.HTML(string=html, url_fetcher=fetcher)
+    _add_running(weasyprint, document.etree_element, fetcher, header, HEADER)
+    _add_running(weasyprint, document.etree_element, fetcher, footer, FOOTER)
+    tags = _emptied_tags(document.etree_element)
+    # The wrapper that selectors match against is made again: it may have read the tree before it changed.
+    document.wrapper_element = cssselect2.ElementWrapper.from_html_root(document.etree_element)
+    fonts = weasyprint.text.fonts.FontConfiguration()
+    stylesheet = weasyprint.CSS(
+        string=_stylesheet(page_size, header is not None, footer is not None), url_fetcher=fetcher, font_config=fonts
+    )
+    laid_out = document.render(stylesheets=[stylesheet], font_config=fonts)
+    if fetcher.wanted:
+        return Rendering(None, [], sorted(fetcher.wanted))
+    if len(laid_out.pages) > max_pages:  # also counted while laid out (`_page_bound`), as WeasyPrint tells
+        raise _Stopped(_too_many_pages(max_pages))
+    found = _boxes(laid_out.pages)
+    boxed = [FieldTag(element.tag, dict(element.attrib), found.get(id(element), [])) for element in tags]
+    return Rendering(laid_out.write_pdf(), boxed, [])
 
 
 def _weasyprint() -> tuple[Any, type]:
@@ -222,9 +238,9 @@ html {{ font-family: {families}sans-serif; }}
 {sizes}"""
 
 
-def _prepared_tags(document: Any) -> list[Any]:
+def _emptied_tags(root: Any) -> list[Any]:
     """The field tags' elements in document order, each emptied: a field tag draws nothing of its own."""
-    tags = [element for element in document.etree_element.iter() if _is_field_tag(element.tag)]
+    tags = [element for element in root.iter() if _is_field_tag(element.tag)]
     for element in tags:
         element.text = None
         for child in list(element):
@@ -232,15 +248,13 @@ def _prepared_tags(document: Any) -> list[Any]:
     return tags
 
 
-def _add_running(weasyprint: Any, document: Any, fetcher: Any, html: str | None, name: str) -> None:
+def _add_running(weasyprint: Any, root: Any, fetcher: Any, html: str | None, name: str) -> None:
     """The header or footer HTML as the first element of the document's body, running into its margin box."""
     if html is None:
         return
-    import cssselect2
-
     part = weasyprint.HTML(string=html, url_fetcher=fetcher).etree_element
     head, body = part.find("head"), part.find("body")
-    running = document.etree_element.makeelement("div", {"class": name})
+    running = root.makeelement("div", {"class": name})
     running.extend(list(head) if head is not None else [])  # its <style> and <link> elements
     if body is not None:
         if len(running):
@@ -248,9 +262,7 @@ def _add_running(weasyprint: Any, document: Any, fetcher: Any, html: str | None,
         else:
             running.text = body.text
         running.extend(list(body))
-    document.etree_element.find("body").insert(0, running)
-    # The wrapper that selectors match against is remade: it may have read the tree before it changed.
-    document.wrapper_element = cssselect2.ElementWrapper.from_html_root(document.etree_element)
+    root.find("body").insert(0, running)
 
 
 def _is_field_tag(tag: Any) -> bool:

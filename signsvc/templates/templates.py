@@ -87,7 +87,7 @@ class Templates:
             return created, True
         changes: dict[str, Any] = {"roles": _used(roles, fields), "fields": fields}
         changes |= {"name": name} if name else {}
-        changes |= {"shared_link": shared_link} if "shared_link" in body else {}
+        changes |= {"shared_link": shared_link} if body.get("shared_link") is not None else {}
         return await self._replaced(principal, existing.id, documents, changes, folder_name), False
 
     async def _by_external_id(self, principal: Principal, external_id: str | None) -> Template | None:

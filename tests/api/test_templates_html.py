@@ -110,12 +110,18 @@ async def test_header_and_footer_are_on_every_page_with_the_page_number_and_coun
         api,
         html='<p>One</p><p style="break-before: page">Two</p>',
         html_header='<div class="top">ACME Lease</div>',
-        html_footer='<p>Page <span class="pageNumber"></span> of <span class="totalPages"></span></p>',
+        html_footer=(
+            '<p>Page <span class="pageNumber"></span> of <span class="totalPages"></span> '
+            '<initials-field name="Initials"></initials-field></p>'
+        ),
     )
     texts = page_texts(await document_pdf(api, template))
     assert len(texts) == 2
     for number, text in enumerate(texts, start=1):
         assert "ACME Lease" in text and f"Page {number} of 2" in text
+    # A tag in the footer is drawn on every page, in the bottom margin.
+    areas = field(template, "Initials")["areas"]
+    assert [area["page"] for area in areas] == [0, 1] and all(area["y"] > 10.25 / 11 for area in areas)
 
 
 @pytest.mark.parametrize(("size", "points"), [(None, (612, 792)), ("A4", (595.28, 841.89)), ("Ledger", (1224, 792))])
