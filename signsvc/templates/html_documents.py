@@ -93,7 +93,7 @@ def sources(body: dict[str, Any]) -> list[HtmlSource]:
     `html_footer` and `size` are a document's own, else the top level's; `name` names the top-level document."""
     documents, html = body.get("documents"), body.get("html")
     if html is not None:
-        if documents:
+        if documents is not None and documents != []:
             raise errors.at(("documents",), "must be left out when html is given")
         return [_source(body, body, ("html",), json_fields.text(body, "name"))]
     if documents is None:
