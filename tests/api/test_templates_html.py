@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import io
 
 import pypdfium2 as pdfium
 import pytest
 from aiohttp import web
+from docuseal import DocusealApi
 from pypdf import PdfReader
 
 from signsvc.infra.downloads import Downloader
-from tests.support.app import Api
+from tests.support.app import LIVE_KEY, Api
 from tests.support.https import serve_https
 from tests.support.pdf_text import page_texts
 from tests.support.results import fetch
@@ -288,6 +291,16 @@ async def test_the_template_is_sent_and_its_signer_completes_it(api, worker):
     assert done["status"] == "completed"
     signed = await fetch(api, done["documents"][0]["url"])
     assert "Ann Smith" in page_texts(signed)[0]
+
+
+@pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::pytest.PytestUnraisableExceptionWarning")
+async def test_the_official_python_client_creates_a_template_from_html(api):
+    client = DocusealApi(key=LIVE_KEY, url=f"http://{api.client.host}:{api.client.port}/api")
+    body = {"name": "NDA", "size": "A4", "external_id": "nda-v1", "html": _nda("Signer")}
+    created = await asyncio.to_thread(client.create_template_from_html, body)
+    again = await asyncio.to_thread(client.create_template_from_html, body)
+    assert again["id"] == created["id"] and [f["name"] for f in created["fields"]] == ["Full Name", "Signature"]
+    gc.collect()  # the client's sockets, which it never closes, while this test's warning filter applies
 
 
 def _nda(role: str) -> str:
