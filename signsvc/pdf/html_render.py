@@ -16,7 +16,8 @@ answering where each field tag was drawn, read from the layout of the same rende
   and left out, as a browser leaves out a broken image. An https URL not given is answered in `wanted`, so that
   the caller can download it and render again. WeasyPrint runs no scripts.
 - Bounds: at most `max_pages` pages (counted while the layout makes them) and `seconds` of work in this process
-  (a timer signal); past either, a PdfError naming the bound.
+  (a timer signal); past either, a PdfError naming the bound. Images of more than `images.MAX_PIXELS` are left out
+  (their header read, nothing decoded).
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ import contextlib
 import logging
 import signal
 import threading
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from signsvc.pdf import font_files
+from signsvc.pdf import font_files, images
 from signsvc.pdf.errors import PdfError
 
 log = logging.getLogger(__name__)
@@ -115,7 +117,7 @@ def render(
     weasyprint, fetcher_class = _weasyprint()
     fetcher = fetcher_class(resources or {}, wanting)
     try:
-        with _deadline(seconds), _page_bound(max_pages):
+        with _deadline(seconds), _page_bound(max_pages), _image_bound():
             return _rendered(weasyprint, fetcher, html, page_size, header, footer, max_pages)
     except _Stopped as stopped:
         raise PdfError(str(stopped)) from None
@@ -332,6 +334,21 @@ class _PageCounter(logging.Handler):
         page = record.args[0] if record.msg == _LAYOUT_PAGE and isinstance(record.args, tuple) else 0
         if isinstance(page, int) and page > self.max_pages:
             raise _Stopped(_too_many_pages(self.max_pages))
+
+
+@contextlib.contextmanager
+def _image_bound() -> Iterator[None]:
+    """Images of more than `images.MAX_PIXELS` are refused from their header, before they are decoded: WeasyPrint
+    leaves them out, as images it cannot read."""
+    from PIL import Image
+
+    limit, Image.MAX_IMAGE_PIXELS = Image.MAX_IMAGE_PIXELS, images.MAX_PIXELS
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            yield
+    finally:
+        Image.MAX_IMAGE_PIXELS = limit
 
 
 def _too_many_pages(max_pages: int) -> str:

@@ -51,6 +51,16 @@ def test_data_urls_are_drawn_and_https_urls_are_wanted_until_given():
 
 
 @PANGO
+def test_an_image_above_the_pixel_bound_is_left_out_undecoded():
+    output = io.BytesIO()
+    Image.new("1", (8000, 7000)).save(output, "PNG")  # 56 megapixels, black
+    source = "data:image/png;base64," + base64.b64encode(output.getvalue()).decode()
+    rendering = render(f'<img src="{source}" style="width: 2in; height: 2in">')
+    page = pypdfium2.PdfDocument(rendering.pdf)[0].render(scale=1).to_pil().convert("L")
+    assert page.getpixel((36 + 6 + 72, 36 + 6 + 72)) > 200
+
+
+@PANGO
 def test_other_schemes_are_refused_without_being_wanted():
     rendering = render('<img src="file:///etc/hostname"><img src="http://example.com/a.png"><img src="ftp://x/y">')
     assert rendering.pdf is not None and rendering.wanted == []
