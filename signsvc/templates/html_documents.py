@@ -92,10 +92,11 @@ def sources(body: dict[str, Any]) -> list[HtmlSource]:
     """The HTML documents of a request: a top-level `html`, or `documents[]` with an `html` each. `html_header`,
     `html_footer` and `size` are a document's own, else the top level's; `name` names the top-level document."""
     documents, html = body.get("documents"), body.get("html")
+    top = _settings(body, ())
     if html is not None:
         if documents is not None and documents != []:
             raise errors.at(("documents",), "must be left out when html is given")
-        return [_source(body, body, ("html",), json_fields.text(body, "name"))]
+        return [_source(body, ("html",), json_fields.text(body, "name"), top)]
     if documents is None:
         raise errors.at(("html",), "is required: the HTML of the document, or documents[] with an html each")
     if not isinstance(documents, list) or not documents:
@@ -104,34 +105,41 @@ def sources(body: dict[str, Any]) -> list[HtmlSource]:
         raise errors.at(("documents",), f"has {len(documents)} documents: at most {MAX_DOCUMENTS}")
     found = []
     for index, document in enumerate(documents):
-        if not isinstance(document, dict):
-            raise errors.at(("documents", index), errors.must_be(dict))
         where = ("documents", index)
-        found.append(_source(document, body, (*where, "html"), json_fields.text(document, "name", where=where)))
+        if not isinstance(document, dict):
+            raise errors.at(where, errors.must_be(dict))
+        name = json_fields.text(document, "name", where=where)
+        found.append(_source(document, (*where, "html"), name, _settings(document, where, top)))
     return found
 
 
-def _source(own: dict[str, Any], top: dict[str, Any], where: errors.Location, name: str | None) -> HtmlSource:
-    parent = where[:-1]
-    html = own.get("html")
+@dataclass(frozen=True)
+class _Pages:
+    """What every page of a document has: a header, a footer, a size."""
+
+    header: str | None = None
+    footer: str | None = None
+    size: str = DEFAULT_SIZE
+
+
+def _settings(given: dict[str, Any], where: errors.Location, defaults: _Pages = _Pages()) -> _Pages:
+    """Header, footer and page size given at `where`, else `defaults` (the top level's)."""
+    header, footer, size = (json_fields.text(given, key, where=where) for key in ("html_header", "html_footer", "size"))
+    if size is not None and size not in PAGE_SIZES:
+        raise errors.at((*where, "size"), f"must be one of: {', '.join(PAGE_SIZES)}")
+    return _Pages(
+        header if header is not None else defaults.header,
+        footer if footer is not None else defaults.footer,
+        size or defaults.size,
+    )
+
+
+def _source(given: dict[str, Any], where: errors.Location, name: str | None, pages: _Pages) -> HtmlSource:
+    html = given.get("html")
     if not isinstance(html, str) or not html.strip():
         raise errors.at(where, "is required: the HTML of the document, a non-empty string")
-    header, footer, size = (_own_or_top(own, top, key, parent) for key in ("html_header", "html_footer", "size"))
-    return HtmlSource(html, (name or "").strip() or str(uuids.uuid4()), header, footer, _size(size, parent), where)
-
-
-def _own_or_top(own: dict[str, Any], top: dict[str, Any], key: str, where: errors.Location) -> str | None:
-    if own is not top and own.get(key) is not None:
-        return json_fields.text(own, key, where=where)
-    return json_fields.text(top, key)
-
-
-def _size(given: str | None, where: errors.Location) -> str:
-    if given is None:
-        return DEFAULT_SIZE
-    if given not in PAGE_SIZES:
-        raise errors.at((*where, "size"), f"must be one of: {', '.join(PAGE_SIZES)}")
-    return given
+    name = (name or "").strip() or str(uuids.uuid4())
+    return HtmlSource(html, name, pages.header, pages.footer, pages.size, where)
 
 
 class HtmlRenderer:

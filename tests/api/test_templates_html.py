@@ -259,6 +259,10 @@ async def test_more_pages_than_the_bound_is_a_422(api):
             "size must be one of: Letter, Legal, Tabloid, Ledger, A0, A1, A2, A3, A4, A5, A6",
         ),
         (
+            {"size": "B5", "documents": [{"html": "<p>x</p>", "size": "A4"}]},
+            "size must be one of: Letter, Legal, Tabloid, Ledger, A0, A1, A2, A3, A4, A5, A6",
+        ),
+        (
             {"documents": [{"html": "<p>x</p>", "size": "a4"}]},
             "documents[0].size must be one of: Letter, Legal, Tabloid, Ledger, A0, A1, A2, A3, A4, A5, A6",
         ),
