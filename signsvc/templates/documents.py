@@ -1,5 +1,5 @@
 """Documents of a new template: fetched or decoded, recognised by content, turned into a PDF,
-inspected for pages and form fields, and rendered to page images.
+inspected for pages, form fields and (when asked) `{{...}}` text tags, and rendered to page images.
 
 The PDF work runs in the process pool; office conversion in a LibreOffice subprocess.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid as uuids
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -33,6 +33,7 @@ class IngestedDocument:
     pages: list[PageSize]
     previews: list[NewFile]
     form_fields: list[dict[str, Any]]
+    tags: list[pdf_calls.TextTag] = field(default_factory=list)  # when looked for (`pdf_calls.TagReading`)
 
 
 class Ingest:
@@ -44,7 +45,11 @@ class Ingest:
     ) -> None:
         self.pool, self.office, self.downloader, self.font_dir = pool, office, downloader, font_dir
 
-    async def document(self, raw: Any, where: errors.Location) -> IngestedDocument:
+    async def document(
+        self, raw: Any, where: errors.Location, tags: pdf_calls.TagReading | None = None
+    ) -> IngestedDocument:
+        """`{"file": base64 or URL, "name": ...}` taken in; with `tags`, its text tags found (and removed from its
+        PDF and pictures when `tags.remove`), also in an office document, after its conversion."""
         if not isinstance(raw, dict):
             raise errors.at(where, errors.must_be(dict))
         file = raw.get("file")
@@ -55,17 +60,21 @@ class Ingest:
             raise errors.at((*where, "name"), errors.must_be(str))
         file = file.strip()
         content = await self._download(file, where) if _is_url(file) else file
-        return await self._ingested(content, _document_name(name, file), where)
+        return await self._ingested(content, _document_name(name, file), where, tags)
 
-    async def uploaded(self, data: bytes, filename: str, where: errors.Location) -> IngestedDocument:
+    async def uploaded(
+        self, data: bytes, filename: str, where: errors.Location, tags: pdf_calls.TagReading | None = None
+    ) -> IngestedDocument:
         """A document uploaded as a file (the console's upload form), taken as `document` takes the same file
         as base64 text, with no text between: named by its file name without its extension."""
-        return await self._ingested(data, _document_name(filename, ""), where)
+        return await self._ingested(data, _document_name(filename, ""), where, tags)
 
-    async def _ingested(self, content: str | bytes, name: str | None, where: errors.Location) -> IngestedDocument:
+    async def _ingested(
+        self, content: str | bytes, name: str | None, where: errors.Location, tags: pdf_calls.TagReading | None
+    ) -> IngestedDocument:
         """Base64 text, a download or an upload, recognised by content and made ready for a template."""
         try:
-            prepared = await self._prepared(content, where)
+            prepared = await self._prepared(content, where, tags)
         except pdf_calls.NotBase64:
             raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
         except pdf_calls.EngineError as exc:
@@ -92,15 +101,17 @@ class Ingest:
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(str(exc)) from None
 
-    async def _prepared(self, content: str | bytes, where: errors.Location) -> pdf_calls.PreparedPdf:
+    async def _prepared(
+        self, content: str | bytes, where: errors.Location, tags: pdf_calls.TagReading | None
+    ) -> pdf_calls.PreparedPdf:
         """Decoding, recognising and inspecting run in the pool; office files visit LibreOffice between."""
-        ingested = await self.pool.run(pdf_calls.ingest, content)
+        ingested = await self.pool.run(pdf_calls.ingest, content, tags)
         if ingested.kind in OFFICE:
             try:
                 pdf = await self.office.to_pdf(ingested.data, ingested.kind)
             except errors.Invalid as exc:
                 raise _file_refused(where, exc.message) from None
-            return await self.pool.run(pdf_calls.prepare, pdf)
+            return await self.pool.run(pdf_calls.prepare, pdf, tags)
         if ingested.prepared is None:
             raise errors.at((*where, "file"), f"is not a supported file: send {SUPPORTED}")
         return ingested.prepared
@@ -120,6 +131,7 @@ def ingested(prepared: pdf_calls.PreparedPdf, name: str) -> IngestedDocument:
         name=name,
         pages=prepared.pages,
         form_fields=prepared.fields,
+        tags=prepared.tags,
         pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
         previews=[
             NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)

@@ -51,6 +51,7 @@ KEYS = (
 _PREFERENCES = ("font", "font_type", "color", "align", "valign", "format", "currency")
 _METHODS = ("aes", "qes")
 _SHOWN = 120  # characters of a tag quoted in a message
+SOURCE = "tag"  # a tag field's key for its first tag as written, for messages (`template_fields` ignores it)
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ def fields_of_tags(tags: Sequence[PlacedTag], *, where: errors.Location = ()) ->
     """Field inputs with areas (pages 1-based, as in creation input) from the tags of a document, in the order
     found. Tags with the same name and role make one field with an area each (the first tag's attributes win);
     each `option=` of a radio or multiple field is one of its options, and the area of that tag is the option's.
-    A `hidden=true` field has no area. Names are compared in any case, as roles are."""
+    A `hidden=true` field has no area. Names are compared in any case, as roles are. Each field holds its first
+    tag as written under `SOURCE`, to quote in a later refusal (`naming_the_tag`)."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     hidden: set[int] = set()  # the fields (by id) whose first tag says hidden=true
     result: list[dict[str, Any]] = []
@@ -152,7 +154,7 @@ def fields_of_tags(tags: Sequence[PlacedTag], *, where: errors.Location = ()) ->
         if field["name"] and key in found:
             field = found[key]
         else:
-            field["areas"] = []
+            field["areas"], field[SOURCE] = [], tag.text
             result.append(field)
             found[key] = field
             if _flag(given, "hidden", False, tag.text, where):
@@ -171,11 +173,24 @@ def without_named(tag_fields: Iterable[dict[str, Any]], names: Iterable[str]) ->
     return [field for field in tag_fields if not field["name"] or field["name"].casefold() not in taken]
 
 
+def naming_the_tag(
+    error: errors.Invalid, inputs: Iterable[tuple[errors.Location, Mapping[str, Any]]]
+) -> errors.Invalid:
+    """A refusal about a tag field (given at its place in `inputs`) that also quotes its tag; others as they are."""
+    for place, given in inputs:
+        if error.location[: len(place)] == place and isinstance(given.get(SOURCE), str):
+            return errors.Invalid(f"{error.message} (tag {_quoted(given[SOURCE])})", location=error.location)
+    return error
+
+
 def refused(tag: str, attribute: str, problem: str, where: errors.Location = ()) -> errors.Invalid:
     """A 422 naming the tag as written and the attribute: `documents[0]: tag {{Sign;type=seal}}: type must be ...`."""
-    shown = tag if len(tag) <= _SHOWN else f"{tag[:_SHOWN]}..."
     place = f"{errors.written(where)}: " if where else ""
-    return errors.Invalid(f"{place}tag {shown}: {attribute} {problem}", location=where)
+    return errors.Invalid(f"{place}tag {_quoted(tag)}: {attribute} {problem}", location=where)
+
+
+def _quoted(tag: str) -> str:
+    return tag if len(tag) <= _SHOWN else f"{tag[:_SHOWN]}..."
 
 
 def _area(box: Box, given: Mapping[str, str], option: str | None, tag: str, where: errors.Location) -> dict[str, Any]:

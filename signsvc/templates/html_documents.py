@@ -211,7 +211,7 @@ def tag_fields(
         attributes = _attributes(tag, where)
         written = _written(tag)
         if not tag.boxes:
-            undrawn.append(field_tags.field_input(attributes, tag=written, where=where))
+            undrawn.append({**field_tags.field_input(attributes, tag=written, where=where), field_tags.SOURCE: written})
         for box in tag.boxes:
             page = document.pages[box.page]
             shape = field_tags.Box(box.page, box.x, box.y, box.w, box.h, page["width"], page["height"])

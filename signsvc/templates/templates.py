@@ -7,16 +7,26 @@ request leaves neither a row nor a file behind.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import storage.templates as stored
 from signsvc.accounts import auth
-from signsvc.infra import errors, json_fields, tokens
+from signsvc.infra import errors, json_fields, pdf_calls, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.submissions import field_values
-from signsvc.templates import condition_rules, formula_checks, patterns, template_fields, template_preferences
+from signsvc.templates import (
+    condition_rules,
+    document_tags,
+    field_tags,
+    formula_checks,
+    patterns,
+    template_fields,
+    template_preferences,
+)
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.html_documents import HtmlRenderer, sources
 from signsvc.templates.template_fields import Page, Roles
@@ -40,12 +50,18 @@ class Templates:
         """A template from the creation input."""
         name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
         shared_link = json_fields.flag(body, "shared_link", True)
+        tags = pdf_calls.TagReading(remove=json_fields.flag(body, "remove_tags", True))
         raw_documents = body.get("documents")
         if not isinstance(raw_documents, list) or not raw_documents:
             raise errors.at(("documents",), "must be a non-empty array")
-        documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
+        documents = [
+            await self.ingest.document(raw, ("documents", index), tags) for index, raw in enumerate(raw_documents)
+        ]
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
-        await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
+        await patterns.prepare(
+            patterns.found_in([raw_documents, [document.form_fields for document in documents]])
+            + document_tags.patterns(documents)
+        )
         roles, fields = _fields_of_documents(raw_documents, documents)
         return await self._created(
             principal,
@@ -72,7 +88,11 @@ class Templates:
         documents = [one.document for one in rendered]
         await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
         roles = Roles(existing.roles) if existing else Roles()
-        roles, fields = _fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
+        tagged: list[tuple[errors.Location, dict[str, Any]]] = [
+            (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
+        ]
+        with _naming_tags(tagged):
+            roles, fields = _fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
         if existing is None:
             created = await self._created(
                 principal,
@@ -150,8 +170,8 @@ class Templates:
         """A template of one uploaded file, made as `create` makes one of
         `{"name": name, "folder_name": folder_name, "documents": [{"file": <data as base64>, "name": filename}]}`
         (the same rules and messages), without the file ever held as base64 text."""
-        document = await self.ingest.uploaded(data, filename, ("documents", 0))
-        await patterns.prepare(patterns.found_in(document.form_fields))
+        document = await self.ingest.uploaded(data, filename, ("documents", 0), pdf_calls.TagReading())
+        await patterns.prepare(patterns.found_in(document.form_fields) + document_tags.patterns([document]))
         roles, fields = _fields_of_documents([{}], [document])
         return await self._created(
             principal, [document], roles, fields, name=name, external_id=None, folder_name=folder_name, shared_link=True
@@ -393,12 +413,15 @@ def _fields_of_documents(
     raw_documents: list[Any], documents: list[IngestedDocument], roles: Roles | None = None
 ) -> tuple[Roles, list[Field]]:
     """The roles (`roles` and those the fields name) and fields the creation input gives each document, else the
-    document's own form fields."""
+    document's own form fields; and the fields of its text tags, but those an explicit or form field names."""
     roles = roles or Roles()
     found: list[Field] = []
     places: list[errors.Location] = []
+    tagged: list[tuple[errors.Location, dict[str, Any]]] = []
     for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True)):
-        pages = [Page(document.uuid, len(document.pages))]
+        before = len(found)
+        sizes = tuple((page["width"], page["height"]) for page in document.pages)
+        pages = [Page(document.uuid, len(document.pages), sizes)]
         if raw.get("fields") is not None:
             given = template_fields.fields(raw["fields"], roles, pages, ("documents", index, "fields"), first_page=1)
             places += [("documents", index, "fields", i) for i in range(len(given))]
@@ -413,10 +436,25 @@ def _fields_of_documents(
             )
             places += [("documents", index, "form_fields", i) for i in range(len(given))]
             found += given
+        tag_fields = document_tags.fields(document, ("documents", index), taken=[f["name"] for f in found[before:]])
+        tagged += [(("documents", index, "tags", i), given) for i, given in enumerate(tag_fields)]
+        with _naming_tags(tagged):
+            found += template_fields.fields(tag_fields, roles, pages, ("documents", index, "tags"), first_page=1)
+        places += [("documents", index, "tags", i) for i in range(len(tag_fields))]
     if len(found) > template_fields.MAX_FIELDS:
         raise errors.Invalid(f"documents have {len(found)} fields: a template has at most {template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
-    return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
+    with _naming_tags(tagged):
+        return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
+
+
+@contextlib.contextmanager
+def _naming_tags(tagged: list[tuple[errors.Location, dict[str, Any]]]) -> Iterator[None]:
+    """A refusal about a tag field quotes its tag."""
+    try:
+        yield
+    except errors.Invalid as error:
+        raise field_tags.naming_the_tag(error, tagged) from None
 
 
 def _document_conditions(

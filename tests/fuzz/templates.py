@@ -1,8 +1,9 @@
 """Repairs of generated templates requests: rules JSON Schema cannot state (see hooks.py).
 
-The document bounds each number of an area alone; that an area lies inside its page (x + w <= 1, y + h <= 1), that
-its page exists in the PDF (the hooks give a one-page PDF) and that an area names one of its field's options are
-rules across values or about content, mended here. An update's areas must name the template's documents by uuid.
+The document bounds each number of an area alone; that an area lies inside its page (x + w <= 1, y + h <= 1, or in
+points when a value is above 1), that its page exists in the PDF (the hooks give a one-page PDF) and that an area
+names one of its field's options are rules across values or about content, mended here. An update's areas must
+name the template's documents by uuid.
 Conditions name other fields (and `schema` items the template's documents) by uuids the generator cannot know:
 valid cases go without them; their rules are the API tests' (tests/api/test_conditions.py) and the negative
 cases'. A formula is an expression of a grammar of its own that names fields by uuid: valid cases go without one too
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 _WITH_OPTIONS = {"select", "radio", "multiple"}
+_PAGE = (595.28, 841.89)  # the hooks' PDF: one A4 page, in points (tests/support/documents.py)
 
 
 def repair(operation: str, case: Any) -> None:
@@ -73,10 +75,12 @@ def _without_references(field: dict[str, Any]) -> None:
 
 
 def _area(area: dict[str, Any], options: Any) -> None:
-    # Inside the page: the sum of two numbers no JSON Schema keyword bounds.
-    for start, size in (("x", "w"), ("y", "h")):
-        if area[start] + area[size] > 1:
-            area[size] = max(0.0, 1 - area[start])
+    # Inside the page: the sum of two numbers no JSON Schema keyword bounds; in points when any value is above 1.
+    in_points = any(area[key] > 1 for key in ("x", "y", "w", "h"))
+    for (start, size), extent in zip((("x", "w"), ("y", "h")), _PAGE if in_points else (1, 1), strict=True):
+        area[start] = min(area[start], extent)
+        if area[start] + area[size] > extent:
+            area[size] = max(0.0, extent - area[start])
     # The page must exist in the document: the PDF the hooks give has one page (pages are 1-based on creation).
     if "page" in area:
         area["page"] = 1

@@ -137,6 +137,7 @@ def test_tags_become_fields_with_areas_at_their_boxes_on_1_based_pages():
     fields = field_tags.fields_of_tags([placed("Name", page=0, x=0.1, y=0.2), placed("Sig;type=signature", page=2)])
     assert [field["name"] for field in fields] == ["Name", "Sig"]
     assert fields[0]["areas"] == [{"x": 0.1, "y": 0.2, "w": 0.3, "h": 0.02, "page": 1}]
+    assert fields[0]["tag"] == "{{Name}}"
     assert fields[1]["areas"][0]["page"] == 3
 
 
