@@ -247,6 +247,12 @@ async def test_more_pages_than_the_bound_is_a_422(api):
     )
 
 
+async def test_a_condition_on_no_field_is_a_422_quoting_its_tag(api):
+    html = '<text-field name="Company" condition="Plan:Pro"></text-field>'
+    reply = await api.post("/api/templates/html", json={"html": html})
+    assert reply.status == 422 and reply.json["error"].endswith(f"(tag {html[:-13]})"), reply.json
+
+
 @pytest.mark.parametrize(
     ("body", "error"),
     [
