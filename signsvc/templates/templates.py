@@ -108,7 +108,7 @@ class Templates:
         changes: dict[str, Any] = {"roles": _used(roles, fields), "fields": fields}
         changes |= {"name": name} if name else {}
         changes |= {"shared_link": shared_link} if body.get("shared_link") is not None else {}
-        return await self._replaced(principal, existing.id, documents, changes, folder_name), False
+        return await self._replaced(principal, existing, documents, changes, folder_name), False
 
     async def _by_external_id(self, principal: Principal, external_id: str | None) -> Template | None:
         """The newest of the account's templates (not archived) with this external id."""
@@ -122,21 +122,21 @@ class Templates:
     async def _replaced(
         self,
         principal: Principal,
-        template_id: int,
+        existing: Template,
         documents: list[IngestedDocument],
         changes: dict[str, Any],
         folder_name: str | None,
     ) -> Template:
         """The template with new documents (its earlier ones' files forgotten) and `changes`, recorded with its
         `template.updated` event."""
-        combined = await self.ingest.combined(documents, changes.get("name") or documents[0].name)
+        combined = await self.ingest.combined(documents, changes.get("name") or existing.name)
         files = [file for document in documents for file in (document.pdf, *document.previews)] + (
             [combined] if combined else []
         )
         await self.files.write(files)
         try:
             async with self.db.transaction() as tx:
-                template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
+                template = auth.owned(principal, await stored.get_template(tx, existing.id), "Template")
                 await self._check_defaults(tx, template.account_id, changes["fields"])
                 now = self.clock.now()
                 if folder_name:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import io
+from urllib.parse import urlsplit
 
 import pypdfium2 as pdfium
 import pytest
@@ -168,6 +169,8 @@ async def test_an_external_id_of_the_account_updates_that_template(api, db):
     assert second["submitters"][0] == first["submitters"][0]
     assert [role["name"] for role in second["submitters"]] == ["Tenant", "Landlord"]
     assert (await fetch(api, second["documents"][0]["url"]))[:4] == b"%PDF"
+    earlier = urlsplit(first["documents"][0]["url"])
+    assert (await api.with_key(None).get(f"{earlier.path}?{earlier.query}")).status == 404  # its file forgotten
     assert await event_types(db, "template", first["id"]) == ["template.created", "template.updated"]
     listed = (await api.get("/api/templates?external_id=nda-v1")).json["data"]
     assert [template["id"] for template in listed] == [first["id"]]
