@@ -79,20 +79,7 @@ class Ingest:
             raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
         except pdf_calls.EngineError as exc:
             raise _file_refused(where, str(exc)) from None
-        name = name or "document"
-        extension, content_type = prepared.preview_extension, prepared.preview_content_type
-        return IngestedDocument(
-            uuid=str(uuids.uuid4()),
-            name=name,
-            pages=prepared.pages,
-            form_fields=prepared.fields,
-            tags=prepared.tags,
-            pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
-            previews=[
-                NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
-                for page, image in enumerate(prepared.previews)
-            ],
-        )
+        return ingested(prepared, name or "document")
 
     async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
         """One PDF of every document, when there is more than one."""
@@ -134,6 +121,23 @@ class Ingest:
             return await self.downloader.fetch(url)
         except downloads.DownloadError as exc:
             raise _file_refused(where, exc.message) from None
+
+
+def ingested(prepared: pdf_calls.PreparedPdf, name: str) -> IngestedDocument:
+    """A prepared PDF as a document of a new template, with a fresh uuid, its file named after it."""
+    extension, content_type = prepared.preview_extension, prepared.preview_content_type
+    return IngestedDocument(
+        uuid=str(uuids.uuid4()),
+        name=name,
+        pages=prepared.pages,
+        form_fields=prepared.fields,
+        tags=prepared.tags,
+        pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
+        previews=[
+            NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
+            for page, image in enumerate(prepared.previews)
+        ],
+    )
 
 
 def _is_url(file: str) -> bool:

@@ -28,12 +28,13 @@ from signsvc.templates import (
     template_preferences,
 )
 from signsvc.templates.documents import Ingest, IngestedDocument
+from signsvc.templates.html_documents import HtmlRenderer, sources
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.filters import TemplateFilters
 from storage.records import Principal, Template, TemplateDocument
-from storage.shapes import Condition, Field
+from storage.shapes import Condition, Field, Role
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ DEFAULT_FOLDER = "Default"
 class Templates:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest) -> None:
         self.db, self.clock, self.files, self.ingest = db, clock, files, ingest
+        self.html = HtmlRenderer(ingest.pool, ingest.downloader)
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
@@ -72,6 +74,89 @@ class Templates:
             folder_name=folder_name,
             shared_link=shared_link,
         )
+
+    async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Template, bool]:
+        """A template of HTML documents whose field tags are its fields (`html_documents`); True with it when it is
+        new. The `external_id` of one of the account's templates (not archived) replaces that template's documents,
+        fields and roles instead (keeping the uuids of roles of the same name), and `name`, `folder_name` and
+        `shared_link` when given."""
+        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
+        shared_link = json_fields.flag(body, "shared_link", True)
+        given = sources(body)
+        existing = await self._by_external_id(principal, external_id)
+        rendered = await self.html.documents(given)
+        documents = [one.document for one in rendered]
+        await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
+        roles = Roles(existing.roles) if existing else Roles()
+        tagged: list[tuple[errors.Location, dict[str, Any]]] = [
+            (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
+        ]
+        with _naming_tags(tagged):
+            roles, fields = _fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
+        if existing is None:
+            created = await self._created(
+                principal,
+                documents,
+                roles,
+                fields,
+                name=name,
+                external_id=external_id,
+                folder_name=folder_name,
+                shared_link=shared_link,
+            )
+            return created, True
+        changes: dict[str, Any] = {"roles": _used(roles, fields), "fields": fields}
+        changes |= {"name": name} if name else {}
+        changes |= {"shared_link": shared_link} if body.get("shared_link") is not None else {}
+        return await self._replaced(principal, existing, documents, changes, folder_name), False
+
+    async def _by_external_id(self, principal: Principal, external_id: str | None) -> Template | None:
+        """The newest of the account's templates (not archived) with this external id."""
+        if not external_id:
+            return None
+        found = await stored.list_templates(
+            self.db, principal.account_id, TemplateFilters(external_id=external_id, limit=1)
+        )
+        return found[0] if found else None
+
+    async def _replaced(
+        self,
+        principal: Principal,
+        existing: Template,
+        documents: list[IngestedDocument],
+        changes: dict[str, Any],
+        folder_name: str | None,
+    ) -> Template:
+        """The template with new documents (its earlier ones' files forgotten) and `changes`, recorded with its
+        `template.updated` event."""
+        combined = await self.ingest.combined(documents, changes.get("name") or existing.name)
+        files = [file for document in documents for file in (document.pdf, *document.previews)] + (
+            [combined] if combined else []
+        )
+        await self.files.write(files)
+        try:
+            async with self.db.transaction() as tx:
+                template = auth.owned(principal, await stored.get_template(tx, existing.id), "Template")
+                await self._check_defaults(tx, template.account_id, changes["fields"])
+                now = self.clock.now()
+                if folder_name:
+                    changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
+                earlier = await stored.list_documents(tx, template.id)
+                await stored.delete_documents(tx, template.id)
+                combined_blob = await self.files.record(tx, template.account_id, combined) if combined else None
+                await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
+                await stored.update_template(tx, template, changes, now)
+                for position, document in enumerate(documents):
+                    await self._record_document(tx, template.account_id, template.id, position, document, [])
+                forgotten = [blob_id for document in earlier for blob_id in _blob_ids(document)]
+                await self.files.delete(
+                    tx, forgotten + ([template.combined_blob_id] if template.combined_blob_id else [])
+                )
+                await self._event(tx, template.account_id, "template.updated", template.id)
+                return await stored.required_template(tx, template.id)
+        except BaseException:
+            await self.files.discard(files)
+            raise
 
     async def upload(
         self,
@@ -324,10 +409,12 @@ class Templates:
         )
 
 
-def _fields_of_documents(raw_documents: list[Any], documents: list[IngestedDocument]) -> tuple[Roles, list[Field]]:
-    """The roles and fields the creation input gives each document, else the document's own form fields; and the
-    fields of its text tags, but those an explicit or form field names."""
-    roles = Roles()
+def _fields_of_documents(
+    raw_documents: list[Any], documents: list[IngestedDocument], roles: Roles | None = None
+) -> tuple[Roles, list[Field]]:
+    """The roles (`roles` and those the fields name) and fields the creation input gives each document, else the
+    document's own form fields; and the fields of its text tags, but those an explicit or form field names."""
+    roles = roles or Roles()
     found: list[Field] = []
     places: list[errors.Location] = []
     tagged: list[tuple[errors.Location, dict[str, Any]]] = []
@@ -382,6 +469,12 @@ def _document_conditions(
     }
     condition_rules.refuse_loops(fields, found)
     return found
+
+
+def _used(roles: Roles, fields: list[Field]) -> list[Role]:
+    """The roles that fields belong to, in order (the first role when none does)."""
+    used = {field["submitter_uuid"] for field in fields}
+    return [role for role in roles.items if role["uuid"] in used] or roles.items[:1]
 
 
 def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) -> list[dict[str, Any]]:

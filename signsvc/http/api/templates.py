@@ -39,6 +39,12 @@ async def create(request: web.Request) -> web.Response:
     return await _shown(request, template.id, status=201)
 
 
+async def from_html(request: web.Request) -> web.Response:
+    """201 with a new template; 200 with the template of the same `external_id`, updated."""
+    template, created = await request.app[TEMPLATES].from_html(principal(request), await read_json(request))
+    return await _shown(request, template.id, status=201 if created else 200)
+
+
 async def show(request: web.Request) -> web.Response:
     return await _shown(request, record_id(request))
 
