@@ -70,26 +70,26 @@ class Ingest:
             raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
         except pdf_calls.EngineError as exc:
             raise _file_refused(where, str(exc)) from None
-        name = name or "document"
-        extension, content_type = prepared.preview_extension, prepared.preview_content_type
-        return IngestedDocument(
-            uuid=str(uuids.uuid4()),
-            name=name,
-            pages=prepared.pages,
-            form_fields=prepared.fields,
-            pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
-            previews=[
-                NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
-                for page, image in enumerate(prepared.previews)
-            ],
-        )
+        return _document(prepared, name or "document")
 
     async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
         """One PDF of every document, when there is more than one."""
-        if len(documents) < 2:
+        return await self.combined_pdfs([document.pdf.data for document in documents], name)
+
+    async def combined_pdfs(self, pdfs: list[bytes], name: str) -> NewFile | None:
+        """One PDF of all these PDFs, when there is more than one."""
+        if len(pdfs) < 2:
             return None
-        merged = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
+        merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
         return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
+
+    async def merged(self, pdfs: list[bytes], name: str, where: errors.Location) -> IngestedDocument:
+        """One new document of all the pages of these PDFs, in order, with its own page images."""
+        try:
+            merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+            return _document(await self.pool.run(pdf_calls.prepare, merged.data), name)
+        except pdf_calls.EngineError as exc:
+            raise errors.at(where, f"the documents cannot be merged into one: {exc}") from None
 
     async def merge(self, files: Any) -> str:
         """The merge tool: `files`, two to `MAX_MERGED` base64 PDFs, as one base64 PDF of all their pages."""
@@ -122,6 +122,21 @@ class Ingest:
             return await self.downloader.fetch(url)
         except downloads.DownloadError as exc:
             raise _file_refused(where, exc.message) from None
+
+
+def _document(prepared: pdf_calls.PreparedPdf, name: str) -> IngestedDocument:
+    extension, content_type = prepared.preview_extension, prepared.preview_content_type
+    return IngestedDocument(
+        uuid=str(uuids.uuid4()),
+        name=name,
+        pages=prepared.pages,
+        form_fields=prepared.fields,
+        pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
+        previews=[
+            NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
+            for page, image in enumerate(prepared.previews)
+        ],
+    )
 
 
 def _is_url(file: str) -> bool:
