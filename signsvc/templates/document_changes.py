@@ -217,11 +217,14 @@ class _Working:
 
 
 def _position(change: Change, count: int) -> int:
-    """The change's position among `count` places: 422 when there is no such place."""
+    """The change's position among `count` places (the documents, one more to add): 422 when there is no such."""
     assert change.position is not None
     if change.position >= count:
-        places = f"{count} place{'s' if count != 1 else ''}"
-        raise errors.at((*change.where, "position"), f"{change.position} does not exist: there are {places} from 0")
+        if change.action == ADD:
+            places = f"a document is added at a position from 0 to {count - 1}"
+        else:
+            places = f"the template has {count} document{'s' if count != 1 else ''} (positions from 0)"
+        raise errors.at((*change.where, "position"), f"{change.position} does not exist: {places}")
     return change.position
 
 

@@ -219,3 +219,14 @@ async def test_fewer_than_two_ids_or_not_ids_is_422(api):
     assert one.json == {"error": "template_ids must name at least 2 templates and at most 50"}
     named = await api.post("/api/templates/merge", json={"template_ids": [1, 2], "roles": ["A", " "]})
     assert named.json == {"error": "roles must be an array of role names"}
+
+
+async def test_a_webhook_endpoint_receives_template_created_with_the_merged_template(api, worker, receiver):
+    order, terms = await order_and_terms(api)
+    reply = await api.post("/api/webhooks", json={"url": receiver.url(), "events": ["template.created"]})
+    assert reply.status == 200, reply.json
+    merged = await merge(api, template_ids=[order["id"], terms["id"]])
+    await worker.drain()
+    [received] = receiver.received
+    assert received.json["event_type"] == "template.created"
+    assert (received.json["data"]["id"], received.json["data"]["schema"]) == (merged["id"], merged["schema"])
