@@ -83,6 +83,8 @@ def _change(raw: Any, where: errors.Location) -> Change:
     if position is not None and (not isinstance(position, int) or isinstance(position, bool) or position < 0):
         raise errors.at((*where, "position"), "must be an integer from 0")
     name = json_fields.text(raw, "name", where=where)
+    if remove and raw.get("file") is not None:
+        raise errors.at((*where, "file"), "is not taken by a change that removes a document")
     if raw.get("html") not in (None, ""):
         raise errors.at((*where, "html"), "html documents: not yet supported here; send the document as file")
     if replace and position is None:

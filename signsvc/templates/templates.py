@@ -229,45 +229,57 @@ class Templates:
         merged = merging.merged(sources, request.roles)
         await patterns.prepare(patterns.found_in(merged.fields))
         template_fields.refuse_stored_patterns(merged.fields, ("fields",))
-        first = sources[0].template
-        name = request.name or f"{first.name} (Merged)"
+        name = request.name or f"{sources[0].template.name} (Merged)"
         pdfs = [await self._stored_pdf(document.original) for document in merged.documents]
         combined = await self.ingest.combined_pdfs(pdfs, name)
         await self.files.write([combined] if combined else [])
         try:
             async with self.db.transaction() as tx:
-                await self._check_defaults(tx, principal.account_id, merged.fields)
-                now = self.clock.now()
-                folder = request.folder_name
-                folder_id = (
-                    (await stored.folder(tx, principal.account_id, folder, now)).id if folder else first.folder_id
-                )
-                combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None
-                template_id = await stored.insert_template(
-                    tx,
-                    account_id=principal.account_id,
-                    author_id=principal.user_id,
-                    folder_id=folder_id,
-                    slug=tokens.slug(),
-                    name=name,
-                    external_id=request.external_id,
-                    source="api",
-                    roles=merged.roles,
-                    fields=merged.fields,
-                    preferences=first.preferences,
-                    combined_blob_id=combined_blob.id if combined_blob else None,
-                    shared_link=request.shared_link,
-                    now=now,
-                )
-                for position, document in enumerate(merged.documents):
-                    await self._copy_document(
-                        tx, template_id, document.original, document.uuid, position, document.conditions
-                    )
+                template_id = await self._record_merged(tx, principal, request, sources, merged, name, combined)
                 await self._event(tx, principal.account_id, "template.created", template_id)
                 return await stored.required_template(tx, template_id)
         except BaseException:
             await self.files.discard([combined] if combined else [])
             raise
+
+    async def _record_merged(
+        self,
+        tx: Connection,
+        principal: Principal,
+        request: merging.MergeRequest,
+        sources: list[merging.Source],
+        merged: merging.Merged,
+        name: str,
+        combined: NewFile | None,
+    ) -> int:
+        """The merged template written, its documents' files copied; its id."""
+        for source in sources:  # their files are copied by id: a source changed or deleted meanwhile is not
+            if await stored.list_documents(tx, source.template.id) != source.documents:
+                raise errors.Invalid(f"Template {source.template.id} changed while it was being merged: send again")
+        await self._check_defaults(tx, principal.account_id, merged.fields)
+        now, first = self.clock.now(), sources[0].template
+        folder = request.folder_name
+        folder_id = (await stored.folder(tx, principal.account_id, folder, now)).id if folder else first.folder_id
+        combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None
+        template_id = await stored.insert_template(
+            tx,
+            account_id=principal.account_id,
+            author_id=principal.user_id,
+            folder_id=folder_id,
+            slug=tokens.slug(),
+            name=name,
+            external_id=request.external_id,
+            source="api",
+            roles=merged.roles,
+            fields=merged.fields,
+            preferences=first.preferences,
+            combined_blob_id=combined_blob.id if combined_blob else None,
+            shared_link=request.shared_link,
+            now=now,
+        )
+        for position, document in enumerate(merged.documents):
+            await self._copy_document(tx, template_id, document.original, document.uuid, position, document.conditions)
+        return template_id
 
     async def change_documents(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """Adds, replaces and removes documents, then merges them into one when asked

@@ -290,11 +290,19 @@ async def test_html_documents_are_not_taken_yet(api):
     )
 
 
-async def test_nothing_to_do_is_422_and_a_bad_file_is_422_naming_it(api):
+async def test_nothing_to_do_a_file_to_remove_replace_and_remove_at_once_and_a_bad_file_are_422_naming_them(api):
     template = await make(api, document("nda"))
     assert await refused(api, template["id"]) == (
         422,
         {"error": "documents must name documents to add, replace or remove (or merge must be true)"},
+    )
+    assert await refused(api, template["id"], documents=[{"remove": True, "position": 0, "file": b64(pdf(1))}]) == (
+        422,
+        {"error": "documents[0].file is not taken by a change that removes a document"},
+    )
+    assert await refused(api, template["id"], documents=[{"remove": True, "replace": True, "position": 0}]) == (
+        422,
+        {"error": "documents[0] cannot both replace and remove a document"},
     )
     status, body = await refused(api, template["id"], documents=[{"file": "not a document!"}])
     assert status == 422 and body["error"].startswith("documents[0].file"), body

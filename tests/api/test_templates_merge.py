@@ -219,6 +219,8 @@ async def test_fewer_than_two_ids_or_not_ids_is_422(api):
     assert one.json == {"error": "template_ids must name at least 2 templates and at most 50"}
     named = await api.post("/api/templates/merge", json={"template_ids": [1, 2], "roles": ["A", " "]})
     assert named.json == {"error": "roles must be an array of role names"}
+    blank = await api.post("/api/templates/merge", json={"template_ids": [1, 2], "name": " "})
+    assert (blank.status, blank.json) == (422, {"error": "name must not be empty"})
 
 
 async def test_a_webhook_endpoint_receives_template_created_with_the_merged_template(api, worker, receiver):
