@@ -70,26 +70,14 @@ class Ingest:
             raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
         except pdf_calls.EngineError as exc:
             raise _file_refused(where, str(exc)) from None
-        return _document(prepared, name or "document")
+        return ingested(prepared, name or "document")
 
     async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
         """One PDF of every document, when there is more than one."""
-        return await self.combined_pdfs([document.pdf.data for document in documents], name)
-
-    async def combined_pdfs(self, pdfs: list[bytes], name: str) -> NewFile | None:
-        """One PDF of all these PDFs, when there is more than one."""
-        if len(pdfs) < 2:
+        if len(documents) < 2:
             return None
-        merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+        merged = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
         return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
-
-    async def merged(self, pdfs: list[bytes], name: str, where: errors.Location) -> IngestedDocument:
-        """One new document of all the pages of these PDFs, in order, with its own page images."""
-        try:
-            merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
-            return _document(await self.pool.run(pdf_calls.prepare, merged.data), name)
-        except pdf_calls.EngineError as exc:
-            raise errors.at(where, f"the documents cannot be merged into one: {exc}") from None
 
     async def merge(self, files: Any) -> str:
         """The merge tool: `files`, two to `MAX_MERGED` base64 PDFs, as one base64 PDF of all their pages."""
@@ -103,6 +91,21 @@ class Ingest:
             return await self.pool.run(pdf_calls.merge_base64, files)
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(str(exc)) from None
+
+    async def combined_pdfs(self, pdfs: list[bytes], name: str) -> NewFile | None:
+        """One PDF of all these PDFs, when there is more than one (the documents of a template as stored)."""
+        if len(pdfs) < 2:
+            return None
+        merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+        return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
+
+    async def merged(self, pdfs: list[bytes], name: str, where: errors.Location) -> IngestedDocument:
+        """One new document of all the pages of these PDFs, in order, with its own page images."""
+        try:
+            merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+            return ingested(await self.pool.run(pdf_calls.prepare, merged.data), name)
+        except pdf_calls.EngineError as exc:
+            raise errors.at(where, f"the documents cannot be merged into one: {exc}") from None
 
     async def _prepared(self, content: str | bytes, where: errors.Location) -> pdf_calls.PreparedPdf:
         """Decoding, recognising and inspecting run in the pool; office files visit LibreOffice between."""
@@ -124,7 +127,8 @@ class Ingest:
             raise _file_refused(where, exc.message) from None
 
 
-def _document(prepared: pdf_calls.PreparedPdf, name: str) -> IngestedDocument:
+def ingested(prepared: pdf_calls.PreparedPdf, name: str) -> IngestedDocument:
+    """A prepared PDF as a document of a new template, with a fresh uuid, its file named after it."""
     extension, content_type = prepared.preview_extension, prepared.preview_content_type
     return IngestedDocument(
         uuid=str(uuids.uuid4()),

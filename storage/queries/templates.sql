@@ -87,5 +87,5 @@ DELETE FROM template_documents WHERE id = :id
 UPDATE template_documents SET position = :position WHERE id = :id
 
 -- set_combined_blob --
--- The PDF of all a template's documents in one (null for a template of one document).
+-- The PDF of all a template's documents, or none.
 UPDATE templates SET combined_blob_id = :combined_blob_id WHERE id = :id
