@@ -97,13 +97,13 @@ def _change(raw: Any, where: errors.Location) -> Change:
 def applied(
     template: Template,
     documents: list[TemplateDocument],
-    changes: list[Change],
+    request: Request,
     ingested: list[IngestedDocument | None],
 ) -> Plan:
     """The template's documents, roles and fields once every change is made; `ingested` holds the new document of
-    each change that brings one."""
+    each change that brings one. With `merge`, the documents must be fit to become one (`merged` makes it)."""
     working = _Working(template, documents)
-    for change, document in zip(changes, ingested, strict=True):
+    for change, document in zip(request.changes, ingested, strict=True):
         if change.action == REMOVE:
             working.remove(change)
         elif document is not None and change.action == REPLACE:
@@ -113,19 +113,14 @@ def applied(
     if not working.slots:
         raise errors.at(("documents",), "would remove every document: a template keeps at least one")
     working.refuse_dangling()
+    if request.merge:
+        _refuse_conditional(working.slots)
     return Plan(working.slots, working.roles.items, working.fields)
 
 
 def merged(plan: Plan, document: IngestedDocument) -> Plan:
     """The plan with its documents as the one `document` made of all their pages, in order: each area moves to
     its page there."""
-    for slot in plan.slots:
-        if slot.conditions:
-            raise errors.at(
-                ("merge",),
-                f"cannot make one document of documents that apply under conditions: {slot.name} has conditions; "
-                "remove them first",
-            )
     offsets, start = {}, 0
     for slot in plan.slots:
         offsets[slot.uuid], start = start, start + slot.page_count
@@ -216,6 +211,17 @@ class _Working:
         given = template_fields.fields(document.form_fields[:room], self.roles, pages, where, first_page=0)
         places = [(*where, index) for index in range(len(given))]
         self.fields += formula_checks.checked(condition_rules.checked_fields(given, places))
+
+
+def _refuse_conditional(slots: list[Slot]) -> None:
+    """One document cannot apply in part: documents with conditions are not merged."""
+    for slot in slots:
+        if slot.conditions and len(slots) > 1:
+            raise errors.at(
+                ("merge",),
+                f"cannot make one document of documents that apply under conditions: {slot.name} has conditions; "
+                "remove them first",
+            )
 
 
 def _position(change: Change, count: int) -> int:

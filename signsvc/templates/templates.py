@@ -292,7 +292,7 @@ class Templates:
             for change in request.changes
         ]
         await patterns.prepare(patterns.found_in([document.form_fields for document in ingested if document]))
-        plan = document_changes.applied(template, documents, request.changes, ingested)
+        plan = document_changes.applied(template, documents, request, ingested)
         if request.merge and len(plan.slots) > 1:
             pdfs = [await self._slot_pdf(slot) for slot in plan.slots]
             plan = document_changes.merged(plan, await self.ingest.merged(pdfs, template.name, ("merge",)))
