@@ -74,6 +74,8 @@ def setup(app: web.Application) -> None:
     app.router.add_delete(r"/api/templates/{id:\d{1,18}}", templates.destroy)
     app.router.add_post(r"/api/templates/{id:\d{1,18}}/clone", templates.clone)
     app.router.add_get(r"/api/templates/{id:\d{1,18}}/pdf", templates.pdf)
+    app.router.add_post("/api/templates/merge", templates.merge)
+    app.router.add_put(r"/api/templates/{id:\d{1,18}}/documents", templates.change_documents)
     app.router.add_get(r"/api/templates/{id:\d{1,18}}/submissions", submissions.of_template)
 
     app.router.add_get("/api/submissions", submissions.index)

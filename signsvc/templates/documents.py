@@ -101,6 +101,21 @@ class Ingest:
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(str(exc)) from None
 
+    async def combined_pdfs(self, pdfs: list[bytes], name: str) -> NewFile | None:
+        """One PDF of all these PDFs, when there is more than one (the documents of a template as stored)."""
+        if len(pdfs) < 2:
+            return None
+        merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+        return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
+
+    async def merged(self, pdfs: list[bytes], name: str, where: errors.Location) -> IngestedDocument:
+        """One new document of all the pages of these PDFs, in order, with its own page images."""
+        try:
+            merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+            return ingested(await self.pool.run(pdf_calls.prepare, merged.data), name)
+        except pdf_calls.EngineError as exc:
+            raise errors.at(where, f"the documents cannot be merged into one: {exc}") from None
+
     async def _prepared(
         self, content: str | bytes, where: errors.Location, tags: pdf_calls.TagReading | None
     ) -> pdf_calls.PreparedPdf:

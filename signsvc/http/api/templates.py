@@ -70,6 +70,17 @@ async def clone(request: web.Request) -> web.Response:
     return await _shown(request, template.id)
 
 
+async def merge(request: web.Request) -> web.Response:
+    template = await request.app[TEMPLATES].merge(principal(request), await read_json(request))
+    return await _shown(request, template.id, status=201)
+
+
+async def change_documents(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    template = await request.app[TEMPLATES].change_documents(principal(request), record_id(request), body)
+    return await _shown(request, template.id)
+
+
 async def pdf(request: web.Request) -> web.Response:
     templates = request.app[TEMPLATES]
     template = await templates.find(principal(request), record_id(request))
