@@ -1,11 +1,13 @@
 """A template's documents changed (`PUT /templates/{id}/documents`): the request read, then each change applied in
 order to the documents, roles and fields, and at last all documents merged into one when asked.
 
-- add: a new document at `position` (0-based, among the documents as the changes before left them) or at the end,
-  with the fields of its own PDF form;
+- add: a new document (a file, or HTML) at `position` (0-based, among the documents as the changes before left
+  them) or at the end, with its own fields: its PDF form's and its tags' (a file's `{{...}}` text tags, an HTML
+  document's field tags), read as on creation;
 - replace: the document at `position` becomes the new one, in its place and with its conditions. A new document
-  with a form of its own brings its fields and the old document's go; one without takes the old document's
-  fields, each area on the same page of the new document where that page exists (areas on pages past its end go);
+  with fields of its own (form or tags) brings them and the old document's go; one without takes the old
+  document's fields, each area on the same page of the new document where that page exists (areas on pages past
+  its end go);
 - remove: the document at `position`, else the first one named `name`, with the areas on it.
 
 A field whose every area went goes with them; one that a remaining field's conditions or formula, or a document's
@@ -19,8 +21,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from signsvc.infra import errors, json_fields
-from signsvc.templates import condition_rules, formula_checks, formulas, template_fields
+from signsvc.templates import (
+    condition_rules,
+    document_tags,
+    field_tags,
+    formula_checks,
+    formulas,
+    html_documents,
+    template_fields,
+)
 from signsvc.templates.documents import IngestedDocument
+from signsvc.templates.html_documents import HtmlSource
 from signsvc.templates.template_fields import Page, Roles
 from storage.records import Template, TemplateDocument
 from storage.shapes import Area, Condition, Field, Role
@@ -35,12 +46,29 @@ class Change:
     position: int | None
     name: str | None
     raw: dict[str, Any]  # what the document is read from (add, replace)
+    html: HtmlSource | None  # an HTML document to render instead of a file
 
 
 @dataclass(frozen=True)
 class Request:
     changes: list[Change]
     merge: bool
+    remove_tags: bool
+
+
+@dataclass(frozen=True)
+class NewDocument:
+    """The document a change brings; an HTML document's with the field inputs of its field tags (pages from 1)."""
+
+    document: IngestedDocument
+    html_fields: list[dict[str, Any]] | None = None
+
+    def tag_fields(self, where: errors.Location) -> list[dict[str, Any]]:
+        """The field inputs of its tags: an HTML document's field tags, else a file's text tags."""
+        return self.html_fields if self.html_fields is not None else document_tags.fields(self.document, where)
+
+    def has_fields(self, where: errors.Location) -> bool:
+        return bool(self.document.form_fields) or bool(self.tag_fields(where))
 
 
 @dataclass(frozen=True)
@@ -69,7 +97,10 @@ def parse(body: dict[str, Any]) -> Request:
         raise errors.at(("documents",), errors.must_be(list))
     if not raw and not merge:
         raise errors.at(("documents",), "must name documents to add, replace or remove (or merge must be true)")
-    return Request([_change(item, ("documents", index)) for index, item in enumerate(raw or [])], merge)
+    changes = [_change(item, ("documents", index)) for index, item in enumerate(raw or [])]
+    if (html := sum(change.html is not None for change in changes)) > html_documents.MAX_DOCUMENTS:
+        raise errors.at(("documents",), f"has {html} html documents: at most {html_documents.MAX_DOCUMENTS}")
+    return Request(changes, merge, json_fields.flag(body, "remove_tags", True))
 
 
 def _change(raw: Any, where: errors.Location) -> Change:
@@ -83,22 +114,26 @@ def _change(raw: Any, where: errors.Location) -> Change:
     if position is not None and (not isinstance(position, int) or isinstance(position, bool) or position < 0):
         raise errors.at((*where, "position"), "must be an integer from 0")
     name = json_fields.text(raw, "name", where=where)
-    if remove and raw.get("file") is not None:
-        raise errors.at((*where, "file"), "is not taken by a change that removes a document")
-    if raw.get("html") not in (None, ""):
-        raise errors.at((*where, "html"), "html documents: not yet supported here; send the document as file")
+    html_documents.page_settings(raw, where)
+    for key in ("file", "html"):
+        if remove and raw.get(key) is not None:
+            raise errors.at((*where, key), "is not taken by a change that removes a document")
+    html = raw.get("html") not in (None, "")
+    if html and raw.get("file") not in (None, ""):
+        raise errors.at(where, "takes a file or html, not both")
     if replace and position is None:
         raise errors.at((*where, "position"), "is required to replace a document")
     if remove and position is None and not name:
         raise errors.at(where, "needs a position or a name to remove a document")
-    return Change(where, REPLACE if replace else REMOVE if remove else ADD, position, name, raw)
+    action = REPLACE if replace else REMOVE if remove else ADD
+    return Change(where, action, position, name, raw, html_documents.item_source(raw, where) if html else None)
 
 
 def applied(
     template: Template,
     documents: list[TemplateDocument],
     request: Request,
-    ingested: list[IngestedDocument | None],
+    ingested: list[NewDocument | None],
 ) -> Plan:
     """The template's documents, roles and fields once every change is made; `ingested` holds the new document of
     each change that brings one. With `merge`, the documents must be fit to become one (`merged` makes it)."""
@@ -113,6 +148,7 @@ def applied(
     if not working.slots:
         raise errors.at(("documents",), "would remove every document: a template keeps at least one")
     working.refuse_dangling()
+    condition_rules.refuse_loops(working.fields, {slot.uuid: slot.conditions for slot in working.slots})
     if request.merge:
         _refuse_conditional(working.slots)
     return Plan(working.slots, working.roles.items, working.fields)
@@ -142,18 +178,18 @@ class _Working:
         self.fields = list(template.fields)
         self.dropped: dict[str, tuple[errors.Location, str]] = {}  # by field uuid: the change that took it, its name
 
-    def add(self, change: Change, document: IngestedDocument) -> None:
+    def add(self, change: Change, new: NewDocument) -> None:
         position = len(self.slots) if change.position is None else _position(change, len(self.slots) + 1)
-        self.slots.insert(position, _new_slot(document, []))
-        self._add_form_fields(change, document)
+        self.slots.insert(position, _new_slot(new.document, []))
+        self._add_own_fields(change, new)
 
-    def replace(self, change: Change, document: IngestedDocument) -> None:
+    def replace(self, change: Change, new: NewDocument) -> None:
         index = _position(change, len(self.slots))
-        old = self.slots[index]
+        old, document = self.slots[index], new.document
         self.slots[index] = _new_slot(document, old.conditions)
-        if document.form_fields:
+        if new.has_fields(change.where):
             self._keep_areas(change, lambda area: None if area["attachment_uuid"] == old.uuid else area)
-            self._add_form_fields(change, document)
+            self._add_own_fields(change, new)
             return
         pages = len(document.pages)
 
@@ -203,14 +239,26 @@ class _Working:
             fields.append(_with_areas(found, areas))
         self.fields = fields
 
-    def _add_form_fields(self, change: Change, document: IngestedDocument) -> None:
-        """The new document's own form fields, those beyond a template's limit left out."""
+    def _add_own_fields(self, change: Change, new: NewDocument) -> None:
+        """The new document's own fields, as on creation: its form fields (those beyond a template's limit left out),
+        then its tags' but those a form field names; their conditions name fields by name, the document's first,
+        then the template's. Roles by name, made when new."""
+        document = new.document
+        sizes = tuple((page["width"], page["height"]) for page in document.pages)
+        pages = [Page(document.uuid, len(document.pages), sizes)]
         room = max(template_fields.MAX_FIELDS - len(self.fields), 0)
-        where = (*change.where, "form_fields")
-        pages = [Page(document.uuid, len(document.pages))]
-        given = template_fields.fields(document.form_fields[:room], self.roles, pages, where, first_page=0)
-        places = [(*where, index) for index in range(len(given))]
-        self.fields += formula_checks.checked(condition_rules.checked_fields(given, places))
+        form_where, tags_where = (*change.where, "form_fields"), (*change.where, "tags")
+        form = template_fields.fields(document.form_fields[:room], self.roles, pages, form_where, first_page=0)
+        given = field_tags.without_named(new.tag_fields(change.where), [found["name"] for found in form])
+        with field_tags.naming_tags([((*tags_where, index), tag) for index, tag in enumerate(given)]):
+            tags = template_fields.fields(given, self.roles, pages, tags_where, first_page=1)
+            total = len(self.fields) + len(form) + len(tags)
+            if total > template_fields.MAX_FIELDS:
+                problem = f"would make {total} fields: a template has at most {template_fields.MAX_FIELDS}"
+                raise errors.at(change.where, problem)
+            places = [(*form_where, i) for i in range(len(form))] + [(*tags_where, i) for i in range(len(tags))]
+            checked = condition_rules.checked_fields(form + tags, places, others=self.fields)
+            self.fields += formula_checks.checked(checked)
 
 
 def _refuse_conditional(slots: list[Slot]) -> None:

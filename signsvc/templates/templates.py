@@ -7,9 +7,7 @@ request leaves neither a row nor a file behind.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import storage.files as stored_files
@@ -95,7 +93,7 @@ class Templates:
         tagged: list[tuple[errors.Location, dict[str, Any]]] = [
             (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
         ]
-        with _naming_tags(tagged):
+        with field_tags.naming_tags(tagged):
             roles, fields = _fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
         if existing is None:
             created = await self._created(
@@ -382,11 +380,13 @@ class Templates:
         request = document_changes.parse(body)
         template = await self.find(principal, template_id)
         documents = await stored.list_documents(self.db, template.id)
-        ingested = [
-            None if change.action == document_changes.REMOVE else await self.ingest.document(change.raw, change.where)
-            for change in request.changes
-        ]
-        await patterns.prepare(patterns.found_in([document.form_fields for document in ingested if document]))
+        tags = pdf_calls.TagReading(remove=request.remove_tags)
+        ingested = [await self._new_document(change, tags) for change in request.changes]
+        brought = [new for new in ingested if new]
+        await patterns.prepare(
+            patterns.found_in([[new.document.form_fields, new.html_fields] for new in brought])
+            + document_tags.patterns(new.document for new in brought if new.html_fields is None)
+        )
         plan = document_changes.applied(template, documents, request, ingested)
         if request.merge and len(plan.slots) > 1:
             pdfs = [await self._slot_pdf(slot) for slot in plan.slots]
@@ -403,6 +403,17 @@ class Templates:
         except BaseException:
             await self.files.discard(files)
             raise
+
+    async def _new_document(
+        self, change: document_changes.Change, tags: pdf_calls.TagReading
+    ) -> document_changes.NewDocument | None:
+        """The document a change brings: its file taken in (its text tags found), or its HTML rendered."""
+        if change.action == document_changes.REMOVE:
+            return None
+        if change.html is None:
+            return document_changes.NewDocument(await self.ingest.document(change.raw, change.where, tags))
+        [rendered] = await self.html.documents([change.html])
+        return document_changes.NewDocument(rendered.document, rendered.fields)
 
     async def _documents_changed(
         self,
@@ -597,23 +608,14 @@ def _fields_of_documents(
             found += given
         tag_fields = document_tags.fields(document, ("documents", index), taken=[f["name"] for f in found[before:]])
         tagged += [(("documents", index, "tags", i), given) for i, given in enumerate(tag_fields)]
-        with _naming_tags(tagged):
+        with field_tags.naming_tags(tagged):
             found += template_fields.fields(tag_fields, roles, pages, ("documents", index, "tags"), first_page=1)
         places += [("documents", index, "tags", i) for i in range(len(tag_fields))]
     if len(found) > template_fields.MAX_FIELDS:
         raise errors.Invalid(f"documents have {len(found)} fields: a template has at most {template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
-    with _naming_tags(tagged):
+    with field_tags.naming_tags(tagged):
         return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
-
-
-@contextlib.contextmanager
-def _naming_tags(tagged: list[tuple[errors.Location, dict[str, Any]]]) -> Iterator[None]:
-    """A refusal about a tag field quotes its tag."""
-    try:
-        yield
-    except errors.Invalid as error:
-        raise field_tags.naming_the_tag(error, tagged) from None
 
 
 def _document_conditions(
