@@ -15,9 +15,9 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, pdf_calls
 from signsvc.infra.files import NewFile
 from signsvc.templates import document_plan, document_tags, patterns
-from signsvc.templates.document_plan import Change, NewDocument, Plan, Slot
-from signsvc.templates.documents import Ingest
-from signsvc.templates.html_documents import HtmlRenderer
+from signsvc.templates.document_plan import Change, NewDocument, Plan, Request, Slot
+from signsvc.templates.documents import Ingest, IngestedDocument
+from signsvc.templates.html_documents import HtmlDocument, HtmlRenderer
 from signsvc.templates.template_writing import Writer, blob_ids
 from storage import Connection
 from storage.records import Principal, Template, TemplateDocument
@@ -33,14 +33,7 @@ class DocumentChanges:
         db = self.writer.db
         template = auth.owned(principal, await stored.get_template(db, template_id), "Template")
         documents = await stored.list_documents(db, template.id)
-        tags = pdf_calls.TagReading(remove=request.remove_tags)
-        ingested = [await self._new_document(change, tags) for change in request.changes]
-        brought = [new for new in ingested if new]
-        await patterns.prepare(
-            patterns.found_in([[new.document.form_fields, new.html_fields] for new in brought])
-            + document_tags.patterns(new.document for new in brought if new.html_fields is None)
-        )
-        plan = document_plan.applied(template, documents, request, ingested)
+        plan = document_plan.applied(template, documents, request, await self._new_documents(request))
         if request.merge and len(plan.slots) > 1:
             pdfs = [await self._slot_pdf(slot) for slot in plan.slots]
             plan = document_plan.merged(plan, await self.ingest.merged(pdfs, template.name, ("merge",)))
@@ -57,14 +50,27 @@ class DocumentChanges:
             await self.writer.files.discard(files)
             raise
 
-    async def _new_document(self, change: Change, tags: pdf_calls.TagReading) -> NewDocument | None:
+    async def _new_documents(self, request: Request) -> list[NewDocument | None]:
+        """The new document of each change that brings one, with the field inputs of its tags."""
+        tags = pdf_calls.TagReading(remove=request.remove_tags)
+        taken = [await self._taken_in(change, tags) for change in request.changes]
+        from_files = [one for one in taken if isinstance(one, IngestedDocument)]
+        rendered = [one for one in taken if isinstance(one, HtmlDocument)]
+        # Compiled off the event loop before the tags are read, which then finds each pattern compiled.
+        await patterns.prepare(
+            patterns.found_in([[one.form_fields for one in from_files], [one.fields for one in rendered]])
+            + document_tags.patterns(from_files)
+        )
+        return [_new_document(change, one) for change, one in zip(request.changes, taken, strict=True)]
+
+    async def _taken_in(self, change: Change, tags: pdf_calls.TagReading) -> IngestedDocument | HtmlDocument | None:
         """The document a change brings: its file taken in (its text tags found), or its HTML rendered."""
         if change.action == document_plan.REMOVE:
             return None
         if change.html is None:
-            return NewDocument(await self.ingest.document(change.raw, change.where, tags))
+            return await self.ingest.document(change.raw, change.where, tags)
         [rendered] = await self.html.documents([change.html])
-        return NewDocument(rendered.document, rendered.fields)
+        return rendered
 
     async def _written(
         self,
@@ -108,3 +114,10 @@ class DocumentChanges:
             return slot.new.pdf.data
         assert slot.kept is not None
         return await self.writer.stored_pdf(slot.kept)
+
+
+def _new_document(change: Change, taken: IngestedDocument | HtmlDocument | None) -> NewDocument | None:
+    """A document taken in with the field inputs of its tags (a refusal of a text tag names the change)."""
+    if isinstance(taken, HtmlDocument):
+        return NewDocument(taken.document, taken.fields)
+    return NewDocument(taken, document_tags.fields(taken, change.where)) if taken else None

@@ -24,7 +24,6 @@ from typing import Any
 from signsvc.infra import errors, json_fields
 from signsvc.templates import (
     condition_rules,
-    document_tags,
     field_tags,
     formula_checks,
     formulas,
@@ -59,17 +58,16 @@ class Request:
 
 @dataclass(frozen=True)
 class NewDocument:
-    """The document a change brings; an HTML document's with the field inputs of its field tags (pages from 1)."""
+    """The document a change brings, with the field inputs of its tags (pages from 1): a file's `{{...}}` text tags'
+    (`document_tags`), an HTML document's field tags' (`html_documents`)."""
 
     document: IngestedDocument
-    html_fields: list[dict[str, Any]] | None = None
+    tag_fields: list[dict[str, Any]]
 
-    def tag_fields(self, where: errors.Location) -> list[dict[str, Any]]:
-        """The field inputs of its tags: an HTML document's field tags, else a file's text tags."""
-        return self.html_fields if self.html_fields is not None else document_tags.fields(self.document, where)
-
-    def has_fields(self, where: errors.Location) -> bool:
-        return bool(self.document.form_fields) or bool(self.tag_fields(where))
+    @property
+    def has_fields(self) -> bool:
+        """Whether it brings fields of its own: form fields or tags."""
+        return bool(self.document.form_fields or self.tag_fields)
 
 
 @dataclass(frozen=True)
@@ -188,7 +186,7 @@ class _Working:
         index = _position(change, len(self.slots))
         old, document = self.slots[index], new.document
         self.slots[index] = _new_slot(document, old.conditions)
-        if new.has_fields(change.where):
+        if new.has_fields:
             self._keep_areas(change, lambda area: None if area["attachment_uuid"] == old.uuid else area)
             self._add_own_fields(change, new)
             return
@@ -250,7 +248,7 @@ class _Working:
         room = max(template_fields.MAX_FIELDS - len(self.fields), 0)
         form_where, tags_where = (*change.where, "form_fields"), (*change.where, "tags")
         form = template_fields.fields(document.form_fields[:room], self.roles, pages, form_where, first_page=0)
-        given = field_tags.without_named(new.tag_fields(change.where), [found["name"] for found in form])
+        given = field_tags.without_named(new.tag_fields, [found["name"] for found in form])
         with field_tags.naming_tags([((*tags_where, index), tag) for index, tag in enumerate(given)]):
             tags = template_fields.fields(given, self.roles, pages, tags_where, first_page=1)
             total = len(self.fields) + len(form) + len(tags)

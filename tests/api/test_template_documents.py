@@ -1,7 +1,8 @@
-"""PUT /api/templates/{id}/documents: documents added at a position or at the end, replaced (the old fields moved
-onto the new document's pages where they exist, unless it brings a form of its own), removed by position or name
-(with the fields only on them), and all merged into one; each change raises `template.updated` and leaves the
-submissions made before with their own documents."""
+"""PUT /api/templates/{id}/documents: documents (files or HTML) added at a position or at the end with their own fields
+(form fields, text tags, HTML field tags), replaced (the old fields moved onto the new document's pages where they
+exist, unless it brings fields of its own), removed by position or name (with the fields only on them), and all
+merged into one; each change raises `template.updated` and leaves the submissions made before with their own
+documents."""
 
 from __future__ import annotations
 
@@ -539,3 +540,20 @@ async def test_a_bad_text_tag_is_a_422_naming_the_change_and_the_tag_and_changes
     status, body = await refused(api, template["id"], documents=[{"file": b64(pdf(1))}, {"file": b64(tagged)}])
     assert status == 422 and body["error"].startswith("documents[1]: tag {{Sign;type=seal}}: type must be"), body
     assert (await api.get(f"/api/templates/{template['id']}")).json == template
+
+
+async def test_more_than_20_html_documents_in_one_request_is_422_before_any_is_rendered(api):
+    template = await make(api, document("nda"))
+    assert await refused(api, template["id"], documents=[{"html": "<p>x</p>"}] * 21) == (
+        422,
+        {"error": "documents has 21 html documents: at most 20"},
+    )
+
+
+async def test_tags_that_would_pass_a_templates_1000_fields_are_422(api):
+    template = await make(api, document("nda", 1, [{"name": f"F{i}", "role": "Signer"} for i in range(1000)]))
+    tagged = tagged_pdf((1, "{{Extra}}"))
+    assert await refused(api, template["id"], documents=[{"file": b64(tagged)}]) == (
+        422,
+        {"error": "documents[0] would make 1001 fields: a template has at most 1000"},
+    )
