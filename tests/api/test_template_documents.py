@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from docuseal import DocusealApi
 from fpdf import FPDF
-from pypdf import PdfReader
+from pypdf import PdfReader, PdfWriter
+from pypdf.annotations import Text
 
 from tests.support.app import LIVE_KEY
 from tests.support.documents import b64, pdf
@@ -512,6 +513,25 @@ async def test_an_added_pdf_s_text_tags_become_fields_and_leave_the_stored_pdf(a
     texts = page_texts(await fetch(api, changed["documents"][1]["url"]))
     assert "Initials" in texts[0] and "here" in texts[0] and "Again" in texts[1]
     assert not any("{{" in text or "type=" in text for text in texts), texts
+
+
+def with_noted_tags(pdf_data: bytes, *tags: str) -> bytes:
+    """The PDF with each tag as the text of a note on its first page (a tag the text scan also reads)."""
+    writer = PdfWriter(clone_from=io.BytesIO(pdf_data))
+    for index, tag in enumerate(tags):
+        writer.add_annotation(0, Text(rect=(300, 300 + 30 * index, 400, 320 + 30 * index), text=tag))
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+async def test_an_added_pdf_s_form_fields_win_over_its_tags_of_the_same_name(api):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    tagged = with_noted_tags(form_pdf(), "{{full_name;type=number}}", "{{Extra;type=date}}")
+    changed = await change(api, template["id"], documents=[{"file": b64(tagged)}])
+    added = changed["fields"][2:]
+    assert [f["type"] for f in added if f["name"] == "full_name"] == ["text"]
+    assert [f["type"] for f in added if f["name"] == "Extra"] == ["date"]
 
 
 async def test_remove_tags_false_keeps_the_tags_in_the_stored_pdf_and_still_makes_their_fields(api):
