@@ -97,6 +97,36 @@ class PreparedPdf:
 
 
 @dataclass(frozen=True)
+class HtmlBox:
+    """Where a field tag was drawn: page 0-based; border box in fractions of the page from its top-left corner."""
+
+    page: int
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class HtmlTag:
+    """A field tag of an HTML document, in document order: its element name, attributes, and boxes drawn."""
+
+    tag: str
+    attributes: dict[str, str]
+    boxes: list[HtmlBox]
+
+
+@dataclass(frozen=True)
+class RenderedHtml:
+    """HTML rendered: the PDF prepared as an uploaded one is, and its field tags; or, when the HTML names https
+    resources not given yet, only their URLs (`wanted`), to download and render again."""
+
+    prepared: PreparedPdf | None
+    tags: list[HtmlTag]
+    wanted: list[str]
+
+
+@dataclass(frozen=True)
 class Ingested:
     """An uploaded document: prepared when it is a PDF or an image; else its kind and bytes (an office file
     for LibreOffice, or a kind nobody can use)."""
@@ -210,6 +240,40 @@ def prepare(pdf: bytes, tags: TagReading | None = None) -> PreparedPdf:
         previews.CONTENT_TYPE,
         found,
     )
+
+
+def render_html(
+    html: str,
+    page_size: str,
+    header: str | None,
+    footer: str | None,
+    resources: dict[str, tuple[bytes, str] | None],
+    wanting: bool,
+    max_pages: int,
+    seconds: float,
+) -> RenderedHtml:
+    """HTML rendered to PDF (`signsvc.pdf.html_render` says how, and what the arguments are), prepared for a
+    template with its field tags."""
+    from signsvc.pdf import html_render
+
+    with _engine_errors():
+        rendering = html_render.render(
+            html,
+            page_size=page_size,
+            header=header,
+            footer=footer,
+            resources=resources,
+            wanting=wanting,
+            max_pages=max_pages,
+            seconds=seconds,
+        )
+    if rendering.pdf is None:
+        return RenderedHtml(None, [], rendering.wanted)
+    tags = [
+        HtmlTag(tag.tag, tag.attributes, [HtmlBox(box.page, box.x, box.y, box.w, box.h) for box in tag.boxes])
+        for tag in rendering.tags
+    ]
+    return RenderedHtml(prepare(rendering.pdf), tags, [])
 
 
 def find_text_tags(pdf: bytes) -> list[TextTag]:

@@ -50,34 +50,18 @@ class Ingest:
     ) -> IngestedDocument:
         """`{"file": base64 or URL, "name": ...}` taken in; with `tags`, its text tags found (and removed from its
         PDF and pictures when `tags.remove`), also in an office document, after its conversion."""
-        if not isinstance(raw, dict):
-            raise errors.at(where, errors.must_be(dict))
-        file = raw.get("file")
-        if not isinstance(file, str) or not file.strip():
-            raise errors.at((*where, "file"), "is required: the file as base64 or an https:// URL")
-        name = raw.get("name")
-        if name is not None and not isinstance(name, str):
-            raise errors.at((*where, "name"), errors.must_be(str))
-        file = file.strip()
+        file, name = _file_and_name(raw, where)
         content = await self._download(file, where) if _is_url(file) else file
-        return await self._ingested(content, _document_name(name, file), where, tags)
+        return await self._ingested(content, name, where, tags)
 
     async def source(self, raw: Any, where: errors.Location) -> tuple[bytes, str | None]:
         """A document's file as bytes (decoded in the pool, or downloaded) and its name, for callers that read the
         file themselves before it is taken in (`from_source`)."""
-        if not isinstance(raw, dict):
-            raise errors.at(where, errors.must_be(dict))
-        file = raw.get("file")
-        if not isinstance(file, str) or not file.strip():
-            raise errors.at((*where, "file"), "is required: the file as base64 or an https:// URL")
-        name = raw.get("name")
-        if name is not None and not isinstance(name, str):
-            raise errors.at((*where, "name"), errors.must_be(str))
-        file = file.strip()
+        file, name = _file_and_name(raw, where)
         if _is_url(file):
-            return await self._download(file, where), _document_name(name, file)
+            return await self._download(file, where), name
         try:
-            return await self.pool.run(pdf_calls.decode, file), _document_name(name, file)
+            return await self.pool.run(pdf_calls.decode, file), name
         except pdf_calls.NotBase64:
             raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
 
@@ -104,20 +88,7 @@ class Ingest:
             raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
         except pdf_calls.EngineError as exc:
             raise _file_refused(where, str(exc)) from None
-        name = name or "document"
-        extension, content_type = prepared.preview_extension, prepared.preview_content_type
-        return IngestedDocument(
-            uuid=str(uuids.uuid4()),
-            name=name,
-            pages=prepared.pages,
-            form_fields=prepared.fields,
-            tags=prepared.tags,
-            pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
-            previews=[
-                NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
-                for page, image in enumerate(prepared.previews)
-            ],
-        )
+        return ingested(prepared, name or "document")
 
     async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
         """One PDF of every document, when there is more than one."""
@@ -139,6 +110,21 @@ class Ingest:
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(str(exc)) from None
 
+    async def combined_pdfs(self, pdfs: list[bytes], name: str) -> NewFile | None:
+        """One PDF of all these PDFs, when there is more than one (the documents of a template as stored)."""
+        if len(pdfs) < 2:
+            return None
+        merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+        return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
+
+    async def merged(self, pdfs: list[bytes], name: str, where: errors.Location) -> IngestedDocument:
+        """One new document of all the pages of these PDFs, in order, with its own page images."""
+        try:
+            merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+            return ingested(await self.pool.run(pdf_calls.prepare, merged.data), name)
+        except pdf_calls.EngineError as exc:
+            raise errors.at(where, f"the documents cannot be merged into one: {exc}") from None
+
     async def _prepared(
         self, content: str | bytes, where: errors.Location, tags: pdf_calls.TagReading | None
     ) -> pdf_calls.PreparedPdf:
@@ -159,6 +145,37 @@ class Ingest:
             return await self.downloader.fetch(url)
         except downloads.DownloadError as exc:
             raise _file_refused(where, exc.message) from None
+
+
+def ingested(prepared: pdf_calls.PreparedPdf, name: str) -> IngestedDocument:
+    """A prepared PDF as a document of a new template, with a fresh uuid, its file named after it."""
+    extension, content_type = prepared.preview_extension, prepared.preview_content_type
+    return IngestedDocument(
+        uuid=str(uuids.uuid4()),
+        name=name,
+        pages=prepared.pages,
+        form_fields=prepared.fields,
+        tags=prepared.tags,
+        pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
+        previews=[
+            NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
+            for page, image in enumerate(prepared.previews)
+        ],
+    )
+
+
+def _file_and_name(raw: Any, where: errors.Location) -> tuple[str, str | None]:
+    """A document input's `file` (base64 or a URL, trimmed) and its name: `name`, else the URL's file name."""
+    if not isinstance(raw, dict):
+        raise errors.at(where, errors.must_be(dict))
+    file = raw.get("file")
+    if not isinstance(file, str) or not file.strip():
+        raise errors.at((*where, "file"), "is required: the file as base64 or an https:// URL")
+    name = raw.get("name")
+    if name is not None and not isinstance(name, str):
+        raise errors.at((*where, "name"), errors.must_be(str))
+    file = file.strip()
+    return file, _document_name(name, file)
 
 
 def _is_url(file: str) -> bool:

@@ -18,10 +18,9 @@ from typing import Any
 
 from signsvc.infra import errors, json_fields, pdf_calls
 from signsvc.infra.files import NewFile
-from signsvc.templates import docx_variables
+from signsvc.templates import docx_variables, variables_schema
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.docx_variables import DocxProblem
-from signsvc.templates.docx_variables.schema import merged
 
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
@@ -51,10 +50,7 @@ async def taken_in(ingest: Ingest, raw_documents: Any) -> list[DocxDocument]:
 
 
 def variables_of(documents: list[DocxDocument]) -> dict[str, Any]:
-    schema: dict[str, Any] = {}
-    for document in documents:
-        schema = merged(schema, document.variables_schema)
-    return schema
+    return variables_schema.union([document.variables_schema for document in documents])
 
 
 async def _taken_in(ingest: Ingest, raw: Any, where: errors.Location) -> DocxDocument:

@@ -1,4 +1,5 @@
-"""Templates: create from documents, change, clone, archive, delete.
+"""Templates: create from documents (and HTML), change, clone, merge, change their documents, archive, delete.
+A merge is `merging.Merger`'s, a change of documents `document_changes.DocumentChanges`'.
 
 Every change commits with its `template.created` / `template.updated` event (the outbox). Files are
 written before the transaction that records them and removed again when it fails, so a refused
@@ -7,9 +8,7 @@ request leaves neither a row nor a file behind.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import storage.templates as stored
@@ -17,7 +16,6 @@ from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, pdf_calls, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
-from signsvc.submissions import field_values
 from signsvc.templates import (
     condition_rules,
     document_tags,
@@ -25,17 +23,21 @@ from signsvc.templates import (
     formula_checks,
     from_docx,
     patterns,
+    rekeying,
     template_fields,
     template_preferences,
     variables_schema,
 )
+from signsvc.templates.document_changes import DocumentChanges
 from signsvc.templates.documents import Ingest, IngestedDocument
+from signsvc.templates.html_documents import HtmlRenderer, sources
+from signsvc.templates.merging import Merger
 from signsvc.templates.template_fields import Page, Roles
-from signsvc.webhooks import events
+from signsvc.templates.template_writing import Writer, blob_ids
 from storage import Connection, Database
 from storage.filters import TemplateFilters
 from storage.records import Principal, Template, TemplateDocument
-from storage.shapes import Condition, Field
+from storage.shapes import Condition, Field, Role
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,10 @@ DEFAULT_FOLDER = "Default"
 class Templates:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest) -> None:
         self.db, self.clock, self.files, self.ingest = db, clock, files, ingest
+        self.html = HtmlRenderer(ingest.pool, ingest.downloader)
+        self.writer = Writer(db, clock, files)
+        self._merger = Merger(self.writer, ingest)
+        self._document_changes = DocumentChanges(self.writer, ingest, self.html)
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
@@ -68,7 +74,7 @@ class Templates:
             body["documents"],
             [one.document for one in taken],
             settings,
-            sources={one.document.uuid: one.source for one in taken if one.source},
+            docx_sources={one.document.uuid: one.source for one in taken if one.source},
             variables=from_docx.variables_of(taken),
         )
 
@@ -79,7 +85,7 @@ class Templates:
         documents: list[IngestedDocument],
         settings: dict[str, Any],
         *,
-        sources: dict[str, NewFile] | None = None,
+        docx_sources: dict[str, NewFile] | None = None,
         variables: dict[str, Any] | None = None,
     ) -> Template:
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
@@ -94,10 +100,93 @@ class Templates:
             roles,
             fields,
             document_conditions=_document_conditions(raw_documents, documents, fields),
-            sources=sources,
+            docx_sources=docx_sources,
             variables=variables,
             **settings,
         )
+
+    async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Template, bool]:
+        """A template of HTML documents whose field tags are its fields (`html_documents`); True with it when it is
+        new. The `external_id` of one of the account's templates (not archived) replaces that template's documents,
+        fields and roles instead (keeping the uuids of roles of the same name), and `name`, `folder_name` and
+        `shared_link` when given."""
+        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
+        shared_link = json_fields.flag(body, "shared_link", True)
+        given = sources(body)
+        existing = await self._by_external_id(principal, external_id)
+        rendered = await self.html.documents(given)
+        documents = [one.document for one in rendered]
+        await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
+        roles = Roles(existing.roles) if existing else Roles()
+        tagged: list[tuple[errors.Location, dict[str, Any]]] = [
+            (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
+        ]
+        with field_tags.naming_tags(tagged):
+            roles, fields = _fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
+        if existing is None:
+            created = await self._created(
+                principal,
+                documents,
+                roles,
+                fields,
+                name=name,
+                external_id=external_id,
+                folder_name=folder_name,
+                shared_link=shared_link,
+            )
+            return created, True
+        changes: dict[str, Any] = {"roles": _used(roles, fields), "fields": fields}
+        changes |= {"name": name} if name else {}
+        changes |= {"shared_link": shared_link} if body.get("shared_link") is not None else {}
+        return await self._replaced(principal, existing, documents, changes, folder_name), False
+
+    async def _by_external_id(self, principal: Principal, external_id: str | None) -> Template | None:
+        """The newest of the account's templates (not archived) with this external id."""
+        if not external_id:
+            return None
+        found = await stored.list_templates(
+            self.db, principal.account_id, TemplateFilters(external_id=external_id, limit=1)
+        )
+        return found[0] if found else None
+
+    async def _replaced(
+        self,
+        principal: Principal,
+        existing: Template,
+        documents: list[IngestedDocument],
+        changes: dict[str, Any],
+        folder_name: str | None,
+    ) -> Template:
+        """The template with new documents (its earlier ones' files forgotten) and `changes`, recorded with its
+        `template.updated` event."""
+        combined = await self.ingest.combined(documents, changes.get("name") or existing.name)
+        files = [file for document in documents for file in (document.pdf, *document.previews)] + (
+            [combined] if combined else []
+        )
+        await self.files.write(files)
+        try:
+            async with self.db.transaction() as tx:
+                template = auth.owned(principal, await stored.get_template(tx, existing.id), "Template")
+                await self.writer.check_defaults(tx, template.account_id, changes["fields"])
+                now = self.clock.now()
+                if folder_name:
+                    changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
+                earlier = await stored.list_documents(tx, template.id)
+                await stored.delete_documents(tx, template.id)
+                combined_blob = await self.files.record(tx, template.account_id, combined) if combined else None
+                await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
+                await stored.update_template(tx, template, changes, now)
+                for position, document in enumerate(documents):
+                    await self.writer.record_document(tx, template.account_id, template.id, position, document, [])
+                forgotten = [blob_id for document in earlier for blob_id in blob_ids(document)]
+                await self.files.delete(
+                    tx, forgotten + ([template.combined_blob_id] if template.combined_blob_id else [])
+                )
+                await self.writer.event(tx, template.account_id, "template.updated", template.id)
+                return await stored.required_template(tx, template.id)
+        except BaseException:
+            await self.files.discard(files)
+            raise
 
     async def upload(
         self,
@@ -130,23 +219,23 @@ class Templates:
         folder_name: str | None,
         shared_link: bool,
         document_conditions: dict[str, list[Condition]] | None = None,
-        sources: dict[str, NewFile] | None = None,
+        docx_sources: dict[str, NewFile] | None = None,
         variables: dict[str, Any] | None = None,
     ) -> Template:
         """The template of ingested documents, recorded with their files (and the sources of dynamic documents,
         by document uuid) and its `template.created` event."""
         name = name or documents[0].name
-        sources = sources or {}
+        docx_sources = docx_sources or {}
         combined = await self.ingest.combined(documents, name)
         files = [file for document in documents for file in (document.pdf, *document.previews)] + (
             [combined] if combined else []
         )
-        files += list(sources.values())
+        files += list(docx_sources.values())
         await self.files.write(files)
         try:
             async with self.db.transaction() as tx:
                 # In the transaction that stores the template: the files the defaults name are the account's then.
-                await self._check_defaults(tx, principal.account_id, fields)
+                await self.writer.check_defaults(tx, principal.account_id, fields)
                 now = self.clock.now()
                 folder = await stored.folder(tx, principal.account_id, folder_name or DEFAULT_FOLDER, now)
                 combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None
@@ -169,16 +258,16 @@ class Templates:
                 )
                 for position, document in enumerate(documents):
                     conditions = (document_conditions or {}).get(document.uuid, [])
-                    await self._record_document(
+                    await self.writer.record_document(
                         tx,
                         principal.account_id,
                         template_id,
                         position,
                         document,
                         conditions,
-                        sources.get(document.uuid),
+                        docx_sources.get(document.uuid),
                     )
-                await self._event(tx, principal.account_id, "template.created", template_id)
+                await self.writer.event(tx, principal.account_id, "template.created", template_id)
                 return await stored.required_template(tx, template_id)
         except BaseException:
             await self.files.discard(files)
@@ -209,7 +298,7 @@ class Templates:
             await stored.update_template(tx, template, changes, self.clock.now())
             for uuid, conditions in changes.get("document_conditions", {}).items():
                 await stored.set_document_conditions(tx, template.id, uuid, conditions)
-            await self._event(tx, template.account_id, "template.updated", template.id)
+            await self.writer.event(tx, template.account_id, "template.updated", template.id)
             return await stored.required_template(tx, template.id)
 
     async def archive(self, principal: Principal, template_id: int) -> Template:
@@ -225,9 +314,9 @@ class Templates:
             template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
             documents = await stored.list_documents(tx, template.id)
             await stored.delete_template(tx, template.id)
-            blob_ids = [blob_id for document in documents for blob_id in _blob_ids(document)]
-            blob_ids += [template.combined_blob_id] if template.combined_blob_id else []
-            await self.files.delete(tx, blob_ids)
+            gone = [blob_id for document in documents for blob_id in blob_ids(document)]
+            gone += [template.combined_blob_id] if template.combined_blob_id else []
+            await self.files.delete(tx, gone)
         return template
 
     async def clone(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
@@ -239,8 +328,8 @@ class Templates:
             await patterns.prepare(patterns.found_in(source.fields))
             template_fields.refuse_stored_patterns(source.fields, ("fields",))
             documents = await stored.list_documents(tx, source.id)
-            await self._check_defaults(tx, source.account_id, source.fields)
-            fresh = _fresh_uuids(source, documents)
+            await self.writer.check_defaults(tx, source.account_id, source.fields)
+            fresh = rekeying.fresh_uuids(source, documents)
             folder_id = (
                 (await stored.folder(tx, source.account_id, folder_name, now)).id if folder_name else source.folder_id
             )
@@ -254,8 +343,8 @@ class Templates:
                 name=name or f"{source.name} (Clone)",
                 external_id=external_id,
                 source="api",
-                roles=_renamed(source.roles, fresh),
-                fields=formula_checks.renamed(_renamed(source.fields, fresh), fresh),
+                roles=rekeying.renamed(source.roles, fresh),
+                fields=rekeying.renamed_fields(source.fields, fresh),
                 preferences=source.preferences,
                 combined_blob_id=combined.id if combined else None,
                 shared_link=source.shared_link,
@@ -263,55 +352,22 @@ class Templates:
                 variables_schema=source.variables_schema,
             )
             for document in documents:
-                await self._copy_document(tx, clone_id, document, fresh)
-            await self._event(tx, source.account_id, "template.created", clone_id)
+                conditions = rekeying.renamed(document.conditions, fresh)
+                await self.writer.copy_document(
+                    tx, clone_id, document, fresh[document.uuid], document.position, conditions
+                )
+            await self.writer.event(tx, source.account_id, "template.created", clone_id)
             return await stored.required_template(tx, clone_id)
 
-    async def _record_document(
-        self,
-        tx: Connection,
-        account_id: int,
-        template_id: int,
-        position: int,
-        document: IngestedDocument,
-        conditions: list[Condition],
-        source: NewFile | None,
-    ) -> None:
-        """The document with its files; `source`: a dynamic document's DOCX."""
-        blob = await self.files.record(tx, account_id, document.pdf)
-        source_blob = await self.files.record(tx, account_id, source) if source else None
-        previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
-        await stored.insert_document(
-            tx,
-            template_id=template_id,
-            uuid=document.uuid,
-            position=position,
-            name=document.name,
-            blob_id=blob.id,
-            pages=document.pages,
-            previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
-            conditions=conditions,
-            source_blob_id=source_blob.id if source_blob else None,
-        )
+    async def merge(self, principal: Principal, body: dict[str, Any]) -> Template:
+        """A new template of several, in order: their documents, roles and fields with fresh uuids
+        (`signsvc.templates.merging`)."""
+        return await self._merger.merge(principal, body)
 
-    async def _copy_document(
-        self, tx: Connection, template_id: int, document: TemplateDocument, fresh: dict[str, str]
-    ) -> None:
-        blob = await self.files.copy(tx, document.blob_id)
-        previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
-        source = await self.files.copy(tx, document.source_blob_id) if document.source_blob_id else None
-        await stored.insert_document(
-            tx,
-            template_id=template_id,
-            uuid=fresh[document.uuid],
-            position=document.position,
-            name=document.name,
-            blob_id=blob.id,
-            pages=document.pages,
-            previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
-            conditions=_renamed(document.conditions, fresh),
-            source_blob_id=source.id if source else None,
-        )
+    async def change_documents(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
+        """Adds, replaces and removes documents, then merges them into one when asked
+        (`signsvc.templates.document_changes`)."""
+        return await self._document_changes.change(principal, template_id, body)
 
     async def _changes(self, tx: Connection, template: Template, body: dict[str, Any]) -> dict[str, Any]:
         changes: dict[str, Any] = {}
@@ -344,7 +400,7 @@ class Templates:
             changes["fields"] = formula_checks.checked(
                 condition_rules.checked_fields(given, [("fields", i) for i in range(len(given))])
             )
-            await self._check_defaults(tx, template.account_id, changes["fields"])
+            await self.writer.check_defaults(tx, template.account_id, changes["fields"])
             changes["roles"] = roles.items
         if "schema" in body or "fields" in body:
             documents = await stored.list_documents(tx, template.id)
@@ -352,31 +408,13 @@ class Templates:
             changes["document_conditions"] = condition_rules.schema_conditions(body.get("schema"), documents, fields)
         return changes
 
-    async def _check_defaults(self, conn: Connection, account_id: int, fields: list[Field]) -> None:
-        """A default of a signature, initials, image, stamp or file field names files of the account by their ids
-        (a file field's, a list of them; images but for a file field): 422 naming the field otherwise."""
-        named = field_values.named(fields)
-        given = [(f, item) for f in named for item in field_values.named_files(f, f.get("default_value"))]
-        owned = await self.files.owned(conn, account_id, [item for _, item in given])
-        for found, item in given:
-            if not isinstance(item, str) or item not in owned:
-                shown = str(item) if len(str(item)) <= 50 else f"{str(item)[:50]}..."
-                raise errors.Invalid(
-                    f"{found['name']}: default_value must name a file of this account by its id, not {shown}"
-                )
-            if found["type"] != "file" and not owned[item].content_type.startswith("image/"):
-                raise errors.Invalid(f"{found['name']}: default_value must name an image, the file {item} is not one")
 
-    async def _event(self, tx: Connection, account_id: int, event_type: str, template_id: int) -> None:
-        await events.record(
-            tx, self.clock, account_id=account_id, event_type=event_type, record_type="template", record_id=template_id
-        )
-
-
-def _fields_of_documents(raw_documents: list[Any], documents: list[IngestedDocument]) -> tuple[Roles, list[Field]]:
-    """The roles and fields the creation input gives each document, else the document's own form fields; and the
-    fields of its text tags, but those an explicit or form field names."""
-    roles = Roles()
+def _fields_of_documents(
+    raw_documents: list[Any], documents: list[IngestedDocument], roles: Roles | None = None
+) -> tuple[Roles, list[Field]]:
+    """The roles (`roles` and those the fields name) and fields the creation input gives each document, else the
+    document's own form fields; and the fields of its text tags, but those an explicit or form field names."""
+    roles = roles or Roles()
     found: list[Field] = []
     places: list[errors.Location] = []
     tagged: list[tuple[errors.Location, dict[str, Any]]] = []
@@ -400,23 +438,14 @@ def _fields_of_documents(raw_documents: list[Any], documents: list[IngestedDocum
             found += given
         tag_fields = document_tags.fields(document, ("documents", index), taken=[f["name"] for f in found[before:]])
         tagged += [(("documents", index, "tags", i), given) for i, given in enumerate(tag_fields)]
-        with _naming_tags(tagged):
+        with field_tags.naming_tags(tagged):
             found += template_fields.fields(tag_fields, roles, pages, ("documents", index, "tags"), first_page=1)
         places += [("documents", index, "tags", i) for i in range(len(tag_fields))]
     if len(found) > template_fields.MAX_FIELDS:
         raise errors.Invalid(f"documents have {len(found)} fields: a template has at most {template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
-    with _naming_tags(tagged):
+    with field_tags.naming_tags(tagged):
         return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
-
-
-@contextlib.contextmanager
-def _naming_tags(tagged: list[tuple[errors.Location, dict[str, Any]]]) -> Iterator[None]:
-    """A refusal about a tag field quotes its tag."""
-    try:
-        yield
-    except errors.Invalid as error:
-        raise field_tags.naming_the_tag(error, tagged) from None
 
 
 def _document_conditions(
@@ -431,6 +460,12 @@ def _document_conditions(
     }
     condition_rules.refuse_loops(fields, found)
     return found
+
+
+def _used(roles: Roles, fields: list[Field]) -> list[Role]:
+    """The roles that fields belong to, in order (the first role when none does)."""
+    used = {field["submitter_uuid"] for field in fields}
+    return [role for role in roles.items if role["uuid"] in used] or roles.items[:1]
 
 
 def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) -> list[dict[str, Any]]:
@@ -472,27 +507,6 @@ def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
         else:
             roles.append({"name": name, "uuid": template_fields.new_uuid()})
     return Roles(roles)
-
-
-def _fresh_uuids(template: Template, documents: list[TemplateDocument]) -> dict[str, str]:
-    old = [role["uuid"] for role in template.roles] + [document.uuid for document in documents]
-    for field in template.fields:
-        old += [field["uuid"]] + [option["uuid"] for option in field.get("options", [])]
-    return {uuid: template_fields.new_uuid() for uuid in old}
-
-
-def _renamed(value: Any, fresh: dict[str, str]) -> Any:
-    """`value` with every uuid in `fresh` replaced by its new one."""
-    if isinstance(value, dict):
-        return {key: _renamed(item, fresh) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_renamed(item, fresh) for item in value]
-    return fresh.get(value, value) if isinstance(value, str) else value
-
-
-def _blob_ids(document: TemplateDocument) -> list[int]:
-    source = [document.source_blob_id] if document.source_blob_id else []
-    return [document.blob_id] + [preview["id"] for preview in document.previews] + source
 
 
 def _creation_settings(body: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,8 @@ the variables the schema marks `"required": true`.
 An entry has a `type` (string, number, boolean, date, array, object) and may have `required` (a boolean),
 `properties` (an object's entries), `items` (an array's element entry); other keys (`form_type`, `format`,
 `default_value`, `options`, `description`...) are kept as given.
+
+A template made of several (`POST /templates/merge`) has the `union` of their schemas.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from signsvc.infra import errors, json_fields
+from signsvc.templates.docx_variables.schema import merged
 
 TYPES = ("string", "number", "boolean", "date", "array", "object")
 
@@ -41,6 +44,16 @@ def _check_entry(entry: Any, where: errors.Location) -> None:
         checked(entry["properties"], (*where, "properties"))
     if "items" in entry:
         _check_entry(entry["items"], (*where, "items"))
+
+
+def union(schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every variable of the schemas, in order. A variable several name: the wider type's entry (array and object
+    over number, boolean and date, those over string; on a tie the first schema's), its properties and its
+    elements' entry merged alike, required when any marks it required."""
+    found: dict[str, Any] = {}
+    for schema in schemas:
+        found = merged(found, schema)
+    return found
 
 
 def require(schema: dict[str, Any], variables: dict[str, Any]) -> None:

@@ -7,12 +7,15 @@ name the template's documents by uuid.
 Conditions name other fields (and `schema` items the template's documents) by uuids the generator cannot know:
 valid cases go without them; their rules are the API tests' (tests/api/test_conditions.py) and the negative
 cases'. A formula is an expression of a grammar of its own that names fields by uuid: valid cases go without one too
-(tests/api/test_formulas.py has its rules).
+(tests/api/test_formulas.py has its rules). A change of a template's documents is made an add at the end: a
+replace or a remove names positions and names of documents the generator cannot know.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from tests.fuzz.records import PDF
 
 _WITH_OPTIONS = {"select", "radio", "multiple"}
 _PAGE = (595.28, 841.89)  # the hooks' PDF: one A4 page, in points (tests/support/documents.py)
@@ -42,6 +45,22 @@ def repair(operation: str, case: Any) -> None:
                     field["areas"] = []
                 if isinstance(field, dict):
                     _without_references(field)
+    elif operation == "updateTemplateDocuments":
+        _document_changes(body)
+
+
+def _document_changes(body: dict[str, Any]) -> None:
+    """Each change an add at the end, of a PDF, and at least one: removing and replacing name positions and names of
+    the template's documents, which the generator cannot know (their rules are tests/api/test_template_documents.py's,
+    and the negative cases')."""
+    changes = body.get("documents")
+    if not isinstance(changes, list) or not changes:
+        changes = body["documents"] = [{}]
+    for change in changes:
+        if isinstance(change, dict):
+            for key in ("remove", "replace", "position", "html"):
+                change.pop(key, None)
+            change["file"] = PDF
 
 
 def _signable(case: Any, body: dict[str, Any]) -> None:

@@ -7,7 +7,9 @@
 A value written is a string; a condition's path tested alone a boolean; one compared with a literal has the
 literal's type; a loop's path an array, whose elements are objects when the loop reads their parts (`item.name`),
 strings when it writes them whole (`item`). A path with parts (`company.name`) is an object. When uses disagree,
-array and object win over the plain types, and number or boolean over string.
+array and object win over the plain types, and number, boolean or date over string. Two schemas merge by the
+same rule (`merged`); on a tie the first one's entry stays, and an entry either marks `"required": true` is
+required.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import signsvc.templates.docx_variables.expressions as expressions
 from signsvc.templates.docx_variables.tags import Tag
 
 _ITEMS = "[]"  # the step from an array to its elements
-_RANK = {None: 0, "string": 1, "number": 2, "boolean": 2, "object": 3, "array": 3}
+_RANK = {None: 0, "string": 1, "number": 2, "boolean": 2, "date": 2, "object": 3, "array": 3}
 
 
 def of_tags(top: list[Tag]) -> dict[str, Any]:
@@ -41,6 +43,8 @@ def _merged_entry(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
         entry["properties"] = merged(one.get("properties", {}), other.get("properties", {}))
     if "items" in one and "items" in other:
         entry["items"] = _merged_entry(one["items"], other["items"])
+    if one.get("required") is True or other.get("required") is True:
+        entry["required"] = True
     return entry
 
 
