@@ -2,6 +2,7 @@
 template's `variables_schema`, dynamic documents keeping their DOCX, required variables checked at submission
 time, and DOCX files or tags that cannot be used refused with a 422 naming them."""
 
+import hashlib
 import io
 from datetime import timedelta
 from pathlib import Path
@@ -57,6 +58,20 @@ async def pdf_text(api, document: dict) -> str:
 
 def stored_files(config):
     return [path for path in Path(config.data_dir).rglob("*") if path.is_file()]
+
+
+def is_stored(config, data: bytes) -> bool:
+    """Whether the file store holds this content (the directory store keeps it under its sha256)."""
+    sha256 = hashlib.sha256(data).hexdigest()
+    return (Path(config.data_dir) / "files" / sha256[:2] / sha256[2:4] / sha256).is_file()
+
+
+async def deleted(api, clock, worker, *templates: dict) -> None:
+    """The templates deleted for good, and their files swept once the grace period is over."""
+    for template in templates:
+        assert (await api.delete(f"/api/templates/{template['id']}?permanently=true")).status == 200
+    clock.advance(REMOVAL_GRACE + timedelta(minutes=10))
+    await worker.drain()
 
 
 @SOFFICE
@@ -237,3 +252,112 @@ async def test_without_libreoffice_a_docx_is_422_saying_so(api, monkeypatch):
 async def test_a_template_made_from_a_pdf_has_an_empty_variables_schema(api):
     reply = await api.post("/api/templates", json={"documents": [{"file": b64(pdf()), "fields": [FIELD]}]})
     assert reply.json["variables_schema"] == {} and "dynamic" not in reply.json["schema"][0]
+
+
+# A template whose variables_schema differs from ORDER_SCHEMA: a tie on signer_name, total narrower, invoices'
+# elements with another property, and a variable of its own.
+OTHER_SCHEMA = {
+    "signer_name": {"type": "string", "description": "the buyer"},
+    "total": {"type": "string"},
+    "invoices": {
+        "type": "array",
+        "items": {"type": "object", "properties": {"sku": {"type": "string", "required": True}}},
+    },
+    "due": {"type": "date"},
+}
+
+
+async def dynamic_order_and_other(api, data: bytes) -> tuple[dict, dict]:
+    """A dynamic DOCX template whose signer_name is required, and a PDF template with OTHER_SCHEMA set."""
+    order = await create(api, {"name": "order", "file": b64(data), "dynamic": True, "fields": [FIELD]}, name="Order")
+    required = {**ORDER_SCHEMA, "signer_name": {"type": "string", "required": True}}
+    assert (await api.put(f"/api/templates/{order['id']}", json={"variables_schema": required})).status == 200
+    other = await api.post("/api/templates", json={"name": "Other", "documents": [{"file": b64(pdf()), "fields": []}]})
+    assert (await api.put(f"/api/templates/{other.json['id']}", json={"variables_schema": OTHER_SCHEMA})).status == 200
+    return order, other.json
+
+
+async def merged(api, *templates: dict) -> dict:
+    reply = await api.post("/api/templates/merge", json={"template_ids": [t["id"] for t in templates]})
+    assert reply.status == 201, reply.json
+    return reply.json
+
+
+@SOFFICE
+async def test_a_merged_template_keeps_a_dynamic_documents_docx_and_has_the_union_of_the_variables_schemas(
+    api, config, clock, worker
+):
+    data = order_docx()
+    order, other = await dynamic_order_and_other(api, data)
+    merge = await merged(api, order, other)
+    assert [item.get("dynamic", False) for item in merge["schema"]] == [True, False]
+    invoice = {"name": {"type": "string"}, "price": {"type": "string"}, "sku": {"type": "string", "required": True}}
+    union = {
+        "signer_name": {"type": "string", "required": True},  # a tie: the first template's, required by it
+        "is_vip": {"type": "boolean"},
+        "total": {"type": "number"},  # number is wider than the other's string
+        "invoices": {"type": "array", "items": {"type": "object", "properties": invoice}},
+        "due": {"type": "date"},
+    }
+    assert merge["variables_schema"] == union
+    # The other order: the tie goes to the other template's entry, still required.
+    reversed_merge = await merged(api, other, order)
+    assert reversed_merge["variables_schema"]["signer_name"] == {
+        "type": "string",
+        "description": "the buyer",
+        "required": True,
+    }
+    assert [item.get("dynamic", False) for item in reversed_merge["schema"]] == [False, True]
+    await deleted(api, clock, worker, order, reversed_merge)
+    assert is_stored(config, data)  # the merged template's own copy of the DOCX
+    await deleted(api, clock, worker, merge)
+    assert not is_stored(config, data)
+
+
+@SOFFICE
+async def test_a_clone_of_a_merged_template_keeps_the_dynamic_documents_docx_and_the_schema(api, config, clock, worker):
+    data = order_docx()
+    order, other = await dynamic_order_and_other(api, data)
+    merge = await merged(api, order, other)
+    clone = (await api.post(f"/api/templates/{merge['id']}/clone", json={})).json
+    assert clone["variables_schema"] == merge["variables_schema"]
+    assert [item.get("dynamic", False) for item in clone["schema"]] == [True, False]
+    assert clone["documents"][0]["uuid"] != merge["documents"][0]["uuid"]
+    await deleted(api, clock, worker, order, merge)
+    assert is_stored(config, data)
+    await deleted(api, clock, worker, clone)
+    assert not is_stored(config, data)
+
+
+@SOFFICE
+async def test_removing_a_dynamic_document_with_put_documents_forgets_its_docx(api, config, clock, worker):
+    data = order_docx()
+    template = await create(api, {"name": "order", "file": b64(data), "dynamic": True, "fields": [FIELD]})
+    change = {"documents": [{"name": "terms", "file": b64(pdf())}, {"remove": True, "name": "order"}]}
+    reply = await api.put(f"/api/templates/{template['id']}/documents", json=change)
+    assert reply.status == 200, reply.json
+    assert [(item["name"], "dynamic" in item) for item in reply.json["schema"]] == [("terms", False)]
+    assert reply.json["variables_schema"] == ORDER_SCHEMA  # the schema is the template's: PUT /templates/{id} sets it
+    clock.advance(REMOVAL_GRACE + timedelta(minutes=10))
+    await worker.drain()
+    assert not is_stored(config, data)
+
+
+@SOFFICE
+async def test_replacing_a_dynamic_document_or_merging_it_into_one_document_forgets_its_docx(
+    api, config, clock, worker
+):
+    data = order_docx()
+    replaced = await create(api, {"name": "order", "file": b64(data), "dynamic": True, "fields": [FIELD]})
+    merged_into_one = await create(api, {"name": "order", "file": b64(data), "dynamic": True, "fields": [FIELD]})
+    replace = {"documents": [{"replace": True, "position": 0, "file": b64(pdf())}]}
+    # One document made of them all is a PDF of their pages: the DOCX is no longer the template's.
+    merge = {"documents": [{"name": "terms", "file": b64(pdf())}], "merge": True}
+    for template, change in ((replaced, replace), (merged_into_one, merge)):
+        reply = await api.put(f"/api/templates/{template['id']}/documents", json=change)
+        assert reply.status == 200, reply.json
+        assert len(reply.json["schema"]) == 1 and "dynamic" not in reply.json["schema"][0]
+    assert is_stored(config, data)  # until the removal's grace period is over
+    clock.advance(REMOVAL_GRACE + timedelta(minutes=10))
+    await worker.drain()
+    assert not is_stored(config, data)

@@ -8,7 +8,7 @@ import zipfile
 import docx
 import pytest
 
-from signsvc.templates import docx_variables
+from signsvc.templates import docx_variables, variables_schema
 from signsvc.templates.docx_variables import expressions, rendering, tags
 from signsvc.templates.docx_variables.problems import DocxProblem
 
@@ -287,6 +287,30 @@ def test_a_variable_compared_with_a_number_is_a_number_though_also_written():
     assert docx_variables.variables_schema(make("[[total]] [[if: total >= 10]]x[[end]]")) == {
         "total": {"type": "number"}
     }
+
+
+def test_the_union_of_schemas_keeps_the_wider_type_the_first_on_a_tie_and_required_when_any_requires():
+    first = {
+        "name": {"type": "string", "description": "first"},
+        "due": {"type": "string"},
+        "company": {"type": "object", "properties": {"name": {"type": "string"}}},
+    }
+    second = {
+        "name": {"type": "string", "required": True, "description": "second"},
+        "due": {"type": "date"},
+        "company": {"type": "object", "properties": {"vat": {"type": "string", "required": True}}},
+        "items": {"type": "array"},
+    }
+    assert variables_schema.union([first, second, {}]) == {
+        "name": {"type": "string", "description": "first", "required": True},
+        "due": {"type": "date"},
+        "company": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "vat": {"type": "string", "required": True}},
+        },
+        "items": {"type": "array"},
+    }
+    assert variables_schema.union([]) == {}
 
 
 def test_a_document_without_tags_has_an_empty_schema():
