@@ -55,7 +55,13 @@ def variables_of(documents: list[DocxDocument]) -> dict[str, Any]:
 
 async def _taken_in(ingest: Ingest, raw: Any, where: errors.Location) -> DocxDocument:
     data, name = await ingest.source(raw, where)
-    dynamic = json_fields.flag(raw, "dynamic", False, where=where)
+    return await document_of(ingest, data, name, json_fields.flag(raw, "dynamic", False, where=where), where)
+
+
+async def document_of(
+    ingest: Ingest, data: bytes, name: str | None, dynamic: bool, where: errors.Location
+) -> DocxDocument:
+    """The DOCX file's document (`where` is its item in the request, for messages), kept when `dynamic`."""
     try:
         inspected = await ingest.pool.run(inspect, data)
     except DocxProblem as exc:

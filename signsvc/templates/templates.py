@@ -9,6 +9,7 @@ request leaves neither a row nor a file behind.
 from __future__ import annotations
 
 import logging
+from pathlib import PurePosixPath
 from typing import Any
 
 import storage.templates as stored
@@ -196,15 +197,34 @@ class Templates:
         *,
         name: str | None = None,
         folder_name: str | None = None,
+        dynamic: bool = False,
     ) -> Template:
         """A template of one uploaded file, made as `create` makes one of
         `{"name": name, "folder_name": folder_name, "documents": [{"file": <data as base64>, "name": filename}]}`
-        (the same rules and messages), without the file ever held as base64 text."""
+        (the same rules and messages), without the file ever held as base64 text. `dynamic`: a DOCX made as
+        `create_from_docx` makes it with `"dynamic": true`, its DOCX kept to be filled with a submission's
+        variables."""
+        if dynamic:
+            return await self._uploaded_docx(principal, data, filename, name=name, folder_name=folder_name)
         document = await self.ingest.uploaded(data, filename, ("documents", 0), pdf_calls.TagReading())
         await patterns.prepare(patterns.found_in(document.form_fields) + document_tags.patterns([document]))
         roles, fields = _fields_of_documents([{}], [document])
         return await self._created(
             principal, [document], roles, fields, name=name, external_id=None, folder_name=folder_name, shared_link=True
+        )
+
+    async def _uploaded_docx(
+        self, principal: Principal, data: bytes, filename: str, *, name: str | None, folder_name: str | None
+    ) -> Template:
+        stem = PurePosixPath(filename).stem.strip() or None
+        taken = await from_docx.document_of(self.ingest, data, stem, True, ("documents", 0))
+        return await self._created_from_input(
+            principal,
+            [{}],
+            [taken.document],
+            {"name": name, "external_id": None, "folder_name": folder_name, "shared_link": True},
+            docx_sources={taken.document.uuid: taken.source} if taken.source else None,
+            variables=taken.variables_schema,
         )
 
     async def _created(

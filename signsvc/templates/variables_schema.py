@@ -59,19 +59,19 @@ def union(schemas: list[dict[str, Any]]) -> dict[str, Any]:
 def require(schema: dict[str, Any], variables: dict[str, Any]) -> None:
     """A 422 naming the first variable the schema marks required that `variables` does not give (missing, null or
     empty text); an object's required properties are checked when the object is given."""
-    missing = _missing(schema, variables, "variables")
+    missing = _missing(schema, variables, ("variables",))
     if missing:
-        raise errors.Invalid(f"{missing} is required by the template's variables_schema", location=("variables",))
+        raise errors.at(missing, "is required by the template's variables_schema")
 
 
-def _missing(schema: dict[str, Any], given: dict[str, Any], where: str) -> str | None:
+def _missing(schema: dict[str, Any], given: dict[str, Any], where: errors.Location) -> errors.Location | None:
     for name, entry in schema.items():
         if not isinstance(entry, dict):
             continue
         value = given.get(name)
         if entry.get("required") is True and (value is None or (isinstance(value, str) and not value.strip())):
-            return f"{where}.{name}"
+            return (*where, name)
         inner = entry.get("properties")
-        if isinstance(value, dict) and isinstance(inner, dict) and (found := _missing(inner, value, f"{where}.{name}")):
+        if isinstance(value, dict) and isinstance(inner, dict) and (found := _missing(inner, value, (*where, name))):
             return found
     return None
