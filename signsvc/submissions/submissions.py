@@ -33,7 +33,7 @@ from signsvc.submissions import (
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
-from signsvc.templates import patterns
+from signsvc.templates import patterns, variables_schema
 from signsvc.templates.documents import Ingest
 from signsvc.webhooks import events
 from storage import Connection, Database, StorageError
@@ -128,6 +128,7 @@ class Submissions:
         await patterns.prepare(patterns.found_in(body))
         request = inputs.parse(body, self.clock.now())
         template = await self._template(principal, request.template_id)
+        variables_schema.require(template.variables_schema, request.variables)
         request = email_verification.applied(request, template)
         assigned = _assign_roles(template, request.submitters)
         fields = _fields_with_readonly(template, assigned)

@@ -3,7 +3,8 @@ caller's), the new template's roles, fields and documents made of the sources', 
 is, and the new template written with copies of their files and its `template.created` event.
 
 Roles collapse by name (any case): role i of every source is named `roles[i]` when `roles` is given, so the roles
-at one index become one; without it, roles of the same name become one.
+at one index become one; without it, roles of the same name become one. The `variables_schema` is the union of the
+sources' (`variables_schema.union`), and a dynamic document keeps a copy of its DOCX.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import storage.templates as stored
 from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.files import NewFile
-from signsvc.templates import patterns, rekeying, template_fields
+from signsvc.templates import patterns, rekeying, template_fields, variables_schema
 from signsvc.templates.documents import Ingest
 from signsvc.templates.template_writing import Writer
 from storage import Connection
@@ -53,6 +54,7 @@ class Merged:
     roles: list[Role]
     fields: list[Field]
     documents: list[MergedDocument]
+    variables_schema: dict[str, Any]
 
 
 def parse(body: dict[str, Any]) -> MergeRequest:
@@ -83,7 +85,8 @@ def may_exist(template_id: int) -> bool:
 
 
 def merged(sources: list[Source], role_names: list[str] | None) -> Merged:
-    """The sources' documents in order, their fields after them in the same order, every uuid new."""
+    """The sources' documents in order, their fields after them in the same order, every uuid new; the union of
+    their variables."""
     names = role_names or []
     roles: list[Role] = []
     for name in names:
@@ -104,7 +107,10 @@ def merged(sources: list[Source], role_names: list[str] | None) -> Merged:
             ("template_ids",), f"have {len(fields)} fields in all: a template has at most {template_fields.MAX_FIELDS}"
         )
     return Merged(
-        roles or [{"name": template_fields.DEFAULT_ROLE, "uuid": template_fields.new_uuid()}], fields, documents
+        roles or [{"name": template_fields.DEFAULT_ROLE, "uuid": template_fields.new_uuid()}],
+        fields,
+        documents,
+        variables_schema.union([source.template.variables_schema for source in sources]),
     )
 
 
@@ -190,6 +196,7 @@ class Merger:
             combined_blob_id=combined_blob.id if combined_blob else None,
             shared_link=request.shared_link,
             now=now,
+            variables_schema=combination.variables_schema,
         )
         for position, document in enumerate(combination.documents):
             await self.writer.copy_document(

@@ -1,6 +1,6 @@
 """What the template operations write with, in the caller's transaction: a document's row and its files (taken in,
-or copied from another template's), the files the fields' defaults name checked against the account's, the
-template's events; and a stored document's PDF read back."""
+or copied from another template's; a dynamic document's DOCX among them), the files the fields' defaults name
+checked against the account's, the template's events; and a stored document's PDF read back."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import storage.files as stored_files
 import storage.templates as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files
+from signsvc.infra.files import Files, NewFile
 from signsvc.submissions import field_values
 from signsvc.templates.documents import IngestedDocument
 from signsvc.webhooks import events
@@ -33,9 +33,12 @@ class Writer:
         position: int,
         document: IngestedDocument,
         conditions: list[Condition],
+        source: NewFile | None = None,
     ) -> None:
+        """The document with its files; `source`: a dynamic document's DOCX."""
         blob = await self.files.record(tx, account_id, document.pdf)
         previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
+        source_blob = await self.files.record(tx, account_id, source) if source else None
         await stored.insert_document(
             tx,
             template_id=template_id,
@@ -46,6 +49,7 @@ class Writer:
             pages=document.pages,
             previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
             conditions=conditions,
+            source_blob_id=source_blob.id if source_blob else None,
         )
 
     async def copy_document(
@@ -57,9 +61,10 @@ class Writer:
         position: int,
         conditions: list[Condition],
     ) -> None:
-        """A copy of another template's document, with files of its own."""
+        """A copy of another template's document, with files of its own (a dynamic document's DOCX too)."""
         blob = await self.files.copy(tx, document.blob_id)
         previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
+        source = await self.files.copy(tx, document.source_blob_id) if document.source_blob_id else None
         await stored.insert_document(
             tx,
             template_id=template_id,
@@ -70,6 +75,7 @@ class Writer:
             pages=document.pages,
             previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
             conditions=conditions,
+            source_blob_id=source.id if source else None,
         )
 
     async def check_defaults(self, conn: Connection, account_id: int, fields: list[Field]) -> None:
@@ -100,5 +106,6 @@ class Writer:
 
 
 def blob_ids(document: TemplateDocument) -> list[int]:
-    """The files of a stored document: its PDF and its page images."""
-    return [document.blob_id] + [preview["id"] for preview in document.previews]
+    """The files of a stored document: its PDF, its page images and a dynamic document's DOCX."""
+    source = [document.source_blob_id] if document.source_blob_id else []
+    return [document.blob_id] + [preview["id"] for preview in document.previews] + source

@@ -15,16 +15,18 @@ import storage.templates as stored
 from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, pdf_calls, tokens
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files
+from signsvc.infra.files import Files, NewFile
 from signsvc.templates import (
     condition_rules,
     document_tags,
     field_tags,
     formula_checks,
+    from_docx,
     patterns,
     rekeying,
     template_fields,
     template_preferences,
+    variables_schema,
 )
 from signsvc.templates.document_changes import DocumentChanges
 from signsvc.templates.documents import Ingest, IngestedDocument
@@ -52,8 +54,7 @@ class Templates:
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
-        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
-        shared_link = json_fields.flag(body, "shared_link", True)
+        settings = _creation_settings(body)
         tags = pdf_calls.TagReading(remove=json_fields.flag(body, "remove_tags", True))
         raw_documents = body.get("documents")
         if not isinstance(raw_documents, list) or not raw_documents:
@@ -61,6 +62,32 @@ class Templates:
         documents = [
             await self.ingest.document(raw, ("documents", index), tags) for index, raw in enumerate(raw_documents)
         ]
+        return await self._created_from_input(principal, raw_documents, documents, settings)
+
+    async def create_from_docx(self, principal: Principal, body: dict[str, Any]) -> Template:
+        """A template from DOCX documents (from_docx.py): their variables in its `variables_schema`, the DOCX of
+        each dynamic one kept with it."""
+        settings = _creation_settings(body)
+        taken = await from_docx.taken_in(self.ingest, body.get("documents"))
+        return await self._created_from_input(
+            principal,
+            body["documents"],
+            [one.document for one in taken],
+            settings,
+            docx_sources={one.document.uuid: one.source for one in taken if one.source},
+            variables=from_docx.variables_of(taken),
+        )
+
+    async def _created_from_input(
+        self,
+        principal: Principal,
+        raw_documents: list[Any],
+        documents: list[IngestedDocument],
+        settings: dict[str, Any],
+        *,
+        docx_sources: dict[str, NewFile] | None = None,
+        variables: dict[str, Any] | None = None,
+    ) -> Template:
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
         await patterns.prepare(
             patterns.found_in([raw_documents, [document.form_fields for document in documents]])
@@ -73,10 +100,9 @@ class Templates:
             roles,
             fields,
             document_conditions=_document_conditions(raw_documents, documents, fields),
-            name=name,
-            external_id=external_id,
-            folder_name=folder_name,
-            shared_link=shared_link,
+            docx_sources=docx_sources,
+            variables=variables,
+            **settings,
         )
 
     async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Template, bool]:
@@ -193,13 +219,18 @@ class Templates:
         folder_name: str | None,
         shared_link: bool,
         document_conditions: dict[str, list[Condition]] | None = None,
+        docx_sources: dict[str, NewFile] | None = None,
+        variables: dict[str, Any] | None = None,
     ) -> Template:
-        """The template of ingested documents, recorded with their files and its `template.created` event."""
+        """The template of ingested documents, recorded with their files (and the sources of dynamic documents,
+        by document uuid) and its `template.created` event."""
         name = name or documents[0].name
+        docx_sources = docx_sources or {}
         combined = await self.ingest.combined(documents, name)
         files = [file for document in documents for file in (document.pdf, *document.previews)] + (
             [combined] if combined else []
         )
+        files += list(docx_sources.values())
         await self.files.write(files)
         try:
             async with self.db.transaction() as tx:
@@ -223,11 +254,18 @@ class Templates:
                     combined_blob_id=combined_blob.id if combined_blob else None,
                     shared_link=shared_link,
                     now=now,
+                    variables_schema=variables,
                 )
                 for position, document in enumerate(documents):
                     conditions = (document_conditions or {}).get(document.uuid, [])
                     await self.writer.record_document(
-                        tx, principal.account_id, template_id, position, document, conditions
+                        tx,
+                        principal.account_id,
+                        template_id,
+                        position,
+                        document,
+                        conditions,
+                        docx_sources.get(document.uuid),
                     )
                 await self.writer.event(tx, principal.account_id, "template.created", template_id)
                 return await stored.required_template(tx, template_id)
@@ -311,6 +349,7 @@ class Templates:
                 combined_blob_id=combined.id if combined else None,
                 shared_link=source.shared_link,
                 now=now,
+                variables_schema=source.variables_schema,
             )
             for document in documents:
                 conditions = rekeying.renamed(document.conditions, fresh)
@@ -346,6 +385,8 @@ class Templates:
             changes["shared_link"] = json_fields.flag(body, "shared_link", template.shared_link)
         if "preferences" in body:
             changes["preferences"] = template_preferences.changed(template.preferences, body["preferences"])
+        if "variables_schema" in body:
+            changes["variables_schema"] = variables_schema.checked(body["variables_schema"])
         if "archived" in body:
             archived = json_fields.flag(body, "archived")
             changes["archived_at"] = (template.archived_at or now) if archived else None
@@ -466,3 +507,14 @@ def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
         else:
             roles.append({"name": name, "uuid": template_fields.new_uuid()})
     return Roles(roles)
+
+
+def _creation_settings(body: dict[str, Any]) -> dict[str, Any]:
+    """What the creation input says of the template itself: its name, external id, folder and shared link."""
+    name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
+    return {
+        "name": name,
+        "external_id": external_id,
+        "folder_name": folder_name,
+        "shared_link": json_fields.flag(body, "shared_link", True),
+    }
