@@ -245,6 +245,7 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
                 ms(target.server_cpu),
                 ms(target.pool_cpu),
                 ms(target.office_cpu),
+                report.ratio(target.server_cpu + target.pool_cpu + target.office_cpu, statistics.median(ceiling.cpu)),
                 f"{target.load:.1f}",
             ]
         )
@@ -262,6 +263,7 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
             "server CPU ms",
             "pool CPU ms",
             "LibreOffice CPU ms",
+            "CPU ratio",
             "load avg",
         ],
         rows,
@@ -269,7 +271,8 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
     print(
         "\np50: median time per creation, one at a time (rounds: range of the round medians); ratio: p50 over "
         "LibreOffice alone.\nserver CPU: the server process (event loop and its threads); pool CPU: the pool's "
-        "processes;\nLibreOffice CPU: the conversion's processes; all per creation. load avg: the machine's 1-minute "
+        "processes;\nLibreOffice CPU: the conversion's processes; all per creation. CPU ratio: their sum over "
+        "LibreOffice's CPU in the ceiling.\nload avg: the machine's 1-minute "
         "load average when the rounds began."
     )
     for target in targets:
