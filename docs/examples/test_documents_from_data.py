@@ -7,6 +7,7 @@ import base64
 import io
 import urllib.request
 
+import docx  # python-docx: writes the Word file an application would keep as its template
 import pytest
 from docuseal import DocusealApi
 from fpdf import FPDF
@@ -84,3 +85,34 @@ def test_html_field_tags_become_fields_where_they_are_drawn(signsvc, client):
 
     text = signed_text(client, submission["id"])
     assert "Globex Corp" in text and "Page 2 of 2" in text
+
+
+def test_variables_fill_a_word_document_sent_for_signing(signsvc, client):
+    document = docx.Document()
+    document.add_paragraph("Order for [[customer.name]]")
+    document.add_paragraph("[[if:express]]Express delivery.[[else]]Standard delivery.[[end]]")
+    document.add_paragraph("[[for:items]][[item.name]] x [[item.quantity]][[end]]")
+    document.add_paragraph("Signature: {{Signature;type=signature;role=Customer}}")
+    word = io.BytesIO()
+    document.save(word)
+
+    submission = client.create_submission_from_docx(
+        {
+            "name": "Order 1042",
+            "documents": [{"name": "order", "file": base64.b64encode(word.getvalue()).decode()}],
+            "variables": {
+                "customer": {"name": "Acme Ltd"},
+                "express": False,
+                "items": [{"name": "Desk", "quantity": 2}, {"name": "Lamp", "quantity": 1}],
+            },
+            "submitters": [{"role": "Customer", "email": "buyer@acme.example"}],
+        }
+    )
+    assert [field["name"] for field in submission["fields"]] == ["Signature"]
+    signsvc.sign_as(submission["submitters"][0], {"Signature": "Wile E. Coyote"})
+    signsvc.wait_for_webhook("submission.completed", id=submission["id"])
+
+    text = signed_text(client, submission["id"])
+    assert "Order for Acme Ltd" in text and "Standard delivery." in text and "Express" not in text
+    assert "Desk x 2" in text and "Lamp x 1" in text
+    assert "[[" not in text and "{{" not in text

@@ -218,3 +218,5 @@ def test_the_docs_show_the_sample_suites_as_they_are():
     docs = (ROOT / "docs" / "testing.md").read_text()
     assert f"```python\n{(EXAMPLES / 'test_contract_flow.py').read_text()}```" in docs
     assert f"```js\n{(EXAMPLES / 'contract_flow.test.mjs').read_text()}```" in docs
+    documents = (ROOT / "docs" / "documents-from-data.md").read_text()
+    assert f"```python\n{(EXAMPLES / 'test_documents_from_data.py').read_text()}```" in documents
