@@ -91,6 +91,14 @@ class Ingest:
         merged = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
         return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
 
+    async def combined_document(self, contents: list[bytes], name: str, where: errors.Location) -> IngestedDocument:
+        """PDFs as one document, taken in as an upload of it would be."""
+        try:
+            merged = await self.pool.run(pdf_calls.merge_pdfs, contents)
+        except pdf_calls.EngineError as exc:
+            raise errors.at(where, f"cannot be merged: {exc}") from None
+        return await self._ingested(merged.data, name, where)
+
     async def merge(self, files: Any) -> str:
         """The merge tool: `files`, two to `MAX_MERGED` base64 PDFs, as one base64 PDF of all their pages."""
         if not files:

@@ -7,6 +7,7 @@ request leaves neither a row nor a file behind.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any
 
@@ -44,7 +45,7 @@ class Templates:
         documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
         await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
-        roles, fields = _fields_of_documents(raw_documents, documents)
+        roles, fields = fields_of_documents(raw_documents, documents)
         return await self._created(
             principal,
             documents,
@@ -71,7 +72,7 @@ class Templates:
         (the same rules and messages), without the file ever held as base64 text."""
         document = await self.ingest.uploaded(data, filename, ("documents", 0))
         await patterns.prepare(patterns.found_in(document.form_fields))
-        roles, fields = _fields_of_documents([{}], [document])
+        roles, fields = fields_of_documents([{}], [document])
         return await self._created(
             principal, [document], roles, fields, name=name, external_id=None, folder_name=folder_name, shared_link=True
         )
@@ -308,9 +309,12 @@ class Templates:
         )
 
 
-def _fields_of_documents(raw_documents: list[Any], documents: list[IngestedDocument]) -> tuple[Roles, list[Field]]:
-    """The roles and fields the creation input gives each document, else the document's own form fields."""
-    roles = Roles()
+def fields_of_documents(
+    raw_documents: list[Any], documents: list[IngestedDocument], roles: Roles | None = None
+) -> tuple[Roles, list[Field]]:
+    """The roles (added to `roles`) and fields the creation input gives each document, else the document's own
+    form fields."""
+    roles = roles or Roles()
     found: list[Field] = []
     places: list[errors.Location] = []
     for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True)):
@@ -388,6 +392,19 @@ def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
         else:
             roles.append({"name": name, "uuid": template_fields.new_uuid()})
     return Roles(roles)
+
+
+def copied(
+    template: Template, documents: list[TemplateDocument], roles: Roles
+) -> tuple[list[Field], list[TemplateDocument]]:
+    """The template's fields and documents with fresh uuids, to go with other documents (a one-off submission's):
+    its roles become those of `roles` of the same name (any case), added when new."""
+    fresh = _fresh_uuids(template, documents)
+    fresh |= {role["uuid"]: roles.uuid_for(role["name"]) for role in template.roles}
+    fields = formula_checks.renamed(_renamed(template.fields, fresh), fresh)
+    return fields, [
+        dataclasses.replace(d, uuid=fresh[d.uuid], conditions=_renamed(d.conditions, fresh)) for d in documents
+    ]
 
 
 def _fresh_uuids(template: Template, documents: list[TemplateDocument]) -> dict[str, str]:

@@ -1,0 +1,154 @@
+"""One-off submissions: documents sent for signing without a template (POST /submissions/pdf).
+
+The documents are taken in as a template's are (`Ingest`), and their fields read by the rules of template
+creation; `template_ids` adds the documents of the caller's templates, with fresh uuids and their roles joined
+to the documents' by name. What comes of it is a `Basis` with no template, which `Submissions.create_one_off`
+checks and writes with every option of POST /submissions: the submission keeps its own roles, fields and
+documents, and no template row exists for it.
+
+Order of the documents: those given in `documents`, then those of each template of `template_ids` in turn;
+a document given a `position` (0 for the first) is put at that place, the others keep their order around it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import storage.files as stored_files
+import storage.templates as stored_templates
+from signsvc.accounts import auth
+from signsvc.infra import errors, json_fields
+from signsvc.infra.files import Files
+from signsvc.submissions.basis import Basis, Document
+from signsvc.submissions.submissions import Submissions
+from signsvc.templates import patterns, template_fields, templates
+from signsvc.templates.documents import MAX_MERGED, Ingest, IngestedDocument
+from signsvc.templates.template_fields import Roles
+from storage import Database
+from storage.records import Principal, Submission, Submitter, Template, TemplateDocument
+from storage.shapes import Field
+
+MAX_TEMPLATES = 10
+
+
+class OneOffs:
+    def __init__(self, db: Database, files: Files, ingest: Ingest, submissions: Submissions) -> None:
+        self.db, self.files, self.ingest, self.submissions = db, files, ingest, submissions
+
+    async def from_pdf(self, principal: Principal, body: dict[str, Any]) -> tuple[Submission, list[Submitter]]:
+        """POST /submissions/pdf: PDFs (or any document a template takes) with fields given or read from them."""
+        raw_documents = body.get("documents")
+        if not isinstance(raw_documents, list) or not raw_documents:
+            raise errors.at(("documents",), "must be a non-empty array")
+        flatten = json_fields.flag(body, "flatten", False)
+        json_fields.flag(body, "remove_tags", True)  # checked: text tags are removed as template creation does
+        documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
+        if flatten:  # their own form fields are not made fields (completion flattens every document's form)
+            documents = [dataclasses.replace(document, form_fields=[]) for document in documents]
+        await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
+        roles, fields = templates.fields_of_documents(raw_documents, documents)
+        return await self.created(principal, body, raw_documents, documents, roles, fields)
+
+    async def created(
+        self,
+        principal: Principal,
+        body: dict[str, Any],
+        raw_documents: list[Any],
+        documents: list[IngestedDocument],
+        roles: Roles,
+        fields: list[Field],
+    ) -> tuple[Submission, list[Submitter]]:
+        """The one-off submission of documents taken in (`raw_documents` as given, for their positions) and the
+        roles and fields read from them, with the documents of `template_ids` and every option of POST
+        /submissions in `body`."""
+        merge = json_fields.flag(body, "merge_documents", False)
+        positions = [_position(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
+        added: list[Document] = []
+        for template, template_documents in await self._templates(principal, body.get("template_ids")):
+            template_fields_, copies = templates.copied(template, template_documents, roles)
+            fields, added = fields + template_fields_, [*added, *copies]
+        if not fields:
+            raise errors.at(("documents",), "have no fields: give each document's fields, or use text tags")
+        if len(fields) > template_fields.MAX_FIELDS:
+            limit = template_fields.MAX_FIELDS
+            raise errors.Invalid(f"documents have {len(fields)} fields: a submission has at most {limit}")
+        ordered = _ordered(list(zip(positions, documents, strict=True)), added)
+        if merge and len(ordered) > 1:
+            merged, fields = await self._merged(principal, ordered, fields)
+            ordered = [merged]
+        name = json_fields.text(body, "name", limit=255) or documents[0].name
+        basis = Basis(None, name, roles.items, fields, ordered)
+        own_keys = ("documents", "template_ids", "flatten", "remove_tags", "merge_documents")
+        request = {key: value for key, value in body.items() if key not in own_keys} | {"name": name}
+        return await self.submissions.create_one_off(principal, request, basis)
+
+    async def _templates(self, principal: Principal, raw: Any) -> list[tuple[Template, list[TemplateDocument]]]:
+        """The caller's templates `template_ids` names, each with its documents."""
+        if raw is None:
+            return []
+        if not isinstance(raw, list) or len(raw) > MAX_TEMPLATES:
+            raise errors.at(("template_ids",), f"must be an array of at most {MAX_TEMPLATES} template ids")
+        found = []
+        for index, template_id in enumerate(raw):
+            where = ("template_ids", index)
+            if not isinstance(template_id, int) or isinstance(template_id, bool) or template_id <= 0:
+                raise errors.at(where, "must be a template id")
+            template = await stored_templates.get_template(self.db, template_id)
+            if template is None:
+                raise errors.NotFound(f"Template {template_id} not found")
+            try:
+                auth.check_owner(principal, template.account_id, "Template", template.id)
+            except errors.NotAuthorized:
+                raise errors.at(where, f"Template {template_id} is not a template of this account") from None
+            if template.archived_at:
+                raise errors.at(where, f"Template {template_id} has been archived")
+            found.append((template, await stored_templates.list_documents(self.db, template.id)))
+        return found
+
+    async def _merged(
+        self, principal: Principal, documents: list[Document], fields: list[Field]
+    ) -> tuple[IngestedDocument, list[Field]]:
+        """`merge_documents`: the documents as one, each field's areas on its page of it."""
+        if len(documents) > MAX_MERGED:
+            raise errors.at(("merge_documents",), f"merges at most {MAX_MERGED} documents")
+        if any(isinstance(d, TemplateDocument) and d.conditions for d in documents):
+            raise errors.at(("merge_documents",), "cannot merge documents that apply only under conditions")
+        contents = [await self._content(principal, document) for document in documents]
+        combined = await self.ingest.combined_document(contents, documents[0].name, ("documents",))
+        offsets, first = {}, 0
+        for document in documents:
+            offsets[document.uuid], first = first, first + len(document.pages)
+        return combined, [_moved(field, combined.uuid, offsets) for field in fields]
+
+    async def _content(self, principal: Principal, document: Document) -> bytes:
+        if isinstance(document, IngestedDocument):
+            return document.pdf.data
+        blob = await stored_files.get_blob(self.db, document.blob_id)
+        if blob is None or blob.account_id != principal.account_id:
+            raise errors.NotFound(f"The file of document {document.name} is gone")
+        return await self.files.read(blob)
+
+
+def _position(raw: Any, where: errors.Location) -> int | None:
+    value = raw.get("position") if isinstance(raw, dict) else None
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise errors.at((*where, "position"), "must be an integer, 0 or more")
+    return value
+
+
+def _ordered(given: list[tuple[int | None, IngestedDocument]], added: list[Document]) -> list[Document]:
+    """The documents in order: each given one with a position at it, the rest in order in the places left."""
+    placed = sorted(((p, i), d) for i, (p, d) in enumerate(given) if p is not None)
+    ordered: list[Document] = [*(d for p, d in given if p is None), *added]
+    for (position, _), document in placed:
+        ordered.insert(min(position, len(ordered)), document)
+    return ordered
+
+
+def _moved(field: Field, document_uuid: str, offsets: dict[str, int]) -> Field:
+    areas = [
+        {**area, "attachment_uuid": document_uuid, "page": area["page"] + offsets[area["attachment_uuid"]]}
+        for area in field.get("areas", [])
+    ]
+    return {**field, "areas": areas}
