@@ -20,10 +20,12 @@ class Basis:
     roles: list[Role]
     fields: list[Field]
     documents: list[Document]
+    conditions: dict[str, list[Condition]]  # by document uuid: those that apply only while these hold
 
     @classmethod
     def of_template(cls, template: Template, documents: list[TemplateDocument]) -> Basis:
-        return cls(template, template.name, template.roles, template.fields, list(documents))
+        conditions = {d.uuid: d.conditions for d in documents if d.conditions}
+        return cls(template, template.name, template.roles, template.fields, list(documents), conditions)
 
     @property
     def new_files(self) -> list[NewFile]:
@@ -37,8 +39,4 @@ class Basis:
 
     def document_shapes(self) -> list[dict[str, object]]:
         """Each document's uuid and the conditions it applies under, as the condition rules read them."""
-        return [{"uuid": d.uuid, "conditions": conditions_of(d)} for d in self.documents]
-
-
-def conditions_of(document: Document) -> list[Condition]:
-    return list(document.conditions) if isinstance(document, TemplateDocument) else []
+        return [{"uuid": d.uuid, "conditions": self.conditions.get(d.uuid, [])} for d in self.documents]

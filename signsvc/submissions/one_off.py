@@ -27,7 +27,7 @@ from signsvc.templates.documents import MAX_MERGED, Ingest, IngestedDocument
 from signsvc.templates.template_fields import Roles
 from storage import Database
 from storage.records import Principal, Submission, Submitter, Template, TemplateDocument
-from storage.shapes import Field
+from storage.shapes import Area, Condition, Field
 
 MAX_TEMPLATES = 10
 
@@ -48,7 +48,8 @@ class OneOffs:
             documents = [dataclasses.replace(document, form_fields=[]) for document in documents]
         await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
         roles, fields = templates.fields_of_documents(raw_documents, documents)
-        return await self.created(principal, body, raw_documents, documents, roles, fields)
+        conditions = templates.document_conditions(raw_documents, documents, fields)
+        return await self.created(principal, body, raw_documents, documents, roles, fields, conditions)
 
     async def created(
         self,
@@ -58,6 +59,7 @@ class OneOffs:
         documents: list[IngestedDocument],
         roles: Roles,
         fields: list[Field],
+        conditions: dict[str, list[Condition]],
     ) -> tuple[Submission, list[Submitter]]:
         """The one-off submission of documents taken in (`raw_documents` as given, for their positions) and the
         roles and fields read from them, with the documents of `template_ids` and every option of POST
@@ -68,6 +70,7 @@ class OneOffs:
         for template, template_documents in await self._templates(principal, body.get("template_ids")):
             template_fields_, copies = templates.copied(template, template_documents, roles)
             fields, added = fields + template_fields_, [*added, *copies]
+            conditions |= {copy.uuid: copy.conditions for copy in copies if copy.conditions}
         if not fields:
             raise errors.at(("documents",), "have no fields: give each document's fields, or use text tags")
         if len(fields) > template_fields.MAX_FIELDS:
@@ -75,10 +78,12 @@ class OneOffs:
             raise errors.Invalid(f"documents have {len(fields)} fields: a submission has at most {limit}")
         ordered = _ordered(list(zip(positions, documents, strict=True)), added)
         if merge and len(ordered) > 1:
+            if any(conditions.values()):
+                raise errors.at(("merge_documents",), "cannot merge documents that apply only under conditions")
             merged, fields = await self._merged(principal, ordered, fields)
             ordered = [merged]
         name = json_fields.text(body, "name", limit=255) or documents[0].name
-        basis = Basis(None, name, roles.items, fields, ordered)
+        basis = Basis(None, name, roles.items, fields, ordered, {k: v for k, v in conditions.items() if v})
         own_keys = ("documents", "template_ids", "flatten", "remove_tags", "merge_documents")
         request = {key: value for key, value in body.items() if key not in own_keys} | {"name": name}
         return await self.submissions.create_one_off(principal, request, basis)
@@ -100,9 +105,11 @@ class OneOffs:
             try:
                 auth.check_owner(principal, template.account_id, "Template", template.id)
             except errors.NotAuthorized:
-                raise errors.at(where, f"Template {template_id} is not a template of this account") from None
+                raise errors.at(
+                    where, f"names template {template_id}, which is not a template of this account"
+                ) from None
             if template.archived_at:
-                raise errors.at(where, f"Template {template_id} has been archived")
+                raise errors.at(where, f"names template {template_id}, which has been archived")
             found.append((template, await stored_templates.list_documents(self.db, template.id)))
         return found
 
@@ -112,8 +119,6 @@ class OneOffs:
         """`merge_documents`: the documents as one, each field's areas on its page of it."""
         if len(documents) > MAX_MERGED:
             raise errors.at(("merge_documents",), f"merges at most {MAX_MERGED} documents")
-        if any(isinstance(d, TemplateDocument) and d.conditions for d in documents):
-            raise errors.at(("merge_documents",), "cannot merge documents that apply only under conditions")
         contents = [await self._content(principal, document) for document in documents]
         combined = await self.ingest.combined_document(contents, documents[0].name, ("documents",))
         offsets, first = {}, 0
@@ -147,8 +152,9 @@ def _ordered(given: list[tuple[int | None, IngestedDocument]], added: list[Docum
 
 
 def _moved(field: Field, document_uuid: str, offsets: dict[str, int]) -> Field:
-    areas = [
-        {**area, "attachment_uuid": document_uuid, "page": area["page"] + offsets[area["attachment_uuid"]]}
-        for area in field.get("areas", [])
-    ]
+    areas: list[Area] = []
+    for area in field.get("areas", []):
+        moved = area.copy()
+        moved["attachment_uuid"], moved["page"] = document_uuid, area["page"] + offsets[area["attachment_uuid"]]
+        areas.append(moved)
     return {**field, "areas": areas}

@@ -30,7 +30,7 @@ from signsvc.submissions import (
     signature_modes,
     values,
 )
-from signsvc.submissions.basis import Basis, conditions_of
+from signsvc.submissions.basis import Basis
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
@@ -332,7 +332,7 @@ class Submissions:
                 "pages": document.pages,
                 "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
             }
-            if conditions := conditions_of(document):
+            if conditions := basis.conditions.get(document.uuid):
                 made["conditions"] = conditions
             documents.append(made)
         return documents

@@ -51,7 +51,7 @@ class Templates:
             documents,
             roles,
             fields,
-            document_conditions=_document_conditions(raw_documents, documents, fields),
+            document_conditions=document_conditions(raw_documents, documents, fields),
             name=name,
             external_id=external_id,
             folder_name=folder_name,
@@ -339,7 +339,7 @@ def fields_of_documents(
     return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
 
 
-def _document_conditions(
+def document_conditions(
     raw_documents: list[Any], documents: list[IngestedDocument], fields: list[Field]
 ) -> dict[str, list[Condition]]:
     """Each document's `conditions` from the creation input, checked against the template's fields."""
