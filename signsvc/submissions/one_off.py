@@ -82,6 +82,7 @@ class OneOffs:
                 raise errors.at(("merge_documents",), "cannot merge documents that apply only under conditions")
             merged, fields = await self._merged(principal, ordered, fields)
             ordered = [merged]
+        await templates.check_defaults(self.files, self.db, principal.account_id, fields)
         name = json_fields.text(body, "name", limit=255) or documents[0].name
         basis = Basis(None, name, roles.items, fields, ordered, {k: v for k, v in conditions.items() if v})
         own_keys = ("documents", "template_ids", "flatten", "remove_tags", "merge_documents")

@@ -26,6 +26,7 @@ from tests.fuzz.records import PDF as _PDF
 _PDF_INPUTS = {
     "createTemplate": "documents",
     "createTemplateFromPdf": "documents",
+    "createSubmissionFromPdf": "documents",
     "mergePdfs": "files",
     "verifyPdf": "file",
 }

@@ -30,6 +30,9 @@ def repair(operation: str, case: Any) -> None:
         return
     if operation in ("createSubmission", "initSubmission"):
         _creation(body)
+    elif operation == "createSubmissionFromPdf":
+        body.pop("template_ids", None)  # ids of this account's templates: the generator cannot know them
+        _creation(body)
     elif operation == "createSubmissionsFromEmails":
         if isinstance(body.get("emails"), str):
             body["emails"] = _short(_printable(body["emails"]))

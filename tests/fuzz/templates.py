@@ -21,7 +21,7 @@ def repair(operation: str, case: Any) -> None:
     body = case.body
     if not isinstance(body, dict):
         return
-    if operation in ("createTemplate", "createTemplateFromPdf"):
+    if operation in ("createTemplate", "createTemplateFromPdf", "createSubmissionFromPdf"):
         _signable(case, body)
         for document in body.get("documents") or []:
             if isinstance(document, dict):
@@ -46,8 +46,9 @@ def _signable(case: Any, body: dict[str, Any]) -> None:
     """In the stateful phase, a template someone can sign: one without fields is valid, but no submission of
     it is, and the scenarios that follow a template to its submissions would stop at it."""
     documents = [document for document in body.get("documents") or [] if isinstance(document, dict)]
+    one_off = case.operation.definition.raw.get("operationId") == "createSubmissionFromPdf"  # signable, or refused
     if (
-        case.meta.phase.name.value == "stateful"
+        (one_off or case.meta.phase.name.value == "stateful")
         and documents
         and not any(document.get("fields") for document in documents)
     ):
