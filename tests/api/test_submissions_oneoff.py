@@ -14,7 +14,7 @@ import storage.submissions as stored
 from signsvc.http.appkeys import WORKER
 from tests.api.test_results import validate
 from tests.api.test_webhook_payloads import hooked, of_type, received  # noqa: F401 (hooked: a fixture)
-from tests.support.app import TEST_KEY
+from tests.support.app import TEST_KEY, Api
 from tests.support.console import signed_in
 from tests.support.documents import b64, pdf
 from tests.support.pdf_text import page_texts
@@ -133,10 +133,12 @@ async def test_the_console_lists_no_template_for_it_and_lists_the_submission(api
 # Every option of POST /submissions
 
 
-async def test_send_email_false_sends_no_invitation(api):
-    made = await one_off(api, send_email=False)
+async def test_send_email_false_sends_no_invitation_and_variables_are_kept(api):
+    made = await one_off(api, send_email=False, variables={"unit": "4B"})
     await api.app[WORKER].drain()
-    assert [s["status"] for s in (await submission(api, made["id"]))["submitters"]] == ["awaiting", "awaiting"]
+    found = await submission(api, made["id"])
+    assert [s["status"] for s in found["submitters"]] == ["awaiting", "awaiting"]
+    assert found["variables"] == {"unit": "4B"}
 
 
 async def test_invitations_go_by_email_in_order_with_the_message_given(mailing, smtp_server):
@@ -326,6 +328,21 @@ async def test_webhooks_carry_its_events_with_template_null(hooked, receiver):  
     assert created["id"] == made["id"] and created["template"] is None
     [completed] = of_type(envelopes, "form.completed")
     assert completed["template"] is None and completed["submission"]["id"] == made["id"]
+
+
+async def test_the_testing_api_completes_it_and_the_submitter_and_events_feed_show_template_null(
+    aiohttp_client, make_app
+):
+    kit = Api(await aiohttp_client(make_app(testing=True)))
+    made = await one_off(kit, TENANT, documents=[lease(fields=FIELDS[:2])])
+    tenant = made["submitters"][0]
+    reply = await kit.post(f"/api/_testing/submitters/{tenant['id']}/complete", json={"values": TENANT_VALUES})
+    assert reply.status == 200, reply.json
+    await kit.app[WORKER].drain()
+    shown = (await kit.get(f"/api/submitters/{tenant['id']}")).json
+    assert shown["status"] == "completed" and shown["template"] is None
+    [item] = (await kit.get("/api/events/form/completed")).json["data"]
+    assert item["data"]["submission"]["id"] == made["id"] and item["data"]["template"] is None
 
 
 @pytest.mark.parametrize("other", ["another account", "the test account"])
