@@ -13,6 +13,7 @@ a document given a `position` (0 for the first) is put at that place, the others
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 import storage.files as stored_files
@@ -26,10 +27,21 @@ from signsvc.templates import patterns, template_fields, templates
 from signsvc.templates.documents import MAX_MERGED, Ingest, IngestedDocument
 from signsvc.templates.template_fields import Roles
 from storage import Database
-from storage.records import Principal, Submission, Submitter, Template, TemplateDocument
+from storage.records import MAX_ID, Principal, Submission, Submitter, Template, TemplateDocument
 from storage.shapes import Area, Condition, Field
 
 MAX_TEMPLATES = 10
+_OWN_KEYS = ("documents", "template_ids", "flatten", "remove_tags", "merge_documents")  # the rest: any submission's
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a one-off request says of its documents besides the documents themselves, checked before any is
+    taken in."""
+
+    positions: list[int | None]
+    templates: list[tuple[Template, list[TemplateDocument]]]
+    merge: bool
 
 
 class OneOffs:
@@ -38,36 +50,40 @@ class OneOffs:
 
     async def from_pdf(self, principal: Principal, body: dict[str, Any]) -> tuple[Submission, list[Submitter]]:
         """POST /submissions/pdf: PDFs (or any document a template takes) with fields given or read from them."""
-        raw_documents = body.get("documents")
-        if not isinstance(raw_documents, list) or not raw_documents:
-            raise errors.at(("documents",), "must be a non-empty array")
+        raw_documents = _raw_documents(body)
         flatten = json_fields.flag(body, "flatten", False)
         json_fields.flag(body, "remove_tags", True)  # checked: text tags are removed as template creation does
+        options = await self.options(principal, body, raw_documents)
         documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
         if flatten:  # their own form fields are not made fields (completion flattens every document's form)
             documents = [dataclasses.replace(document, form_fields=[]) for document in documents]
         await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
         roles, fields = templates.fields_of_documents(raw_documents, documents)
         conditions = templates.document_conditions(raw_documents, documents, fields)
-        return await self.created(principal, body, raw_documents, documents, roles, fields, conditions)
+        return await self.created(principal, body, options, documents, roles, fields, conditions)
+
+    async def options(self, principal: Principal, body: dict[str, Any], raw_documents: list[Any]) -> Options:
+        """`documents[].position`, the templates of `template_ids` and `merge_documents`, checked."""
+        return Options(
+            positions=[_position(raw, ("documents", index)) for index, raw in enumerate(raw_documents)],
+            templates=await self._templates(principal, body.get("template_ids")),
+            merge=json_fields.flag(body, "merge_documents", False),
+        )
 
     async def created(
         self,
         principal: Principal,
         body: dict[str, Any],
-        raw_documents: list[Any],
+        options: Options,
         documents: list[IngestedDocument],
         roles: Roles,
         fields: list[Field],
         conditions: dict[str, list[Condition]],
     ) -> tuple[Submission, list[Submitter]]:
-        """The one-off submission of documents taken in (`raw_documents` as given, for their positions) and the
-        roles and fields read from them, with the documents of `template_ids` and every option of POST
-        /submissions in `body`."""
-        merge = json_fields.flag(body, "merge_documents", False)
-        positions = [_position(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
+        """The one-off submission of documents taken in, with the roles, fields and conditions read from them, the
+        documents of `template_ids`, and every option of POST /submissions in `body`."""
         added: list[Document] = []
-        for template, template_documents in await self._templates(principal, body.get("template_ids")):
+        for template, template_documents in options.templates:
             template_fields_, copies = templates.copied(template, template_documents, roles)
             fields, added = fields + template_fields_, [*added, *copies]
             conditions |= {copy.uuid: copy.conditions for copy in copies if copy.conditions}
@@ -76,8 +92,8 @@ class OneOffs:
         if len(fields) > template_fields.MAX_FIELDS:
             limit = template_fields.MAX_FIELDS
             raise errors.Invalid(f"documents have {len(fields)} fields: a submission has at most {limit}")
-        ordered = _ordered(list(zip(positions, documents, strict=True)), added)
-        if merge and len(ordered) > 1:
+        ordered = _ordered(list(zip(options.positions, documents, strict=True)), added)
+        if options.merge and len(ordered) > 1:
             if any(conditions.values()):
                 raise errors.at(("merge_documents",), "cannot merge documents that apply only under conditions")
             merged, fields = await self._merged(principal, ordered, fields)
@@ -85,8 +101,7 @@ class OneOffs:
         await templates.check_defaults(self.files, self.db, principal.account_id, fields)
         name = json_fields.text(body, "name", limit=255) or documents[0].name
         basis = Basis(None, name, roles.items, fields, ordered, {k: v for k, v in conditions.items() if v})
-        own_keys = ("documents", "template_ids", "flatten", "remove_tags", "merge_documents")
-        request = {key: value for key, value in body.items() if key not in own_keys} | {"name": name}
+        request = {key: value for key, value in body.items() if key not in _OWN_KEYS} | {"name": name}
         return await self.submissions.create_one_off(principal, request, basis)
 
     async def _templates(self, principal: Principal, raw: Any) -> list[tuple[Template, list[TemplateDocument]]]:
@@ -98,7 +113,7 @@ class OneOffs:
         found = []
         for index, template_id in enumerate(raw):
             where = ("template_ids", index)
-            if not isinstance(template_id, int) or isinstance(template_id, bool) or template_id <= 0:
+            if not isinstance(template_id, int) or isinstance(template_id, bool) or not 0 < template_id <= MAX_ID:
                 raise errors.at(where, "must be a template id")
             template = await stored_templates.get_template(self.db, template_id)
             if template is None:
@@ -134,6 +149,13 @@ class OneOffs:
         if blob is None or blob.account_id != principal.account_id:
             raise errors.NotFound(f"The file of document {document.name} is gone")
         return await self.files.read(blob)
+
+
+def _raw_documents(body: dict[str, Any]) -> list[Any]:
+    raw_documents = body.get("documents")
+    if not isinstance(raw_documents, list) or not raw_documents:
+        raise errors.at(("documents",), "must be a non-empty array")
+    return raw_documents
 
 
 def _position(raw: Any, where: errors.Location) -> int | None:
