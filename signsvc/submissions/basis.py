@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import storage.templates as stored_templates
 from signsvc.infra.files import NewFile
 from signsvc.templates.documents import IngestedDocument
+from storage import Connection
 from storage.records import Template, TemplateDocument
 from storage.shapes import Condition, Field, Role
 
@@ -15,17 +17,19 @@ Document = TemplateDocument | IngestedDocument
 
 @dataclass(frozen=True)
 class Basis:
+    """A template's documents are read where they are used (the copy, in the transaction that writes the
+    submission); a one-off submission's are here."""
+
     template: Template | None  # None: a one-off submission, stored without a template
     name: str  # the template's name, or the one-off submission's
     roles: list[Role]
     fields: list[Field]
-    documents: list[Document]
+    documents: list[Document]  # a one-off submission's
     conditions: dict[str, list[Condition]]  # by document uuid: those that apply only while these hold
 
     @classmethod
-    def of_template(cls, template: Template, documents: list[TemplateDocument]) -> Basis:
-        conditions = {d.uuid: d.conditions for d in documents if d.conditions}
-        return cls(template, template.name, template.roles, template.fields, list(documents), conditions)
+    def of_template(cls, template: Template) -> Basis:
+        return cls(template, template.name, template.roles, template.fields, [], {})
 
     @property
     def new_files(self) -> list[NewFile]:
@@ -37,6 +41,10 @@ class Basis:
             for file in (document.pdf, *document.previews)
         ]
 
-    def document_shapes(self) -> list[dict[str, object]]:
-        """Each document's uuid and the conditions it applies under, as the condition rules read them."""
-        return [{"uuid": d.uuid, "conditions": self.conditions.get(d.uuid, [])} for d in self.documents]
+    async def documents_in(self, conn: Connection) -> list[Document]:
+        """The documents: a template's as they are now."""
+        return list(await stored_templates.list_documents(conn, self.template.id)) if self.template else self.documents
+
+    def conditions_of(self, document: Document) -> list[Condition]:
+        """When the document applies."""
+        return document.conditions if isinstance(document, TemplateDocument) else self.conditions.get(document.uuid, [])

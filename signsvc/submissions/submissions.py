@@ -142,7 +142,7 @@ class Submissions:
         if basis is None:
             assert request.template_id is not None  # `parse` requires it of a submission of a template
             template = await self._template(principal, request.template_id)
-            basis = Basis.of_template(template, await stored_templates.list_documents(self.db, template.id))
+            basis = Basis.of_template(template)
         request = email_verification.applied(request, basis.template)
         assigned = _assign_roles(basis.roles, request.submitters)
         fields = _fields_with_readonly(basis.fields, assigned)
@@ -153,7 +153,8 @@ class Submissions:
             for given, role in assigned
         ]
         if any(one.values for one in prepared):  # conditions: a field that does not apply keeps no value
-            condition_values.created_applying(fields, basis.document_shapes(), prepared)
+            shapes = [{"uuid": d.uuid, "conditions": basis.conditions_of(d)} for d in await basis.documents_in(self.db)]
+            condition_values.created_applying(fields, shapes, prepared)
         for given, role in assigned:  # a file named by id, as it was made
             role_fields = _fields_of(field_values.named(fields), role)
             await signature_modes.given(self.db, role_fields, {"values": given.values}, signer=False)
@@ -309,7 +310,8 @@ class Submissions:
     async def _documents(self, tx: Connection, account_id: int, basis: Basis) -> list[SubmissionDocument]:
         """The submission's own documents: copies of its template's files (each document, then its previews,
         copied at once), and the files of documents just taken in recorded."""
-        originals = [d for d in basis.documents if not isinstance(d, IngestedDocument)]
+        given = await basis.documents_in(tx)
+        originals = [d for d in given if not isinstance(d, IngestedDocument)]
         sources = [
             blob_id for document in originals for blob_id in (document.blob_id, *(p["id"] for p in document.previews))
         ]
@@ -317,7 +319,7 @@ class Submissions:
             await stored.copy_blobs(tx, [(blob_id, uuids.uuid4().hex) for blob_id in sources], self.clock.now())
         )
         documents: list[SubmissionDocument] = []
-        for document in basis.documents:
+        for document in given:
             if isinstance(document, IngestedDocument):
                 blob = await self.files.record(tx, account_id, document.pdf)
                 previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
@@ -332,7 +334,7 @@ class Submissions:
                 "pages": document.pages,
                 "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
             }
-            if conditions := basis.conditions.get(document.uuid):
+            if conditions := basis.conditions_of(document):
                 made["conditions"] = conditions
             documents.append(made)
         return documents
