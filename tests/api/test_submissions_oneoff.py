@@ -4,6 +4,7 @@ their own roles, fields and documents, and signed, sealed, emailed and announced
 from __future__ import annotations
 
 import io
+import json
 from datetime import timedelta
 from typing import Any
 
@@ -11,6 +12,7 @@ import pypdf
 import pytest
 
 import storage.submissions as stored
+from signsvc.app import OPENAPI_PATH
 from signsvc.http.appkeys import WORKER
 from tests.api.test_results import validate
 from tests.api.test_webhook_payloads import hooked, of_type, received  # noqa: F401 (hooked: a fixture)
@@ -350,3 +352,11 @@ async def test_another_account_cannot_read_it(api, other_account, other):
     made = await one_off(api)
     reader = api.with_key(other_account.live if other == "another account" else TEST_KEY)
     assert (await reader.get(f"/api/submissions/{made['id']}")).status == (403 if other == "another account" else 404)
+
+
+async def test_the_openapi_example_is_accepted(api):
+    document = json.loads(OPENAPI_PATH.read_text())
+    content = document["paths"]["/submissions/pdf"]["post"]["requestBody"]["content"]["application/json"]
+    reply = await api.post("/api/submissions/pdf", json=content["examples"]["lease"]["value"])
+    assert reply.status == 200, reply.json
+    assert reply.json["submitters"][0]["values"] == [{"field": "Rent", "value": "1200"}]
