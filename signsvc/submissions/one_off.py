@@ -113,7 +113,8 @@ class OneOffs:
         found = []
         for index, template_id in enumerate(raw):
             where = ("template_ids", index)
-            if not isinstance(template_id, int) or isinstance(template_id, bool) or not 0 < template_id <= MAX_ID:
+            template_id = _whole(template_id)
+            if template_id is None or not 0 < template_id <= MAX_ID:
                 raise errors.at(where, "must be a template id")
             template = await stored_templates.get_template(self.db, template_id)
             if template is None:
@@ -160,9 +161,19 @@ def _raw_documents(body: dict[str, Any]) -> list[Any]:
 
 def _position(raw: Any, where: errors.Location) -> int | None:
     value = raw.get("position") if isinstance(raw, dict) else None
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+    if value is None:
+        return None
+    position = _whole(value)
+    if position is None or position < 0:
         raise errors.at((*where, "position"), "must be an integer, 0 or more")
-    return value
+    return position
+
+
+def _whole(value: Any) -> int | None:
+    """An integer, also as JSON's 7.0; None for anything else."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _ordered(given: list[tuple[int | None, IngestedDocument]], added: list[Document]) -> list[Document]:

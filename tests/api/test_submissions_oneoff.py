@@ -236,7 +236,7 @@ async def test_documents_keep_their_order_and_a_position_puts_one_in_its_place(a
     documents = [
         lease(fields=FIELDS[:2]) | {"name": "first"},
         lease(fields=FIELDS[2:]) | {"name": "second"},
-        {**lease(fields=[]), "name": "third", "position": 0},
+        {**lease(fields=[]), "name": "third", "position": 0.0},  # JSON's 0.0 is the integer 0
     ]
     made = await one_off(api, documents=documents)
     assert [d["name"] for d in made["schema"]] == ["third", "first", "second"]
