@@ -52,7 +52,7 @@ class OneOffs:
         """POST /submissions/pdf: PDFs (or any document a template takes) with fields given or read from them."""
         raw_documents = _raw_documents(body)
         flatten = json_fields.flag(body, "flatten", False)
-        json_fields.flag(body, "remove_tags", True)  # checked: text tags are removed as template creation does
+        json_fields.flag(body, "remove_tags", True)  # checked only: the documents are taken in as a template's are
         options = await self.options(principal, body, raw_documents)
         documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
         if flatten:  # their own form fields are not made fields (completion flattens every document's form)
