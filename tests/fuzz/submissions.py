@@ -32,6 +32,8 @@ def repair(operation: str, case: Any) -> None:
         _creation(body)
     elif operation == "createSubmissionFromPdf":
         body.pop("template_ids", None)  # ids of this account's templates: the generator cannot know them
+        if not isinstance(body.get("submitters"), list) or not body["submitters"]:  # a link gives documents only
+            body["submitters"] = [{"email": "signer@example.com"}]
         _creation(body)
     elif operation == "createSubmissionsFromEmails":
         if isinstance(body.get("emails"), str):
