@@ -145,6 +145,22 @@ async def set_document_conditions(conn: Connection, template_id: int, uuid: str,
     await conn.execute("set_document_conditions", template_id=template_id, uuid=uuid, conditions=conditions)
 
 
+async def delete_documents(conn: Connection, template_id: int) -> None:
+    await conn.execute("delete_documents", template_id=template_id)
+
+
+async def delete_document(conn: Connection, document_id: int) -> None:
+    await conn.execute("delete_document", id=document_id)
+
+
+async def set_document_position(conn: Connection, document_id: int, position: int) -> None:
+    await conn.execute("set_document_position", id=document_id, position=position)
+
+
+async def set_combined_blob(conn: Connection, template_id: int, combined_blob_id: int | None) -> None:
+    await conn.execute("set_combined_blob", id=template_id, combined_blob_id=combined_blob_id)
+
+
 async def list_documents(conn: Connection, template_id: int) -> list[TemplateDocument]:
     return records(TemplateDocument, await conn.fetch_all("list_documents", template_id=template_id))
 

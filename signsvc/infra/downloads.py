@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+from dataclasses import dataclass
 from http import HTTPStatus
 
 import aiohttp
@@ -18,6 +19,14 @@ from signsvc.infra.addresses import is_ip, is_public
 MAX_REDIRECTS = 5
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
 PRIVATE = "The document URL points to a private or local network address; only public addresses are allowed"
+
+
+@dataclass(frozen=True)
+class Download:
+    """A downloaded body and its Content-Type as the server sent it (`text/css; charset=utf-8`; empty: none)."""
+
+    data: bytes
+    content_type: str
 
 
 class DownloadError(errors.Invalid):
@@ -78,6 +87,10 @@ class Downloader:
 
     async def fetch(self, url: str) -> bytes:
         """The body of the document at `url`, following up to `MAX_REDIRECTS` redirects."""
+        return (await self.download(url)).data
+
+    async def download(self, url: str) -> Download:
+        """`fetch`, with the media type the server gave (HTML renders need it: a stylesheet must say text/css)."""
         try:
             async with asyncio.timeout(self.timeout):
                 return await self._follow(_parse(url, "The document URL is not a valid URL"))
@@ -99,7 +112,7 @@ class Downloader:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _follow(self, url: URL) -> bytes:
+    async def _follow(self, url: URL) -> Download:
         for hop in range(MAX_REDIRECTS + 1):
             self._check(url, redirected=hop > 0)
             async with self._session().get(url, allow_redirects=False) as response:
@@ -109,7 +122,7 @@ class Downloader:
                     continue
                 if not 200 <= response.status < 300:
                     raise DownloadError(f"The document URL answered with HTTP status {_status(response.status)}")
-                return await self._read(response)
+                return Download(await self._read(response), response.headers.get("Content-Type", ""))
         raise DownloadError(f"The document URL redirects more than {MAX_REDIRECTS} times")
 
     def _check(self, url: URL, *, redirected: bool) -> None:

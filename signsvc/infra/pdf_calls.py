@@ -13,7 +13,7 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -60,8 +60,32 @@ class Hashed:
 
 
 @dataclass(frozen=True)
+class TextTag:
+    """A `{{...}}` text tag of a PDF (`signsvc.pdf.text_tags`): as written, its body, its page (0-based), its box
+    as fractions of the displayed page from the top-left, and the displayed page's size in points."""
+
+    text: str
+    body: str
+    page: int
+    x: float
+    y: float
+    w: float
+    h: float
+    page_width: float
+    page_height: float
+
+
+@dataclass(frozen=True)
+class TagReading:
+    """Look for a document's text tags; `remove`: and take them out of the PDF that is kept, and its pictures."""
+
+    remove: bool = True
+
+
+@dataclass(frozen=True)
 class PreparedPdf:
-    """A PDF ready for a template: its pages as displayed, its own form fields and a picture of each page."""
+    """A PDF ready for a template: its pages as displayed, its own form fields, a picture of each page, and its
+    text tags when they were looked for."""
 
     pdf: Hashed
     pages: list[PageSize]
@@ -69,6 +93,37 @@ class PreparedPdf:
     previews: list[Hashed]
     preview_extension: str
     preview_content_type: str
+    tags: list[TextTag] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class HtmlBox:
+    """Where a field tag was drawn: page 0-based; border box in fractions of the page from its top-left corner."""
+
+    page: int
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class HtmlTag:
+    """A field tag of an HTML document, in document order: its element name, attributes, and boxes drawn."""
+
+    tag: str
+    attributes: dict[str, str]
+    boxes: list[HtmlBox]
+
+
+@dataclass(frozen=True)
+class RenderedHtml:
+    """HTML rendered: the PDF prepared as an uploaded one is, and its field tags; or, when the HTML names https
+    resources not given yet, only their URLs (`wanted`), to download and render again."""
+
+    prepared: PreparedPdf | None
+    tags: list[HtmlTag]
+    wanted: list[str]
 
 
 @dataclass(frozen=True)
@@ -145,8 +200,8 @@ class Verified:
     sha256: str
 
 
-def ingest(file: str | bytes) -> Ingested:
-    """A document as uploaded (base64 text, or downloaded bytes) made ready for a template."""
+def ingest(file: str | bytes, tags: TagReading | None = None) -> Ingested:
+    """A document as uploaded (base64 text, or downloaded bytes) made ready for a template (`prepare`)."""
     from signsvc.pdf import images, kinds
 
     data = file if isinstance(file, bytes) else decode(file)
@@ -155,16 +210,21 @@ def ingest(file: str | bytes) -> Ingested:
         return Ingested(kind, data=data)
     with _engine_errors():
         pdf = images.image_to_pdf(data) if kind in IMAGES else data
-    return Ingested(kind, prepare(pdf))
+    return Ingested(kind, prepare(pdf, tags))
 
 
-def prepare(pdf: bytes) -> PreparedPdf:
-    """The PDF with its hash, pages, form fields and page images (with their hashes)."""
-    from signsvc.pdf import forms, previews
+def prepare(pdf: bytes, tags: TagReading | None = None) -> PreparedPdf:
+    """The PDF with its hash, pages, form fields and page images (with their hashes); with `tags`, its text tags,
+    and when they are to be removed, the PDF and its images without them."""
+    from signsvc.pdf import forms, previews, text_tags
 
     with _engine_errors():
         # First, and with the bound of rendering: it names a PDF without pages, and too many, before any page work.
         info = forms.inspect_pdf(pdf, max_pages=previews.MAX_PAGES)
+        engine_tags = text_tags.find_tags(pdf) if tags else []
+        if engine_tags and tags and tags.remove:
+            pdf = text_tags.remove_tags(pdf, engine_tags)
+        found = [TextTag(**vars(tag)) for tag in engine_tags]
         pictures = previews.render_pages(pdf)
         texts = previews.page_texts(pdf)
     pages: list[PageSize] = [
@@ -178,7 +238,58 @@ def prepare(pdf: bytes) -> PreparedPdf:
         [Hashed.of(p) for p in pictures],
         previews.EXTENSION,
         previews.CONTENT_TYPE,
+        found,
     )
+
+
+def render_html(
+    html: str,
+    page_size: str,
+    header: str | None,
+    footer: str | None,
+    resources: dict[str, tuple[bytes, str] | None],
+    wanting: bool,
+    max_pages: int,
+    seconds: float,
+) -> RenderedHtml:
+    """HTML rendered to PDF (`signsvc.pdf.html_render` says how, and what the arguments are), prepared for a
+    template with its field tags."""
+    from signsvc.pdf import html_render
+
+    with _engine_errors():
+        rendering = html_render.render(
+            html,
+            page_size=page_size,
+            header=header,
+            footer=footer,
+            resources=resources,
+            wanting=wanting,
+            max_pages=max_pages,
+            seconds=seconds,
+        )
+    if rendering.pdf is None:
+        return RenderedHtml(None, [], rendering.wanted)
+    tags = [
+        HtmlTag(tag.tag, tag.attributes, [HtmlBox(box.page, box.x, box.y, box.w, box.h) for box in tag.boxes])
+        for tag in rendering.tags
+    ]
+    return RenderedHtml(prepare(rendering.pdf), tags, [])
+
+
+def find_text_tags(pdf: bytes) -> list[TextTag]:
+    """The `{{...}}` text tags of a PDF."""
+    from signsvc.pdf import text_tags
+
+    with _engine_errors():
+        return [TextTag(**vars(tag)) for tag in text_tags.find_tags(pdf)]
+
+
+def remove_text_tags(pdf: bytes) -> Hashed:
+    """The PDF without its text tags (those it can remove: `signsvc.pdf.text_tags`)."""
+    from signsvc.pdf import text_tags
+
+    with _engine_errors():
+        return Hashed.of(text_tags.remove_tags(pdf))
 
 
 def merge_pdfs(documents: list[bytes]) -> Hashed:

@@ -19,11 +19,11 @@ from typing import Any
 import storage.files as stored_files
 import storage.templates as stored_templates
 from signsvc.accounts import auth
-from signsvc.infra import errors, json_fields
+from signsvc.infra import errors, json_fields, pdf_calls
 from signsvc.infra.files import Files
 from signsvc.submissions.basis import Basis, Document
 from signsvc.submissions.submissions import Submissions
-from signsvc.templates import patterns, template_fields, templates
+from signsvc.templates import document_tags, patterns, rekeying, template_fields, templates
 from signsvc.templates.documents import MAX_MERGED, Ingest, IngestedDocument
 from signsvc.templates.template_fields import Roles
 from storage import Database
@@ -52,12 +52,17 @@ class OneOffs:
         """POST /submissions/pdf: PDFs (or any document a template takes) with fields given or read from them."""
         raw_documents = _raw_documents(body)
         flatten = json_fields.flag(body, "flatten", False)
-        json_fields.flag(body, "remove_tags", True)  # checked only: the documents are taken in as a template's are
+        tags = pdf_calls.TagReading(remove=json_fields.flag(body, "remove_tags", True))
         options = await self.options(principal, body, raw_documents)
-        documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
+        documents = [
+            await self.ingest.document(raw, ("documents", index), tags) for index, raw in enumerate(raw_documents)
+        ]
         if flatten:  # their own form fields are not made fields (completion flattens every document's form)
             documents = [dataclasses.replace(document, form_fields=[]) for document in documents]
-        await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
+        await patterns.prepare(
+            patterns.found_in([raw_documents, [document.form_fields for document in documents]])
+            + document_tags.patterns(documents)
+        )
         roles, fields = templates.fields_of_documents(raw_documents, documents)
         conditions = templates.document_conditions(raw_documents, documents, fields)
         return await self.created(principal, body, options, documents, roles, fields, conditions)
@@ -84,7 +89,7 @@ class OneOffs:
         documents of `template_ids`, and every option of POST /submissions in `body`."""
         added: list[Document] = []
         for template, template_documents in options.templates:
-            template_fields_, copies = templates.copied(template, template_documents, roles)
+            template_fields_, copies = rekeying.copied(template, template_documents, roles)
             fields, added = fields + template_fields_, [*added, *copies]
             conditions |= {copy.uuid: copy.conditions for copy in copies if copy.conditions}
         if not fields:
@@ -137,7 +142,7 @@ class OneOffs:
         if len(documents) > MAX_MERGED:
             raise errors.at(("merge_documents",), f"merges at most {MAX_MERGED} documents")
         contents = [await self._content(principal, document) for document in documents]
-        combined = await self.ingest.combined_document(contents, documents[0].name, ("documents",))
+        combined = await self.ingest.merged(contents, documents[0].name, ("merge_documents",))
         offsets, first = {}, 0
         for document in documents:
             offsets[document.uuid], first = first, first + len(document.pages)

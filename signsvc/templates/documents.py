@@ -1,5 +1,5 @@
 """Documents of a new template: fetched or decoded, recognised by content, turned into a PDF,
-inspected for pages and form fields, and rendered to page images.
+inspected for pages, form fields and (when asked) `{{...}}` text tags, and rendered to page images.
 
 The PDF work runs in the process pool; office conversion in a LibreOffice subprocess.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid as uuids
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -33,6 +33,7 @@ class IngestedDocument:
     pages: list[PageSize]
     previews: list[NewFile]
     form_fields: list[dict[str, Any]]
+    tags: list[pdf_calls.TextTag] = field(default_factory=list)  # when looked for (`pdf_calls.TagReading`)
 
 
 class Ingest:
@@ -44,7 +45,11 @@ class Ingest:
     ) -> None:
         self.pool, self.office, self.downloader, self.font_dir = pool, office, downloader, font_dir
 
-    async def document(self, raw: Any, where: errors.Location) -> IngestedDocument:
+    async def document(
+        self, raw: Any, where: errors.Location, tags: pdf_calls.TagReading | None = None
+    ) -> IngestedDocument:
+        """`{"file": base64 or URL, "name": ...}` taken in; with `tags`, its text tags found (and removed from its
+        PDF and pictures when `tags.remove`), also in an office document, after its conversion."""
         if not isinstance(raw, dict):
             raise errors.at(where, errors.must_be(dict))
         file = raw.get("file")
@@ -55,34 +60,26 @@ class Ingest:
             raise errors.at((*where, "name"), errors.must_be(str))
         file = file.strip()
         content = await self._download(file, where) if _is_url(file) else file
-        return await self._ingested(content, _document_name(name, file), where)
+        return await self._ingested(content, _document_name(name, file), where, tags)
 
-    async def uploaded(self, data: bytes, filename: str, where: errors.Location) -> IngestedDocument:
+    async def uploaded(
+        self, data: bytes, filename: str, where: errors.Location, tags: pdf_calls.TagReading | None = None
+    ) -> IngestedDocument:
         """A document uploaded as a file (the console's upload form), taken as `document` takes the same file
         as base64 text, with no text between: named by its file name without its extension."""
-        return await self._ingested(data, _document_name(filename, ""), where)
+        return await self._ingested(data, _document_name(filename, ""), where, tags)
 
-    async def _ingested(self, content: str | bytes, name: str | None, where: errors.Location) -> IngestedDocument:
+    async def _ingested(
+        self, content: str | bytes, name: str | None, where: errors.Location, tags: pdf_calls.TagReading | None
+    ) -> IngestedDocument:
         """Base64 text, a download or an upload, recognised by content and made ready for a template."""
         try:
-            prepared = await self._prepared(content, where)
+            prepared = await self._prepared(content, where, tags)
         except pdf_calls.NotBase64:
             raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
         except pdf_calls.EngineError as exc:
             raise _file_refused(where, str(exc)) from None
-        name = name or "document"
-        extension, content_type = prepared.preview_extension, prepared.preview_content_type
-        return IngestedDocument(
-            uuid=str(uuids.uuid4()),
-            name=name,
-            pages=prepared.pages,
-            form_fields=prepared.fields,
-            pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
-            previews=[
-                NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
-                for page, image in enumerate(prepared.previews)
-            ],
-        )
+        return ingested(prepared, name or "document")
 
     async def combined(self, documents: list[IngestedDocument], name: str) -> NewFile | None:
         """One PDF of every document, when there is more than one."""
@@ -90,14 +87,6 @@ class Ingest:
             return None
         merged = await self.pool.run(pdf_calls.merge_pdfs, [document.pdf.data for document in documents])
         return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
-
-    async def combined_document(self, contents: list[bytes], name: str, where: errors.Location) -> IngestedDocument:
-        """PDFs as one document, taken in as an upload of it would be."""
-        try:
-            merged = await self.pool.run(pdf_calls.merge_pdfs, contents)
-        except pdf_calls.EngineError as exc:
-            raise errors.at(where, f"cannot be merged: {exc}") from None
-        return await self._ingested(merged.data, name, where)
 
     async def merge(self, files: Any) -> str:
         """The merge tool: `files`, two to `MAX_MERGED` base64 PDFs, as one base64 PDF of all their pages."""
@@ -112,15 +101,32 @@ class Ingest:
         except pdf_calls.EngineError as exc:
             raise errors.Invalid(str(exc)) from None
 
-    async def _prepared(self, content: str | bytes, where: errors.Location) -> pdf_calls.PreparedPdf:
+    async def combined_pdfs(self, pdfs: list[bytes], name: str) -> NewFile | None:
+        """One PDF of all these PDFs, when there is more than one (the documents of a template as stored)."""
+        if len(pdfs) < 2:
+            return None
+        merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+        return NewFile(merged.data, f"{name}.pdf", PDF, merged.sha256)
+
+    async def merged(self, pdfs: list[bytes], name: str, where: errors.Location) -> IngestedDocument:
+        """One new document of all the pages of these PDFs, in order, with its own page images."""
+        try:
+            merged = await self.pool.run(pdf_calls.merge_pdfs, pdfs)
+            return ingested(await self.pool.run(pdf_calls.prepare, merged.data), name)
+        except pdf_calls.EngineError as exc:
+            raise errors.at(where, f"the documents cannot be merged into one: {exc}") from None
+
+    async def _prepared(
+        self, content: str | bytes, where: errors.Location, tags: pdf_calls.TagReading | None
+    ) -> pdf_calls.PreparedPdf:
         """Decoding, recognising and inspecting run in the pool; office files visit LibreOffice between."""
-        ingested = await self.pool.run(pdf_calls.ingest, content)
+        ingested = await self.pool.run(pdf_calls.ingest, content, tags)
         if ingested.kind in OFFICE:
             try:
                 pdf = await self.office.to_pdf(ingested.data, ingested.kind)
             except errors.Invalid as exc:
                 raise _file_refused(where, exc.message) from None
-            return await self.pool.run(pdf_calls.prepare, pdf)
+            return await self.pool.run(pdf_calls.prepare, pdf, tags)
         if ingested.prepared is None:
             raise errors.at((*where, "file"), f"is not a supported file: send {SUPPORTED}")
         return ingested.prepared
@@ -130,6 +136,23 @@ class Ingest:
             return await self.downloader.fetch(url)
         except downloads.DownloadError as exc:
             raise _file_refused(where, exc.message) from None
+
+
+def ingested(prepared: pdf_calls.PreparedPdf, name: str) -> IngestedDocument:
+    """A prepared PDF as a document of a new template, with a fresh uuid, its file named after it."""
+    extension, content_type = prepared.preview_extension, prepared.preview_content_type
+    return IngestedDocument(
+        uuid=str(uuids.uuid4()),
+        name=name,
+        pages=prepared.pages,
+        form_fields=prepared.fields,
+        tags=prepared.tags,
+        pdf=NewFile(prepared.pdf.data, f"{name}.pdf", PDF, prepared.pdf.sha256),
+        previews=[
+            NewFile(image.data, f"{page}.{extension}", content_type, image.sha256)
+            for page, image in enumerate(prepared.previews)
+        ],
+    )
 
 
 def _is_url(file: str) -> bool:

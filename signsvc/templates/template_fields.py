@@ -1,7 +1,9 @@
 """Template roles and fields from API input: checked, then stored as
 `{uuid, submitter_uuid, name, type, required, areas: [{x, y, w, h, attachment_uuid, page}] ...}`.
 
-Pages are 1-based in creation input and 0-based in update input; storage keeps them 0-based.
+Pages are 1-based in creation input and 0-based in update input; storage keeps them 0-based. Areas are fractions
+of the page from its top-left corner; in creation input (where the pages' sizes are known) an area with any of
+x, y, w, h above 1 is in PDF points from the page's top-left corner instead, and stored as fractions.
 """
 
 from __future__ import annotations
@@ -67,10 +69,12 @@ class Roles:
 
 @dataclass(frozen=True)
 class Page:
-    """Where areas may go: a document (by uuid) and how many pages it has."""
+    """Where areas may go: a document (by uuid) and how many pages it has; with the size of each page in points
+    (width, height, as displayed), areas may also be given in points."""
 
     document_uuid: str
     page_count: int
+    sizes: tuple[tuple[float, float], ...] = ()
 
 
 def fields(raw: Any, roles: Roles, documents: list[Page], where: errors.Location, *, first_page: int) -> list[Field]:
@@ -166,9 +170,6 @@ def _area(
     raw: Any, options: list[Option] | None, documents: list[Page], where: errors.Location, first_page: int
 ) -> Area:
     _require_object(raw, where)
-    x, y, w, h = (_fraction(raw, key, where) for key in ("x", "y", "w", "h"))
-    if x + w > 1 + _EPSILON or y + h > 1 + _EPSILON:
-        raise errors.at(where, "must lie inside the page: x + w and y + h must not exceed 1")
     document = _document(raw, documents, where)
     page = raw.get("page", first_page)
     if not isinstance(page, int) or isinstance(page, bool):
@@ -178,6 +179,8 @@ def _area(
         raise errors.at(
             (*where, "page"), f"{page} does not exist: the document has {pages} (pages start at {first_page})"
         )
+    sizes = document.sizes
+    x, y, w, h = _box(raw, where, sizes[page - first_page] if len(sizes) == document.page_count else None)
     area: Area = {"x": x, "y": y, "w": w, "h": h, "attachment_uuid": document.document_uuid, "page": page - first_page}
     if "cell_w" in raw:
         area["cell_w"] = _fraction(raw, "cell_w", where)
@@ -198,6 +201,32 @@ def _document(raw: dict[str, Any], documents: list[Page], where: errors.Location
     if found is None:
         raise errors.at((*where, "attachment_uuid"), "must name one of the template's documents")
     return found
+
+
+def _box(raw: dict[str, Any], where: errors.Location, size: tuple[float, float] | None) -> tuple[float, ...]:
+    """x, y, w, h as fractions of the page: as given, or from points when any is above 1 and the size is known."""
+    keys = ("x", "y", "w", "h")
+    if size is None or all(not _number(raw.get(key)) or raw[key] <= 1 for key in keys):
+        x, y, w, h = (_fraction(raw, key, where) for key in keys)
+        if x + w > 1 + _EPSILON or y + h > 1 + _EPSILON:
+            raise errors.at(where, "must lie inside the page: x + w and y + h must not exceed 1")
+        return x, y, w, h
+    width, height = size
+    for key in keys:
+        if not _number(raw.get(key)) or raw[key] < 0:
+            raise errors.at(
+                (*where, key), "must be a number of points from 0 (the area is in points: a value is above 1)"
+            )
+    x, y, w, h = (float(raw[key]) for key in keys)
+    if x + w > width + _EPSILON or y + h > height + _EPSILON:
+        raise errors.at(
+            where, f"must lie inside the page, {width:g} x {height:g} points: x + w and y + h must not exceed them"
+        )
+    return x / width, y / height, w / width, h / height
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _fraction(raw: dict[str, Any], key: str, where: errors.Location) -> float:

@@ -7,24 +7,38 @@ request leaves neither a row nor a file behind.
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 import logging
+from collections.abc import Iterator
 from typing import Any
 
+import storage.files as stored_files
 import storage.templates as stored
 from signsvc.accounts import auth
-from signsvc.infra import errors, json_fields, tokens
+from signsvc.infra import errors, json_fields, pdf_calls, tokens
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files
+from signsvc.infra.files import Files, NewFile
 from signsvc.submissions import field_values
-from signsvc.templates import condition_rules, formula_checks, patterns, template_fields, template_preferences
+from signsvc.templates import (
+    condition_rules,
+    document_changes,
+    document_tags,
+    field_tags,
+    formula_checks,
+    merging,
+    patterns,
+    rekeying,
+    template_fields,
+    template_preferences,
+)
 from signsvc.templates.documents import Ingest, IngestedDocument
+from signsvc.templates.html_documents import HtmlRenderer, sources
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
 from storage.filters import TemplateFilters
 from storage.records import Principal, Template, TemplateDocument
-from storage.shapes import Condition, Field
+from storage.shapes import Condition, Field, Role
 
 log = logging.getLogger(__name__)
 
@@ -34,17 +48,24 @@ DEFAULT_FOLDER = "Default"
 class Templates:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest) -> None:
         self.db, self.clock, self.files, self.ingest = db, clock, files, ingest
+        self.html = HtmlRenderer(ingest.pool, ingest.downloader)
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
         name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
         shared_link = json_fields.flag(body, "shared_link", True)
+        tags = pdf_calls.TagReading(remove=json_fields.flag(body, "remove_tags", True))
         raw_documents = body.get("documents")
         if not isinstance(raw_documents, list) or not raw_documents:
             raise errors.at(("documents",), "must be a non-empty array")
-        documents = [await self.ingest.document(raw, ("documents", index)) for index, raw in enumerate(raw_documents)]
+        documents = [
+            await self.ingest.document(raw, ("documents", index), tags) for index, raw in enumerate(raw_documents)
+        ]
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
-        await patterns.prepare(patterns.found_in([raw_documents, [document.form_fields for document in documents]]))
+        await patterns.prepare(
+            patterns.found_in([raw_documents, [document.form_fields for document in documents]])
+            + document_tags.patterns(documents)
+        )
         roles, fields = fields_of_documents(raw_documents, documents)
         return await self._created(
             principal,
@@ -58,6 +79,89 @@ class Templates:
             shared_link=shared_link,
         )
 
+    async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Template, bool]:
+        """A template of HTML documents whose field tags are its fields (`html_documents`); True with it when it is
+        new. The `external_id` of one of the account's templates (not archived) replaces that template's documents,
+        fields and roles instead (keeping the uuids of roles of the same name), and `name`, `folder_name` and
+        `shared_link` when given."""
+        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
+        shared_link = json_fields.flag(body, "shared_link", True)
+        given = sources(body)
+        existing = await self._by_external_id(principal, external_id)
+        rendered = await self.html.documents(given)
+        documents = [one.document for one in rendered]
+        await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
+        roles = Roles(existing.roles) if existing else Roles()
+        tagged: list[tuple[errors.Location, dict[str, Any]]] = [
+            (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
+        ]
+        with _naming_tags(tagged):
+            roles, fields = fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
+        if existing is None:
+            created = await self._created(
+                principal,
+                documents,
+                roles,
+                fields,
+                name=name,
+                external_id=external_id,
+                folder_name=folder_name,
+                shared_link=shared_link,
+            )
+            return created, True
+        changes: dict[str, Any] = {"roles": _used(roles, fields), "fields": fields}
+        changes |= {"name": name} if name else {}
+        changes |= {"shared_link": shared_link} if body.get("shared_link") is not None else {}
+        return await self._replaced(principal, existing, documents, changes, folder_name), False
+
+    async def _by_external_id(self, principal: Principal, external_id: str | None) -> Template | None:
+        """The newest of the account's templates (not archived) with this external id."""
+        if not external_id:
+            return None
+        found = await stored.list_templates(
+            self.db, principal.account_id, TemplateFilters(external_id=external_id, limit=1)
+        )
+        return found[0] if found else None
+
+    async def _replaced(
+        self,
+        principal: Principal,
+        existing: Template,
+        documents: list[IngestedDocument],
+        changes: dict[str, Any],
+        folder_name: str | None,
+    ) -> Template:
+        """The template with new documents (its earlier ones' files forgotten) and `changes`, recorded with its
+        `template.updated` event."""
+        combined = await self.ingest.combined(documents, changes.get("name") or existing.name)
+        files = [file for document in documents for file in (document.pdf, *document.previews)] + (
+            [combined] if combined else []
+        )
+        await self.files.write(files)
+        try:
+            async with self.db.transaction() as tx:
+                template = auth.owned(principal, await stored.get_template(tx, existing.id), "Template")
+                await self._check_defaults(tx, template.account_id, changes["fields"])
+                now = self.clock.now()
+                if folder_name:
+                    changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
+                earlier = await stored.list_documents(tx, template.id)
+                await stored.delete_documents(tx, template.id)
+                combined_blob = await self.files.record(tx, template.account_id, combined) if combined else None
+                await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
+                await stored.update_template(tx, template, changes, now)
+                for position, document in enumerate(documents):
+                    await self._record_document(tx, template.account_id, template.id, position, document, [])
+                forgotten = [blob_id for document in earlier for blob_id in _blob_ids(document)]
+                await self.files.delete(
+                    tx, forgotten + ([template.combined_blob_id] if template.combined_blob_id else [])
+                )
+                await self._event(tx, template.account_id, "template.updated", template.id)
+                return await stored.required_template(tx, template.id)
+        except BaseException:
+            await self.files.discard(files)
+            raise
+
     async def upload(
         self,
         principal: Principal,
@@ -70,8 +174,8 @@ class Templates:
         """A template of one uploaded file, made as `create` makes one of
         `{"name": name, "folder_name": folder_name, "documents": [{"file": <data as base64>, "name": filename}]}`
         (the same rules and messages), without the file ever held as base64 text."""
-        document = await self.ingest.uploaded(data, filename, ("documents", 0))
-        await patterns.prepare(patterns.found_in(document.form_fields))
+        document = await self.ingest.uploaded(data, filename, ("documents", 0), pdf_calls.TagReading())
+        await patterns.prepare(patterns.found_in(document.form_fields) + document_tags.patterns([document]))
         roles, fields = fields_of_documents([{}], [document])
         return await self._created(
             principal, [document], roles, fields, name=name, external_id=None, folder_name=folder_name, shared_link=True
@@ -185,7 +289,7 @@ class Templates:
             template_fields.refuse_stored_patterns(source.fields, ("fields",))
             documents = await stored.list_documents(tx, source.id)
             await self._check_defaults(tx, source.account_id, source.fields)
-            fresh = _fresh_uuids(source, documents)
+            fresh = rekeying.fresh_uuids(source, documents)
             folder_id = (
                 (await stored.folder(tx, source.account_id, folder_name, now)).id if folder_name else source.folder_id
             )
@@ -199,17 +303,165 @@ class Templates:
                 name=name or f"{source.name} (Clone)",
                 external_id=external_id,
                 source="api",
-                roles=_renamed(source.roles, fresh),
-                fields=formula_checks.renamed(_renamed(source.fields, fresh), fresh),
+                roles=rekeying.renamed(source.roles, fresh),
+                fields=rekeying.renamed_fields(source.fields, fresh),
                 preferences=source.preferences,
                 combined_blob_id=combined.id if combined else None,
                 shared_link=source.shared_link,
                 now=now,
             )
             for document in documents:
-                await self._copy_document(tx, clone_id, document, fresh)
+                conditions = rekeying.renamed(document.conditions, fresh)
+                await self._copy_document(tx, clone_id, document, fresh[document.uuid], document.position, conditions)
             await self._event(tx, source.account_id, "template.created", clone_id)
             return await stored.required_template(tx, clone_id)
+
+    async def merge(self, principal: Principal, body: dict[str, Any]) -> Template:
+        """A new template of several, in order: their documents, roles and fields with fresh uuids
+        (`signsvc.templates.merging`)."""
+        request = merging.parse(body)
+        sources = [await self._source(principal, i, template_id) for i, template_id in enumerate(request.template_ids)]
+        merged = merging.merged(sources, request.roles)
+        await patterns.prepare(patterns.found_in(merged.fields))
+        template_fields.refuse_stored_patterns(merged.fields, ("fields",))
+        name = request.name or f"{sources[0].template.name} (Merged)"
+        pdfs = [await self._stored_pdf(document.original) for document in merged.documents]
+        combined = await self.ingest.combined_pdfs(pdfs, name)
+        await self.files.write([combined] if combined else [])
+        try:
+            async with self.db.transaction() as tx:
+                template_id = await self._record_merged(tx, principal, request, sources, merged, name, combined)
+                await self._event(tx, principal.account_id, "template.created", template_id)
+                return await stored.required_template(tx, template_id)
+        except BaseException:
+            await self.files.discard([combined] if combined else [])
+            raise
+
+    async def _record_merged(
+        self,
+        tx: Connection,
+        principal: Principal,
+        request: merging.MergeRequest,
+        sources: list[merging.Source],
+        merged: merging.Merged,
+        name: str,
+        combined: NewFile | None,
+    ) -> int:
+        """The merged template written, its documents' files copied; its id."""
+        for source in sources:  # their files are copied by id: a source changed or deleted meanwhile is not
+            if await stored.list_documents(tx, source.template.id) != source.documents:
+                raise errors.Invalid(f"Template {source.template.id} changed while it was being merged: send again")
+        await self._check_defaults(tx, principal.account_id, merged.fields)
+        now, first = self.clock.now(), sources[0].template
+        folder = request.folder_name
+        folder_id = (await stored.folder(tx, principal.account_id, folder, now)).id if folder else first.folder_id
+        combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None
+        template_id = await stored.insert_template(
+            tx,
+            account_id=principal.account_id,
+            author_id=principal.user_id,
+            folder_id=folder_id,
+            slug=tokens.slug(),
+            name=name,
+            external_id=request.external_id,
+            source="api",
+            roles=merged.roles,
+            fields=merged.fields,
+            preferences=first.preferences,
+            combined_blob_id=combined_blob.id if combined_blob else None,
+            shared_link=request.shared_link,
+            now=now,
+        )
+        for position, document in enumerate(merged.documents):
+            await self._copy_document(tx, template_id, document.original, document.uuid, position, document.conditions)
+        return template_id
+
+    async def change_documents(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
+        """Adds, replaces and removes documents, then merges them into one when asked
+        (`signsvc.templates.document_changes`)."""
+        request = document_changes.parse(body)
+        template = await self.find(principal, template_id)
+        documents = await stored.list_documents(self.db, template.id)
+        ingested = [
+            None if change.action == document_changes.REMOVE else await self.ingest.document(change.raw, change.where)
+            for change in request.changes
+        ]
+        await patterns.prepare(patterns.found_in([document.form_fields for document in ingested if document]))
+        plan = document_changes.applied(template, documents, request, ingested)
+        if request.merge and len(plan.slots) > 1:
+            pdfs = [await self._slot_pdf(slot) for slot in plan.slots]
+            plan = document_changes.merged(plan, await self.ingest.merged(pdfs, template.name, ("merge",)))
+        combined = await self.ingest.combined_pdfs([await self._slot_pdf(slot) for slot in plan.slots], template.name)
+        files = [file for slot in plan.slots if slot.new for file in (slot.new.pdf, *slot.new.previews)]
+        files += [combined] if combined else []
+        await self.files.write(files)
+        try:
+            async with self.db.transaction() as tx:
+                await self._documents_changed(tx, template, documents, plan, combined)
+                await self._event(tx, template.account_id, "template.updated", template.id)
+                return await stored.required_template(tx, template.id)
+        except BaseException:
+            await self.files.discard(files)
+            raise
+
+    async def _documents_changed(
+        self,
+        tx: Connection,
+        template: Template,
+        documents: list[TemplateDocument],
+        plan: document_changes.Plan,
+        combined: NewFile | None,
+    ) -> None:
+        """Writes the plan made from `template` and its `documents` as read before: refused when either changed
+        since (the plan would undo that change)."""
+        current = await stored.get_template(tx, template.id)
+        now_documents = await stored.list_documents(tx, template.id)
+        if current is None:
+            raise errors.NotFound()
+        if (current.roles, current.fields, now_documents) != (template.roles, template.fields, documents):
+            raise errors.Invalid(
+                "the template changed while its documents were being made ready: send the change again"
+            )
+        kept = {slot.kept.id for slot in plan.slots if slot.kept}
+        gone = [document for document in documents if document.id not in kept]
+        for document in gone:
+            await stored.delete_document(tx, document.id)
+        for position, slot in enumerate(plan.slots):
+            if slot.kept:
+                await stored.set_document_position(tx, slot.kept.id, position)
+            elif slot.new:
+                await self._record_document(tx, template.account_id, template.id, position, slot.new, slot.conditions)
+        combined_blob = await self.files.record(tx, template.account_id, combined) if combined else None
+        await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
+        await stored.update_template(tx, current, {"roles": plan.roles, "fields": plan.fields}, self.clock.now())
+        old_files = [blob_id for document in gone for blob_id in _blob_ids(document)]
+        await self.files.delete(tx, old_files + ([current.combined_blob_id] if current.combined_blob_id else []))
+
+    async def _slot_pdf(self, slot: document_changes.Slot) -> bytes:
+        if slot.new:
+            return slot.new.pdf.data
+        assert slot.kept is not None
+        return await self._stored_pdf(slot.kept)
+
+    async def _source(self, principal: Principal, index: int, template_id: int) -> merging.Source:
+        """A template to merge, as POST /submissions finds the template to send: 404 when it does not exist (or is
+        the linked live or test account's: the message names the key to use), 422 when another account's."""
+        template = await stored.get_template(self.db, template_id) if merging.may_exist(template_id) else None
+        if template is None:
+            raise errors.NotFound(f"Template {template_id} not found")
+        try:
+            auth.check_owner(principal, template.account_id, "Template", template.id)
+        except errors.NotAuthorized:
+            where: errors.Location = ("template_ids", index)
+            problem = f"Template {template_id} is not a template of this account"
+            raise errors.Invalid(f"{errors.written(where)}: {problem}", location=where) from None
+        return merging.Source(template, await stored.list_documents(self.db, template.id))
+
+    async def _stored_pdf(self, document: TemplateDocument) -> bytes:
+        blob = await stored_files.get_blob(self.db, document.blob_id)
+        if blob is None:  # the template was deleted meanwhile
+            raise errors.NotFound(f"Template {document.template_id} not found")
+        return await self.files.read(blob)
 
     async def _record_document(
         self,
@@ -235,20 +487,27 @@ class Templates:
         )
 
     async def _copy_document(
-        self, tx: Connection, template_id: int, document: TemplateDocument, fresh: dict[str, str]
+        self,
+        tx: Connection,
+        template_id: int,
+        document: TemplateDocument,
+        uuid: str,
+        position: int,
+        conditions: list[Condition],
     ) -> None:
+        """A copy of another template's document, with files of its own."""
         blob = await self.files.copy(tx, document.blob_id)
         previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
         await stored.insert_document(
             tx,
             template_id=template_id,
-            uuid=fresh[document.uuid],
-            position=document.position,
+            uuid=uuid,
+            position=position,
             name=document.name,
             blob_id=blob.id,
             pages=document.pages,
             previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
-            conditions=_renamed(document.conditions, fresh),
+            conditions=conditions,
         )
 
     async def _changes(self, tx: Connection, template: Template, body: dict[str, Any]) -> dict[str, Any]:
@@ -316,13 +575,16 @@ async def check_defaults(files: Files, conn: Connection, account_id: int, fields
 def fields_of_documents(
     raw_documents: list[Any], documents: list[IngestedDocument], roles: Roles | None = None
 ) -> tuple[Roles, list[Field]]:
-    """The roles (added to `roles`) and fields the creation input gives each document, else the document's own
-    form fields."""
+    """The roles (`roles` and those the fields name) and fields the creation input gives each document, else the
+    document's own form fields; and the fields of its text tags, but those an explicit or form field names."""
     roles = roles or Roles()
     found: list[Field] = []
     places: list[errors.Location] = []
+    tagged: list[tuple[errors.Location, dict[str, Any]]] = []
     for index, (raw, document) in enumerate(zip(raw_documents, documents, strict=True)):
-        pages = [Page(document.uuid, len(document.pages))]
+        before = len(found)
+        sizes = tuple((page["width"], page["height"]) for page in document.pages)
+        pages = [Page(document.uuid, len(document.pages), sizes)]
         if raw.get("fields") is not None:
             given = template_fields.fields(raw["fields"], roles, pages, ("documents", index, "fields"), first_page=1)
             places += [("documents", index, "fields", i) for i in range(len(given))]
@@ -337,10 +599,25 @@ def fields_of_documents(
             )
             places += [("documents", index, "form_fields", i) for i in range(len(given))]
             found += given
+        tag_fields = document_tags.fields(document, ("documents", index), taken=[f["name"] for f in found[before:]])
+        tagged += [(("documents", index, "tags", i), given) for i, given in enumerate(tag_fields)]
+        with _naming_tags(tagged):
+            found += template_fields.fields(tag_fields, roles, pages, ("documents", index, "tags"), first_page=1)
+        places += [("documents", index, "tags", i) for i in range(len(tag_fields))]
     if len(found) > template_fields.MAX_FIELDS:
         raise errors.Invalid(f"documents have {len(found)} fields: a template has at most {template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
-    return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
+    with _naming_tags(tagged):
+        return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
+
+
+@contextlib.contextmanager
+def _naming_tags(tagged: list[tuple[errors.Location, dict[str, Any]]]) -> Iterator[None]:
+    """A refusal about a tag field quotes its tag."""
+    try:
+        yield
+    except errors.Invalid as error:
+        raise field_tags.naming_the_tag(error, tagged) from None
 
 
 def document_conditions(
@@ -355,6 +632,12 @@ def document_conditions(
     }
     condition_rules.refuse_loops(fields, found)
     return found
+
+
+def _used(roles: Roles, fields: list[Field]) -> list[Role]:
+    """The roles that fields belong to, in order (the first role when none does)."""
+    used = {field["submitter_uuid"] for field in fields}
+    return [role for role in roles.items if role["uuid"] in used] or roles.items[:1]
 
 
 def _within_limit(form_fields: list[dict[str, Any]], before: int, index: int) -> list[dict[str, Any]]:
@@ -396,35 +679,6 @@ def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
         else:
             roles.append({"name": name, "uuid": template_fields.new_uuid()})
     return Roles(roles)
-
-
-def copied(
-    template: Template, documents: list[TemplateDocument], roles: Roles
-) -> tuple[list[Field], list[TemplateDocument]]:
-    """The template's fields and documents with fresh uuids, to go with other documents (a one-off submission's):
-    its roles become those of `roles` of the same name (any case), added when new."""
-    fresh = _fresh_uuids(template, documents)
-    fresh |= {role["uuid"]: roles.uuid_for(role["name"]) for role in template.roles}
-    fields = formula_checks.renamed(_renamed(template.fields, fresh), fresh)
-    return fields, [
-        dataclasses.replace(d, uuid=fresh[d.uuid], conditions=_renamed(d.conditions, fresh)) for d in documents
-    ]
-
-
-def _fresh_uuids(template: Template, documents: list[TemplateDocument]) -> dict[str, str]:
-    old = [role["uuid"] for role in template.roles] + [document.uuid for document in documents]
-    for field in template.fields:
-        old += [field["uuid"]] + [option["uuid"] for option in field.get("options", [])]
-    return {uuid: template_fields.new_uuid() for uuid in old}
-
-
-def _renamed(value: Any, fresh: dict[str, str]) -> Any:
-    """`value` with every uuid in `fresh` replaced by its new one."""
-    if isinstance(value, dict):
-        return {key: _renamed(item, fresh) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_renamed(item, fresh) for item in value]
-    return fresh.get(value, value) if isinstance(value, str) else value
 
 
 def _blob_ids(document: TemplateDocument) -> list[int]:

@@ -77,3 +77,19 @@ ORDER BY template_id, position
 -- get_templates --
 -- The templates with the given ids (a JSON array), with their folders, authors and combined PDFs.
 SELECT * FROM template_records WHERE id IN (SELECT value FROM json_each(:ids))
+
+-- delete_documents --
+-- Deletes a template's documents (their files are the caller's to forget).
+DELETE FROM template_documents WHERE template_id = :template_id
+
+-- delete_document --
+-- Removes one document of a template (its files are forgotten by the caller).
+DELETE FROM template_documents WHERE id = :id
+
+-- set_document_position --
+-- Moves a template's document to its place among the others.
+UPDATE template_documents SET position = :position WHERE id = :id
+
+-- set_combined_blob --
+-- The PDF of all a template's documents, or none.
+UPDATE templates SET combined_blob_id = :combined_blob_id WHERE id = :id

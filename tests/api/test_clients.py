@@ -69,6 +69,25 @@ async def test_python_client_creates_finds_changes_clones_and_archives_templates
     assert deleted == {"id": cloned["id"], "archived_at": None}
 
 
+async def test_python_client_merges_templates_and_changes_their_documents(api):
+    client = python_client(api)
+
+    def scenario():
+        first, second = (
+            client.create_template_from_pdf({"name": name, "documents": [{"name": name, "file": b64(pdf())}]})
+            for name in ("NDA", "Terms")
+        )
+        merged = client.merge_templates({"template_ids": [first["id"], second["id"]], "roles": ["Signer"]})
+        changed = client.update_template_documents(
+            merged["id"], {"documents": [{"name": "Annex", "file": b64(pdf()), "position": 0}], "merge": False}
+        )
+        return merged, changed
+
+    merged, changed = await asyncio.to_thread(scenario)
+    assert [item["name"] for item in merged["schema"]] == ["NDA", "Terms"]
+    assert [item["name"] for item in changed["schema"]] == ["Annex", "NDA", "Terms"]
+
+
 async def test_python_client_sends_lists_finds_updates_completes_and_archives_submissions(api):
     client = python_client(api)
 

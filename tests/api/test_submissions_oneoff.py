@@ -21,7 +21,7 @@ from tests.support.console import signed_in
 from tests.support.documents import b64, pdf
 from tests.support.pdf_text import page_texts
 from tests.support.results import fetch
-from tests.support.samples import form_pdf
+from tests.support.samples import form_pdf, text_pdf
 from tests.support.signing import act, area, submission, template
 from tests.support.system import CJK_FONT
 
@@ -360,3 +360,9 @@ async def test_the_openapi_example_is_accepted(api):
     reply = await api.post("/api/submissions/pdf", json=content["examples"]["lease"]["value"])
     assert reply.status == 200, reply.json
     assert reply.json["submitters"][0]["values"] == [{"field": "Rent", "value": "1200"}]
+
+
+async def test_text_tags_become_fields_of_the_one_off_submission(api):
+    document = {"name": "tagged", "file": b64(text_pdf("Tenant: {{Tenant Name;role=Tenant}}"))}
+    made = await one_off(api, TENANT, documents=[document])
+    assert [(f["name"], f["type"]) for f in made["fields"]] == [("Tenant Name", "text")]

@@ -49,6 +49,7 @@ _ON_RECORDS = {  # operation: what names the record its valid cases act on
     "createConsent": lambda r: {"id": r.clickwrap()},
     "getConsent": lambda r: {"id": r.consent()},
     "getTestingEmail": lambda r: {"id": r.email()},
+    "updateTemplateDocuments": lambda r: {"id": r.template_to_change()},
 }
 # Operations whose valid cases name a template in their body: one with fields, or every submission is refused.
 _ON_TEMPLATE = ("createSubmission", "initSubmission")
@@ -74,6 +75,8 @@ def map_case(context: Any, case: Any) -> Any:
             _name_records(case, _ON_RECORDS[operation])
         elif operation in _ON_TEMPLATE and _RECORDS is not None and isinstance(case.body, dict):
             case.body["template_id"] = _RECORDS.template()
+        elif operation == "mergeTemplates" and _RECORDS is not None and isinstance(case.body, dict):
+            case.body["template_ids"] = [_RECORDS.template(), _RECORDS.template()]
     return case
 
 

@@ -151,6 +151,12 @@ class Records:
 
         return self._kept("template", make)
 
+    def template_to_change(self) -> int:
+        """A new template of one document, for a change of its documents (a shared one would grow with each)."""
+        return self.api.call("POST", "/templates", {"name": "Changing", "documents": [{"name": "doc", "file": PDF}]})[
+            "id"
+        ]
+
     def _kept(self, name: str, make: Any) -> int:
         """A shared record, made again when it is gone (an archived template, or one without fields, is gone for new
         submissions)."""

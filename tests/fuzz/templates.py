@@ -1,19 +1,24 @@
 """Repairs of generated templates requests: rules JSON Schema cannot state (see hooks.py).
 
-The document bounds each number of an area alone; that an area lies inside its page (x + w <= 1, y + h <= 1), that
-its page exists in the PDF (the hooks give a one-page PDF) and that an area names one of its field's options are
-rules across values or about content, mended here. An update's areas must name the template's documents by uuid.
+The document bounds each number of an area alone; that an area lies inside its page (x + w <= 1, y + h <= 1, or in
+points when a value is above 1), that its page exists in the PDF (the hooks give a one-page PDF) and that an area
+names one of its field's options are rules across values or about content, mended here. An update's areas must
+name the template's documents by uuid.
 Conditions name other fields (and `schema` items the template's documents) by uuids the generator cannot know:
 valid cases go without them; their rules are the API tests' (tests/api/test_conditions.py) and the negative
 cases'. A formula is an expression of a grammar of its own that names fields by uuid: valid cases go without one too
-(tests/api/test_formulas.py has its rules).
+(tests/api/test_formulas.py has its rules). A change of a template's documents is made an add at the end: a
+replace or a remove names positions and names of documents the generator cannot know.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tests.fuzz.records import PDF
+
 _WITH_OPTIONS = {"select", "radio", "multiple"}
+_PAGE = (595.28, 841.89)  # the hooks' PDF: one A4 page, in points (tests/support/documents.py)
 
 
 def repair(operation: str, case: Any) -> None:
@@ -40,6 +45,22 @@ def repair(operation: str, case: Any) -> None:
                     field["areas"] = []
                 if isinstance(field, dict):
                     _without_references(field)
+    elif operation == "updateTemplateDocuments":
+        _document_changes(body)
+
+
+def _document_changes(body: dict[str, Any]) -> None:
+    """Each change an add at the end, of a PDF, and at least one: removing and replacing name positions and names of
+    the template's documents, which the generator cannot know (their rules are tests/api/test_template_documents.py's,
+    and the negative cases')."""
+    changes = body.get("documents")
+    if not isinstance(changes, list) or not changes:
+        changes = body["documents"] = [{}]
+    for change in changes:
+        if isinstance(change, dict):
+            for key in ("remove", "replace", "position", "html"):
+                change.pop(key, None)
+            change["file"] = PDF
 
 
 def _signable(case: Any, body: dict[str, Any]) -> None:
@@ -74,10 +95,12 @@ def _without_references(field: dict[str, Any]) -> None:
 
 
 def _area(area: dict[str, Any], options: Any) -> None:
-    # Inside the page: the sum of two numbers no JSON Schema keyword bounds.
-    for start, size in (("x", "w"), ("y", "h")):
-        if area[start] + area[size] > 1:
-            area[size] = max(0.0, 1 - area[start])
+    # Inside the page: the sum of two numbers no JSON Schema keyword bounds; in points when any value is above 1.
+    in_points = any(area[key] > 1 for key in ("x", "y", "w", "h"))
+    for (start, size), extent in zip((("x", "w"), ("y", "h")), _PAGE if in_points else (1, 1), strict=True):
+        area[start] = min(area[start], extent)
+        if area[start] + area[size] > extent:
+            area[size] = max(0.0, extent - area[start])
     # The page must exist in the document: the PDF the hooks give has one page (pages are 1-based on creation).
     if "page" in area:
         area["page"] = 1

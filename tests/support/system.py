@@ -1,4 +1,4 @@
-"""Software outside Python that some tests need: LibreOffice, poppler's pdfsig, fonts, Node.js, Chromium,
+"""Software outside Python that some tests need: LibreOffice, poppler's pdfsig, fonts, Node.js, Chromium, Pango,
 and the S3 emulator of the `test-full` extra.
 
 A test that needs such software carries a `requires` mark, made here:
@@ -22,6 +22,7 @@ Registered for every tier by tests/conftest.py (`pytest_plugins`).
 
 from __future__ import annotations
 
+import ctypes.util
 import importlib.util
 import os
 import shutil
@@ -93,6 +94,12 @@ NPM_CLIENT = requirement(
     then="run `npm ci --prefix tests/npm`",
 )
 CHROMIUM = requires("chromium", package="chromium")
+# What WeasyPrint loads to render HTML (signsvc/pdf/html_render.py), found as the dynamic loader finds it.
+PANGO = requirement(
+    "Pango (for WeasyPrint)",
+    package="libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0",
+    present=lambda: all(ctypes.util.find_library(name) for name in ("pango-1.0", "pangoft2-1.0")),
+)
 # The object-store tests' S3 emulator and the S3 client: the `test-full` extra, left out of `test` to keep its
 # install quick. Marked on every test that uses the emulator (tests/support/s3.py).
 S3_EMULATOR = requirement(

@@ -39,6 +39,12 @@ async def create(request: web.Request) -> web.Response:
     return await _shown(request, template.id, status=201)
 
 
+async def from_html(request: web.Request) -> web.Response:
+    """201 with a new template; 200 with the template of the same `external_id`, updated."""
+    template, created = await request.app[TEMPLATES].from_html(principal(request), await read_json(request))
+    return await _shown(request, template.id, status=201 if created else 200)
+
+
 async def show(request: web.Request) -> web.Response:
     return await _shown(request, record_id(request))
 
@@ -61,6 +67,17 @@ async def destroy(request: web.Request) -> web.Response:
 async def clone(request: web.Request) -> web.Response:
     body = await read_json(request)
     template = await request.app[TEMPLATES].clone(principal(request), record_id(request), body)
+    return await _shown(request, template.id)
+
+
+async def merge(request: web.Request) -> web.Response:
+    template = await request.app[TEMPLATES].merge(principal(request), await read_json(request))
+    return await _shown(request, template.id, status=201)
+
+
+async def change_documents(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    template = await request.app[TEMPLATES].change_documents(principal(request), record_id(request), body)
     return await _shown(request, template.id)
 
 

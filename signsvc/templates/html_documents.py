@@ -1,0 +1,244 @@
+"""HTML documents, for templates (and one-off submissions): read from the request, rendered in the PDF pool
+(`pdf_calls.render_html`, WeasyPrint), and taken in as any document is, with field inputs made of their field
+tags, placed where the renderer drew each tag.
+
+The https resources an HTML document names (stylesheets, images, fonts) are downloaded here, by the downloader
+of every document URL (public addresses only, its size and time limits): a render answers the URLs it wants, they
+are downloaded, and the HTML is rendered again with them, for at most `MAX_ROUNDS` rounds (a stylesheet may name
+more) and `MAX_RESOURCES` URLs. What cannot be downloaded is left out, as a browser leaves out a broken image;
+every other URL (file:, http:, relative) is never fetched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid as uuids
+from dataclasses import dataclass
+from typing import Any
+
+from signsvc.infra import downloads, errors, json_fields, pdf_calls
+from signsvc.infra.pool import PdfPool
+from signsvc.templates import field_tags
+from signsvc.templates.documents import IngestedDocument, ingested
+
+log = logging.getLogger(__name__)
+
+# The page sizes a document may ask for, as CSS sizes (width, height).
+PAGE_SIZES = {
+    "Letter": "8.5in 11in",
+    "Legal": "8.5in 14in",
+    "Tabloid": "11in 17in",
+    "Ledger": "17in 11in",
+    "A0": "841mm 1189mm",
+    "A1": "594mm 841mm",
+    "A2": "420mm 594mm",
+    "A3": "297mm 420mm",
+    "A4": "210mm 297mm",
+    "A5": "148mm 210mm",
+    "A6": "105mm 148mm",
+}
+DEFAULT_SIZE = "Letter"
+# The field tags and the field types they make.
+TAG_TYPES = {
+    "text-field": "text",
+    "signature-field": "signature",
+    "initials-field": "initials",
+    "date-field": "date",
+    "number-field": "number",
+    "image-field": "image",
+    "file-field": "file",
+    "phone-field": "phone",
+    "stamp-field": "stamp",
+    "checkbox-field": "checkbox",
+    "radio-field": "radio",
+    "select-field": "select",
+    "multi-select-field": "multiple",
+    "cells-field": "cells",
+}
+# Attributes of any HTML element, which say nothing about the field.
+_HTML_ATTRIBUTES = {"style", "class", "id", "lang", "dir", "tabindex", "width", "height"}
+_BOOLEANS = {"required", "readonly", "hidden"}  # written alone (`<text-field readonly>`), they mean true
+MAX_DOCUMENTS = 20
+MAX_PAGES = 100
+RENDER_SECONDS = 30.0
+MAX_ROUNDS = 3
+MAX_RESOURCES = 20
+
+
+@dataclass(frozen=True)
+class HtmlSource:
+    """One HTML document of a request; `where` is its `html` in the request body, for messages."""
+
+    html: str
+    name: str
+    header: str | None
+    footer: str | None
+    size: str
+    where: errors.Location
+
+
+@dataclass(frozen=True)
+class HtmlDocument:
+    """An HTML document taken in: its PDF and pages, and the fields of its tags as `documents[].fields[]` items
+    (areas with 1-based pages)."""
+
+    document: IngestedDocument
+    fields: list[dict[str, Any]]
+    where: errors.Location
+
+
+def sources(body: dict[str, Any]) -> list[HtmlSource]:
+    """The HTML documents of a request: a top-level `html`, or `documents[]` with an `html` each. `html_header`,
+    `html_footer` and `size` are a document's own, else the top level's; `name` names the top-level document."""
+    documents, html = body.get("documents"), body.get("html")
+    top = _settings(body, ())
+    if html is not None:
+        if documents is not None and documents != []:
+            raise errors.at(("documents",), "must be left out when html is given")
+        return [_source(body, ("html",), json_fields.text(body, "name"), top)]
+    if documents is None:
+        raise errors.at(("html",), "is required: the HTML of the document, or documents[] with an html each")
+    if not isinstance(documents, list) or not documents:
+        raise errors.at(("documents",), "must be a non-empty array of objects with an html each")
+    if len(documents) > MAX_DOCUMENTS:
+        raise errors.at(("documents",), f"has {len(documents)} documents: at most {MAX_DOCUMENTS}")
+    found = []
+    for index, document in enumerate(documents):
+        where = ("documents", index)
+        if not isinstance(document, dict):
+            raise errors.at(where, errors.must_be(dict))
+        name = json_fields.text(document, "name", where=where)
+        found.append(_source(document, (*where, "html"), name, _settings(document, where, top)))
+    return found
+
+
+@dataclass(frozen=True)
+class _Pages:
+    """What every page of a document has: a header, a footer, a size."""
+
+    header: str | None = None
+    footer: str | None = None
+    size: str = DEFAULT_SIZE
+
+
+def _settings(given: dict[str, Any], where: errors.Location, defaults: _Pages = _Pages()) -> _Pages:
+    """Header, footer and page size given at `where`, else `defaults` (the top level's)."""
+    header, footer, size = (json_fields.text(given, key, where=where) for key in ("html_header", "html_footer", "size"))
+    if size is not None and size not in PAGE_SIZES:
+        raise errors.at((*where, "size"), f"must be one of: {', '.join(PAGE_SIZES)}")
+    return _Pages(
+        header if header is not None else defaults.header,
+        footer if footer is not None else defaults.footer,
+        size or defaults.size,
+    )
+
+
+def _source(given: dict[str, Any], where: errors.Location, name: str | None, pages: _Pages) -> HtmlSource:
+    html = given.get("html")
+    if not isinstance(html, str) or not html.strip():
+        raise errors.at(where, "is required: the HTML of the document, a non-empty string")
+    name = (name or "").strip() or str(uuids.uuid4())
+    return HtmlSource(html, name, pages.header, pages.footer, pages.size, where)
+
+
+class HtmlRenderer:
+    """Renders HTML documents in the PDF pool, downloading what they name over https between renders."""
+
+    def __init__(self, pool: PdfPool, downloader: downloads.Downloader) -> None:
+        self.pool, self.downloader = pool, downloader
+
+    async def documents(self, sources: list[HtmlSource]) -> list[HtmlDocument]:
+        """Each source rendered, taken in as a document, and its field tags read into field inputs."""
+        return [await self._document(source) for source in sources]
+
+    async def _document(self, source: HtmlSource) -> HtmlDocument:
+        rendered = await self._rendered(source)
+        assert rendered.prepared is not None  # the last render wants nothing more
+        document = ingested(rendered.prepared, source.name)
+        return HtmlDocument(document, tag_fields(rendered.tags, document, source.where), source.where)
+
+    async def _rendered(self, source: HtmlSource) -> pdf_calls.RenderedHtml:
+        resources: dict[str, tuple[bytes, str] | None] = {}
+        for round in range(MAX_ROUNDS + 1):
+            rendered = await self._render(source, resources, wanting=round < MAX_ROUNDS)
+            if not rendered.wanted:
+                return rendered
+            room = max(MAX_RESOURCES - len(resources), 0)
+            resources.update(await self._downloads(rendered.wanted[:room]))
+            resources.update({url: None for url in rendered.wanted[room:]})
+        raise AssertionError("the last render wants no resources")
+
+    async def _render(
+        self, source: HtmlSource, resources: dict[str, tuple[bytes, str] | None], *, wanting: bool
+    ) -> pdf_calls.RenderedHtml:
+        try:
+            return await self.pool.run(
+                pdf_calls.render_html,
+                source.html,
+                PAGE_SIZES[source.size],
+                source.header,
+                source.footer,
+                resources,
+                wanting,
+                MAX_PAGES,
+                RENDER_SECONDS,
+            )
+        except pdf_calls.EngineError as exc:
+            raise errors.Invalid(f"{errors.written(source.where)}: {exc}", location=source.where) from None
+
+    async def _downloads(self, urls: list[str]) -> dict[str, tuple[bytes, str] | None]:
+        found = await asyncio.gather(*(self._download(url) for url in urls))
+        return dict(zip(urls, found, strict=True))
+
+    async def _download(self, url: str) -> tuple[bytes, str] | None:
+        try:
+            download = await self.downloader.download(url)
+        except downloads.DownloadError as exc:
+            log.info("an HTML document's resource is left out: %s: %s", url[:200], exc.message)
+            return None
+        return download.data, download.content_type
+
+
+def tag_fields(
+    tags: list[pdf_calls.HtmlTag], document: IngestedDocument, where: errors.Location
+) -> list[dict[str, Any]]:
+    """Field inputs (`documents[].fields[]` items, pages from 1) of a document's field tags, in document order:
+    same-name tags of a role are one field with an area each (`field_tags.fields_of_tags`); a tag drawn nowhere
+    (`display: none`), of a name no drawn tag has, is a field without areas."""
+    placed, undrawn = [], []
+    for tag in tags:
+        attributes = _attributes(tag, where)
+        written = _written(tag)
+        if not tag.boxes:
+            undrawn.append({**field_tags.field_input(attributes, tag=written, where=where), field_tags.SOURCE: written})
+        for box in tag.boxes:
+            page = document.pages[box.page]
+            shape = field_tags.Box(box.page, box.x, box.y, box.w, box.h, page["width"], page["height"])
+            placed.append(field_tags.PlacedTag(written, attributes, shape))
+    fields = field_tags.fields_of_tags(placed, where=where)
+    drawn = {(field["name"].casefold(), field.get("role", "").casefold()) for field in fields}
+    for field in undrawn:
+        if (field["name"].casefold(), field.get("role", "").casefold()) not in drawn:
+            fields.append({**field, "areas": []})
+    return fields
+
+
+def _attributes(tag: pdf_calls.HtmlTag, where: errors.Location) -> dict[str, str]:
+    """A field tag's attributes as `field_tags` reads them: its type from its element name, boolean attributes
+    written alone as true, and HTML's own attributes (style, class, data-*, aria-* ...) left out."""
+    kind = TAG_TYPES.get(tag.tag)
+    if kind is None:
+        raise field_tags.refused(_written(tag), tag.tag, f"is not a field tag: use {', '.join(TAG_TYPES)}", where)
+    found = {"type": kind}
+    for key, value in tag.attributes.items():
+        if key in _HTML_ATTRIBUTES or key.startswith(("data-", "aria-")) or key == "type":
+            continue
+        found[key] = "true" if key in _BOOLEANS and value == "" else value
+    return found
+
+
+def _written(tag: pdf_calls.HtmlTag) -> str:
+    """The tag as its messages quote it: `<text-field name="Full Name" role="Tenant">`."""
+    attributes = "".join(f' {key}="{value}"' for key, value in tag.attributes.items() if key != "style")
+    return f"<{tag.tag}{attributes}>"

@@ -1,0 +1,356 @@
+"""PUT /api/templates/{id}/documents: documents added at a position or at the end, replaced (the old fields moved
+onto the new document's pages where they exist, unless it brings a form of its own), removed by position or name
+(with the fields only on them), and all merged into one; each change raises `template.updated` and leaves the
+submissions made before with their own documents."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from pypdf import PdfReader
+
+from tests.support.documents import b64, pdf
+from tests.support.results import fetch
+from tests.support.samples import form_pdf
+from tests.support.signing import act, event_types, send, submission
+
+
+def box(y: float, page: int = 1, x: float = 0.1) -> dict[str, Any]:
+    return {"x": x, "y": y, "w": 0.3, "h": 0.05, "page": page}
+
+
+NDA_FIELDS = [
+    {"name": "Name", "type": "text", "role": "Signer", "areas": [box(0.1)]},
+    {"name": "Signature", "type": "signature", "role": "Signer", "areas": [box(0.2, page=2)]},
+]
+
+
+async def make(api, *documents: dict[str, Any]) -> dict[str, Any]:
+    reply = await api.post("/api/templates", json={"name": "Deal", "documents": list(documents)})
+    assert reply.status == 201, reply.json
+    return reply.json
+
+
+def document(name: str, pages: int = 1, fields: list[dict[str, Any]] | None = None, **more: Any) -> dict[str, Any]:
+    return {"name": name, "file": b64(pdf(pages)), "fields": fields or [], **more}
+
+
+async def change(api, template_id: int, **body: Any) -> dict[str, Any]:
+    reply = await api.put(f"/api/templates/{template_id}/documents", json=body)
+    assert reply.status == 200, reply.json
+    return reply.json
+
+
+async def refused(api, template_id: int, **body: Any) -> tuple[int, Any]:
+    reply = await api.put(f"/api/templates/{template_id}/documents", json=body)
+    return reply.status, reply.json
+
+
+def names(template: dict[str, Any]) -> list[str]:
+    return [item["name"] for item in template["schema"]]
+
+
+def without_areas(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{key: value for key, value in f.items() if key != "areas"} for f in fields]
+
+
+async def page_count(api, url: str) -> int:
+    return len(PdfReader(io.BytesIO(await fetch(api, url))).pages)
+
+
+# Add
+
+
+async def test_a_document_is_added_at_the_end_and_nothing_else_changes(api, db):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    changed = await change(api, template["id"], documents=[{"name": "annex.pdf", "file": b64(pdf(1))}])
+    assert names(changed) == ["nda", "annex"]
+    assert changed["documents"][0] == template["documents"][0]
+    assert changed["schema"][1]["attachment_uuid"] == changed["documents"][1]["uuid"]
+    assert (changed["fields"], changed["submitters"]) == (template["fields"], template["submitters"])
+    assert await event_types(db, "template", template["id"]) == ["template.created", "template.updated"]
+    combined = (await api.get(f"/api/templates/{template['id']}/pdf")).json
+    assert await page_count(api, combined["pdf_url"]) == 3
+
+
+async def test_a_document_added_at_a_position_takes_it_and_brings_its_form_fields(api):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    changed = await change(api, template["id"], documents=[{"name": "form", "file": b64(form_pdf()), "position": 0}])
+    assert names(changed) == ["form", "nda"]
+    form_uuid = changed["documents"][0]["uuid"]
+    added = changed["fields"][2:]
+    assert changed["fields"][:2] == template["fields"]
+    assert {f["name"] for f in added} >= {"full_name", "zip", "birth_date", "color"}
+    assert {a["attachment_uuid"] for f in added for a in f["areas"]} == {form_uuid}
+    # Form fields name no role: they go to the first one.
+    assert {f["submitter_uuid"] for f in added} == {template["submitters"][0]["uuid"]}
+
+
+async def test_a_position_past_the_end_is_422(api):
+    template = await make(api, document("a"), document("b"))
+    assert await refused(api, template["id"], documents=[{"file": b64(pdf(1)), "position": 3}]) == (
+        422,
+        {"error": "documents[0].position 3 does not exist: a document is added at a position from 0 to 2"},
+    )
+
+
+async def test_changes_apply_in_order_each_position_among_the_documents_as_the_changes_before_left_them(api):
+    template = await make(api, document("a"), document("b"))
+    changed = await change(
+        api,
+        template["id"],
+        documents=[
+            {"name": "c", "file": b64(pdf(1)), "position": 1},
+            {"remove": True, "position": 0},
+            {"name": "d", "file": b64(pdf(1)), "position": 2},
+        ],
+    )
+    assert names(changed) == ["c", "b", "d"]
+
+
+# Replace
+
+
+async def test_a_replaced_document_keeps_its_fields_on_the_pages_the_new_one_has_and_drops_the_others(api):
+    template = await make(api, document("nda", 2, NDA_FIELDS), document("annex", 1))
+    changed = await change(
+        api, template["id"], documents=[{"name": "nda v2", "file": b64(pdf(1)), "replace": True, "position": 0}]
+    )
+    new_uuid = changed["documents"][0]["uuid"]
+    assert new_uuid != template["documents"][0]["uuid"]
+    assert changed["documents"][1] == template["documents"][1]
+    assert changed["schema"] == [
+        {"attachment_uuid": new_uuid, "name": "nda v2"},
+        {"attachment_uuid": template["documents"][1]["uuid"], "name": "annex"},
+    ]
+    name = template["fields"][0]
+    assert changed["fields"] == [{**name, "areas": [{**name["areas"][0], "attachment_uuid": new_uuid}]}]
+
+
+async def test_a_replacement_with_a_form_of_its_own_brings_its_fields_instead_of_the_old_ones(api):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    changed = await change(
+        api, template["id"], documents=[{"name": "form", "file": b64(form_pdf()), "replace": True, "position": 0}]
+    )
+    assert names(changed) == ["form"]
+    assert "Name" not in {f["name"] for f in changed["fields"]} and "full_name" in {
+        f["name"] for f in changed["fields"]
+    }
+    assert {a["attachment_uuid"] for f in changed["fields"] for a in f["areas"]} == {changed["documents"][0]["uuid"]}
+
+
+async def test_a_replaced_document_keeps_its_conditions(api):
+    gate = {
+        "uuid": "f-gate",
+        "name": "Gate",
+        "type": "checkbox",
+        "role": "Signer",
+        "required": False,
+        "areas": [box(0.1)],
+    }
+    conditions = [{"field_uuid": "f-gate", "action": "checked"}]
+    template = await make(api, document("main", 1, [gate]), document("annex", 1, conditions=conditions))
+    changed = await change(
+        api, template["id"], documents=[{"name": "annex v2", "file": b64(pdf(1)), "replace": True, "position": 1}]
+    )
+    assert changed["schema"][1] == {
+        "attachment_uuid": changed["documents"][1]["uuid"],
+        "name": "annex v2",
+        "conditions": conditions,
+    }
+
+
+async def test_replacing_needs_a_position_that_exists(api):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    new = {"file": b64(pdf(1)), "replace": True}
+    assert await refused(api, template["id"], documents=[new]) == (
+        422,
+        {"error": "documents[0].position is required to replace a document"},
+    )
+    assert await refused(api, template["id"], documents=[{**new, "position": 1}]) == (
+        422,
+        {"error": "documents[0].position 1 does not exist: the template has 1 document (positions from 0)"},
+    )
+
+
+# Remove
+
+
+async def test_a_removed_document_takes_the_fields_only_on_it_and_its_areas_on_the_others(api):
+    initials = {"name": "Initials", "type": "initials", "role": "Signer", "areas": [box(0.4)]}
+    template = await make(api, document("nda", 2, NDA_FIELDS), document("annex", 1, [initials]))
+    nda, annex = (d["uuid"] for d in template["documents"])
+    # Initials on both documents: stored by PUT /templates, pages 0-based there.
+    on_both = [{**box(0.3, page=0), "attachment_uuid": nda}, {**box(0.4, page=0), "attachment_uuid": annex}]
+    fields = [*template["fields"][:2], {**template["fields"][2], "areas": on_both}]
+    assert (await api.put(f"/api/templates/{template['id']}", json={"fields": fields})).status == 200
+    changed = await change(api, template["id"], documents=[{"remove": True, "name": "nda"}])
+    assert names(changed) == ["annex"]
+    assert [(f["name"], f["areas"]) for f in changed["fields"]] == [
+        ("Initials", [{**box(0.4, page=0), "attachment_uuid": annex}])
+    ]
+    again = await change(
+        api, template["id"], documents=[{"name": "new", "file": b64(pdf(1))}, {"remove": True, "position": 0}]
+    )
+    assert names(again) == ["new"] and again["fields"] == []
+
+
+async def test_removing_a_document_whose_field_a_remaining_condition_names_is_422_naming_both(api):
+    gate = {
+        "uuid": "f-gate",
+        "name": "Gate",
+        "type": "checkbox",
+        "role": "Signer",
+        "required": False,
+        "areas": [box(0.1)],
+    }
+    shown = {
+        "name": "Details",
+        "type": "text",
+        "role": "Signer",
+        "areas": [box(0.1)],
+        "conditions": [{"field_uuid": "f-gate", "action": "checked"}],
+    }
+    template = await make(api, document("main", 1, [gate]), document("annex", 1, [shown]))
+    assert await refused(api, template["id"], documents=[{"remove": True, "position": 0}]) == (
+        422,
+        {"error": "documents[0] takes away the field Gate, which the field Details names: change that first"},
+    )
+
+
+async def test_a_document_that_is_not_there_or_the_last_one_cannot_be_removed(api):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    assert await refused(api, template["id"], documents=[{"remove": True, "name": "other"}]) == (
+        422,
+        {"error": "documents[0].name names no document of the template: other"},
+    )
+    assert await refused(api, template["id"], documents=[{"remove": True}]) == (
+        422,
+        {"error": "documents[0] needs a position or a name to remove a document"},
+    )
+    assert await refused(api, template["id"], documents=[{"remove": True, "position": 0}]) == (
+        422,
+        {"error": "documents would remove every document: a template keeps at least one"},
+    )
+
+
+# Merge
+
+
+async def test_merge_makes_one_document_of_every_page_in_order_and_moves_the_areas_to_their_pages(api):
+    annex_field = {"name": "Annex Name", "type": "text", "role": "Signer", "areas": [box(0.5)]}
+    template = await make(api, document("nda", 2, NDA_FIELDS), document("annex", 1, [annex_field]))
+    changed = await change(api, template["id"], documents=[{"name": "extra", "file": b64(pdf(2))}], merge=True)
+    merged_uuid = changed["documents"][0]["uuid"]
+    assert changed["schema"] == [{"attachment_uuid": merged_uuid, "name": "Deal"}]
+    assert [(f["name"], [(a["attachment_uuid"], a["page"]) for a in f["areas"]]) for f in changed["fields"]] == [
+        ("Name", [(merged_uuid, 0)]),
+        ("Signature", [(merged_uuid, 1)]),
+        ("Annex Name", [(merged_uuid, 2)]),
+    ]
+    assert without_areas(changed["fields"]) == without_areas(template["fields"])
+    assert await page_count(api, changed["documents"][0]["url"]) == 5
+    shown = (await api.get(f"/api/templates/{template['id']}/pdf")).json
+    assert shown["pdf_url"] == changed["documents"][0]["url"]
+
+
+async def test_merge_is_refused_while_a_document_has_conditions(api):
+    gate = {
+        "uuid": "f-gate",
+        "name": "Gate",
+        "type": "checkbox",
+        "role": "Signer",
+        "required": False,
+        "areas": [box(0.1)],
+    }
+    template = await make(
+        api,
+        document("main", 1, [gate]),
+        document("annex", 1, conditions=[{"field_uuid": "f-gate", "action": "checked"}]),
+    )
+    assert await refused(api, template["id"], merge=True) == (
+        422,
+        {
+            "error": "merge cannot make one document of documents that apply under conditions: annex has "
+            "conditions; remove them first"
+        },
+    )
+
+
+# The request
+
+
+async def test_html_documents_are_not_taken_yet(api):
+    template = await make(api, document("nda"))
+    assert await refused(api, template["id"], documents=[{"html": "<p>Hi</p>"}]) == (
+        422,
+        {"error": "documents[0].html html documents: not yet supported here; send the document as file"},
+    )
+
+
+async def test_nothing_to_do_a_file_to_remove_replace_and_remove_at_once_and_a_bad_file_are_422_naming_them(api):
+    template = await make(api, document("nda"))
+    assert await refused(api, template["id"]) == (
+        422,
+        {"error": "documents must name documents to add, replace or remove (or merge must be true)"},
+    )
+    assert await refused(api, template["id"], documents=[{"remove": True, "position": 0, "file": b64(pdf(1))}]) == (
+        422,
+        {"error": "documents[0].file is not taken by a change that removes a document"},
+    )
+    assert await refused(api, template["id"], documents=[{"remove": True, "replace": True, "position": 0}]) == (
+        422,
+        {"error": "documents[0] cannot both replace and remove a document"},
+    )
+    status, body = await refused(api, template["id"], documents=[{"file": "not a document!"}])
+    assert status == 422 and body["error"].startswith("documents[0].file"), body
+
+
+async def test_a_refused_change_writes_no_file_and_changes_nothing(api, config, db):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    before = sorted(Path(config.data_dir).rglob("*"))
+    body = {"documents": [{"name": "annex", "file": b64(pdf(3))}, {"remove": True, "position": 5}]}
+    assert (await api.put(f"/api/templates/{template['id']}/documents", json=body)).status == 422
+    assert sorted(Path(config.data_dir).rglob("*")) == before
+    assert (await api.get(f"/api/templates/{template['id']}")).json == template
+    assert await event_types(db, "template", template["id"]) == ["template.created"]
+
+
+async def test_another_accounts_template_is_403(api, other_account):
+    template = await make(api, document("nda"))
+    reply = await api.with_key(other_account.live).put(
+        f"/api/templates/{template['id']}/documents", json={"documents": [{"file": b64(pdf(1))}]}
+    )
+    assert (reply.status, reply.json) == (403, {"error": "Not authorized"})
+
+
+# Submissions made before
+
+
+async def test_a_submission_made_before_keeps_its_documents_and_is_signed_on_them(api, worker):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    [signer] = await send(api, template["id"], {"email": "sig@example.com", "name": "Sig"})
+    shown = (await api.get(f"/api/submissions/{signer['submission_id']}/documents")).json
+    await change(
+        api, template["id"], documents=[{"name": "v2", "file": b64(pdf(1)), "replace": True, "position": 0}], merge=True
+    )
+    assert (await api.get(f"/api/submissions/{signer['submission_id']}/documents")).json == shown
+    values = {"Name": "Sig", "Signature": "Sig"}
+    assert (await act(api, signer["slug"], "complete", {"values": values})).status == 200
+    await worker.drain()
+    signed = (await submission(api, signer["submission_id"]))["documents"]
+    assert [d["name"] for d in signed] == ["nda"]
+    assert await page_count(api, signed[0]["url"]) == 2
+
+
+async def test_a_webhook_endpoint_receives_template_updated_with_the_changed_template(api, worker, receiver):
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    reply = await api.post("/api/webhooks", json={"url": receiver.url(), "events": ["template.updated"]})
+    assert reply.status == 200, reply.json
+    changed = await change(api, template["id"], documents=[{"name": "annex", "file": b64(pdf(1))}])
+    await worker.drain()
+    [received] = receiver.received
+    assert received.json["event_type"] == "template.updated"
+    assert (received.json["data"]["id"], received.json["data"]["schema"]) == (changed["id"], changed["schema"])

@@ -1,0 +1,78 @@
+"""HTML rendered by WeasyPrint: the bounds of a render, what it fetches, and a server without the libraries."""
+
+import base64
+import io
+import re
+import sys
+
+import pypdfium2
+import pytest
+from PIL import Image
+
+from signsvc.pdf import html_render
+from signsvc.pdf.errors import PdfError
+from tests.support.system import PANGO
+
+LETTER = "8.5in 11in"
+
+
+def render(html: str, **options):
+    return html_render.render(html, page_size=LETTER, **{"max_pages": 10, "seconds": 30.0, **options})
+
+
+def red_png() -> str:
+    output = io.BytesIO()
+    Image.new("RGB", (40, 40), (255, 0, 0)).save(output, "PNG")
+    return "data:image/png;base64," + base64.b64encode(output.getvalue()).decode()
+
+
+@PANGO
+def test_a_render_past_its_time_is_stopped_naming_the_bound():
+    with pytest.raises(PdfError, match=re.escape("The HTML took longer than 0.05 seconds to render")):
+        render("<table>" + "<tr><td>cell</td><td>cell</td></tr>" * 5000 + "</table>", seconds=0.05, max_pages=1000)
+
+
+@PANGO
+def test_a_render_past_its_pages_is_stopped_while_laid_out():
+    with pytest.raises(PdfError, match="more than 10 pages: a document has at most 10"):
+        render('<p style="break-after: page">x</p>' * 5000, seconds=30.0)
+
+
+@PANGO
+def test_data_urls_are_drawn_and_https_urls_are_wanted_until_given():
+    html = f'<img src="{red_png()}" style="width: 1in"><img src="https://example.com/logo.png">'
+    first = render(html)
+    assert (first.pdf, first.wanted) == (None, ["https://example.com/logo.png"])
+    given = render(html, resources={"https://example.com/logo.png": None})
+    assert given.pdf is not None and given.wanted == []
+    page = pypdfium2.PdfDocument(given.pdf)[0].render(scale=1).to_pil().convert("RGB")
+    # 8px of body margin inside 0.5 in of page margin; the image 1 in (72 points) square.
+    assert page.getpixel((36 + 6 + 30, 36 + 6 + 30)) == (255, 0, 0)
+
+
+@PANGO
+def test_an_image_above_the_pixel_bound_is_left_out_undecoded():
+    output = io.BytesIO()
+    Image.new("1", (8000, 7000)).save(output, "PNG")  # 56 megapixels, black
+    source = "data:image/png;base64," + base64.b64encode(output.getvalue()).decode()
+    rendering = render(f'<img src="{source}" style="width: 2in; height: 2in">')
+    page = pypdfium2.PdfDocument(rendering.pdf)[0].render(scale=1).to_pil().convert("L")
+    assert page.getpixel((36 + 6 + 72, 36 + 6 + 72)) > 200
+
+
+@PANGO
+def test_other_schemes_are_refused_without_being_wanted():
+    rendering = render('<img src="file:///etc/hostname"><img src="http://example.com/a.png"><img src="ftp://x/y">')
+    assert rendering.pdf is not None and rendering.wanted == []
+
+
+@PANGO
+def test_not_wanting_leaves_unknown_https_urls_out():
+    rendering = render('<img src="https://example.com/logo.png">', wanting=False)
+    assert rendering.pdf is not None and rendering.wanted == []
+
+
+def test_without_weasyprint_or_its_libraries_the_message_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "weasyprint", None)  # what an import that fails to load Pango amounts to
+    with pytest.raises(PdfError, match=re.escape(html_render.NOT_INSTALLED)):
+        render("<p>x</p>")
