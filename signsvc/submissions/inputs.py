@@ -53,14 +53,9 @@ _TOP_KEYS = {
     "require_email_2fa",
     "reminders",
 }
-# What a one-off submission's request has besides the options of any submission (it names no template).
-_ONE_OFF_KEYS = (_TOP_KEYS - {"template_id", "emails"}) | {
-    "documents",
-    "template_ids",
-    "flatten",
-    "remove_tags",
-    "merge_documents",
-}
+# A one-off submission's options: any submission's but a template (its documents and their keys are read by
+# `signsvc.submissions.one_off`, which leaves them out of what this module reads).
+_ONE_OFF_KEYS = _TOP_KEYS - {"template_id", "emails"}
 _SUBMITTER_KEYS = {
     "role",
     "email",
@@ -126,8 +121,8 @@ class SubmissionInput:
 
 
 def parse(body: dict[str, Any], now: datetime, *, one_off: bool = False) -> SubmissionInput:
-    """The request of POST /submissions; `one_off`: of a one-off submission, which has its own documents and keys
-    (read by `signsvc.submissions.one_off`) and no `template_id`."""
+    """The request of POST /submissions; `one_off`: the options of a one-off submission, which has no
+    `template_id`."""
     _refuse_unknown(body, _ONE_OFF_KEYS if one_off else _TOP_KEYS, ())
     raw_submitters = body.get("submitters")
     if raw_submitters is None or raw_submitters == []:

@@ -1,7 +1,7 @@
-"""One-off submissions: documents sent for signing without a template (POST /submissions/pdf).
+"""One-off submissions: documents sent for signing without a template (POST /submissions/pdf, /submissions/html).
 
-The documents are taken in as a template's are (`Ingest`), and their fields read by the rules of template
-creation; `template_ids` adds the documents of the caller's templates, with fresh uuids and their roles joined
+The documents are taken in as a template's are (`Ingest`, or rendered from HTML as `html_documents` renders a
+template's), and their fields read by the rules of template creation; `template_ids` adds the documents of the caller's templates, with fresh uuids and their roles joined
 to the documents' by name. What comes of it is a `Basis` with no template, which `Submissions.create_one_off`
 checks and writes with every option of POST /submissions: the submission keeps its own roles, fields and
 documents, and no template row exists for it.
@@ -23,15 +23,18 @@ from signsvc.infra import errors, json_fields, pdf_calls
 from signsvc.infra.files import Files
 from signsvc.submissions.basis import Basis, Document
 from signsvc.submissions.submissions import Submissions
-from signsvc.templates import document_tags, patterns, rekeying, template_fields, templates
+from signsvc.templates import document_tags, html_documents, patterns, rekeying, template_fields, templates
 from signsvc.templates.documents import MAX_MERGED, Ingest, IngestedDocument
+from signsvc.templates.html_documents import HtmlRenderer
 from signsvc.templates.template_fields import Roles
 from storage import Database
 from storage.records import MAX_ID, Principal, Submission, Submitter, Template, TemplateDocument
 from storage.shapes import Area, Condition, Field
 
 MAX_TEMPLATES = 10
-_OWN_KEYS = ("documents", "template_ids", "flatten", "remove_tags", "merge_documents")  # the rest: any submission's
+# Each endpoint's keys of its documents; the rest of its request are the options of any submission.
+_PDF_KEYS = {"documents", "template_ids", "merge_documents", "flatten", "remove_tags"}
+_HTML_KEYS = {"documents", "template_ids", "merge_documents", "html", "html_header", "html_footer", "size"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Options:
 class OneOffs:
     def __init__(self, db: Database, files: Files, ingest: Ingest, submissions: Submissions) -> None:
         self.db, self.files, self.ingest, self.submissions = db, files, ingest, submissions
+        self.html = HtmlRenderer(ingest.pool, ingest.downloader)
 
     async def from_pdf(self, principal: Principal, body: dict[str, Any]) -> tuple[Submission, list[Submitter]]:
         """POST /submissions/pdf: PDFs (or any document a template takes) with fields given or read from them."""
@@ -65,7 +69,19 @@ class OneOffs:
         )
         roles, fields = templates.fields_of_documents(raw_documents, documents)
         conditions = templates.document_conditions(raw_documents, documents, fields)
-        return await self.created(principal, body, options, documents, roles, fields, conditions)
+        return await self.created(principal, _without(body, _PDF_KEYS), options, documents, roles, fields, conditions)
+
+    async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Submission, list[Submitter]]:
+        """POST /submissions/html: HTML documents (`documents[]` with an `html`, a header, a footer and a page size
+        each, or one top-level `html`), their field tags the fields, rendered as for a template."""
+        given = html_documents.sources(body)
+        raw_documents = body["documents"] if body.get("html") is None else [{}]  # `sources` checked them
+        options = await self.options(principal, body, raw_documents)
+        rendered = await self.html.documents(given)
+        await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
+        roles, fields = templates.fields_of_html(rendered)
+        documents = [one.document for one in rendered]
+        return await self.created(principal, _without(body, _HTML_KEYS), options, documents, roles, fields, {})
 
     async def options(self, principal: Principal, body: dict[str, Any], raw_documents: list[Any]) -> Options:
         """`documents[].position`, the templates of `template_ids` and `merge_documents`, checked."""
@@ -86,7 +102,8 @@ class OneOffs:
         conditions: dict[str, list[Condition]],
     ) -> tuple[Submission, list[Submitter]]:
         """The one-off submission of documents taken in, with the roles, fields and conditions read from them, the
-        documents of `template_ids`, and every option of POST /submissions in `body`."""
+        documents of `template_ids`, and every option of POST /submissions in `body` (and `name`; the keys of the
+        documents left out)."""
         added: list[Document] = []
         for template, template_documents in options.templates:
             template_fields_, copies = rekeying.copied(template, template_documents, roles)
@@ -106,8 +123,7 @@ class OneOffs:
         await templates.check_defaults(self.files, self.db, principal.account_id, fields)
         name = json_fields.text(body, "name", limit=255) or documents[0].name
         basis = Basis(None, name, roles.items, fields, ordered, {k: v for k, v in conditions.items() if v})
-        request = {key: value for key, value in body.items() if key not in _OWN_KEYS} | {"name": name}
-        return await self.submissions.create_one_off(principal, request, basis)
+        return await self.submissions.create_one_off(principal, body | {"name": name}, basis)
 
     async def _templates(self, principal: Principal, raw: Any) -> list[tuple[Template, list[TemplateDocument]]]:
         """The caller's templates `template_ids` names, each with its documents."""
@@ -155,6 +171,10 @@ class OneOffs:
         if blob is None or blob.account_id != principal.account_id:
             raise errors.NotFound(f"The file of document {document.name} is gone")
         return await self.files.read(blob)
+
+
+def _without(body: dict[str, Any], keys: set[str]) -> dict[str, Any]:
+    return {key: value for key, value in body.items() if key not in keys}
 
 
 def _raw_documents(body: dict[str, Any]) -> list[Any]:

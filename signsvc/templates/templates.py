@@ -32,7 +32,7 @@ from signsvc.templates import (
     template_preferences,
 )
 from signsvc.templates.documents import Ingest, IngestedDocument
-from signsvc.templates.html_documents import HtmlRenderer, sources
+from signsvc.templates.html_documents import HtmlDocument, HtmlRenderer, sources
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.webhooks import events
 from storage import Connection, Database
@@ -91,12 +91,7 @@ class Templates:
         rendered = await self.html.documents(given)
         documents = [one.document for one in rendered]
         await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
-        roles = Roles(existing.roles) if existing else Roles()
-        tagged: list[tuple[errors.Location, dict[str, Any]]] = [
-            (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
-        ]
-        with _naming_tags(tagged):
-            roles, fields = fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
+        roles, fields = fields_of_html(rendered, Roles(existing.roles) if existing else Roles())
         if existing is None:
             created = await self._created(
                 principal,
@@ -609,6 +604,17 @@ def fields_of_documents(
     roles.uuid_for(None)
     with _naming_tags(tagged):
         return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
+
+
+def fields_of_html(rendered: list[HtmlDocument], roles: Roles | None = None) -> tuple[Roles, list[Field]]:
+    """The roles (`roles` and those the tags name) and fields of HTML documents' field tags; a refusal about a
+    field quotes its tag."""
+    tagged: list[tuple[errors.Location, dict[str, Any]]] = [
+        (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
+    ]
+    with _naming_tags(tagged):
+        documents = [one.document for one in rendered]
+        return fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
 
 
 @contextlib.contextmanager

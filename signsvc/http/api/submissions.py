@@ -60,6 +60,12 @@ async def from_pdf(request: web.Request) -> web.Response:
     return json_response(await _one_off(request, submission, submitters))
 
 
+async def from_html(request: web.Request) -> web.Response:
+    """POST /submissions/html: a one-off submission of HTML documents."""
+    submission, submitters = await request.app[ONE_OFFS].from_html(principal(request), await read_json(request))
+    return json_response(await _one_off(request, submission, submitters))
+
+
 async def show(request: web.Request) -> web.Response:
     submission = await request.app[SUBMISSIONS].find(principal(request), record_id(request))
     return json_response(await _record(request, submission, with_events=True))
