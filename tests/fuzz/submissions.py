@@ -32,7 +32,7 @@ def repair(operation: str, case: Any) -> None:
     if operation in ("createSubmission", "initSubmission"):
         _creation(body)
     elif operation in ("createSubmissionFromPdf", "createSubmissionFromHtml"):
-        _one_off(case, body)
+        _one_off(operation, case, body)
     elif operation == "createSubmissionsFromEmails":
         if isinstance(body.get("emails"), str):
             body["emails"] = _short(_printable(body["emails"]))
@@ -86,8 +86,9 @@ def _creation(body: dict[str, Any]) -> None:
             _emails(submitter)
 
 
-def _one_off(case: Any, body: dict[str, Any]) -> None:
-    if case.meta.phase.name.value != "stateful":  # ids of this account's templates: only a link knows them
+def _one_off(operation: str, case: Any, body: dict[str, Any]) -> None:
+    # Ids of this account's templates: only a link knows them (a template's links to the HTML one-off give one).
+    if operation == "createSubmissionFromPdf" or case.meta.phase.name.value != "stateful":
         body.pop("template_ids", None)
     if not isinstance(body.get("submitters"), list) or not body["submitters"]:  # a link gives documents only
         body["submitters"] = [{"email": "signer@example.com"}]
