@@ -1,10 +1,10 @@
 """One-off submissions: documents sent for signing without a template (POST /submissions/pdf, /submissions/html).
 
 The documents are taken in as a template's are (`Ingest`, or rendered from HTML as `html_documents` renders a
-template's), and their fields read by the rules of template creation; `template_ids` adds the documents of the caller's templates, with fresh uuids and their roles joined
-to the documents' by name. What comes of it is a `Basis` with no template, which `Submissions.create_one_off`
-checks and writes with every option of POST /submissions: the submission keeps its own roles, fields and
-documents, and no template row exists for it.
+template's), and their fields read by the rules of template creation; `template_ids` adds the documents of the
+caller's templates, with fresh uuids and their roles joined to the documents' by name. What comes of it is a
+`Basis` with no template, which `Submissions.create_one_off` checks and writes with every option of POST
+/submissions: the submission keeps its own roles, fields and documents, and no template row exists for it.
 
 Order of the documents: those given in `documents`, then those of each template of `template_ids` in turn;
 a document given a `position` (0 for the first) is put at that place, the others keep their order around it.
