@@ -144,6 +144,7 @@ class Template:
     created_at: datetime
     updated_at: datetime
     archived_at: datetime | None
+    variables_schema: dict[str, Any]  # the variables its DOCX documents read, JSON-schema-like
     author_email: str
     author_first_name: str | None
     author_last_name: str | None
@@ -164,6 +165,7 @@ class TemplateDocument:
     pages: list[PageSize]
     previews: list[Preview]
     conditions: list[Condition]  # when the document applies (`schema[].conditions`)
+    source_blob_id: int | None  # a dynamic document's DOCX, filled with variables for each submission
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ async def insert_template(
     combined_blob_id: int | None,
     shared_link: bool,
     now: datetime,
+    variables_schema: dict[str, Any] | None = None,
 ) -> int:
     return int(
         await conn.fetch_value(
@@ -52,6 +53,7 @@ async def insert_template(
             preferences=preferences,
             combined_blob_id=combined_blob_id,
             shared_link=shared_link,
+            variables_schema=variables_schema or {},
             created_at=now,
         )
     )
@@ -106,7 +108,17 @@ def _dictionary_order(name: str) -> tuple[str, str, str]:
 async def update_template(conn: Connection, template: Template, changes: dict[str, Any], now: datetime) -> None:
     state = {
         name: changes.get(name, getattr(template, name))
-        for name in ("name", "external_id", "folder_id", "roles", "fields", "preferences", "shared_link", "archived_at")
+        for name in (
+            "name",
+            "external_id",
+            "folder_id",
+            "roles",
+            "fields",
+            "preferences",
+            "shared_link",
+            "archived_at",
+            "variables_schema",
+        )
     }
     await conn.execute("update_template", id=template.id, updated_at=now, **state)
 
@@ -126,8 +138,10 @@ async def insert_document(
     pages: list[PageSize],
     previews: list[Preview],
     conditions: list[Condition] | None = None,
+    source_blob_id: int | None = None,
 ) -> None:
-    """`previews` are the page images as `{id, uuid, filename}` of their stored files."""
+    """`previews` are the page images as `{id, uuid, filename}` of their stored files; `source_blob_id` a dynamic
+    document's DOCX."""
     await conn.execute(
         "insert_document",
         template_id=template_id,
@@ -138,6 +152,7 @@ async def insert_document(
         pages=pages,
         previews=previews,
         conditions=conditions or [],
+        source_blob_id=source_blob_id,
     )
 
 

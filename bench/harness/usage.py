@@ -18,6 +18,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def reaped_cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of the children a process has waited for (a subprocess such as LibreOffice)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
 def children(pid: int) -> list[int]:
     """The process ids just below `pid`: the serving processes of `run.py --workers N` (and its resource tracker)."""
     found = []

@@ -68,6 +68,7 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/api/templates", templates.index)
     app.router.add_post("/api/templates", templates.create)
     app.router.add_post("/api/templates/pdf", templates.create)
+    app.router.add_post("/api/templates/docx", templates.create_from_docx)
     app.router.add_post("/api/templates/html", templates.from_html)
     app.router.add_get(r"/api/templates/{id:\d{1,18}}", templates.show)
     app.router.add_put(r"/api/templates/{id:\d{1,18}}", templates.update)

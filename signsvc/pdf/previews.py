@@ -85,7 +85,8 @@ def _render(page: pdfium.PdfPage, width: int) -> bytes:
         # pypdfium2 rounds the bitmap size up: stay a hair under, so a page comes out `width` wide exactly.
         scale = min(width / page_width, TALLEST * width / page_height) * (1 - 1e-9)
         buffer = io.BytesIO()
-        page.render(scale=scale).to_pil().save(buffer, format="JPEG", quality=QUALITY)
+        # In RGB order, as Pillow takes it: the same image without a swap of every pixel's channels.
+        page.render(scale=scale, rev_byteorder=True).to_pil().save(buffer, format="JPEG", quality=QUALITY)
         return buffer.getvalue()
     finally:
         page.close()

@@ -23,7 +23,15 @@ from signsvc.infra import errors, json_fields, pdf_calls
 from signsvc.infra.files import Files
 from signsvc.submissions.basis import Basis, Document
 from signsvc.submissions.submissions import Submissions
-from signsvc.templates import document_tags, html_documents, patterns, rekeying, template_fields, templates
+from signsvc.templates import (
+    document_tags,
+    html_documents,
+    patterns,
+    rekeying,
+    template_fields,
+    template_writing,
+    templates,
+)
 from signsvc.templates.documents import MAX_MERGED, Ingest, IngestedDocument
 from signsvc.templates.html_documents import HtmlRenderer
 from signsvc.templates.template_fields import Roles
@@ -120,7 +128,7 @@ class OneOffs:
                 raise errors.at(("merge_documents",), "cannot merge documents that apply only under conditions")
             merged, fields = await self._merged(principal, ordered, fields)
             ordered = [merged]
-        await templates.check_defaults(self.files, self.db, principal.account_id, fields)
+        await template_writing.check_defaults(self.files, self.db, principal.account_id, fields)
         name = json_fields.text(body, "name", limit=255) or documents[0].name
         basis = Basis(None, name, roles.items, fields, ordered, {k: v for k, v in conditions.items() if v})
         return await self.submissions.create_one_off(principal, body | {"name": name}, basis)

@@ -34,7 +34,7 @@ from signsvc.submissions.basis import Basis
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
-from signsvc.templates import patterns
+from signsvc.templates import patterns, variables_schema
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.webhooks import events
 from storage import Connection, Database, StorageError
@@ -142,6 +142,7 @@ class Submissions:
         if basis is None:
             assert request.template_id is not None  # `parse` requires it of a submission of a template
             template = await self._template(principal, request.template_id)
+            variables_schema.require(template.variables_schema, request.variables)
             basis = Basis.of_template(template)
         request = email_verification.applied(request, basis.template)
         assigned = _assign_roles(basis.roles, request.submitters)

@@ -25,16 +25,20 @@ _OPERATIONS = ("and", "or")
 _KEYS = {"field_uuid", "action", "value", "operation"}
 
 
-def checked_fields(fields: list[Field], places: Sequence[errors.Location]) -> list[Field]:
-    """The fields with their conditions checked against each other (`places`: where each field was given); an
-    option named by its text becomes its uuid. 422 naming the first condition that names no field of the template,
-    an unknown action, a missing or wrong value, or a field that depends on itself."""
-    by_uuid = {field["uuid"]: field for field in fields}
+def checked_fields(
+    fields: list[Field], places: Sequence[errors.Location], *, others: Sequence[Field] = ()
+) -> list[Field]:
+    """The fields with their conditions checked against each other and the template's `others` (fields it has
+    already, whose conditions cannot name these; by name, these come first), `places`: where each field was given;
+    an option named by its text becomes its uuid. 422 naming the first condition that names no field of the
+    template, an unknown action, a missing or wrong value, or a field that depends on itself."""
+    known = [*fields, *others]
+    by_uuid = {field["uuid"]: field for field in known}
     result = []
     for field, where in zip(fields, places, strict=True):
         if "conditions" in field:
             given: Any = field["conditions"]
-            field = {**field, "conditions": checked(given, fields, (*where, "conditions"), by_uuid=by_uuid)}
+            field = {**field, "conditions": checked(given, known, (*where, "conditions"), by_uuid=by_uuid)}
             if not field["conditions"]:
                 del field["conditions"]
         result.append(field)

@@ -1,244 +1,123 @@
-"""A template's documents changed (`PUT /templates/{id}/documents`): the request read, then each change applied in
-order to the documents, roles and fields, and at last all documents merged into one when asked.
+"""A template's documents changed (`PUT /templates/{id}/documents`): the request read, each new document taken in (a
+file, its text tags found; or HTML, rendered), the plan made (`document_plan`), the documents merged into one when
+asked, and the plan written with the template's `template.updated` event.
 
-- add: a new document at `position` (0-based, among the documents as the changes before left them) or at the end,
-  with the fields of its own PDF form;
-- replace: the document at `position` becomes the new one, in its place and with its conditions. A new document
-  with a form of its own brings its fields and the old document's go; one without takes the old document's
-  fields, each area on the same page of the new document where that page exists (areas on pages past its end go);
-- remove: the document at `position`, else the first one named `name`, with the areas on it.
-
-A field whose every area went goes with them; one that a remaining field's conditions or formula, or a document's
-conditions, still name makes the change a 422 (change those first). A template keeps at least one document.
+The new documents are read, converted and written before the transaction that records them (and removed again when
+it fails); that transaction first checks that the template is still the one the plan was made from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from signsvc.infra import errors, json_fields
-from signsvc.templates import condition_rules, formula_checks, formulas, template_fields
-from signsvc.templates.documents import IngestedDocument
-from signsvc.templates.template_fields import Page, Roles
-from storage.records import Template, TemplateDocument
-from storage.shapes import Area, Condition, Field, Role
-
-ADD, REPLACE, REMOVE = "add", "replace", "remove"
-
-
-@dataclass(frozen=True)
-class Change:
-    where: errors.Location
-    action: str
-    position: int | None
-    name: str | None
-    raw: dict[str, Any]  # what the document is read from (add, replace)
+import storage.templates as stored
+from signsvc.accounts import auth
+from signsvc.infra import errors, pdf_calls
+from signsvc.infra.files import NewFile
+from signsvc.templates import document_plan, document_tags, patterns
+from signsvc.templates.document_plan import Change, NewDocument, Plan, Request, Slot
+from signsvc.templates.documents import Ingest, IngestedDocument
+from signsvc.templates.html_documents import HtmlDocument, HtmlRenderer
+from signsvc.templates.template_writing import Writer, blob_ids
+from storage import Connection
+from storage.records import Principal, Template, TemplateDocument
 
 
-@dataclass(frozen=True)
-class Request:
-    changes: list[Change]
-    merge: bool
+class DocumentChanges:
+    def __init__(self, writer: Writer, ingest: Ingest, html: HtmlRenderer) -> None:
+        self.writer, self.ingest, self.html = writer, ingest, html
 
+    async def change(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
+        """Adds, replaces and removes documents, then merges them into one when asked."""
+        request = document_plan.parse(body)
+        db = self.writer.db
+        template = auth.owned(principal, await stored.get_template(db, template_id), "Template")
+        documents = await stored.list_documents(db, template.id)
+        plan = document_plan.applied(template, documents, request, await self._new_documents(request))
+        if request.merge and len(plan.slots) > 1:
+            pdfs = [await self._slot_pdf(slot) for slot in plan.slots]
+            plan = document_plan.merged(plan, await self.ingest.merged(pdfs, template.name, ("merge",)))
+        combined = await self.ingest.combined_pdfs([await self._slot_pdf(slot) for slot in plan.slots], template.name)
+        files = [file for slot in plan.slots if slot.new for file in (slot.new.pdf, *slot.new.previews)]
+        files += [combined] if combined else []
+        await self.writer.files.write(files)
+        try:
+            async with db.transaction() as tx:
+                await self._written(tx, template, documents, plan, combined)
+                await self.writer.event(tx, template.account_id, "template.updated", template.id)
+                return await stored.required_template(tx, template.id)
+        except BaseException:
+            await self.writer.files.discard(files)
+            raise
 
-@dataclass(frozen=True)
-class Slot:
-    """A document of the changed template: one it had (`kept`), or a `new` one."""
+    async def _new_documents(self, request: Request) -> list[NewDocument | None]:
+        """The new document of each change that brings one, with the field inputs of its tags."""
+        tags = pdf_calls.TagReading(remove=request.remove_tags)
+        taken = [await self._taken_in(change, tags) for change in request.changes]
+        from_files = [one for one in taken if isinstance(one, IngestedDocument)]
+        rendered = [one for one in taken if isinstance(one, HtmlDocument)]
+        # Compiled off the event loop before the tags are read, which then finds each pattern compiled.
+        await patterns.prepare(
+            patterns.found_in([[one.form_fields for one in from_files], [one.fields for one in rendered]])
+            + document_tags.patterns(from_files)
+        )
+        return [_new_document(change, one) for change, one in zip(request.changes, taken, strict=True)]
 
-    uuid: str
-    name: str
-    page_count: int
-    kept: TemplateDocument | None
-    new: IngestedDocument | None
-    conditions: list[Condition]
+    async def _taken_in(self, change: Change, tags: pdf_calls.TagReading) -> IngestedDocument | HtmlDocument | None:
+        """The document a change brings: its file taken in (its text tags found), or its HTML rendered."""
+        if change.action == document_plan.REMOVE:
+            return None
+        if change.html is None:
+            return await self.ingest.document(change.raw, change.where, tags)
+        [rendered] = await self.html.documents([change.html])
+        return rendered
 
-
-@dataclass(frozen=True)
-class Plan:
-    slots: list[Slot]
-    roles: list[Role]
-    fields: list[Field]
-
-
-def parse(body: dict[str, Any]) -> Request:
-    merge = json_fields.flag(body, "merge", False)
-    raw = body.get("documents")
-    if raw is not None and not isinstance(raw, list):
-        raise errors.at(("documents",), errors.must_be(list))
-    if not raw and not merge:
-        raise errors.at(("documents",), "must name documents to add, replace or remove (or merge must be true)")
-    return Request([_change(item, ("documents", index)) for index, item in enumerate(raw or [])], merge)
-
-
-def _change(raw: Any, where: errors.Location) -> Change:
-    if not isinstance(raw, dict):
-        raise errors.at(where, errors.must_be(dict))
-    replace = json_fields.flag(raw, "replace", False, where=where)
-    remove = json_fields.flag(raw, "remove", False, where=where)
-    if replace and remove:
-        raise errors.at(where, "cannot both replace and remove a document")
-    position = raw.get("position")
-    if position is not None and (not isinstance(position, int) or isinstance(position, bool) or position < 0):
-        raise errors.at((*where, "position"), "must be an integer from 0")
-    name = json_fields.text(raw, "name", where=where)
-    if remove and raw.get("file") is not None:
-        raise errors.at((*where, "file"), "is not taken by a change that removes a document")
-    if raw.get("html") not in (None, ""):
-        raise errors.at((*where, "html"), "html documents: not yet supported here; send the document as file")
-    if replace and position is None:
-        raise errors.at((*where, "position"), "is required to replace a document")
-    if remove and position is None and not name:
-        raise errors.at(where, "needs a position or a name to remove a document")
-    return Change(where, REPLACE if replace else REMOVE if remove else ADD, position, name, raw)
-
-
-def applied(
-    template: Template,
-    documents: list[TemplateDocument],
-    request: Request,
-    ingested: list[IngestedDocument | None],
-) -> Plan:
-    """The template's documents, roles and fields once every change is made; `ingested` holds the new document of
-    each change that brings one. With `merge`, the documents must be fit to become one (`merged` makes it)."""
-    working = _Working(template, documents)
-    for change, document in zip(request.changes, ingested, strict=True):
-        if change.action == REMOVE:
-            working.remove(change)
-        elif document is not None and change.action == REPLACE:
-            working.replace(change, document)
-        elif document is not None:
-            working.add(change, document)
-    if not working.slots:
-        raise errors.at(("documents",), "would remove every document: a template keeps at least one")
-    working.refuse_dangling()
-    if request.merge:
-        _refuse_conditional(working.slots)
-    return Plan(working.slots, working.roles.items, working.fields)
-
-
-def merged(plan: Plan, document: IngestedDocument) -> Plan:
-    """The plan with its documents as the one `document` made of all their pages, in order: each area moves to
-    its page there."""
-    offsets, start = {}, 0
-    for slot in plan.slots:
-        offsets[slot.uuid], start = start, start + slot.page_count
-
-    def moved(area: Area) -> Area | None:
-        offset = offsets.get(area["attachment_uuid"])
-        return None if offset is None else {**area, "attachment_uuid": document.uuid, "page": area["page"] + offset}
-
-    fields = [_with_areas(f, [a for a in map(moved, f.get("areas", [])) if a is not None]) for f in plan.fields]
-    return Plan([_new_slot(document, [])], plan.roles, fields)
-
-
-class _Working:
-    """The documents, roles and fields as the changes so far left them, and the fields that went."""
-
-    def __init__(self, template: Template, documents: list[TemplateDocument]) -> None:
-        self.slots = [Slot(d.uuid, d.name, len(d.pages), d, None, d.conditions) for d in documents]
-        self.roles = Roles(template.roles)
-        self.fields = list(template.fields)
-        self.dropped: dict[str, tuple[errors.Location, str]] = {}  # by field uuid: the change that took it, its name
-
-    def add(self, change: Change, document: IngestedDocument) -> None:
-        position = len(self.slots) if change.position is None else _position(change, len(self.slots) + 1)
-        self.slots.insert(position, _new_slot(document, []))
-        self._add_form_fields(change, document)
-
-    def replace(self, change: Change, document: IngestedDocument) -> None:
-        index = _position(change, len(self.slots))
-        old = self.slots[index]
-        self.slots[index] = _new_slot(document, old.conditions)
-        if document.form_fields:
-            self._keep_areas(change, lambda area: None if area["attachment_uuid"] == old.uuid else area)
-            self._add_form_fields(change, document)
-            return
-        pages = len(document.pages)
-
-        def moved(area: Area) -> Area | None:
-            if area["attachment_uuid"] != old.uuid:
-                return area
-            return {**area, "attachment_uuid": document.uuid} if area["page"] < pages else None
-
-        self._keep_areas(change, moved)
-
-    def remove(self, change: Change) -> None:
-        if change.position is not None:
-            index = _position(change, len(self.slots))
-        else:
-            index = next((i for i, slot in enumerate(self.slots) if slot.name == change.name), -1)
-            if index < 0:
-                raise errors.at((*change.where, "name"), f"names no document of the template: {change.name}")
-        old = self.slots.pop(index)
-        self._keep_areas(change, lambda area: None if area["attachment_uuid"] == old.uuid else area)
-
-    def refuse_dangling(self) -> None:
-        """422 when a remaining field or document names a field that went."""
-        for found in self.fields:
-            named = [c["field_uuid"] for c in found.get("conditions", [])]
-            named += [m.group(1).strip() for m in formulas.REFERENCE.finditer(formulas.formula_of(found) or "")]
-            self._refuse_naming(named, f"the field {found['name'] or found['uuid']}")
-        for slot in self.slots:
-            self._refuse_naming([c["field_uuid"] for c in slot.conditions], f"the conditions of document {slot.name}")
-
-    def _refuse_naming(self, named: list[str], whose: str) -> None:
-        for uuid in named:
-            if uuid in self.dropped:
-                where, name = self.dropped[uuid]
-                raise errors.Invalid(
-                    f"{errors.written(where)} takes away the field {name}, which {whose} names: change that first",
-                    location=where,
-                )
-
-    def _keep_areas(self, change: Change, kept: Callable[[Area], Area | None]) -> None:
-        """Each field with the areas `kept` answers (changed or not); a field left with none goes."""
-        fields = []
-        for found in self.fields:
-            areas = [area for area in map(kept, found.get("areas", [])) if area is not None]
-            if found.get("areas") and not areas:
-                self.dropped[found["uuid"]] = (change.where, found["name"] or found["uuid"])
-                continue
-            fields.append(_with_areas(found, areas))
-        self.fields = fields
-
-    def _add_form_fields(self, change: Change, document: IngestedDocument) -> None:
-        """The new document's own form fields, those beyond a template's limit left out."""
-        room = max(template_fields.MAX_FIELDS - len(self.fields), 0)
-        where = (*change.where, "form_fields")
-        pages = [Page(document.uuid, len(document.pages))]
-        given = template_fields.fields(document.form_fields[:room], self.roles, pages, where, first_page=0)
-        places = [(*where, index) for index in range(len(given))]
-        self.fields += formula_checks.checked(condition_rules.checked_fields(given, places))
-
-
-def _refuse_conditional(slots: list[Slot]) -> None:
-    """One document cannot apply in part: documents with conditions are not merged."""
-    for slot in slots:
-        if slot.conditions and len(slots) > 1:
-            raise errors.at(
-                ("merge",),
-                f"cannot make one document of documents that apply under conditions: {slot.name} has conditions; "
-                "remove them first",
+    async def _written(
+        self,
+        tx: Connection,
+        template: Template,
+        documents: list[TemplateDocument],
+        plan: Plan,
+        combined: NewFile | None,
+    ) -> None:
+        """Writes the plan made from `template` and its `documents` as read before: refused when either changed
+        since (the plan would undo that change)."""
+        current = await stored.get_template(tx, template.id)
+        now_documents = await stored.list_documents(tx, template.id)
+        if current is None:
+            raise errors.NotFound()
+        if (current.roles, current.fields, now_documents) != (template.roles, template.fields, documents):
+            raise errors.Invalid(
+                "the template changed while its documents were being made ready: send the change again"
             )
+        kept = {slot.kept.id for slot in plan.slots if slot.kept}
+        gone = [document for document in documents if document.id not in kept]
+        for document in gone:
+            await stored.delete_document(tx, document.id)
+        for position, slot in enumerate(plan.slots):
+            if slot.kept:
+                await stored.set_document_position(tx, slot.kept.id, position)
+            elif slot.new:
+                await self.writer.record_document(
+                    tx, template.account_id, template.id, position, slot.new, slot.conditions
+                )
+        files = self.writer.files
+        combined_blob = await files.record(tx, template.account_id, combined) if combined else None
+        await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
+        changes = {"roles": plan.roles, "fields": plan.fields}
+        await stored.update_template(tx, current, changes, self.writer.clock.now())
+        old_files = [blob_id for document in gone for blob_id in blob_ids(document)]
+        await files.delete(tx, old_files + ([current.combined_blob_id] if current.combined_blob_id else []))
+
+    async def _slot_pdf(self, slot: Slot) -> bytes:
+        if slot.new:
+            return slot.new.pdf.data
+        assert slot.kept is not None
+        return await self.writer.stored_pdf(slot.kept)
 
 
-def _position(change: Change, count: int) -> int:
-    """The change's position among `count` places (the documents, one more to add): 422 when there is no such."""
-    assert change.position is not None
-    if change.position >= count:
-        if change.action == ADD:
-            places = f"a document is added at a position from 0 to {count - 1}"
-        else:
-            places = f"the template has {count} document{'s' if count != 1 else ''} (positions from 0)"
-        raise errors.at((*change.where, "position"), f"{change.position} does not exist: {places}")
-    return change.position
-
-
-def _new_slot(document: IngestedDocument, conditions: list[Condition]) -> Slot:
-    return Slot(document.uuid, document.name, len(document.pages), None, document, conditions)
-
-
-def _with_areas(found: Field, areas: list[Area]) -> Field:
-    return {**found, "areas": areas} if "areas" in found else found
+def _new_document(change: Change, taken: IngestedDocument | HtmlDocument | None) -> NewDocument | None:
+    """A document taken in with the field inputs of its tags (a refusal of a text tag names the change)."""
+    if isinstance(taken, HtmlDocument):
+        return NewDocument(taken.document, taken.fields)
+    return NewDocument(taken, document_tags.fields(taken, change.where)) if taken else None

@@ -50,17 +50,26 @@ class Ingest:
     ) -> IngestedDocument:
         """`{"file": base64 or URL, "name": ...}` taken in; with `tags`, its text tags found (and removed from its
         PDF and pictures when `tags.remove`), also in an office document, after its conversion."""
-        if not isinstance(raw, dict):
-            raise errors.at(where, errors.must_be(dict))
-        file = raw.get("file")
-        if not isinstance(file, str) or not file.strip():
-            raise errors.at((*where, "file"), "is required: the file as base64 or an https:// URL")
-        name = raw.get("name")
-        if name is not None and not isinstance(name, str):
-            raise errors.at((*where, "name"), errors.must_be(str))
-        file = file.strip()
+        file, name = _file_and_name(raw, where)
         content = await self._download(file, where) if _is_url(file) else file
-        return await self._ingested(content, _document_name(name, file), where, tags)
+        return await self._ingested(content, name, where, tags)
+
+    async def source(self, raw: Any, where: errors.Location) -> tuple[bytes, str | None]:
+        """A document's file as bytes (decoded in the pool, or downloaded) and its name, for callers that read the
+        file themselves before it is taken in (`from_source`)."""
+        file, name = _file_and_name(raw, where)
+        if _is_url(file):
+            return await self._download(file, where), name
+        try:
+            return await self.pool.run(pdf_calls.decode, file), name
+        except pdf_calls.NotBase64:
+            raise errors.at((*where, "file"), "is neither valid base64 nor an https:// URL") from None
+
+    async def from_source(
+        self, data: bytes, name: str | None, where: errors.Location, tags: pdf_calls.TagReading | None = None
+    ) -> IngestedDocument:
+        """A document's file that `source` answered, taken in as `document` takes it."""
+        return await self._ingested(data, name, where, tags)
 
     async def uploaded(
         self, data: bytes, filename: str, where: errors.Location, tags: pdf_calls.TagReading | None = None
@@ -153,6 +162,20 @@ def ingested(prepared: pdf_calls.PreparedPdf, name: str) -> IngestedDocument:
             for page, image in enumerate(prepared.previews)
         ],
     )
+
+
+def _file_and_name(raw: Any, where: errors.Location) -> tuple[str, str | None]:
+    """A document input's `file` (base64 or a URL, trimmed) and its name: `name`, else the URL's file name."""
+    if not isinstance(raw, dict):
+        raise errors.at(where, errors.must_be(dict))
+    file = raw.get("file")
+    if not isinstance(file, str) or not file.strip():
+        raise errors.at((*where, "file"), "is required: the file as base64 or an https:// URL")
+    name = raw.get("name")
+    if name is not None and not isinstance(name, str):
+        raise errors.at((*where, "name"), errors.must_be(str))
+    file = file.strip()
+    return file, _document_name(name, file)
 
 
 def _is_url(file: str) -> bool:

@@ -10,7 +10,8 @@ naming the tag as written and the attribute.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,6 +182,15 @@ def naming_the_tag(
         if error.location[: len(place)] == place and isinstance(given.get(SOURCE), str):
             return errors.Invalid(f"{error.message} (tag {_quoted(given[SOURCE])})", location=error.location)
     return error
+
+
+@contextlib.contextmanager
+def naming_tags(inputs: Iterable[tuple[errors.Location, Mapping[str, Any]]]) -> Iterator[None]:
+    """A refusal about a tag field, raised within, quotes its tag (`naming_the_tag`)."""
+    try:
+        yield
+    except errors.Invalid as error:
+        raise naming_the_tag(error, inputs) from None
 
 
 def refused(tag: str, attribute: str, problem: str, where: errors.Location = ()) -> errors.Invalid:

@@ -88,11 +88,20 @@ class HtmlDocument:
     where: errors.Location
 
 
+@dataclass(frozen=True)
+class Pages:
+    """What every page of a document has: a header, a footer, a size."""
+
+    header: str | None = None
+    footer: str | None = None
+    size: str = DEFAULT_SIZE
+
+
 def sources(body: dict[str, Any]) -> list[HtmlSource]:
     """The HTML documents of a request: a top-level `html`, or `documents[]` with an `html` each. `html_header`,
     `html_footer` and `size` are a document's own, else the top level's; `name` names the top-level document."""
     documents, html = body.get("documents"), body.get("html")
-    top = _settings(body, ())
+    top = page_settings(body, ())
     if html is not None:
         if documents is not None and documents != []:
             raise errors.at(("documents",), "must be left out when html is given")
@@ -103,38 +112,32 @@ def sources(body: dict[str, Any]) -> list[HtmlSource]:
         raise errors.at(("documents",), "must be a non-empty array of objects with an html each")
     if len(documents) > MAX_DOCUMENTS:
         raise errors.at(("documents",), f"has {len(documents)} documents: at most {MAX_DOCUMENTS}")
-    found = []
-    for index, document in enumerate(documents):
-        where = ("documents", index)
-        if not isinstance(document, dict):
-            raise errors.at(where, errors.must_be(dict))
-        name = json_fields.text(document, "name", where=where)
-        found.append(_source(document, (*where, "html"), name, _settings(document, where, top)))
-    return found
+    return [item_source(document, ("documents", index), top) for index, document in enumerate(documents)]
 
 
-@dataclass(frozen=True)
-class _Pages:
-    """What every page of a document has: a header, a footer, a size."""
+def item_source(given: Any, where: errors.Location, defaults: Pages | None = None) -> HtmlSource:
+    """One HTML document of a list (`{html, name, html_header, html_footer, size}` at `where`), its header, footer
+    and size its own, else `defaults`'."""
+    if not isinstance(given, dict):
+        raise errors.at(where, errors.must_be(dict))
+    pages = page_settings(given, where, defaults)
+    return _source(given, (*where, "html"), json_fields.text(given, "name", where=where), pages)
 
-    header: str | None = None
-    footer: str | None = None
-    size: str = DEFAULT_SIZE
 
-
-def _settings(given: dict[str, Any], where: errors.Location, defaults: _Pages = _Pages()) -> _Pages:
-    """Header, footer and page size given at `where`, else `defaults` (the top level's)."""
+def page_settings(given: dict[str, Any], where: errors.Location, defaults: Pages | None = None) -> Pages:
+    """Header, footer and page size given at `where`, else `defaults` (the top level's): 422 naming a bad one."""
+    defaults = defaults or Pages()
     header, footer, size = (json_fields.text(given, key, where=where) for key in ("html_header", "html_footer", "size"))
     if size is not None and size not in PAGE_SIZES:
         raise errors.at((*where, "size"), f"must be one of: {', '.join(PAGE_SIZES)}")
-    return _Pages(
+    return Pages(
         header if header is not None else defaults.header,
         footer if footer is not None else defaults.footer,
         size or defaults.size,
     )
 
 
-def _source(given: dict[str, Any], where: errors.Location, name: str | None, pages: _Pages) -> HtmlSource:
+def _source(given: dict[str, Any], where: errors.Location, name: str | None, pages: Pages) -> HtmlSource:
     html = given.get("html")
     if not isinstance(html, str) or not html.strip():
         raise errors.at(where, "is required: the HTML of the document, a non-empty string")

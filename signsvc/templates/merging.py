@@ -1,8 +1,10 @@
-"""Several templates merged into a new one (`POST /templates/merge`): the request read, and the new template's
-roles, fields and documents made of the sources', each source re-keyed as a clone is.
+"""Several templates merged into a new one (`POST /templates/merge`): the request read, the sources found (the
+caller's), the new template's roles, fields and documents made of the sources', each source re-keyed as a clone
+is, and the new template written with copies of their files and its `template.created` event.
 
 Roles collapse by name (any case): role i of every source is named `roles[i]` when `roles` is given, so the roles
-at one index become one; without it, roles of the same name become one.
+at one index become one; without it, roles of the same name become one. The `variables_schema` is the union of the
+sources' (`variables_schema.union`), and a dynamic document keeps a copy of its DOCX.
 """
 
 from __future__ import annotations
@@ -10,9 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from signsvc.infra import errors, json_fields
-from signsvc.templates import rekeying, template_fields
-from storage.records import MAX_ID, Template, TemplateDocument
+import storage.templates as stored
+from signsvc.accounts import auth
+from signsvc.infra import errors, json_fields, tokens
+from signsvc.infra.files import NewFile
+from signsvc.templates import patterns, rekeying, template_fields, variables_schema
+from signsvc.templates.documents import Ingest
+from signsvc.templates.template_writing import Writer
+from storage import Connection
+from storage.records import MAX_ID, Principal, Template, TemplateDocument
 from storage.shapes import Condition, Field, Role
 
 MAX_SOURCES = 50
@@ -46,6 +54,7 @@ class Merged:
     roles: list[Role]
     fields: list[Field]
     documents: list[MergedDocument]
+    variables_schema: dict[str, Any]
 
 
 def parse(body: dict[str, Any]) -> MergeRequest:
@@ -76,7 +85,8 @@ def may_exist(template_id: int) -> bool:
 
 
 def merged(sources: list[Source], role_names: list[str] | None) -> Merged:
-    """The sources' documents in order, their fields after them in the same order, every uuid new."""
+    """The sources' documents in order, their fields after them in the same order, every uuid new; the union of
+    their variables."""
     names = role_names or []
     roles: list[Role] = []
     for name in names:
@@ -97,7 +107,10 @@ def merged(sources: list[Source], role_names: list[str] | None) -> Merged:
             ("template_ids",), f"have {len(fields)} fields in all: a template has at most {template_fields.MAX_FIELDS}"
         )
     return Merged(
-        roles or [{"name": template_fields.DEFAULT_ROLE, "uuid": template_fields.new_uuid()}], fields, documents
+        roles or [{"name": template_fields.DEFAULT_ROLE, "uuid": template_fields.new_uuid()}],
+        fields,
+        documents,
+        variables_schema.union([source.template.variables_schema for source in sources]),
     )
 
 
@@ -108,3 +121,85 @@ def _role_uuid(roles: list[Role], name: str) -> str:
             return role["uuid"]
     roles.append({"name": name, "uuid": template_fields.new_uuid()})
     return roles[-1]["uuid"]
+
+
+class Merger:
+    def __init__(self, writer: Writer, ingest: Ingest) -> None:
+        self.writer, self.ingest = writer, ingest
+
+    async def merge(self, principal: Principal, body: dict[str, Any]) -> Template:
+        """A new template of several, in order: their documents, roles and fields with fresh uuids."""
+        request = parse(body)
+        sources = [await self._source(principal, i, template_id) for i, template_id in enumerate(request.template_ids)]
+        combination = merged(sources, request.roles)
+        await patterns.prepare(patterns.found_in(combination.fields))
+        template_fields.refuse_stored_patterns(combination.fields, ("fields",))
+        name = request.name or f"{sources[0].template.name} (Merged)"
+        pdfs = [await self.writer.stored_pdf(document.original) for document in combination.documents]
+        combined = await self.ingest.combined_pdfs(pdfs, name)
+        await self.writer.files.write([combined] if combined else [])
+        try:
+            async with self.writer.db.transaction() as tx:
+                template_id = await self._recorded(tx, principal, request, sources, combination, name, combined)
+                await self.writer.event(tx, principal.account_id, "template.created", template_id)
+                return await stored.required_template(tx, template_id)
+        except BaseException:
+            await self.writer.files.discard([combined] if combined else [])
+            raise
+
+    async def _source(self, principal: Principal, index: int, template_id: int) -> Source:
+        """A template to merge, as POST /submissions finds the template to send: 404 when it does not exist (or is
+        the linked live or test account's: the message names the key to use), 422 when another account's."""
+        db = self.writer.db
+        template = await stored.get_template(db, template_id) if may_exist(template_id) else None
+        if template is None:
+            raise errors.NotFound(f"Template {template_id} not found")
+        try:
+            auth.check_owner(principal, template.account_id, "Template", template.id)
+        except errors.NotAuthorized:
+            where: errors.Location = ("template_ids", index)
+            problem = f"Template {template_id} is not a template of this account"
+            raise errors.Invalid(f"{errors.written(where)}: {problem}", location=where) from None
+        return Source(template, await stored.list_documents(db, template.id))
+
+    async def _recorded(
+        self,
+        tx: Connection,
+        principal: Principal,
+        request: MergeRequest,
+        sources: list[Source],
+        combination: Merged,
+        name: str,
+        combined: NewFile | None,
+    ) -> int:
+        """The merged template written, its documents' files copied; its id."""
+        for source in sources:  # their files are copied by id: a source changed or deleted meanwhile is not
+            if await stored.list_documents(tx, source.template.id) != source.documents:
+                raise errors.Invalid(f"Template {source.template.id} changed while it was being merged: send again")
+        await self.writer.check_defaults(tx, principal.account_id, combination.fields)
+        now, first = self.writer.clock.now(), sources[0].template
+        folder = request.folder_name
+        folder_id = (await stored.folder(tx, principal.account_id, folder, now)).id if folder else first.folder_id
+        combined_blob = await self.writer.files.record(tx, principal.account_id, combined) if combined else None
+        template_id = await stored.insert_template(
+            tx,
+            account_id=principal.account_id,
+            author_id=principal.user_id,
+            folder_id=folder_id,
+            slug=tokens.slug(),
+            name=name,
+            external_id=request.external_id,
+            source="api",
+            roles=combination.roles,
+            fields=combination.fields,
+            preferences=first.preferences,
+            combined_blob_id=combined_blob.id if combined_blob else None,
+            shared_link=request.shared_link,
+            now=now,
+            variables_schema=combination.variables_schema,
+        )
+        for position, document in enumerate(combination.documents):
+            await self.writer.copy_document(
+                tx, template_id, document.original, document.uuid, position, document.conditions
+            )
+        return template_id

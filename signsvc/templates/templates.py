@@ -1,4 +1,5 @@
-"""Templates: create from documents, change, clone, archive, delete.
+"""Templates: create from documents (and HTML), change, clone, merge, change their documents, archive, delete.
+A merge is `merging.Merger`'s, a change of documents `document_changes.DocumentChanges`'.
 
 Every change commits with its `template.created` / `template.updated` event (the outbox). Files are
 written before the transaction that records them and removed again when it fails, so a refused
@@ -7,34 +8,33 @@ request leaves neither a row nor a file behind.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
+from pathlib import PurePosixPath
 from typing import Any
 
-import storage.files as stored_files
 import storage.templates as stored
 from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, pdf_calls, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
-from signsvc.submissions import field_values
 from signsvc.templates import (
     condition_rules,
-    document_changes,
     document_tags,
     field_tags,
     formula_checks,
-    merging,
+    from_docx,
     patterns,
     rekeying,
     template_fields,
     template_preferences,
+    variables_schema,
 )
+from signsvc.templates.document_changes import DocumentChanges
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.html_documents import HtmlDocument, HtmlRenderer, sources
+from signsvc.templates.merging import Merger
 from signsvc.templates.template_fields import Page, Roles
-from signsvc.webhooks import events
+from signsvc.templates.template_writing import Writer, blob_ids
 from storage import Connection, Database
 from storage.filters import TemplateFilters
 from storage.records import Principal, Template, TemplateDocument
@@ -49,11 +49,13 @@ class Templates:
     def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest) -> None:
         self.db, self.clock, self.files, self.ingest = db, clock, files, ingest
         self.html = HtmlRenderer(ingest.pool, ingest.downloader)
+        self.writer = Writer(db, clock, files)
+        self._merger = Merger(self.writer, ingest)
+        self._document_changes = DocumentChanges(self.writer, ingest, self.html)
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
-        name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
-        shared_link = json_fields.flag(body, "shared_link", True)
+        settings = _creation_settings(body)
         tags = pdf_calls.TagReading(remove=json_fields.flag(body, "remove_tags", True))
         raw_documents = body.get("documents")
         if not isinstance(raw_documents, list) or not raw_documents:
@@ -61,6 +63,32 @@ class Templates:
         documents = [
             await self.ingest.document(raw, ("documents", index), tags) for index, raw in enumerate(raw_documents)
         ]
+        return await self._created_from_input(principal, raw_documents, documents, settings)
+
+    async def create_from_docx(self, principal: Principal, body: dict[str, Any]) -> Template:
+        """A template from DOCX documents (from_docx.py): their variables in its `variables_schema`, the DOCX of
+        each dynamic one kept with it."""
+        settings = _creation_settings(body)
+        taken = await from_docx.taken_in(self.ingest, body.get("documents"))
+        return await self._created_from_input(
+            principal,
+            body["documents"],
+            [one.document for one in taken],
+            settings,
+            docx_sources={one.document.uuid: one.source for one in taken if one.source},
+            variables=from_docx.variables_of(taken),
+        )
+
+    async def _created_from_input(
+        self,
+        principal: Principal,
+        raw_documents: list[Any],
+        documents: list[IngestedDocument],
+        settings: dict[str, Any],
+        *,
+        docx_sources: dict[str, NewFile] | None = None,
+        variables: dict[str, Any] | None = None,
+    ) -> Template:
         # Compiled off the event loop before the fields are read, which then finds each pattern compiled.
         await patterns.prepare(
             patterns.found_in([raw_documents, [document.form_fields for document in documents]])
@@ -73,10 +101,9 @@ class Templates:
             roles,
             fields,
             document_conditions=document_conditions(raw_documents, documents, fields),
-            name=name,
-            external_id=external_id,
-            folder_name=folder_name,
-            shared_link=shared_link,
+            docx_sources=docx_sources,
+            variables=variables,
+            **settings,
         )
 
     async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Template, bool]:
@@ -136,7 +163,7 @@ class Templates:
         try:
             async with self.db.transaction() as tx:
                 template = auth.owned(principal, await stored.get_template(tx, existing.id), "Template")
-                await self._check_defaults(tx, template.account_id, changes["fields"])
+                await self.writer.check_defaults(tx, template.account_id, changes["fields"])
                 now = self.clock.now()
                 if folder_name:
                     changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
@@ -146,12 +173,12 @@ class Templates:
                 await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
                 await stored.update_template(tx, template, changes, now)
                 for position, document in enumerate(documents):
-                    await self._record_document(tx, template.account_id, template.id, position, document, [])
-                forgotten = [blob_id for document in earlier for blob_id in _blob_ids(document)]
+                    await self.writer.record_document(tx, template.account_id, template.id, position, document, [])
+                forgotten = [blob_id for document in earlier for blob_id in blob_ids(document)]
                 await self.files.delete(
                     tx, forgotten + ([template.combined_blob_id] if template.combined_blob_id else [])
                 )
-                await self._event(tx, template.account_id, "template.updated", template.id)
+                await self.writer.event(tx, template.account_id, "template.updated", template.id)
                 return await stored.required_template(tx, template.id)
         except BaseException:
             await self.files.discard(files)
@@ -165,15 +192,34 @@ class Templates:
         *,
         name: str | None = None,
         folder_name: str | None = None,
+        dynamic: bool = False,
     ) -> Template:
         """A template of one uploaded file, made as `create` makes one of
         `{"name": name, "folder_name": folder_name, "documents": [{"file": <data as base64>, "name": filename}]}`
-        (the same rules and messages), without the file ever held as base64 text."""
+        (the same rules and messages), without the file ever held as base64 text. `dynamic`: a DOCX made as
+        `create_from_docx` makes it with `"dynamic": true`, its DOCX kept to be filled with a submission's
+        variables."""
+        if dynamic:
+            return await self._uploaded_docx(principal, data, filename, name=name, folder_name=folder_name)
         document = await self.ingest.uploaded(data, filename, ("documents", 0), pdf_calls.TagReading())
         await patterns.prepare(patterns.found_in(document.form_fields) + document_tags.patterns([document]))
         roles, fields = fields_of_documents([{}], [document])
         return await self._created(
             principal, [document], roles, fields, name=name, external_id=None, folder_name=folder_name, shared_link=True
+        )
+
+    async def _uploaded_docx(
+        self, principal: Principal, data: bytes, filename: str, *, name: str | None, folder_name: str | None
+    ) -> Template:
+        stem = PurePosixPath(filename).stem.strip() or None
+        taken = await from_docx.document_of(self.ingest, data, stem, True, ("documents", 0))
+        return await self._created_from_input(
+            principal,
+            [{}],
+            [taken.document],
+            {"name": name, "external_id": None, "folder_name": folder_name, "shared_link": True},
+            docx_sources={taken.document.uuid: taken.source} if taken.source else None,
+            variables=taken.variables_schema,
         )
 
     async def _created(
@@ -188,18 +234,23 @@ class Templates:
         folder_name: str | None,
         shared_link: bool,
         document_conditions: dict[str, list[Condition]] | None = None,
+        docx_sources: dict[str, NewFile] | None = None,
+        variables: dict[str, Any] | None = None,
     ) -> Template:
-        """The template of ingested documents, recorded with their files and its `template.created` event."""
+        """The template of ingested documents, recorded with their files (and the sources of dynamic documents,
+        by document uuid) and its `template.created` event."""
         name = name or documents[0].name
+        docx_sources = docx_sources or {}
         combined = await self.ingest.combined(documents, name)
         files = [file for document in documents for file in (document.pdf, *document.previews)] + (
             [combined] if combined else []
         )
+        files += list(docx_sources.values())
         await self.files.write(files)
         try:
             async with self.db.transaction() as tx:
                 # In the transaction that stores the template: the files the defaults name are the account's then.
-                await self._check_defaults(tx, principal.account_id, fields)
+                await self.writer.check_defaults(tx, principal.account_id, fields)
                 now = self.clock.now()
                 folder = await stored.folder(tx, principal.account_id, folder_name or DEFAULT_FOLDER, now)
                 combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None
@@ -218,11 +269,20 @@ class Templates:
                     combined_blob_id=combined_blob.id if combined_blob else None,
                     shared_link=shared_link,
                     now=now,
+                    variables_schema=variables,
                 )
                 for position, document in enumerate(documents):
                     conditions = (document_conditions or {}).get(document.uuid, [])
-                    await self._record_document(tx, principal.account_id, template_id, position, document, conditions)
-                await self._event(tx, principal.account_id, "template.created", template_id)
+                    await self.writer.record_document(
+                        tx,
+                        principal.account_id,
+                        template_id,
+                        position,
+                        document,
+                        conditions,
+                        docx_sources.get(document.uuid),
+                    )
+                await self.writer.event(tx, principal.account_id, "template.created", template_id)
                 return await stored.required_template(tx, template_id)
         except BaseException:
             await self.files.discard(files)
@@ -253,7 +313,7 @@ class Templates:
             await stored.update_template(tx, template, changes, self.clock.now())
             for uuid, conditions in changes.get("document_conditions", {}).items():
                 await stored.set_document_conditions(tx, template.id, uuid, conditions)
-            await self._event(tx, template.account_id, "template.updated", template.id)
+            await self.writer.event(tx, template.account_id, "template.updated", template.id)
             return await stored.required_template(tx, template.id)
 
     async def archive(self, principal: Principal, template_id: int) -> Template:
@@ -269,9 +329,9 @@ class Templates:
             template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
             documents = await stored.list_documents(tx, template.id)
             await stored.delete_template(tx, template.id)
-            blob_ids = [blob_id for document in documents for blob_id in _blob_ids(document)]
-            blob_ids += [template.combined_blob_id] if template.combined_blob_id else []
-            await self.files.delete(tx, blob_ids)
+            gone = [blob_id for document in documents for blob_id in blob_ids(document)]
+            gone += [template.combined_blob_id] if template.combined_blob_id else []
+            await self.files.delete(tx, gone)
         return template
 
     async def clone(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
@@ -283,7 +343,7 @@ class Templates:
             await patterns.prepare(patterns.found_in(source.fields))
             template_fields.refuse_stored_patterns(source.fields, ("fields",))
             documents = await stored.list_documents(tx, source.id)
-            await self._check_defaults(tx, source.account_id, source.fields)
+            await self.writer.check_defaults(tx, source.account_id, source.fields)
             fresh = rekeying.fresh_uuids(source, documents)
             folder_id = (
                 (await stored.folder(tx, source.account_id, folder_name, now)).id if folder_name else source.folder_id
@@ -304,206 +364,25 @@ class Templates:
                 combined_blob_id=combined.id if combined else None,
                 shared_link=source.shared_link,
                 now=now,
+                variables_schema=source.variables_schema,
             )
             for document in documents:
                 conditions = rekeying.renamed(document.conditions, fresh)
-                await self._copy_document(tx, clone_id, document, fresh[document.uuid], document.position, conditions)
-            await self._event(tx, source.account_id, "template.created", clone_id)
+                await self.writer.copy_document(
+                    tx, clone_id, document, fresh[document.uuid], document.position, conditions
+                )
+            await self.writer.event(tx, source.account_id, "template.created", clone_id)
             return await stored.required_template(tx, clone_id)
 
     async def merge(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A new template of several, in order: their documents, roles and fields with fresh uuids
         (`signsvc.templates.merging`)."""
-        request = merging.parse(body)
-        sources = [await self._source(principal, i, template_id) for i, template_id in enumerate(request.template_ids)]
-        merged = merging.merged(sources, request.roles)
-        await patterns.prepare(patterns.found_in(merged.fields))
-        template_fields.refuse_stored_patterns(merged.fields, ("fields",))
-        name = request.name or f"{sources[0].template.name} (Merged)"
-        pdfs = [await self._stored_pdf(document.original) for document in merged.documents]
-        combined = await self.ingest.combined_pdfs(pdfs, name)
-        await self.files.write([combined] if combined else [])
-        try:
-            async with self.db.transaction() as tx:
-                template_id = await self._record_merged(tx, principal, request, sources, merged, name, combined)
-                await self._event(tx, principal.account_id, "template.created", template_id)
-                return await stored.required_template(tx, template_id)
-        except BaseException:
-            await self.files.discard([combined] if combined else [])
-            raise
-
-    async def _record_merged(
-        self,
-        tx: Connection,
-        principal: Principal,
-        request: merging.MergeRequest,
-        sources: list[merging.Source],
-        merged: merging.Merged,
-        name: str,
-        combined: NewFile | None,
-    ) -> int:
-        """The merged template written, its documents' files copied; its id."""
-        for source in sources:  # their files are copied by id: a source changed or deleted meanwhile is not
-            if await stored.list_documents(tx, source.template.id) != source.documents:
-                raise errors.Invalid(f"Template {source.template.id} changed while it was being merged: send again")
-        await self._check_defaults(tx, principal.account_id, merged.fields)
-        now, first = self.clock.now(), sources[0].template
-        folder = request.folder_name
-        folder_id = (await stored.folder(tx, principal.account_id, folder, now)).id if folder else first.folder_id
-        combined_blob = await self.files.record(tx, principal.account_id, combined) if combined else None
-        template_id = await stored.insert_template(
-            tx,
-            account_id=principal.account_id,
-            author_id=principal.user_id,
-            folder_id=folder_id,
-            slug=tokens.slug(),
-            name=name,
-            external_id=request.external_id,
-            source="api",
-            roles=merged.roles,
-            fields=merged.fields,
-            preferences=first.preferences,
-            combined_blob_id=combined_blob.id if combined_blob else None,
-            shared_link=request.shared_link,
-            now=now,
-        )
-        for position, document in enumerate(merged.documents):
-            await self._copy_document(tx, template_id, document.original, document.uuid, position, document.conditions)
-        return template_id
+        return await self._merger.merge(principal, body)
 
     async def change_documents(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """Adds, replaces and removes documents, then merges them into one when asked
         (`signsvc.templates.document_changes`)."""
-        request = document_changes.parse(body)
-        template = await self.find(principal, template_id)
-        documents = await stored.list_documents(self.db, template.id)
-        ingested = [
-            None if change.action == document_changes.REMOVE else await self.ingest.document(change.raw, change.where)
-            for change in request.changes
-        ]
-        await patterns.prepare(patterns.found_in([document.form_fields for document in ingested if document]))
-        plan = document_changes.applied(template, documents, request, ingested)
-        if request.merge and len(plan.slots) > 1:
-            pdfs = [await self._slot_pdf(slot) for slot in plan.slots]
-            plan = document_changes.merged(plan, await self.ingest.merged(pdfs, template.name, ("merge",)))
-        combined = await self.ingest.combined_pdfs([await self._slot_pdf(slot) for slot in plan.slots], template.name)
-        files = [file for slot in plan.slots if slot.new for file in (slot.new.pdf, *slot.new.previews)]
-        files += [combined] if combined else []
-        await self.files.write(files)
-        try:
-            async with self.db.transaction() as tx:
-                await self._documents_changed(tx, template, documents, plan, combined)
-                await self._event(tx, template.account_id, "template.updated", template.id)
-                return await stored.required_template(tx, template.id)
-        except BaseException:
-            await self.files.discard(files)
-            raise
-
-    async def _documents_changed(
-        self,
-        tx: Connection,
-        template: Template,
-        documents: list[TemplateDocument],
-        plan: document_changes.Plan,
-        combined: NewFile | None,
-    ) -> None:
-        """Writes the plan made from `template` and its `documents` as read before: refused when either changed
-        since (the plan would undo that change)."""
-        current = await stored.get_template(tx, template.id)
-        now_documents = await stored.list_documents(tx, template.id)
-        if current is None:
-            raise errors.NotFound()
-        if (current.roles, current.fields, now_documents) != (template.roles, template.fields, documents):
-            raise errors.Invalid(
-                "the template changed while its documents were being made ready: send the change again"
-            )
-        kept = {slot.kept.id for slot in plan.slots if slot.kept}
-        gone = [document for document in documents if document.id not in kept]
-        for document in gone:
-            await stored.delete_document(tx, document.id)
-        for position, slot in enumerate(plan.slots):
-            if slot.kept:
-                await stored.set_document_position(tx, slot.kept.id, position)
-            elif slot.new:
-                await self._record_document(tx, template.account_id, template.id, position, slot.new, slot.conditions)
-        combined_blob = await self.files.record(tx, template.account_id, combined) if combined else None
-        await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
-        await stored.update_template(tx, current, {"roles": plan.roles, "fields": plan.fields}, self.clock.now())
-        old_files = [blob_id for document in gone for blob_id in _blob_ids(document)]
-        await self.files.delete(tx, old_files + ([current.combined_blob_id] if current.combined_blob_id else []))
-
-    async def _slot_pdf(self, slot: document_changes.Slot) -> bytes:
-        if slot.new:
-            return slot.new.pdf.data
-        assert slot.kept is not None
-        return await self._stored_pdf(slot.kept)
-
-    async def _source(self, principal: Principal, index: int, template_id: int) -> merging.Source:
-        """A template to merge, as POST /submissions finds the template to send: 404 when it does not exist (or is
-        the linked live or test account's: the message names the key to use), 422 when another account's."""
-        template = await stored.get_template(self.db, template_id) if merging.may_exist(template_id) else None
-        if template is None:
-            raise errors.NotFound(f"Template {template_id} not found")
-        try:
-            auth.check_owner(principal, template.account_id, "Template", template.id)
-        except errors.NotAuthorized:
-            where: errors.Location = ("template_ids", index)
-            problem = f"Template {template_id} is not a template of this account"
-            raise errors.Invalid(f"{errors.written(where)}: {problem}", location=where) from None
-        return merging.Source(template, await stored.list_documents(self.db, template.id))
-
-    async def _stored_pdf(self, document: TemplateDocument) -> bytes:
-        blob = await stored_files.get_blob(self.db, document.blob_id)
-        if blob is None:  # the template was deleted meanwhile
-            raise errors.NotFound(f"Template {document.template_id} not found")
-        return await self.files.read(blob)
-
-    async def _record_document(
-        self,
-        tx: Connection,
-        account_id: int,
-        template_id: int,
-        position: int,
-        document: IngestedDocument,
-        conditions: list[Condition],
-    ) -> None:
-        blob = await self.files.record(tx, account_id, document.pdf)
-        previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
-        await stored.insert_document(
-            tx,
-            template_id=template_id,
-            uuid=document.uuid,
-            position=position,
-            name=document.name,
-            blob_id=blob.id,
-            pages=document.pages,
-            previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
-            conditions=conditions,
-        )
-
-    async def _copy_document(
-        self,
-        tx: Connection,
-        template_id: int,
-        document: TemplateDocument,
-        uuid: str,
-        position: int,
-        conditions: list[Condition],
-    ) -> None:
-        """A copy of another template's document, with files of its own."""
-        blob = await self.files.copy(tx, document.blob_id)
-        previews = [await self.files.copy(tx, preview["id"]) for preview in document.previews]
-        await stored.insert_document(
-            tx,
-            template_id=template_id,
-            uuid=uuid,
-            position=position,
-            name=document.name,
-            blob_id=blob.id,
-            pages=document.pages,
-            previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
-            conditions=conditions,
-        )
+        return await self._document_changes.change(principal, template_id, body)
 
     async def _changes(self, tx: Connection, template: Template, body: dict[str, Any]) -> dict[str, Any]:
         changes: dict[str, Any] = {}
@@ -521,6 +400,8 @@ class Templates:
             changes["shared_link"] = json_fields.flag(body, "shared_link", template.shared_link)
         if "preferences" in body:
             changes["preferences"] = template_preferences.changed(template.preferences, body["preferences"])
+        if "variables_schema" in body:
+            changes["variables_schema"] = variables_schema.checked(body["variables_schema"])
         if "archived" in body:
             archived = json_fields.flag(body, "archived")
             changes["archived_at"] = (template.archived_at or now) if archived else None
@@ -534,37 +415,13 @@ class Templates:
             changes["fields"] = formula_checks.checked(
                 condition_rules.checked_fields(given, [("fields", i) for i in range(len(given))])
             )
-            await self._check_defaults(tx, template.account_id, changes["fields"])
+            await self.writer.check_defaults(tx, template.account_id, changes["fields"])
             changes["roles"] = roles.items
         if "schema" in body or "fields" in body:
             documents = await stored.list_documents(tx, template.id)
             fields = changes.get("fields", template.fields)
             changes["document_conditions"] = condition_rules.schema_conditions(body.get("schema"), documents, fields)
         return changes
-
-    async def _check_defaults(self, conn: Connection, account_id: int, fields: list[Field]) -> None:
-        await check_defaults(self.files, conn, account_id, fields)
-
-    async def _event(self, tx: Connection, account_id: int, event_type: str, template_id: int) -> None:
-        await events.record(
-            tx, self.clock, account_id=account_id, event_type=event_type, record_type="template", record_id=template_id
-        )
-
-
-async def check_defaults(files: Files, conn: Connection, account_id: int, fields: list[Field]) -> None:
-    """A default of a signature, initials, image, stamp or file field names files of the account by their ids
-    (a file field's, a list of them; images but for a file field): 422 naming the field otherwise."""
-    named = field_values.named(fields)
-    given = [(f, item) for f in named for item in field_values.named_files(f, f.get("default_value"))]
-    owned = await files.owned(conn, account_id, [item for _, item in given])
-    for found, item in given:
-        if not isinstance(item, str) or item not in owned:
-            shown = str(item) if len(str(item)) <= 50 else f"{str(item)[:50]}..."
-            raise errors.Invalid(
-                f"{found['name']}: default_value must name a file of this account by its id, not {shown}"
-            )
-        if found["type"] != "file" and not owned[item].content_type.startswith("image/"):
-            raise errors.Invalid(f"{found['name']}: default_value must name an image, the file {item} is not one")
 
 
 def fields_of_documents(
@@ -596,13 +453,13 @@ def fields_of_documents(
             found += given
         tag_fields = document_tags.fields(document, ("documents", index), taken=[f["name"] for f in found[before:]])
         tagged += [(("documents", index, "tags", i), given) for i, given in enumerate(tag_fields)]
-        with _naming_tags(tagged):
+        with field_tags.naming_tags(tagged):
             found += template_fields.fields(tag_fields, roles, pages, ("documents", index, "tags"), first_page=1)
         places += [("documents", index, "tags", i) for i in range(len(tag_fields))]
     if len(found) > template_fields.MAX_FIELDS:
         raise errors.Invalid(f"documents have {len(found)} fields: a template has at most {template_fields.MAX_FIELDS}")
     roles.uuid_for(None)
-    with _naming_tags(tagged):
+    with field_tags.naming_tags(tagged):
         return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
 
 
@@ -612,18 +469,9 @@ def fields_of_html(rendered: list[HtmlDocument], roles: Roles | None = None) -> 
     tagged: list[tuple[errors.Location, dict[str, Any]]] = [
         (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
     ]
-    with _naming_tags(tagged):
+    with field_tags.naming_tags(tagged):
         documents = [one.document for one in rendered]
         return fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
-
-
-@contextlib.contextmanager
-def _naming_tags(tagged: list[tuple[errors.Location, dict[str, Any]]]) -> Iterator[None]:
-    """A refusal about a tag field quotes its tag."""
-    try:
-        yield
-    except errors.Invalid as error:
-        raise field_tags.naming_the_tag(error, tagged) from None
 
 
 def document_conditions(
@@ -687,5 +535,12 @@ def _roles(template: Template, body: dict[str, Any]) -> Roles | None:
     return Roles(roles)
 
 
-def _blob_ids(document: TemplateDocument) -> list[int]:
-    return [document.blob_id] + [preview["id"] for preview in document.previews]
+def _creation_settings(body: dict[str, Any]) -> dict[str, Any]:
+    """What the creation input says of the template itself: its name, external id, folder and shared link."""
+    name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
+    return {
+        "name": name,
+        "external_id": external_id,
+        "folder_name": folder_name,
+        "shared_link": json_fields.flag(body, "shared_link", True),
+    }

@@ -29,7 +29,7 @@ def template_json(links: Links, template: Template, documents: list[TemplateDocu
         "folder_id": template.folder_id,
         "folder_name": template.folder_name,
         "shared_link": template.shared_link,
-        "variables_schema": {},  # templates define no variables yet
+        "variables_schema": template.variables_schema,
         "author": {
             "id": template.author_id,
             "email": template.author_email,
@@ -68,6 +68,8 @@ def document_json(links: Links, document: TemplateDocument) -> dict[str, Any]:
 
 def _schema_item(document: TemplateDocument) -> dict[str, Any]:
     item: dict[str, Any] = {"attachment_uuid": document.uuid, "name": document.name}
+    if document.source_blob_id is not None:
+        item["dynamic"] = True
     if document.conditions:
         item["conditions"] = document.conditions
     return item

@@ -11,9 +11,9 @@ RETURNING *
 -- insert_template --
 -- A new template of an account.
 INSERT INTO templates (account_id, author_id, folder_id, slug, name, external_id, source, roles, fields,
-                       preferences, combined_blob_id, shared_link, created_at, updated_at)
+                       preferences, combined_blob_id, shared_link, variables_schema, created_at, updated_at)
 VALUES (:account_id, :author_id, :folder_id, :slug, :name, :external_id, :source, :roles, :fields,
-        :preferences, :combined_blob_id, :shared_link, :created_at, :created_at)
+        :preferences, :combined_blob_id, :shared_link, :variables_schema, :created_at, :created_at)
 RETURNING *
 
 -- get_template --
@@ -44,7 +44,8 @@ WHERE template_folders.account_id = :account_id
 -- Writes a template's editable state.
 UPDATE templates
 SET name = :name, external_id = :external_id, folder_id = :folder_id, roles = :roles, fields = :fields,
-    preferences = :preferences, shared_link = :shared_link, archived_at = :archived_at, updated_at = :updated_at
+    preferences = :preferences, shared_link = :shared_link, archived_at = :archived_at,
+    variables_schema = :variables_schema, updated_at = :updated_at
 WHERE id = :id
 RETURNING *
 
@@ -53,9 +54,9 @@ RETURNING *
 DELETE FROM templates WHERE id = :id
 
 -- insert_document --
--- A document of a template: its PDF, page sizes and page images.
-INSERT INTO template_documents (template_id, uuid, position, name, blob_id, pages, previews, conditions)
-VALUES (:template_id, :uuid, :position, :name, :blob_id, :pages, :previews, :conditions)
+-- A document of a template: its PDF, page sizes and page images, and a dynamic document's DOCX.
+INSERT INTO template_documents (template_id, uuid, position, name, blob_id, pages, previews, conditions, source_blob_id)
+VALUES (:template_id, :uuid, :position, :name, :blob_id, :pages, :previews, :conditions, :source_blob_id)
 
 -- set_document_conditions --
 -- Writes the conditions of a template's document.

@@ -1,9 +1,9 @@
 """Schemathesis hooks of the fuzzing test (test_openapi_fuzzing.py).
 
 The OpenAPI document says what JSON Schema can say. For cases generated as valid, these hooks add what it
-cannot: a PDF's content where a base64 PDF is asked for (`contentMediaType` fills nothing), the rules
-across values each domain module mends (templates.py, submissions.py, clickwraps.py), and real records for
-the operations several steps away (records.py). Cases meant to break the schema are left as drawn. The
+cannot: a PDF's (or a DOCX's) content where a base64 PDF (or DOCX) is asked for (`contentMediaType` fills
+nothing), the rules across values each domain module mends (templates.py, submissions.py, clickwraps.py), and real
+records for the operations several steps away (records.py). Cases meant to break the schema are left as drawn. The
 testing extension's long poll answers at once (`wait` 0). Every answer is recorded (operation, phase,
 status, URL, the start of both bodies) in the file named by SIGNSVC_FUZZ_LOG, for the test to tell which
 operations answered and to show why one did not.
@@ -21,6 +21,7 @@ from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import ensure_resource_availability
 
 from tests.fuzz import clickwraps, records, scenarios, submissions, templates
+from tests.fuzz.records import DOCX as _DOCX
 from tests.fuzz.records import PDF as _PDF
 
 _PDF_INPUTS = {
@@ -67,6 +68,10 @@ def map_case(context: Any, case: Any) -> Any:
     if case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE:
         if operation in _PDF_INPUTS and isinstance(case.body, dict):
             _give_pdfs(case.body, _PDF_INPUTS[operation])
+        if operation == "createTemplateFromDocx" and isinstance(case.body, dict):
+            for document in case.body.get("documents") or []:
+                if isinstance(document, dict):
+                    document["file"] = _DOCX
         for domain in (templates, submissions, clickwraps):
             domain.repair(operation, case)
         if _RECORDS is not None and _in_scenario(case):

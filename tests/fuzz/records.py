@@ -19,9 +19,10 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from tests.support.documents import pdf
+from tests.support.documents import pdf, word
 
 PDF = base64.b64encode(pdf()).decode()  # one page
+DOCX = base64.b64encode(word("Order of [[name]]", "[[if: total > 10]]Free shipping.[[end]]")).decode()  # one A4 page
 _FIELD = {
     "name": "Note",
     "type": "text",

@@ -1,8 +1,8 @@
 """Repairs of generated templates requests: rules JSON Schema cannot state (see hooks.py).
 
 The document bounds each number of an area alone; that an area lies inside its page (x + w <= 1, y + h <= 1, or in
-points when a value is above 1), that its page exists in the PDF (the hooks give a one-page PDF) and that an area
-names one of its field's options are rules across values or about content, mended here. An update's areas must
+points when a value is above 1), that its page exists in the PDF (the hooks give a one-page PDF or DOCX) and that an
+area names one of its field's options are rules across values or about content, mended here. An update's areas must
 name the template's documents by uuid.
 Conditions name other fields (and `schema` items the template's documents) by uuids the generator cannot know:
 valid cases go without them; their rules are the API tests' (tests/api/test_conditions.py) and the negative
@@ -21,12 +21,20 @@ _WITH_OPTIONS = {"select", "radio", "multiple"}
 _PAGE = (595.28, 841.89)  # the hooks' PDF: one A4 page, in points (tests/support/documents.py)
 
 
+_WITH_DOCUMENT_FIELDS = (
+    "createTemplate",
+    "createTemplateFromPdf",
+    "createTemplateFromDocx",
+    "createSubmissionFromPdf",
+)
+
+
 def repair(operation: str, case: Any) -> None:
     """Mends a case generated as valid where the document cannot say what valid is."""
     body = case.body
     if not isinstance(body, dict):
         return
-    if operation in ("createTemplate", "createTemplateFromPdf", "createSubmissionFromPdf"):
+    if operation in _WITH_DOCUMENT_FIELDS:
         _signable(case, body)
         for document in body.get("documents") or []:
             if isinstance(document, dict):

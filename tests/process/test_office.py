@@ -18,6 +18,7 @@ import pytest
 from pypdf import PdfReader
 
 from signsvc.infra.office import ConversionFailed, ConversionUnavailable, OfficeConverter
+from signsvc.templates import docx_variables
 from tests.support.paths import FILES
 from tests.support.system import SOFFICE
 
@@ -143,6 +144,30 @@ async def test_each_office_kind_becomes_a_pdf_with_its_text(converter, kind, mak
     result = await converter.to_pdf(make(text), kind)
     assert result.startswith(b"%PDF-")
     assert text in pdf_text(result)
+
+
+@SOFFICE
+async def test_a_docx_filled_with_variables_becomes_a_pdf_with_its_values(converter):
+    document = docx.Document()
+    document.add_paragraph("Order of [[name]] <[[company.name]]>")
+    document.add_paragraph("[[if: total > 1000]]")
+    document.add_paragraph("Free shipping.")
+    document.add_paragraph("[[end]]")
+    table = document.add_table(rows=1, cols=2)
+    table.cell(0, 0).text = "[[for:items]][[item.name]]"
+    table.cell(0, 1).text = "[[item.price]][[end]]"
+    document.add_paragraph("Notes: [[notes]]")
+    variables = {
+        "name": "Ann & Bob",
+        "company": {"name": "Acme"},
+        "total": 1500,
+        "items": [{"name": "Laptop", "price": "1250.00"}, {"name": "Mouse", "price": "150.00"}],
+        "notes": "<ul><li><b>Delivery</b> in 5 days</li></ul>",
+    }
+    text = pdf_text(await converter.to_pdf(docx_variables.render(save(document), variables), "docx"))
+    for expected in ("Order of Ann & Bob <Acme>", "Free shipping.", "Laptop", "1250.00", "Mouse", "Delivery in 5 days"):
+        assert expected in text
+    assert "[[" not in text
 
 
 @SOFFICE

@@ -15,7 +15,7 @@ from signsvc.testing import LIVE_KEY, TEST_KEY, TestingError, connect, running
 from tests.support import service
 from tests.support.documents import b64, pdf
 from tests.support.paths import NPM_DIR, ROOT
-from tests.support.system import NODE, NPM_CLIENT
+from tests.support.system import NODE, NPM_CLIENT, PANGO, SOFFICE
 
 EXAMPLES = ROOT / "docs" / "examples"
 FIELDS = [{"name": "Full Name", "role": "Buyer", "areas": [{"x": 0.1, "y": 0.1, "w": 0.3, "h": 0.05, "page": 1}]}]
@@ -155,7 +155,11 @@ async def test_the_testing_extension_is_off_in_a_process_without_signsvc_testing
         assert await started.stop() == 0
 
 
-def test_the_sample_suite_of_the_docs_passes_with_the_pytest_plugin(tmp_path):
+@pytest.mark.parametrize(
+    "suite",
+    ["test_contract_flow.py", pytest.param("test_documents_from_data.py", marks=[PANGO, SOFFICE])],
+)
+def test_the_sample_suites_of_the_docs_pass_with_the_pytest_plugin(tmp_path, suite):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIGNSVC_", "PYTEST_"))}
     done = subprocess.run(
         [
@@ -171,7 +175,7 @@ def test_the_sample_suite_of_the_docs_passes_with_the_pytest_plugin(tmp_path):
             str(tmp_path),
             "-c",
             os.devnull,
-            str(EXAMPLES),
+            str(EXAMPLES / suite),
         ],
         cwd=tmp_path,
         env=env,
@@ -180,7 +184,8 @@ def test_the_sample_suite_of_the_docs_passes_with_the_pytest_plugin(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "3 passed" in done.stdout
+    tests = (EXAMPLES / suite).read_text().count("\ndef test_")
+    assert f"{tests} passed" in done.stdout
 
 
 @NODE

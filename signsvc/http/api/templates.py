@@ -39,6 +39,11 @@ async def create(request: web.Request) -> web.Response:
     return await _shown(request, template.id, status=201)
 
 
+async def create_from_docx(request: web.Request) -> web.Response:
+    template = await request.app[TEMPLATES].create_from_docx(principal(request), await read_json(request))
+    return await _shown(request, template.id, status=201)
+
+
 async def from_html(request: web.Request) -> web.Response:
     """201 with a new template; 200 with the template of the same `external_id`, updated."""
     template, created = await request.app[TEMPLATES].from_html(principal(request), await read_json(request))

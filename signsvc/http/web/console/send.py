@@ -1,10 +1,11 @@
 """Sending a template for signing from the console: a plain form with a signer for each role of the template,
-the order, the emails, a custom message and an expiry, posted as the body of POST /api/submissions to the same
-`Submissions.create`. A refusal is the API's message, shown beside the input it is about, the values kept."""
+the order, the emails, a custom message, an expiry and the template's variables (`send_variables`), posted as the
+body of POST /api/submissions to the same `Submissions.create`. A refusal is the API's message (or the form's own,
+for a variable that is not a number or not JSON), shown beside the input it is about, the values kept."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -12,10 +13,12 @@ from multidict import MultiDictProxy
 
 from signsvc.http.appkeys import SUBMISSIONS, TEMPLATES
 from signsvc.http.params import record_id
-from signsvc.http.web.console import bulk_table, shell
+from signsvc.http.web import catalogue
+from signsvc.http.web.console import bulk_table, send_variables, shell
 from signsvc.http.web.console.bulk_mapping import Problem
 from signsvc.http.web.console.forms import Refusal, text
 from signsvc.http.web.console.paths import ID
+from signsvc.http.web.console.send_variables import Variable
 from signsvc.http.web.console.shell import Console
 from signsvc.infra import errors
 from storage.records import Template
@@ -43,10 +46,14 @@ class SendForm:
     subject: str = ""
     body: str = ""
     expire_at: str = ""
+    variables: list[Variable] = field(default_factory=list)
 
     @classmethod
     def blank(cls, template: Template) -> SendForm:
-        return cls([Signer(role["name"]) for role in template.roles])
+        return cls(
+            [Signer(role["name"]) for role in template.roles],
+            variables=send_variables.blank(template.variables_schema),
+        )
 
     @classmethod
     def posted(cls, template: Template, form: MultiDictProxy[Any]) -> SendForm:
@@ -62,10 +69,12 @@ class SendForm:
             subject=text(form, "subject"),
             body=text(form, "body"),
             expire_at=text(form, "expire_at"),
+            variables=send_variables.posted(template.variables_schema, form),
         )
 
     def request(self, template_id: int) -> dict[str, Any]:
-        """The body of POST /api/submissions: every role with its signer (an empty one is the API's to refuse)."""
+        """The body of POST /api/submissions: every role with its signer (an empty one is the API's to refuse);
+        `send_variables.Unreadable` for a variable's value that is not of its type."""
         body: dict[str, Any] = {
             "template_id": template_id,
             "order": self.order,
@@ -80,6 +89,8 @@ class SendForm:
             body["message"] = {"subject": self.subject, "body": self.body}
         if self.expire_at:
             body["expire_at"] = self.expire_at
+        if self.variables:
+            body["variables"] = send_variables.values(self.variables)
         return body
 
 
@@ -113,8 +124,13 @@ async def send(request: web.Request) -> web.Response:
         submission, _ = await request.app[SUBMISSIONS].create(
             console.principal, filled.request(template.id), source=SOURCE
         )
+    except send_variables.Unreadable as unreadable:
+        message = catalogue.translator(catalogue.language(request))(unreadable.key)
+        return form_page(request, console, template, filled, status=422, refused=Refusal(message, unreadable.input_id))
     except errors.Invalid as refused:
-        return form_page(request, console, template, filled, status=422, refused=Refusal.of(refused, input_of))
+        schema = template.variables_schema
+        refusal = Refusal.of(refused, lambda at: send_variables.input_of(schema, at) or input_of(at))
+        return form_page(request, console, template, filled, status=422, refused=refusal)
     raise shell.done(
         f"/console/submissions/{submission.id}", "submission_sent" if filled.send_email else "submission_created"
     )
@@ -142,6 +158,7 @@ def form_page(
         refused=refused,
         bulk_problem=bulk_problem,
         bulk_accepted=bulk_table.ACCEPTED,
+        variables_required=any(variable.required for variable in filled.variables),
     )
 
 
