@@ -85,6 +85,7 @@ def setup(app: web.Application) -> None:
     app.router.add_post("/api/submissions/emails", submissions.from_emails)
     app.router.add_post("/api/submissions/pdf", submissions.from_pdf)
     app.router.add_post("/api/submissions/html", submissions.from_html)
+    app.router.add_post("/api/submissions/docx", submissions.from_docx)
     app.router.add_get(r"/api/submissions/{id:\d{1,18}}", submissions.show)
     app.router.add_put(r"/api/submissions/{id:\d{1,18}}", submissions.update)
     app.router.add_get(r"/api/submissions/{id:\d{1,18}}/documents", submissions.documents)

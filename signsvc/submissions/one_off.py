@@ -1,10 +1,12 @@
-"""One-off submissions: documents sent for signing without a template (POST /submissions/pdf, /submissions/html).
+"""One-off submissions: documents sent for signing without a template (POST /submissions/pdf, /submissions/html,
+/submissions/docx).
 
-The documents are taken in as a template's are (`Ingest`, or rendered from HTML as `html_documents` renders a
-template's), and their fields read by the rules of template creation; `template_ids` adds the documents of the
-caller's templates, with fresh uuids and their roles joined to the documents' by name. What comes of it is a
-`Basis` with no template, which `Submissions.create_one_off` checks and writes with every option of POST
-/submissions: the submission keeps its own roles, fields and documents, and no template row exists for it.
+The documents are taken in as a template's are (`Ingest`, rendered from HTML as `html_documents` renders a
+template's, or DOCX files filled with the request's `variables` first, `from_docx.filled`), and their fields read
+by the rules of template creation; `template_ids` adds the documents of the caller's templates, with fresh uuids
+and their roles joined to the documents' by name. What comes of it is a `Basis` with no template, which
+`Submissions.create_one_off` checks and writes with every option of POST /submissions: the submission keeps its
+own roles, fields and documents, and no template row exists for it.
 
 Order of the documents: those given in `documents`, then those of each template of `template_ids` in turn;
 a document given a `position` (0 for the first) is put at that place, the others keep their order around it.
@@ -25,6 +27,7 @@ from signsvc.submissions.basis import Basis, Document
 from signsvc.submissions.submissions import Submissions
 from signsvc.templates import (
     document_tags,
+    from_docx,
     html_documents,
     patterns,
     rekeying,
@@ -41,7 +44,8 @@ from storage.shapes import Area, Condition, Field
 
 MAX_TEMPLATES = 10
 # Each endpoint's keys of its documents; the rest of its request are the options of any submission.
-_PDF_KEYS = {"documents", "template_ids", "merge_documents", "flatten", "remove_tags"}
+_PDF_KEYS = {"documents", "template_ids", "merge_documents", "remove_tags"}  # `flatten` read by `_of_documents`
+_DOCX_KEYS = {"documents", "template_ids", "merge_documents", "remove_tags"}  # `variables` kept with the submission
 _HTML_KEYS = {"documents", "template_ids", "merge_documents", "html", "html_header", "html_footer", "size"}
 
 
@@ -63,21 +67,46 @@ class OneOffs:
     async def from_pdf(self, principal: Principal, body: dict[str, Any]) -> tuple[Submission, list[Submitter]]:
         """POST /submissions/pdf: PDFs (or any document a template takes) with fields given or read from them."""
         raw_documents = _raw_documents(body)
-        flatten = json_fields.flag(body, "flatten", False)
         tags = pdf_calls.TagReading(remove=json_fields.flag(body, "remove_tags", True))
         options = await self.options(principal, body, raw_documents)
         documents = [
             await self.ingest.document(raw, ("documents", index), tags) for index, raw in enumerate(raw_documents)
         ]
-        if flatten:  # their own form fields are not made fields (completion flattens every document's form)
-            documents = [dataclasses.replace(document, form_fields=[]) for document in documents]
+        return await self._of_documents(principal, _without(body, _PDF_KEYS), options, raw_documents, documents)
+
+    async def from_docx(self, principal: Principal, body: dict[str, Any]) -> tuple[Submission, list[Submitter]]:
+        """POST /submissions/docx: DOCX files (or PDFs) with their `[[...]]` tags filled with `variables`, then
+        taken in as /submissions/pdf takes its documents. The submission keeps `variables` as any does."""
+        raw_documents = _raw_documents(body)
+        variables = body.get("variables") or {}
+        if not isinstance(variables, dict):
+            raise errors.at(("variables",), "must be an object")
+        tags = pdf_calls.TagReading(remove=json_fields.flag(body, "remove_tags", True))
+        options = await self.options(principal, body, raw_documents)
+        documents = [
+            await from_docx.filled(self.ingest, raw, variables, ("documents", index), tags)
+            for index, raw in enumerate(raw_documents)
+        ]
+        return await self._of_documents(principal, _without(body, _DOCX_KEYS), options, raw_documents, documents)
+
+    async def _of_documents(
+        self,
+        principal: Principal,
+        body: dict[str, Any],
+        options: Options,
+        raw_documents: list[Any],
+        documents: list[IngestedDocument],
+    ) -> tuple[Submission, list[Submitter]]:
+        """The submission of documents taken in, their fields given in `raw_documents` or read from them."""
+        if json_fields.flag(body, "flatten", False):  # their own form fields are not made fields (completion
+            documents = [dataclasses.replace(document, form_fields=[]) for document in documents]  # flattens them)
         await patterns.prepare(
             patterns.found_in([raw_documents, [document.form_fields for document in documents]])
             + document_tags.patterns(documents)
         )
         roles, fields = templates.fields_of_documents(raw_documents, documents)
         conditions = templates.document_conditions(raw_documents, documents, fields)
-        return await self.created(principal, _without(body, _PDF_KEYS), options, documents, roles, fields, conditions)
+        return await self.created(principal, _without(body, {"flatten"}), options, documents, roles, fields, conditions)
 
     async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Submission, list[Submitter]]:
         """POST /submissions/html: HTML documents (`documents[]` with an `html`, a header, a footer and a page size

@@ -31,7 +31,7 @@ def repair(operation: str, case: Any) -> None:
         return
     if operation in ("createSubmission", "initSubmission"):
         _creation(body)
-    elif operation in ("createSubmissionFromPdf", "createSubmissionFromHtml"):
+    elif operation in ("createSubmissionFromPdf", "createSubmissionFromHtml", "createSubmissionFromDocx"):
         _one_off(operation, case, body)
     elif operation == "createSubmissionsFromEmails":
         if isinstance(body.get("emails"), str):
@@ -88,7 +88,7 @@ def _creation(body: dict[str, Any]) -> None:
 
 def _one_off(operation: str, case: Any, body: dict[str, Any]) -> None:
     # Ids of this account's templates: only a link knows them (a template's links to the HTML one-off give one).
-    if operation == "createSubmissionFromPdf" or case.meta.phase.name.value != "stateful":
+    if operation != "createSubmissionFromHtml" or case.meta.phase.name.value != "stateful":
         body.pop("template_ids", None)
     if not isinstance(body.get("submitters"), list) or not body["submitters"]:  # a link gives documents only
         body["submitters"] = [{"email": "signer@example.com"}]

@@ -66,6 +66,12 @@ async def from_html(request: web.Request) -> web.Response:
     return json_response(await _one_off(request, submission, submitters))
 
 
+async def from_docx(request: web.Request) -> web.Response:
+    """POST /submissions/docx: a one-off submission of DOCX documents filled with `variables`."""
+    submission, submitters = await request.app[ONE_OFFS].from_docx(principal(request), await read_json(request))
+    return json_response(await _one_off(request, submission, submitters))
+
+
 async def show(request: web.Request) -> web.Response:
     submission = await request.app[SUBMISSIONS].find(principal(request), record_id(request))
     return json_response(await _record(request, submission, with_events=True))
