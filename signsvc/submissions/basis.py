@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import storage.templates as stored_templates
 from signsvc.infra.files import NewFile
@@ -26,6 +26,7 @@ class Basis:
     fields: list[Field]
     documents: list[Document]  # a one-off submission's
     conditions: dict[str, list[Condition]]  # by document uuid: those that apply only while these hold
+    filled: dict[str, IngestedDocument] = field(default_factory=dict)  # a template's dynamic documents, filled
 
     @classmethod
     def of_template(cls, template: Template) -> Basis:
@@ -36,14 +37,16 @@ class Basis:
         """The files of documents just taken in: written before the submission is, recorded with it."""
         return [
             file
-            for document in self.documents
+            for document in (*self.documents, *self.filled.values())
             if isinstance(document, IngestedDocument)
             for file in (document.pdf, *document.previews)
         ]
 
     async def documents_in(self, conn: Connection) -> list[Document]:
-        """The documents: a template's as they are now."""
-        return list(await stored_templates.list_documents(conn, self.template.id)) if self.template else self.documents
+        """The documents: a template's as they are now (its dynamic ones as filled for this submission)."""
+        if self.template is None:
+            return self.documents
+        return [self.filled.get(d.uuid, d) for d in await stored_templates.list_documents(conn, self.template.id)]
 
     def conditions_of(self, document: Document) -> list[Condition]:
         """When the document applies."""

@@ -21,6 +21,7 @@ from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
 from signsvc.submissions import (
     condition_values,
+    dynamic_documents,
     email_verification,
     feed,
     field_options,
@@ -143,7 +144,7 @@ class Submissions:
             assert request.template_id is not None  # `parse` requires it of a submission of a template
             template = await self._template(principal, request.template_id)
             variables_schema.require(template.variables_schema, request.variables)
-            basis = Basis.of_template(template)
+            basis = await dynamic_documents.filled(self.db, self.files, self.ingest, template, request.variables)
         request = email_verification.applied(request, basis.template)
         assigned = _assign_roles(basis.roles, request.submitters)
         fields = _fields_with_readonly(basis.fields, assigned)
