@@ -24,7 +24,11 @@ _BEFORE = {  # operation: the state its valid cases need, which no link carries
 }
 
 
-_LINKED_TEMPLATE_IDS = {"mergeTemplates": 2, "createSubmissionFromHtml": 1}  # how many ids the links give
+_LINKED_TEMPLATE_IDS = {
+    "mergeTemplates": 2,
+    "createSubmissionFromHtml": 1,
+    "createSubmissionFromDocx": 1,
+}  # how many ids the links give
 
 
 def _lists_and_linked_query() -> tuple[set[str], dict[str, set[str]]]:

@@ -87,8 +87,9 @@ def _creation(body: dict[str, Any]) -> None:
 
 
 def _one_off(operation: str, case: Any, body: dict[str, Any]) -> None:
-    # Ids of this account's templates: only a link knows them (a template's links to the HTML one-off give one).
-    if operation != "createSubmissionFromHtml" or case.meta.phase.name.value != "stateful":
+    # Ids of this account's templates: only a link knows them (a template's links to the HTML and DOCX one-offs
+    # give one).
+    if operation == "createSubmissionFromPdf" or case.meta.phase.name.value != "stateful":
         body.pop("template_ids", None)
     if not isinstance(body.get("submitters"), list) or not body["submitters"]:  # a link gives documents only
         body["submitters"] = [{"email": "signer@example.com"}]
