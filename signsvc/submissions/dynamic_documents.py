@@ -4,7 +4,8 @@ Each document that kept its DOCX is filled (docx_variables, in the pool), conver
 as a new document with the template document's uuid and name: the submission's copy of it, the template left as
 it is. The fields follow: a field whose `{{tag}}` is in the filled document has its areas there moved to where
 the tag now is (by the field's name); the other areas keep their page fractions, and those on pages the filled
-document no longer has are dropped. All of it happens before the submission's transaction.
+document no longer has are dropped. All of it happens before the submission's transaction. A one-off
+submission's documents of `template_ids` are filled the same way (`filled_documents`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import storage.files as stored_files
 import storage.templates as stored_templates
 from signsvc.infra import errors, pdf_calls
 from signsvc.infra.files import Files
-from signsvc.submissions.basis import Basis
+from signsvc.submissions.basis import Basis, Document
 from signsvc.templates import document_tags, docx_variables
 from signsvc.templates.documents import Ingest, IngestedDocument
 from storage import Database
@@ -28,18 +29,32 @@ async def filled(db: Database, files: Files, ingest: Ingest, template: Template,
     """The basis of a submission of `template`: its dynamic documents filled with `variables`, its fields moved."""
     basis = Basis.of_template(template)
     documents = await stored_templates.list_documents(db, template.id)
-    fields = basis.fields
-    replaced: dict[str, IngestedDocument] = {}
-    for document in documents:
-        if document.source_blob_id is None:
-            continue
-        made = await _filled_document(db, files, ingest, document, variables)
-        fields = _moved_fields(fields, document.uuid, made)
-        replaced[document.uuid] = made
-    if not replaced:
+    if not any(document.source_blob_id for document in documents):
         return basis
+    fields, made = await filled_documents(db, files, ingest, basis.fields, documents, variables)
+    replaced = {document.uuid: document for document in made if isinstance(document, IngestedDocument)}
     conditions = {document.uuid: document.conditions for document in documents if document.conditions}
     return dataclasses.replace(basis, fields=fields, filled=replaced, conditions=conditions)
+
+
+async def filled_documents(
+    db: Database,
+    files: Files,
+    ingest: Ingest,
+    fields: list[Field],
+    documents: list[TemplateDocument],
+    variables: dict[str, Any],
+) -> tuple[list[Field], list[Document]]:
+    """The documents, each dynamic one filled with `variables` (the others as they are), and `fields` moved."""
+    made: list[Document] = []
+    for document in documents:
+        if document.source_blob_id is None:
+            made.append(document)
+            continue
+        one = await _filled_document(db, files, ingest, document, variables)
+        fields = _moved_fields(fields, document.uuid, one)
+        made.append(one)
+    return fields, made
 
 
 async def _filled_document(

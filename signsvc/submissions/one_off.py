@@ -23,6 +23,7 @@ import storage.templates as stored_templates
 from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, pdf_calls
 from signsvc.infra.files import Files
+from signsvc.submissions import dynamic_documents
 from signsvc.submissions.basis import Basis, Document
 from signsvc.submissions.submissions import Submissions
 from signsvc.templates import (
@@ -142,10 +143,15 @@ class OneOffs:
         documents of `template_ids`, and every option of POST /submissions in `body` (and `name`; the keys of the
         documents left out)."""
         added: list[Document] = []
+        given = body.get("variables")
+        variables = given if isinstance(given, dict) else {}  # not an object: refused with the other options
         for template, template_documents in options.templates:
             template_fields_, copies = rekeying.copied(template, template_documents, roles)
-            fields, added = fields + template_fields_, [*added, *copies]
             conditions |= {copy.uuid: copy.conditions for copy in copies if copy.conditions}
+            template_fields_, filled = await dynamic_documents.filled_documents(
+                self.db, self.files, self.ingest, template_fields_, copies, variables
+            )
+            fields, added = fields + template_fields_, [*added, *filled]
         if not fields:
             raise errors.at(("documents",), "have no fields: give each document's fields, or use text tags")
         if len(fields) > template_fields.MAX_FIELDS:

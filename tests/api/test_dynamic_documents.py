@@ -10,7 +10,7 @@ import docx
 
 import storage.submissions as stored
 from signsvc.http.appkeys import WORKER
-from tests.support.documents import b64
+from tests.support.documents import b64, pdf
 from tests.support.pdf_text import page_texts
 from tests.support.results import fetch
 from tests.support.signing import act, submission
@@ -121,3 +121,20 @@ async def test_a_field_placed_by_coordinates_keeps_its_place_and_loses_areas_on_
     [kept] = by_name["Note"]["areas"]
     assert (kept["page"], kept["x"], kept["y"]) == (0, 0.1, 0.5), "the first page's area as it was, the second's gone"
     assert [one["page"] for one in by_name["Signature"]["areas"]] == [0]
+
+
+@SOFFICE
+async def test_a_one_off_submission_fills_the_dynamic_documents_of_its_template_ids(api):
+    template = await dynamic_template(api)
+    annex = {"name": "annex", "file": b64(pdf()), "fields": [{"name": "Initials", "type": "initials", "role": "Buyer"}]}
+    body = {
+        "documents": [annex],
+        "template_ids": [template["id"]],
+        "variables": {"signer_name": "Johanna Doe", "items": ["one"]},
+        "submitters": [BUYER],
+    }
+    reply = await api.post("/api/submissions/pdf", json=body)
+    assert reply.status == 200, reply.json
+    documents = await api.get(f"/api/submissions/{reply.json['id']}/documents")
+    texts = ["\n".join(await document_text(api, one["url"])) for one in documents.json["documents"]]
+    assert "Purchase agreement with Johanna Doe." in texts[1] and "{{" not in texts[1]
