@@ -56,6 +56,7 @@ from signsvc.results.sealing import Sealer
 from signsvc.results.signing_identity import SigningIdentity
 from signsvc.submissions.email_verification import EmailCodes
 from signsvc.submissions.invitations import Invitations
+from signsvc.submissions.one_off import OneOffs
 from signsvc.submissions.phone_handoff import PhoneHandoffs
 from signsvc.submissions.reminders import Reminders
 from signsvc.submissions.signing_form import SigningForms
@@ -315,6 +316,7 @@ class _Parts:
         app[appkeys.SETUP_LINK] = await links.setup_link(issued.user.id) if issued else None
         app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
+        app[appkeys.ONE_OFFS] = OneOffs(db, files, ingest, submissions)
         app[appkeys.SIGNING_FORMS] = forms = SigningForms(db, clock, files)
         app[appkeys.PHONE_HANDOFFS] = PhoneHandoffs(db, clock, submitters, forms, files.urls, pool)
         app[appkeys.EMAIL_CODES] = EmailCodes(db, clock, mail, rate_limits, files.secret_key)

@@ -25,6 +25,7 @@ from signsvc.infra.metrics import Metrics
 from signsvc.infra.urls import Urls
 from signsvc.results.results import Results
 from signsvc.submissions.email_verification import EmailCodes
+from signsvc.submissions.one_off import OneOffs
 from signsvc.submissions.phone_handoff import PhoneHandoffs
 from signsvc.submissions.reminders import Reminders
 from signsvc.submissions.signing_form import SigningForms
@@ -74,6 +75,7 @@ FONT_SCRIPTS: web.AppKey[Callable[[], asyncio.Future[tuple[str, ...]]]] = web.Ap
 TEMPLATES = web.AppKey("templates", Templates)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 SUBMITTERS = web.AppKey("submitters", Submitters)
+ONE_OFFS = web.AppKey("one_offs", OneOffs)
 REMINDERS = web.AppKey("reminders", Reminders)
 SIGNING_FORMS = web.AppKey("signing_forms", SigningForms)
 PHONE_HANDOFFS = web.AppKey("phone_handoffs", PhoneHandoffs)

@@ -53,6 +53,9 @@ _TOP_KEYS = {
     "require_email_2fa",
     "reminders",
 }
+# A one-off submission's options: any submission's but a template (its documents and their keys are read by
+# `signsvc.submissions.one_off`, which leaves them out of what this module reads).
+_ONE_OFF_KEYS = _TOP_KEYS - {"template_id", "emails"}
 _SUBMITTER_KEYS = {
     "role",
     "email",
@@ -105,7 +108,7 @@ class SubmitterInput:
 
 @dataclass(frozen=True)
 class SubmissionInput:
-    template_id: int
+    template_id: int | None  # None: a one-off submission
     submitters: list[SubmitterInput]
     send_email: bool
     order: str
@@ -117,8 +120,10 @@ class SubmissionInput:
     reminders: ReminderSchedule | bool = False
 
 
-def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
-    _refuse_unknown(body, _TOP_KEYS, ())
+def parse(body: dict[str, Any], now: datetime, *, one_off: bool = False) -> SubmissionInput:
+    """The request of POST /submissions; `one_off`: the options of a one-off submission, which has no
+    `template_id`."""
+    _refuse_unknown(body, _ONE_OFF_KEYS if one_off else _TOP_KEYS, ())
     raw_submitters = body.get("submitters")
     if raw_submitters is None or raw_submitters == []:
         raise errors.located("submitters is required", (), "submitters")
@@ -129,7 +134,7 @@ def parse(body: dict[str, Any], now: datetime) -> SubmissionInput:
     given, alias = _order(body, "order"), _order(body, "submitters_order")  # both checked
     order = given or alias or "preserved"
     return SubmissionInput(
-        template_id=template_id(body),
+        template_id=None if one_off else template_id(body),
         submitters=[submitter(raw, index) for index, raw in enumerate(raw_submitters)],
         send_email=json_fields.flag(body, "send_email", True),
         order=order,

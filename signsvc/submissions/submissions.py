@@ -1,4 +1,4 @@
-"""Submissions: a template sent to its submitters, followed to its end.
+"""Submissions: a template (or a one-off submission's own documents) sent to its submitters, followed to its end.
 
 Creation checks everything first (input, template, roles, values, files), then writes the
 submission, its submitters, its events, its invitations and its expiry timer in one transaction.
@@ -21,6 +21,7 @@ from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files, NewFile
 from signsvc.submissions import (
     condition_values,
+    dynamic_documents,
     email_verification,
     feed,
     field_options,
@@ -30,11 +31,12 @@ from signsvc.submissions import (
     signature_modes,
     values,
 )
+from signsvc.submissions.basis import Basis
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
 from signsvc.templates import patterns, variables_schema
-from signsvc.templates.documents import Ingest
+from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.webhooks import events
 from storage import Connection, Database, StorageError
 from storage.filters import SubmissionFilters
@@ -48,18 +50,18 @@ STATUSES = ("pending", "completed", "declined", "expired")
 
 @dataclass(frozen=True)
 class _Checked:
-    """A creation's request read, its template, each submitter with its role, the submission's fields and each
-    submitter's values prepared (their new files made, not yet stored)."""
+    """A creation's request read, what it is made from, each submitter with its role, the submission's fields and
+    each submitter's values prepared (their new files made, not yet stored)."""
 
     request: SubmissionInput
-    template: Template
+    basis: Basis
     assigned: list[tuple[SubmitterInput, Role]]
     fields: list[Field]
     prepared: list[PreparedValues]
 
     @property
     def files(self) -> list[NewFile]:
-        return [file for found in self.prepared for file in found.files]
+        return [file for found in self.prepared for file in found.files] + self.basis.new_files
 
 
 class PartlyMade(Exception):
@@ -80,7 +82,18 @@ class Submissions:
         self, principal: Principal, body: dict[str, Any], *, source: str = "api", along: Along | None = None
     ) -> tuple[Submission, list[Submitter]]:
         """`along` writes what goes with the submission (a consent, a public form's post) in its transaction."""
-        checked = await self._checked(principal, body)
+        return await self._made(principal, await self._checked(principal, body), source, along)
+
+    async def create_one_off(
+        self, principal: Principal, body: dict[str, Any], basis: Basis
+    ) -> tuple[Submission, list[Submitter]]:
+        """A one-off submission: made of `basis` (documents of its own, no template), with every option of
+        `create` in `body`, checked and written as `create` does."""
+        return await self._made(principal, await self._checked(principal, body, basis), "api", None)
+
+    async def _made(
+        self, principal: Principal, checked: _Checked, source: str, along: Along | None
+    ) -> tuple[Submission, list[Submitter]]:
         await self.files.write(checked.files)
         try:
             async with self.db.transaction() as tx:
@@ -123,15 +136,18 @@ class Submissions:
         created. Values that are files are made (not stored) to be checked, as `create` makes them."""
         await self._checked(principal, body)
 
-    async def _checked(self, principal: Principal, body: dict[str, Any]) -> _Checked:
-        """Everything `create` checks before it writes."""
+    async def _checked(self, principal: Principal, body: dict[str, Any], basis: Basis | None = None) -> _Checked:
+        """Everything `create` checks before it writes; `basis` a one-off submission's, else the template's."""
         await patterns.prepare(patterns.found_in(body))
-        request = inputs.parse(body, self.clock.now())
-        template = await self._template(principal, request.template_id)
-        variables_schema.require(template.variables_schema, request.variables)
-        request = email_verification.applied(request, template)
-        assigned = _assign_roles(template, request.submitters)
-        fields = _fields_with_readonly(template, assigned)
+        request = inputs.parse(body, self.clock.now(), one_off=basis is not None)
+        if basis is None:
+            assert request.template_id is not None  # `parse` requires it of a submission of a template
+            template = await self._template(principal, request.template_id)
+            variables_schema.require(template.variables_schema, request.variables)
+            basis = await dynamic_documents.filled(self.db, self.files, self.ingest, template, request.variables)
+        request = email_verification.applied(request, basis.template)
+        assigned = _assign_roles(basis.roles, request.submitters)
+        fields = _fields_with_readonly(basis.fields, assigned)
         prepared = [
             await values.prepare(
                 self.ingest, _fields_of(field_values.named(fields), role), given.values, (*given.where, "values")
@@ -139,21 +155,20 @@ class Submissions:
             for given, role in assigned
         ]
         if any(one.values for one in prepared):  # conditions: a field that does not apply keeps no value
-            documents = await stored_templates.list_documents(self.db, template.id)
-            shapes = [{"uuid": d.uuid, "conditions": d.conditions} for d in documents]
+            shapes = [{"uuid": d.uuid, "conditions": basis.conditions_of(d)} for d in await basis.documents_in(self.db)]
             condition_values.created_applying(fields, shapes, prepared)
         for given, role in assigned:  # a file named by id, as it was made
             role_fields = _fields_of(field_values.named(fields), role)
             await signature_modes.given(self.db, role_fields, {"values": given.values}, signer=False)
         for (_, role), given_values in zip(assigned, prepared, strict=True):  # else completion could only refuse them
             await field_options.refuse_invalid(_fields_of(fields, role), given_values.values, self.clock.now().date())
-        return _Checked(request, template, assigned, fields, prepared)
+        return _Checked(request, basis, assigned, fields, prepared)
 
     async def _written(
         self, tx: Connection, principal: Principal, checked: _Checked, source: str, along: Along | None
     ) -> tuple[Submission, list[Submitter]]:
         """The submission, its submitters, its events, invitations and expiry timer, written in `tx`."""
-        submission = await self._insert(tx, principal, checked.template, checked.request, checked.fields, source)
+        submission = await self._insert(tx, principal, checked.basis, checked.request, checked.fields, source)
         submitters = await self._insert_submitters(tx, submission, checked.assigned, checked.prepared)
         current = await self._started(tx, submission, submitters, principal.account_name)
         if along:
@@ -266,13 +281,39 @@ class Submissions:
         self,
         tx: Connection,
         principal: Principal,
-        template: Template,
+        basis: Basis,
         request: SubmissionInput,
         fields: list[Field],
         source: str,
     ) -> Submission:
-        originals = await stored_templates.list_documents(tx, template.id)
-        # The submission owns copies of its template's files (each document, then its previews), made at once.
+        documents = await self._documents(tx, principal.account_id, basis)
+        schedule = await reminders.schedule_for(tx, principal.account_id, request.reminders)
+        return await stored.insert_submission(
+            tx,
+            account_id=principal.account_id,
+            template_id=basis.template.id if basis.template else None,
+            created_by_user_id=principal.user_id,
+            slug=tokens.slug(),
+            envelope_id=str(uuids.uuid4()),
+            name=request.name,
+            template_name=basis.name,
+            source=source,
+            submitters_order=request.order,
+            send_email=request.send_email,
+            roles=basis.roles,
+            fields=fields,
+            documents=documents,
+            preferences={**request.preferences, "reminders": schedule} if schedule else request.preferences,
+            variables=request.variables,
+            expire_at=request.expire_at,
+            now=self.clock.now(),
+        )
+
+    async def _documents(self, tx: Connection, account_id: int, basis: Basis) -> list[SubmissionDocument]:
+        """The submission's own documents: copies of its template's files (each document, then its previews,
+        copied at once), and the files of documents just taken in recorded."""
+        given = await basis.documents_in(tx)
+        originals = [d for d in given if not isinstance(d, IngestedDocument)]
         sources = [
             blob_id for document in originals for blob_id in (document.blob_id, *(p["id"] for p in document.previews))
         ]
@@ -280,9 +321,13 @@ class Submissions:
             await stored.copy_blobs(tx, [(blob_id, uuids.uuid4().hex) for blob_id in sources], self.clock.now())
         )
         documents: list[SubmissionDocument] = []
-        for document in originals:
-            blob, previews = next(copies), [next(copies) for _ in document.previews]
-            copied: SubmissionDocument = {
+        for document in given:
+            if isinstance(document, IngestedDocument):
+                blob = await self.files.record(tx, account_id, document.pdf)
+                previews = [await self.files.record(tx, account_id, preview) for preview in document.previews]
+            else:
+                blob, previews = next(copies), [next(copies) for _ in document.previews]
+            made: SubmissionDocument = {
                 "uuid": document.uuid,
                 "name": document.name,
                 "blob_id": blob.id,
@@ -291,30 +336,10 @@ class Submissions:
                 "pages": document.pages,
                 "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
             }
-            if document.conditions:
-                copied["conditions"] = document.conditions
-            documents.append(copied)
-        schedule = await reminders.schedule_for(tx, principal.account_id, request.reminders)
-        return await stored.insert_submission(
-            tx,
-            account_id=principal.account_id,
-            template_id=template.id,
-            created_by_user_id=principal.user_id,
-            slug=tokens.slug(),
-            envelope_id=str(uuids.uuid4()),
-            name=request.name,
-            template_name=template.name,
-            source=source,
-            submitters_order=request.order,
-            send_email=request.send_email,
-            roles=template.roles,
-            fields=fields,
-            documents=documents,
-            preferences={**request.preferences, "reminders": schedule} if schedule else request.preferences,
-            variables=request.variables,
-            expire_at=request.expire_at,
-            now=self.clock.now(),
-        )
+            if conditions := basis.conditions_of(document):
+                made["conditions"] = conditions
+            documents.append(made)
+        return documents
 
     async def _insert_submitters(
         self,
@@ -433,18 +458,18 @@ def _changed(submission: Submission, body: dict[str, Any], now: datetime) -> Sub
     return changed
 
 
-def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple[SubmitterInput, Role]]:
+def _assign_roles(roles: list[Role], given: list[SubmitterInput]) -> list[tuple[SubmitterInput, Role]]:
     """Each submitter with its role: named ones by name (any case), the others in template order."""
-    if len(given) > len(template.roles):
+    if len(given) > len(roles):
         raise errors.Invalid("Defined more signing parties than in template")
-    by_name = {role["name"].lower(): role for role in template.roles}
+    by_name = {role["name"].lower(): role for role in roles}
     taken: dict[str, SubmitterInput] = {}
     for submitter in given:
         if submitter.role is None:
             continue
         role = by_name.get(submitter.role.lower())
         if role is None:
-            names = ", ".join(f'"{r["name"]}"' for r in template.roles)
+            names = ", ".join(f'"{r["name"]}"' for r in roles)
             raise errors.Invalid(
                 f"Unknown submitter role: {submitter.role}. Template defines [{names}]",
                 location=(*submitter.where, "role"),
@@ -452,17 +477,17 @@ def _assign_roles(template: Template, given: list[SubmitterInput]) -> list[tuple
         if role["uuid"] in taken:
             raise errors.located("role must be unique", ("submitters",))
         taken[role["uuid"]] = submitter
-    free = iter(role for role in template.roles if role["uuid"] not in taken)
+    free = iter(role for role in roles if role["uuid"] not in taken)
     for submitter in given:
         if submitter.role is None:
             taken[next(free)["uuid"]] = submitter
-    return [(taken[role["uuid"]], role) for role in template.roles if role["uuid"] in taken]
+    return [(taken[role["uuid"]], role) for role in roles if role["uuid"] in taken]
 
 
-def _fields_with_readonly(template: Template, assigned: list[tuple[SubmitterInput, Role]]) -> list[Field]:
+def _fields_with_readonly(given_fields: list[Field], assigned: list[tuple[SubmitterInput, Role]]) -> list[Field]:
     """The template's fields for this submission, with each submitter's `readonly_fields` locked and the
     `validation` given in their `fields` in place of the template's."""
-    fields = [field.copy() for field in template.fields]
+    fields = [field.copy() for field in given_fields]
     for given, role in assigned:
         own = {field["uuid"]: field for field in _fields_of(fields, role)}
         index = field_values.FieldIndex(field_values.named(list(own.values())))

@@ -58,6 +58,25 @@ async def _taken_in(ingest: Ingest, raw: Any, where: errors.Location) -> DocxDoc
     return await document_of(ingest, data, name, json_fields.flag(raw, "dynamic", False, where=where), where)
 
 
+async def filled(
+    ingest: Ingest, raw: Any, variables: dict[str, Any], where: errors.Location, tags: pdf_calls.TagReading
+) -> IngestedDocument:
+    """A document of a request (`where` its item, for messages) with its `[[...]]` tags filled with `variables`,
+    then taken in (converted, its text tags read by `tags`); a PDF is taken in as it is."""
+    data, name = await ingest.source(raw, where)
+    if not data.startswith(b"%PDF"):
+        data = await rendered(ingest, data, variables, where)
+    return await ingest.from_source(data, name, where, tags)
+
+
+async def rendered(ingest: Ingest, docx: bytes, variables: dict[str, Any], where: errors.Location) -> bytes:
+    """The DOCX filled with `variables` (in the pool); a 422 naming the document's file and the tag otherwise."""
+    try:
+        return await ingest.pool.run(docx_variables.render, docx, variables)
+    except DocxProblem as exc:
+        raise errors.Invalid(f"{errors.written((*where, 'file'))}: {exc.message}", location=(*where, "file")) from None
+
+
 async def document_of(
     ingest: Ingest, data: bytes, name: str | None, dynamic: bool, where: errors.Location
 ) -> DocxDocument:

@@ -3,10 +3,12 @@ gets a new one, and every reference to them follows (conditions, formulas, areas
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from signsvc.templates import formula_checks, template_fields
+from signsvc.templates.template_fields import Roles
 from storage.records import Template, TemplateDocument
 from storage.shapes import Field
 
@@ -31,3 +33,15 @@ def renamed(value: Any, fresh: Mapping[str, str]) -> Any:
 def renamed_fields(fields: list[Field], fresh: Mapping[str, str]) -> list[Field]:
     """The fields with their uuids and every uuid they name replaced, `{{uuid}}` inside formulas too."""
     return formula_checks.renamed(renamed(fields, fresh), fresh)
+
+
+def copied(
+    template: Template, documents: list[TemplateDocument], roles: Roles
+) -> tuple[list[Field], list[TemplateDocument]]:
+    """The template's fields and documents with fresh uuids, to go with other documents (a one-off submission's):
+    its roles become those of `roles` of the same name (any case), added when new."""
+    fresh = fresh_uuids(template, documents)
+    fresh |= {role["uuid"]: roles.uuid_for(role["name"]) for role in template.roles}
+    return renamed_fields(template.fields, fresh), [
+        dataclasses.replace(d, uuid=fresh[d.uuid], conditions=renamed(d.conditions, fresh)) for d in documents
+    ]

@@ -79,19 +79,7 @@ class Writer:
         )
 
     async def check_defaults(self, conn: Connection, account_id: int, fields: list[Field]) -> None:
-        """A default of a signature, initials, image, stamp or file field names files of the account by their ids
-        (a file field's, a list of them; images but for a file field): 422 naming the field otherwise."""
-        named = field_values.named(fields)
-        given = [(f, item) for f in named for item in field_values.named_files(f, f.get("default_value"))]
-        owned = await self.files.owned(conn, account_id, [item for _, item in given])
-        for found, item in given:
-            if not isinstance(item, str) or item not in owned:
-                shown = str(item) if len(str(item)) <= 50 else f"{str(item)[:50]}..."
-                raise errors.Invalid(
-                    f"{found['name']}: default_value must name a file of this account by its id, not {shown}"
-                )
-            if found["type"] != "file" and not owned[item].content_type.startswith("image/"):
-                raise errors.Invalid(f"{found['name']}: default_value must name an image, the file {item} is not one")
+        await check_defaults(self.files, conn, account_id, fields)
 
     async def event(self, tx: Connection, account_id: int, event_type: str, template_id: int) -> None:
         await events.record(
@@ -109,3 +97,19 @@ def blob_ids(document: TemplateDocument) -> list[int]:
     """The files of a stored document: its PDF, its page images and a dynamic document's DOCX."""
     source = [document.source_blob_id] if document.source_blob_id else []
     return [document.blob_id] + [preview["id"] for preview in document.previews] + source
+
+
+async def check_defaults(files: Files, conn: Connection, account_id: int, fields: list[Field]) -> None:
+    """A default of a signature, initials, image, stamp or file field names files of the account by their ids
+    (a file field's, a list of them; images but for a file field): 422 naming the field otherwise."""
+    named = field_values.named(fields)
+    given = [(f, item) for f in named for item in field_values.named_files(f, f.get("default_value"))]
+    owned = await files.owned(conn, account_id, [item for _, item in given])
+    for found, item in given:
+        if not isinstance(item, str) or item not in owned:
+            shown = str(item) if len(str(item)) <= 50 else f"{str(item)[:50]}..."
+            raise errors.Invalid(
+                f"{found['name']}: default_value must name a file of this account by its id, not {shown}"
+            )
+        if found["type"] != "file" and not owned[item].content_type.startswith("image/"):
+            raise errors.Invalid(f"{found['name']}: default_value must name an image, the file {item} is not one")

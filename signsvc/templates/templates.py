@@ -31,7 +31,7 @@ from signsvc.templates import (
 )
 from signsvc.templates.document_changes import DocumentChanges
 from signsvc.templates.documents import Ingest, IngestedDocument
-from signsvc.templates.html_documents import HtmlRenderer, sources
+from signsvc.templates.html_documents import HtmlDocument, HtmlRenderer, sources
 from signsvc.templates.merging import Merger
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.templates.template_writing import Writer, blob_ids
@@ -94,13 +94,13 @@ class Templates:
             patterns.found_in([raw_documents, [document.form_fields for document in documents]])
             + document_tags.patterns(documents)
         )
-        roles, fields = _fields_of_documents(raw_documents, documents)
+        roles, fields = fields_of_documents(raw_documents, documents)
         return await self._created(
             principal,
             documents,
             roles,
             fields,
-            document_conditions=_document_conditions(raw_documents, documents, fields),
+            document_conditions=document_conditions(raw_documents, documents, fields),
             docx_sources=docx_sources,
             variables=variables,
             **settings,
@@ -118,12 +118,7 @@ class Templates:
         rendered = await self.html.documents(given)
         documents = [one.document for one in rendered]
         await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
-        roles = Roles(existing.roles) if existing else Roles()
-        tagged: list[tuple[errors.Location, dict[str, Any]]] = [
-            (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
-        ]
-        with field_tags.naming_tags(tagged):
-            roles, fields = _fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
+        roles, fields = fields_of_html(rendered, Roles(existing.roles) if existing else Roles())
         if existing is None:
             created = await self._created(
                 principal,
@@ -208,7 +203,7 @@ class Templates:
             return await self._uploaded_docx(principal, data, filename, name=name, folder_name=folder_name)
         document = await self.ingest.uploaded(data, filename, ("documents", 0), pdf_calls.TagReading())
         await patterns.prepare(patterns.found_in(document.form_fields) + document_tags.patterns([document]))
-        roles, fields = _fields_of_documents([{}], [document])
+        roles, fields = fields_of_documents([{}], [document])
         return await self._created(
             principal, [document], roles, fields, name=name, external_id=None, folder_name=folder_name, shared_link=True
         )
@@ -429,7 +424,7 @@ class Templates:
         return changes
 
 
-def _fields_of_documents(
+def fields_of_documents(
     raw_documents: list[Any], documents: list[IngestedDocument], roles: Roles | None = None
 ) -> tuple[Roles, list[Field]]:
     """The roles (`roles` and those the fields name) and fields the creation input gives each document, else the
@@ -468,7 +463,18 @@ def _fields_of_documents(
         return roles, formula_checks.checked(condition_rules.checked_fields(found, places))
 
 
-def _document_conditions(
+def fields_of_html(rendered: list[HtmlDocument], roles: Roles | None = None) -> tuple[Roles, list[Field]]:
+    """The roles (`roles` and those the tags name) and fields of HTML documents' field tags; a refusal about a
+    field quotes its tag."""
+    tagged: list[tuple[errors.Location, dict[str, Any]]] = [
+        (("documents", i, "fields", j), tag) for i, one in enumerate(rendered) for j, tag in enumerate(one.fields)
+    ]
+    with field_tags.naming_tags(tagged):
+        documents = [one.document for one in rendered]
+        return fields_of_documents([{"fields": one.fields} for one in rendered], documents, roles)
+
+
+def document_conditions(
     raw_documents: list[Any], documents: list[IngestedDocument], fields: list[Field]
 ) -> dict[str, list[Condition]]:
     """Each document's `conditions` from the creation input, checked against the template's fields."""

@@ -88,6 +88,25 @@ def created(
     return [submitter_json(ctx, submission, submitter, documents=False, embed=True) for submitter in submitters]
 
 
+def one_off_created(
+    links: Links, now: datetime, related: Related, submission: Submission, submitters: list[Submitter]
+) -> dict[str, Any]:
+    """A one-off submission just created (POST /submissions/pdf): its submitters as any creation answers them,
+    and the documents and fields it holds."""
+    return {
+        "id": submission.id,
+        "name": submission.name,
+        "submitters": created(links, now, related, submission, submitters),
+        "source": submission.source,
+        "submitters_order": submission.submitters_order,
+        "status": statuses.submission_status(submission, now),
+        "schema": [{"attachment_uuid": d["uuid"], "name": d["name"]} for d in submission.documents],
+        "fields": submission.fields,
+        "expire_at": submission.expire_at,
+        "created_at": submission.created_at,
+    }
+
+
 def submitter_record(links: Links, now: datetime, related: Related, submitter: Submitter) -> dict[str, Any]:
     """GET /submitters/{id}: a submitter with values, documents, its template and its own audit trail."""
     submission = related.submissions[submitter.submission_id]

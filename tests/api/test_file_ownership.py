@@ -480,3 +480,18 @@ async def test_a_signature_default_is_drawn_on_the_signed_pdf_when_completed_thr
     await worker.drain()
     [document] = (await submission(api, ann["submission_id"]))["documents"]
     assert len(images_on(await fetch(api, document["url"]))) == 1
+
+
+async def test_a_one_off_submission_field_default_naming_another_accounts_file_is_refused(other, theirs):
+    fields = [*FIELDS[:1], {**FIELDS[1], "default_value": theirs}]
+    reply = await other.post(
+        "/api/submissions/pdf",
+        json={
+            "documents": [{"name": "form", "file": b64(pdf()), "fields": fields}],
+            "submitters": [{"email": "ann@example.com"}],
+        },
+    )
+    assert (reply.status, reply.json) == (
+        422,
+        {"error": f"Photo: default_value must name a file of this account by its id, not {theirs}"},
+    )

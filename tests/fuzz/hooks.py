@@ -27,6 +27,7 @@ from tests.fuzz.records import PDF as _PDF
 _PDF_INPUTS = {
     "createTemplate": "documents",
     "createTemplateFromPdf": "documents",
+    "createSubmissionFromPdf": "documents",
     "mergePdfs": "files",
     "verifyPdf": "file",
 }
@@ -67,7 +68,7 @@ def map_case(context: Any, case: Any) -> Any:
     if case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE:
         if operation in _PDF_INPUTS and isinstance(case.body, dict):
             _give_pdfs(case.body, _PDF_INPUTS[operation])
-        if operation == "createTemplateFromDocx" and isinstance(case.body, dict):
+        if operation in ("createTemplateFromDocx", "createSubmissionFromDocx") and isinstance(case.body, dict):
             for document in case.body.get("documents") or []:
                 if isinstance(document, dict):
                     document["file"] = _DOCX

@@ -24,6 +24,13 @@ _BEFORE = {  # operation: the state its valid cases need, which no link carries
 }
 
 
+_LINKED_TEMPLATE_IDS = {
+    "mergeTemplates": 2,
+    "createSubmissionFromHtml": 1,
+    "createSubmissionFromDocx": 1,
+}  # how many ids the links give
+
+
 def _lists_and_linked_query() -> tuple[set[str], dict[str, set[str]]]:
     """The operations that answer a page, and per operation the query parameters the document's links set."""
     document = json.loads(OPENAPI_PATH.read_text())
@@ -54,6 +61,10 @@ def repair(operation: str, case: Any, records: Records) -> None:
     if operation in _LISTS and isinstance(case.query, dict):
         linked = _LINKED_QUERY.get(operation, set())
         case.query = {"limit": 1, **{key: value for key, value in case.query.items() if key in linked}}
+    elif operation in _LINKED_TEMPLATE_IDS and isinstance(case.body, dict):
+        # A link sets the first ids of `template_ids`; those drawn after them name no template of the scenario's.
+        if isinstance(case.body.get("template_ids"), list):
+            del case.body["template_ids"][_LINKED_TEMPLATE_IDS[operation] :]
     elif operation == "completeTestingSubmitter" and isinstance(case.body, dict):
         case.body["values"] = submissions.completing_values(records.signer_fields(case.path_parameters["id"]))
 

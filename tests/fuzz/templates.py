@@ -21,12 +21,22 @@ _WITH_OPTIONS = {"select", "radio", "multiple"}
 _PAGE = (595.28, 841.89)  # the hooks' PDF: one A4 page, in points (tests/support/documents.py)
 
 
+_ONE_OFFS = ("createSubmissionFromPdf", "createSubmissionFromDocx")
+_WITH_DOCUMENT_FIELDS = (
+    "createTemplate",
+    "createTemplateFromPdf",
+    "createTemplateFromDocx",
+    "createSubmissionFromPdf",
+    "createSubmissionFromDocx",
+)
+
+
 def repair(operation: str, case: Any) -> None:
     """Mends a case generated as valid where the document cannot say what valid is."""
     body = case.body
     if not isinstance(body, dict):
         return
-    if operation in ("createTemplate", "createTemplateFromPdf", "createTemplateFromDocx"):
+    if operation in _WITH_DOCUMENT_FIELDS:
         _signable(case, body)
         for document in body.get("documents") or []:
             if isinstance(document, dict):
@@ -67,8 +77,9 @@ def _signable(case: Any, body: dict[str, Any]) -> None:
     """In the stateful phase, a template someone can sign: one without fields is valid, but no submission of
     it is, and the scenarios that follow a template to its submissions would stop at it."""
     documents = [document for document in body.get("documents") or [] if isinstance(document, dict)]
+    one_off = case.operation.definition.raw.get("operationId") in _ONE_OFFS  # signable, or refused
     if (
-        case.meta.phase.name.value == "stateful"
+        (one_off or case.meta.phase.name.value == "stateful")
         and documents
         and not any(document.get("fields") for document in documents)
     ):

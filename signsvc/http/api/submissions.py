@@ -6,7 +6,7 @@ from typing import Any
 
 from aiohttp import web
 
-from signsvc.http.appkeys import CLOCK, DB, FILES, RESULTS, SUBMISSIONS, TEMPLATES
+from signsvc.http.appkeys import CLOCK, DB, FILES, ONE_OFFS, RESULTS, SUBMISSIONS, TEMPLATES
 from signsvc.http.middleware import principal
 from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json, record_id
@@ -52,6 +52,24 @@ async def from_emails(request: web.Request) -> web.Response:
     return json_response(
         [item for submission, submitters in made for item in await _created(request, submission, submitters)]
     )
+
+
+async def from_pdf(request: web.Request) -> web.Response:
+    """POST /submissions/pdf: a one-off submission of documents without a template."""
+    submission, submitters = await request.app[ONE_OFFS].from_pdf(principal(request), await read_json(request))
+    return json_response(await _one_off(request, submission, submitters))
+
+
+async def from_html(request: web.Request) -> web.Response:
+    """POST /submissions/html: a one-off submission of HTML documents."""
+    submission, submitters = await request.app[ONE_OFFS].from_html(principal(request), await read_json(request))
+    return json_response(await _one_off(request, submission, submitters))
+
+
+async def from_docx(request: web.Request) -> web.Response:
+    """POST /submissions/docx: a one-off submission of DOCX documents filled with `variables`."""
+    submission, submitters = await request.app[ONE_OFFS].from_docx(principal(request), await read_json(request))
+    return json_response(await _one_off(request, submission, submitters))
 
 
 async def show(request: web.Request) -> web.Response:
@@ -102,6 +120,12 @@ async def _created(request: web.Request, submission: Submission, submitters: lis
     files = request.app[FILES]
     related = await loaders.created(request.app[DB], files, submission, submitters)
     return submission_json.created(files.links, request.app[CLOCK].now(), related, submission, submitters)
+
+
+async def _one_off(request: web.Request, submission: Submission, submitters: list[Submitter]) -> dict[str, Any]:
+    files = request.app[FILES]
+    related = await loaders.created(request.app[DB], files, submission, submitters)
+    return submission_json.one_off_created(files.links, request.app[CLOCK].now(), related, submission, submitters)
 
 
 async def _page(request: web.Request, template_id: int | None) -> web.Response:
