@@ -2,15 +2,14 @@
 
 import asyncio
 import gc
-import json
 
 import pytest
 from docuseal import DocusealApi
 from docuseal._http import ApiError
 
+from tests.support import npm_client
 from tests.support.app import LIVE_KEY
 from tests.support.documents import b64, pdf
-from tests.support.paths import NPM_DIR
 from tests.support.system import NODE, NPM_CLIENT
 
 # The official Python client opens a connection per call and never closes it (CLIENTS.md).
@@ -178,19 +177,7 @@ def _raised(call):
 @NPM_CLIENT
 async def test_npm_client_sends_finds_completes_and_archives_a_submission(api):
     """The official npm client (`@docuseal/api`) given the API base without a trailing slash."""
-    base = f"http://{api.client.host}:{api.client.port}/api"
-    node = await asyncio.create_subprocess_exec(
-        "node",
-        str(NPM_DIR / "scenario.mjs"),
-        base,
-        LIVE_KEY,
-        b64(pdf()),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(node.communicate(), 60)
-    assert node.returncode == 0, err.decode()
-    seen = json.loads(out)
+    seen = await npm_client.run(api, "scenario.mjs")
     created = seen["created"]
     assert set(created) == {"id", "submitters", "expire_at", "created_at"}
     assert created["submitters"][0]["role"] == "Buyer" and created["submitters"][0]["status"] == "awaiting"

@@ -6,16 +6,15 @@ import asyncio
 import base64
 import gc
 import io
-import json
 
 import docx
 import pytest
 from docuseal import DocusealApi
 from pypdf import PdfReader
 
+from tests.support import npm_client
 from tests.support.app import LIVE_KEY
 from tests.support.documents import b64, pdf
-from tests.support.paths import NPM_DIR
 from tests.support.results import fetch
 from tests.support.system import NODE, NPM_CLIENT, PANGO, SOFFICE
 
@@ -172,19 +171,7 @@ async def test_python_client_docx_template_and_one_off_docx_submission_are_signe
 @NPM_CLIENT
 @PANGO
 async def test_npm_client_makes_templates_from_html_merges_them_and_sends_a_one_off_pdf(api, worker):
-    base = f"http://{api.client.host}:{api.client.port}/api"
-    node = await asyncio.create_subprocess_exec(
-        "node",
-        str(NPM_DIR / "documents.mjs"),
-        base,
-        LIVE_KEY,
-        b64(pdf()),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(node.communicate(), 60)
-    assert node.returncode == 0, err.decode()
-    seen = json.loads(out)
+    seen = await npm_client.run(api, "documents.mjs")
     assert [field["name"] for field in seen["fromHtml"]["fields"]] == ["Name"]
     assert [field["name"] for field in seen["merged"]["fields"]] == ["Name", "Initials"]
     assert seen["oneOff"]["schema"][0]["name"] == "receipt"
