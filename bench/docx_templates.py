@@ -17,11 +17,15 @@ workers warm), the server left to settle, then --rounds rounds of --count creati
 answer must be 201 with one document and a `variables_schema` of the 20 variables. The figure is the median of all
 creations; also the CPU used per creation by the server process, by its pool and by LibreOffice (the server's
 reaped children), and LibreOffice's CPU in the ceiling. Target: the median at most 1.5x the ceiling
-(PASS/FAIL printed; exit status 1 on FAIL or on any failed creation). The target is set for a one-off DOCX
-submission (`POST /api/submissions/docx`, filling the variables first); until that operation exists, this
-measures the template's creation, which converts the DOCX as written.
+(PASS/FAIL printed; exit status 1 on FAIL or on any failed creation).
 
-    python bench/docx_templates.py [--count 5] [--rounds 3] [--ceiling-runs 3] [--skip-postgres]
+With --one-off: one-off submissions (`POST /api/submissions/docx`) instead of templates. The contract also carries
+a signature text tag for its one submitter (`"send_email": false`), the request gives the 20 variables a value
+each, and every answer must be 200 with one document and the signature field. The ceiling then converts the same
+DOCX filled with those values (filled before the clock starts, by the service's own filling), so that the ratio is
+the service's cost on top of converting the document it ends up converting.
+
+    python bench/docx_templates.py [--one-off] [--count 5] [--rounds 3] [--ceiling-runs 3] [--skip-postgres]
 """
 
 from __future__ import annotations
@@ -54,14 +58,17 @@ REQUEST_TIMEOUT_SECONDS = 300
 WARMUP_CREATIONS = 2
 PAGES, PARAGRAPHS_PER_PAGE, VARIABLES = 3, 9, 20
 TARGET_RATIO = 1.5
+SIGNATURE_TAG = "{{Signature;type=signature;role=Buyer}}"
+VALUES = {f"party_{number}": f"Party Number {number} Limited" for number in range(1, VARIABLES + 1)}
 
 
 # ---------------------------------------------------------------------------------------------
 # The document
 
 
-def contract_docx(reference: str) -> bytes:
-    """PAGES pages of contract wording whose paragraphs read VARIABLES variables; `reference` closes it."""
+def contract_docx(reference: str, one_off: bool = False) -> bytes:
+    """PAGES pages of contract wording whose paragraphs read VARIABLES variables; `reference` closes it, after a
+    signature text tag when `one_off`."""
     import docx
 
     rng = random.Random(1)
@@ -77,6 +84,8 @@ def contract_docx(reference: str) -> bytes:
                 number += 1
                 text = f"{text} Party {number}: [[party_{number}]]."
             document.add_paragraph(text)
+    if one_off:
+        document.add_paragraph(f"Signature: {SIGNATURE_TAG}")
     document.add_paragraph(f"Reference {reference}")
     if number != VARIABLES:
         raise RuntimeError(f"the contract reads {number} variables, not {VARIABLES}")
@@ -85,11 +94,25 @@ def contract_docx(reference: str) -> bytes:
     return output.getvalue()
 
 
-def request_body(data: bytes, index: int) -> bytes:
+def request_body(data: bytes, index: int, one_off: bool) -> bytes:
     file = base64.b64encode(data).decode()
+    if not one_off:
+        return json.dumps(
+            {"name": f"bench docx {index}", "documents": [{"name": "contract", "file": file, "dynamic": True}]}
+        ).encode()
     return json.dumps(
-        {"name": f"bench docx {index}", "documents": [{"name": "contract", "file": file, "dynamic": True}]}
+        {
+            "name": f"bench docx {index}",
+            "documents": [{"name": "contract", "file": file}],
+            "variables": VALUES,
+            "submitters": [{"role": "Buyer", "email": "buyer@example.com"}],
+            "send_email": False,
+        }
     ).encode()
+
+
+def url_of(base_url: str, one_off: bool) -> str:
+    return f"{base_url}/api/submissions/docx" if one_off else f"{base_url}/api/templates/docx"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,9 +148,14 @@ async def conversions(data: bytes, runs: int, ceiling: Ceiling) -> None:
                     )
 
 
-def ceiling_round(ceiling: Ceiling, runs: int) -> None:
+def ceiling_round(ceiling: Ceiling, runs: int, one_off: bool) -> None:
+    from signsvc.templates import docx_variables
+
     first = len(ceiling.conversions)
-    asyncio.run(conversions(contract_docx("BENCH-00000"), runs, ceiling))
+    data = contract_docx("BENCH-00000", one_off)
+    if one_off:
+        data = docx_variables.render(data, VALUES)
+    asyncio.run(conversions(data, runs, ceiling))
     ceiling.rounds.append(statistics.median(ceiling.conversions[first:]))
     report.progress(f"ceiling round {len(ceiling.rounds)}: LibreOffice alone {ms(ceiling.rounds[-1])} ms")
 
@@ -151,8 +179,17 @@ class Target:
         return [seconds for round in self.rounds for seconds in round]
 
 
-def check(status: int, payload: bytes) -> str | None:
-    """None when the answer is a created template of one document reading the 20 variables."""
+def check(status: int, payload: bytes, one_off: bool) -> str | None:
+    """None when the answer is a created template of one document reading the 20 variables, or with `one_off` a
+    submission of one document with its signature field."""
+    if one_off:
+        if status != 200:
+            return f"status {status}: {payload[:200]!r}"
+        body = json.loads(payload)
+        schema, fields = body.get("schema", []), body.get("fields", [])
+        if len(schema) != 1 or [field.get("name") for field in fields] != ["Signature"]:
+            return f"200 with {len(schema)} documents and {len(fields)} fields"
+        return None
     if status != 201:
         return f"status {status}: {payload[:200]!r}"
     body = json.loads(payload)
@@ -162,22 +199,22 @@ def check(status: int, payload: bytes) -> str | None:
     return None
 
 
-async def create(session: aiohttp.ClientSession, url: str, body: bytes) -> tuple[float, str | None]:
+async def create(session: aiohttp.ClientSession, url: str, body: bytes, one_off: bool) -> tuple[float, str | None]:
     sent = time.perf_counter()
     try:
         async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as response:
-            failure = check(response.status, await response.read())
+            failure = check(response.status, await response.read(), one_off)
     except (TimeoutError, aiohttp.ClientError) as exc:
         failure = f"{type(exc).__name__}: {exc}"
     return time.perf_counter() - sent, failure
 
 
 async def measure(target: Target, server: servers.Server, args: argparse.Namespace) -> None:
-    url = f"{server.base_url}/api/templates/docx"
+    url, one_off = url_of(server.base_url, args.one_off), args.one_off
     async with api_session(connections=WARMUP_CREATIONS, timeout=REQUEST_TIMEOUT_SECONDS) as session:
         await check_user(session, server.base_url)
-        warm = [request_body(contract_docx(f"WARM-{i}"), i) for i in range(WARMUP_CREATIONS)]
-        answers = await asyncio.gather(*(create(session, url, body) for body in warm))
+        warm = [request_body(contract_docx(f"WARM-{i}", one_off), i, one_off) for i in range(WARMUP_CREATIONS)]
+        answers = await asyncio.gather(*(create(session, url, body, one_off) for body in warm))
         if failed := [failure for _, failure in answers if failure]:
             raise RuntimeError(f"{target.name}: warm-up creation failed: {failed[0]}")
         await asyncio.to_thread(servers.settle, server)
@@ -185,13 +222,16 @@ async def measure(target: Target, server: servers.Server, args: argparse.Namespa
         index = WARMUP_CREATIONS
         cpu_server = cpu_pool = cpu_office = 0.0
         for _ in range(args.rounds):
-            bodies = [request_body(contract_docx(f"BENCH-{index + i:05d}"), index + i) for i in range(args.count)]
+            bodies = [
+                request_body(contract_docx(f"BENCH-{index + i:05d}", one_off), index + i, one_off)
+                for i in range(args.count)
+            ]
             index += args.count
             latencies = []
             for body in bodies:
                 pool = descendants(server.pid)
                 before, reaped = CpuTimes.now(server.pid, pool), reaped_cpu_seconds(server.pid)
-                seconds, failure = await create(session, url, body)
+                seconds, failure = await create(session, url, body, one_off)
                 used = CpuTimes.now(server.pid, pool) - before
                 # LibreOffice has left by now: its CPU is in the server's times of reaped children.
                 cpu_office += reaped_cpu_seconds(server.pid) - reaped
@@ -218,7 +258,7 @@ def run_target(kind: str, args: argparse.Namespace) -> Target:
 # Report
 
 
-def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
+def print_report(ceiling: Ceiling, targets: list[Target], operation: str) -> bool:
     rounds = f"{ms(min(ceiling.rounds))}-{ms(max(ceiling.rounds))}"
     report.print_table(
         ["in-process", "ms", "rounds", "LibreOffice CPU ms"],
@@ -251,7 +291,7 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
         )
     report.print_table(
         [
-            "POST /api/templates/docx",
+            operation,
             "created",
             "failed",
             "p50 ms",
@@ -286,13 +326,17 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds per target (default 3)")
     parser.add_argument("--ceiling-runs", type=int, default=3, help="conversions per ceiling round (default 3)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
+    parser.add_argument(
+        "--one-off", action="store_true", help="one-off submissions (POST /api/submissions/docx), not templates"
+    )
     args = parser.parse_args()
     if min(args.count, args.rounds, args.ceiling_runs) < 1:
         parser.error("--count, --rounds and --ceiling-runs must be at least 1")
     if not args.skip_postgres:
         databases.require_postgres(parser)
+    operation = "POST /api/submissions/docx" if args.one_off else "POST /api/templates/docx"
     print(
-        f"POST /api/templates/docx, a {PAGES}-page contract with {VARIABLES} variables, {args.rounds} rounds of "
+        f"{operation}, a {PAGES}-page contract with {VARIABLES} variables, {args.rounds} rounds of "
         f"{args.count} creations one at a time per target, loopback; {report.machine_line()}.\n",
         flush=True,
     )
@@ -301,8 +345,8 @@ def main() -> int:
     chosen: list[Callable[[], Target]] = [
         lambda kind=kind: run_target(kind, args) for kind in databases.kinds(args.skip_postgres)
     ]
-    targets = between_rounds(lambda: ceiling_round(ceiling, args.ceiling_runs), chosen)
-    passed = print_report(ceiling, targets)
+    targets = between_rounds(lambda: ceiling_round(ceiling, args.ceiling_runs, args.one_off), chosen)
+    passed = print_report(ceiling, targets, operation)
     print(f"\nTotal {time.perf_counter() - started:.0f} s; load average at the end {os.getloadavg()[0]:.2f}.")
     return 0 if passed else 1
 

@@ -10,7 +10,8 @@ answering where each field tag was drawn, read from the layout of the same rende
 - The page size is the caller's, over any `@page { size }` of the document; margins are 0.5 in, 0.75 in at the
   top (bottom) when there is a header (footer). The document's own `@page` rules may change the margins.
 - Text is drawn with the packaged fonts (Noto Sans, then the Arabic, Hebrew, Devanagari and Thai fallbacks),
-  unless the document's CSS names other fonts, which are looked up on the system (fontconfig).
+  unless the document's CSS names other fonts, which are looked up on the system (fontconfig). The packaged fonts
+  are given as static instances of weights 400 and 700 (`static_fonts`): other weights are drawn at the nearer.
 - Resources: `data:` URLs, and `https:` URLs only as given in `resources` (downloaded beforehand by the caller,
   under its rules for downloads). Every other URL (`file:`, `http:`, any other scheme, relative) is refused
   and left out, as a browser leaves out a broken image. An https URL not given is answered in `wanted`, so that
@@ -29,10 +30,9 @@ import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from signsvc.pdf import font_files, images
+from signsvc.pdf import font_files, images, static_fonts
 from signsvc.pdf.errors import PdfError
 
 log = logging.getLogger(__name__)
@@ -179,8 +179,8 @@ def _weasyprint() -> tuple[Any, type]:
             scheme = url.split(":", 1)[0].lower()
             if scheme == "data":
                 return _data_url(url)
-            if scheme == FONT_SCHEME and (path := _font_path(url)):
-                return URLFetcherResponse(url, Path(path).read_bytes(), {"Content-Type": "font/ttf"})
+            if scheme == FONT_SCHEME and (font := _font(url)):
+                return URLFetcherResponse(url, font, {"Content-Type": "font/ttf"})
             if scheme == "https" and (given := self.resources.get(url)):
                 return URLFetcherResponse(url, given[0], {"Content-Type": given[1]})
             if scheme == "https" and self.wanting and url not in self.resources:
@@ -200,10 +200,22 @@ def _data_url(url: str) -> Any:
     return URLFetcherResponse(url, response.read(), dict(response.headers))
 
 
-def _font_path(url: str) -> str | None:
-    index = url.split(":", 1)[1]
+def _font(url: str) -> bytes | None:
+    """The packaged font `signsvc-font:<index>-<weight>` names, as a static instance of that weight."""
+    index, _, weight = url.split(":", 1)[1].partition("-")
     fonts = _fonts()
-    return fonts[int(index)] if index.isdigit() and int(index) < len(fonts) else None
+    if not (index.isdigit() and int(index) < len(fonts) and weight.isdigit()):
+        return None
+    if int(weight) not in static_fonts.WEIGHTS:
+        return None
+    return static_fonts.instance(fonts[int(index)], int(weight))
+
+
+def prepare_fonts() -> None:
+    """Makes the static instances of the packaged fonts ahead of the first render (a quarter of a second)."""
+    for path in _fonts():
+        for weight in static_fonts.WEIGHTS:
+            static_fonts.instance(path, weight)
 
 
 def _fonts() -> list[str]:
@@ -217,8 +229,10 @@ def _stylesheet(page_size: str, header: bool, footer: bool) -> str:
     """The defaults, as a user stylesheet: the document's own CSS overrides them, but for the page size."""
     fonts = _fonts()
     faces = "".join(
-        f'@font-face {{ font-family: "signsvc {index}"; src: url("{FONT_SCHEME}:{index}"); }}\n'
+        f'@font-face {{ font-family: "signsvc {index}"; font-weight: {weight}; '
+        f'src: url("{FONT_SCHEME}:{index}-{weight}"); }}\n'
         for index in range(len(fonts))
+        for weight in static_fonts.WEIGHTS
     )
     families = "".join(f'"signsvc {index}", ' for index in range(len(fonts)))
     tags = ", ".join(FIELD_SIZES)

@@ -5,8 +5,10 @@ import io
 import re
 import sys
 
+import pypdf
 import pypdfium2
 import pytest
+from fontTools.ttLib import TTFont
 from PIL import Image
 
 from signsvc.pdf import html_render
@@ -24,6 +26,27 @@ def red_png() -> str:
     output = io.BytesIO()
     Image.new("RGB", (40, 40), (255, 0, 0)).save(output, "PNG")
     return "data:image/png;base64," + base64.b64encode(output.getvalue()).decode()
+
+
+def embedded_fonts(pdf: bytes) -> list[TTFont]:
+    fonts = []
+    for page in pypdf.PdfReader(io.BytesIO(pdf)).pages:
+        for font in page["/Resources"]["/Font"].values():
+            descriptor = font.get_object()["/DescendantFonts"][0].get_object()["/FontDescriptor"]
+            fonts.append(TTFont(io.BytesIO(descriptor["/FontFile2"].get_object().get_data())))
+    return fonts
+
+
+@PANGO
+def test_the_packaged_font_is_given_as_static_instances_of_400_and_700_for_any_weight_asked(monkeypatch):
+    import weasyprint.pdf.fonts
+
+    instanced = []
+    monkeypatch.setattr(weasyprint.pdf.fonts, "instantiateVariableFont", lambda *args, **_: instanced.append(args))
+    html = "".join(f'<p style="font-weight: {weight}">Weight {weight}</p>' for weight in (100, 400, 500, 600, 900))
+    fonts = embedded_fonts(render(html + "<h1>Heading</h1>").pdf)
+    assert instanced == [], "WeasyPrint had no variable font to instance while writing the PDF"
+    assert sorted(font["OS/2"].usWeightClass for font in fonts) == [400, 700]
 
 
 @PANGO
