@@ -19,7 +19,7 @@ from typing import Any
 
 from signsvc.infra import downloads, errors, json_fields, pdf_calls
 from signsvc.infra.pool import PdfPool
-from signsvc.templates import field_tags
+from signsvc.templates import field_tags, patterns
 from signsvc.templates.documents import IngestedDocument, ingested
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,8 @@ class HtmlRenderer:
         rendered = await self._rendered(source)
         assert rendered.prepared is not None  # the last render wants nothing more
         document = ingested(rendered.prepared, source.name)
+        # Compiled off the event loop before the tags are read, which then finds each pattern compiled.
+        await patterns.prepare(tag.attributes["pattern"] for tag in rendered.tags if tag.attributes.get("pattern"))
         return HtmlDocument(document, tag_fields(rendered.tags, document, source.where), source.where)
 
     async def _rendered(self, source: HtmlSource) -> pdf_calls.RenderedHtml:

@@ -321,3 +321,14 @@ def _nda(role: str) -> str:
         f'<p>I, <text-field name="Full Name" role="{role}"></text-field>, agree.</p>'
         f'<signature-field name="Signature" role="{role}"></signature-field>'
     )
+
+
+async def test_tag_patterns_are_compiled_within_the_requests_budget_before_the_tags_are_read(api):
+    """1,001 distinct patterns cost more to compile than a request may spend; compiled one by one while the tags
+    were read (on the event loop), they would escape that bound."""
+    tags = "".join(f'<text-field name="Code" pattern="p{index}"></text-field>' for index in range(1001))
+    reply = await api.post("/api/templates/html", json={"html": f"<p>{tags}</p>"})
+    assert (reply.status, reply.json["error"]) == (
+        422,
+        "fields have too many patterns to read in one request: send fewer or simpler patterns",
+    )
