@@ -89,11 +89,13 @@ class Downloader:
         """The body of the document at `url`, following up to `MAX_REDIRECTS` redirects."""
         return (await self.download(url)).data
 
-    async def download(self, url: str) -> Download:
-        """`fetch`, with the media type the server gave (HTML renders need it: a stylesheet must say text/css)."""
+    async def download(self, url: str, *, max_bytes: int | None = None) -> Download:
+        """`fetch`, with the media type the server gave (HTML renders need it: a stylesheet must say text/css);
+        `max_bytes`, when given, a lower size cap than the downloader's."""
+        limit = self.max_bytes if max_bytes is None else min(max_bytes, self.max_bytes)
         try:
             async with asyncio.timeout(self.timeout):
-                return await self._follow(_parse(url, "The document URL is not a valid URL"))
+                return await self._follow(_parse(url, "The document URL is not a valid URL"), limit)
         except TimeoutError:
             raise DownloadError(
                 f"The document URL did not deliver the document within {self.timeout:g} seconds"
@@ -112,7 +114,7 @@ class Downloader:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _follow(self, url: URL) -> Download:
+    async def _follow(self, url: URL, limit: int) -> Download:
         for hop in range(MAX_REDIRECTS + 1):
             self._check(url, redirected=hop > 0)
             async with self._session().get(url, allow_redirects=False) as response:
@@ -122,7 +124,7 @@ class Downloader:
                     continue
                 if not 200 <= response.status < 300:
                     raise DownloadError(f"The document URL answered with HTTP status {_status(response.status)}")
-                return Download(await self._read(response), response.headers.get("Content-Type", ""))
+                return Download(await self._read(response, limit), response.headers.get("Content-Type", ""))
         raise DownloadError(f"The document URL redirects more than {MAX_REDIRECTS} times")
 
     def _check(self, url: URL, *, redirected: bool) -> None:
@@ -136,18 +138,19 @@ class Downloader:
         if not self.allow_private and is_ip(url.host) and not is_public(url.host):
             raise DownloadError(PRIVATE)
 
-    async def _read(self, response: aiohttp.ClientResponse) -> bytes:
-        if response.content_length is not None and response.content_length > self.max_bytes:
-            raise DownloadError(self._too_large())
+    async def _read(self, response: aiohttp.ClientResponse, limit: int) -> bytes:
+        if response.content_length is not None and response.content_length > limit:
+            raise DownloadError(self._too_large(limit))
         body = bytearray()
         async for chunk in response.content.iter_chunked(64 * 1024):
             body += chunk
-            if len(body) > self.max_bytes:
-                raise DownloadError(self._too_large())
+            if len(body) > limit:
+                raise DownloadError(self._too_large(limit))
         return bytes(body)
 
-    def _too_large(self) -> str:
-        size = f"{self.max_bytes / 2**20:g} MB" if self.max_bytes >= 2**20 else f"{self.max_bytes} bytes"
+    def _too_large(self, limit: int | None = None) -> str:
+        limit = self.max_bytes if limit is None else limit
+        size = f"{limit / 2**20:g} MB" if limit >= 2**20 else f"{limit} bytes"
         return f"The document at the URL is larger than the limit of {size}"
 
     def _session(self) -> aiohttp.ClientSession:

@@ -12,6 +12,7 @@ import binascii
 import contextlib
 import hashlib
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -124,6 +125,7 @@ class RenderedHtml:
     prepared: PreparedPdf | None
     tags: list[HtmlTag]
     wanted: list[str]
+    took: float = 0.0  # seconds the rendering took, of the `seconds` it was given
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,7 @@ def render_html(
     template with its field tags."""
     from signsvc.pdf import html_render
 
+    started = time.monotonic()
     with _engine_errors():
         rendering = html_render.render(
             html,
@@ -267,13 +270,14 @@ def render_html(
             max_pages=max_pages,
             seconds=seconds,
         )
+    took = time.monotonic() - started
     if rendering.pdf is None:
-        return RenderedHtml(None, [], rendering.wanted)
+        return RenderedHtml(None, [], rendering.wanted, took)
     tags = [
         HtmlTag(tag.tag, tag.attributes, [HtmlBox(box.page, box.x, box.y, box.w, box.h) for box in tag.boxes])
         for tag in rendering.tags
     ]
-    return RenderedHtml(prepare(rendering.pdf), tags, [])
+    return RenderedHtml(prepare(rendering.pdf), tags, [], took)
 
 
 def find_text_tags(pdf: bytes) -> list[TextTag]:

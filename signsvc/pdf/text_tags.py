@@ -31,6 +31,7 @@ from signsvc.pdf.shown_fonts import ShownFont, font_of
 log = logging.getLogger(__name__)
 
 TAG = re.compile(r"\{\{([^{}\r\n]{0,1000}?)\}\}")
+MAX_TAGS = 5_000  # per document: each one becomes a field, and removal edits the content around each
 _SHOWING = (b"Tj", b"TJ", b"'", b'"')
 
 
@@ -61,7 +62,13 @@ def find_tags(data: bytes) -> list[FoundTag]:
     except pdfium.PdfiumError as error:
         raise PdfError(reading.DAMAGED) from error
     try:
-        return [tag for index, frame in enumerate(frames) for tag in _page_tags(document, index, frame)] + noted
+        found = noted[: MAX_TAGS + 1]
+        for index, frame in enumerate(frames):
+            for tag in _page_tags(document, index, frame):
+                found.append(tag)
+                if len(found) > MAX_TAGS:
+                    raise PdfError(f"the document has more than {MAX_TAGS} text tags, the most a document may have")
+        return found[len(noted) :] + noted
     except pdfium.PdfiumError as error:
         raise PdfError(reading.DAMAGED) from error
     finally:
@@ -207,10 +214,14 @@ def _without_tags(page: Any, writer: pypdf.PdfWriter, tags: set[str]) -> Content
     by_operation: dict[int, list[_Glyph]] = {}
     for glyph in removed:
         by_operation.setdefault(glyph.operation, []).append(glyph)
+    advances: dict[int, dict[tuple[int, int], float]] = {}  # grouped once: a page may hold thousands of tags
+    for glyph in glyphs:
+        if glyph.operation in by_operation:
+            advances.setdefault(glyph.operation, {})[(glyph.part, glyph.position)] = glyph.advance
     rewritten: list[tuple[Any, bytes]] = []
     for index, (operands, operator) in enumerate(operations):
         if index in by_operation:
-            rewritten += _shown_without(operands, operator, by_operation[index], glyphs)
+            rewritten += _shown_without(operands, operator, by_operation[index], advances[index])
         else:
             rewritten.append((operands, operator))
     content.operations = rewritten
@@ -284,14 +295,15 @@ def _squeezed(text: str) -> str:
     return "".join(text.split())
 
 
-def _shown_without(operands: list[Any], operator: bytes, removed: list[_Glyph], glyphs: list[_Glyph]) -> list[Any]:
-    """A text-showing operation as a TJ without the removed glyphs, each run of them replaced by an offset; `'`
-    and `"` keep their line move and spacing as operators of their own."""
+def _shown_without(
+    operands: list[Any], operator: bytes, removed: list[_Glyph], advances: dict[tuple[int, int], float]
+) -> list[Any]:
+    """A text-showing operation as a TJ without the removed glyphs, each run of them replaced by an offset (as wide
+    as `advances`, the operation's glyphs' by part and position); `'` and `"` keep their line move and spacing as
+    operators of their own."""
     gone = {(glyph.part, glyph.position) for glyph in removed}
-    operation = removed[0].operation
     font = removed[0].font
     assert font is not None  # _tag_glyphs removes glyphs of known fonts only
-    advances = {(g.part, g.position): g.advance for g in glyphs if g.operation == operation}
     parts = operands[0] if operator == b"TJ" else [operands[-1]]
     shown: list[Any] = []
     for part_index, part in enumerate(parts):

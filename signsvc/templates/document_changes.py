@@ -53,7 +53,10 @@ class DocumentChanges:
     async def _new_documents(self, request: Request) -> list[NewDocument | None]:
         """The new document of each change that brings one, with the field inputs of its tags."""
         tags = pdf_calls.TagReading(remove=request.remove_tags)
-        taken = [await self._taken_in(change, tags) for change in request.changes]
+        # All the HTML of the request in one call: its renders share one time budget.
+        sources = [change.html for change in request.changes if _renders(change)]
+        html = iter(await self.html.documents([source for source in sources if source]))
+        taken = [next(html) if _renders(change) else await self._taken_in(change, tags) for change in request.changes]
         from_files = [one for one in taken if isinstance(one, IngestedDocument)]
         rendered = [one for one in taken if isinstance(one, HtmlDocument)]
         # Compiled off the event loop before the tags are read, which then finds each pattern compiled.
@@ -63,14 +66,11 @@ class DocumentChanges:
         )
         return [_new_document(change, one) for change, one in zip(request.changes, taken, strict=True)]
 
-    async def _taken_in(self, change: Change, tags: pdf_calls.TagReading) -> IngestedDocument | HtmlDocument | None:
-        """The document a change brings: its file taken in (its text tags found), or its HTML rendered."""
+    async def _taken_in(self, change: Change, tags: pdf_calls.TagReading) -> IngestedDocument | None:
+        """The document a change of a file brings: its file taken in (its text tags found)."""
         if change.action == document_plan.REMOVE:
             return None
-        if change.html is None:
-            return await self.ingest.document(change.raw, change.where, tags)
-        [rendered] = await self.html.documents([change.html])
-        return rendered
+        return await self.ingest.document(change.raw, change.where, tags)
 
     async def _written(
         self,
@@ -121,3 +121,8 @@ def _new_document(change: Change, taken: IngestedDocument | HtmlDocument | None)
     if isinstance(taken, HtmlDocument):
         return NewDocument(taken.document, taken.fields)
     return NewDocument(taken, document_tags.fields(taken, change.where)) if taken else None
+
+
+def _renders(change: Change) -> bool:
+    """Whether the change brings an HTML document to render."""
+    return change.html is not None and change.action != document_plan.REMOVE

@@ -5,8 +5,9 @@ tags, placed where the renderer drew each tag.
 The https resources an HTML document names (stylesheets, images, fonts) are downloaded here, by the downloader
 of every document URL (public addresses only, its size and time limits): a render answers the URLs it wants, they
 are downloaded, and the HTML is rendered again with them, for at most `MAX_ROUNDS` rounds (a stylesheet may name
-more) and `MAX_RESOURCES` URLs. What cannot be downloaded is left out, as a browser leaves out a broken image;
-every other URL (file:, http:, relative) is never fetched.
+more) and `MAX_RESOURCES` URLs. What cannot be downloaded is left out, as a browser leaves out a broken image,
+and so is a resource larger than `MAX_RESOURCE_BYTES` or past `MAX_RESOURCES_BYTES` for the request; every other
+URL (file:, http:, relative) is never fetched. The renders of a request share one budget of `RENDER_SECONDS`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from signsvc.infra import downloads, errors, json_fields, pdf_calls
 from signsvc.infra.pool import PdfPool
-from signsvc.templates import field_tags
+from signsvc.templates import field_tags, patterns
 from signsvc.templates.documents import IngestedDocument, ingested
 
 log = logging.getLogger(__name__)
@@ -61,9 +62,11 @@ _HTML_ATTRIBUTES = {"style", "class", "id", "lang", "dir", "tabindex", "width", 
 _BOOLEANS = {"required", "readonly", "hidden"}  # written alone (`<text-field readonly>`), they mean true
 MAX_DOCUMENTS = 20
 MAX_PAGES = 100
-RENDER_SECONDS = 30.0
+RENDER_SECONDS = 30.0  # of rendering for all the documents of a request, every round of each
 MAX_ROUNDS = 3
 MAX_RESOURCES = 20
+MAX_RESOURCE_BYTES = 5 * 2**20  # each resource is sent to the pool with every render of its document
+MAX_RESOURCES_BYTES = 20 * 2**20  # all the resources of a request
 
 
 @dataclass(frozen=True)
@@ -153,30 +156,35 @@ class HtmlRenderer:
 
     async def documents(self, sources: list[HtmlSource]) -> list[HtmlDocument]:
         """Each source rendered, taken in as a document, and its field tags read into field inputs."""
-        return [await self._document(source) for source in sources]
+        budget = _Budget()
+        return [await self._document(source, budget) for source in sources]
 
-    async def _document(self, source: HtmlSource) -> HtmlDocument:
-        rendered = await self._rendered(source)
+    async def _document(self, source: HtmlSource, budget: _Budget) -> HtmlDocument:
+        rendered = await self._rendered(source, budget)
         assert rendered.prepared is not None  # the last render wants nothing more
         document = ingested(rendered.prepared, source.name)
+        # Compiled off the event loop before the tags are read, which then finds each pattern compiled.
+        await patterns.prepare(tag.attributes["pattern"] for tag in rendered.tags if tag.attributes.get("pattern"))
         return HtmlDocument(document, tag_fields(rendered.tags, document, source.where), source.where)
 
-    async def _rendered(self, source: HtmlSource) -> pdf_calls.RenderedHtml:
+    async def _rendered(self, source: HtmlSource, budget: _Budget) -> pdf_calls.RenderedHtml:
         resources: dict[str, tuple[bytes, str] | None] = {}
         for round in range(MAX_ROUNDS + 1):
-            rendered = await self._render(source, resources, wanting=round < MAX_ROUNDS)
+            rendered = await self._render(source, resources, budget, wanting=round < MAX_ROUNDS)
             if not rendered.wanted:
                 return rendered
             room = max(MAX_RESOURCES - len(resources), 0)
-            resources.update(await self._downloads(rendered.wanted[:room]))
+            resources.update(budget.taken(await self._downloads(rendered.wanted[:room])))
             resources.update({url: None for url in rendered.wanted[room:]})
         raise AssertionError("the last render wants no resources")
 
     async def _render(
-        self, source: HtmlSource, resources: dict[str, tuple[bytes, str] | None], *, wanting: bool
+        self, source: HtmlSource, resources: dict[str, tuple[bytes, str] | None], budget: _Budget, *, wanting: bool
     ) -> pdf_calls.RenderedHtml:
+        if budget.seconds <= 0:
+            raise budget.spent(source.where)
         try:
-            return await self.pool.run(
+            rendered = await self.pool.run(
                 pdf_calls.render_html,
                 source.html,
                 PAGE_SIZES[source.size],
@@ -185,10 +193,14 @@ class HtmlRenderer:
                 resources,
                 wanting,
                 MAX_PAGES,
-                RENDER_SECONDS,
+                budget.seconds,
             )
         except pdf_calls.EngineError as exc:
+            if str(exc).startswith(_TIMED_OUT):
+                raise budget.spent(source.where) from None
             raise errors.Invalid(f"{errors.written(source.where)}: {exc}", location=source.where) from None
+        budget.seconds -= rendered.took
+        return rendered
 
     async def _downloads(self, urls: list[str]) -> dict[str, tuple[bytes, str] | None]:
         found = await asyncio.gather(*(self._download(url) for url in urls))
@@ -196,11 +208,36 @@ class HtmlRenderer:
 
     async def _download(self, url: str) -> tuple[bytes, str] | None:
         try:
-            download = await self.downloader.download(url)
+            download = await self.downloader.download(url, max_bytes=MAX_RESOURCE_BYTES)
         except downloads.DownloadError as exc:
             log.info("an HTML document's resource is left out: %s: %s", url[:200], exc.message)
             return None
         return download.data, download.content_type
+
+
+_TIMED_OUT = "The HTML took longer than"  # how the renderer says it ran out of the seconds it was given
+
+
+class _Budget:
+    """What the renders of one request may still spend: seconds of rendering, bytes of resources."""
+
+    def __init__(self) -> None:
+        self.seconds, self.bytes = RENDER_SECONDS, MAX_RESOURCES_BYTES
+
+    def spent(self, where: errors.Location) -> errors.Invalid:
+        problem = f"The HTML documents took longer than {RENDER_SECONDS:g} seconds to render, the most for a request"
+        return errors.Invalid(f"{errors.written(where)}: {problem}", location=where)
+
+    def taken(self, found: dict[str, tuple[bytes, str] | None]) -> dict[str, tuple[bytes, str] | None]:
+        """The downloads, but those past the request's bytes, left out (as a broken image is)."""
+        kept: dict[str, tuple[bytes, str] | None] = {}
+        for url, download in found.items():
+            if download is not None and len(download[0]) > self.bytes:
+                log.info("an HTML document's resource is left out: %s: past the request's resource bytes", url[:200])
+                download = None
+            self.bytes -= len(download[0]) if download else 0
+            kept[url] = download
+        return kept
 
 
 def tag_fields(

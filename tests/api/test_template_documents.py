@@ -18,6 +18,7 @@ from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 from pypdf.annotations import Text
 
+from signsvc.templates import html_documents
 from tests.support.app import LIVE_KEY
 from tests.support.documents import b64, pdf
 from tests.support.pdf_text import page_texts
@@ -425,6 +426,18 @@ async def test_an_html_document_with_field_tags_replaces_one_bringing_its_fields
     assert {a["attachment_uuid"] for f in changed["fields"] for a in f["areas"]} == {new_uuid}
     assert changed["submitters"] == template["submitters"]
     assert_at_box(field_named(changed, "Company")["areas"][0], 8.5, 11)
+
+
+@PANGO
+async def test_the_html_documents_of_a_change_share_one_render_time_budget(api, monkeypatch):
+    # Each document renders in well under the bound (about 0.3 seconds), all 20 together in more.
+    monkeypatch.setattr(html_documents, "RENDER_SECONDS", 3.0)
+    template = await make(api, document("nda", 2, NDA_FIELDS))
+    page = "".join(f"<p>Paragraph {index} of a long document.</p>" for index in range(100))
+    documents = [{"name": f"annex {index}", "html": page} for index in range(20)]
+    status, body = await refused(api, template["id"], documents=documents)
+    assert status == 422
+    assert body["error"].endswith(": The HTML documents took longer than 3 seconds to render, the most for a request")
 
 
 @PANGO

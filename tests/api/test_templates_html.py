@@ -14,6 +14,7 @@ from docuseal import DocusealApi
 from pypdf import PdfReader
 
 from signsvc.infra.downloads import Downloader
+from signsvc.templates import html_documents
 from tests.support.app import LIVE_KEY, Api
 from tests.support.https import serve_https
 from tests.support.pdf_text import page_texts
@@ -320,4 +321,70 @@ def _nda(role: str) -> str:
     return (
         f'<p>I, <text-field name="Full Name" role="{role}"></text-field>, agree.</p>'
         f'<signature-field name="Signature" role="{role}"></signature-field>'
+    )
+
+
+async def test_tag_patterns_are_compiled_within_the_requests_budget_before_the_tags_are_read(api):
+    """1,001 distinct patterns cost more to compile than a request may spend; compiled one by one while the tags
+    were read (on the event loop), they would escape that bound."""
+    tags = "".join(f'<text-field name="Code" pattern="p{index}"></text-field>' for index in range(1001))
+    reply = await api.post("/api/templates/html", json={"html": f"<p>{tags}</p>"})
+    assert (reply.status, reply.json["error"]) == (
+        422,
+        "fields have too many patterns to read in one request: send fewer or simpler patterns",
+    )
+
+
+async def served_stylesheets(aiohttp_client, make_app, certificate, client_ssl, tmp_path, sheets: dict[str, bytes]):
+    """The template of an HTML document linking each of `sheets` (served over https, in that order), with one
+    `Name` field tag."""
+
+    async def stylesheet(request: web.Request) -> web.Response:
+        return web.Response(body=sheets[request.path], content_type="text/css")
+
+    server = web.Application()
+    server.router.add_get("/{name}.css", stylesheet)
+    runner, port = await serve_https(server, certificate, tmp_path)
+    try:
+        async with Downloader(max_bytes=64 * 2**20, allow_private=True, ssl_context=client_ssl) as downloader:
+            api = Api(await aiohttp_client(make_app(downloader=downloader)))
+            links = "".join(f'<link rel="stylesheet" href="https://localhost:{port}{path}">' for path in sheets)
+            return await create(api, html=f'{links}<text-field name="Name"></text-field>')
+    finally:
+        await runner.cleanup()
+
+
+def sheet(size: int, rule: str = "") -> bytes:
+    """A stylesheet of `size` bytes: `rule`, then a comment."""
+    return (rule + "/*" + "x" * (size - len(rule) - 4) + "*/").encode()
+
+
+DEFAULT_WIDTH = 160 / 96 / 8.5  # a text field tag's own width, on a Letter page
+WIDE = "text-field { width: 4in }"
+
+
+async def test_a_resource_larger_than_5_mib_is_left_out(aiohttp_client, make_app, certificate, client_ssl, tmp_path):
+    sheets = {"/small.css": sheet(1000), "/large.css": sheet(5 * 2**20 + 1, WIDE)}
+    template = await served_stylesheets(aiohttp_client, make_app, certificate, client_ssl, tmp_path, sheets)
+    assert field(template, "Name")["areas"][0]["w"] == pytest.approx(DEFAULT_WIDTH)
+
+
+async def test_resources_past_20_mib_for_the_request_are_left_out(
+    aiohttp_client, make_app, certificate, client_ssl, tmp_path
+):
+    sheets = {f"/{name}.css": sheet(9 * 2**19) for name in "abcd"}  # 4.5 MiB each: 18 MiB
+    sheets["/e.css"] = sheet(9 * 2**19, WIDE)
+    template = await served_stylesheets(aiohttp_client, make_app, certificate, client_ssl, tmp_path, sheets)
+    assert field(template, "Name")["areas"][0]["w"] == pytest.approx(DEFAULT_WIDTH)
+
+
+async def test_the_render_time_bound_is_one_budget_for_all_the_documents_of_a_request(api, monkeypatch):
+    # Each document renders in well under the bound (about 0.3 seconds), all 20 together in more.
+    monkeypatch.setattr(html_documents, "RENDER_SECONDS", 3.0)
+    page = "".join(f"<p>Paragraph {index} of a long document.</p>" for index in range(100))
+    documents = [{"name": f"part {index}", "html": page} for index in range(20)]
+    reply = await api.post("/api/templates/html", json={"documents": documents})
+    assert reply.status == 422, reply.json
+    assert reply.json["error"].endswith(
+        ": The HTML documents took longer than 3 seconds to render, the most for a request"
     )

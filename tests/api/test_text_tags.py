@@ -287,3 +287,32 @@ async def test_an_area_in_points_beyond_its_page_is_422(api):
         "documents[0].fields[0].areas[0] must lie inside the page, 612 x 792 points: x + w and y + h must not exceed"
         " them",
     )
+
+
+# Bounds
+
+
+def many_tags_pdf(count: int) -> bytes:
+    """A Letter page of `count` `{{a}}` tags in small print, each shown by a text operation of its own."""
+    document = FPDF(unit="pt", format="letter")
+    document.add_page()
+    document.set_font("helvetica", size=2)
+    for index in range(count):
+        document.text(10 + (index % 100) * 5.8, 20 + (index // 100) * 3, "{{a}}")
+    return bytes(document.output())
+
+
+async def test_a_page_of_thousands_of_one_tag_text_operations_has_all_its_tags_removed(api):
+    template = await created(api, many_tags_pdf(3000))
+    [field] = template["fields"]
+    assert (field["name"], len(field["areas"])) == ("a", 3000)
+    for text in all_texts(await stored_pdf(api, template)):
+        assert "{{" not in text and "}}" not in text
+
+
+async def test_a_document_of_more_than_5000_text_tags_is_422_naming_the_bound(api):
+    reply = await api.post("/api/templates/pdf", json={"documents": [{"file": b64(many_tags_pdf(5001))}]})
+    assert (reply.status, reply.json["error"]) == (
+        422,
+        "documents[0].file: the document has more than 5000 text tags, the most a document may have",
+    )
