@@ -151,3 +151,19 @@ async def test_a_value_written_like_a_fields_tag_does_not_move_the_field_and_sho
     reply = await api.get(f"/api/submissions/{made.id}/documents")
     text = "".join(await document_text(api, reply.json["documents"][0]["url"]))
     assert "Signature;type=signature;role=Buyer" in text, "the value's text is shown"
+
+
+@SOFFICE
+async def test_a_huge_number_in_a_condition_fills_the_document_rather_than_failing(api):
+    document = docx.Document()
+    document.add_paragraph("[[if: total > 1]]Large order[[else]]Small order[[end]]")
+    document.add_paragraph("Signature: {{Signature;type=signature;role=Buyer}}")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    body = {"name": "Order", "documents": [{"name": "order", "file": b64(buffer.getvalue()), "dynamic": True}]}
+    reply = await api.post("/api/templates/docx", json=body)
+    assert reply.status == 201, reply.json
+    buyer = await sent(api, reply.json, {"total": 10**400})
+    reply = await api.get(f"/api/submissions/{buyer['submission_id']}/documents")
+    text = "".join(await document_text(api, reply.json["documents"][0]["url"]))
+    assert "Large order" in text and "Small order" not in text

@@ -128,9 +128,10 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any) -> int | float | None:
+    """A value as a number to compare; an int stays one, so that one too large for a float compares exactly."""
     if _is_number(value):
-        return float(value)
+        return value  # type: ignore[no-any-return]
     if isinstance(value, str) and len(value) <= 50:
         try:
             return float(value.strip().replace(",", ""))
