@@ -145,7 +145,8 @@ class Submissions:
             template = await self._template(principal, request.template_id)
             variables_schema.require(template.variables_schema, request.variables)
             basis = await dynamic_documents.filled(self.db, self.files, self.ingest, template, request.variables)
-        request = email_verification.applied(request, basis.template)
+        template_requires = basis.template is not None and email_verification.required_by(basis.template)
+        request = email_verification.applied(request, required=basis.email_2fa or template_requires)
         assigned = _assign_roles(basis.roles, request.submitters)
         fields = _fields_with_readonly(basis.fields, assigned)
         prepared = [
