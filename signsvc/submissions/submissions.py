@@ -314,6 +314,8 @@ class Submissions:
         """The submission's own documents: copies of its template's files (each document, then its previews,
         copied at once), and the files of documents just taken in recorded."""
         given = await basis.documents_in(tx)
+        if basis.filled.keys() - {document.uuid for document in given}:  # else its files are written, never recorded
+            raise errors.Invalid("the template's documents changed while the submission was being made: send again")
         originals = [d for d in given if not isinstance(d, IngestedDocument)]
         sources = [
             blob_id for document in originals for blob_id in (document.blob_id, *(p["id"] for p in document.previews))
