@@ -102,7 +102,8 @@ def compare(op: str, left: Any, right: Any) -> bool:
         return bool(left == right)
     if op == "!=":
         return bool(left != right)
-    if type(left) is not type(right) or left is None:
+    both_numbers = _is_number(left) and _is_number(right)  # an int and a float compare exactly
+    if (type(left) is not type(right) and not both_numbers) or left is None:
         return False
     if op == ">":
         return bool(left > right)
