@@ -27,6 +27,7 @@ class Basis:
     documents: list[Document]  # a one-off submission's
     conditions: dict[str, list[Condition]]  # by document uuid: those that apply only while these hold
     filled: dict[str, IngestedDocument] = field(default_factory=dict)  # a template's dynamic documents, filled
+    email_2fa: bool = False  # a one-off submission's: a template of its `template_ids` requires email verification
 
     @classmethod
     def of_template(cls, template: Template) -> Basis:

@@ -18,7 +18,7 @@ import storage.templates as stored_templates
 from signsvc.infra import errors, pdf_calls
 from signsvc.infra.files import Files
 from signsvc.submissions.basis import Basis, Document
-from signsvc.templates import document_tags, docx_variables
+from signsvc.templates import document_tags, docx_variables, patterns
 from signsvc.templates.documents import Ingest, IngestedDocument
 from storage import Database
 from storage.records import Template, TemplateDocument
@@ -52,6 +52,7 @@ async def filled_documents(
             made.append(document)
             continue
         one = await _filled_document(db, files, ingest, document, variables)
+        await patterns.prepare(document_tags.patterns([one]))  # compiled off the event loop before tags are read
         fields = _moved_fields(fields, document.uuid, one)
         made.append(one)
     return fields, made

@@ -83,15 +83,15 @@ def required_by(template: Template) -> bool:
     return template.preferences.get(FLAG) is True
 
 
-def applied(request: SubmissionInput, template: Template | None) -> SubmissionInput:
-    """The request with each submitter's setting as it is kept: the template's when it requires verification,
-    else the submitter's own, else the submission's; left out when none says (a one-off submission has no
-    template)."""
+def applied(request: SubmissionInput, *, required: bool) -> SubmissionInput:
+    """The request with each submitter's setting as it is kept: true when the submission's template (or one of a
+    one-off submission's `template_ids`) requires verification, else the submitter's own, else the submission's;
+    left out when none says."""
     given = request.preferences.get("require_email_2fa")
     submitters = []
     for submitter in request.submitters:
         own = submitter.preferences.get("require_email_2fa")
-        setting = True if template and required_by(template) else given if own is None else own
+        setting = True if required else given if own is None else own
         preferences = Preferences(**submitter.preferences)
         if setting is not None:
             preferences["require_email_2fa"] = setting

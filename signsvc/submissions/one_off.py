@@ -23,7 +23,7 @@ import storage.templates as stored_templates
 from signsvc.accounts import auth
 from signsvc.infra import errors, json_fields, pdf_calls
 from signsvc.infra.files import Files
-from signsvc.submissions import dynamic_documents
+from signsvc.submissions import dynamic_documents, email_verification
 from signsvc.submissions.basis import Basis, Document
 from signsvc.submissions.submissions import Submissions
 from signsvc.templates import (
@@ -35,6 +35,7 @@ from signsvc.templates import (
     template_fields,
     template_writing,
     templates,
+    variables_schema,
 )
 from signsvc.templates.documents import MAX_MERGED, Ingest, IngestedDocument
 from signsvc.templates.html_documents import HtmlRenderer
@@ -145,6 +146,8 @@ class OneOffs:
         added: list[Document] = []
         given = body.get("variables")
         variables = given if isinstance(given, dict) else {}  # not an object: refused with the other options
+        for template, _ in options.templates:
+            variables_schema.require(template.variables_schema, variables)
         for template, template_documents in options.templates:
             template_fields_, copies = rekeying.copied(template, template_documents, roles)
             conditions |= {copy.uuid: copy.conditions for copy in copies if copy.conditions}
@@ -165,7 +168,9 @@ class OneOffs:
             ordered = [merged]
         await template_writing.check_defaults(self.files, self.db, principal.account_id, fields)
         name = json_fields.text(body, "name", limit=255) or documents[0].name
-        basis = Basis(None, name, roles.items, fields, ordered, {k: v for k, v in conditions.items() if v})
+        email_2fa = any(email_verification.required_by(template) for template, _ in options.templates)
+        applying = {k: v for k, v in conditions.items() if v}
+        basis = Basis(None, name, roles.items, fields, ordered, applying, email_2fa=email_2fa)
         return await self.submissions.create_one_off(principal, body | {"name": name}, basis)
 
     async def _templates(self, principal: Principal, raw: Any) -> list[tuple[Template, list[TemplateDocument]]]:

@@ -145,7 +145,8 @@ class Submissions:
             template = await self._template(principal, request.template_id)
             variables_schema.require(template.variables_schema, request.variables)
             basis = await dynamic_documents.filled(self.db, self.files, self.ingest, template, request.variables)
-        request = email_verification.applied(request, basis.template)
+        template_requires = basis.template is not None and email_verification.required_by(basis.template)
+        request = email_verification.applied(request, required=basis.email_2fa or template_requires)
         assigned = _assign_roles(basis.roles, request.submitters)
         fields = _fields_with_readonly(basis.fields, assigned)
         prepared = [
@@ -313,6 +314,8 @@ class Submissions:
         """The submission's own documents: copies of its template's files (each document, then its previews,
         copied at once), and the files of documents just taken in recorded."""
         given = await basis.documents_in(tx)
+        if basis.filled.keys() - {document.uuid for document in given}:  # else its files are written, never recorded
+            raise errors.Invalid("the template's documents changed while the submission was being made: send again")
         originals = [d for d in given if not isinstance(d, IngestedDocument)]
         sources = [
             blob_id for document in originals for blob_id in (document.blob_id, *(p["id"] for p in document.previews))

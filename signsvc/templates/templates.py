@@ -109,8 +109,8 @@ class Templates:
     async def from_html(self, principal: Principal, body: dict[str, Any]) -> tuple[Template, bool]:
         """A template of HTML documents whose field tags are its fields (`html_documents`); True with it when it is
         new. The `external_id` of one of the account's templates (not archived) replaces that template's documents,
-        fields and roles instead (keeping the uuids of roles of the same name), and `name`, `folder_name` and
-        `shared_link` when given."""
+        fields, roles and variables_schema (HTML has none: {}) instead (keeping the uuids of roles of the same
+        name), and `name`, `folder_name` and `shared_link` when given."""
         name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
         shared_link = json_fields.flag(body, "shared_link", True)
         given = sources(body)
@@ -131,7 +131,8 @@ class Templates:
                 shared_link=shared_link,
             )
             return created, True
-        changes: dict[str, Any] = {"roles": _used(roles, fields), "fields": fields}
+        # HTML documents have no variables: a schema kept from replaced (DOCX) documents would refuse submissions
+        changes: dict[str, Any] = {"roles": _used(roles, fields), "fields": fields, "variables_schema": {}}
         changes |= {"name": name} if name else {}
         changes |= {"shared_link": shared_link} if body.get("shared_link") is not None else {}
         return await self._replaced(principal, existing, documents, changes, folder_name), False

@@ -138,3 +138,32 @@ async def test_a_one_off_submission_fills_the_dynamic_documents_of_its_template_
     documents = await api.get(f"/api/submissions/{reply.json['id']}/documents")
     texts = ["\n".join(await document_text(api, one["url"])) for one in documents.json["documents"]]
     assert "Purchase agreement with Johanna Doe." in texts[1] and "{{" not in texts[1]
+
+
+@SOFFICE
+async def test_a_value_written_like_a_fields_tag_does_not_move_the_field_and_shows_as_text(api, db):
+    template = await dynamic_template(api)
+    plain = await stored.get_submission(db, (await sent(api, template, {"signer_name": "Jo"}))["submission_id"])
+    tag = "{{Signature;type=signature;role=Buyer}}"
+    buyer = await sent(api, template, {"signer_name": tag})
+    made = await stored.get_submission(db, buyer["submission_id"])
+    assert [field["areas"] for field in made.fields] == [field["areas"] for field in plain.fields]
+    reply = await api.get(f"/api/submissions/{made.id}/documents")
+    text = "".join(await document_text(api, reply.json["documents"][0]["url"]))
+    assert "Signature;type=signature;role=Buyer" in text, "the value's text is shown"
+
+
+@SOFFICE
+async def test_a_huge_number_in_a_condition_fills_the_document_rather_than_failing(api):
+    document = docx.Document()
+    document.add_paragraph("[[if: total > 1]]Large order[[else]]Small order[[end]]")
+    document.add_paragraph("Signature: {{Signature;type=signature;role=Buyer}}")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    body = {"name": "Order", "documents": [{"name": "order", "file": b64(buffer.getvalue()), "dynamic": True}]}
+    reply = await api.post("/api/templates/docx", json=body)
+    assert reply.status == 201, reply.json
+    buyer = await sent(api, reply.json, {"total": 10**400})
+    reply = await api.get(f"/api/submissions/{buyer['submission_id']}/documents")
+    text = "".join(await document_text(api, reply.json["documents"][0]["url"]))
+    assert "Large order" in text and "Small order" not in text

@@ -120,3 +120,31 @@ async def test_without_libreoffice_a_docx_is_422_saying_so(api, monkeypatch):
     reply = await one_off(api, 422, variables=VARIABLES)
     unavailable = "Office documents cannot be converted: LibreOffice is not installed on this server"
     assert reply == {"error": f"documents[0].file: {unavailable}"}
+
+
+ATTACK = "{{Bank account;role=Buyer;default=X;readonly=true}}"
+
+
+@SOFFICE
+async def test_a_value_written_like_a_text_tag_makes_no_field_and_shows_as_text(api):
+    documents = [{"name": "order", "file": b64(order_docx("Customer: [[signer_name]]"))}]
+    made = await one_off(api, variables={**VARIABLES, "signer_name": ATTACK}, documents=documents)
+    assert [field["name"] for field in made["fields"]] == ["Signature"]
+    text = (await stored_text(api, made)).replace("\u200b", "")
+    assert "Bank account;role=Buyer" in text, "the value's text is shown"
+    halves = {"first": "{", "second": "{Bank account;role=Buyer}}"}
+    documents = [{"name": "order", "file": b64(order_docx("Two values: [[first]][[second]]"))}]
+    split = await one_off(api, variables={**VARIABLES, **halves}, documents=documents)
+    assert [field["name"] for field in split["fields"]] == ["Signature"], "two values side by side form no tag"
+
+
+@SOFFICE
+async def test_a_huge_number_in_a_condition_compares_exactly_rather_than_failing(api):
+    huge = 10**400
+    documents = [{"name": "order", "file": b64(order_docx("[[if: total > 1]]Large order[[else]]Small order[[end]]"))}]
+    text = await stored_text(api, await one_off(api, variables={**VARIABLES, "total": huge}, documents=documents))
+    assert "Large order" in text and "Small order" not in text
+    literal = f"[[if: total < {huge}]]Below[[else]]Above[[end]]"
+    documents = [{"name": "order", "file": b64(order_docx(literal))}]
+    text = await stored_text(api, await one_off(api, variables={**VARIABLES, "total": huge + 1}, documents=documents))
+    assert "Above" in text and "Below" not in text

@@ -280,6 +280,27 @@ async def test_template_ids_must_be_the_callers_own_templates(api, other_account
     )
 
 
+async def test_template_ids_apply_the_named_templates_required_variables(api):
+    template_id = await template(api, name="Annex")
+    schema = {"variables_schema": {"tenant_iban": {"type": "string", "required": True}}}
+    assert (await api.put(f"/api/templates/{template_id}", json=schema)).status == 200
+    assert await refused(api, {"template_ids": [template_id]}) == (
+        "variables.tenant_iban is required by the template's variables_schema"
+    )
+    made = await one_off(api, template_ids=[template_id], variables={"tenant_iban": "DE00 1234"})
+    assert (await submission(api, made["id"]))["variables"] == {"tenant_iban": "DE00 1234"}
+
+
+async def test_template_ids_naming_a_template_that_requires_email_2fa_require_it_of_every_signer(api):
+    template_id = await template(api, name="Annex")
+    reply = await api.put(f"/api/templates/{template_id}", json={"preferences": {"require_email_2fa": True}})
+    assert reply.status == 200
+    made = await one_off(api, {**TENANT, "require_email_2fa": False}, LANDLORD, template_ids=[template_id])
+    assert [one["preferences"]["require_email_2fa"] for one in made["submitters"]] == [True, True]
+    plain = await one_off(api, template_ids=[await template(api, name="Other")])
+    assert ["require_email_2fa" in one["preferences"] for one in plain["submitters"]] == [False, False]
+
+
 # merge_documents
 
 

@@ -177,6 +177,16 @@ async def test_an_external_id_of_the_account_updates_that_template(api, db):
     assert [template["id"] for template in listed] == [first["id"]]
 
 
+async def test_an_external_id_update_resets_the_variables_schema_to_the_html_documents_none(api):
+    first = await create(api, name="NDA", external_id="nda-v1", html=_nda("Tenant"))
+    schema = {"variables_schema": {"tenant_iban": {"type": "string", "required": True}}}
+    assert (await api.put(f"/api/templates/{first['id']}", json=schema)).status == 200
+    second = await create(api, 200, external_id="nda-v1", html=_nda("Tenant"))
+    assert second["variables_schema"] == {}
+    body = {"template_id": first["id"], "submitters": [{"role": "Tenant", "email": "tia@example.com"}]}
+    assert (await api.post("/api/submissions", json=body)).status == 200, "no required variable left behind"
+
+
 async def test_another_accounts_external_id_is_not_touched(api, other_account):
     theirs = await create(Api(api.client, other_account.live), name="Theirs", external_id="shared-id", html=_nda("A"))
     mine = await create(api, external_id="shared-id", html=_nda("B"))

@@ -145,6 +145,8 @@ def test_headers_are_rendered_too():
         ("flag == false", True),
         ("flag", False),
         ("text_amount > 999", True),
+        ("total > 1499.5", True),
+        ("total < 1" + "0" * 400, True),
         ("customer.tier == 'gold'", True),
         ("empty_list", False),
         ("words", False),

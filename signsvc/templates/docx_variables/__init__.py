@@ -9,6 +9,7 @@ message names the tag and what is wrong. Bytes in, bytes out: callers run them o
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,8 @@ __all__ = ["DocxProblem", "TagProblem", "has_tags", "render", "variables_schema"
 
 MAX_TAGS = 5000
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class _Part:
@@ -36,7 +39,18 @@ class _Part:
 
 
 def render(docx: bytes, variables: dict[str, Any]) -> bytes:
-    """The DOCX with its `[[...]]` tags filled with `variables`."""
+    """The DOCX with its `[[...]]` tags filled with `variables`. A failure no rule foresaw is logged and refused
+    as a DocxProblem (a 422), not left to become a 500."""
+    try:
+        return _filled(docx, variables)
+    except DocxProblem:
+        raise
+    except Exception as error:
+        log.exception("filling a DOCX failed unexpectedly")
+        raise DocxProblem(f"the DOCX document could not be filled ({type(error).__name__})") from error
+
+
+def _filled(docx: bytes, variables: dict[str, Any]) -> bytes:
     package = Package(docx)
     parts = _read(package)
     budget = Budget()

@@ -102,7 +102,8 @@ def compare(op: str, left: Any, right: Any) -> bool:
         return bool(left == right)
     if op == "!=":
         return bool(left != right)
-    if type(left) is not type(right) or left is None:
+    both_numbers = _is_number(left) and _is_number(right)  # an int and a float compare exactly
+    if (type(left) is not type(right) and not both_numbers) or left is None:
         return False
     if op == ">":
         return bool(left > right)
@@ -128,9 +129,10 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any) -> int | float | None:
+    """A value as a number to compare; an int stays one, so that one too large for a float compares exactly."""
     if _is_number(value):
-        return float(value)
+        return value  # type: ignore[no-any-return]
     if isinstance(value, str) and len(value) <= 50:
         try:
             return float(value.strip().replace(",", ""))

@@ -168,8 +168,18 @@ def _run(like: Any, properties: Any, piece: rich_text.Piece | None) -> Any:
                     formats.makeelement(W + _FORMATS[name], {W + "val": "single"} if name == "underline" else {})
                 )
         run.append(formats)
-    _append_text(run, piece.text if piece else "")
+    _append_text(run, without_tags(piece.text) if piece else "")
     return run
+
+
+def without_tags(text: str) -> str:
+    """A value's text that cannot open a `{{...}}` text tag, alone or beside other text: a space parts a `{` of the
+    value from the `{` after it, and from whatever is before or after the value when it begins or ends with `{`.
+    (A zero-width character would not do: the converted PDF does not keep it, and the braces would touch again.)"""
+    text = text.replace("{{", "{ {").replace("{{", "{ {")
+    if text.startswith("{"):
+        text = " " + text
+    return text + " " if text.endswith("{") else text
 
 
 def _append_text(run: Any, text: str) -> None:
