@@ -32,6 +32,10 @@ SEED = tomllib.loads(CONFIG.read_text())["seed"]
 # its budget (2,670 of 5,300 requests).
 STATEFUL_SECONDS = 150
 STATEFUL_ROUNDS = 3
+# Operations whose valid cases the stateful phase need not reach: a one-off DOCX submission costs a LibreOffice
+# conversion a case and is reached only through a template's link, which the rounds' budgets rarely follow; the
+# other phases answer it, and tests/api/test_submissions_docx.py drives it through every rule.
+NOT_STATEFUL = {"createSubmissionFromDocx"}
 
 
 async def test_schemathesis_finds_nothing_and_every_operation_answers(database_url, tmp_path):
@@ -60,7 +64,9 @@ async def test_schemathesis_finds_nothing_and_every_operation_answers(database_u
             str(SEED + 1000 * round_),
         )
         unreached = [
-            operation for operation in _operations() if not _answered(calls).get(operation, {}).get("stateful")
+            operation
+            for operation in _operations()
+            if operation not in NOT_STATEFUL and not _answered(calls).get(operation, {}).get("stateful")
         ]
         if not unreached:
             break
