@@ -325,8 +325,12 @@ def _deadline(seconds: float) -> Iterator[None]:
         yield
         return
 
+    message = f"The HTML took longer than {seconds:g} seconds to render"
+    fired: list[bool] = []
+
     def stop(signum: int, frame: Any) -> None:
-        raise _Stopped(f"The HTML took longer than {seconds:g} seconds to render")
+        fired.append(True)
+        raise _Stopped(message)
 
     previous = signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -335,6 +339,8 @@ def _deadline(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    if fired:  # raised where it was swallowed (inside a C library's callback): the render is refused all the same
+        raise _Stopped(message)
 
 
 class _PageCounter(logging.Handler):
