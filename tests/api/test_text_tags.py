@@ -15,7 +15,7 @@ from tests.support.documents import b64
 from tests.support.pdf_text import page_texts, pdftotext
 from tests.support.results import fetch
 from tests.support.signing import act, send, submission
-from tests.support.system import SOFFICE
+from tests.support.system import PDFTOTEXT, SOFFICE
 
 WIDTH, HEIGHT = 612.0, 792.0  # Letter, in points
 SIZE = 12
@@ -151,6 +151,7 @@ async def test_a_datenow_tag_is_a_readonly_date_of_the_day_of_signing(api):
     assert (field["type"], field["readonly"], field["default_value"]) == ("date", True, "{{date}}")
 
 
+@PDFTOTEXT
 async def test_a_tag_split_over_two_text_objects_is_found_and_removed(api):
     pdf = tagged_pdf((1, 72, 100, "Left {{Na me}} right"), bold_from="me}}")
     template = await created(api, pdf)
@@ -173,6 +174,7 @@ async def test_explicit_fields_win_over_tags_of_the_same_name(api):
 # Removed from the stored and the signed document
 
 
+@PDFTOTEXT
 async def test_tags_are_removed_from_the_stored_document_and_the_text_around_stays_in_place(api):
     pdf = tagged_pdf(
         (1, 72, 100, "Name: {{Full Name;role=Client}} (print)"), (1, 72, 200, "Sign {{Sig;type=signature}}")
@@ -185,6 +187,7 @@ async def test_tags_are_removed_from_the_stored_document_and_the_text_around_sta
     assert word_x(stored, "(print)") == pytest.approx(word_x(pdf, "(print)"), abs=0.01)
 
 
+@PDFTOTEXT
 async def test_the_signed_document_has_no_tags_and_its_values_where_the_tags_were(api, worker):
     pdf = tagged_pdf(
         (1, 72, 100, "Name: {{Full Name;role=Client}} (print)"),
@@ -205,6 +208,7 @@ async def test_the_signed_document_has_no_tags_and_its_values_where_the_tags_wer
     assert word_x(signed, "(print)") == pytest.approx(word_x(pdf, "(print)"), abs=0.01)
 
 
+@PDFTOTEXT
 async def test_remove_tags_false_keeps_the_tag_text_and_still_makes_the_fields(api):
     pdf = tagged_pdf((1, 72, 100, "Name: {{Full Name;role=Client}} (print)"))
     template = await created(api, pdf, remove_tags=False)
@@ -214,6 +218,7 @@ async def test_remove_tags_false_keeps_the_tag_text_and_still_makes_the_fields(a
 
 
 @SOFFICE
+@PDFTOTEXT
 async def test_text_tags_in_an_office_document_work_through_its_conversion(api):
     document = docx.Document()
     document.add_paragraph("Signed by {{Client Name;role=Client}} today")
@@ -302,6 +307,7 @@ def many_tags_pdf(count: int) -> bytes:
     return bytes(document.output())
 
 
+@PDFTOTEXT
 async def test_a_page_of_thousands_of_one_tag_text_operations_has_all_its_tags_removed(api):
     template = await created(api, many_tags_pdf(3000))
     [field] = template["fields"]

@@ -22,6 +22,7 @@ from pypdf.generic import (
 from signsvc.pdf import text_tags
 from signsvc.pdf.errors import PdfError
 from tests.support.pdf_text import page_texts, pdftotext
+from tests.support.system import PDFTOTEXT
 
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -75,6 +76,7 @@ def fpdf_page(font: str, *lines: tuple[float, float, str], char_spacing: float =
     return bytes(document.output())
 
 
+@PDFTOTEXT
 @pytest.mark.parametrize("font", ["helvetica", "dejavu"])
 def test_a_tag_is_found_at_its_box_and_removed_with_the_words_around_it_in_place(font):
     pdf = fpdf_page(font, (72, 100, "Before {{Name;role=A}} after"), (72, 200, "{{Sig;type=signature}}"))
@@ -90,6 +92,7 @@ def test_a_tag_is_found_at_its_box_and_removed_with_the_words_around_it_in_place
     assert text_tags.find_tags(stripped) == []
 
 
+@PDFTOTEXT
 def test_character_spacing_is_counted_in_the_offset_that_replaces_a_tag():
     pdf = fpdf_page("helvetica", (72, 100, "Spaced {{X}} words"), char_spacing=1.5)
     stripped = text_tags.remove_tags(pdf)
@@ -97,6 +100,7 @@ def test_character_spacing_is_counted_in_the_offset_that_replaces_a_tag():
     assert left_of(stripped, "words") == pytest.approx(left_of(pdf, "words"), abs=0.01)
 
 
+@PDFTOTEXT
 def test_a_tag_split_over_strings_and_text_objects_is_found_and_removed():
     content = (
         b"BT /F1 12 Tf 72 700 Td [(One {{Na) -20 (me;ro)] TJ (le=A}} two) Tj ET BT /F1 12 Tf 300 700 Td (three) Tj ET"
@@ -116,6 +120,7 @@ def test_braces_apart_on_the_page_are_no_tag_though_they_follow_each_other_in_th
     assert text_tags.remove_tags(pdf) == pdf
 
 
+@PDFTOTEXT
 def test_the_quote_operators_keep_their_line_move_and_spacing():
     content = b"BT /F1 12 Tf 14 TL 72 700 Td (first) Tj ({{A}} second) ' 2 1 (x {{B}} third) \" (fourth) Tj ET"
     pdf = written(content)

@@ -15,9 +15,8 @@ from tests.pdf.test_pdf_consent_certificate import make_data, person
 from tests.pdf.test_pdf_fill import field, filled, sample_pdf
 from tests.support.paths import ROOT
 from tests.support.pdf_text import page_texts, pdftotext
-from tests.support.system import requires
+from tests.support.system import PDFTOTEXT
 
-PDFTOTEXT = requires("pdftotext", package="poppler-utils")
 SIGNERS = ["山田 太郎", "محمد", "דוד", "שרה כהן"]
 
 

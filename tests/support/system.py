@@ -79,6 +79,7 @@ def requires(program: str, *, package: str, then: str = "") -> pytest.MarkDecora
 
 SOFFICE = requires("soffice", package="libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui")
 PDFSIG = requires("pdfsig", package="poppler-utils")
+PDFTOTEXT = requires("pdftotext", package="poppler-utils")
 # Found the way the PDF engines find it (signsvc/pdf/font_files.py): a Python dependency, so always there
 # once the project is installed; kept as a mark so that a broken install says what is missing.
 CJK_FONT = requirement(
