@@ -165,8 +165,9 @@ async def test_the_first_text_that_does_not_match_is_found_and_refused_patterns_
 
 async def test_costly_checks_run_off_the_event_loop_which_keeps_running():
     # [ab]*a[ab]{200} on these random a and b defeats RE2's fast engine: several microseconds a character.
+    # 200,000 of them: about 150 ms on a fast machine (50,000 took under the 50 ms asked for below on one).
     letters = random.Random(1)
-    text = "".join(letters.choice("ab") for _ in range(50_000))
+    text = "".join(letters.choice("ab") for _ in range(200_000))
     pattern = "[ab]*a[ab]{200}"
     assert patterns.work(pattern, text) > patterns.INLINE_WORK
     found, took, ticks = await with_ticks(patterns.first_mismatch([(pattern, text)]))
