@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from signsvc.pdf.boxes import FieldTag, TextTag
+
 if TYPE_CHECKING:  # the pool's processes import this module: they load no storage
     from storage.shapes import PageSize
 
@@ -61,22 +63,6 @@ class Hashed:
 
 
 @dataclass(frozen=True)
-class TextTag:
-    """A `{{...}}` text tag of a PDF (`signsvc.pdf.text_tags`): as written, its body, its page (0-based), its box
-    as fractions of the displayed page from the top-left, and the displayed page's size in points."""
-
-    text: str
-    body: str
-    page: int
-    x: float
-    y: float
-    w: float
-    h: float
-    page_width: float
-    page_height: float
-
-
-@dataclass(frozen=True)
 class TagReading:
     """Look for a document's text tags; `remove`: and take them out of the PDF that is kept, and its pictures."""
 
@@ -98,32 +84,12 @@ class PreparedPdf:
 
 
 @dataclass(frozen=True)
-class HtmlBox:
-    """Where a field tag was drawn: page 0-based; border box in fractions of the page from its top-left corner."""
-
-    page: int
-    x: float
-    y: float
-    w: float
-    h: float
-
-
-@dataclass(frozen=True)
-class HtmlTag:
-    """A field tag of an HTML document, in document order: its element name, attributes, and boxes drawn."""
-
-    tag: str
-    attributes: dict[str, str]
-    boxes: list[HtmlBox]
-
-
-@dataclass(frozen=True)
 class RenderedHtml:
     """HTML rendered: the PDF prepared as an uploaded one is, and its field tags; or, when the HTML names https
     resources not given yet, only their URLs (`wanted`), to download and render again."""
 
     prepared: PreparedPdf | None
-    tags: list[HtmlTag]
+    tags: list[FieldTag]
     wanted: list[str]
     took: float = 0.0  # seconds the rendering took, of the `seconds` it was given
 
@@ -223,10 +189,9 @@ def prepare(pdf: bytes, tags: TagReading | None = None) -> PreparedPdf:
     with _engine_errors():
         # First, and with the bound of rendering: it names a PDF without pages, and too many, before any page work.
         info = forms.inspect_pdf(pdf, max_pages=previews.MAX_PAGES)
-        engine_tags = text_tags.find_tags(pdf) if tags else []
-        if engine_tags and tags and tags.remove:
-            pdf = text_tags.remove_tags(pdf, engine_tags)
-        found = [TextTag(**vars(tag)) for tag in engine_tags]
+        found = text_tags.find_tags(pdf) if tags else []
+        if found and tags and tags.remove:
+            pdf = text_tags.remove_tags(pdf, found)
         pictures = previews.render_pages(pdf)
         texts = previews.page_texts(pdf)
     pages: list[PageSize] = [
@@ -273,11 +238,7 @@ def render_html(
     took = time.monotonic() - started
     if rendering.pdf is None:
         return RenderedHtml(None, [], rendering.wanted, took)
-    tags = [
-        HtmlTag(tag.tag, tag.attributes, [HtmlBox(box.page, box.x, box.y, box.w, box.h) for box in tag.boxes])
-        for tag in rendering.tags
-    ]
-    return RenderedHtml(prepare(rendering.pdf), tags, [], took)
+    return RenderedHtml(prepare(rendering.pdf), rendering.tags, [], took)
 
 
 def find_text_tags(pdf: bytes) -> list[TextTag]:
@@ -285,7 +246,7 @@ def find_text_tags(pdf: bytes) -> list[TextTag]:
     from signsvc.pdf import text_tags
 
     with _engine_errors():
-        return [TextTag(**vars(tag)) for tag in text_tags.find_tags(pdf)]
+        return text_tags.find_tags(pdf)
 
 
 def remove_text_tags(pdf: bytes) -> Hashed:

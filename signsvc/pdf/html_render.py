@@ -29,14 +29,16 @@ import signal
 import threading
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from signsvc.pdf import font_files, images, static_fonts
+from signsvc.pdf.boxes import Box, FieldTag
 from signsvc.pdf.errors import PdfError
 
 log = logging.getLogger(__name__)
 
+POINTS_PER_PX = 0.75  # CSS px are 96 to the inch, PDF points 72
 # Default sizes (width, height in CSS px, 96 to the inch) of the field tags without a width or height of their own.
 FIELD_SIZES = {
     "text-field": (160, 24),
@@ -63,27 +65,6 @@ NOT_INSTALLED = (
     "(Debian: apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0)"
 )
 _LAYOUT_PAGE = "Step 5 - Creating layout - Page %d"  # WeasyPrint's progress record of each page it lays out
-
-
-@dataclass(frozen=True)
-class Box:
-    """Where a field tag was drawn: its page (0-based) and border box, fractions of the page from its top left."""
-
-    page: int
-    x: float
-    y: float
-    w: float
-    h: float
-
-
-@dataclass(frozen=True)
-class FieldTag:
-    """A field tag of the document, in document order: its name, attributes as written, and the boxes drawn
-    for it (none when it was not displayed)."""
-
-    tag: str
-    attributes: dict[str, str]
-    boxes: list[Box] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -304,6 +285,7 @@ def _field_boxes(box: Any) -> Iterator[Any]:
 
 
 def _box(page: int, box: Any, width: float, height: float) -> Box:
+    """The border box of a field tag's `box` on a page `width` by `height` CSS pixels."""
     left, top = _within(box.border_box_x() / width), _within(box.border_box_y() / height)
     return Box(
         page,
@@ -311,6 +293,8 @@ def _box(page: int, box: Any, width: float, height: float) -> Box:
         top,
         min(_within(box.border_width() / width), 1 - left),
         min(_within(box.border_height() / height), 1 - top),
+        width * POINTS_PER_PX,
+        height * POINTS_PER_PX,
     )
 
 

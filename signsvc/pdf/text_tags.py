@@ -25,6 +25,7 @@ import pypdfium2.raw as pdfium_c
 from pypdf.generic import ArrayObject, ByteStringObject, ContentStream, FloatObject, NameObject
 
 from signsvc.pdf import geometry, reading
+from signsvc.pdf.boxes import Box, TextTag
 from signsvc.pdf.errors import PdfError
 from signsvc.pdf.shown_fonts import ShownFont, font_of
 
@@ -35,23 +36,7 @@ MAX_TAGS = 5_000  # per document: each one becomes a field, and removal edits th
 _SHOWING = (b"Tj", b"TJ", b"'", b'"')
 
 
-@dataclass(frozen=True)
-class FoundTag:
-    """A tag: its text as written (with the braces), its body (without), its page (0-based), its box as fractions
-    of the displayed page from the top-left, and the displayed page's size in points."""
-
-    text: str
-    body: str
-    page: int
-    x: float
-    y: float
-    w: float
-    h: float
-    page_width: float
-    page_height: float
-
-
-def find_tags(data: bytes) -> list[FoundTag]:
+def find_tags(data: bytes) -> list[TextTag]:
     """Every tag of the document, page by page in reading order. Raises PdfError."""
     with reading.reading():
         reader = reading.open_pdf(data)
@@ -75,13 +60,13 @@ def find_tags(data: bytes) -> list[FoundTag]:
         document.close()
 
 
-def remove_tags(data: bytes, found: list[FoundTag] | None = None) -> bytes:
+def remove_tags(data: bytes, found: list[TextTag] | None = None) -> bytes:
     """The document without its tags (the same bytes when it has none it can remove). Only tags `find_tags` finds
     (or found: `found`) on a page are removed from it: `{{` and `}}` far apart in the content's order but not in
     the page's text are no tag. Raises PdfError."""
     seen: dict[int, set[str]] = {}
     for tag in find_tags(data) if found is None else found:
-        seen.setdefault(tag.page, set()).add(_squeezed(tag.text))
+        seen.setdefault(tag.box.page, set()).add(_squeezed(tag.text))
     if not seen:
         return data
     with reading.reading():
@@ -105,7 +90,7 @@ def remove_tags(data: bytes, found: list[FoundTag] | None = None) -> bytes:
         return output.getvalue()
 
 
-def _page_tags(document: pdfium.PdfDocument, index: int, frame: geometry.Frame) -> Iterator[FoundTag]:
+def _page_tags(document: pdfium.PdfDocument, index: int, frame: geometry.Frame) -> Iterator[TextTag]:
     page = document[index]
     text_page = page.get_textpage()
     try:
@@ -132,12 +117,11 @@ def _page_tags(document: pdfium.PdfDocument, index: int, frame: geometry.Frame) 
         page.close()
 
 
-def _found(text: str, page: int, area: dict[str, float], frame: geometry.Frame) -> FoundTag:
-    body = text[2:-2]
-    return FoundTag(text, body, page, area["x"], area["y"], area["w"], area["h"], frame.width, frame.height)
+def _found(text: str, page: int, area: dict[str, float], frame: geometry.Frame) -> TextTag:
+    return TextTag(text, text[2:-2], Box(page, area["x"], area["y"], area["w"], area["h"], frame.width, frame.height))
 
 
-def _noted_tags(page: Any, index: int, frame: geometry.Frame) -> Iterator[FoundTag]:
+def _noted_tags(page: Any, index: int, frame: geometry.Frame) -> Iterator[TextTag]:
     for annotation in _annotations(page):
         contents = annotation.get("/Contents")
         rect = geometry.numbers(annotation.get("/Rect"))

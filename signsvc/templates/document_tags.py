@@ -16,11 +16,7 @@ def fields(document: IngestedDocument, where: errors.Location, *, taken: Iterabl
     """The document's tag fields, but those named as one of `taken` (explicit fields win over tags of their
     name). `where` is the document in the request, named with the tag in a refusal."""
     placed = [
-        field_tags.PlacedTag(
-            tag.text,
-            field_tags.attributes(tag.body, tag=tag.text, where=where),
-            field_tags.Box(tag.page, tag.x, tag.y, tag.w, tag.h, tag.page_width, tag.page_height),
-        )
+        field_tags.PlacedTag(tag.text, field_tags.attributes(tag.body, tag=tag.text, where=where), tag.box)
         for tag in document.tags
     ]
     return field_tags.without_named(field_tags.fields_of_tags(placed, where=where), taken)

@@ -17,6 +17,7 @@ from signsvc.infra import downloads, errors, pdf_calls
 from signsvc.infra.files import NewFile
 from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
+from signsvc.pdf.boxes import TextTag
 from storage.shapes import PageSize
 
 OFFICE = {"docx", "doc", "odt", "rtf", "xlsx", "pptx"}
@@ -33,7 +34,7 @@ class IngestedDocument:
     pages: list[PageSize]
     previews: list[NewFile]
     form_fields: list[dict[str, Any]]
-    tags: list[pdf_calls.TextTag] = field(default_factory=list)  # when looked for (`pdf_calls.TagReading`)
+    tags: list[TextTag] = field(default_factory=list)  # when looked for (`pdf_calls.TagReading`)
 
 
 class Ingest:

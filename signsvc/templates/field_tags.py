@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from signsvc.infra import errors
+from signsvc.pdf.boxes import Box
 from signsvc.templates import field_option_rules, signature_preferences, template_fields
 
 TYPES = (*template_fields.FIELD_TYPES, "datenow")
@@ -53,20 +54,6 @@ _PREFERENCES = ("font", "font_type", "color", "align", "valign", "format", "curr
 _METHODS = ("aes", "qes")
 _SHOWN = 120  # characters of a tag quoted in a message
 SOURCE = "tag"  # a tag field's key for its first tag as written, for messages (`template_fields` ignores it)
-
-
-@dataclass(frozen=True)
-class Box:
-    """Where a tag is: `page` 0-based, `x, y, w, h` fractions of the page from its top-left corner, and the
-    page's size in PDF points (for `width=` and `height=`, which are in points)."""
-
-    page: int
-    x: float
-    y: float
-    w: float
-    h: float
-    page_width: float
-    page_height: float
 
 
 @dataclass(frozen=True)

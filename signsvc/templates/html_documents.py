@@ -20,6 +20,7 @@ from typing import Any
 
 from signsvc.infra import downloads, errors, json_fields, pdf_calls
 from signsvc.infra.pool import PdfPool
+from signsvc.pdf.boxes import FieldTag
 from signsvc.templates import field_tags, patterns
 from signsvc.templates.documents import IngestedDocument, ingested
 
@@ -165,7 +166,7 @@ class HtmlRenderer:
         document = ingested(rendered.prepared, source.name)
         # Compiled off the event loop before the tags are read, which then finds each pattern compiled.
         await patterns.prepare(tag.attributes["pattern"] for tag in rendered.tags if tag.attributes.get("pattern"))
-        return HtmlDocument(document, tag_fields(rendered.tags, document, source.where), source.where)
+        return HtmlDocument(document, tag_fields(rendered.tags, source.where), source.where)
 
     async def _rendered(self, source: HtmlSource, budget: _Budget) -> pdf_calls.RenderedHtml:
         resources: dict[str, tuple[bytes, str] | None] = {}
@@ -240,9 +241,7 @@ class _Budget:
         return kept
 
 
-def tag_fields(
-    tags: list[pdf_calls.HtmlTag], document: IngestedDocument, where: errors.Location
-) -> list[dict[str, Any]]:
+def tag_fields(tags: list[FieldTag], where: errors.Location) -> list[dict[str, Any]]:
     """Field inputs (`documents[].fields[]` items, pages from 1) of a document's field tags, in document order:
     same-name tags of a role are one field with an area each (`field_tags.fields_of_tags`); a tag drawn nowhere
     (`display: none`), of a name no drawn tag has, is a field without areas."""
@@ -252,10 +251,7 @@ def tag_fields(
         written = _written(tag)
         if not tag.boxes:
             undrawn.append({**field_tags.field_input(attributes, tag=written, where=where), field_tags.SOURCE: written})
-        for box in tag.boxes:
-            page = document.pages[box.page]
-            shape = field_tags.Box(box.page, box.x, box.y, box.w, box.h, page["width"], page["height"])
-            placed.append(field_tags.PlacedTag(written, attributes, shape))
+        placed += [field_tags.PlacedTag(written, attributes, box) for box in tag.boxes]
     fields = field_tags.fields_of_tags(placed, where=where)
     drawn = {(field["name"].casefold(), field.get("role", "").casefold()) for field in fields}
     for field in undrawn:
@@ -264,7 +260,7 @@ def tag_fields(
     return fields
 
 
-def _attributes(tag: pdf_calls.HtmlTag, where: errors.Location) -> dict[str, str]:
+def _attributes(tag: FieldTag, where: errors.Location) -> dict[str, str]:
     """A field tag's attributes as `field_tags` reads them: its type from its element name, boolean attributes
     written alone as true, and HTML's own attributes (style, class, data-*, aria-* ...) left out."""
     kind = TAG_TYPES.get(tag.tag)
@@ -278,7 +274,7 @@ def _attributes(tag: pdf_calls.HtmlTag, where: errors.Location) -> dict[str, str
     return found
 
 
-def _written(tag: pdf_calls.HtmlTag) -> str:
+def _written(tag: FieldTag) -> str:
     """The tag as its messages quote it: `<text-field name="Full Name" role="Tenant">`."""
     attributes = "".join(f' {key}="{value}"' for key, value in tag.attributes.items() if key != "style")
     return f"<{tag.tag}{attributes}>"

@@ -62,6 +62,18 @@ def test_a_render_past_its_pages_is_stopped_while_laid_out():
 
 
 @PANGO
+def test_a_field_tags_box_is_its_border_box_in_fractions_of_the_page_with_the_page_size_in_points():
+    html = (
+        '<text-field name="A" style="position: absolute; left: 1in; top: 2in; width: 3in; height: 0.5in"></text-field>'
+    )
+    [tag] = render(html).tags
+    [box] = tag.boxes
+    assert (box.page, box.page_width, box.page_height) == (0, 612, 792)
+    # Inside the 0.5 in page margins: 1.5 in from the page's left edge, 2.5 in from its top.
+    assert (box.x, box.y, box.w, box.h) == pytest.approx((1.5 / 8.5, 2.5 / 11, 3 / 8.5, 0.5 / 11), abs=1e-3)
+
+
+@PANGO
 def test_data_urls_are_drawn_and_https_urls_are_wanted_until_given():
     html = f'<img src="{red_png()}" style="width: 1in"><img src="https://example.com/logo.png">'
     first = render(html)

@@ -81,10 +81,10 @@ def fpdf_page(font: str, *lines: tuple[float, float, str], char_spacing: float =
 def test_a_tag_is_found_at_its_box_and_removed_with_the_words_around_it_in_place(font):
     pdf = fpdf_page(font, (72, 100, "Before {{Name;role=A}} after"), (72, 200, "{{Sig;type=signature}}"))
     first, second = text_tags.find_tags(pdf)
-    assert (first.text, first.body, first.page) == ("{{Name;role=A}}", "Name;role=A", 0)
-    assert (first.page_width, first.page_height) == (612, 792)
-    assert first.y * 792 < 100 < (first.y + first.h) * 792 and first.x * 612 > 72
-    assert second.x * 612 == pytest.approx(72, abs=1)
+    assert (first.text, first.body, first.box.page) == ("{{Name;role=A}}", "Name;role=A", 0)
+    assert (first.box.page_width, first.box.page_height) == (612, 792)
+    assert first.box.y * 792 < 100 < (first.box.y + first.box.h) * 792 and first.box.x * 612 > 72
+    assert second.box.x * 612 == pytest.approx(72, abs=1)
     stripped = text_tags.remove_tags(pdf)
     for text in texts(stripped):
         assert "{{" not in text and "Name;" not in text and "Before" in text and "after" in text
@@ -139,7 +139,7 @@ def test_a_page_without_tags_keeps_its_bytes():
 def test_the_box_is_on_the_displayed_page_of_a_cropped_page():
     pdf = written(b"BT /F1 12 Tf 172 692 Td ({{Name}}) Tj ET", crop=[100, 0, 612, 792])
     [tag] = text_tags.find_tags(pdf)
-    assert tag.x * tag.page_width == pytest.approx(72, abs=0.5) and tag.page_width == 512
+    assert tag.box.x * tag.box.page_width == pytest.approx(72, abs=0.5) and tag.box.page_width == 512
 
 
 def test_an_annotation_whose_text_is_a_tag_is_a_tag_and_is_removed_with_the_others():
@@ -154,7 +154,7 @@ def test_an_annotation_whose_text_is_a_tag_is_a_tag_and_is_removed_with_the_othe
     pdf = written(b"BT /F1 12 Tf 72 700 Td (Text) Tj ET", annotations=[note])
     [tag] = text_tags.find_tags(pdf)
     assert tag.body == "Sign;type=signature"
-    assert (tag.x, tag.y, tag.w) == pytest.approx((72 / 612, 100 / 792, 200 / 612), abs=1e-4)
+    assert (tag.box.x, tag.box.y, tag.box.w) == pytest.approx((72 / 612, 100 / 792, 200 / 612), abs=1e-4)
     assert not pypdf.PdfReader(io.BytesIO(text_tags.remove_tags(pdf))).pages[0].get("/Annots")
 
 

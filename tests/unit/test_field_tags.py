@@ -5,8 +5,9 @@ with areas."""
 import pytest
 
 from signsvc.infra import errors
+from signsvc.pdf.boxes import Box
 from signsvc.templates import field_tags, template_fields
-from signsvc.templates.field_tags import Box, PlacedTag
+from signsvc.templates.field_tags import PlacedTag
 
 LETTER = (612.0, 792.0)
 
