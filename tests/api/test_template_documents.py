@@ -42,6 +42,8 @@ NDA_FIELDS = [
     {"name": "Name", "type": "text", "role": "Signer", "areas": [box(0.1)]},
     {"name": "Signature", "type": "signature", "role": "Signer", "areas": [box(0.2, page=2)]},
 ]
+# A checkbox that another document's or field's conditions name.
+GATE = {"uuid": "f-gate", "name": "Gate", "type": "checkbox", "role": "Signer", "required": False, "areas": [box(0.1)]}
 
 
 async def make(api, *documents: dict[str, Any]) -> dict[str, Any]:
@@ -159,16 +161,8 @@ async def test_a_replacement_with_a_form_of_its_own_brings_its_fields_instead_of
 
 
 async def test_a_replaced_document_keeps_its_conditions(api):
-    gate = {
-        "uuid": "f-gate",
-        "name": "Gate",
-        "type": "checkbox",
-        "role": "Signer",
-        "required": False,
-        "areas": [box(0.1)],
-    }
     conditions = [{"field_uuid": "f-gate", "action": "checked"}]
-    template = await make(api, document("main", 1, [gate]), document("annex", 1, conditions=conditions))
+    template = await make(api, document("main", 1, [GATE]), document("annex", 1, conditions=conditions))
     changed = await change(
         api, template["id"], documents=[{"name": "annex v2", "file": b64(pdf(1)), "replace": True, "position": 1}]
     )
@@ -215,14 +209,6 @@ async def test_a_removed_document_takes_the_fields_only_on_it_and_its_areas_on_t
 
 
 async def test_removing_a_document_whose_field_a_remaining_condition_names_is_422_naming_both(api):
-    gate = {
-        "uuid": "f-gate",
-        "name": "Gate",
-        "type": "checkbox",
-        "role": "Signer",
-        "required": False,
-        "areas": [box(0.1)],
-    }
     shown = {
         "name": "Details",
         "type": "text",
@@ -230,7 +216,7 @@ async def test_removing_a_document_whose_field_a_remaining_condition_names_is_42
         "areas": [box(0.1)],
         "conditions": [{"field_uuid": "f-gate", "action": "checked"}],
     }
-    template = await make(api, document("main", 1, [gate]), document("annex", 1, [shown]))
+    template = await make(api, document("main", 1, [GATE]), document("annex", 1, [shown]))
     assert await refused(api, template["id"], documents=[{"remove": True, "position": 0}]) == (
         422,
         {"error": "documents[0] takes away the field Gate, which the field Details names: change that first"},
@@ -274,17 +260,9 @@ async def test_merge_makes_one_document_of_every_page_in_order_and_moves_the_are
 
 
 async def test_merge_is_refused_while_a_document_has_conditions(api):
-    gate = {
-        "uuid": "f-gate",
-        "name": "Gate",
-        "type": "checkbox",
-        "role": "Signer",
-        "required": False,
-        "areas": [box(0.1)],
-    }
     template = await make(
         api,
-        document("main", 1, [gate]),
+        document("main", 1, [GATE]),
         document("annex", 1, conditions=[{"field_uuid": "f-gate", "action": "checked"}]),
     )
     assert await refused(api, template["id"], merge=True) == (
