@@ -242,9 +242,11 @@ def pool_call_totals(values: dict[str, float], call: str) -> tuple[float, float]
 
 async def images_made(session: aiohttp.ClientSession, base_url: str) -> float:
     """Waits until no page image job is due or running; answers when that was seen (perf_counter)."""
-    while any((await metrics(session, base_url)).get(name, 0.0) for name in PAGE_IMAGES_JOBS):
+    while True:
+        values = await metrics(session, base_url)
+        if not any(values.get(name, 0.0) for name in PAGE_IMAGES_JOBS):
+            return time.perf_counter()
         await asyncio.sleep(PAGE_IMAGES_POLL_SECONDS)
-    return time.perf_counter()
 
 
 async def measure(target: Target, server: servers.Server, args: argparse.Namespace) -> None:
