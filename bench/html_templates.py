@@ -11,24 +11,29 @@ drift on the machine hits both alike): per round one uncounted run, then --ceili
 costs: no field tags read, the system's fonts). In the same rounds, for where the time goes, the service's pool
 call is timed the same way, in its steps: `signsvc.pdf.html_render.render` (the layout, the field tags' boxes
 and the PDF, with the packaged fonts), then what `signsvc.infra.pdf_calls.prepare` does with the PDF
-(`forms.inspect_pdf`, `previews.render_pages`: the page images, `previews.page_texts`). The figure per step is
-the median of all counted runs.
+(`forms.inspect_pdf`, `previews.render_pages` of the first page: its image, `previews.page_texts`); and, apart,
+what the `templates.page_images` job does after the answer (`previews.render_pages` of the other pages). The
+figure per step is the median of all counted runs.
 
 Targets, one after another, each a separate `python run.py --port 0` on 127.0.0.1 in a temporary working
 directory (files in its `data/` directory): signsvc on a fresh SQLite file, and on a fresh Postgres schema
 (`?search_path=`, dropped afterwards). Limits lifted, fixed live key, SIGNSVC_LOG_LEVEL=WARNING, and
 SIGNSVC_METRICS_TOKEN set, so that `/metrics` tells how long the server waited for each render_html pool call
-(from submission to answer: the request's time less the HTTP, the database and the files). Per target:
-2 uncounted creations at once (both pool workers loaded, WeasyPrint imported), the server left to settle, then
---rounds rounds of --count creations one after another (keep-alive, aiohttp in this process; request bodies
-encoded before the clock starts). Per creation: the time from send to the body read; every answer must be
-201 with one document and 20 fields, two on each of the 10 pages. The figure is the median of all creations
-(rounds: the range of the round medians); also the CPU used by the server process and by its pool (every
-process below it) per creation, and their sum over the ceiling's CPU (on a busy machine the times mostly measure
+(from submission to answer: the request's time less the HTTP, the database and the files), and the job's
+page_images pool call. Per target: 2 uncounted creations at once (both pool workers loaded, WeasyPrint imported),
+the server left to settle, then --rounds rounds of --count creations one after another (keep-alive, aiohttp in
+this process; request bodies encoded before the clock starts). Per creation: the time from send to the body read;
+every answer must be 201 with one document and 20 fields, two on each of the 10 pages. After the answer, `/metrics`
+is read every PAGE_IMAGES_POLL_SECONDS until no `templates.page_images` job is due or running (their images made):
+the time from send to then is the "images" figure, and the next creation waits for it, so each is measured on a
+server done with the one before (--back-to-back: sent at once, the job of one running beside the next, and no
+images figure). The figure is the median of all creations (rounds: the range of the round medians); also the CPU
+used by the server process (the polls' scrapes included) and by its pool (every process below it: the job's page
+images included) per creation, and their sum over the ceiling's CPU (on a busy machine the times mostly measure
 the neighbours). Target: the median at most 1.3x the ceiling (PASS/FAIL printed; exit status 1 on FAIL or on any
 failed creation).
 
-    python bench/html_templates.py [--count 10] [--rounds 3] [--ceiling-runs 5] [--skip-postgres]
+    python bench/html_templates.py [--count 10] [--rounds 3] [--ceiling-runs 5] [--skip-postgres] [--back-to-back]
 """
 
 from __future__ import annotations
@@ -56,7 +61,9 @@ engines_as_in_a_worker()  # signsvc's engines, for the breakdown of the pool cal
 
 REQUEST_TIMEOUT_SECONDS = 120
 METRICS_TOKEN = "bench-metrics"  # /metrics on: the pool call's time as the server sees it
-POOL_CALL = 'signsvc_pdf_pool_task_duration_seconds_{}{{call="render_html"}}'
+POOL_CALL = 'signsvc_pdf_pool_task_duration_seconds_{}{{call="{}"}}'
+PAGE_IMAGES_JOBS = [f'signsvc_jobs{{kind="templates.page_images",state="{state}"}}' for state in ("due", "running")]
+PAGE_IMAGES_POLL_SECONDS = 0.02
 WARMUP_CREATIONS = 2
 PAGES, TAGS_PER_PAGE = 10, 2
 FIELDS = PAGES * TAGS_PER_PAGE
@@ -98,7 +105,8 @@ def request_body(index: int) -> bytes:
 # ---------------------------------------------------------------------------------------------
 # The ceiling: WeasyPrint alone; and the service's pool call, step by step
 
-STEPS = ["html_render", "inspect_pdf", "render_pages", "page_texts"]
+STEPS = ["html_render", "inspect_pdf", "first_page_image", "page_texts"]  # the pool call, in the request
+LATER = "other_page_images"  # the templates.page_images job, after the answer
 
 
 @dataclass
@@ -106,7 +114,7 @@ class Ceiling:
     weasyprint: list[float] = field(default_factory=list)  # seconds, one per counted run
     cpu: list[float] = field(default_factory=list)  # this process's CPU seconds, one per counted run
     rounds: list[float] = field(default_factory=list)  # median seconds of each round
-    steps: dict[str, list[float]] = field(default_factory=lambda: {step: [] for step in STEPS})
+    steps: dict[str, list[float]] = field(default_factory=lambda: {step: [] for step in [*STEPS, LATER]})
     pages: int = 0
 
     @property
@@ -141,8 +149,9 @@ def pool_call_steps(html: str, timings: dict[str, float]) -> int:
     timings["html_render"] = time.perf_counter() - started
     for name, step in [
         ("inspect_pdf", lambda pdf: forms.inspect_pdf(pdf, max_pages=previews.MAX_PAGES)),
-        ("render_pages", previews.render_pages),
+        ("first_page_image", lambda pdf: previews.render_pages(pdf, pages=[0])),
         ("page_texts", previews.page_texts),
+        (LATER, lambda pdf: previews.render_pages(pdf, pages=range(1, PAGES))),
     ]:
         started = time.perf_counter()
         step(rendering.pdf)
@@ -180,10 +189,12 @@ def ceiling_round(ceiling: Ceiling, runs: int) -> None:
 class Target:
     name: str
     rounds: list[list[float]] = field(default_factory=list)  # seconds per creation, per round
+    images: list[float] = field(default_factory=list)  # seconds from send to every page image made, per creation
     failures: list[str] = field(default_factory=list)
     server_cpu: float = 0.0
     pool_cpu: float = 0.0
     pool_call: float = 0.0  # mean seconds of the render_html pool call, from submission to answer
+    images_call: float = 0.0  # mean seconds of the job's page_images pool call
     load: float = 0.0  # the load average when its rounds began
 
     @property
@@ -203,23 +214,39 @@ def check(status: int, payload: bytes) -> str | None:
     return None
 
 
-async def create(session: aiohttp.ClientSession, url: str, body: bytes) -> tuple[float, str | None]:
+async def create(session: aiohttp.ClientSession, url: str, body: bytes) -> tuple[float, float, str | None]:
+    """The time the creation was sent (perf_counter), its seconds to the body read, and what was wrong."""
     sent = time.perf_counter()
     try:
         async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as response:
             failure = check(response.status, await response.read())
     except (TimeoutError, aiohttp.ClientError) as exc:
         failure = f"{type(exc).__name__}: {exc}"
-    return time.perf_counter() - sent, failure
+    return sent, time.perf_counter() - sent, failure
 
 
-async def pool_call_totals(session: aiohttp.ClientSession, base_url: str) -> tuple[float, float]:
-    """The seconds spent in render_html pool calls so far, and their count (from /metrics)."""
+async def metrics(session: aiohttp.ClientSession, base_url: str) -> dict[str, float]:
     headers = {"Authorization": f"Bearer {METRICS_TOKEN}"}
     async with session.get(f"{base_url}/metrics", headers=headers) as response:
         text = await response.text()
-    values = dict(line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#"))
-    return float(values.get(POOL_CALL.format("sum"), 0)), float(values.get(POOL_CALL.format("count"), 0))
+    return {
+        name: float(value)
+        for name, value in (line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#"))
+    }
+
+
+def pool_call_totals(values: dict[str, float], call: str) -> tuple[float, float]:
+    """The seconds spent in a pool call so far, and the number of calls (from /metrics)."""
+    return values.get(POOL_CALL.format("sum", call), 0.0), values.get(POOL_CALL.format("count", call), 0.0)
+
+
+async def images_made(session: aiohttp.ClientSession, base_url: str) -> float:
+    """Waits until no page image job is due or running; answers when that was seen (perf_counter)."""
+    while True:
+        values = await metrics(session, base_url)
+        if not any(values.get(name, 0.0) for name in PAGE_IMAGES_JOBS):
+            return time.perf_counter()
+        await asyncio.sleep(PAGE_IMAGES_POLL_SECONDS)
 
 
 async def measure(target: Target, server: servers.Server, args: argparse.Namespace) -> None:
@@ -227,12 +254,13 @@ async def measure(target: Target, server: servers.Server, args: argparse.Namespa
     async with api_session(connections=WARMUP_CREATIONS, timeout=REQUEST_TIMEOUT_SECONDS) as session:
         await check_user(session, server.base_url)
         warm = await asyncio.gather(*(create(session, url, request_body(i)) for i in range(WARMUP_CREATIONS)))
-        if failed := [failure for _, failure in warm if failure]:
+        if failed := [failure for _, _, failure in warm if failure]:
             raise RuntimeError(f"{target.name}: warm-up creation failed: {failed[0]}")
+        await images_made(session, server.base_url)
         await asyncio.to_thread(servers.settle, server)
         target.load = os.getloadavg()[0]
         pool = descendants(server.pid)
-        calls_before = await pool_call_totals(session, server.base_url)
+        calls_before = await metrics(session, server.base_url)
         before = CpuTimes.now(server.pid, pool)
         index = WARMUP_CREATIONS
         for _ in range(args.rounds):
@@ -240,21 +268,29 @@ async def measure(target: Target, server: servers.Server, args: argparse.Namespa
             index += args.count
             latencies = []
             for body in bodies:
-                seconds, failure = await create(session, url, body)
+                sent, seconds, failure = await create(session, url, body)
                 latencies.append(seconds)
                 if failure:
                     target.failures.append(failure)
+                elif not args.back_to_back:
+                    target.images.append(await images_made(session, server.base_url) - sent)
             target.rounds.append(latencies)
             report.progress(f"{target.name}: round of {args.count}, median {ms(statistics.median(latencies))} ms")
+        await images_made(session, server.base_url)  # the CPU per creation counts its page images
         used = CpuTimes.now(server.pid, pool) - before
         if sorted(descendants(server.pid)) != sorted(pool):
             server.notes.append("the pool's processes changed during the rounds (pool CPU undercounted)")
-        seconds, calls = (
-            a - b for a, b in zip(await pool_call_totals(session, server.base_url), calls_before, strict=True)
+        after = await metrics(session, server.base_url)
+        target.pool_call, target.images_call = (
+            _mean_call(after, calls_before, call) for call in ("render_html", "page_images")
         )
-        target.pool_call = seconds / max(calls, 1)
         created = max(len(target.latencies), 1)
         target.server_cpu, target.pool_cpu = used.server / created, used.pool / created
+
+
+def _mean_call(after: dict[str, float], before: dict[str, float], call: str) -> float:
+    seconds, calls = (a - b for a, b in zip(pool_call_totals(after, call), pool_call_totals(before, call), strict=True))
+    return seconds / max(calls, 1)
 
 
 def run_target(kind: str, args: argparse.Namespace) -> Target:
@@ -280,11 +316,13 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
             ],
             ["the pool call, step by step", ms(ceiling.pool_call), "", ""],
             *[[f"  {name}", ms(ceiling.step(name)), "", ""] for name in STEPS],
+            [f"after the answer: {LATER} (the job)", ms(ceiling.step(LATER)), "", ""],
         ],
     )
     print(
         f"\nms: median of all counted runs of all rounds (rounds: range of the round medians). The pool call: "
-        f"what\n`pdf_calls.render_html` does for this document, its steps timed one by one ({PAGES} pages).\n"
+        f"what\n`pdf_calls.render_html` does for this document, its steps timed one by one ({PAGES} pages); after "
+        f"the answer,\nthe templates.page_images job renders the other {PAGES - 1} pages' images.\n"
     )
     rows, passed = [], True
     for target in targets:
@@ -302,6 +340,8 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
                 ms(ceiling.total),
                 report.ratio(latency, ceiling.total),
                 ms(target.pool_call),
+                ms(statistics.median(target.images)) if target.images else "-",
+                ms(target.images_call),
                 f"{TARGET_RATIO}x",
                 "PASS" if ok else "FAIL",
                 ms(target.server_cpu),
@@ -320,6 +360,8 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
             "ceiling ms",
             "ratio",
             "pool call ms",
+            "images ms",
+            "job call ms",
             "target",
             "",
             "server CPU ms",
@@ -332,8 +374,10 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
     print(
         "\np50: median time per creation, one at a time (rounds: range of the round medians); ratio: p50 over "
         "WeasyPrint alone.\npool call: the mean time of the render_html pool call from submission to answer, as the "
-        "server's /metrics\ntell (on for this bench).\nserver CPU: the server process (event loop and its threads); "
-        "pool CPU: every process below it;\nboth per creation. CPU ratio: their sum over WeasyPrint alone's CPU "
+        "server's /metrics\ntell (on for this bench). images: median time from send until the job had made every page "
+        "image\n(polled; - with --back-to-back); job call: the mean time of the job's page_images pool call.\n"
+        "server CPU: the server process (event loop and its threads, the polls' scrapes); pool CPU: every process "
+        "below it\n(the job's page images too); both per creation. CPU ratio: their sum over WeasyPrint alone's CPU "
         "(less sensitive to the\nmachine's other work than the times). load avg: the machine's 1-minute load "
         "average when the rounds began."
     )
@@ -348,6 +392,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds per target (default 3)")
     parser.add_argument("--ceiling-runs", type=int, default=5, help="in-process runs per ceiling round (default 5)")
     parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
+    parser.add_argument(
+        "--back-to-back",
+        action="store_true",
+        help="send each creation right after the answer before, not once its page images are made",
+    )
     args = parser.parse_args()
     if min(args.count, args.rounds, args.ceiling_runs) < 1:
         parser.error("--count, --rounds and --ceiling-runs must be at least 1")

@@ -65,6 +65,7 @@ from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.template_links import TemplateLinks
 from signsvc.submissions.verification_passes import Passes
 from signsvc.templates.documents import Ingest
+from signsvc.templates.page_images import PageImages
 from signsvc.templates.templates import Templates
 from signsvc.webhooks.delivery import Deliverer, Sender
 from signsvc.webhooks.endpoints import WebhookEndpoints
@@ -305,7 +306,8 @@ class _Parts:
             db, clock, per_key=config.rate_limit_per_key, per_ip=config.rate_limit_per_ip, public=caps
         )
         retention = Retention(db, clock, days=config.retention_days)
-        submissions = Submissions(db, clock, files, ingest, submitters)
+        images = PageImages(db, files, pool)
+        submissions = Submissions(db, clock, files, ingest, submitters, images)
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
         accounts = Accounts(db, clock, KeySeal(files.secret_key))
         app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = accounts, rate_limits
@@ -314,10 +316,10 @@ class _Parts:
         app[appkeys.SESSIONS] = Sessions(files.secret_key, clock, secure=files.urls.secure)
         issued = app[appkeys.ISSUED_KEYS]
         app[appkeys.SETUP_LINK] = await links.setup_link(issued.user.id) if issued else None
-        app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest)
+        app[appkeys.TEMPLATES] = Templates(db, clock, files, ingest, images)
         app[appkeys.SUBMISSIONS], app[appkeys.SUBMITTERS] = submissions, submitters
-        app[appkeys.ONE_OFFS] = OneOffs(db, files, ingest, submissions)
-        app[appkeys.SIGNING_FORMS] = forms = SigningForms(db, clock, files)
+        app[appkeys.ONE_OFFS] = OneOffs(db, files, ingest, submissions, images)
+        app[appkeys.SIGNING_FORMS] = forms = SigningForms(db, clock, files, images)
         app[appkeys.PHONE_HANDOFFS] = PhoneHandoffs(db, clock, submitters, forms, files.urls, pool)
         app[appkeys.EMAIL_CODES] = EmailCodes(db, clock, mail, rate_limits, files.secret_key)
         app[appkeys.VERIFICATION_PASSES] = Passes(files.secret_key, clock)
@@ -325,7 +327,7 @@ class _Parts:
         app[appkeys.FORM_NONCES] = FormNonces(db, clock)
         app[appkeys.RESULTS] = Results(db, clock, files, pool, identity, previews)
         app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
-        app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions)
+        app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions, images)
         app[appkeys.WEBHOOKS] = WebhookEndpoints(db, clock, public_only=config.public_webhooks_only)
         app[appkeys.DELIVERER] = deliverer
         return (
@@ -339,6 +341,7 @@ class _Parts:
             + submissions.kinds()
             + producer.kinds()
             + certificates.kinds()
+            + images.kinds()
             + identity.kinds()
             + archive_timestamps.kinds()
             + deliverer.kinds()

@@ -176,6 +176,15 @@ async def set_combined_blob(conn: Connection, template_id: int, combined_blob_id
     await conn.execute("set_combined_blob", id=template_id, combined_blob_id=combined_blob_id)
 
 
+async def lock_document(conn: Connection, document_id: int) -> TemplateDocument | None:
+    """A template's document, locked for the rest of the transaction (on SQLite every writing transaction is)."""
+    return record(TemplateDocument, await conn.fetch_one("lock_document", id=document_id))
+
+
+async def set_document_previews(conn: Connection, document_id: int, previews: list[Preview]) -> None:
+    await conn.execute("set_document_previews", id=document_id, previews=previews)
+
+
 async def list_documents(conn: Connection, template_id: int) -> list[TemplateDocument]:
     return records(TemplateDocument, await conn.fetch_all("list_documents", template_id=template_id))
 

@@ -26,6 +26,7 @@ from signsvc.submissions.signing_form import Page
 from signsvc.submissions.submissions import Submissions
 from signsvc.submissions.submitters import Browser
 from signsvc.submissions.visitors import INVALID, MISSING, Refused, Unavailable
+from signsvc.templates.page_images import PageImages
 from storage import Connection, Database
 from storage.records import Clickwrap, ClickwrapVersion, Consent, Submission
 
@@ -82,8 +83,8 @@ class Unsignable(Exception):
 
 
 class ConsentPages:
-    def __init__(self, db: Database, clock: Clock, files: Files, submissions: Submissions) -> None:
-        self.db, self.clock, self.files, self.submissions = db, clock, files, submissions
+    def __init__(self, db: Database, clock: Clock, files: Files, submissions: Submissions, images: PageImages) -> None:
+        self.db, self.clock, self.files, self.submissions, self.images = db, clock, files, submissions, images
 
     async def open(self, slug: str) -> ConsentPage | None:
         """The page of a published clickwrap; None for a slug that names none, or a draft never published."""
@@ -189,7 +190,7 @@ class ConsentPages:
 
     async def _pages(self, template_id: int) -> list[Page]:
         pages = []
-        for document in await stored_templates.list_documents(self.db, template_id):
+        for document in await self.images.complete(template_id):
             for index, size in enumerate(document.pages):
                 preview = document.previews[index] if index < len(document.previews) else None
                 image = self.files.links.path(preview["uuid"], preview["filename"]) if preview else None

@@ -84,6 +84,15 @@ class PreparedPdf:
 
 
 @dataclass(frozen=True)
+class PageImages:
+    """Pictures of some of a PDF's pages, in the order they were asked for."""
+
+    images: list[Hashed]
+    extension: str
+    content_type: str
+
+
+@dataclass(frozen=True)
 class RenderedHtml:
     """HTML rendered: the PDF prepared as an uploaded one is, and its field tags; or, when the HTML names https
     resources not given yet, only their URLs (`wanted`), to download and render again."""
@@ -181,9 +190,10 @@ def ingest(file: str | bytes, tags: TagReading | None = None) -> Ingested:
     return Ingested(kind, prepare(pdf, tags))
 
 
-def prepare(pdf: bytes, tags: TagReading | None = None) -> PreparedPdf:
+def prepare(pdf: bytes, tags: TagReading | None = None, image_pages: int | None = None) -> PreparedPdf:
     """The PDF with its hash, pages, form fields and page images (with their hashes); with `tags`, its text tags,
-    and when they are to be removed, the PDF and its images without them."""
+    and when they are to be removed, the PDF and its images without them. `image_pages`: only so many images, of
+    the first pages (the others are made later, `page_images`); None: every page's."""
     from signsvc.pdf import forms, previews, text_tags
 
     with _engine_errors():
@@ -192,7 +202,8 @@ def prepare(pdf: bytes, tags: TagReading | None = None) -> PreparedPdf:
         found = text_tags.find_tags(pdf) if tags else []
         if found and tags and tags.remove:
             pdf = text_tags.remove_tags(pdf, found)
-        pictures = previews.render_pages(pdf)
+        count = len(info["pages"])
+        pictures = previews.render_pages(pdf, pages=range(count if image_pages is None else min(image_pages, count)))
         texts = previews.page_texts(pdf)
     pages: list[PageSize] = [
         {"width": page["width"], "height": page["height"], "text": text}
@@ -218,9 +229,10 @@ def render_html(
     wanting: bool,
     max_pages: int,
     seconds: float,
+    image_pages: int | None = None,
 ) -> RenderedHtml:
     """HTML rendered to PDF (`signsvc.pdf.html_render` says how, and what the arguments are), prepared for a
-    template with its field tags."""
+    template with its field tags (`image_pages`: as `prepare` takes it)."""
     from signsvc.pdf import html_render
 
     started = time.monotonic()
@@ -238,7 +250,16 @@ def render_html(
     took = time.monotonic() - started
     if rendering.pdf is None:
         return RenderedHtml(None, [], rendering.wanted, took)
-    return RenderedHtml(prepare(rendering.pdf), rendering.tags, [], took)
+    return RenderedHtml(prepare(rendering.pdf, image_pages=image_pages), rendering.tags, [], took)
+
+
+def page_images(pdf: bytes, pages: list[int]) -> PageImages:
+    """The pictures of these pages (0-based) of a PDF `prepare` took, as it makes them."""
+    from signsvc.pdf import previews
+
+    with _engine_errors():
+        pictures = previews.render_pages(pdf, pages=pages)
+    return PageImages([Hashed.of(picture) for picture in pictures], previews.EXTENSION, previews.CONTENT_TYPE)
 
 
 def find_text_tags(pdf: bytes) -> list[TextTag]:

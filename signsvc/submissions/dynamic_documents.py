@@ -14,7 +14,6 @@ import dataclasses
 from typing import Any
 
 import storage.files as stored_files
-import storage.templates as stored_templates
 from signsvc.infra import errors, pdf_calls
 from signsvc.infra.files import Files
 from signsvc.submissions.basis import Basis, Document
@@ -25,10 +24,17 @@ from storage.records import Template, TemplateDocument
 from storage.shapes import Area, Field
 
 
-async def filled(db: Database, files: Files, ingest: Ingest, template: Template, variables: dict[str, Any]) -> Basis:
-    """The basis of a submission of `template`: its dynamic documents filled with `variables`, its fields moved."""
+async def filled(
+    db: Database,
+    files: Files,
+    ingest: Ingest,
+    template: Template,
+    documents: list[TemplateDocument],
+    variables: dict[str, Any],
+) -> Basis:
+    """The basis of a submission of `template` (whose `documents` they are): its dynamic documents filled with
+    `variables`, its fields moved."""
     basis = Basis.of_template(template)
-    documents = await stored_templates.list_documents(db, template.id)
     if not any(document.source_blob_id for document in documents):
         return basis
     fields, made = await filled_documents(db, files, ingest, basis.fields, documents, variables)

@@ -39,6 +39,7 @@ from signsvc.templates import (
 )
 from signsvc.templates.documents import MAX_MERGED, Ingest, IngestedDocument
 from signsvc.templates.html_documents import HtmlRenderer
+from signsvc.templates.page_images import PageImages
 from signsvc.templates.template_fields import Roles
 from storage import Database
 from storage.records import MAX_ID, Principal, Submission, Submitter, Template, TemplateDocument
@@ -62,8 +63,10 @@ class Options:
 
 
 class OneOffs:
-    def __init__(self, db: Database, files: Files, ingest: Ingest, submissions: Submissions) -> None:
-        self.db, self.files, self.ingest, self.submissions = db, files, ingest, submissions
+    def __init__(
+        self, db: Database, files: Files, ingest: Ingest, submissions: Submissions, images: PageImages
+    ) -> None:
+        self.db, self.files, self.ingest, self.submissions, self.images = db, files, ingest, submissions, images
         self.html = HtmlRenderer(ingest.pool, ingest.downloader)
 
     async def from_pdf(self, principal: Principal, body: dict[str, Any]) -> tuple[Submission, list[Submitter]]:
@@ -174,7 +177,8 @@ class OneOffs:
         return await self.submissions.create_one_off(principal, body | {"name": name}, basis)
 
     async def _templates(self, principal: Principal, raw: Any) -> list[tuple[Template, list[TemplateDocument]]]:
-        """The caller's templates `template_ids` names, each with its documents."""
+        """The caller's templates `template_ids` names, each with its documents (an image of every page made now
+        when pending)."""
         if raw is None:
             return []
         if not isinstance(raw, list) or len(raw) > MAX_TEMPLATES:
@@ -196,7 +200,7 @@ class OneOffs:
                 ) from None
             if template.archived_at:
                 raise errors.at(where, f"names template {template_id}, which has been archived")
-            found.append((template, await stored_templates.list_documents(self.db, template.id)))
+            found.append((template, await self.images.complete(template.id)))
         return found
 
     async def _merged(

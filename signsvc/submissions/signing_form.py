@@ -14,12 +14,12 @@ from typing import Any
 
 import storage.results as stored_results
 import storage.submissions as stored
-import storage.templates as stored_templates
 from signsvc.infra.clock import Clock
 from signsvc.infra.files import Files
 from signsvc.results import emails as completed_email
 from signsvc.submissions import email_verification, field_options, field_values, statuses
 from signsvc.templates import patterns
+from signsvc.templates.page_images import PageImages
 from storage import Database
 from storage.records import Submission, Submitter
 from storage.shapes import Area, Field, Preview
@@ -123,8 +123,8 @@ def _by_page(fields: list[Field]) -> dict[tuple[str, int], list[tuple[Field, Are
 
 
 class SigningForms:
-    def __init__(self, db: Database, clock: Clock, files: Files) -> None:
-        self.db, self.clock, self.files = db, clock, files
+    def __init__(self, db: Database, clock: Clock, files: Files, images: PageImages) -> None:
+        self.db, self.clock, self.files, self.images = db, clock, files, images
 
     async def open(self, slug: str) -> FormView | None:
         """The form behind a signing link; None when no submitter has that slug."""
@@ -253,7 +253,7 @@ class SigningForms:
         own (while the template exists)."""
         if submission.template_id is None or all("previews" in d for d in submission.documents):
             return {}
-        return {d.uuid: d.previews for d in await stored_templates.list_documents(self.db, submission.template_id)}
+        return {d.uuid: d.previews for d in await self.images.complete(submission.template_id)}
 
     async def _own_copy(self, submitter: Submitter) -> list[Link]:
         return [

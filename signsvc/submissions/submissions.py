@@ -35,8 +35,9 @@ from signsvc.submissions.basis import Basis
 from signsvc.submissions.inputs import SubmissionInput, SubmitterInput
 from signsvc.submissions.submitters import Submitters
 from signsvc.submissions.values import PreparedValues
-from signsvc.templates import patterns, variables_schema
+from signsvc.templates import page_images, patterns, variables_schema
 from signsvc.templates.documents import Ingest, IngestedDocument
+from signsvc.templates.page_images import PageImages
 from signsvc.webhooks import events
 from storage import Connection, Database, StorageError
 from storage.filters import SubmissionFilters
@@ -75,8 +76,11 @@ class PartlyMade(Exception):
 
 
 class Submissions:
-    def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, submitters: Submitters) -> None:
+    def __init__(
+        self, db: Database, clock: Clock, files: Files, ingest: Ingest, submitters: Submitters, images: PageImages
+    ) -> None:
         self.db, self.clock, self.files, self.ingest, self.submitters = db, clock, files, ingest, submitters
+        self.images = images
 
     async def create(
         self, principal: Principal, body: dict[str, Any], *, source: str = "api", along: Along | None = None
@@ -144,7 +148,10 @@ class Submissions:
             assert request.template_id is not None  # `parse` requires it of a submission of a template
             template = await self._template(principal, request.template_id)
             variables_schema.require(template.variables_schema, request.variables)
-            basis = await dynamic_documents.filled(self.db, self.files, self.ingest, template, request.variables)
+            documents = await self.images.complete(template.id)  # copied with every page's image
+            basis = await dynamic_documents.filled(
+                self.db, self.files, self.ingest, template, documents, request.variables
+            )
         template_requires = basis.template is not None and email_verification.required_by(basis.template)
         request = email_verification.applied(request, required=basis.email_2fa or template_requires)
         assigned = _assign_roles(basis.roles, request.submitters)
@@ -314,9 +321,11 @@ class Submissions:
         """The submission's own documents: copies of its template's files (each document, then its previews,
         copied at once), and the files of documents just taken in recorded."""
         given = await basis.documents_in(tx)
-        if basis.filled.keys() - {document.uuid for document in given}:  # else its files are written, never recorded
-            raise errors.Invalid("the template's documents changed while the submission was being made: send again")
         originals = [d for d in given if not isinstance(d, IngestedDocument)]
+        # Filled documents gone: their files would be written, never recorded; pending page images: documents
+        # replaced since they were completed.
+        if basis.filled.keys() - {d.uuid for d in given} or any(page_images.pending(d) for d in originals):
+            raise errors.Invalid("the template's documents changed while the submission was being made: send again")
         sources = [
             blob_id for document in originals for blob_id in (document.blob_id, *(p["id"] for p in document.previews))
         ]

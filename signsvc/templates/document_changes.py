@@ -18,21 +18,23 @@ from signsvc.templates import document_plan, document_tags, patterns
 from signsvc.templates.document_plan import Change, NewDocument, Plan, Request, Slot
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.html_documents import HtmlDocument, HtmlRenderer
+from signsvc.templates.page_images import PageImages
 from signsvc.templates.template_writing import Writer, blob_ids
 from storage import Connection
 from storage.records import Principal, Template, TemplateDocument
 
 
 class DocumentChanges:
-    def __init__(self, writer: Writer, ingest: Ingest, html: HtmlRenderer) -> None:
-        self.writer, self.ingest, self.html = writer, ingest, html
+    def __init__(self, writer: Writer, ingest: Ingest, html: HtmlRenderer, images: PageImages) -> None:
+        self.writer, self.ingest, self.html, self.images = writer, ingest, html, images
 
     async def change(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """Adds, replaces and removes documents, then merges them into one when asked."""
         request = document_plan.parse(body)
         db = self.writer.db
         template = auth.owned(principal, await stored.get_template(db, template_id), "Template")
-        documents = await stored.list_documents(db, template.id)
+        # Every page image made first: a job completing them meanwhile would fail the check that they are unchanged.
+        documents = await self.images.complete(template.id)
         plan = document_plan.applied(template, documents, request, await self._new_documents(request))
         if request.merge and len(plan.slots) > 1:
             pdfs = [await self._slot_pdf(slot) for slot in plan.slots]

@@ -155,23 +155,24 @@ class HtmlRenderer:
     def __init__(self, pool: PdfPool, downloader: downloads.Downloader) -> None:
         self.pool, self.downloader = pool, downloader
 
-    async def documents(self, sources: list[HtmlSource]) -> list[HtmlDocument]:
-        """Each source rendered, taken in as a document, and its field tags read into field inputs."""
+    async def documents(self, sources: list[HtmlSource], *, image_pages: int | None = None) -> list[HtmlDocument]:
+        """Each source rendered, taken in as a document, and its field tags read into field inputs. `image_pages`:
+        the images of only so many first pages are made (the rest later: `page_images`); None: every page's."""
         budget = _Budget()
-        return [await self._document(source, budget) for source in sources]
+        return [await self._document(source, budget, image_pages) for source in sources]
 
-    async def _document(self, source: HtmlSource, budget: _Budget) -> HtmlDocument:
-        rendered = await self._rendered(source, budget)
+    async def _document(self, source: HtmlSource, budget: _Budget, image_pages: int | None) -> HtmlDocument:
+        rendered = await self._rendered(source, budget, image_pages)
         assert rendered.prepared is not None  # the last render wants nothing more
         document = ingested(rendered.prepared, source.name)
         # Compiled off the event loop before the tags are read, which then finds each pattern compiled.
         await patterns.prepare(tag.attributes["pattern"] for tag in rendered.tags if tag.attributes.get("pattern"))
         return HtmlDocument(document, tag_fields(rendered.tags, source.where), source.where)
 
-    async def _rendered(self, source: HtmlSource, budget: _Budget) -> pdf_calls.RenderedHtml:
+    async def _rendered(self, source: HtmlSource, budget: _Budget, image_pages: int | None) -> pdf_calls.RenderedHtml:
         resources: dict[str, tuple[bytes, str] | None] = {}
         for round in range(MAX_ROUNDS + 1):
-            rendered = await self._render(source, resources, budget, wanting=round < MAX_ROUNDS)
+            rendered = await self._render(source, resources, budget, image_pages, wanting=round < MAX_ROUNDS)
             if not rendered.wanted:
                 return rendered
             room = max(MAX_RESOURCES - len(resources), 0)
@@ -180,7 +181,13 @@ class HtmlRenderer:
         raise AssertionError("the last render wants no resources")
 
     async def _render(
-        self, source: HtmlSource, resources: dict[str, tuple[bytes, str] | None], budget: _Budget, *, wanting: bool
+        self,
+        source: HtmlSource,
+        resources: dict[str, tuple[bytes, str] | None],
+        budget: _Budget,
+        image_pages: int | None,
+        *,
+        wanting: bool,
     ) -> pdf_calls.RenderedHtml:
         if budget.seconds <= 0:
             raise budget.spent(source.where)
@@ -195,6 +202,7 @@ class HtmlRenderer:
                 wanting,
                 MAX_PAGES,
                 budget.seconds,
+                image_pages,
             )
         except pdf_calls.EngineError as exc:
             if str(exc).startswith(_TIMED_OUT):

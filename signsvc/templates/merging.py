@@ -18,6 +18,7 @@ from signsvc.infra import errors, json_fields, tokens
 from signsvc.infra.files import NewFile
 from signsvc.templates import patterns, rekeying, template_fields, variables_schema
 from signsvc.templates.documents import Ingest
+from signsvc.templates.page_images import PageImages
 from signsvc.templates.template_writing import Writer
 from storage import Connection
 from storage.records import MAX_ID, Principal, Template, TemplateDocument
@@ -124,8 +125,8 @@ def _role_uuid(roles: list[Role], name: str) -> str:
 
 
 class Merger:
-    def __init__(self, writer: Writer, ingest: Ingest) -> None:
-        self.writer, self.ingest = writer, ingest
+    def __init__(self, writer: Writer, ingest: Ingest, images: PageImages) -> None:
+        self.writer, self.ingest, self.images = writer, ingest, images
 
     async def merge(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A new template of several, in order: their documents, roles and fields with fresh uuids."""
@@ -149,7 +150,8 @@ class Merger:
 
     async def _source(self, principal: Principal, index: int, template_id: int) -> Source:
         """A template to merge, as POST /submissions finds the template to send: 404 when it does not exist (or is
-        the linked live or test account's: the message names the key to use), 422 when another account's."""
+        the linked live or test account's: the message names the key to use), 422 when another account's. Its
+        documents have an image of every page (made now when pending)."""
         db = self.writer.db
         template = await stored.get_template(db, template_id) if may_exist(template_id) else None
         if template is None:
@@ -160,7 +162,7 @@ class Merger:
             where: errors.Location = ("template_ids", index)
             problem = f"Template {template_id} is not a template of this account"
             raise errors.Invalid(f"{errors.written(where)}: {problem}", location=where) from None
-        return Source(template, await stored.list_documents(db, template.id))
+        return Source(template, await self.images.complete(template.id))
 
     async def _recorded(
         self,

@@ -23,6 +23,7 @@ from signsvc.templates import (
     field_tags,
     formula_checks,
     from_docx,
+    page_images,
     patterns,
     rekeying,
     template_fields,
@@ -33,6 +34,7 @@ from signsvc.templates.document_changes import DocumentChanges
 from signsvc.templates.documents import Ingest, IngestedDocument
 from signsvc.templates.html_documents import HtmlDocument, HtmlRenderer, sources
 from signsvc.templates.merging import Merger
+from signsvc.templates.page_images import PageImages
 from signsvc.templates.template_fields import Page, Roles
 from signsvc.templates.template_writing import Writer, blob_ids
 from storage import Connection, Database
@@ -46,12 +48,12 @@ DEFAULT_FOLDER = "Default"
 
 
 class Templates:
-    def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest) -> None:
-        self.db, self.clock, self.files, self.ingest = db, clock, files, ingest
+    def __init__(self, db: Database, clock: Clock, files: Files, ingest: Ingest, images: PageImages) -> None:
+        self.db, self.clock, self.files, self.ingest, self.images = db, clock, files, ingest, images
         self.html = HtmlRenderer(ingest.pool, ingest.downloader)
         self.writer = Writer(db, clock, files)
-        self._merger = Merger(self.writer, ingest)
-        self._document_changes = DocumentChanges(self.writer, ingest, self.html)
+        self._merger = Merger(self.writer, ingest, images)
+        self._document_changes = DocumentChanges(self.writer, ingest, self.html, images)
 
     async def create(self, principal: Principal, body: dict[str, Any]) -> Template:
         """A template from the creation input."""
@@ -110,12 +112,13 @@ class Templates:
         """A template of HTML documents whose field tags are its fields (`html_documents`); True with it when it is
         new. The `external_id` of one of the account's templates (not archived) replaces that template's documents,
         fields, roles and variables_schema (HTML has none: {}) instead (keeping the uuids of roles of the same
-        name), and `name`, `folder_name` and `shared_link` when given."""
+        name), and `name`, `folder_name` and `shared_link` when given. Each document comes with the image of its first
+        page; the others are made after the answer (`page_images`)."""
         name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
         shared_link = json_fields.flag(body, "shared_link", True)
         given = sources(body)
         existing = await self._by_external_id(principal, external_id)
-        rendered = await self.html.documents(given)
+        rendered = await self.html.documents(given, image_pages=page_images.IN_REQUEST)
         documents = [one.document for one in rendered]
         await patterns.prepare(patterns.found_in([one.fields for one in rendered]))
         roles, fields = fields_of_html(rendered, Roles(existing.roles) if existing else Roles())
@@ -175,6 +178,8 @@ class Templates:
                 await stored.update_template(tx, template, changes, now)
                 for position, document in enumerate(documents):
                     await self.writer.record_document(tx, template.account_id, template.id, position, document, [])
+                if any(page_images.pending(document) for document in documents):
+                    await page_images.enqueue(tx, self.clock, template.id)
                 forgotten = [blob_id for document in earlier for blob_id in blob_ids(document)]
                 await self.files.delete(
                     tx, forgotten + ([template.combined_blob_id] if template.combined_blob_id else [])
@@ -283,6 +288,8 @@ class Templates:
                         conditions,
                         docx_sources.get(document.uuid),
                     )
+                if any(page_images.pending(document) for document in documents):
+                    await page_images.enqueue(tx, self.clock, template_id)
                 await self.writer.event(tx, principal.account_id, "template.created", template_id)
                 return await stored.required_template(tx, template_id)
         except BaseException:
@@ -303,6 +310,11 @@ class Templates:
 
     async def documents_of(self, template: Template) -> list[TemplateDocument]:
         return await stored.list_documents(self.db, template.id)
+
+    async def complete_documents(self, template: Template) -> list[TemplateDocument]:
+        """The template's documents with an image of every page, made now when pending (`page_images`): for showing
+        every page."""
+        return await self.images.complete(template.id)
 
     async def update(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """Renames, moves, edits roles and fields, archives or restores."""
@@ -336,14 +348,18 @@ class Templates:
         return template
 
     async def clone(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
-        """A copy with fresh uuids for roles, fields, options and documents, and files of its own."""
+        """A copy with fresh uuids for roles, fields, options and documents, and files of its own (every page image
+        made first: `page_images`)."""
         name, external_id, folder_name = (json_fields.text(body, key) for key in ("name", "external_id", "folder_name"))
+        await self.images.complete((await self.find(principal, template_id)).id)
         async with self.db.transaction() as tx:
             now = self.clock.now()
             source = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
             await patterns.prepare(patterns.found_in(source.fields))
             template_fields.refuse_stored_patterns(source.fields, ("fields",))
             documents = await stored.list_documents(tx, source.id)
+            if any(page_images.pending(document) for document in documents):  # replaced since they were completed
+                raise errors.Invalid(f"Template {source.id} changed while it was being cloned: send again")
             await self.writer.check_defaults(tx, source.account_id, source.fields)
             fresh = rekeying.fresh_uuids(source, documents)
             folder_id = (

@@ -62,6 +62,16 @@ VALUES (:template_id, :uuid, :position, :name, :blob_id, :pages, :previews, :con
 -- Writes the conditions of a template's document.
 UPDATE template_documents SET conditions = :conditions WHERE template_id = :template_id AND uuid = :uuid
 
+-- lock_document --
+-- One document of a template, locked until the transaction ends (writers of its page images take turns).
+SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
+FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
+WHERE template_documents.id = :id
+
+-- set_document_previews --
+-- Writes the page images of a template's document.
+UPDATE template_documents SET previews = :previews WHERE id = :id
+
 -- list_documents --
 -- A template's documents in order.
 SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename

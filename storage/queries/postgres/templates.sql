@@ -8,3 +8,10 @@ SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
 FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
 WHERE blobs.account_id = :account_id AND template_id = ANY(CAST(:ids AS BIGINT[]))
 ORDER BY template_id, position
+
+-- lock_document --
+-- One document of a template, locked until the transaction ends (writers of its page images take turns).
+SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
+FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
+WHERE template_documents.id = :id
+FOR UPDATE OF template_documents

@@ -112,7 +112,7 @@ async def _editor(
     values: dict[str, str] | None = None,
 ) -> web.Response:
     templates = request.app[TEMPLATES]
-    documents = await templates.documents_of(template)
+    documents = await templates.complete_documents(template)
     language = catalogue.language(request)
     return shell.render(
         request,
@@ -136,8 +136,8 @@ async def _editor(
 
 
 def pages(files: Files, documents: list[TemplateDocument]) -> list[Page]:
-    """Each page of the documents with its picture (made when the template was created), as the signing
-    form shows them."""
+    """Each page of the documents with its picture (made when the template was created, or after: documents with
+    every picture), as the signing form shows them."""
     found = []
     for document in documents:
         for index, size in enumerate(document.pages):
