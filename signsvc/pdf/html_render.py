@@ -12,6 +12,9 @@ answering where each field tag was drawn, read from the layout of the same rende
 - Text is drawn with the packaged fonts (Noto Sans, then the Arabic, Hebrew, Devanagari and Thai fallbacks),
   unless the document's CSS names other fonts, which are looked up on the system (fontconfig). The packaged fonts
   are given as static instances of weights 400 and 700 (`static_fonts`): other weights are drawn at the nearer.
+  Their font configuration is made once per process and shared by the renders of documents that declare no font
+  of their own (`@font-face`); a document that does is rendered with a configuration of its own, so that no
+  document's fonts are ever seen by another's render.
 - Resources: `data:` URLs, and `https:` URLs only as given in `resources` (downloaded beforehand by the caller,
   under its rules for downloads). Every other URL (`file:`, `http:`, any other scheme, relative) is refused
   and left out, as a browser leaves out a broken image. An https URL not given is answered in `wanted`, so that
@@ -81,6 +84,11 @@ class _Stopped(BaseException):
     takes it for a failed image or stylesheet."""
 
 
+class _OwnFonts(BaseException):
+    """The document declares a font of its own (`@font-face`): it is rendered again with a font configuration of
+    its own. A BaseException, for the reason `_Stopped` is one."""
+
+
 def render(
     html: str,
     *,
@@ -124,11 +132,13 @@ def _rendered(
     tags = _emptied_tags(document.etree_element)
     # The wrapper that selectors match against is made again: it may have read the tree before it changed.
     document.wrapper_element = cssselect2.ElementWrapper.from_html_root(document.etree_element)
-    fonts = weasyprint.text.fonts.FontConfiguration()
-    stylesheet = weasyprint.CSS(
-        string=_stylesheet(page_size, header is not None, footer is not None), url_fetcher=fetcher, font_config=fonts
-    )
-    laid_out = document.render(stylesheets=[stylesheet], font_config=fonts)
+    page = _page_stylesheet(page_size, header is not None, footer is not None)
+    try:
+        laid_out = _laid_out(weasyprint, document, fetcher, page, *_packaged_fonts(weasyprint))
+    except _OwnFonts:  # the document's fonts go in a configuration of its own, never in the shared one
+        fonts = weasyprint.text.fonts.FontConfiguration()
+        faces = weasyprint.CSS(string=_faces_stylesheet(), url_fetcher=fetcher, font_config=fonts)
+        laid_out = _laid_out(weasyprint, document, fetcher, page, fonts, faces)
     if fetcher.wanted:
         return Rendering(None, [], sorted(fetcher.wanted))
     if len(laid_out.pages) > max_pages:  # also counted while laid out (`_page_bound`), as WeasyPrint tells
@@ -136,6 +146,12 @@ def _rendered(
     found = _boxes(laid_out.pages)
     boxed = [FieldTag(element.tag, dict(element.attrib), found.get(id(element), [])) for element in tags]
     return Rendering(laid_out.write_pdf(), boxed, [])
+
+
+def _laid_out(weasyprint: Any, document: Any, fetcher: Any, page: str, fonts: Any, faces: Any) -> Any:
+    """The document laid out with the fonts' stylesheet, then the page's (`page`, CSS), in the font configuration."""
+    stylesheet = weasyprint.CSS(string=page, url_fetcher=fetcher, font_config=fonts)
+    return document.render(stylesheets=[faces, stylesheet], font_config=fonts)
 
 
 def _weasyprint() -> tuple[Any, type]:
@@ -206,8 +222,34 @@ def _fonts() -> list[str]:
     return [path for path in found if path]
 
 
-def _stylesheet(page_size: str, header: bool, footer: bool) -> str:
-    """The defaults, as a user stylesheet: the document's own CSS overrides them, but for the page size."""
+_shared: tuple[Any, Any] | None = None  # this process's packaged fonts: their configuration and stylesheet
+
+
+def _packaged_fonts(weasyprint: Any) -> tuple[Any, Any]:
+    """The font configuration with the packaged fonts, and the stylesheet declaring them, made once per process (in
+    the worker, not the forkserver: a configuration removes its font files when its process lets it go) and
+    shared by every render; a render whose document declares a font of its own raises _OwnFonts."""
+    global _shared
+    if _shared is None:
+
+        class PackagedFonts(weasyprint.text.fonts.FontConfiguration):  # type: ignore[misc]
+            sealed = False
+
+            def add_font_face(self, rule_descriptors: Any, url_fetcher: Any) -> Any:
+                if self.sealed:
+                    raise _OwnFonts()
+                return super().add_font_face(rule_descriptors, url_fetcher)
+
+        fonts = PackagedFonts()
+        _, fetcher_class = _weasyprint()
+        faces = weasyprint.CSS(string=_faces_stylesheet(), url_fetcher=fetcher_class({}, False), font_config=fonts)
+        fonts.sealed = True
+        _shared = fonts, faces
+    return _shared
+
+
+def _faces_stylesheet() -> str:
+    """The packaged fonts declared, and made the document's first choice."""
     fonts = _fonts()
     faces = "".join(
         f'@font-face {{ font-family: "signsvc {index}"; font-weight: {weight}; '
@@ -216,11 +258,14 @@ def _stylesheet(page_size: str, header: bool, footer: bool) -> str:
         for weight in static_fonts.WEIGHTS
     )
     families = "".join(f'"signsvc {index}", ' for index in range(len(fonts)))
+    return f"{faces}html {{ font-family: {families}sans-serif; }}\n"
+
+
+def _page_stylesheet(page_size: str, header: bool, footer: bool) -> str:
+    """The defaults, as a user stylesheet: the document's own CSS overrides them, but for the page size."""
     tags = ", ".join(FIELD_SIZES)
     sizes = "".join(f"{tag} {{ width: {w}px; height: {h}px; }}\n" for tag, (w, h) in FIELD_SIZES.items())
     return f"""
-{faces}
-html {{ font-family: {families}sans-serif; }}
 @page {{
   size: {page_size} !important;
   margin: {MARGIN_BESIDE_HEADER if header else MARGIN} {MARGIN} {MARGIN_BESIDE_HEADER if footer else MARGIN};

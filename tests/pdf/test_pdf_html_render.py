@@ -11,7 +11,7 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import Image
 
-from signsvc.pdf import html_render
+from signsvc.pdf import font_files, html_render, static_fonts
 from signsvc.pdf.errors import PdfError
 from tests.support.system import PANGO
 
@@ -47,6 +47,33 @@ def test_the_packaged_font_is_given_as_static_instances_of_400_and_700_for_any_w
     fonts = embedded_fonts(render(html + "<h1>Heading</h1>").pdf)
     assert instanced == [], "WeasyPrint had no variable font to instance while writing the PDF"
     assert sorted(font["OS/2"].usWeightClass for font in fonts) == [400, 700]
+
+
+def renamed_font(family: str) -> str:
+    """The packaged text font at weight 400, named `family`, as a data: URL."""
+    font = TTFont(io.BytesIO(static_fonts.instance(font_files.packaged(*font_files.PACKAGED_TEXT), 400)))
+    font["name"].setName(family, 1, 3, 1, 0x409)
+    output = io.BytesIO()
+    font.save(output)
+    return "data:font/ttf;base64," + base64.b64encode(output.getvalue()).decode()
+
+
+def font_names(pdf: bytes) -> set[str]:
+    return {
+        str(font.get_object()["/BaseFont"]).split("+")[-1]
+        for page in pypdf.PdfReader(io.BytesIO(pdf)).pages
+        for font in page["/Resources"]["/Font"].values()
+    }
+
+
+@PANGO
+def test_a_documents_own_font_is_drawn_and_never_seen_by_another_documents_render():
+    declared = f'<style>@font-face {{ font-family: "Own Sans"; src: url("{renamed_font("Own Sans")}"); }}</style>'
+    named = "<p style=\"font-family: 'Own Sans'\">Hello</p>"
+    packaged = font_names(render(named).pdf)
+    assert font_names(render(declared + named).pdf) == {"Own-Sans"}
+    # Rendered after it, in the same process: the packaged font again, not the other document's.
+    assert font_names(render(named).pdf) == packaged and "Own-Sans" not in packaged
 
 
 @PANGO
