@@ -189,6 +189,11 @@ async def list_documents(conn: Connection, template_id: int) -> list[TemplateDoc
     return records(TemplateDocument, await conn.fetch_all("list_documents", template_id=template_id))
 
 
+async def lock_documents(conn: Connection, template_id: int) -> list[TemplateDocument]:
+    """A template's documents, locked for the rest of the transaction (on SQLite every writing transaction is)."""
+    return records(TemplateDocument, await conn.fetch_all("lock_documents", template_id=template_id))
+
+
 async def documents_of(
     conn: Connection, account_id: int, templates: list[Template]
 ) -> dict[int, list[TemplateDocument]]:

@@ -190,7 +190,7 @@ class ConsentPages:
 
     async def _pages(self, template_id: int) -> list[Page]:
         pages = []
-        for document in await self.images.complete(template_id):
+        for document in await self.images.shown(template_id):
             for index, size in enumerate(document.pages):
                 preview = document.previews[index] if index < len(document.previews) else None
                 image = self.files.links.path(preview["uuid"], preview["filename"]) if preview else None

@@ -253,7 +253,7 @@ class SigningForms:
         own (while the template exists)."""
         if submission.template_id is None or all("previews" in d for d in submission.documents):
             return {}
-        return {d.uuid: d.previews for d in await self.images.complete(submission.template_id)}
+        return {d.uuid: d.previews for d in await self.images.shown(submission.template_id)}
 
     async def _own_copy(self, submitter: Submitter) -> list[Link]:
         return [

@@ -85,7 +85,7 @@ class DocumentChanges:
         """Writes the plan made from `template` and its `documents` as read before: refused when either changed
         since (the plan would undo that change)."""
         current = await stored.get_template(tx, template.id)
-        now_documents = await stored.list_documents(tx, template.id)
+        now_documents = await stored.lock_documents(tx, template.id)
         if current is None:
             raise errors.NotFound()
         if (current.roles, current.fields, now_documents) != (template.roles, template.fields, documents):

@@ -55,7 +55,19 @@ class PageImages:
         return [jobs.Kind(JOB, self._job)]
 
     async def _job(self, payload: dict[str, Any]) -> None:
-        await self.complete(payload["template_id"])  # a template deleted since has no documents: nothing to do
+        try:
+            await self.complete(payload["template_id"])  # a template deleted since has no documents: nothing to do
+        except errors.Invalid as exc:  # the engine cannot make them: no retry would
+            raise jobs.GiveUp(str(exc)) from None
+
+    async def shown(self, template_id: int) -> list[TemplateDocument]:
+        """For a page that shows every page: the documents completed, or, when their images cannot be made, as they
+        are (a page without an image is shown without one, as the pages show any such page)."""
+        try:
+            return await self.complete(template_id)
+        except errors.Invalid as exc:
+            log.warning("template %s: its documents are shown without some page images: %s", template_id, exc)
+            return await stored.list_documents(self.db, template_id)
 
     async def complete(self, template_id: int) -> list[TemplateDocument]:
         """The template's documents in order, each with an image of every page (made now when pending)."""
@@ -73,15 +85,22 @@ class PageImages:
         if task is None:
             task = asyncio.create_task(self._each(documents), name=f"signsvc-page-images-{template_id}")
             self._under_way[template_id] = task
-            task.add_done_callback(lambda _: self._under_way.pop(template_id, None))
+            task.add_done_callback(lambda done: self._finished(template_id, done))
         await asyncio.shield(task)
+
+    def _finished(self, template_id: int, task: asyncio.Task[None]) -> None:
+        self._under_way.pop(template_id, None)
+        if not task.cancelled():
+            task.exception()  # retrieved: its waiters, if any are left, have it too; none may be (all cancelled)
 
     async def _each(self, documents: list[TemplateDocument]) -> None:
         for document in documents:
             if pending(document):
-                await self._document(document)
+                await self.complete_document(document)
 
-    async def _document(self, document: TemplateDocument) -> None:
+    async def complete_document(self, document: TemplateDocument) -> None:
+        """Makes the pending page images of `document` as it was read, and records them only if it is still so (the
+        same PDF, the same images) when they are made; otherwise they are discarded."""
         blob = await stored_files.get_blob(self.db, document.blob_id)
         if blob is None:  # the document was replaced or its template deleted meanwhile
             return

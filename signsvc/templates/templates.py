@@ -171,7 +171,7 @@ class Templates:
                 now = self.clock.now()
                 if folder_name:
                     changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
-                earlier = await stored.list_documents(tx, template.id)
+                earlier = await stored.lock_documents(tx, template.id)
                 await stored.delete_documents(tx, template.id)
                 combined_blob = await self.files.record(tx, template.account_id, combined) if combined else None
                 await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
@@ -311,10 +311,10 @@ class Templates:
     async def documents_of(self, template: Template) -> list[TemplateDocument]:
         return await stored.list_documents(self.db, template.id)
 
-    async def complete_documents(self, template: Template) -> list[TemplateDocument]:
+    async def shown_documents(self, template: Template) -> list[TemplateDocument]:
         """The template's documents with an image of every page, made now when pending (`page_images`): for showing
         every page."""
-        return await self.images.complete(template.id)
+        return await self.images.shown(template.id)
 
     async def update(self, principal: Principal, template_id: int, body: dict[str, Any]) -> Template:
         """Renames, moves, edits roles and fields, archives or restores."""
@@ -340,7 +340,7 @@ class Templates:
         """Deletes the template and its files for good; answers it as it was."""
         async with self.db.transaction() as tx:
             template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
-            documents = await stored.list_documents(tx, template.id)
+            documents = await stored.lock_documents(tx, template.id)
             await stored.delete_template(tx, template.id)
             gone = [blob_id for document in documents for blob_id in blob_ids(document)]
             gone += [template.combined_blob_id] if template.combined_blob_id else []

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import storage.files as stored_files
 import storage.metrics as stored_metrics
 import storage.submissions as stored_submissions
 import storage.templates as stored_templates
@@ -207,15 +208,41 @@ async def test_the_console_editor_and_a_clickwrap_page_show_every_pages_image_be
     assert shown == [str(n) for n in range(1, PAGES + 1)]
 
 
-async def test_the_job_after_the_template_was_deleted_does_nothing_and_does_not_fail(api, db, worker, clock):
+async def test_the_job_completes_an_archived_templates_images(api, db, worker, clock):
     template = await create(api)
     assert (await api.delete(f"/api/templates/{template['id']}")).status == 200
     assert await worker.drain() >= 1
+    [document] = await documents(db, template["id"])
+    await assert_every_page_pictured(api, template["documents"][0]["url"], document.previews)
+
+
+async def test_the_job_after_the_template_was_deleted_for_good_records_nothing_and_does_not_fail(
+    api, db, worker, clock
+):
+    template = await create(api)
+    made = previews.render_pages(await fetch(api, template["documents"][0]["url"]))
+    assert (await api.delete(f"/api/templates/{template['id']}?permanently=true")).status == 200
+    assert await worker.drain() >= 1
     assert await page_image_jobs(db, clock) == {"due": 0, "running": 0, "failed": 0}
+    for picture in made:
+        assert await blob_count(db, hashlib.sha256(picture).hexdigest()) == 0
+
+
+async def test_images_made_of_a_document_that_another_run_completed_meanwhile_are_discarded(api, db, pdf_pool):
+    template = await create(api)
+    [stale] = await documents(db, template["id"])
+    other = PageImages(db, api.app[FILES], pdf_pool)
+    await other.complete(template["id"])
+    [completed] = await documents(db, template["id"])
+    await PageImages(db, api.app[FILES], pdf_pool).complete_document(stale)  # made from the document as read before
+    assert await documents(db, template["id"]) == [completed]
+    for preview in completed.previews:
+        assert await blob_count(db, hashlib.sha256(await image(api, preview)).hexdigest()) == 1
 
 
 async def test_the_job_after_put_documents_replaced_the_document_does_nothing(api, db, worker, clock):
     template = await create(api)
+    made = previews.render_pages(await fetch(api, template["documents"][0]["url"]))
     replacing = {"documents": [{"file": b64(pdf(2)), "name": "Lease", "replace": True, "position": 0}]}
     reply = await api.put(f"/api/templates/{template['id']}/documents", json=replacing)
     assert reply.status == 200, reply.json
@@ -224,6 +251,22 @@ async def test_the_job_after_put_documents_replaced_the_document_does_nothing(ap
     assert await documents(db, template["id"]) == before
     assert [(len(d.pages), len(d.previews)) for d in before] == [(2, 2)]
     assert await page_image_jobs(db, clock) == {"due": 0, "running": 0, "failed": 0}
+    for picture in made[1:]:  # the replaced document's images were made (PUT completes first), then forgotten
+        assert await blob_count(db, hashlib.sha256(picture).hexdigest()) == 0
+
+
+async def test_images_that_cannot_be_made_fail_the_job_once_and_the_pages_show_without_them(api, db, worker, clock):
+    template = await create(api)
+    [document] = await documents(db, template["id"])
+    blob = await stored_files.get_blob(db, document.blob_id)
+    assert blob is not None
+    contents = api.app[FILES].contents  # the stored file, broken since
+    await contents.delete(blob.sha256)
+    await contents.put(blob.sha256, b"%PDF-1.7 damaged on disk")
+    assert await worker.drain() == 1
+    assert await page_image_jobs(db, clock) == {"due": 0, "running": 0, "failed": 1}
+    editor = await (await signed_in(api)).get(f"/console/templates/{template['id']}")
+    assert editor.status == 200 and len(re.findall(r'<img src="/file/[^"]+"', editor.body.decode())) == 1
 
 
 async def test_running_the_job_twice_changes_nothing(api, db, worker, clock):

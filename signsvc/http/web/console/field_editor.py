@@ -112,7 +112,7 @@ async def _editor(
     values: dict[str, str] | None = None,
 ) -> web.Response:
     templates = request.app[TEMPLATES]
-    documents = await templates.complete_documents(template)
+    documents = await templates.shown_documents(template)
     language = catalogue.language(request)
     return shell.render(
         request,
