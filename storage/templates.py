@@ -181,8 +181,11 @@ async def lock_document(conn: Connection, document_id: int) -> TemplateDocument 
     return record(TemplateDocument, await conn.fetch_one("lock_document", id=document_id))
 
 
-async def set_document_previews(conn: Connection, document_id: int, previews: list[Preview]) -> None:
-    await conn.execute("set_document_previews", id=document_id, previews=previews)
+async def set_document_images(
+    conn: Connection, document_id: int, pages: list[PageSize], previews: list[Preview]
+) -> None:
+    """Writes the page images of a template's document, and its pages with their texts."""
+    await conn.execute("set_document_images", id=document_id, pages=pages, previews=previews)
 
 
 async def list_documents(conn: Connection, template_id: int) -> list[TemplateDocument]:

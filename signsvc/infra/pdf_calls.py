@@ -85,11 +85,12 @@ class PreparedPdf:
 
 @dataclass(frozen=True)
 class PageImages:
-    """Pictures of some of a PDF's pages, in the order they were asked for."""
+    """Pictures of some of a PDF's pages, in the order they were asked for, and their texts (`PageSize`)."""
 
     images: list[Hashed]
     extension: str
     content_type: str
+    texts: list[str]
 
 
 @dataclass(frozen=True)
@@ -192,8 +193,8 @@ def ingest(file: str | bytes, tags: TagReading | None = None) -> Ingested:
 
 def prepare(pdf: bytes, tags: TagReading | None = None, image_pages: int | None = None) -> PreparedPdf:
     """The PDF with its hash, pages, form fields and page images (with their hashes); with `tags`, its text tags,
-    and when they are to be removed, the PDF and its images without them. `image_pages`: only so many images, of
-    the first pages (the others are made later, `page_images`); None: every page's."""
+    and when they are to be removed, the PDF and its images without them. `image_pages`: only so many images and
+    texts, of the first pages (the others' texts are empty: `page_images` makes both later); None: every page's."""
     from signsvc.pdf import forms, previews, text_tags
 
     with _engine_errors():
@@ -203,8 +204,9 @@ def prepare(pdf: bytes, tags: TagReading | None = None, image_pages: int | None 
         if found and tags and tags.remove:
             pdf = text_tags.remove_tags(pdf, found)
         count = len(info["pages"])
-        pictures = previews.render_pages(pdf, pages=range(count if image_pages is None else min(image_pages, count)))
-        texts = previews.page_texts(pdf)
+        shown = range(count if image_pages is None else min(image_pages, count))
+        pictures = previews.render_pages(pdf, pages=shown)
+        texts = previews.page_texts(pdf, pages=shown) + [""] * (count - len(shown))
     pages: list[PageSize] = [
         {"width": page["width"], "height": page["height"], "text": text}
         for page, text in zip(info["pages"], texts, strict=True)
@@ -254,12 +256,13 @@ def render_html(
 
 
 def page_images(pdf: bytes, pages: list[int]) -> PageImages:
-    """The pictures of these pages (0-based) of a PDF `prepare` took, as it makes them."""
+    """The pictures and texts of these pages (0-based) of a PDF `prepare` took, as it makes them."""
     from signsvc.pdf import previews
 
     with _engine_errors():
         pictures = previews.render_pages(pdf, pages=pages)
-    return PageImages([Hashed.of(picture) for picture in pictures], previews.EXTENSION, previews.CONTENT_TYPE)
+        texts = previews.page_texts(pdf, pages=pages)
+    return PageImages([Hashed.of(p) for p in pictures], previews.EXTENSION, previews.CONTENT_TYPE, texts)
 
 
 def find_text_tags(pdf: bytes) -> list[TextTag]:

@@ -43,12 +43,14 @@ def render_pages(
         document.close()
 
 
-def page_texts(data: bytes, *, limit: int = TEXT_LIMIT, max_pages: int = MAX_PAGES) -> list[str]:
-    """The text of each page, in reading order as PDFium finds it, at most `limit` characters a page: the
-    text alternative of the page images for screen readers. Raises PdfError."""
+def page_texts(
+    data: bytes, *, pages: Iterable[int] | None = None, limit: int = TEXT_LIMIT, max_pages: int = MAX_PAGES
+) -> list[str]:
+    """The text of the given pages (0-based; all by default), in reading order as PDFium finds it, at most `limit`
+    characters a page: the text alternative of the page images for screen readers. Raises PdfError."""
     document = _open(data, max_pages)
     try:
-        return [_text(document[index], limit) for index in range(len(document))]
+        return [_text(document[index], limit) for index in (range(len(document)) if pages is None else pages)]
     except pdfium.PdfiumError as error:
         raise PdfError(reading.DAMAGED) from error
     finally:

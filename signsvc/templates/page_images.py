@@ -26,7 +26,7 @@ from signsvc.infra.pool import PdfPool
 from signsvc.templates.documents import IngestedDocument
 from storage import Connection, Database
 from storage.records import TemplateDocument
-from storage.shapes import Preview
+from storage.shapes import PageSize, Preview
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,8 @@ class PageImages:
         await self.files.write(images)
         try:
             async with self.db.transaction() as tx:
-                written = await self._recorded(tx, document, blob.account_id, images)
+                texts = dict(zip(missing, made.texts, strict=True))
+                written = await self._recorded(tx, document, blob.account_id, images, texts)
         except BaseException:
             await self.files.discard(images)
             raise
@@ -125,13 +126,17 @@ class PageImages:
             await self.files.discard(images)
 
     async def _recorded(
-        self, tx: Connection, document: TemplateDocument, account_id: int, images: list[NewFile]
+        self, tx: Connection, document: TemplateDocument, account_id: int, images: list[NewFile], texts: dict[int, str]
     ) -> bool:
-        """Adds the images to the document's when it is still the one they were made of and still lacks them."""
+        """Adds the images, and the texts of their pages (`texts`, by page), to the document's when it is still the
+        one they were made of and still lacks them."""
         now = await stored.lock_document(tx, document.id)
         if now is None or now.blob_id != document.blob_id or now.previews != document.previews:
             return False
         blobs = [await self.files.record(tx, account_id, image) for image in images]
         added: list[Preview] = [{"id": blob.id, "uuid": blob.uuid, "filename": blob.filename} for blob in blobs]
-        await stored.set_document_previews(tx, document.id, [*now.previews, *added])
+        pages: list[PageSize] = [
+            {**page, "text": texts.get(index, page["text"])} for index, page in enumerate(now.pages)
+        ]
+        await stored.set_document_images(tx, document.id, pages, [*now.previews, *added])
         return True

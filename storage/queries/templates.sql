@@ -68,9 +68,9 @@ SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
 FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
 WHERE template_documents.id = :id
 
--- set_document_previews --
--- Writes the page images of a template's document.
-UPDATE template_documents SET previews = :previews WHERE id = :id
+-- set_document_images --
+-- Writes the page images of a template's document, and its pages with their texts.
+UPDATE template_documents SET pages = :pages, previews = :previews WHERE id = :id
 
 -- list_documents --
 -- A template's documents in order.

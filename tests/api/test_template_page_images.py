@@ -85,6 +85,8 @@ async def test_the_answer_has_the_first_pages_image_and_the_stored_document_list
     template = await create(api)
     [document] = await documents(db, template["id"])
     assert len(document.pages) == PAGES and len(document.previews) == 1 and page_images.pending(document)
+    # Each page's text (the alternative of its image for screen readers) comes with its image.
+    assert "Page 1: the parties." in document.pages[0]["text"] and [p["text"] for p in document.pages[1:]] == ["", ""]
     first = await image(api, document.previews[0])
     assert await fetch(api, template["documents"][0]["preview_image_url"]) == first
     assert first == previews.render_pages(await fetch(api, template["documents"][0]["url"]), pages=[0])[0]
@@ -97,6 +99,7 @@ async def test_the_job_makes_every_other_pages_image_each_a_jpeg_of_its_page(api
     await worker.drain()
     [document] = await documents(db, template["id"])
     assert not page_images.pending(document) and document.previews[0] == first
+    assert [page["text"].split(" clause")[0] for page in document.pages[1:]] == ["Page 2", "Page 3"]
     await assert_every_page_pictured(api, template["documents"][0]["url"], document.previews)
     assert await page_image_jobs(db, clock) == {"due": 0, "running": 0, "failed": 0}
 
@@ -148,6 +151,7 @@ async def test_a_submission_made_before_the_job_ran_has_every_pages_image_and_it
     body = (await api.with_key(None).get(f"/s/{signer['slug']}", headers={"Accept": "text/html"})).body.decode()
     shown = re.findall(r'<img src="(/file/[^"]+)" width="\d+" height="\d+" alt="Page (\d) of Lease"', body)
     assert [number for _, number in shown] == [str(n) for n in range(1, PAGES + 1)]
+    assert '<div class="visually-hidden">Page 3 clause 3.0' in body  # each page's text with its image
     # The template's own document was completed on the way, so the job has nothing left to do.
     assert not page_images.pending((await documents(db, template["id"]))[0])
 
