@@ -265,12 +265,15 @@ def _page_stylesheet(page_size: str, header: bool, footer: bool) -> str:
     """The defaults, as a user stylesheet: the document's own CSS overrides them, but for the page size."""
     tags = ", ".join(FIELD_SIZES)
     sizes = "".join(f"{tag} {{ width: {w}px; height: {h}px; }}\n" for tag, (w, h) in FIELD_SIZES.items())
+    # Margin boxes only for a header or footer given: WeasyPrint lays out each one declared on every page.
+    top = f"@top-center {{ content: element({HEADER}); width: 100%; }}" if header else ""
+    bottom = f"@bottom-center {{ content: element({FOOTER}); width: 100%; }}" if footer else ""
     return f"""
 @page {{
   size: {page_size} !important;
   margin: {MARGIN_BESIDE_HEADER if header else MARGIN} {MARGIN} {MARGIN_BESIDE_HEADER if footer else MARGIN};
-  @top-center {{ content: element({HEADER}); width: 100%; }}
-  @bottom-center {{ content: element({FOOTER}); width: 100%; }}
+  {top}
+  {bottom}
 }}
 .{HEADER} {{ position: running({HEADER}); }}
 .{FOOTER} {{ position: running({FOOTER}); }}
