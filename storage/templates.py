@@ -192,9 +192,10 @@ async def list_documents(conn: Connection, template_id: int) -> list[TemplateDoc
     return records(TemplateDocument, await conn.fetch_all("list_documents", template_id=template_id))
 
 
-async def lock_documents(conn: Connection, template_id: int) -> list[TemplateDocument]:
-    """A template's documents, locked for the rest of the transaction (on SQLite every writing transaction is)."""
-    return records(TemplateDocument, await conn.fetch_all("lock_documents", template_id=template_id))
+async def lock_template(conn: Connection, template_id: int) -> None:
+    """Locks the template for the rest of the transaction, before its documents are read to be written or deleted
+    (on SQLite every writing transaction holds the database)."""
+    await conn.fetch_one("lock_template", id=template_id)
 
 
 async def documents_of(

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import multiprocessing.util
+import shutil
 import signal
 import threading
 import warnings
@@ -134,24 +136,30 @@ def _rendered(
     document.wrapper_element = cssselect2.ElementWrapper.from_html_root(document.etree_element)
     page = _page_stylesheet(page_size, header is not None, footer is not None)
     try:
-        laid_out = _laid_out(weasyprint, document, fetcher, page, *_packaged_fonts(weasyprint))
+        return _written(weasyprint, document, fetcher, page, tags, max_pages, *_packaged_fonts(weasyprint))
     except _OwnFonts:  # the document's fonts go in a configuration of its own, never in the shared one
         fonts = weasyprint.text.fonts.FontConfiguration()
         faces = weasyprint.CSS(string=_faces_stylesheet(), url_fetcher=fetcher, font_config=fonts)
-        laid_out = _laid_out(weasyprint, document, fetcher, page, fonts, faces)
+        return _written(weasyprint, document, fetcher, page, tags, max_pages, fonts, faces)
+
+
+def _written(
+    weasyprint: Any, document: Any, fetcher: Any, page: str, tags: list[Any], max_pages: int, fonts: Any, faces: Any
+) -> Rendering:
+    """The document laid out and written with the fonts' stylesheet, then the page's (`page`, CSS), in the font
+    configuration `fonts`."""
+    stylesheet = weasyprint.CSS(string=page, url_fetcher=fetcher, font_config=fonts)
+    laid_out = document.render(stylesheets=[faces, stylesheet], font_config=fonts)
     if fetcher.wanted:
         return Rendering(None, [], sorted(fetcher.wanted))
     if len(laid_out.pages) > max_pages:  # also counted while laid out (`_page_bound`), as WeasyPrint tells
         raise _Stopped(_too_many_pages(max_pages))
     found = _boxes(laid_out.pages)
     boxed = [FieldTag(element.tag, dict(element.attrib), found.get(id(element), [])) for element in tags]
-    return Rendering(laid_out.write_pdf(), boxed, [])
-
-
-def _laid_out(weasyprint: Any, document: Any, fetcher: Any, page: str, fonts: Any, faces: Any) -> Any:
-    """The document laid out with the fonts' stylesheet, then the page's (`page`, CSS), in the font configuration."""
-    stylesheet = weasyprint.CSS(string=page, url_fetcher=fetcher, font_config=fonts)
-    return document.render(stylesheets=[faces, stylesheet], font_config=fonts)
+    pdf = laid_out.write_pdf()
+    if getattr(fonts, "refused", False):  # a font declared where WeasyPrint swallows any exception (an SVG's SVG)
+        raise _OwnFonts()
+    return Rendering(pdf, boxed, [])
 
 
 def _weasyprint() -> tuple[Any, type]:
@@ -227,16 +235,18 @@ _shared: tuple[Any, Any] | None = None  # this process's packaged fonts: their c
 
 def _packaged_fonts(weasyprint: Any) -> tuple[Any, Any]:
     """The font configuration with the packaged fonts, and the stylesheet declaring them, made once per process (in
-    the worker, not the forkserver: a configuration removes its font files when its process lets it go) and
-    shared by every render; a render whose document declares a font of its own raises _OwnFonts."""
+    the worker, not the forkserver: its font files are removed when the process that made them ends) and shared by
+    every render; a render whose document declares a font of its own raises _OwnFonts (or, where WeasyPrint
+    swallows that, finds the configuration `refused` once written)."""
     global _shared
     if _shared is None:
 
         class PackagedFonts(weasyprint.text.fonts.FontConfiguration):  # type: ignore[misc]
-            sealed = False
+            sealed = refused = False
 
             def add_font_face(self, rule_descriptors: Any, url_fetcher: Any) -> Any:
                 if self.sealed:
+                    self.refused = True
                     raise _OwnFonts()
                 return super().add_font_face(rule_descriptors, url_fetcher)
 
@@ -244,7 +254,10 @@ def _packaged_fonts(weasyprint: Any) -> tuple[Any, Any]:
         _, fetcher_class = _weasyprint()
         faces = weasyprint.CSS(string=_faces_stylesheet(), url_fetcher=fetcher_class({}, False), font_config=fonts)
         fonts.sealed = True
+        if fonts._folder is not None:  # WeasyPrint removes it when the configuration is collected, never at exit
+            multiprocessing.util.Finalize(None, shutil.rmtree, (fonts._folder, True), exitpriority=1)
         _shared = fonts, faces
+    _shared[0].refused = False
     return _shared
 
 
@@ -265,9 +278,13 @@ def _page_stylesheet(page_size: str, header: bool, footer: bool) -> str:
     """The defaults, as a user stylesheet: the document's own CSS overrides them, but for the page size."""
     tags = ", ".join(FIELD_SIZES)
     sizes = "".join(f"{tag} {{ width: {w}px; height: {h}px; }}\n" for tag, (w, h) in FIELD_SIZES.items())
-    # Margin boxes only for a header or footer given: WeasyPrint lays out each one declared on every page.
+    # Margin boxes and running elements only for a header or footer given: WeasyPrint lays out each margin box
+    # declared on every page, and a document's own element of those classes otherwise stays where it is written.
     top = f"@top-center {{ content: element({HEADER}); width: 100%; }}" if header else ""
     bottom = f"@bottom-center {{ content: element({FOOTER}); width: 100%; }}" if footer else ""
+    running = "".join(
+        f".{name} {{ position: running({name}); }}\n" for name, given in ((HEADER, header), (FOOTER, footer)) if given
+    )
     return f"""
 @page {{
   size: {page_size} !important;
@@ -275,9 +292,7 @@ def _page_stylesheet(page_size: str, header: bool, footer: bool) -> str:
   {top}
   {bottom}
 }}
-.{HEADER} {{ position: running({HEADER}); }}
-.{FOOTER} {{ position: running({FOOTER}); }}
-.{HEADER} .pageNumber::after, .{FOOTER} .pageNumber::after {{ content: counter(page); }}
+{running}.{HEADER} .pageNumber::after, .{FOOTER} .pageNumber::after {{ content: counter(page); }}
 .{HEADER} .totalPages::after, .{FOOTER} .totalPages::after {{ content: counter(pages); }}
 {tags} {{ display: inline-block; box-sizing: border-box; break-inside: avoid; overflow: hidden; }}
 {sizes}"""

@@ -84,8 +84,9 @@ class DocumentChanges:
     ) -> None:
         """Writes the plan made from `template` and its `documents` as read before: refused when either changed
         since (the plan would undo that change)."""
+        await stored.lock_template(tx, template.id)  # before the documents, which this changes
         current = await stored.get_template(tx, template.id)
-        now_documents = await stored.lock_documents(tx, template.id)
+        now_documents = await stored.list_documents(tx, template.id)
         if current is None:
             raise errors.NotFound()
         if (current.roles, current.fields, now_documents) != (template.roles, template.fields, documents):

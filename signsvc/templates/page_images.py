@@ -46,6 +46,10 @@ async def enqueue(tx: Connection, clock: Clock, template_id: int) -> None:
     await jobs.enqueue(tx, clock, JOB, {"template_id": template_id})
 
 
+class CannotMake(errors.Invalid):
+    """The engine cannot make a document's page images (its stored PDF damaged since): no retry would."""
+
+
 class PageImages:
     def __init__(self, db: Database, files: Files, pool: PdfPool) -> None:
         self.db, self.files, self.pool = db, files, pool
@@ -57,7 +61,7 @@ class PageImages:
     async def _job(self, payload: dict[str, Any]) -> None:
         try:
             await self.complete(payload["template_id"])  # a template deleted since has no documents: nothing to do
-        except errors.Invalid as exc:  # the engine cannot make them: no retry would
+        except CannotMake as exc:
             raise jobs.GiveUp(str(exc)) from None
 
     async def shown(self, template_id: int) -> list[TemplateDocument]:
@@ -108,7 +112,7 @@ class PageImages:
         try:
             made = await self.pool.run(pdf_calls.page_images, await self.files.read(blob), missing)
         except pdf_calls.EngineError as exc:
-            raise errors.Invalid(f"the page images of the document {document.name} cannot be made: {exc}") from None
+            raise CannotMake(f"the page images of the document {document.name} cannot be made: {exc}") from None
         images = [
             NewFile(image.data, f"{page}.{made.extension}", made.content_type, image.sha256)
             for page, image in zip(missing, made.images, strict=True)
@@ -130,6 +134,7 @@ class PageImages:
     ) -> bool:
         """Adds the images, and the texts of their pages (`texts`, by page), to the document's when it is still the
         one they were made of and still lacks them."""
+        await stored.lock_template(tx, document.template_id)  # first, as every writer of its documents
         now = await stored.lock_document(tx, document.id)
         if now is None or now.blob_id != document.blob_id or now.previews != document.previews:
             return False

@@ -166,12 +166,13 @@ class Templates:
         await self.files.write(files)
         try:
             async with self.db.transaction() as tx:
+                await stored.lock_template(tx, existing.id)  # before its documents, which this replaces
                 template = auth.owned(principal, await stored.get_template(tx, existing.id), "Template")
                 await self.writer.check_defaults(tx, template.account_id, changes["fields"])
                 now = self.clock.now()
                 if folder_name:
                     changes["folder_id"] = (await stored.folder(tx, template.account_id, folder_name, now)).id
-                earlier = await stored.lock_documents(tx, template.id)
+                earlier = await stored.list_documents(tx, template.id)
                 await stored.delete_documents(tx, template.id)
                 combined_blob = await self.files.record(tx, template.account_id, combined) if combined else None
                 await stored.set_combined_blob(tx, template.id, combined_blob.id if combined_blob else None)
@@ -339,8 +340,9 @@ class Templates:
     async def delete(self, principal: Principal, template_id: int) -> Template:
         """Deletes the template and its files for good; answers it as it was."""
         async with self.db.transaction() as tx:
+            await stored.lock_template(tx, template_id)  # before its documents, whose files this forgets
             template = auth.owned(principal, await stored.get_template(tx, template_id), "Template")
-            documents = await stored.lock_documents(tx, template.id)
+            documents = await stored.list_documents(tx, template.id)
             await stored.delete_template(tx, template.id)
             gone = [blob_id for document in documents for blob_id in blob_ids(document)]
             gone += [template.combined_blob_id] if template.combined_blob_id else []

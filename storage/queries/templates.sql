@@ -78,12 +78,11 @@ SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
 FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
 WHERE template_id = :template_id ORDER BY position
 
--- lock_documents --
--- A template's documents in order, locked until the transaction ends: a writer that deletes or replaces them reads
--- what the page images' writer has written, or makes it wait (`lock_document`).
-SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
-FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
-WHERE template_id = :template_id ORDER BY position
+-- lock_template --
+-- Locks a template's row until the transaction ends (on SQLite every writing transaction holds the database): whoever
+-- writes or deletes its documents takes it first, then the documents, so that they take turns and see each other's
+-- writes (`lock_document`).
+SELECT id FROM templates WHERE id = :id
 
 -- list_documents_of_many --
 -- The documents of an account's templates with the given ids (a JSON array; one query for a list page).

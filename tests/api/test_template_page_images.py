@@ -8,6 +8,7 @@ import hashlib
 import re
 from typing import Any
 
+import asyncpg
 import pytest
 
 import storage.files as stored_files
@@ -15,6 +16,7 @@ import storage.metrics as stored_metrics
 import storage.submissions as stored_submissions
 import storage.templates as stored_templates
 from signsvc.http.appkeys import FILES, WORKER
+from signsvc.infra.files import NewFile
 from signsvc.pdf import previews
 from signsvc.templates import page_images
 from signsvc.templates.page_images import PageImages
@@ -22,6 +24,7 @@ from storage import Database
 from storage.records import TemplateDocument
 from tests.support.app import Api
 from tests.support.console import signed_in
+from tests.support.databases import POSTGRES_URL
 from tests.support.documents import b64, pdf
 from tests.support.results import fetch
 from tests.support.system import PANGO
@@ -271,6 +274,47 @@ async def test_images_that_cannot_be_made_fail_the_job_once_and_the_pages_show_w
     assert await page_image_jobs(db, clock) == {"due": 0, "running": 0, "failed": 1}
     editor = await (await signed_in(api)).get(f"/console/templates/{template['id']}")
     assert editor.status == 200 and len(re.findall(r'<img src="/file/[^"]+"', editor.body.decode())) == 1
+
+
+async def waiting_for_the_template(backend: str) -> None:
+    """Until another connection waits for a lock in a statement on templates (Postgres); SQLite's writers take turns
+    in this process, so the other is either waiting or has not begun."""
+    if backend != "postgres":
+        return
+    watcher = await asyncpg.connect(POSTGRES_URL)
+    try:
+        for _ in range(1000):
+            waiting = await watcher.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1",
+                "%templates%",
+            )
+            if waiting:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("nobody waited for a lock on templates")
+    finally:
+        await watcher.close()
+
+
+async def test_a_template_deleted_for_good_while_its_page_images_are_written_forgets_them_too(api, db, backend):
+    template = await create(api)
+    [document] = await documents(db, template["id"])
+    made = previews.render_pages(await fetch(api, template["documents"][0]["url"]), pages=[1])[0]
+    picture = NewFile(made, "1.jpg", "image/jpeg", hashlib.sha256(made).hexdigest())
+    files = api.app[FILES]
+    await files.write([picture])
+    pdf_blob = await stored_files.get_blob(db, document.blob_id)
+    assert pdf_blob is not None
+    async with db.transaction() as tx:  # the page images' writer, as `PageImages` takes its locks
+        await stored_templates.lock_template(tx, template["id"])
+        assert await stored_templates.lock_document(tx, document.id) == document
+        blob = await files.record(tx, pdf_blob.account_id, picture)
+        added = {"id": blob.id, "uuid": blob.uuid, "filename": blob.filename}
+        await stored_templates.set_document_images(tx, document.id, document.pages, [*document.previews, added])
+        deleting = asyncio.create_task(api.delete(f"/api/templates/{template['id']}?permanently=true"))
+        await waiting_for_the_template(backend)
+    assert (await deleting).status == 200
+    assert await blob_count(db, picture.sha256) == 0, "the image written meanwhile is forgotten with the template"
 
 
 async def test_running_the_job_twice_changes_nothing(api, db, worker, clock):

@@ -49,6 +49,10 @@ def test_the_packaged_font_is_given_as_static_instances_of_400_and_700_for_any_w
     assert sorted(font["OS/2"].usWeightClass for font in fonts) == [400, 700]
 
 
+def svg_url(svg: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
 def renamed_font(family: str) -> str:
     """The packaged text font at weight 400, named `family`, as a data: URL."""
     font = TTFont(io.BytesIO(static_fonts.instance(font_files.packaged(*font_files.PACKAGED_TEXT), 400)))
@@ -74,6 +78,30 @@ def test_a_documents_own_font_is_drawn_and_never_seen_by_another_documents_rende
     assert font_names(render(declared + named).pdf) == {"Own-Sans"}
     # Rendered after it, in the same process: the packaged font again, not the other document's.
     assert font_names(render(named).pdf) == packaged and "Own-Sans" not in packaged
+
+
+@PANGO
+def test_a_font_declared_where_weasyprint_swallows_errors_still_gets_a_configuration_of_its_own():
+    # An SVG drawn in an SVG is read while the PDF is written, where WeasyPrint takes any exception for a bad image.
+    inner = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="40"><style>@font-face { font-family: "Own Sans"; '
+        f'src: url("{renamed_font("Own Sans")}"); }}</style>'
+        '<text x="0" y="30" font-family="Own Sans">INNER</text></svg>'
+    )
+    outer = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100"><text x="0" y="20">OUTERTEXT</text>'
+        f'<image x="0" y="40" width="200" height="40" href="{svg_url(inner)}"/></svg>'
+    )
+    rendered = render(f'<img src="{svg_url(outer)}">').pdf
+    text = "".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(rendered)).pages)
+    assert "OUTERTEXT" in text and "INNER" in text
+
+
+@PANGO
+def test_a_documents_own_element_of_the_header_class_stays_in_its_text_without_a_header():
+    rendered = render('<div class="signsvc-header">Our own heading</div><p>Body</p>').pdf
+    text = "".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(rendered)).pages)
+    assert "Our own heading" in text and "Body" in text
 
 
 @PANGO

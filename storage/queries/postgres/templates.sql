@@ -9,13 +9,10 @@ FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
 WHERE blobs.account_id = :account_id AND template_id = ANY(CAST(:ids AS BIGINT[]))
 ORDER BY template_id, position
 
--- lock_documents --
--- A template's documents in order, locked until the transaction ends: a writer that deletes or replaces them reads
--- what the page images' writer has written, or makes it wait (`lock_document`).
-SELECT template_documents.*, blobs.uuid AS blob_uuid, blobs.filename
-FROM template_documents JOIN blobs ON blobs.id = template_documents.blob_id
-WHERE template_id = :template_id ORDER BY position
-FOR UPDATE OF template_documents
+-- lock_template --
+-- Locks a template's row until the transaction ends: whoever writes or deletes its documents takes it first, then the
+-- documents, so that they take turns and see each other's writes (`lock_document`).
+SELECT id FROM templates WHERE id = :id FOR UPDATE
 
 -- lock_document --
 -- One document of a template, locked until the transaction ends (writers of its page images take turns).
