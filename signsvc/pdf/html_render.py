@@ -254,11 +254,17 @@ def _packaged_fonts(weasyprint: Any) -> tuple[Any, Any]:
         _, fetcher_class = _weasyprint()
         faces = weasyprint.CSS(string=_faces_stylesheet(), url_fetcher=fetcher_class({}, False), font_config=fonts)
         fonts.sealed = True
-        if fonts._folder is not None:  # WeasyPrint removes it when the configuration is collected, never at exit
-            multiprocessing.util.Finalize(None, shutil.rmtree, (fonts._folder, True), exitpriority=1)
+        # WeasyPrint removes its font files when the configuration is collected, which a process's end never does.
+        multiprocessing.util.Finalize(None, _remove_font_files, (fonts,), exitpriority=1)
         _shared = fonts, faces
     _shared[0].refused = False
     return _shared
+
+
+def _remove_font_files(fonts: Any) -> None:
+    folder, fonts._folder = fonts._folder, None  # and its own removal, late in the interpreter's end, does nothing
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _faces_stylesheet() -> str:
