@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import aiohttp
-from harness import arguments, databases, report, servers
+from harness import arguments, databases, parsed_rounds, report, rounds_arguments, servers
 from harness.ceilings import between_rounds, engines_as_in_a_worker
 from harness.client import api_session, check_user
 from harness.report import ms
@@ -322,18 +322,11 @@ def print_report(ceiling: Ceiling, targets: list[Target], operation: str) -> boo
 
 def main() -> int:
     parser = arguments(__doc__)
-    parser.add_argument("--count", type=int, default=5, help="creations per round and target (default 5)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per target (default 3)")
-    parser.add_argument("--ceiling-runs", type=int, default=3, help="conversions per ceiling round (default 3)")
-    parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
+    rounds_arguments(parser, count=5, ceiling_runs=3, ceiling_unit="conversions")
     parser.add_argument(
         "--one-off", action="store_true", help="one-off submissions (POST /api/submissions/docx), not templates"
     )
-    args = parser.parse_args()
-    if min(args.count, args.rounds, args.ceiling_runs) < 1:
-        parser.error("--count, --rounds and --ceiling-runs must be at least 1")
-    if not args.skip_postgres:
-        databases.require_postgres(parser)
+    args = parsed_rounds(parser)
     operation = "POST /api/submissions/docx" if args.one_off else "POST /api/templates/docx"
     print(
         f"{operation}, a {PAGES}-page contract with {VARIABLES} variables, {args.rounds} rounds of "

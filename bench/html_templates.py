@@ -50,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import aiohttp
-from harness import arguments, databases, report, servers
+from harness import arguments, databases, parsed_rounds, report, rounds_arguments, servers
 from harness.ceilings import between_rounds, engines_as_in_a_worker
 from harness.client import api_session, check_user
 from harness.report import ms
@@ -396,20 +396,13 @@ def print_report(ceiling: Ceiling, targets: list[Target]) -> bool:
 
 def main() -> int:
     parser = arguments(__doc__)
-    parser.add_argument("--count", type=int, default=10, help="creations per round and target (default 10)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per target (default 3)")
-    parser.add_argument("--ceiling-runs", type=int, default=5, help="in-process runs per ceiling round (default 5)")
-    parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
+    rounds_arguments(parser, count=10, ceiling_runs=5, ceiling_unit="in-process runs")
     parser.add_argument(
         "--back-to-back",
         action="store_true",
         help="send each creation right after the answer before, not once its page images are made",
     )
-    args = parser.parse_args()
-    if min(args.count, args.rounds, args.ceiling_runs) < 1:
-        parser.error("--count, --rounds and --ceiling-runs must be at least 1")
-    if not args.skip_postgres:
-        databases.require_postgres(parser)
+    args = parsed_rounds(parser)
     print(
         f"POST /api/templates/html, a {PAGES}-page contract with {FIELDS} field tags, {args.rounds} rounds of "
         f"{args.count} creations one at a time per target, loopback; {report.machine_line()}.\n",

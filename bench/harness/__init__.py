@@ -38,3 +38,29 @@ def use_repo() -> None:
 def arguments(doc: str) -> argparse.ArgumentParser:
     """A command line described by the first paragraph of the script's docstring."""
     return argparse.ArgumentParser(description=doc.split("\n\n")[0])
+
+
+def rounds_arguments(parser: argparse.ArgumentParser, *, count: int, ceiling_runs: int, ceiling_unit: str) -> None:
+    """The options of a bench of creations one at a time, in rounds per database, against an in-process ceiling
+    (`ceiling_unit`: what a ceiling round runs, as the help names it)."""
+    parser.add_argument("--count", type=int, default=count, help=f"creations per round and target (default {count})")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per target (default 3)")
+    parser.add_argument(
+        "--ceiling-runs",
+        type=int,
+        default=ceiling_runs,
+        help=f"{ceiling_unit} per ceiling round (default {ceiling_runs})",
+    )
+    parser.add_argument("--skip-postgres", action="store_true", help="leave out the Postgres target")
+
+
+def parsed_rounds(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """The command line of `rounds_arguments`, checked: counts of at least 1, Postgres reachable unless skipped."""
+    from harness import databases
+
+    args = parser.parse_args()
+    if min(args.count, args.rounds, args.ceiling_runs) < 1:
+        parser.error("--count, --rounds and --ceiling-runs must be at least 1")
+    if not args.skip_postgres:
+        databases.require_postgres(parser)
+    return args

@@ -23,6 +23,7 @@ from signsvc.infra.urls import Urls
 from storage import Connection, Database, StorageError
 from storage.contents import ContentStore
 from storage.records import Blob
+from storage.shapes import Preview
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -54,6 +55,11 @@ class NewFile:
     def __post_init__(self) -> None:
         if not self.sha256:
             object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
+
+
+def as_preview(blob: Blob) -> Preview:
+    """How a document's record names one of its page images."""
+    return {"id": blob.id, "uuid": blob.uuid, "filename": blob.filename}
 
 
 class Files:

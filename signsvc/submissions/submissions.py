@@ -18,7 +18,7 @@ import storage.templates as stored_templates
 from signsvc.accounts import auth
 from signsvc.infra import errors, jobs, json_fields, tokens
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files, NewFile
+from signsvc.infra.files import Files, NewFile, as_preview
 from signsvc.submissions import (
     condition_values,
     dynamic_documents,
@@ -346,7 +346,7 @@ class Submissions:
                 "blob_uuid": blob.uuid,
                 "filename": blob.filename,
                 "pages": document.pages,
-                "previews": [{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+                "previews": [as_preview(p) for p in previews],
             }
             if conditions := basis.conditions_of(document):
                 made["conditions"] = conditions

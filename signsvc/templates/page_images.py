@@ -21,12 +21,12 @@ import storage.files as stored_files
 import storage.templates as stored
 from signsvc.infra import errors, jobs, pdf_calls
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files, NewFile
+from signsvc.infra.files import Files, NewFile, as_preview
 from signsvc.infra.pool import PdfPool
 from signsvc.templates.documents import IngestedDocument
 from storage import Connection, Database
 from storage.records import TemplateDocument
-from storage.shapes import PageSize, Preview
+from storage.shapes import PageSize
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ class PageImages:
         if now is None or now.blob_id != document.blob_id or now.previews != document.previews:
             return False
         blobs = [await self.files.record(tx, account_id, image) for image in images]
-        added: list[Preview] = [{"id": blob.id, "uuid": blob.uuid, "filename": blob.filename} for blob in blobs]
+        added = [as_preview(blob) for blob in blobs]
         pages: list[PageSize] = [
             {**page, "text": texts.get(index, page["text"])} for index, page in enumerate(now.pages)
         ]

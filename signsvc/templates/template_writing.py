@@ -10,7 +10,7 @@ import storage.files as stored_files
 import storage.templates as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
-from signsvc.infra.files import Files, NewFile
+from signsvc.infra.files import Files, NewFile, as_preview
 from signsvc.submissions import field_values
 from signsvc.templates.documents import IngestedDocument
 from signsvc.webhooks import events
@@ -47,7 +47,7 @@ class Writer:
             name=document.name,
             blob_id=blob.id,
             pages=document.pages,
-            previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+            previews=[as_preview(p) for p in previews],
             conditions=conditions,
             source_blob_id=source_blob.id if source_blob else None,
         )
@@ -73,7 +73,7 @@ class Writer:
             name=document.name,
             blob_id=blob.id,
             pages=document.pages,
-            previews=[{"id": p.id, "uuid": p.uuid, "filename": p.filename} for p in previews],
+            previews=[as_preview(p) for p in previews],
             conditions=conditions,
             source_blob_id=source.id if source else None,
         )
