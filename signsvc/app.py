@@ -26,6 +26,7 @@ from signsvc.clickwraps.certificates import Certificates
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http import appkeys, body_budget, routes
+from signsvc.http.list_pages import ListPages
 from signsvc.http.metrics import timed
 from signsvc.http.middleware import edge_middleware, holder
 from signsvc.http.web import catalogue, public_forms, rendering, templating
@@ -311,6 +312,7 @@ class _Parts:
         app[appkeys.FILES], app[appkeys.INGEST], app[appkeys.OUTBOX] = files, ingest, mail
         accounts = Accounts(db, clock, KeySeal(files.secret_key))
         app[appkeys.ACCOUNTS], app[appkeys.RATE_LIMITS] = accounts, rate_limits
+        app[appkeys.LIST_PAGES] = ListPages(db, clock)
         links = UserLinks(db, clock, files.urls)
         app[appkeys.CONSOLE_USERS] = ConsoleUsers(db, clock, rate_limits, mail, links, accounts)
         app[appkeys.SESSIONS] = Sessions(files.secret_key, clock, secure=files.urls.secure)

@@ -17,6 +17,10 @@ from storage.queries import Queries
 
 Row = dict[str, Any]
 Listener = Callable[[], None]
+# The channel of the records the API shows (submissions, submitters, templates, their documents, events and
+# authors...): its generation moves with every commit that may have changed one of them, in any process. A
+# backend may move it more often (SQLite moves it with every commit), never less.
+RECORDS = "records"
 
 
 class StorageError(Exception):

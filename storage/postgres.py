@@ -15,7 +15,7 @@ from typing import Any
 
 import asyncpg
 
-from storage.database import Connection, ConnectionUse, Database, Listener, Row, StorageError
+from storage.database import RECORDS, Connection, ConnectionUse, Database, Listener, Row, StorageError
 from storage.notifications import Notifications
 from storage.queries import Queries
 from storage.rows import from_json
@@ -123,9 +123,12 @@ class PostgresDatabase(Database):
         self.statements += 1
         try:
             async with self._pool.acquire() as conn:
-                return await _run(conn, query, params)
+                rows = await _run(conn, query, params)
         except _FAILURES as exc:
             raise StorageError(str(exc)) from exc
+        if query in self.queries.writing:
+            self._notifications.tell(RECORDS)
+        return rows
 
     async def run_script(self, sql: str) -> None:
         async with self.transaction() as tx:
@@ -148,8 +151,9 @@ class PostgresDatabase(Database):
                     raise
         except _FAILURES as exc:
             raise StorageError(str(exc)) from exc
-        # This process's listeners hear at once what it committed; other processes' hear it from Postgres.
-        for channel in tx.channels:
+        # This process's listeners hear at once what it committed; other processes' hear it from Postgres. RECORDS
+        # is notified by triggers, which this process learns of only from Postgres, later: any commit counts.
+        for channel in tx.channels | {RECORDS}:
             self._notifications.tell(channel)
 
     @asynccontextmanager

@@ -11,10 +11,14 @@ from pathlib import Path
 
 QUERIES_DIR = Path(__file__).parent / "queries"
 _HEADER = re.compile(r"^-- ([a-z_][a-z0-9_]*) --$", re.MULTILINE)
+# A statement that may change rows: a SELECT ... FOR UPDATE counts too, which errs on the safe side.
+_WRITE = re.compile(r"\b(INSERT|UPDATE|DELETE|REPLACE|CREATE|ALTER|DROP|TRUNCATE)\b", re.IGNORECASE)
 
 
 class Queries(dict[str, str]):
-    """Query name to SQL text for one dialect."""
+    """Query name to SQL text for one dialect; `writing` names those that may change rows."""
+
+    writing: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, dialect: str) -> Queries:
@@ -23,6 +27,7 @@ class Queries(dict[str, str]):
             queries.update(parse(path.read_text()))
         for path in sorted((QUERIES_DIR / dialect).glob("*.sql")):
             queries.update(parse(path.read_text()))
+        queries.writing = frozenset(name for name, sql in queries.items() if _WRITE.search(sql))
         return queries
 
     def __missing__(self, name: str) -> str:

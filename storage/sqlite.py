@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import aiosqlite
 
-from storage.database import Connection, ConnectionUse, Database, Listener, Row, StorageError
+from storage.database import RECORDS, Connection, ConnectionUse, Database, Listener, Row, StorageError
 from storage.queries import Queries
 from storage.rows import json_time
 
@@ -71,6 +71,8 @@ class SQLiteDatabase(Database):
         self._watcher: sqlite3.Connection | None = None
         self._data_version = -1
         self._counters: dict[str, int] = {}
+        # Commits and autocommit writes of this process: what a database in memory (this process's alone) has.
+        self._writes = 0
         self.statements = 0
 
     @classmethod
@@ -99,7 +101,10 @@ class SQLiteDatabase(Database):
     async def fetch_all(self, query: str, **params: Any) -> list[Row]:
         self.statements += 1
         async with self._lock:
-            return await self._run(self.queries[query], params)
+            rows = await self._run(self.queries[query], params)
+        if query in self.queries.writing:
+            self._writes += 1
+        return rows
 
     async def run_script(self, sql: str) -> None:
         async with self.transaction() as tx:
@@ -119,6 +124,7 @@ class SQLiteDatabase(Database):
                 await self._run("ROLLBACK", {})
                 raise
             await self._run("COMMIT", {})
+            self._writes += 1
         for channel in session.channels:
             self._wake(channel)
 
@@ -139,16 +145,17 @@ class SQLiteDatabase(Database):
 
     async def watch(self, channel: str) -> None:
         """A second, read-only connection reads the change counters (kept by triggers): a database in memory has
-        no second connection, so it cannot tell."""
+        no second connection, so it cannot tell, but for RECORDS (it is this process's, which counts its writes)."""
         if self._watcher is None and self.path != ":memory:":
             self._watcher = sqlite3.connect(self.path, timeout=0.1, isolation_level=None, check_same_thread=False)
             self._watcher.execute("PRAGMA query_only = ON")
 
     def generation(self, channel: str) -> int | None:
         # A few microseconds: data_version reads the WAL index, and only after another connection (in any
-        # process, this one's aiosqlite connection included) committed are the counters read again.
+        # process, this one's aiosqlite connection included) committed are the counters read again. RECORDS
+        # is data_version itself: every commit moves it.
         if self._watcher is None:
-            return None
+            return self._writes if channel == RECORDS and self.path == ":memory:" else None
         try:
             version = self._watcher.execute("PRAGMA data_version").fetchone()[0]
             if version != self._data_version:
@@ -156,7 +163,7 @@ class SQLiteDatabase(Database):
                 self._data_version = version
         except sqlite3.Error:
             return None
-        return self._counters.get(channel)
+        return version if channel == RECORDS else self._counters.get(channel)
 
     def connection_use(self) -> ConnectionUse:
         # The one connection statements use is busy while its lock is held (the watcher only reads a counter).

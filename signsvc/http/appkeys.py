@@ -14,6 +14,7 @@ from signsvc.accounts.rate_limits import RateLimits
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
 from signsvc.http.body_budget import BodyBudget
+from signsvc.http.list_pages import ListPages
 from signsvc.http.web.console.session import Sessions
 from signsvc.infra.clock import Clock, ManualClock
 from signsvc.infra.files import Files
@@ -68,6 +69,7 @@ SESSIONS = web.AppKey("sessions", Sessions)
 # The first user's console setup link, made on the first start (printed with the ready line).
 SETUP_LINK: web.AppKey[str | None] = web.AppKey("setup_link")
 RATE_LIMITS = web.AppKey("rate_limits", RateLimits)
+LIST_PAGES = web.AppKey("list_pages", ListPages)
 INGEST = web.AppKey("ingest", Ingest)
 # The scripts the fonts draw (`font_files.scripts`), worked out once in a thread, begun after the ready line or by
 # the first call: /health awaits them.

@@ -10,9 +10,12 @@ from signsvc.wire.encoding import encoded
 
 
 def json_response(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
-    return web.Response(
-        body=encoded(data), status=status, headers=headers, content_type="application/json", charset="utf-8"
-    )
+    return encoded_response(encoded(data), status=status, headers=headers)
+
+
+def encoded_response(body: bytes, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    """A response of JSON already encoded."""
+    return web.Response(body=body, status=status, headers=headers, content_type="application/json", charset="utf-8")
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from aiohttp import web
 
-from signsvc.http.appkeys import CLOCK, DB, FILES, SUBMITTERS
+from signsvc.http.appkeys import CLOCK, DB, FILES, LIST_PAGES, SUBMITTERS
+from signsvc.http.list_pages import Made
 from signsvc.http.middleware import principal
 from signsvc.http.pagination import Page, paginated
 from signsvc.http.params import Query, read_json, record_id
@@ -22,22 +24,26 @@ async def index(request: web.Request) -> web.Response:
     query = Query(request)
     page = Page.from_query(query)
     completed = Range.from_query(query, "completed_after", "completed_before")
-    found = await request.app[SUBMITTERS].page(
-        principal(request),
-        SubmitterFilters(
-            submission_id=query.integer("submission_id"),
-            external_id=query.string("external_id") or query.string("application_key"),
-            q=query.string("q"),
-            completed_from=completed.start,
-            completed_until=completed.end,
-            limit=page.limit,
-            after=page.after,
-            before=page.before,
-        ),
+    filters = SubmitterFilters(
+        submission_id=query.integer("submission_id"),
+        external_id=query.string("external_id") or query.string("application_key"),
+        q=query.string("q"),
+        completed_from=completed.start,
+        completed_until=completed.end,
+        limit=page.limit,
+        after=page.after,
+        before=page.before,
     )
-    files, now = request.app[FILES], request.app[CLOCK].now()
-    related = await loaders.submitters(request.app[DB], files, principal(request).account_id, found, events=True)
-    return json_response(paginated(found, lambda s: submission_json.submitter_record(files.links, now, related, s)))
+    who = principal(request)
+
+    async def make(now: datetime) -> Made:
+        found = await request.app[SUBMITTERS].page(who, filters)
+        files = request.app[FILES]
+        related = await loaders.submitters(request.app[DB], files, who.account_id, found, events=True)
+        page = paginated(found, lambda s: submission_json.submitter_record(files.links, now, related, s))
+        return page, (s.expire_at for s in related.submissions.values())
+
+    return await request.app[LIST_PAGES].answer(request, who.account_id, make)
 
 
 async def show(request: web.Request) -> web.Response:
