@@ -40,8 +40,8 @@ async def index(request: web.Request) -> web.Response:
         found = await request.app[SUBMITTERS].page(who, filters)
         files = request.app[FILES]
         related = await loaders.submitters(request.app[DB], files, who.account_id, found, events=True)
-        page = paginated(found, lambda s: submission_json.submitter_record(files.links, now, related, s))
-        return page, (s.expire_at for s in related.submissions.values())
+        listed = paginated(found, lambda s: submission_json.submitter_record(files.links, now, related, s))
+        return listed, (s.expire_at for s in related.submissions.values())
 
     return await request.app[LIST_PAGES].answer(request, who.account_id, make)
 
