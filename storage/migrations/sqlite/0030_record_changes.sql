@@ -1,0 +1,4 @@
+-- Postgres's triggers notify the channel `records` of every change to a record the API shows, for the list pages
+-- each process keeps for the rest of their second (signsvc/http/list_pages.py). SQLite needs none: its `records`
+-- generation is `PRAGMA data_version`, which every commit of any connection moves. The number is kept in step
+-- with Postgres's migrations.
