@@ -172,8 +172,8 @@ class SQLiteDatabase(Database):
         Safe as reading it again: the read schedules `_turn_ends` (call_soon), which the loop runs before anything
         scheduled after the read, so whatever uses the kept version was scheduled before it was read, and so was
         what woke it (a request's bytes, a statement's result, a timer): a commit of another process that anyone
-        could have known of when that was scheduled had happened before the read. This process's commits count
-        their own (`_writes`) as they return, and a commit awaited from here returns in a later callback."""
+        could have known of when that was scheduled had happened before the read. This process's commits are
+        counted (`_writes`) as they return, and any of them since the read has it read again."""
         if self._version_loop is None or self._version_writes != self._writes:
             return False
         try:
