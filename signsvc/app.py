@@ -25,7 +25,7 @@ from signsvc.accounts.user_links import UserLinks
 from signsvc.clickwraps.certificates import Certificates
 from signsvc.clickwraps.clickwraps import Clickwraps
 from signsvc.clickwraps.consent_page import ConsentPages
-from signsvc.http import appkeys, body_budget, routes
+from signsvc.http import appkeys, body_budget, routes, some_requests
 from signsvc.http.list_pages import ListPages
 from signsvc.http.metrics import timed
 from signsvc.http.middleware import edge_middleware, holder
@@ -100,8 +100,7 @@ def create_app(
     app = web.Application(
         middlewares=[
             timed(metrics) if metrics else edge_middleware,
-            shell.middleware,
-            body_budget.middleware(budget, config.max_body_bytes, holder),
+            some_requests.middleware(shell.middleware, body_budget.middleware(budget, config.max_body_bytes, holder)),
         ],
         client_max_size=config.max_body_bytes,
         handler_args={"max_line_size": MAX_URL_BYTES},

@@ -71,6 +71,9 @@ class SQLiteDatabase(Database):
         self._watcher: sqlite3.Connection | None = None
         self._data_version = -1
         self._counters: dict[str, int] = {}
+        # The loop in whose turn data_version was read, until that turn ends; this process's writes by then.
+        self._version_loop: asyncio.AbstractEventLoop | None = None
+        self._version_writes = 0
         # Commits and autocommit writes of this process: what a database in memory (this process's alone) has.
         self._writes = 0
         self.statements = 0
@@ -151,19 +154,50 @@ class SQLiteDatabase(Database):
             self._watcher.execute("PRAGMA query_only = ON")
 
     def generation(self, channel: str) -> int | None:
-        # A few microseconds: data_version reads the WAL index, and only after another connection (in any
-        # process, this one's aiosqlite connection included) committed are the counters read again. RECORDS
-        # is data_version itself: every commit moves it.
+        # data_version reads the WAL index, and only after another connection (in any process, this one's
+        # aiosqlite connection included) committed are the counters read again. RECORDS is data_version itself:
+        # every commit moves it.
         if self._watcher is None:
             return self._writes if channel == RECORDS and self.path == ":memory:" else None
         try:
-            version = self._watcher.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._data_version:
-                self._counters = dict(self._watcher.execute("SELECT channel, counter FROM change_counters"))
-                self._data_version = version
+            version = self._data_version if self._version_current() else self._read_version(self._watcher)
         except sqlite3.Error:
             return None
         return version if channel == RECORDS else self._counters.get(channel)
+
+    def _version_current(self) -> bool:
+        """Whether the data_version read last may still be answered: in the same turn of the event loop, and no
+        commit of this process's since.
+
+        Safe as reading it again: the read schedules `_turn_ends` (call_soon), which the loop runs before anything
+        scheduled after the read, so whatever uses the kept version was scheduled before it was read, and so was
+        what woke it (a request's bytes, a statement's result, a timer): a commit of another process that anyone
+        could have known of when that was scheduled had happened before the read. This process's commits are
+        counted (`_writes`) as they return, and any of them since the read has it read again."""
+        if self._version_loop is None or self._version_writes != self._writes:
+            return False
+        try:
+            return asyncio.get_running_loop() is self._version_loop
+        except RuntimeError:
+            return False
+
+    def _read_version(self, watcher: sqlite3.Connection) -> int:
+        version: int = watcher.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._counters = dict(watcher.execute("SELECT channel, counter FROM change_counters"))
+            self._data_version = version
+        self._version_writes = self._writes
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # outside a loop nothing is kept
+            return version
+        if self._version_loop is not loop:
+            self._version_loop = loop
+            loop.call_soon(self._turn_ends)
+        return version
+
+    def _turn_ends(self) -> None:
+        self._version_loop = None
 
     def connection_use(self) -> ConnectionUse:
         # The one connection statements use is busy while its lock is held (the watcher only reads a counter).

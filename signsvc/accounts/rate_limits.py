@@ -12,10 +12,13 @@ database, so every process sharing the database shares the counts; each process 
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import storage.rate_limits as stored
@@ -83,12 +86,23 @@ class Quota(NamedTuple):
     def exceeded(self) -> bool:
         return self.remaining < 0
 
-    def headers(self) -> dict[str, str]:
+    def headers(self) -> Mapping[str, str]:
+        if self.limit == UNLIMITED and self.remaining == UNLIMITED:
+            return _unlimited_headers(self.reset)
+        return self._counted_headers()
+
+    def _counted_headers(self) -> dict[str, str]:
         return {
             "X-RateLimit-Limit": str(self.limit),
             "X-RateLimit-Remaining": str(max(self.remaining, 0)),
             "X-RateLimit-Reset": str(self.reset),
         }
+
+
+@functools.lru_cache(maxsize=2)
+def _unlimited_headers(reset: int) -> Mapping[str, str]:
+    """The headers of every quota of a window whose limits are lifted: made once a window, not once a request."""
+    return MappingProxyType(Quota(UNLIMITED, UNLIMITED, reset, 1)._counted_headers())
 
 
 class RateLimits:
@@ -106,6 +120,10 @@ class RateLimits:
 
     async def take(self, *, key_id: int | None, client: str) -> Quota:
         """Counts one API request against the key (when known) and the client address."""
+        if not (self.per_ip or self.per_key):  # lifted: nothing to count, the same answer as `_take`'s
+            now = self.clock.now().timestamp()
+            reset = int(now // WINDOW_SECONDS) * WINDOW_SECONDS + WINDOW_SECONDS
+            return Quota(UNLIMITED, UNLIMITED, reset, max(1, math.ceil(reset - now)))
         limits = {f"ip:{client}": self.per_ip}
         if key_id is not None:
             limits[f"key:{key_id}"] = self.per_key

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,8 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 
 log = logging.getLogger(__name__)
+# What asyncio runs a timer early by (its loops' `_clock_resolution`): a head timer firing within it is due.
+_CLOCK_RESOLUTION = time.get_clock_info("monotonic").resolution
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,9 @@ class Watch(asyncio.Protocol):
         self.head_started = 0  # `received` when the current head's first byte came
         self.payload: StreamReader | None = None  # the body of the connection's latest request
         self.chunked = False  # whether that body is sent in chunks
-        self.timer: asyncio.TimerHandle | None = None
+        self.timer: asyncio.TimerHandle | None = None  # the body's
+        self.head_deadline: float | None = None  # the loop's time the head begun must be whole by
+        self.head_timer: asyncio.TimerHandle | None = None  # due at or before `head_deadline`
         self.window_start = 0  # the body's size when the current window began
 
     # The transport's calls, passed on to aiohttp's protocol
@@ -57,7 +62,7 @@ class Watch(asyncio.Protocol):
         self._head_begins()
 
     def data_received(self, data: bytes) -> None:
-        if self.timer is None and self._request_done():
+        if self.head_deadline is None and self.timer is None and self._request_done():
             self.head_started = self.received
             self._head_begins()
         body = self.payload if not self._request_done() else None
@@ -72,6 +77,10 @@ class Watch(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_timer()
+        self.head_deadline = None
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
         self.transport = None
         self.guard.watches.pop(self.inner, None)
         self.inner.connection_lost(exc)
@@ -87,6 +96,7 @@ class Watch(asyncio.Protocol):
     def head_arrived(self, payload: StreamReader, chunked: bool) -> None:
         """aiohttp made a request of a head that arrived whole: its body, if one is still to come, is watched."""
         self._stop_timer()
+        self.head_deadline = None
         self.payload, self.chunked = payload, chunked
         if not payload.is_eof():
             self.window_start = payload.total_bytes
@@ -110,10 +120,24 @@ class Watch(asyncio.Protocol):
         return self.payload is None or self.payload.is_eof()
 
     def _head_begins(self) -> None:
-        self.timer = self.loop.call_later(self.limits.head_seconds, self._head_late)
+        # A head's timer is not cancelled when the head arrives whole: it stays for the heads that follow on the
+        # connection, and is moved on to the pending one's deadline when it fires early. A kept-alive connection
+        # so schedules a timer once a `head_seconds`, not once a request.
+        self.head_deadline = self.loop.time() + self.limits.head_seconds
+        if self.head_timer is None:
+            self.head_timer = self.loop.call_at(self.head_deadline, self._head_due)
+
+    def _head_due(self) -> None:
+        self.head_timer = None
+        if self.head_deadline is None:  # no head pending: the next one schedules its own
+            return
+        if self.head_deadline > self.loop.time() + _CLOCK_RESOLUTION:  # a later head's: wait on for it
+            self.head_timer = self.loop.call_at(self.head_deadline, self._head_due)
+            return
+        self._head_late()
 
     def _head_late(self) -> None:
-        self.timer = None
+        self.head_deadline = None
         if _answering(self.inner):
             # A head sent behind a request still being answered (pipelined) waits for aiohttp, not for the client.
             self._head_begins()

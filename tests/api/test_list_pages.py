@@ -131,6 +131,23 @@ async def test_a_commit_of_this_process_moves_the_records_generation_at_once(db,
     assert db.generation(RECORDS) not in (None, before)
 
 
+async def test_a_commit_of_another_connection_moves_the_sqlite_generation_for_the_next_read_after_it(
+    db, database_url, clock
+):
+    """SQLite's data_version is read at most once a turn of the event loop: a commit that returned before a read
+    is in it, with no wait (Postgres: once its notification arrives)."""
+    if db.dialect != "sqlite":
+        pytest.skip("Postgres moves a generation when the notification arrives")
+    await db.watch(RECORDS)
+    before = db.generation(RECORDS)
+    other = await open_db(database_url)
+    try:
+        await Accounts(other, clock).create_account(name="Other", email="other@example.com", approved=True)
+        assert db.generation(RECORDS) not in (None, before)
+    finally:
+        await other.close()
+
+
 async def test_a_database_in_memory_counts_its_own_writes_as_the_records_generation(clock):
     db = await SQLiteDatabase.open(":memory:")
     try:

@@ -182,6 +182,28 @@ async def test_a_kept_alive_connection_idle_longer_than_the_header_timeout_serve
         await server.stop()
 
 
+async def test_a_head_begun_on_a_kept_alive_connection_has_the_whole_header_timeout_from_its_first_byte(
+    database_url,
+):
+    """The connection's head timer, scheduled at its opening, fires within this head's time: it waits on."""
+    server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_HEADER_TIMEOUT_SECONDS="1")
+    try:
+        await health(server)
+        connection = await Connection.to(server)
+        assert await connection.send(b"GET /health HTTP/1.1\r\nHost: signsvc\r\n\r\n")
+        assert (await connection.response())[0] == 200
+        await asyncio.sleep(0.6)
+        stalled = time.monotonic()
+        assert await connection.send(b"GET /health HTTP/1.1\r\nHost: sig")  # then nothing more
+        assert await asyncio.wait_for(connection.reader.read(), 5) == b""
+        assert 0.9 <= time.monotonic() - stalled < 3  # at this head's deadline, not at the first one's
+        cut = await server.stderr.wait_for(HEAD_CUT.pattern)
+        assert int(cut[1]) == len(b"GET /health HTTP/1.1\r\nHost: sig")
+        connection.close()
+    finally:
+        await server.stop()
+
+
 async def test_a_body_below_the_minimum_rate_is_cut_logged_and_frees_its_share_of_the_body_budget(database_url):
     # A budget of 8 MiB: a key's share is 2 MiB, and its first body always fits.
     server = await service.start(
