@@ -92,6 +92,8 @@ CONSENT_PAGES: web.AppKey[ConsentPages] = web.AppKey("consent_pages")
 WEBHOOKS: web.AppKey[WebhookEndpoints] = web.AppKey("webhooks")
 DELIVERER: web.AppKey[Deliverer] = web.AppKey("deliverer")
 WORKER: web.AppKey[Worker] = web.AppKey("worker")
+# Starts the PDF workers' warm-up (`serving_started`), when the app warms its own pool.
+PDF_WARM_UP: web.AppKey[Callable[[], None]] = web.AppKey("pdf_warm_up")
 # With SIGNSVC_METRICS_TOKEN only:
 METRICS: web.AppKey[Metrics] = web.AppKey("metrics")
 # The testing extension (SIGNSVC_TESTING) only:

@@ -10,7 +10,7 @@ import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-WIRING = ("signsvc.app", "signsvc.preparation", "signsvc.cli", "signsvc.testing")
+WIRING = ("signsvc.app", "signsvc.assembly", "signsvc.preparation", "signsvc.cli", "signsvc.testing")
 EDGE_AND_WIRING = ("signsvc.http", *WIRING)
 DOMAIN = (
     "signsvc.accounts",
