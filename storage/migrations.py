@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from storage.database import Database
+from storage.database import Database, StorageError
+from storage.rows import json_time
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 _FILENAME = re.compile(r"^(\d{4})_(\w+)\.sql$")
@@ -40,6 +41,8 @@ async def migrate(db: Database) -> list[Migration]:
         return []  # a migration once applied stays applied: no lock needed to know there is nothing to do
     applied = []
     async with db.exclusive():
+        if not await _applied(db) and await _created(db, migrations):
+            return migrations
         await db.execute("create_migrations_table")
         for migration in migrations:
             async with db.transaction() as tx:
@@ -57,3 +60,23 @@ async def _applied(db: Database) -> set[int]:
     if not await db.fetch_value("migrations_table_exists", "present"):
         return set()
     return {row["version"] for row in await db.fetch_all("applied_migrations")}
+
+
+async def _created(db: Database, migrations: list[Migration]) -> bool:
+    """A new database made by one script: every migration in order and their record, in one transaction (on SQLite
+    one trip to its thread, not one per statement; on Postgres one round trip). False when that failed as a whole,
+    as it does when another process made the schema meanwhile (a table it creates exists): the migrations then go
+    one at a time, as for an older database, and a migration that cannot be applied says why there."""
+    applied_at = json_time(datetime.now(UTC))
+    records = ",\n".join(f"({migration.version}, '{migration.name}', '{applied_at}')" for migration in migrations)
+    script = "\n".join(
+        [
+            *(f"{migration.sql.rstrip()}\n;" for migration in migrations),
+            f"INSERT INTO schema_migrations (version, name, applied_at) VALUES\n{records};",
+        ]
+    )
+    try:
+        await db.run_script(f"{db.queries['create_migrations_table']};\n{script}")
+    except StorageError:
+        return False
+    return True
