@@ -26,15 +26,20 @@ from signsvc.accounts.user_links import UserLinks
 from signsvc.http import appkeys, body_budget
 from signsvc.http.middleware import edge_middleware, holder
 from signsvc.http.web.console import shell
-from signsvc.infra import errors, secret_key
+from signsvc.infra import secret_key
 from signsvc.infra.clock import Clock, ManualClock, SystemClock
 from signsvc.infra.config import Config, ConfigError
 from signsvc.infra.files import Files
 from signsvc.infra.pool import PdfPool
 from signsvc.infra.urls import Urls
 from signsvc.pdf import font_files
-from signsvc.preparation import check_data_dir, open_configured_database, prepare
-from signsvc.webhooks.endpoints import WebhookEndpoints
+from signsvc.preparation import (
+    check_data_dir,
+    configure_webhooks,
+    open_configured_database,
+    prepare,
+    webhook_settings_given,
+)
 from storage import Database
 from storage.contents import open_store
 from storage.object_store import ObjectStoreError
@@ -148,23 +153,6 @@ async def signing_identity(db: Database, clock: Clock, pool: PdfPool, config: Co
     return identity
 
 
-async def configure_webhooks(endpoints: WebhookEndpoints, config: Config) -> None:
-    """`SIGNSVC_WEBHOOK_URL` and its siblings name the default account's configured endpoints. Only a
-    serving process applies them: a management command run from a shell without them must not remove the
-    endpoint the server was started with."""
-    secret = (
-        {"header": config.webhook_secret_header, "value": config.webhook_secret}
-        if config.webhook_secret_header and config.webhook_secret is not None
-        else None
-    )
-    try:
-        warnings = await endpoints.put_configured((config.webhook_url, config.test_webhook_url), secret)
-    except errors.Invalid as exc:
-        raise ConfigError(f"SIGNSVC_WEBHOOK_* settings: {exc.message}") from None
-    for warning in warnings:
-        log.warning("SIGNSVC_WEBHOOK_SECRET: %s", warning)
-
-
 class _Parts:
     """Opens every part in order when the app starts, in two halves, and closes them in reverse when it stops."""
 
@@ -200,10 +188,11 @@ class _Parts:
                 if self.config.signing_p12
                 else None
             )
-            app[appkeys.WEBHOOKS] = endpoints = WebhookEndpoints(
-                db, self.clock, public_only=self.config.public_webhooks_only
-            )
-            await configure_webhooks(endpoints, self.config)
+            if webhook_settings_given(self.config):  # checked now; without any, the second half removes old ones
+                from signsvc.webhooks.endpoints import WebhookEndpoints
+
+                endpoints = WebhookEndpoints(db, self.clock, public_only=self.config.public_webhooks_only)
+                await configure_webhooks(endpoints, self.config)
             issued = app[appkeys.ISSUED_KEYS]
             app[appkeys.SETUP_LINK] = (
                 await UserLinks(db, self.clock, files.urls).setup_link(issued.user.id) if issued else None

@@ -40,6 +40,7 @@ from signsvc.infra.office import OfficeConverter
 from signsvc.infra.pool import PdfPool
 from signsvc.infra.retention import Retention
 from signsvc.pdf import font_files
+from signsvc.preparation import configure_webhooks, webhook_settings_given
 from signsvc.results import revocation
 from signsvc.results.archive_timestamps import ArchiveTimestamps
 from signsvc.results.previews import Previews
@@ -62,6 +63,7 @@ from signsvc.templates.documents import Ingest
 from signsvc.templates.page_images import PageImages
 from signsvc.templates.templates import Templates
 from signsvc.webhooks.delivery import Deliverer, Sender
+from signsvc.webhooks.endpoints import WebhookEndpoints
 from signsvc.webhooks.payloads import Payloads
 from storage import Database
 
@@ -99,6 +101,8 @@ async def build(
     revocations = Revocations(start.clock, (await _revocation_downloader(stack, config)).fetch)
     ingest = Ingest(pool, office, downloader, config.font_dir)
     kinds = await _domain(app, start, db, files, pool, identity, ingest, sender, revocations)
+    if not webhook_settings_given(config):  # given, they were applied (and checked) by the first half
+        await configure_webhooks(app[appkeys.WEBHOOKS], config)
     await _worker(app, stack, start, db, kinds + start.job_kinds)
     if start.background and start.own_pool and config.pdf_warm_up:
         # Started by `serving_started`, after the ready line, not before it: the workers load the PDF
@@ -208,6 +212,7 @@ async def _domain(
     app[appkeys.RESULTS] = Results(db, clock, files, pool, identity, previews)
     app[appkeys.CLICKWRAPS] = Clickwraps(db, clock)
     app[appkeys.CONSENT_PAGES] = ConsentPages(db, clock, files, submissions, images)
+    app[appkeys.WEBHOOKS] = WebhookEndpoints(db, clock, public_only=config.public_webhooks_only)
     app[appkeys.DELIVERER] = deliverer
     return (
         rate_limits.kinds()

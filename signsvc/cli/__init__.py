@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 import signsvc
-from signsvc.cli import accounts, backup, serve, signing, storage, timestamps, webhooks
+from signsvc.cli import serve
 from signsvc.infra import config as configuration
 from signsvc.infra import errors
 from signsvc.infra.config import ConfigError
@@ -92,6 +92,8 @@ def parser(*, with_commands: bool = True) -> argparse.ArgumentParser:
     commands = top.add_subparsers(title="commands", metavar="COMMAND")
     if not with_commands:
         return top
+    from signsvc.cli import accounts, backup, signing, storage, timestamps, webhooks  # their imports: not for serve
+
     common = argparse.ArgumentParser(add_help=False)
     _common_options(common)
     listen = argparse.ArgumentParser(add_help=False)

@@ -18,7 +18,6 @@ from signsvc.cli.database import where
 from signsvc.http.access_log import AccessLogger
 from signsvc.http.appkeys import ISSUED_KEYS, SETUP_LINK
 from signsvc.http.connection_deadlines import GuardedSite, Limits
-from signsvc.infra import metrics
 from signsvc.infra.config import Config, ConfigError
 from signsvc.infra.urls import Urls
 
@@ -37,7 +36,10 @@ KEYS_SHOWN_ONCE = (
 
 
 async def serve(config: Config) -> None:
-    metrics.keep_in_memory()
+    if config.metrics_token:  # prometheus_client, and what the metrics read, only then
+        from signsvc.infra import metrics
+
+        metrics.keep_in_memory()
     sock = bind(config.host, config.port)
     config = config.replace(port=sock.getsockname()[1])
     stop = asyncio.Event()
