@@ -18,7 +18,7 @@ from signsvc.http.responses import error_response
 from signsvc.http.web import rendering
 from signsvc.infra import errors
 from storage import StorageError
-from storage.records import Principal
+from storage.account_records import Principal
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from signsvc.infra.jobs import Kind
 from signsvc.infra.links import Links
 from signsvc.infra.urls import Urls
 from storage import Connection, Database, StorageError
+from storage.account_records import Blob
 from storage.contents import ContentStore
-from storage.records import Blob
 from storage.shapes import Preview
 
 log = logging.getLogger(__name__)
