@@ -13,7 +13,8 @@ import pytest
 import storage.jobs as stored_jobs
 from signsvc.infra.clock import ManualClock
 from storage import StorageError, open_database
-from storage.migrations import available, migrate
+from storage.baseline import dump, made_by
+from storage.migrations import available, baseline, migrate
 from tests.support.databases import NO_POSTGRES, POSTGRES_URL, PostgresSchema, open_db
 
 
@@ -68,6 +69,25 @@ async def test_a_new_database_the_one_script_cannot_make_is_migrated_one_migrati
         assert {row["version"] for row in await db.fetch_all("applied_migrations")} == {1}
     finally:
         await db.close()
+
+
+def test_the_sqlite_baseline_is_what_its_migrations_make_one_at_a_time():
+    start = baseline("sqlite")
+    assert start is not None
+    upto = [migration for migration in available("sqlite") if migration.version <= start.version]
+    assert made_by(upto) == start.sql, "the baseline is not what its migrations make: python -m storage.baseline"
+
+
+async def test_a_new_sqlite_database_has_the_schema_and_rows_its_migrations_make_one_at_a_time(tmp_path):
+    path = tmp_path / "new.sqlite3"
+    db = await open_db(f"sqlite:///{path}")
+    try:
+        await migrate(db)
+    finally:
+        await db.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        made = dump(conn)
+    assert made == made_by(available("sqlite")).split("\n\n", 1)[1]  # without the baseline's header
 
 
 async def test_a_database_already_up_to_date_is_migrated_without_waiting_for_the_migration_lock(db, database_url):
