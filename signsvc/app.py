@@ -47,6 +47,7 @@ from storage.object_store import ObjectStoreError
 if TYPE_CHECKING:
     from signsvc.infra import jobs
     from signsvc.infra.downloads import Downloader
+    from signsvc.infra.metrics import Metrics
     from signsvc.results.signing_identity import SigningIdentity
 
 log = logging.getLogger(__name__)
@@ -72,15 +73,9 @@ def create_app(
     `background=False` runs no worker loop, for tests that drain jobs themselves. `announce` is called between
     the start's two halves, once nothing the configuration says can stop the start any more (the ready line)."""
     budget = body_budget.BodyBudget(config.body_budget_bytes)
-    edge: Middleware = edge_middleware
-    if config.metrics_token:  # prometheus_client and the timed edge are imported only then
-        from signsvc.http.metrics import timed
-        from signsvc.infra.metrics import Metrics
-
-        metrics = Metrics()
-        edge = timed(metrics)
+    metrics = _metrics(config)
     app = web.Application(
-        middlewares=[edge, shell.middleware, body_budget.middleware(budget, config.max_body_bytes, holder)],
+        middlewares=[_edge(metrics), shell.middleware, body_budget.middleware(budget, config.max_body_bytes, holder)],
         client_max_size=config.max_body_bytes,
         handler_args={"max_line_size": MAX_URL_BYTES},
     )
@@ -93,7 +88,7 @@ def create_app(
         frozenset(filter(None, (config.api_key, config.test_api_key))),
         metrics_token=config.metrics_token,
     )
-    if config.metrics_token:
+    if metrics is not None:
         app[appkeys.METRICS] = metrics
     if config.testing:
         clock = clock or ManualClock()
@@ -103,6 +98,24 @@ def create_app(
         app.cleanup_ctx.append(_announcing(announce))
     app.cleanup_ctx.append(parts.second_half)
     return app
+
+
+def _metrics(config: Config) -> Metrics | None:
+    """The app's metrics, with SIGNSVC_METRICS_TOKEN only: prometheus_client and what they read are imported then."""
+    if not config.metrics_token:
+        return None
+    from signsvc.infra.metrics import Metrics
+
+    return Metrics()
+
+
+def _edge(metrics: Metrics | None) -> Middleware:
+    """The edge middleware, timed for the metrics when there are some."""
+    if metrics is None:
+        return edge_middleware
+    from signsvc.http.metrics import timed
+
+    return timed(metrics)
 
 
 def _announcing(
@@ -180,25 +193,29 @@ class _Parts:
             pool = self.given_pool or self._own_pool(stack)
             if (metrics := app.get(appkeys.METRICS)) is not None:
                 await stack.enter_async_context(metrics.reading(db, self.clock, pool))
-            if problem := await asyncio.to_thread(font_files.no_text_font, self.config.font_dir):
-                raise ConfigError(problem)
-            # Made now only to check a configured PKCS#12 file; otherwise by the second half.
-            identity = (
-                await signing_identity(db, self.clock, pool, self.config, files.secret_key)
-                if self.config.signing_p12
-                else None
-            )
-            if webhook_settings_given(self.config):  # checked now; without any, the second half removes old ones
-                from signsvc.webhooks.endpoints import WebhookEndpoints
-
-                endpoints = WebhookEndpoints(db, self.clock, public_only=self.config.public_webhooks_only)
-                await configure_webhooks(endpoints, self.config)
+            identity = await self._checked(db, files, pool)
             issued = app[appkeys.ISSUED_KEYS]
             app[appkeys.SETUP_LINK] = (
                 await UserLinks(db, self.clock, files.urls).setup_link(issued.user.id) if issued else None
             )
             self.opened = _Opened(db, files, pool, identity)
             yield
+
+    async def _checked(self, db: Database, files: Files, pool: PdfPool) -> SigningIdentity | None:
+        """The settings that can stop a start, checked: a text font, a configured PKCS#12 file (answers the
+        identity made with it; without one the second half makes it), the configured webhook endpoints (applied;
+        without any setting naming them, the second half removes an earlier start's)."""
+        config = self.config
+        if problem := await asyncio.to_thread(font_files.no_text_font, config.font_dir):
+            raise ConfigError(problem)
+        identity = None
+        if config.signing_p12:
+            identity = await signing_identity(db, self.clock, pool, config, files.secret_key)
+        if webhook_settings_given(config):
+            from signsvc.webhooks.endpoints import WebhookEndpoints
+
+            await configure_webhooks(WebhookEndpoints(db, self.clock, public_only=config.public_webhooks_only), config)
+        return identity
 
     async def second_half(self, app: web.Application) -> AsyncIterator[None]:
         """The route table and the parts that serve requests (signsvc/assembly.py)."""
