@@ -17,7 +17,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
@@ -249,11 +249,13 @@ class _Parts:
         return pool
 
 
-class _Opened:
+class _Opened(NamedTuple):
     """What the first half opened, for the second."""
 
-    def __init__(self, db: Database, files: Files, pool: PdfPool, identity: SigningIdentity | None) -> None:
-        self.db, self.files, self.pool, self.identity = db, files, pool, identity
+    db: Database
+    files: Files
+    pool: PdfPool
+    identity: SigningIdentity | None  # made by the first half only to check a configured PKCS#12 file
 
 
 def serving_started(app: web.Application) -> None:
