@@ -1,22 +1,26 @@
 """What every process does before it serves or runs a command: the configured database opened (a SQLite file in a
 directory that cannot be written is a start error that says so), migrated, with the default account in place;
-and, before serving, the data directory checked. Light on imports: the management commands use it without the
-web stack."""
+and, before serving, the data directory checked and the configured webhook endpoints applied. Light on imports:
+the management commands use it without the web stack, and a server before its ready line."""
 
 from __future__ import annotations
 
 import logging
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from signsvc.accounts.accounts import Accounts, IssuedKeys
 from signsvc.accounts.key_seal import KeySeal
-from signsvc.infra import secret_key
+from signsvc.infra import errors, secret_key
 from signsvc.infra.clock import Clock
 from signsvc.infra.config import Config, ConfigError
 from storage import Database, open_database
 from storage.contents import DirectoryStore
 from storage.migrations import Migration, migrate
+
+if TYPE_CHECKING:
+    from signsvc.webhooks.endpoints import WebhookEndpoints
 
 log = logging.getLogger(__name__)
 
@@ -94,3 +98,26 @@ def _check_writable_file(path: Path, setting: str) -> None:
         pass  # made on first open, in a directory just checked
     except OSError as error:
         raise ConfigError(f"{setting}: the database file {path} cannot be written: {error.strerror}") from None
+
+
+def webhook_settings_given(config: Config) -> bool:
+    """Whether a setting of the configured endpoints is given: only then can configuring them stop a start."""
+    settings = (config.webhook_url, config.test_webhook_url, config.webhook_secret_header, config.webhook_secret)
+    return any(setting is not None for setting in settings)
+
+
+async def configure_webhooks(endpoints: WebhookEndpoints, config: Config) -> None:
+    """`SIGNSVC_WEBHOOK_URL` and its siblings name the default account's configured endpoints. Only a
+    serving process applies them: a management command run from a shell without them must not remove the
+    endpoint the server was started with."""
+    secret = (
+        {"header": config.webhook_secret_header, "value": config.webhook_secret}
+        if config.webhook_secret_header and config.webhook_secret is not None
+        else None
+    )
+    try:
+        warnings = await endpoints.put_configured((config.webhook_url, config.test_webhook_url), secret)
+    except errors.Invalid as exc:
+        raise ConfigError(f"SIGNSVC_WEBHOOK_* settings: {exc.message}") from None
+    for warning in warnings:
+        log.warning("SIGNSVC_WEBHOOK_SECRET: %s", warning)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from storage.account_records import Account, ApiKey, KeyMode, Principal, User, UserLink
 from storage.database import Connection
-from storage.records import Account, ApiKey, KeyMode, Principal, User, UserLink
 from storage.rows import record, records, required
 
 # Notified by every change to who a key acts as (a key revoked or restored, a user deactivated or back, an

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from storage.account_records import Blob
 from storage.database import Connection
-from storage.records import Blob
 from storage.rows import record, records, required
 
 

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import enum
 from datetime import datetime
 from typing import Any
 
+# The records a start reads, kept apart so that it need not make all of these; offered here with the rest.
+from storage.account_records import Account as Account
+from storage.account_records import ApiKey as ApiKey
+from storage.account_records import Blob as Blob
+from storage.account_records import KeyMode as KeyMode
+from storage.account_records import Principal as Principal
+from storage.account_records import User as User
+from storage.account_records import UserLink as UserLink
 from storage.shapes import (
     Condition,
     Field,
@@ -22,99 +29,6 @@ from storage.shapes import (
 
 # The largest id (and integer column) the databases hold: BIGINT.
 MAX_ID = 2**63 - 1
-
-
-class KeyMode(enum.StrEnum):
-    LIVE = "live"
-    TEST = "test"
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Account:
-    id: int
-    name: str
-    is_test: bool
-    linked_account_id: int | None  # set right after the pair is inserted
-    api_access_approved: bool
-    created_at: datetime
-
-    @property
-    def linked_id(self) -> int:
-        """The linked test account of a live account, or the live account of a test account."""
-        if self.linked_account_id is None:
-            raise LookupError(f"account {self.id} has no linked account")
-        return self.linked_account_id
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class User:
-    id: int
-    account_id: int
-    email: str
-    first_name: str | None
-    last_name: str | None
-    created_at: datetime
-    archived_at: datetime | None
-    password_hash: str | None
-    is_admin: bool
-    session_epoch: int
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class UserLink:
-    """A one-time link that sets a user's password: `setup` (first start, invitations) or `reset`."""
-
-    id: int
-    user_id: int
-    purpose: str
-    token_hash: str
-    expires_at: datetime
-    used_at: datetime | None
-    created_at: datetime
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ApiKey:
-    """A key of a user for one mode: found by its hash; `key_sealed` is the key encrypted with a key derived from
-    the service's secret key, for the console to show it again (None for keys made before keys were sealed)."""
-
-    id: int
-    user_id: int
-    account_id: int
-    mode: KeyMode
-    key_hash: str
-    created_at: datetime
-    revoked_at: datetime | None
-    key_sealed: str | None
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Principal:
-    """Who a request acts as: a user through one of their keys, addressing one account."""
-
-    key_id: int
-    mode: KeyMode
-    user_id: int
-    email: str
-    first_name: str | None
-    last_name: str | None
-    account_id: int
-    linked_account_id: int | None
-    api_access_approved: bool
-    # The addressed account's name (accounts are never renamed), where it was read with the principal.
-    account_name: str | None = None
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Blob:
-    id: int
-    uuid: str
-    account_id: int
-    sha256: str
-    filename: str
-    content_type: str
-    byte_size: int
-    created_at: datetime
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

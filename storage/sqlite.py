@@ -110,8 +110,16 @@ class SQLiteDatabase(Database):
         return rows
 
     async def run_script(self, sql: str) -> None:
-        async with self.transaction() as tx:
-            await tx.run_script(sql)
+        """The script in one transaction, sent to the connection's thread at once (`executescript`: its statements
+        one after another there, not one trip each; it commits a transaction under way first, hence not within
+        `transaction()`)."""
+        async with self._lock:
+            try:
+                await self._conn.executescript(f"BEGIN IMMEDIATE;\n{sql}\n;\nCOMMIT;")
+            except (sqlite3.Error, ValueError) as exc:  # aiosqlite raises ValueError once closed
+                if self._conn.in_transaction:
+                    await self._conn.execute("ROLLBACK")
+                raise StorageError(str(exc)) from exc
 
     async def notify(self, channel: str) -> None:
         self._wake(channel)

@@ -19,7 +19,7 @@ from signsvc.accounts.known_keys import KnownKeys
 from signsvc.infra import errors, tokens
 from signsvc.infra.clock import Clock
 from storage import Connection, Database
-from storage.records import Account, ApiKey, KeyMode, Principal, User
+from storage.account_records import Account, ApiKey, KeyMode, Principal, User
 
 DEFAULT_ACCOUNT_NAME = "signsvc"
 DEFAULT_EMAIL = "admin@example.com"

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 import storage.accounts as stored
 from signsvc.infra import errors
 from storage import Connection
-from storage.records import Account, KeyMode, Principal, User
+from storage.account_records import Account, KeyMode, Principal, User
 
 R = TypeVar("R", bound=Any)
 _KEY_NAMES = {KeyMode.LIVE: "production", KeyMode.TEST: "testing"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import storage.accounts as stored
 from storage import Database
-from storage.records import Principal
+from storage.account_records import Principal
 
 # Enough for every key in use; beyond it, the copies start again (a flood of distinct valid keys is not
 # something to optimise for).

@@ -12,7 +12,7 @@ from signsvc.infra import errors, tokens
 from signsvc.infra.clock import Clock
 from signsvc.infra.urls import Urls
 from storage import Connection, Database
-from storage.records import User, UserLink
+from storage.account_records import User, UserLink
 
 SETUP = "setup"
 RESET = "reset"

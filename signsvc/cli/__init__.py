@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 import signsvc
-from signsvc.cli import accounts, backup, serve, signing, storage, timestamps, webhooks
+from signsvc.cli import serve
 from signsvc.infra import config as configuration
 from signsvc.infra import errors
 from signsvc.infra.config import ConfigError
@@ -26,10 +26,11 @@ from storage import StorageError
 # `before_<name>` and then settled with the same option given after it.
 COMMON = ("database",)
 LISTEN = ("host", "port", "workers")
+_TOP_FLAGS = frozenset(f"--{name}" for name in COMMON + LISTEN)
 
 
 def main(argv: list[str] | None = None) -> int:
-    top = parser()
+    top = parser(with_commands=not serve_options_only(sys.argv[1:] if argv is None else argv))
     args = top.parse_args(argv)
     try:
         settle(top, args)
@@ -70,17 +71,33 @@ def settle(top: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         setattr(args, name, after if after is not None else before)
 
 
-def parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    _common_options(common)
-    listen = argparse.ArgumentParser(add_help=False)
-    _listen_options(listen)
+def serve_options_only(argv: list[str]) -> bool:
+    """Whether the command line is only the options given before a command, each written whole, and no command:
+    the default `serve`, which the top parser alone parses (the start spends no time building every command's)."""
+    words = iter(argv)
+    for word in words:
+        flag, equals, _ = word.partition("=")
+        if flag not in _TOP_FLAGS or (not equals and next(words, None) is None):
+            return False
+    return True
 
+
+def parser(*, with_commands: bool = True) -> argparse.ArgumentParser:
+    """The whole command line's parser; `with_commands=False` leaves the commands out, for `serve_options_only`
+    (they never take part in such a parse, and the usage names them only as COMMAND)."""
     top = argparse.ArgumentParser(prog=_program(), description="signsvc, a self-hostable electronic-signature service.")
     top.add_argument("--version", action="version", version=f"signsvc {signsvc.__version__}")
     _common_options(top, prefix="before_")
     _listen_options(top, prefix="before_")
     commands = top.add_subparsers(title="commands", metavar="COMMAND")
+    if not with_commands:
+        return top
+    from signsvc.cli import accounts, backup, signing, storage, timestamps, webhooks  # their imports: not for serve
+
+    common = argparse.ArgumentParser(add_help=False)
+    _common_options(common)
+    listen = argparse.ArgumentParser(add_help=False)
+    _listen_options(listen)
     serve.add_commands(commands, common, listen)
     accounts.add_commands(commands, common)
     webhooks.add_commands(commands, common)

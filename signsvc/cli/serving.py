@@ -8,6 +8,7 @@ import logging
 import signal
 import socket
 import sys
+from collections.abc import Callable
 
 from aiohttp import web
 
@@ -17,7 +18,6 @@ from signsvc.cli.database import where
 from signsvc.http.access_log import AccessLogger
 from signsvc.http.appkeys import ISSUED_KEYS, SETUP_LINK
 from signsvc.http.connection_deadlines import GuardedSite, Limits
-from signsvc.infra import metrics
 from signsvc.infra.config import Config, ConfigError
 from signsvc.infra.urls import Urls
 
@@ -36,13 +36,23 @@ KEYS_SHOWN_ONCE = (
 
 
 async def serve(config: Config) -> None:
-    metrics.keep_in_memory()
+    if config.metrics_token:  # prometheus_client, and what the metrics read, only then
+        from signsvc.infra import metrics
+
+        metrics.keep_in_memory()
     sock = bind(config.host, config.port)
     config = config.replace(port=sock.getsockname()[1])
-    runner = await start(create_app(config), sock, limits(config))
+    stop = asyncio.Event()
+
+    def announce(app: web.Application) -> None:
+        """Between the start's halves (signsvc/app.py): the socket listens, the database and the keys are made, and
+        the configuration can no longer stop the start. Connections made from now on wait in the socket's backlog
+        until the second half is done."""
+        on_stop_signals(stop.set)  # before the ready line: whoever reads it may signal at once
+        print_ready(config, app[ISSUED_KEYS], app[SETUP_LINK])
+
+    runner = await start(create_app(config, announce=announce), sock, limits(config))
     try:
-        stop = stop_signals()  # before the ready line: whoever reads it may signal at once
-        print_ready(config, runner.app[ISSUED_KEYS], runner.app[SETUP_LINK])
         log.info("serving %s", where(config))
         serving_started(runner.app)
         await stop.wait()
@@ -145,7 +155,12 @@ def _shown(host: str, port: int) -> str:
 def stop_signals() -> asyncio.Event:
     """An event set by SIGTERM or SIGINT."""
     stop = asyncio.Event()
+    on_stop_signals(stop.set)
+    return stop
+
+
+def on_stop_signals(callback: Callable[[], None]) -> None:
+    """`callback` on SIGTERM or SIGINT, instead of the process's end."""
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    return stop
+        loop.add_signal_handler(signum, callback)

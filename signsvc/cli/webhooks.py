@@ -114,7 +114,8 @@ async def _resend(config: Config, args: argparse.Namespace) -> int | None:
 
 
 async def _test(config: Config, args: argparse.Namespace) -> int | None:
-    from signsvc.app import open_files, webhook_sender  # sending needs the web client: only this command
+    from signsvc.app import open_files  # sending needs the web client: only this command
+    from signsvc.assembly import webhook_sender
     from signsvc.webhooks.delivery import Deliverer
     from signsvc.webhooks.payloads import Payloads
 

@@ -7,24 +7,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from signsvc.accounts import auth
-from signsvc.accounts.rate_limits import Quota
 from signsvc.http.appkeys import ACCOUNTS, RATE_LIMITS, SETTINGS
 from signsvc.http.responses import error_response
 from signsvc.http.web import rendering
 from signsvc.infra import errors
 from storage import StorageError
-from storage.records import Principal
+from storage.account_records import Principal
+
+if TYPE_CHECKING:  # its module, with the job machinery, is the second half's (signsvc/assembly.py)
+    from signsvc.accounts.rate_limits import Quota
 
 log = logging.getLogger(__name__)
 
 TOKEN_HEADER = "X-Auth-Token"
 _PRINCIPAL = web.RequestKey("principal", Principal)
-_QUOTA = web.RequestKey("quota", Quota)
+_QUOTA: web.RequestKey[Quota] = web.RequestKey("quota")
 CUT_OFF = "The connection was closed before the request arrived whole"
 _HTTP_MESSAGES = {404: "Not found", 405: "Method not allowed"}
 # Paths whose last fixed segment is followed by a credential: a signing, clickwrap or public template link's

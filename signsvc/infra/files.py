@@ -12,18 +12,20 @@ import uuid as uuids
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import storage.files as stored
 from signsvc.infra import errors
 from signsvc.infra.clock import Clock
-from signsvc.infra.jobs import Kind
 from signsvc.infra.links import Links
 from signsvc.infra.urls import Urls
 from storage import Connection, Database, StorageError
+from storage.account_records import Blob
 from storage.contents import ContentStore
-from storage.records import Blob
 from storage.shapes import Preview
+
+if TYPE_CHECKING:
+    from signsvc.infra.jobs import Kind
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -144,6 +146,8 @@ class Files:
         await stored.schedule_content_removal(tx, sha256, due_at=self.clock.now() + REMOVAL_GRACE)
 
     def kinds(self) -> list[Kind]:
+        from signsvc.infra.jobs import Kind  # the job machinery: not for a start, which opens the files first
+
         return [Kind(SWEEP_JOB, self._sweep, every=SWEEP_EVERY)]
 
     async def _sweep(self, payload: dict[str, Any]) -> None:

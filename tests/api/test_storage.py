@@ -3,14 +3,18 @@
 What needs no database (the migration lists, SQL rewriting, URLs) is in tests/unit/test_storage_dialects.py."""
 
 import asyncio
+import contextlib
+import sqlite3
 from datetime import UTC, datetime
 
+import asyncpg
 import pytest
 
 import storage.jobs as stored_jobs
 from signsvc.infra.clock import ManualClock
 from storage import StorageError, open_database
-from storage.migrations import available, migrate
+from storage.baseline import dump, made_by
+from storage.migrations import available, baseline, migrate
 from tests.support.databases import NO_POSTGRES, POSTGRES_URL, PostgresSchema, open_db
 
 
@@ -31,6 +35,59 @@ async def test_migrations_from_two_processes_at_once_apply_once(database_url):
     # per migration. Either way each migration is applied exactly once.
     versions = sorted(migration.version for applied in results for migration in applied)
     assert versions == [migration.version for migration in available("sqlite")]
+
+
+async def test_a_new_database_is_made_in_one_transaction_every_migration_recorded_at_one_time(database_url):
+    db = await open_db(database_url)
+    try:
+        assert [migration.version for migration in await migrate(db)] == [m.version for m in available(db.dialect)]
+    finally:
+        await db.close()
+    assert len(await _migration_times(database_url)) == 1
+
+
+async def _migration_times(database_url: str) -> set[str]:
+    """When each migration was recorded, read past the storage boundary (no named query reads it)."""
+    query = "SELECT applied_at FROM schema_migrations"
+    if database_url.startswith("sqlite:///"):
+        with contextlib.closing(sqlite3.connect(database_url.removeprefix("sqlite:///"))) as conn:
+            return {str(row[0]) for row in conn.execute(query)}
+    conn = await asyncpg.connect(database_url)
+    try:
+        return {str(row[0]) for row in await conn.fetch(query)}
+    finally:
+        await conn.close()
+
+
+async def test_a_new_database_the_one_script_cannot_make_is_migrated_one_migration_at_a_time(database_url):
+    """Nothing of the failed script stays: the migrations before the one in the way are applied, that one fails."""
+    db = await open_db(database_url)
+    try:
+        await db.run_script("CREATE TABLE templates (id INTEGER);")  # in the way of the second migration
+        with pytest.raises(StorageError, match="templates"):
+            await migrate(db)
+        assert {row["version"] for row in await db.fetch_all("applied_migrations")} == {1}
+    finally:
+        await db.close()
+
+
+def test_the_sqlite_baseline_is_what_its_migrations_make_one_at_a_time():
+    start = baseline("sqlite")
+    assert start is not None
+    upto = [migration for migration in available("sqlite") if migration.version <= start.version]
+    assert made_by(upto) == start.sql, "the baseline is not what its migrations make: python -m storage.baseline"
+
+
+async def test_a_new_sqlite_database_has_the_schema_and_rows_its_migrations_make_one_at_a_time(tmp_path):
+    path = tmp_path / "new.sqlite3"
+    db = await open_db(f"sqlite:///{path}")
+    try:
+        await migrate(db)
+    finally:
+        await db.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        made = dump(conn)
+    assert made == made_by(available("sqlite")).split("\n\n", 1)[1]  # without the baseline's header
 
 
 async def test_a_database_already_up_to_date_is_migrated_without_waiting_for_the_migration_lock(db, database_url):

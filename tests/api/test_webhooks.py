@@ -1,10 +1,11 @@
 """Webhook endpoints (the /api/webhooks extension) and the endpoints configured at start."""
 
 import pytest
+from aiohttp import web
 
 import storage.webhooks as stored
 from signsvc.accounts.accounts import Accounts
-from signsvc.app import configure_webhooks
+from signsvc.app import configure_webhooks, create_app
 from signsvc.infra.config import ConfigError
 from signsvc.webhooks import endpoints
 from signsvc.webhooks.endpoints import WebhookEndpoints
@@ -242,3 +243,33 @@ async def test_bad_configured_endpoints_stop_the_start(db, clock, config, change
     await Accounts(db, clock).bootstrap()
     with pytest.raises(ConfigError, match=f"SIGNSVC_WEBHOOK_.* settings: {message}"):
         await configure_webhooks(WebhookEndpoints(db, clock), config.replace(**changes))
+
+
+async def test_a_start_without_webhook_settings_removes_the_endpoint_an_earlier_start_configured(
+    aiohttp_client, make_app, db
+):
+    await aiohttp_client(make_app(webhook_url="http://127.0.0.1:9/a"))
+    assert [e.url for e in await stored.list_endpoints(db, 1, limit=10)] == ["http://127.0.0.1:9/a"]
+    await aiohttp_client(make_app())
+    assert await stored.list_endpoints(db, 1, limit=10) == []
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"webhook_url": "ftp://127.0.0.1/x"},
+        {"webhook_secret_header": "X-Secret", "webhook_secret": "short"},  # a secret without a URL is checked too
+    ],
+)
+async def test_webhook_settings_that_cannot_be_used_stop_the_start_before_the_ready_line(
+    db, clock, config, pdf_pool, changes
+):
+    announced = []
+    app = create_app(
+        config.replace(**changes), clock=clock, db=db, pool=pdf_pool, background=False, announce=announced.append
+    )
+    runner = web.AppRunner(app)
+    with pytest.raises(ConfigError, match="SIGNSVC_WEBHOOK_"):
+        await runner.setup()
+    await runner.cleanup()
+    assert announced == []

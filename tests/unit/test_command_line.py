@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from signsvc.cli import parser, settle
+from signsvc.cli import parser, serve_options_only, settle
 from signsvc.cli.database import shown_url
 
 # Arguments a command requires, so that each can be parsed.
@@ -80,6 +80,52 @@ def test_listening_options_apply_to_serve_before_or_after_it_and_without_a_comma
     for argv in (["--port", "0", "serve"], ["serve", "--port", "0"], ["--port", "0"]):
         assert parsed(argv).port == 0, argv
     assert parsed(["--host", "::1", "--workers", "2", "serve"]).workers == 2
+
+
+# Command lines of the options before a command alone: the default serve, parsed without the commands.
+OPTIONS_ONLY = [
+    [],
+    ["--port", "0"],
+    ["--port=0", "--host", "::1"],
+    ["--database", "serve", "--workers", "2"],  # a command's name as an option's value
+    ["--host", "0.0.0.0", "--port", "3000", "--workers", "4", "--database", "sqlite:///x.sqlite3"],
+    ["--port", "-1"],
+    ["--port", "many"],
+    ["--workers", "0"],
+    ["--port", "1", "--port", "2"],
+]
+
+
+@pytest.mark.parametrize("argv", OPTIONS_ONLY, ids=" ".join)
+def test_options_alone_are_parsed_without_the_commands_as_the_whole_parser_parses_them(argv, capsys):
+    assert serve_options_only(argv)
+    answers = []
+    for top in (parser(), parser(with_commands=False)):
+        try:
+            answers.append(top.parse_args(argv))
+        except SystemExit as stopped:
+            answers.append((stopped.code, capsys.readouterr().err))
+    assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve"],
+        ["--port", "0", "serve"],
+        ["users", "list"],
+        ["--help"],
+        ["-h"],
+        ["--version"],
+        ["--port"],
+        ["--data", "sqlite:///x"],
+        ["--port", "0", "--"],
+        ["bogus"],
+    ],
+    ids=" ".join,
+)
+def test_a_command_help_the_version_or_anything_else_is_parsed_by_the_whole_parser(argv):
+    assert not serve_options_only(argv)
 
 
 def test_an_option_given_before_and_after_with_different_values_is_refused(capsys):

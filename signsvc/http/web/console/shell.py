@@ -23,7 +23,7 @@ from signsvc.http.body_budget import RETRY_AFTER_SECONDS, Busy
 from signsvc.http.web import catalogue, notices, rendering
 from signsvc.http.web.console.session import CSRF_FIELD, CSRF_HEADER, Session
 from signsvc.infra import errors
-from storage.records import Account, KeyMode, Principal, User
+from storage.account_records import Account, KeyMode, Principal, User
 
 SIGN_IN = "/console/sign-in"
 FORM_TYPE = "application/x-www-form-urlencoded"
