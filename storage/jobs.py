@@ -98,3 +98,8 @@ async def release_running_jobs(conn: Connection) -> None:
 async def next_job_at(conn: Connection) -> datetime | None:
     row = await conn.fetch_one("next_job_at")
     return to_datetime(row["next_at"]) if row else None
+
+
+async def next_job_of_kind_at(conn: Connection, kind: str) -> datetime | None:
+    row = await conn.fetch_one("next_job_of_kind_at", kind=kind)
+    return to_datetime(row["next_at"]) if row else None

@@ -8,8 +8,9 @@ wakes every worker right after the commit; a timer wakes it for jobs that fall d
 A job of a kind claimed one by one (`enqueue(..., one_by_one=True)`: a completion's documents, an email) notifies a
 channel of its own: a worker it wakes looks only for such jobs, and one already running as many as it may
 (`concurrency`) makes no statement at all; it looks again when one of them finishes. Any other wake (the jobs
-channel, a job run in a batch finishing, the timer, the clock moved) looks for every kind. Under load a completion
-thus costs the worker no claims of the batch kinds and no look at the next due time.
+channel, a job run in a batch finishing, the timer, the clock moved) looks for every kind. While a worker runs as
+many jobs claimed one by one as it may, its timer is set for the jobs it could still claim (of kinds claimed in
+batches), not for due ones that wait for a free place. Under load a completion thus costs the worker no statement.
 
 While a handler runs, its worker renews the lease every third of it (a heartbeat on the service clock),
 so a job that takes longer than the lease is not taken over; only a job whose worker stopped renewing
@@ -260,7 +261,15 @@ class Worker:
             self.wake()
 
     async def _seconds_to_next_job(self) -> float:
-        next_at = await stored.next_job_at(self.db)
+        """Until the next job this worker may claim falls due: any job, or while it runs as many jobs claimed one
+        by one as it may, a job of a kind claimed in batches (the others wait for one of its jobs to finish, which
+        looks again; else due ones it cannot take would have it look every few milliseconds)."""
+        if len(self._running) < self.concurrency:
+            due = [await stored.next_job_at(self.db)]
+        else:
+            free = [kind for kind, under_way in self._batching.items() if len(under_way) < self.batches]
+            due = [await stored.next_job_of_kind_at(self.db, kind) for kind in free]
+        next_at = min((at for at in due if at is not None), default=None)
         if next_at is None:
             return self.poll_seconds
         return min(self.poll_seconds, max((next_at - self.clock.now()).total_seconds(), 0.01))

@@ -349,3 +349,30 @@ async def test_a_worker_running_all_the_jobs_it_may_makes_no_statement_for_anoth
         release.set()
         await worker.stop()
     assert await stored.next_job_at(db) is None, "both ran and left the queue"
+
+
+async def test_due_jobs_waiting_for_a_place_do_not_have_a_busy_worker_look_again_until_one_finishes(db, clock):
+    started, release, ran = asyncio.Event(), asyncio.Event(), []
+
+    async def held(payload):
+        ran.append(payload["n"])
+        started.set()
+        await release.wait()
+
+    worker = make_worker(db, clock, held, concurrency=1, poll_seconds=3600)
+    for n in (1, 2):
+        await enqueue(db, clock, payload={"n": n})
+    await worker.start()
+    try:
+        await asyncio.wait_for(started.wait(), 5)
+        await asyncio.sleep(0.05)  # the look that claimed the first is over
+        before = db.statements
+        await asyncio.sleep(0.1)
+        assert db.statements == before, "no look while the second waits for the first to finish"
+        release.set()
+        async with asyncio.timeout(5):
+            while ran != [1, 2]:
+                await asyncio.sleep(0.01)
+    finally:
+        release.set()
+        await worker.stop()
