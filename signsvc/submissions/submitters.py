@@ -167,8 +167,11 @@ class Submitters:
         unknown = sorted(set(body) - _PUT_KEYS)
         if unknown:
             raise errors.Invalid(f"Unknown key: {unknown[0]}")
-        submitter = await self.find(principal, submitter_id)
-        submission = await stored.submission_of(self.db, submitter)
+        found = await stored.submitter_with_submission(self.db, submitter_id)
+        if found is None:
+            raise errors.NotFound()
+        submitter, submission = found
+        auth.check_owner(principal, submitter.account_id, "Submitter", submitter.id)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared, hidden = await self._prepared(submission, submitter, body)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)

@@ -164,11 +164,11 @@ PLAIN_FIELDS = [
 ]
 
 
-async def test_a_signer_completed_with_plain_values_through_the_api_reads_no_file_list_twice_nor_after_its_commit(
+async def test_a_signer_completed_through_the_api_is_read_with_its_submission_at_once_and_nothing_after_the_commit(
     aiohttp_client, make_app, db
 ):
     """The named statements of `PUT /api/submitters/{id}` with `completed` and plain values, rate limits lifted:
-    get_submitter, get_submission; in the transaction lock_submission, list_submitters_of, list_attachments (for
+    get_submitter_with_submission; in the transaction lock_submission, list_submitters_of, list_attachments (for
     the bound on the signer's files), update_submitter, insert_submission_event, insert_job, and for the first the
     next signer's invitation (insert_email, update_submitter, insert_submission_event), for the last
     complete_submission. The answer is made of what the transaction read: nothing after the commit."""
@@ -183,4 +183,4 @@ async def test_a_signer_completed_with_plain_values_through_the_api_reads_no_fil
         stored_one = (await api.get(f"/api/submitters/{signer['id']}")).json
         shared = reply.json.keys() - {"embed_src"}  # the one key a GET does not show
         assert {k: reply.json[k] for k in shared} == {k: stored_one[k] for k in shared}, "answered as stored"
-    assert costs == [11, 9]
+    assert costs == [10, 8]
