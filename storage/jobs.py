@@ -19,12 +19,14 @@ async def insert_job(
     run_at: datetime,
     now: datetime,
     dedupe_key: str | None = None,
+    channel: str,
 ) -> Job | None:
-    """The new job, or None when a job with the same dedupe_key already exists."""
-    row = await conn.fetch_one(
-        "insert_job", kind=kind, payload=payload, run_at=run_at, dedupe_key=dedupe_key, created_at=now
+    """The new job, announced on `channel` at the commit; or None, nothing announced, when a job with the same
+    dedupe_key already exists."""
+    rows = await conn.fetch_notifying(
+        "insert_job", channel, kind=kind, payload=payload, run_at=run_at, dedupe_key=dedupe_key, created_at=now
     )
-    return record(Job, row)
+    return record(Job, rows[0] if rows else None)
 
 
 async def get_job(conn: Connection, job_id: int) -> Job | None:

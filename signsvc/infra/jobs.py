@@ -92,8 +92,12 @@ async def enqueue(
     """Adds a job in the caller's transaction; workers wake when it commits. `one_by_one`: its kind has no batch
     handler, so the workers it wakes need look only for jobs claimed one by one."""
     now = clock.now()
-    job = await stored.insert_job(tx, kind=kind, payload=payload, run_at=run_at or now, now=now, dedupe_key=dedupe_key)
-    await tx.notify(ONE_BY_ONE_CHANNEL if one_by_one else CHANNEL)
+    channel = ONE_BY_ONE_CHANNEL if one_by_one else CHANNEL
+    job = await stored.insert_job(
+        tx, kind=kind, payload=payload, run_at=run_at or now, now=now, dedupe_key=dedupe_key, channel=channel
+    )
+    if job is None:  # one with its dedupe_key is there: workers are woken all the same (`bring_forward` needs it)
+        await tx.notify(channel)
     return job
 
 
