@@ -69,6 +69,15 @@ class Connection(abc.ABC):
     async def notify(self, channel: str) -> None:
         """Wakes every listener of `channel`, in every process, once this transaction commits."""
 
+    async def fetch_notifying(self, query: str, channel: str, **params: Any) -> list[Row]:
+        """All rows of the named query, and when it answered any, `notify(channel)`. A dialect whose query notifies
+        by itself (Postgres: `pg_notify(:channel, '')` for each row it answers) saves the round trip of a
+        separate notification."""
+        rows = await self.fetch_all(query, **params)
+        if rows:
+            await self.notify(channel)
+        return rows
+
 
 class Database(Connection):
     """A pool of connections to one database; statements outside a transaction autocommit."""

@@ -19,12 +19,14 @@ async def insert_job(
     run_at: datetime,
     now: datetime,
     dedupe_key: str | None = None,
+    channel: str,
 ) -> Job | None:
-    """The new job, or None when a job with the same dedupe_key already exists."""
-    row = await conn.fetch_one(
-        "insert_job", kind=kind, payload=payload, run_at=run_at, dedupe_key=dedupe_key, created_at=now
+    """The new job, announced on `channel` at the commit; or None, nothing announced, when a job with the same
+    dedupe_key already exists."""
+    rows = await conn.fetch_notifying(
+        "insert_job", channel, kind=kind, payload=payload, run_at=run_at, dedupe_key=dedupe_key, created_at=now
     )
-    return record(Job, row)
+    return record(Job, rows[0] if rows else None)
 
 
 async def get_job(conn: Connection, job_id: int) -> Job | None:
@@ -97,4 +99,9 @@ async def release_running_jobs(conn: Connection) -> None:
 
 async def next_job_at(conn: Connection) -> datetime | None:
     row = await conn.fetch_one("next_job_at")
+    return to_datetime(row["next_at"]) if row else None
+
+
+async def next_job_of_kind_at(conn: Connection, kind: str) -> datetime | None:
+    row = await conn.fetch_one("next_job_of_kind_at", kind=kind)
     return to_datetime(row["next_at"]) if row else None

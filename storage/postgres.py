@@ -76,6 +76,12 @@ class _Transaction(Connection):
         await self._conn.execute("SELECT pg_notify($1, '')", self._scope + channel)
         self.channels.add(channel)
 
+    async def fetch_notifying(self, query: str, channel: str, **params: Any) -> list[Row]:
+        rows = await self.fetch_all(query, channel=self._scope + channel, **params)  # the query notifies
+        if rows:
+            self.channels.add(channel)
+        return rows
+
 
 async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=from_json, schema="pg_catalog")
@@ -137,6 +143,10 @@ class PostgresDatabase(Database):
     async def notify(self, channel: str) -> None:
         async with self.transaction() as tx:
             await tx.notify(channel)
+
+    async def fetch_notifying(self, query: str, channel: str, **params: Any) -> list[Row]:
+        async with self.transaction() as tx:
+            return await tx.fetch_notifying(query, channel, **params)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Connection]:

@@ -15,6 +15,7 @@ from storage.rows import from_json, record, records, required
 from storage.shapes import TemplatePreferences
 
 _JSON_COLUMNS = ("metadata", "preferences", "field_values")  # a JSON column's value is sent as its JSON text
+_OF_SUBMISSION = "submission__"  # the prefix of the submission's columns in a submitter's row
 _SUBMITTER_STATE = (
     "name",
     "email",
@@ -157,6 +158,17 @@ async def submissions_by_ids(conn: Connection, ids: list[int]) -> dict[int, Subm
 
 async def get_submitter(conn: Connection, submitter_id: int) -> Submitter | None:
     return record(Submitter, await conn.fetch_one("get_submitter", id=submitter_id))
+
+
+async def submitter_with_submission(conn: Connection, submitter_id: int) -> tuple[Submitter, Submission] | None:
+    """A submitter and their submission, in one statement."""
+    row = await conn.fetch_one("get_submitter_with_submission", id=submitter_id)
+    if row is None:
+        return None
+    submission = {
+        name.removeprefix(_OF_SUBMISSION): value for name, value in row.items() if name.startswith(_OF_SUBMISSION)
+    }
+    return required(Submitter, row), required(Submission, submission)
 
 
 async def submitters_by_ids(conn: Connection, ids: list[int]) -> dict[int, Submitter]:

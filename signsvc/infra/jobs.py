@@ -1,9 +1,16 @@
 """Durable jobs: enqueued in the caller's transaction, claimed when due, retried with backoff.
 
 One `Worker` per process claims due jobs (on Postgres several processes share the queue: a claim
-takes a lease, and a job whose lease ran out is taken again). Enqueueing notifies the `jobs`
-channel, which wakes every worker right after the commit; a timer wakes it for jobs that fall due
-later. `Worker.drain()` runs everything due once, for tests that move the clock.
+takes a lease, and a job whose lease ran out is taken again). Enqueueing notifies a channel, which
+wakes every worker right after the commit; a timer wakes it for jobs that fall due later.
+`Worker.drain()` runs everything due once, for tests that move the clock.
+
+A job of a kind claimed one by one (`enqueue(..., one_by_one=True)`: a completion's documents, an email) notifies a
+channel of its own: a worker it wakes looks only for such jobs, and one already running as many as it may
+(`concurrency`) makes no statement at all; it looks again when one of them finishes. Any other wake (the jobs
+channel, a job run in a batch finishing, the timer, the clock moved) looks for every kind. While a worker runs as
+many jobs claimed one by one as it may, its timer is set for the jobs it could still claim (of kinds claimed in
+batches), not for due ones that wait for a free place. Under load a completion thus costs the worker no statement.
 
 While a handler runs, its worker renews the lease every third of it (a heartbeat on the service clock),
 so a job that takes longer than the lease is not taken over; only a job whose worker stopped renewing
@@ -42,7 +49,8 @@ from storage import Connection, Database, StorageError
 from storage.outbound_records import Job, JobStatus
 
 log = logging.getLogger(__name__)
-CHANNEL = "signsvc_jobs"
+CHANNEL = "signsvc_jobs"  # a job of any kind added or made due: a worker looks for every kind
+ONE_BY_ONE_CHANNEL = "signsvc_jobs_one_by_one"  # a job of a kind claimed one by one added
 # A handler gets the job's payload; it may answer when to run again (else the job is done).
 Handler = Callable[[dict[str, Any]], Awaitable[datetime | None]]
 # A batch handler gets the payloads of several jobs of its kind and answers for each, in order, what a handler
@@ -79,11 +87,17 @@ async def enqueue(
     *,
     run_at: datetime | None = None,
     dedupe_key: str | None = None,
+    one_by_one: bool = False,
 ) -> Job | None:
-    """Adds a job in the caller's transaction; workers wake when it commits."""
+    """Adds a job in the caller's transaction; workers wake when it commits. `one_by_one`: its kind has no batch
+    handler, so the workers it wakes need look only for jobs claimed one by one."""
     now = clock.now()
-    job = await stored.insert_job(tx, kind=kind, payload=payload, run_at=run_at or now, now=now, dedupe_key=dedupe_key)
-    await tx.notify(CHANNEL)
+    channel = ONE_BY_ONE_CHANNEL if one_by_one else CHANNEL
+    job = await stored.insert_job(
+        tx, kind=kind, payload=payload, run_at=run_at or now, now=now, dedupe_key=dedupe_key, channel=channel
+    )
+    if job is None:  # one with its dedupe_key is there: workers are woken all the same (`bring_forward` needs it)
+        await tx.notify(channel)
     return job
 
 
@@ -126,6 +140,8 @@ class Worker:
         self.batch_size, self.batches = batch_size, batches
         self.name = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._wake = asyncio.Event()
+        self._every_kind = True  # the next look is for every kind (else only for jobs claimed one by one)
+        self._next_look = 0.0  # when the timer wakes the loop (the event loop's time)
         self._time_moved: set[asyncio.Event] = set()
         clock.subscribe(self._tell_time_moved)
         self._stopping = False
@@ -137,10 +153,16 @@ class Worker:
         if self.db.single_process:
             await stored.release_running_jobs(self.db)
         await self.db.listen(CHANNEL, self.wake)
+        await self.db.listen(ONE_BY_ONE_CHANNEL, self._wake_for_one_by_one)
         self.clock.subscribe(self.wake)
         self._loop_task = asyncio.create_task(self._loop(), name="signsvc-jobs")
 
     def wake(self) -> None:
+        """The next look is for jobs of every kind."""
+        self._every_kind = True
+        self._wake.set()
+
+    def _wake_for_one_by_one(self) -> None:
         self._wake.set()
 
     def _tell_time_moved(self) -> None:
@@ -178,19 +200,30 @@ class Worker:
         return self._running.union(*self._batching.values())
 
     async def _loop(self) -> None:
+        loop = asyncio.get_running_loop()
         while not self._stopping:
             self._wake.clear()
+            every_kind, self._every_kind = self._every_kind, False
             try:
-                await self._start_batches()
-                await self._start_singles()
-                timeout = await self._seconds_to_next_job()
+                await self._look(every_kind)
             except StorageError as exc:
                 log.warning("job queue unavailable: %s", exc)
-                timeout = self.poll_seconds
+                self._next_look = loop.time() + self.poll_seconds
             except Exception:
                 log.exception("job worker loop failed; trying again")
-                timeout = self.poll_seconds
-            await _wait(self._wake, timeout)
+                self._next_look = loop.time() + self.poll_seconds
+            if not await _wait(self._wake, max(self._next_look - loop.time(), 0)):
+                self._every_kind = True  # the timer: jobs of any kind may have fallen due
+
+    async def _look(self, every_kind: bool) -> None:
+        """Claims what is due and may run now, and sets the timer. A look for jobs claimed one by one only, when
+        the worker runs as many as it may, makes no statement: the timer stays (what it may claim next is claimed
+        once one finishes, which looks again)."""
+        if every_kind:
+            await self._start_batches()
+        await self._start_singles()
+        if every_kind or len(self._running) < self.concurrency:
+            self._next_look = asyncio.get_running_loop().time() + await self._seconds_to_next_job()
 
     async def _start_batches(self) -> None:
         for name, under_way in self._batching.items():
@@ -223,11 +256,24 @@ class Worker:
         task.add_done_callback(functools.partial(self._finished, tasks))
 
     def _finished(self, tasks: set[asyncio.Task[None]], task: asyncio.Task[None]) -> None:
+        """A job run alone frees a place for another (and the timer is set again, the queue perhaps empty); a
+        batch may have put jobs back for later, of a kind claimed in batches."""
         tasks.discard(task)
-        self.wake()
+        if tasks is self._running:
+            self._wake_for_one_by_one()
+        else:
+            self.wake()
 
     async def _seconds_to_next_job(self) -> float:
-        next_at = await stored.next_job_at(self.db)
+        """Until the next job this worker may claim falls due: any job, or while it runs as many jobs claimed one
+        by one as it may, a job of a kind claimed in batches (the others wait for one of its jobs to finish, which
+        looks again; else due ones it cannot take would have it look every few milliseconds)."""
+        if len(self._running) < self.concurrency:
+            due = [await stored.next_job_at(self.db)]
+        else:
+            free = [kind for kind, under_way in self._batching.items() if len(under_way) < self.batches]
+            due = [await stored.next_job_of_kind_at(self.db, kind) for kind in free]
+        next_at = min((at for at in due if at is not None), default=None)
         if next_at is None:
             return self.poll_seconds
         return min(self.poll_seconds, max((next_at - self.clock.now()).total_seconds(), 0.01))
@@ -323,9 +369,11 @@ class Worker:
         )
 
 
-async def _wait(event: asyncio.Event, seconds: float) -> None:
-    """Until `event` is set or `seconds` have passed. (Not `asyncio.wait_for`: on Python 3.11 it drops a
-    cancellation that comes just after the event was set, and a task cancelled then would wait on.)"""
+async def _wait(event: asyncio.Event, seconds: float) -> bool:
+    """Until `event` is set (True) or `seconds` have passed (False). (Not `asyncio.wait_for`: on Python 3.11 it
+    drops a cancellation that comes just after the event was set, and a task cancelled then would wait on.)"""
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
             await event.wait()
+            return True
+    return False

@@ -168,7 +168,9 @@ class Outbox:
             last_error=refused,
         )
         if sending:
-            await jobs.enqueue(tx, self.clock, job_kind, {"email_id": email.id})
+            await jobs.enqueue(
+                tx, self.clock, job_kind, {"email_id": email.id}, one_by_one=True
+            )  # no email kind batches
         return email
 
     async def _over_cap(self, tx: Connection, account_id: int, to: str, now: datetime) -> str | None:

@@ -3,11 +3,17 @@
 PDF code is pure Python or not thread-safe (PDFium), so it runs in worker processes started by a
 forkserver (the server has threads; forking them is unsafe). Workers are replaced now and then to
 cap the memory that font and PDF parsing leave behind.
+
+Workers run at a lower scheduling priority than the server (`WORKER_NICENESS`): a run of completions has
+their documents made in the background, tens of milliseconds of CPU each, and on a machine with few cores
+those would otherwise take the cores from the requests the server answers meanwhile. A worker still has any
+core nothing else wants; only when the machine is busy does PDF work wait for the server (and its database).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -24,6 +30,7 @@ T = TypeVar("T")
 # each worker then has from its start (instead of the default, the server's `__main__`, which no worker needs).
 PRELOADED = ["signsvc.pdf.preload"]
 TASKS_PER_WORKER = 200
+WORKER_NICENESS = 10  # added to the server's: the usual step for background work
 WATCH_SECONDS = 0.5
 
 
@@ -104,6 +111,8 @@ class PdfPool:
 
 
 def _start_worker(server_pid: int) -> None:
+    with contextlib.suppress(OSError):  # raising one's niceness needs no privilege; a sandbox may still refuse it
+        os.nice(WORKER_NICENESS)
     threading.Thread(target=_leave_with_server, args=(server_pid,), daemon=True).start()
     # pypdf logs a warning for every repair it makes; a crafted file can make that a flood.
     logging.getLogger("pypdf").setLevel(logging.ERROR)

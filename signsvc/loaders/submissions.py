@@ -92,6 +92,17 @@ async def submitters(
     )
 
 
+async def changed_submitter(conn: Connection, files: Files, submission: Submission, submitter: Submitter) -> Related:
+    """A submitter a PUT just changed, shown with its `submission` as that change read it: the files its values
+    link, and no result document, since a PUT changes no submitter that has one (it refuses a completed submitter,
+    and one it completes gets its documents from a job that runs after the commit)."""
+    shown = {submission.id: [submitter]}
+    return Related(
+        submissions={submission.id: submission},
+        files=await _linkable(conn, files, submitter.account_id, [submission], shown),
+    )
+
+
 async def _templates(conn: Connection, submissions: Iterable[Submission]) -> dict[int, Template]:
     return await stored_templates.templates_by_ids(
         conn, sorted({s.template_id for s in submissions if s.template_id is not None})

@@ -49,6 +49,7 @@ async def enqueue(tx: Connection, clock: Clock, submitter: Submitter, *, last: b
         JOB,
         {"submission_id": submitter.submission_id, "submitter_id": submitter.id, "last": last},
         dedupe_key=f"results:{submitter.id}",
+        one_by_one=True,
     )
 
 

@@ -158,14 +158,20 @@ class Submitters:
             await self.invitations.invite_due(tx, submission, submitters, account_name=account_name)
         return submitter
 
-    async def update(self, principal: Principal, submitter_id: int, body: dict[str, Any]) -> Submitter:
-        """PUT /submitters/{id}: fix contact details, merge values, invite, or mark completed."""
+    async def update(
+        self, principal: Principal, submitter_id: int, body: dict[str, Any]
+    ) -> tuple[Submission, Submitter]:
+        """PUT /submitters/{id}: fix contact details, merge values, invite, or mark completed. Answers the submitter
+        as written, with its submission as the transaction read it (the fields its answer shows never change)."""
         body = body["submitter"] if isinstance(body.get("submitter"), dict) else body
         unknown = sorted(set(body) - _PUT_KEYS)
         if unknown:
             raise errors.Invalid(f"Unknown key: {unknown[0]}")
-        submitter = await self.find(principal, submitter_id)
-        submission = await stored.submission_of(self.db, submitter)
+        found = await stored.submitter_with_submission(self.db, submitter_id)
+        if found is None:
+            raise errors.NotFound()
+        submitter, submission = found
+        auth.check_owner(principal, submitter.account_id, "Submitter", submitter.id)
         signer_rules.refuse_finished_by_api(submission, submitter)
         prepared, hidden = await self._prepared(submission, submitter, body)
         fields = field_values.role_fields(submission.fields, submitter.role_uuid)
@@ -181,7 +187,7 @@ class Submitters:
                 submitter = await self._changes_applied(tx, submission, submitter, submitters, body, prepared)
                 await signature_modes.remember(tx, signatures, submitter.field_values)
                 if json_fields.flag(body, "completed", False):  # the changes are written with the completion
-                    return await self.complete(
+                    return submission, await self.complete(
                         tx,
                         submission,
                         submitter,
@@ -194,7 +200,7 @@ class Submitters:
                     submitter = await self.invitations.invite(
                         tx, submission, submitter, account_name=principal.account_name
                     )
-                return submitter
+                return submission, submitter
         except BaseException:
             await self.files.discard(prepared.files)
             raise

@@ -103,7 +103,8 @@ async def record(
 ) -> FieldValues:
     """The values as stored: each new file recorded as an attachment of the submitter's submission, each file
     named by id checked (422 naming the field) and made the submission's own."""
-    attached = await stored.attachments_of(tx, submission.id)
+    # The submission's files matter only to values that are files (plain values, the common case, read nothing).
+    attached = await stored.attachments_of(tx, submission.id) if names_files(prepared) else []
     held = {a.uuid for a in attached}
     namable = _namable_by_signer(submission, submitter, attached) if namer.signer else None
     stored_values: FieldValues = {}

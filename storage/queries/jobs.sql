@@ -37,6 +37,10 @@ SELECT MIN(next_at) AS next_at FROM (
     SELECT MIN(locked_until) AS next_at FROM jobs WHERE status = 'running'
 ) AS next_times
 
+-- next_job_of_kind_at --
+-- When the next pending job of one kind falls due (the `jobs_kind_due` index holds them in that order).
+SELECT MIN(run_at) AS next_at FROM jobs WHERE kind = :kind AND status = 'pending'
+
 -- bring_job_forward --
 -- Makes a waiting or failed job with this dedupe_key due at run_at; a running one is left to finish.
 UPDATE jobs

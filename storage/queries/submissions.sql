@@ -86,6 +86,37 @@ RETURNING *
 -- One signer by id.
 SELECT * FROM submitters WHERE id = :id
 
+-- get_submitter_with_submission --
+-- One signer by id with their submission, whose columns come named `submission__<column>` (one statement where
+-- an API change of a signer reads both before its transaction).
+SELECT submitters.*,
+       submissions.id AS submission__id,
+       submissions.account_id AS submission__account_id,
+       submissions.template_id AS submission__template_id,
+       submissions.created_by_user_id AS submission__created_by_user_id,
+       submissions.slug AS submission__slug,
+       submissions.envelope_id AS submission__envelope_id,
+       submissions.name AS submission__name,
+       submissions.template_name AS submission__template_name,
+       submissions.source AS submission__source,
+       submissions.submitters_order AS submission__submitters_order,
+       submissions.send_email AS submission__send_email,
+       submissions.roles AS submission__roles,
+       submissions.fields AS submission__fields,
+       submissions.documents AS submission__documents,
+       submissions.preferences AS submission__preferences,
+       submissions.variables AS submission__variables,
+       submissions.expire_at AS submission__expire_at,
+       submissions.expired_at AS submission__expired_at,
+       submissions.declined_at AS submission__declined_at,
+       submissions.completed_at AS submission__completed_at,
+       submissions.archived_at AS submission__archived_at,
+       submissions.created_at AS submission__created_at,
+       submissions.updated_at AS submission__updated_at
+FROM submitters
+JOIN submissions ON submissions.id = submitters.submission_id
+WHERE submitters.id = :id
+
 -- get_submitters --
 -- The signers with the given ids (a JSON array; those a batch of webhook deliveries is about).
 SELECT * FROM submitters WHERE id IN (SELECT value FROM json_each(:ids))

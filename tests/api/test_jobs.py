@@ -305,3 +305,74 @@ async def test_a_handler_that_gives_up_fails_its_job_at_once_without_retries(db,
         1,
         "GiveUp: the address does not exist",
     )
+
+
+async def test_a_job_claimed_one_by_one_wakes_the_worker_at_its_commit(db, clock):
+    recorder = Recorder()
+    worker = make_worker(db, clock, recorder, poll_seconds=3600)
+    await worker.start()
+    try:
+        await asyncio.sleep(0.05)
+        await enqueue(db, clock, one_by_one=True)
+        await asyncio.wait_for(recorder.ran.wait(), 5)
+    finally:
+        await worker.stop()
+
+
+async def test_a_worker_running_all_the_jobs_it_may_makes_no_statement_for_another_added_one_by_one(db, clock):
+    started, release, ran = asyncio.Event(), asyncio.Event(), []
+
+    async def held(payload):
+        ran.append(payload["n"])
+        started.set()
+        await release.wait()
+
+    async def batch(payloads):
+        return [None for _ in payloads]
+
+    kinds = [Kind("test.record", held), Kind("test.batch", held, batch=batch)]
+    worker = Worker(db, clock, kinds, concurrency=1, poll_seconds=3600)
+    await enqueue(db, clock, payload={"n": 1}, one_by_one=True)
+    await worker.start()
+    try:
+        await asyncio.wait_for(started.wait(), 5)
+        await asyncio.sleep(0.05)  # the looks that followed the first claim are over
+        before = db.statements
+        await enqueue(db, clock, payload={"n": 2}, one_by_one=True)
+        await asyncio.sleep(0.05)
+        assert db.statements - before == 1, "the insert alone: no claim, no look at the next due time"
+        release.set()
+        async with asyncio.timeout(5):
+            while ran != [1, 2]:
+                await asyncio.sleep(0.01)
+    finally:
+        release.set()
+        await worker.stop()
+    assert await stored.next_job_at(db) is None, "both ran and left the queue"
+
+
+async def test_due_jobs_waiting_for_a_place_do_not_have_a_busy_worker_look_again_until_one_finishes(db, clock):
+    started, release, ran = asyncio.Event(), asyncio.Event(), []
+
+    async def held(payload):
+        ran.append(payload["n"])
+        started.set()
+        await release.wait()
+
+    worker = make_worker(db, clock, held, concurrency=1, poll_seconds=3600)
+    for n in (1, 2):
+        await enqueue(db, clock, payload={"n": n})
+    await worker.start()
+    try:
+        await asyncio.wait_for(started.wait(), 5)
+        await asyncio.sleep(0.05)  # the look that claimed the first is over
+        before = db.statements
+        await asyncio.sleep(0.1)
+        assert db.statements == before, "no look while the second waits for the first to finish"
+        release.set()
+        async with asyncio.timeout(5):
+            while ran != [1, 2]:
+                await asyncio.sleep(0.01)
+    finally:
+        release.set()
+        await worker.stop()

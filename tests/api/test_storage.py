@@ -130,12 +130,46 @@ async def test_notify_reaches_listeners_after_commit_and_never_after_rollback(db
     await asyncio.wait_for(woken.wait(), 5)
 
 
+async def test_a_job_inserted_is_heard_on_its_channel_after_the_commit_in_this_process_and_others(db, database_url):
+    other = None if db.single_process else await open_db(database_url)
+    heard = {name: asyncio.Event() for name in ("here", "there")}
+    await db.listen("test_channel", heard["here"].set)
+    if other:
+        await other.listen("test_channel", heard["there"].set)
+    clock = ManualClock()
+    try:
+        async with db.transaction() as tx:
+            await stored_jobs.insert_job(
+                tx, kind="k", payload={}, run_at=clock.now(), now=clock.now(), channel="test_channel"
+            )
+            await asyncio.sleep(0.05)
+            assert not any(event.is_set() for event in heard.values()), "heard before the commit"
+        await asyncio.wait_for(heard["here"].wait(), 5)
+        if other:
+            await asyncio.wait_for(heard["there"].wait(), 5)
+    finally:
+        if other:
+            await other.close()
+
+
+async def test_a_job_inserted_on_postgres_notifies_in_its_own_statement_without_another_round_trip(db):
+    if db.single_process:
+        pytest.skip("SQLite notifies this process only: no statement at all")
+    sent: list[str] = []
+    clock = ManualClock()
+    async with db.transaction() as tx:
+        tx._conn.add_query_logger(lambda record: sent.append(record.query))  # asyncpg's log of what it sends
+        await stored_jobs.insert_job(tx, kind="k", payload={}, run_at=clock.now(), now=clock.now(), channel="c")
+    statements = [query for query in sent if query != "COMMIT;"]
+    assert len(statements) == 1 and "pg_notify" in statements[0], sent
+
+
 async def test_records_keep_timestamps_to_the_microsecond_json_and_enums(db):
     moment = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
     clock = ManualClock(moment)
     async with db.transaction() as tx:
         job = await stored_jobs.insert_job(
-            tx, kind="k", payload={"name": "Zoë", "n": [1, 2]}, run_at=moment, now=clock.now()
+            tx, kind="k", payload={"name": "Zoë", "n": [1, 2]}, run_at=moment, now=clock.now(), channel="test_channel"
         )
     again = await stored_jobs.get_job(db, job.id)
     assert again == job
@@ -148,7 +182,9 @@ async def test_json_keeps_integers_beyond_64_bits_as_integers(db):
     clock = ManualClock()
     payload = {"big": 2**70, "low": -(2**63) - 1, "usual": [1, 0.5, "1234567890123456789012"]}
     async with db.transaction() as tx:
-        job = await stored_jobs.insert_job(tx, kind="k", payload=payload, run_at=clock.now(), now=clock.now())
+        job = await stored_jobs.insert_job(
+            tx, kind="k", payload=payload, run_at=clock.now(), now=clock.now(), channel="test_channel"
+        )
     again = await stored_jobs.get_job(db, job.id)
     assert again.payload == payload and isinstance(again.payload["big"], int) and isinstance(again.payload["low"], int)
 
@@ -156,11 +192,15 @@ async def test_json_keeps_integers_beyond_64_bits_as_integers(db):
 async def test_ids_are_integers_and_never_reused_after_a_delete(db):
     clock = ManualClock()
     async with db.transaction() as tx:
-        first = await stored_jobs.insert_job(tx, kind="k", payload={}, run_at=clock.now(), now=clock.now())
+        first = await stored_jobs.insert_job(
+            tx, kind="k", payload={}, run_at=clock.now(), now=clock.now(), channel="test_channel"
+        )
     claimed = await stored_jobs.claim_job(db, worker="w", now=clock.now(), lease_until=clock.now())
     await stored_jobs.delete_job(db, claimed.id, "w")
     async with db.transaction() as tx:
-        second = await stored_jobs.insert_job(tx, kind="k", payload={}, run_at=clock.now(), now=clock.now())
+        second = await stored_jobs.insert_job(
+            tx, kind="k", payload={}, run_at=clock.now(), now=clock.now(), channel="test_channel"
+        )
     assert isinstance(first.id, int) and second.id > first.id
 
 

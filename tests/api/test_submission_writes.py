@@ -8,9 +8,10 @@ import pytest
 import storage.files as stored_files
 import storage.submissions as stored
 import storage.templates as stored_templates
+from tests.support.app import Api
 from tests.support.documents import b64, pdf
 from tests.support.samples import text_pdf
-from tests.support.signing import FIELDS, act, send, submission, template
+from tests.support.signing import FIELDS, act, area, send, submission, template
 
 
 async def test_each_document_of_a_submission_owns_copies_of_its_template_files_in_order(api, db):
@@ -155,3 +156,31 @@ async def test_a_submission_that_sends_no_email_answers_its_submitters_as_stored
         ):
             assert answered[key] == stored_one[key], key
     assert [s["preferences"]["send_email"] for s in submitters] == [False, False]
+
+
+PLAIN_FIELDS = [
+    {"name": "Full Name", "type": "text", "role": "First Party", "areas": [area(0.1)]},
+    {"name": "Buyer Name", "type": "text", "role": "Second Party", "areas": [area(0.4)]},
+]
+
+
+async def test_a_signer_completed_through_the_api_is_read_with_its_submission_at_once_and_nothing_after_the_commit(
+    aiohttp_client, make_app, db
+):
+    """The named statements of `PUT /api/submitters/{id}` with `completed` and plain values, rate limits lifted:
+    get_submitter_with_submission; in the transaction lock_submission, list_submitters_of, list_attachments (for
+    the bound on the signer's files), update_submitter, insert_submission_event, insert_job, and for the first the
+    next signer's invitation (insert_email, update_submitter, insert_submission_event), for the last
+    complete_submission. The answer is made of what the transaction read: nothing after the commit."""
+    api = Api(await aiohttp_client(make_app(rate_limit_per_key=0, rate_limit_per_ip=0)))
+    submitters = await send(api, await template(api, PLAIN_FIELDS))
+    costs = []
+    for signer, values in zip(submitters, ({"Full Name": "Ann"}, {"Buyer Name": "Bob"}), strict=True):
+        before = db.statements
+        reply = await api.put(f"/api/submitters/{signer['id']}", json={"completed": True, "values": values})
+        assert reply.status == 200 and reply.json["status"] == "completed", reply.json
+        costs.append(db.statements - before)
+        stored_one = (await api.get(f"/api/submitters/{signer['id']}")).json
+        shared = reply.json.keys() - {"embed_src"}  # the one key a GET does not show
+        assert {k: reply.json[k] for k in shared} == {k: stored_one[k] for k in shared}, "answered as stored"
+    assert costs == [10, 8]

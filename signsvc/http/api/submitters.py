@@ -53,9 +53,9 @@ async def show(request: web.Request) -> web.Response:
 
 async def update(request: web.Request) -> web.Response:
     body = await read_json(request)
-    submitter = await request.app[SUBMITTERS].update(principal(request), record_id(request), body)
+    submission, submitter = await request.app[SUBMITTERS].update(principal(request), record_id(request), body)
     files = request.app[FILES]
-    related = await loaders.submitters(request.app[DB], files, submitter.account_id, [submitter], templates=False)
+    related = await loaders.changed_submitter(request.app[DB], files, submission, submitter)
     return json_response(submission_json.updated_submitter(files.links, request.app[CLOCK].now(), related, submitter))
 
 

@@ -1,3 +1,14 @@
+-- insert_job --
+-- A job due at run_at, notified on :channel (`Connection.fetch_notifying`); a job with the dedupe_key of an
+-- existing one is not added twice, nor notified.
+WITH inserted AS (
+    INSERT INTO jobs (kind, payload, status, run_at, dedupe_key, created_at)
+    VALUES (:kind, :payload, 'pending', :run_at, :dedupe_key, :created_at)
+    ON CONFLICT (dedupe_key) DO NOTHING
+    RETURNING *
+)
+SELECT inserted.*, pg_notify(:channel, '') AS notified FROM inserted
+
 -- claim_job --
 -- Takes a job whose lease ran out (its process died), else the oldest due job, for this worker until
 -- lease_until; SKIP LOCKED lets several processes claim side by side without taking the same job.
