@@ -95,8 +95,9 @@ def post_head(path: str, key: str, length: int) -> bytes:
 
 
 async def health(server: service.Service) -> None:
-    """One /health, before any is timed: the first after a start reads the installed fonts (most of a second on
-    a busy machine)."""
+    """One /health, before anything is timed: the first after a start waits for the start's second half (the
+    server reads no connection before it: signsvc/app.py) and reads the installed fonts (most of a second on a
+    busy machine)."""
     async with aiohttp.ClientSession() as session, session.get(f"{server.site}/health") as answer:
         assert answer.status == 200
 
@@ -215,6 +216,7 @@ async def test_a_body_below_the_minimum_rate_is_cut_logged_and_frees_its_share_o
     )
     key = server.keys["live"]
     try:
+        await health(server)
         slow = await Connection.to(server)
         await slow.send(post_head("/api/templates", key, 3 * MIB))
         trickle = asyncio.create_task(slow.trickle(b'{"name": "' + b"x" * 100, 0.2))
@@ -294,6 +296,7 @@ async def test_a_client_that_closes_the_connection_mid_body_is_one_info_line_not
 async def test_a_head_begun_in_the_chunk_that_ends_a_body_is_cut_at_the_header_timeout(database_url, framing, body_end):
     server = await service.start(SIGNSVC_DATABASE_URL=database_url, SIGNSVC_HEADER_TIMEOUT_SECONDS="1")
     try:
+        await health(server)
         connection = await Connection.to(server)
         assert await connection.send(b"GET /health HTTP/1.1\r\nHost: signsvc\r\n" + framing + b"\r\n\r\n")
         await asyncio.sleep(0.3)  # the server has the head and waits for the body
