@@ -50,7 +50,7 @@ from storage.outbound_records import Job, JobStatus
 
 log = logging.getLogger(__name__)
 CHANNEL = "signsvc_jobs"  # a job of any kind added or made due: a worker looks for every kind
-ONE_BY_ONE_CHANNEL = "signsvc_jobs_one_by_one"  # a job of a kind claimed one by one added
+ONE_BY_ONE_CHANNEL = "signsvc_jobs_singly"  # a job of a kind claimed one by one added
 # A handler gets the job's payload; it may answer when to run again (else the job is done).
 Handler = Callable[[dict[str, Any]], Awaitable[datetime | None]]
 # A batch handler gets the payloads of several jobs of its kind and answers for each, in order, what a handler

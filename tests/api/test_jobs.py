@@ -376,3 +376,10 @@ async def test_due_jobs_waiting_for_a_place_do_not_have_a_busy_worker_look_again
     finally:
         release.set()
         await worker.stop()
+
+
+def test_the_job_channels_fit_a_postgres_channel_name_after_the_longest_schema():
+    from storage.postgres import LONGEST_SCHEMA
+
+    for channel in (jobs.CHANNEL, jobs.ONE_BY_ONE_CHANNEL):
+        assert LONGEST_SCHEMA + len(":") + len(channel) <= 63, channel  # Postgres' longest name
